@@ -1,0 +1,67 @@
+// Connection settings of a running stack, as environment variables (for tests, scripts and the
+// verifier) and as a `migrate` config file (for the CLI). One place, so they cannot disagree.
+import path from 'node:path';
+import type { StackContext } from './types';
+
+export function cred(ctx: StackContext, key: string): string {
+  const v = ctx.manifest.credentials[key];
+  if (v === undefined) throw new Error(`temporal-dev.yml credentials.${key} missing`);
+  return v;
+}
+
+/** Where a component installs in the cache (same rule as cachedInstall). */
+export function installDir(ctx: StackContext, component: string): string {
+  const c = ctx.manifest.components[component];
+  return path.join(ctx.cacheDir, `${component}-${c?.version ?? 'unknown'}`);
+}
+
+export function stackEnv(ctx: StackContext): Record<string, string> {
+  const p = (c: string, n?: string): number => ctx.port(c, n);
+  return {
+    HIM_STATE_DIR: ctx.stateDir,
+    HIM_CACHE_DIR: ctx.cacheDir,
+    AWS_ACCESS_KEY_ID: cred(ctx, 's3AccessKey'),
+    AWS_SECRET_ACCESS_KEY: cred(ctx, 's3SecretKey'),
+    AWS_REGION: cred(ctx, 's3Region'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    HIM_S3_ENDPOINT: `http://127.0.0.1:${p('s3')}`,
+    HIM_POSTGRES_URL: `postgres://postgres@127.0.0.1:${p('postgres')}/migrator`,
+    HIM_HMS_POSTGRES_URL: `postgres://postgres@127.0.0.1:${p('postgres')}/hms`,
+    HIM_MARIADB_URL: `mysql://root@127.0.0.1:${p('mariadb')}/hms`,
+    HIM_TEMPORAL_ADDRESS: `127.0.0.1:${p('temporal')}`,
+    HIM_TEMPORAL_UI: `http://127.0.0.1:${p('temporal', 'ui')}`,
+    HIM_TEMPORAL_BIN: path.join(installDir(ctx, 'temporal'), 'bin', 'temporal'),
+    HIM_ICEBERG_REST_URI: `http://127.0.0.1:${p('iceberg-rest')}`,
+    HIM_HMS_PG_URI: `thrift://127.0.0.1:${p('hms-pg')}`,
+    HIM_HMS_MARIADB_URI: `thrift://127.0.0.1:${p('hms-mariadb')}`,
+    HIM_TOXIPROXY_URL: `http://127.0.0.1:${p('toxiproxy')}`,
+    HIM_VERIFIER_PYTHON: path.join(installDir(ctx, 'verifier'), 'venv', 'bin', 'python'),
+    HIM_SPARK_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'jars'),
+  };
+}
+
+/** A `migrate` config (YAML text) pointing every endpoint at this stack. */
+export function migrateConfigYaml(ctx: StackContext): string {
+  const e = stackEnv(ctx);
+  return `# Written by 'npm run stack -- up': points migrate at the local stack.
+hms:
+  thrift:
+    uri: ${e.HIM_HMS_PG_URI}
+catalog:
+  name: local-rest
+  type: rest
+  uri: ${e.HIM_ICEBERG_REST_URI}
+  warehouse: s3://warehouse/rest/
+storage:
+  s3:
+    endpoint: ${e.HIM_S3_ENDPOINT}
+    region: ${e.AWS_REGION}
+    forcePathStyle: true
+temporal:
+  address: ${e.HIM_TEMPORAL_ADDRESS}
+  namespace: default
+  uiUrl: ${e.HIM_TEMPORAL_UI}
+state:
+  url: ${e.HIM_POSTGRES_URL}
+`;
+}
