@@ -62,12 +62,15 @@ export async function which(cmd: string): Promise<string | undefined> {
  * Install `name@version` once into `<cache>/<name>-<version>`: a directory lock serialises
  * concurrent installers (two stacks, two clones), the work happens in a temp dir that is renamed
  * into place, and a `.complete` marker makes a half-finished install invisible.
+ * `inPlace` builds in the final directory instead (still under the lock, marker written last):
+ * for contents that record their own absolute path, such as a Python venv.
  */
 export async function cachedInstall(
   ctx: StackContext,
   name: string,
   version: string,
   build: (tmpDir: string) => Promise<void>,
+  opts: { inPlace?: boolean } = {},
 ): Promise<string> {
   const dir = path.join(ctx.cacheDir, `${name}-${version}`);
   const marker = path.join(dir, '.complete');
@@ -77,15 +80,17 @@ export async function cachedInstall(
   await acquireLock(lock);
   try {
     if (existsSync(marker)) return dir;
-    const tmp = `${dir}.tmp-${process.pid}`;
+    const tmp = opts.inPlace ? dir : `${dir}.tmp-${process.pid}`;
     await fs.rm(tmp, { recursive: true, force: true });
     await fs.mkdir(tmp, { recursive: true });
     const t0 = Date.now();
     ctx.log(`installing ${name} ${version} into ${dir} ...`);
     await build(tmp);
     await fs.writeFile(path.join(tmp, '.complete'), `${new Date().toISOString()}\n`);
-    await fs.rm(dir, { recursive: true, force: true });
-    await fs.rename(tmp, dir);
+    if (tmp !== dir) {
+      await fs.rm(dir, { recursive: true, force: true });
+      await fs.rename(tmp, dir);
+    }
     ctx.log(`installed ${name} ${version} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return dir;
   } finally {
@@ -185,11 +190,11 @@ export async function spawnDaemon(
   }
 }
 
-/** SIGTERM the process (and its group), wait, then SIGKILL. Removes the pid file. */
-export async function stopPid(ctx: StackContext, name: string, graceMs = 20_000): Promise<void> {
+/** Signal the process (and its group; SIGTERM by default), wait, then SIGKILL. Removes the pid file. */
+export async function stopPid(ctx: StackContext, name: string, graceMs = 20_000, sig: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   const pid = readPid(ctx, name);
   if (pid !== undefined && isAlive(pid)) {
-    signal(pid, 'SIGTERM');
+    signal(pid, sig);
     const until = Date.now() + graceMs;
     while (isAlive(pid) && Date.now() < until) await sleep(100);
     if (isAlive(pid)) {

@@ -1,0 +1,78 @@
+// Independent readers for tests: a Python venv with PyIceberg + pyarrow and PySpark, plus the Iceberg
+// Spark runtime and AWS bundle jars. No server: it is "up" when installed and importable.
+// Dev tooling; used by dev/verifier/*.py, never by the product.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { Component, StackContext } from '../types';
+import { settings, versionOf } from '../manifest';
+import { installDir } from '../env';
+import { mavenCopy } from '../installers';
+import { cachedInstall, run, which, StackError } from '../util';
+
+const NAME = 'verifier';
+const Settings = z.object({ pip: z.array(z.string()).min(1), jars: z.array(z.string()) });
+
+/** `g:a:v` → the file name `mavenCopy` writes (no classifier in our coordinates). */
+function jarFile(coordinates: string): string {
+  const [, artifact, version, , classifier] = coordinates.split(':');
+  if (!artifact || !version) throw new StackError('MANIFEST_INVALID', `${NAME}: jar '${coordinates}' is not g:a:v`);
+  return `${artifact}-${version}${classifier ? `-${classifier}` : ''}.jar`;
+}
+
+function python(dir: string): string {
+  return path.join(dir, 'venv', 'bin', 'python');
+}
+
+async function build(ctx: StackContext, dir: string): Promise<void> {
+  const s = settings(ctx, NAME, Settings);
+  const base = process.env.HIM_PYTHON ?? (await which('python3'));
+  if (!base) throw new StackError('TOOL_MISSING', 'python3 is not on PATH (the verifier needs Python >= 3.9 with venv; or set HIM_PYTHON)');
+  const log = path.join(ctx.cacheDir, 'install.log');
+  // Built in its final directory (cachedInstall inPlace): a venv records absolute paths in its
+  // scripts, so it must not be renamed after creation.
+  await run(base, ['-m', 'venv', path.join(dir, 'venv')], { logTo: log });
+  // The pip cache sits in our cache dir: pyspark is an sdist built locally (~1 min); its wheel is
+  // reused on the next install.
+  const pipEnv = { PIP_CACHE_DIR: path.join(ctx.cacheDir, 'pip'), PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1' };
+  await run(python(dir), ['-m', 'pip', 'install', '--quiet', ...s.pip], { env: pipEnv, logTo: log });
+  await mavenCopy(ctx, s.jars, path.join(dir, 'jars'));
+}
+
+const IMPORT_PROBE =
+  'import json, pyiceberg, pyarrow, pyspark; ' +
+  'print(json.dumps({"pyiceberg": pyiceberg.__version__, "pyarrow": pyarrow.__version__, "pyspark": pyspark.__version__}))';
+
+export const component: Component = {
+  name: NAME,
+  async install(ctx) {
+    await cachedInstall(ctx, NAME, versionOf(ctx, NAME), (dir) => build(ctx, dir), { inPlace: true });
+  },
+  async start(ctx) {
+    // Nothing to run: readers are started per call by dev/verifier/read_table.py.
+    const h = await this.health(ctx);
+    if (!h.ok) throw new StackError('START_FAILED', `${NAME}: ${h.detail}`);
+  },
+  async health(ctx) {
+    const dir = installDir(ctx, NAME);
+    if (!existsSync(path.join(dir, '.complete'))) return { ok: false, detail: `not installed (${dir})` };
+    const missing = settings(ctx, NAME, Settings)
+      .jars.map(jarFile)
+      .filter((f) => !existsSync(path.join(dir, 'jars', f)));
+    if (missing.length > 0) return { ok: false, detail: `missing jars: ${missing.join(', ')}` };
+    try {
+      const out = JSON.parse(await run(python(dir), ['-c', IMPORT_PROBE], { timeoutMs: 30_000 })) as Record<string, string>;
+      const versions = Object.entries(out).map(([k, v]) => `${k} ${v}`);
+      return { ok: true, detail: `${versions.join(', ')}, ${settings(ctx, NAME, Settings).jars.length} jars` };
+    } catch (e) {
+      return { ok: false, detail: `venv imports failed: ${(e as Error).message.split('\n')[0] ?? ''}` };
+    }
+  },
+  async stop() {
+    // No process.
+  },
+  endpoints(ctx) {
+    const dir = installDir(ctx, NAME);
+    return { python: python(dir), jars: path.join(dir, 'jars') };
+  },
+};
