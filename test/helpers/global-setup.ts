@@ -1,0 +1,14 @@
+// Integration tests run against the real local stack. Bring it up (idempotent: a no-op when
+// dev/test.sh already did) and export its connection settings to the test workers. Never skips:
+// a component that cannot start fails the run. HIM_TEST_COMPONENTS=a,b limits which components
+// are brought up (for working on one piece; CI brings up everything).
+import { createContext } from '../../dev/stack/manifest';
+import { up } from '../../dev/stack/stack';
+import { stackEnv } from '../../dev/stack/env';
+
+export default async function globalSetup(): Promise<void> {
+  const ctx = createContext();
+  const only = process.env.HIM_TEST_COMPONENTS?.split(',').filter(Boolean);
+  await up(ctx, only);
+  Object.assign(process.env, stackEnv(ctx));
+}

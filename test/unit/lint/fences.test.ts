@@ -1,0 +1,74 @@
+// The import fences are a tool, not a promise: prove that lint rejects each kind of violation in
+// core/ and workflows/, and accepts the allowed forms. Probe files are written into the real
+// folders (type-aware lint needs them inside the tsconfig project), linted in ONE run of the real
+// eslint binary with the repo's config (as `npm run lint` does), and always removed.
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+
+interface Probe {
+  readonly label: string;
+  readonly folder: 'core' | 'workflows';
+  readonly code: string;
+  /** Substring of the expected rule message, or null when the probe must lint clean of fence errors. */
+  readonly expect: { rule: string; text: string } | null;
+}
+
+const restricted = (text: string): Probe['expect'] => ({ rule: 'no-restricted-imports', text });
+const probes: Probe[] = [
+  { label: 'core: node:fs', folder: 'core', code: "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", expect: restricted('no Node built-ins') },
+  { label: 'core: bare fs', folder: 'core', code: "import fs from 'fs';\nexport const x = fs;\n", expect: restricted('no Node built-ins') },
+  { label: 'core: S3 SDK', folder: 'core', code: "import { S3Client } from '@aws-sdk/client-s3';\nexport const x = S3Client;\n", expect: restricted('I/O libraries') },
+  { label: 'core: an adapter', folder: 'core', code: "import { probeHms } from '../adapters/hms/thrift/connection';\nexport const x = probeHms;\n", expect: restricted('must not import adapters') },
+  { label: 'workflows: pg', folder: 'workflows', code: "import { Client } from 'pg';\nexport const x = Client;\n", expect: restricted('I/O libraries') },
+  { label: 'workflows: child_process', folder: 'workflows', code: "import { spawn } from 'node:child_process';\nexport const x = spawn;\n", expect: restricted('no Node built-ins') },
+  { label: 'workflows: activity value import', folder: 'workflows', code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n", expect: restricted('import type') },
+  { label: 'core: floating promise', folder: 'core', code: 'async function f(): Promise<number> { return 1; }\nexport function g(): void { f(); }\n', expect: { rule: '@typescript-eslint/no-floating-promises', text: '' } },
+  { label: 'core: zod is allowed', folder: 'core', code: "import { z } from 'zod';\nexport const s = z.string();\n", expect: null },
+  {
+    label: 'workflows: type-only activity import + @temporalio/workflow are allowed',
+    folder: 'workflows',
+    code: "import type { createActivities } from '../activities/index';\nimport { sleep } from '@temporalio/workflow';\nexport type A = ReturnType<typeof createActivities>;\nexport const s = sleep;\n",
+    expect: null,
+  },
+];
+
+type Messages = Map<string, Array<{ ruleId: string | null; message: string }>>;
+
+async function lintAll(): Promise<Messages> {
+  const tag = `fence-probe-${process.pid}`;
+  const files = probes.map((p, i) => path.join(root, p.folder, `${tag}-${i}.ts`));
+  try {
+    await Promise.all(probes.map(async (p, i) => {
+      await fs.mkdir(path.join(root, p.folder), { recursive: true });
+      await fs.writeFile(files[i] as string, p.code);
+    }));
+    const out = await promisify(execFile)(path.join(root, 'node_modules', '.bin', 'eslint'), ['--format', 'json', ...files], { cwd: root, maxBuffer: 64 << 20 }).catch(
+      (e: { stdout?: string }) => ({ stdout: e.stdout ?? '[]' }), // eslint exits 1 when it finds errors
+    );
+    const results = JSON.parse(out.stdout) as Array<{ filePath: string; messages: Array<{ ruleId: string | null; message: string }> }>;
+    return new Map(results.map((r) => [r.filePath, r.messages]));
+  } finally {
+    await Promise.all(files.map((f) => fs.rm(f, { force: true })));
+  }
+}
+
+describe('import fences', () => {
+  let messages: Messages;
+  beforeAll(async () => {
+    messages = await lintAll();
+  }, 180_000);
+
+  it.each(probes.map((p, i) => [p.label, i] as const))('%s', (_label, i) => {
+    const p = probes[i] as Probe;
+    const file = path.join(root, p.folder, `fence-probe-${process.pid}-${i}.ts`);
+    const got = messages.get(file);
+    expect(got).toBeDefined(); // eslint really linted the probe
+    const found = (got ?? []).filter((m) => m.ruleId === p.expect?.rule && m.message.includes(p.expect.text));
+    if (p.expect) expect(found.length).toBeGreaterThan(0);
+    else expect((got ?? []).filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === null)).toEqual([]);
+  });
+});
