@@ -6,9 +6,10 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': tsJest },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  testTimeout: 180000,
+
 };
 module.exports = {
+  testTimeout: 180000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {

@@ -24,6 +24,8 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     AWS_SECRET_ACCESS_KEY: cred(ctx, 's3SecretKey'),
     AWS_REGION: cred(ctx, 's3Region'),
     AWS_EC2_METADATA_DISABLED: 'true',
+    // @aws-sdk/client-s3 is pinned (stack.md §3); its Node-22 notice is known and says nothing new.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     HIM_S3_ENDPOINT: `http://127.0.0.1:${p('s3')}`,
     HIM_POSTGRES_URL: `postgres://postgres@127.0.0.1:${p('postgres')}/migrator`,
     HIM_HMS_POSTGRES_URL: `postgres://postgres@127.0.0.1:${p('postgres')}/hms`,

@@ -29,6 +29,8 @@ examples:
   npm run stack -- status --json
 `;
 
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   const args = argv.filter((a) => a !== '--json');

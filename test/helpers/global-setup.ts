@@ -7,6 +7,7 @@ import { up } from '../../dev/stack/stack';
 import { stackEnv } from '../../dev/stack/env';
 
 export default async function globalSetup(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const ctx = createContext();
   const only = process.env.HIM_TEST_COMPONENTS?.split(',').filter(Boolean);
   await up(ctx, only);
