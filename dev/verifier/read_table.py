@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Read one Iceberg table through a REST catalog with an independent engine and print ONE JSON line.
+
+    read_table.py --engine pyiceberg|spark --catalog-uri URI --s3-endpoint URL --table ns.tbl
+                  [--jars-dir DIR] [--sample N]
+
+Output: {"engine", "table", "rows", "checksum", "columns", "sample", "seconds", "phases"}; the checksum and
+canonical values are defined in canonical.py, so both engines print the same checksum for the same
+rows. S3 keys come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_REGION. Only the result
+goes to stdout; engine logs go to stderr. Dev/test tooling: run it with the verifier venv's python
+(HIM_VERIFIER_PYTHON), Spark jars from HIM_SPARK_JARS_DIR.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from typing import Any, Dict, List, Tuple
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from canonical import summary  # noqa: E402
+
+SPARK_CATALOG = "verifier"
+
+
+def split_table(name: str) -> Tuple[str, str]:
+    ns, sep, tbl = name.rpartition(".")
+    if not sep or not ns or not tbl:
+        raise SystemExit(f"--table must be namespace.table, got {name!r}")
+    return ns, tbl
+
+
+def aws() -> Dict[str, str]:
+    missing = [k for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY") if not os.environ.get(k)]
+    if missing:
+        raise SystemExit(f"missing environment: {', '.join(missing)}")
+    return {
+        "key": os.environ["AWS_ACCESS_KEY_ID"],
+        "secret": os.environ["AWS_SECRET_ACCESS_KEY"],
+        "region": os.environ.get("AWS_REGION", "us-east-1"),
+    }
+
+
+def pyiceberg_catalog(uri: str, s3_endpoint: str) -> Any:
+    from pyiceberg.catalog import load_catalog
+
+    a = aws()
+    return load_catalog(
+        "verifier",
+        **{
+            "type": "rest",
+            "uri": uri,
+            "s3.endpoint": s3_endpoint,
+            "s3.access-key-id": a["key"],
+            "s3.secret-access-key": a["secret"],
+            "s3.region": a["region"],
+        },
+    )
+
+
+def read_pyiceberg(args: argparse.Namespace, phases: Dict[str, float]) -> Any:
+    return pyiceberg_catalog(args.catalog_uri, args.s3_endpoint).load_table(args.table).scan().to_arrow()
+
+
+def spark_session(args: argparse.Namespace, scratch: str) -> Any:
+    jars = sorted(glob.glob(os.path.join(args.jars_dir or "", "*.jar")))
+    if not jars:
+        raise SystemExit(f"no jars in --jars-dir {args.jars_dir!r} (iceberg-spark-runtime + iceberg-aws-bundle)")
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
+    from pyspark.sql import SparkSession
+
+    a = aws()
+    cat = f"spark.sql.catalog.{SPARK_CATALOG}"
+    conf = {
+        "spark.jars": ",".join(jars),
+        "spark.driver.memory": "768m",
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.shuffle.partitions": "1",
+        "spark.local.dir": scratch,
+        "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
+        cat: "org.apache.iceberg.spark.SparkCatalog",
+        f"{cat}.type": "rest",
+        f"{cat}.uri": args.catalog_uri,
+        f"{cat}.io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
+        f"{cat}.s3.endpoint": args.s3_endpoint,
+        f"{cat}.s3.path-style-access": "true",
+        f"{cat}.s3.access-key-id": a["key"],
+        f"{cat}.s3.secret-access-key": a["secret"],
+        f"{cat}.client.region": a["region"],
+    }
+    builder = SparkSession.builder.master("local[1]").appName("him-verifier")
+    for k, v in conf.items():
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def read_spark(args: argparse.Namespace, phases: Dict[str, float]) -> Any:
+    ns, tbl = split_table(args.table)
+    scratch = tempfile.mkdtemp(prefix="him-spark-")
+    t0 = time.monotonic()
+    spark = spark_session(args, scratch)
+    phases["session_start"] = round(time.monotonic() - t0, 2)
+    try:
+        t1 = time.monotonic()
+        # toArrow (PySpark 4.0) hands Spark's rows over as Arrow, as PyIceberg does: one
+        # normaliser for both engines. Timestamps with zone arrive in the session zone (UTC).
+        table = spark.table(f"{SPARK_CATALOG}.`{ns}`.`{tbl}`").toArrow()
+        phases["read"] = round(time.monotonic() - t1, 2)
+        return table
+    finally:
+        t2 = time.monotonic()
+        spark.stop()
+        phases["stop"] = round(time.monotonic() - t2, 2)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+READERS = {"pyiceberg": read_pyiceberg, "spark": read_spark}
+
+
+def parse(argv: List[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--engine", required=True, choices=sorted(READERS))
+    p.add_argument("--catalog-uri", default=os.environ.get("HIM_ICEBERG_REST_URI"))
+    p.add_argument("--s3-endpoint", default=os.environ.get("HIM_S3_ENDPOINT"))
+    p.add_argument("--table", required=True, help="namespace.table")
+    p.add_argument("--jars-dir", default=os.environ.get("HIM_SPARK_JARS_DIR"))
+    p.add_argument("--sample", type=int, default=5)
+    args = p.parse_args(argv)
+    if not args.catalog_uri or not args.s3_endpoint:
+        p.error("--catalog-uri and --s3-endpoint are required (or HIM_ICEBERG_REST_URI / HIM_S3_ENDPOINT)")
+    split_table(args.table)
+    return args
+
+
+def main(argv: List[str]) -> int:
+    args = parse(argv)
+    t0 = time.monotonic()
+    phases: Dict[str, float] = {}
+    table = READERS[args.engine](args, phases)
+    out = summary(args.engine, table, args.sample)
+    out["table"] = args.table
+    out["seconds"] = round(time.monotonic() - t0, 2)
+    out["phases"] = phases
+    sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
