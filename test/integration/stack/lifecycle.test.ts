@@ -12,7 +12,7 @@ const root = path.resolve(__dirname, '..', '..', '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'him-lifecycle-'));
 const offset = 30_000 + Math.floor(Math.random() * 400);
-const env = { ...process.env, HIM_STATE_DIR: stateDir, HIM_PORT_OFFSET: String(offset) };
+const env: NodeJS.ProcessEnv = { ...process.env, HIM_STATE_DIR: stateDir, HIM_PORT_OFFSET: String(offset) };
 for (const k of Object.keys(env)) if (/^HIM_[A-Z_]+_PORT$/.test(k)) delete env[k];
 
 async function stack(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
