@@ -6,6 +6,10 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': tsJest },
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // thrift@0.23 requires its own uuid@13, which is ESM-only; jest's module loader cannot require()
+  // ESM on Node 20 (tsx/node can). Point it at the top-level uuid@11 CommonJS build (thrift only
+  // uses parse/stringify, for the UUID wire type HMS does not use).
+  moduleNameMapper: { '^uuid$': require.resolve('uuid') },
 
 };
 module.exports = {
@@ -15,7 +19,7 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/adapters/**/*.test.ts'],
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/adapters/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       slowTestThreshold: 30,
     },

@@ -46,6 +46,7 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
 export function migrateConfigYaml(ctx: StackContext): string {
   const e = stackEnv(ctx);
   return `# Written by 'npm run stack -- up': points migrate at the local stack.
+# S3 credentials come from the environment: eval "$(npm run -s stack -- env)".
 hms:
   thrift:
     uri: ${e.HIM_HMS_PG_URI}
@@ -59,6 +60,7 @@ storage:
     endpoint: ${e.HIM_S3_ENDPOINT}
     region: ${e.AWS_REGION}
     forcePathStyle: true
+    probeBucket: warehouse
 temporal:
   address: ${e.HIM_TEMPORAL_ADDRESS}
   namespace: default

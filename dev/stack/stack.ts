@@ -1,5 +1,7 @@
 // Stack operations used by the `npm run stack` CLI, the test global setup and the demo.
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { migrateConfigYaml } from './env';
 import type { Health, StackContext } from './types';
 import { loadComponent, startOrder } from './manifest';
 import { runningPid, readPid } from './util';
@@ -29,6 +31,8 @@ export async function up(ctx: StackContext, names?: readonly string[]): Promise<
     await c.start(ctx);
     ctx.log(`${n}: up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
+  // A ready-made config pointing `migrate` at this stack (migrate doctor -c .stack/migrate.yaml).
+  await fs.writeFile(path.join(ctx.stateDir, 'migrate.yaml'), migrateConfigYaml(ctx));
 }
 
 /** Stops, in reverse dependency order, only the components whose pid file we wrote. */

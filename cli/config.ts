@@ -1,0 +1,121 @@
+// Resolves the one config: YAML file, then MIGRATE__* environment, then --set flags, validated once
+// by core/config/schema.ts; errors name the exact path and where the bad value came from.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse, YAMLParseError } from 'yaml';
+import type { z } from 'zod';
+import { configSchema, type MigrateConfig } from '../core/config/schema';
+import { ErrorCode, MigrationError } from '../core/errors';
+
+export interface ConfigSources {
+  /** --config; else $MIGRATE_CONFIG; else ./migrate.yaml when it exists. */
+  readonly file?: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** --set a.b=value, in order. */
+  readonly sets: readonly string[];
+  readonly cwd: string;
+}
+
+export interface ResolvedConfig {
+  readonly config: MigrateConfig;
+  readonly file: string | undefined;
+}
+
+type Tree = Record<string, unknown>;
+
+export function loadConfig(src: ConfigSources): ResolvedConfig {
+  const file = src.file ?? src.env.MIGRATE_CONFIG ?? (existsSync(path.join(src.cwd, 'migrate.yaml')) ? 'migrate.yaml' : undefined);
+  const origin = new Map<string, string>();
+  let tree: Tree = {};
+  if (file !== undefined) {
+    const abs = path.resolve(src.cwd, file);
+    if (!existsSync(abs)) throw new MigrationError(ErrorCode.CONFIG_NOT_FOUND, `config file ${abs} does not exist (from ${src.file ? '--config' : 'MIGRATE_CONFIG'})`);
+    tree = parseYamlFile(abs);
+  }
+  for (const [k, v] of Object.entries(src.env)) {
+    if (!k.startsWith('MIGRATE__') || v === undefined) continue;
+    const p = resolvePath(k.slice('MIGRATE__'.length).split('__'));
+    setPath(tree, p, scalar(v));
+    origin.set(p.join('.'), `environment ${k}`);
+  }
+  for (const s of src.sets) {
+    const eq = s.indexOf('=');
+    if (eq <= 0) throw new MigrationError(ErrorCode.USAGE, `--set expects key.path=value, got '${s}'`);
+    const p = resolvePath(s.slice(0, eq).split('.'));
+    setPath(tree, p, scalar(s.slice(eq + 1)));
+    origin.set(p.join('.'), `--set ${s.slice(0, eq)}`);
+  }
+  const r = configSchema.safeParse(tree);
+  if (!r.success) throw configError(r.error, origin, file);
+  return { config: r.data, file };
+}
+
+function parseYamlFile(abs: string): Tree {
+  try {
+    const doc = parse(readFileSync(abs, 'utf8')) as unknown;
+    if (doc === null || doc === undefined) return {};
+    if (typeof doc !== 'object' || Array.isArray(doc)) throw new MigrationError(ErrorCode.CONFIG_INVALID, `${abs}: the top level must be a mapping`);
+    return doc as Tree;
+  } catch (e) {
+    if (e instanceof YAMLParseError) {
+      const at = e.linePos?.[0];
+      throw new MigrationError(ErrorCode.CONFIG_INVALID, `${abs}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${e.message.split('\n')[0]}`);
+    }
+    throw e;
+  }
+}
+
+function configError(err: z.ZodError, origin: Map<string, string>, file: string | undefined): MigrationError {
+  const lines = err.issues.map((i) => {
+    const p = i.path.map(String).join('.') || '(root)';
+    const from = origin.get(p) ?? (file ? `file ${file}` : 'defaults');
+    return `  ${p}: ${i.message} (from ${from})`;
+  });
+  return new MigrationError(ErrorCode.CONFIG_INVALID, `invalid configuration:\n${lines.join('\n')}`, {
+    paths: err.issues.map((i) => i.path.map(String).join('.')),
+  });
+}
+
+/** Environment names are upper case; map each segment onto the schema's key, case-insensitively. */
+function resolvePath(segments: readonly string[]): string[] {
+  const out: string[] = [];
+  let shape: Record<string, z.ZodType> | undefined = objectShape(configSchema);
+  for (const seg of segments) {
+    const key = shape ? (Object.keys(shape).find((k) => k.toLowerCase() === seg.toLowerCase()) ?? seg) : seg;
+    out.push(key);
+    shape = shape?.[key] ? objectShape(shape[key]) : undefined;
+  }
+  return out;
+}
+
+function objectShape(t: z.ZodType): Record<string, z.ZodType> | undefined {
+  let cur: unknown = t;
+  for (let i = 0; i < 5 && cur; i++) {
+    const c = cur as { shape?: Record<string, z.ZodType>; unwrap?: () => unknown; def?: { innerType?: unknown } };
+    if (c.shape) return c.shape;
+    cur = typeof c.unwrap === 'function' ? c.unwrap() : c.def?.innerType;
+  }
+  return undefined;
+}
+
+function setPath(tree: Tree, p: readonly string[], value: unknown): void {
+  let node = tree;
+  p.forEach((k, i) => {
+    if (i === p.length - 1) node[k] = value;
+    else {
+      const next = node[k];
+      node[k] = typeof next === 'object' && next !== null && !Array.isArray(next) ? next : {};
+      node = node[k] as Tree;
+    }
+  });
+}
+
+/** `true`, `42`, `null` become typed values, as they would in the YAML file. */
+function scalar(v: string): unknown {
+  try {
+    const parsed = parse(v) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? v : parsed;
+  } catch {
+    return v;
+  }
+}

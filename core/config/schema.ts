@@ -1,0 +1,80 @@
+// The one configuration schema (YAML file + environment + flags merge into this before any work
+// starts; ARCHITECTURE.md "One config schema"). Pure; no I/O. Secrets are not part of it: S3 keys
+// come from the standard AWS environment, catalog tokens from the variable named here.
+import { z } from 'zod';
+
+const thriftUri = z.string().regex(/^thrift:\/\/[^:/]+:\d+$/, 'expected thrift://host:port');
+const httpUrl = z.string().regex(/^https?:\/\/[^/]+/, 'expected http(s)://host[:port][/path]');
+const timeoutMs = z.number().int().min(100).max(600_000);
+
+export const hmsSchema = z
+  .object({
+    thrift: z
+      .object({
+        uri: thriftUri,
+        connectTimeoutMs: timeoutMs.default(10_000),
+        callTimeoutMs: timeoutMs.default(60_000),
+      })
+      .strict(),
+    /** Optional direct reader of the HMS backing database (faster inventory). */
+    db: z
+      .object({ url: z.string().regex(/^(postgres|postgresql|mysql|mariadb):\/\//, 'expected postgres://… or mysql://…') })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const catalogSchema = z
+  .object({
+    /** The name plans use to refer to this catalog. */
+    name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+    type: z.enum(['rest', 'hive']),
+    uri: z.string(),
+    warehouse: z.string().optional(),
+    /** Name of the environment variable holding a static bearer token (never the token itself). */
+    tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const ok = c.type === 'rest' ? /^https?:\/\//.test(c.uri) : /^thrift:\/\//.test(c.uri);
+    if (!ok) ctx.addIssue({ code: 'custom', path: ['uri'], message: c.type === 'rest' ? 'a rest catalog needs an http(s):// uri' : 'a hive catalog needs a thrift:// uri' });
+  });
+
+export const storageSchema = z
+  .object({
+    s3: z
+      .object({
+        /** Omit for AWS itself; set for S3-compatible servers. */
+        endpoint: httpUrl.optional(),
+        region: z.string().min(1).default('us-east-1'),
+        forcePathStyle: z.boolean().default(false),
+        /** A bucket doctor checks access to (HeadBucket). */
+        probeBucket: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const temporalSchema = z
+  .object({
+    address: z.string().regex(/^[^:/]+:\d+$/, 'expected host:port'),
+    namespace: z.string().min(1).default('default'),
+    taskQueue: z.string().min(1).default('hms-iceberg-migrator'),
+    uiUrl: httpUrl.optional(),
+  })
+  .strict();
+
+export const stateSchema = z.object({ url: z.string().regex(/^postgres(ql)?:\/\//, 'expected postgres://…') }).strict();
+
+export const configSchema = z
+  .object({
+    hms: hmsSchema.optional(),
+    catalog: catalogSchema.optional(),
+    storage: storageSchema.optional(),
+    temporal: temporalSchema.optional(),
+    state: stateSchema.optional(),
+  })
+  .strict();
+
+export type MigrateConfig = z.infer<typeof configSchema>;

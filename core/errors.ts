@@ -1,0 +1,46 @@
+// One error base with a closed set of codes and retryability on the error (STYLE.md §5).
+// Pure; no I/O. Adapters translate foreign errors (Thrift, S3, HTTP, SQL) into these.
+
+export const ErrorCode = {
+  CONFIG_INVALID: 'CONFIG_INVALID',
+  CONFIG_NOT_FOUND: 'CONFIG_NOT_FOUND',
+  USAGE: 'USAGE',
+  HMS_UNREACHABLE: 'HMS_UNREACHABLE',
+  HMS_TIMEOUT: 'HMS_TIMEOUT',
+  HMS_THRIFT_ERROR: 'HMS_THRIFT_ERROR',
+  CATALOG_UNREACHABLE: 'CATALOG_UNREACHABLE',
+  CATALOG_HTTP_ERROR: 'CATALOG_HTTP_ERROR',
+  STORAGE_UNREACHABLE: 'STORAGE_UNREACHABLE',
+  STORAGE_ACCESS_DENIED: 'STORAGE_ACCESS_DENIED',
+  TEMPORAL_UNREACHABLE: 'TEMPORAL_UNREACHABLE',
+  STATE_DB_UNREACHABLE: 'STATE_DB_UNREACHABLE',
+  INTERNAL: 'INTERNAL',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  ErrorCode.HMS_UNREACHABLE,
+  ErrorCode.HMS_TIMEOUT,
+  ErrorCode.CATALOG_UNREACHABLE,
+  ErrorCode.STORAGE_UNREACHABLE,
+  ErrorCode.TEMPORAL_UNREACHABLE,
+  ErrorCode.STATE_DB_UNREACHABLE,
+]);
+
+export class MigrationError extends Error {
+  readonly retryable: boolean;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly context: Readonly<Record<string, unknown>> = {},
+    options: { retryable?: boolean; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'MigrationError';
+    this.retryable = options.retryable ?? RETRYABLE.has(code);
+  }
+}
+
+export function isMigrationError(e: unknown): e is MigrationError {
+  return e instanceof MigrationError;
+}
