@@ -91,23 +91,23 @@ async function ensureSearchAttributes(ctx: StackContext, s: TemporalSettings): P
       );
     } catch (e) {
       const msg = (e as Error).message;
-      const conflict = /different type/i.test(msg);
+      const existing = /different type (\w+)/i.exec(msg)?.[1];
+      if (existing === undefined) {
+        throw new StackError('SEARCH_ATTRIBUTE_FAILED', `temporal: could not create search attribute ${name}=${type} in namespace '${s.namespace}': ${msg}`);
+      }
       throw new StackError(
-        conflict ? 'SEARCH_ATTRIBUTE_CONFLICT' : 'SEARCH_ATTRIBUTE_FAILED',
-        conflict
-          ? `temporal: search attribute ${name} already exists in namespace '${s.namespace}' with a type other than ${type} ` +
-              `(temporal-dev.yml). Types cannot be changed in place: stop the stack and delete ${dataDir(ctx, NAME)} to start from an empty database.\n${msg}`
-          : `temporal: could not create search attribute ${name}=${type} in namespace '${s.namespace}': ${msg}`,
+        'SEARCH_ATTRIBUTE_CONFLICT',
+        `temporal: search attribute ${name} exists in namespace '${s.namespace}' as ${existing}, but temporal-dev.yml wants ${type}. ` +
+          `Types cannot change in place: the server was stopped; delete ${dataDir(ctx, NAME)} to start from an empty database, or fix temporal-dev.yml.`,
       );
     }
   }
 }
 
 async function health(ctx: StackContext): Promise<Health> {
-  let connection: Connection | undefined;
+  // lazy + close in `finally`: a failed probe must not leave a gRPC channel behind (waitFor polls).
+  const conn = Connection.lazy({ address: grpcAddress(ctx), connectTimeout: PROBE_TIMEOUT_MS });
   try {
-    connection = await Connection.connect({ address: grpcAddress(ctx), connectTimeout: PROBE_TIMEOUT_MS });
-    const conn = connection;
     const deadline = (): number => Date.now() + PROBE_TIMEOUT_MS;
     const check = await conn.withDeadline(deadline(), () => conn.healthService.check({}));
     // grpc.health.v1 ServingStatus: 1 = SERVING.
@@ -120,7 +120,7 @@ async function health(ctx: StackContext): Promise<Health> {
   } catch (e) {
     return { ok: false, detail: (e as Error).message.split('\n')[0] ?? 'unknown error' };
   } finally {
-    await connection?.close().catch(() => undefined);
+    await conn.close().catch(() => undefined);
   }
 }
 

@@ -1,6 +1,7 @@
 // The stack's Temporal dev server runs a real workflow (worker + activity) and indexes our custom
 // search attributes for list queries. Needs the running stack (global setup); never starts a server.
-import { Client, Connection, WorkflowExecutionStatusName } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
+import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import { DefaultLogger, IllegalStateError, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 import type { SmokeActivities } from '../../fixtures/workflows/smoke';
