@@ -6,9 +6,18 @@ import type { Health, StackContext } from './types';
 import { loadComponent, startOrder } from './manifest';
 import { runningPid, readPid } from './util';
 
+/**
+ * Two lanes: Go builds (CPU-bound, each saturates the cores) one after another, and everything
+ * else (apt, Maven, pip: mostly network and disk) one after another beside them. Within a lane
+ * installs stay sequential so tools sharing a cache (mvn's local repo, apt's lock) never race.
+ */
 export async function installAll(ctx: StackContext, names?: readonly string[]): Promise<void> {
-  // Sequential on purpose: the heavy installs (Go builds, Maven) each saturate 2 cores.
-  for (const n of startOrder(ctx.manifest, names)) await loadComponent(n).install(ctx);
+  const order = startOrder(ctx.manifest, names);
+  const isGo = (n: string): boolean => typeof ctx.manifest.components[n]?.settings.goModule === 'string';
+  const lane = async (members: string[]): Promise<void> => {
+    for (const n of members) await loadComponent(n).install(ctx);
+  };
+  await Promise.all([lane(order.filter(isGo)), lane(order.filter((n) => !isGo(n)))]);
 }
 
 /** Idempotent: installs what is missing, starts what is not running, and waits for health. */

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The README's test command (`npm test`). On a fresh clone it installs everything the tests need
+# (npm packages; the stack's components into the cache outside the clone), brings the local stack
+# up, runs lint and every test (unit + integration + e2e against the real components), and exits
+# non-zero on any failure. It stops the stack afterwards when it was the one that started it
+# (HIM_KEEP_STACK=1 keeps it running).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+t0=$(date +%s)
+export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
+step() { printf '\n== %s (%ss)\n' "$*" "$(( $(date +%s) - t0 ))"; }
+
+step "npm packages"
+if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.package-lock.json.src 2>/dev/null; then
+  npm ci --no-audit --no-fund
+  cp package-lock.json node_modules/.package-lock.json.src
+fi
+
+stack() { ./node_modules/.bin/tsx dev/stack/main.ts "$@"; }
+started_here=0
+if ! stack status >/dev/null 2>&1; then started_here=1; fi
+cleanup() {
+  local rc=$?
+  if [ "$started_here" = 1 ] && [ "${HIM_KEEP_STACK:-0}" != 1 ]; then
+    step "stack down"
+    stack down || true
+  fi
+  step "done, exit $rc"
+  exit "$rc"
+}
+trap cleanup EXIT
+
+step "stack up (installs into the cache on first use)"
+stack up
+
+step "lint"
+npm run -s lint
+
+step "tests"
+./node_modules/.bin/jest --ci --runInBand --forceExit
