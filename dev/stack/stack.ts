@@ -74,8 +74,10 @@ export async function status(ctx: StackContext, names?: readonly string[]): Prom
       const def = ctx.manifest.components[n];
       const ports = Object.fromEntries(Object.keys(def?.ports ?? {}).map((p) => [p, ctx.port(n, p)]));
       const pid = runningPid(ctx, n) ?? null;
-      const health: Health = pid === null ? { ok: false, detail: 'not running' } : await c.health(ctx);
-      return { name: n, version: def?.version ?? '?', ports, pid, running: pid !== null, health, endpoints: c.endpoints(ctx) };
+      // A component without ports runs no process (the verifier): healthy means installed and usable.
+      const processLess = Object.keys(ports).length === 0;
+      const health: Health = pid === null && !processLess ? { ok: false, detail: 'not running' } : await c.health(ctx);
+      return { name: n, version: def?.version ?? '?', ports, pid, running: pid !== null || (processLess && health.ok), health, endpoints: c.endpoints(ctx) };
     }),
   );
 }
