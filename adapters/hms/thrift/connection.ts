@@ -96,81 +96,92 @@ export interface HmsConnection {
   close(): void;
 }
 
+type ThriftConnection = ReturnType<typeof thrift.createConnection>;
+
+/** Wait for the TCP connect; on failure or deadline destroy the socket and reject HMS_UNREACHABLE. */
+function awaitConnect(conn: ThriftConnection, endpoint: string, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const fail = (msg: string, cause?: unknown): void => {
+      clearTimeout(timer);
+      (conn as unknown as { destroy(): void }).destroy();
+      reject(hmsError('HMS_UNREACHABLE', `cannot connect to ${endpoint}: ${msg}`, { cause }));
+    };
+    const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs);
+    conn.once('connect', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    conn.once('error', (e: Error) => fail(e.message, e));
+  });
+}
+
+/** Socket-level failures (reset, broken pipe) mean the server went away; anything else is a decode error. */
+function connectionFailure(e: Error, endpoint: string): HmsError {
+  const sys = typeof (e as NodeJS.ErrnoException).code === 'string';
+  return sys
+    ? hmsError('HMS_UNREACHABLE', `connection to ${endpoint} failed: ${e.message}`, { cause: e })
+    : hmsError('HMS_THRIFT_ERROR', `bad reply from ${endpoint}: ${e.message}`, { cause: e, thriftType: e.name });
+}
+
 /** Open a connection; rejects with HMS_UNREACHABLE when the connect fails or times out. */
 export async function openHms(uri: string, opts: HmsConnectOptions): Promise<HmsConnection> {
   const { host, port } = parseThriftUri(uri);
   const endpoint = `thrift://${host}:${port}`;
-  // timeout 0: no idle timer on the socket — we time every call ourselves.
+  // timeout 0: no idle timer on the socket — every call is timed below.
   const conn = thrift.createConnection(host, port, {
     transport: thrift.TBufferedTransport,
     protocol: thrift.TBinaryProtocol,
     connect_timeout: opts.connectTimeoutMs,
     timeout: 0,
   });
-  let closed = false;
-  let failPending: ((e: HmsError) => void) | undefined;
-  const destroy = (): void => {
-    closed = true;
-    conn.removeAllListeners('timeout');
-    (conn as unknown as { destroy(): void }).destroy();
-  };
+  await awaitConnect(conn, endpoint, opts.connectTimeoutMs);
 
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      destroy();
-      reject(hmsError('HMS_UNREACHABLE', `cannot connect to ${endpoint}: no answer within ${opts.connectTimeoutMs} ms`));
-    }, opts.connectTimeoutMs);
-    conn.once('connect', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    conn.once('error', (e: Error) => {
-      clearTimeout(timer);
-      destroy();
-      reject(hmsError('HMS_UNREACHABLE', `cannot connect to ${endpoint}: ${e.message}`, { cause: e }));
-    });
-  });
-
+  const state = { closed: false, busy: false, failPending: undefined as ((e: HmsError) => void) | undefined };
   // After connect: socket errors and server-side closes fail the call in flight.
-  conn.on('error', (e: Error) => failPending?.(hmsError('HMS_UNREACHABLE', `connection to ${endpoint} failed: ${e.message}`, { cause: e })));
+  conn.on('error', (e: Error) => state.failPending?.(connectionFailure(e, endpoint)));
   conn.on('close', () => {
-    closed = true;
-    failPending?.(hmsError('HMS_UNREACHABLE', `${endpoint} closed the connection`));
+    state.closed = true;
+    state.failPending?.(hmsError('HMS_UNREACHABLE', `${endpoint} closed the connection`));
   });
-
   const client = thrift.createClient(ThriftHiveMetastore.Client, conn);
-  let busy = false;
+
+  const timedCall = async <T>(method: string, fn: (client: HmsClient) => T): Promise<Awaited<T>> => {
+    let timer: NodeJS.Timeout | undefined;
+    const failure = new Promise<never>((_, reject) => {
+      state.failPending = (e) => reject(hmsError(e.code, `${method}: ${e.message}`, { cause: e.cause, method }));
+      timer = setTimeout(() => {
+        // A reply that arrives after this could not be matched safely: drop the connection.
+        state.closed = true;
+        (conn as unknown as { destroy(): void }).destroy();
+        reject(hmsError('HMS_TIMEOUT', `${method} on ${endpoint}: no reply within ${opts.callTimeoutMs} ms`, { method }));
+      }, opts.callTimeoutMs);
+    });
+    try {
+      return (await Promise.race([Promise.resolve().then(() => fn(client)), failure])) as Awaited<T>;
+    } catch (e) {
+      throw translateCallError(e, method, endpoint);
+    } finally {
+      clearTimeout(timer);
+      state.failPending = undefined;
+    }
+  };
 
   return {
     endpoint,
     async call<T>(method: string, fn: (client: HmsClient) => T): Promise<Awaited<T>> {
-      if (closed) throw hmsError('HMS_UNREACHABLE', `${method}: connection to ${endpoint} is closed`, { method });
-      // One call at a time: the binary protocol on one socket has no use for concurrency here, and a
-      // timed-out call poisons the connection.
-      if (busy) throw new Error(`HmsConnection.call(${method}): another call is in flight on this connection`);
-      busy = true;
-      let timer: NodeJS.Timeout | undefined;
+      if (state.closed) throw hmsError('HMS_UNREACHABLE', `${method}: connection to ${endpoint} is closed`, { method });
+      // One call at a time: replies are matched to the call in flight, and a timeout poisons the socket.
+      if (state.busy) throw new Error(`HmsConnection.call(${method}): another call is in flight on this connection`);
+      state.busy = true;
       try {
-        const failure = new Promise<never>((_, reject) => {
-          failPending = (e) => reject(hmsError(e.code, `${method}: ${e.message}`, { cause: e.cause, method }));
-          timer = setTimeout(() => {
-            destroy();
-            reject(hmsError('HMS_TIMEOUT', `${method} on ${endpoint}: no reply within ${opts.callTimeoutMs} ms`, { method }));
-          }, opts.callTimeoutMs);
-        });
-        const result = Promise.resolve().then(() => fn(client));
-        return (await Promise.race([result, failure])) as Awaited<T>;
-      } catch (e) {
-        throw translateCallError(e, method, endpoint);
+        return await timedCall(method, fn);
       } finally {
-        clearTimeout(timer);
-        failPending = undefined;
-        busy = false;
+        state.busy = false;
       }
     },
     close(): void {
-      if (closed) return;
-      closed = true;
+      if (state.closed) return;
+      state.closed = true;
       conn.end();
     },
   };
