@@ -19,6 +19,20 @@ export const ErrorCode = {
   TEMPORAL_UNREACHABLE: 'TEMPORAL_UNREACHABLE',
   STATE_DB_UNREACHABLE: 'STATE_DB_UNREACHABLE',
   INTERNAL: 'INTERNAL',
+  /** Planning input (tables, edges, options) or a plan file does not match its schema. */
+  PLAN_INVALID: 'PLAN_INVALID',
+  /** A pin, exclude or input edge names a table the planner does not know. */
+  PLAN_UNKNOWN_TABLE: 'PLAN_UNKNOWN_TABLE',
+  /** Wave caps that cannot hold together (zero, negative, canary larger than a wave, …). */
+  PLAN_CONTRADICTORY_CAPS: 'PLAN_CONTRADICTORY_CAPS',
+  /** A pin puts a table before something it depends on (or splits a dependency cycle). */
+  PLAN_PIN_CONFLICT: 'PLAN_PIN_CONFLICT',
+  /** A plan file's content does not match its recorded sha256 (edited after planning). */
+  PLAN_HASH_MISMATCH: 'PLAN_HASH_MISMATCH',
+  /** A plan file version this build cannot read or upgrade. */
+  PLAN_VERSION_UNSUPPORTED: 'PLAN_VERSION_UNSUPPORTED',
+  /** A lineage document (already parsed from YAML) does not match the lineage schema. */
+  LINEAGE_INVALID: 'LINEAGE_INVALID',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
