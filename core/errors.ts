@@ -33,6 +33,8 @@ export const ErrorCode = {
   PLAN_VERSION_UNSUPPORTED: 'PLAN_VERSION_UNSUPPORTED',
   /** A lineage document (already parsed from YAML) does not match the lineage schema. */
   LINEAGE_INVALID: 'LINEAGE_INVALID',
+  /** HMS AlreadyExistsException: the database/table/partition being created exists (idempotent steps check this). */
+  HMS_ALREADY_EXISTS: 'HMS_ALREADY_EXISTS',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

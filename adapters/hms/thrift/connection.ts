@@ -1,93 +1,45 @@
 // One Thrift connection to a Hive Metastore (unframed TBufferedTransport + TBinaryProtocol, the HMS
-// default), with a connect timeout, a per-call timeout and error translation. Adapter code: the full
-// client (batching, version probing, model mapping) builds on this; nothing outside adapters/
-// sees a Thrift type.
+// default), with a connect timeout, a per-call timeout, SASL detection and error translation into
+// MigrationError. Adapter code: the pool, retries, batching and model mapping build on this
+// (reader.ts); nothing outside adapters/ sees a Thrift type.
+import type { Socket } from 'node:net';
 import thrift from 'thrift';
+import { ErrorCode, MigrationError } from '../../../core/errors';
 import * as ThriftHiveMetastore from '../../../thrift-idl/gen/ThriftHiveMetastore';
-import * as ttypes from '../../../thrift-idl/gen/hive_metastore_types';
+import { hmsError, translateCallError } from './errors';
+import { installSkewedCodec } from './skewed';
+
+export { isUnknownMethod, translateCallError } from './errors';
 
 export type HmsClient = ThriftHiveMetastore.Client;
 
-/** The closed set of codes this module produces. */
-export const HMS_ERROR_CODES = ['HMS_UNREACHABLE', 'HMS_TIMEOUT', 'HMS_THRIFT_ERROR'] as const;
-export type HmsErrorCode = (typeof HMS_ERROR_CODES)[number];
-
-/** A plain Error with a code; `thriftType` names the HMS exception or TApplicationException kind. */
-export interface HmsError extends Error {
-  readonly code: HmsErrorCode;
-  /** e.g. 'NoSuchObjectException', 'TApplicationException' — set for HMS_THRIFT_ERROR only. */
-  readonly thriftType?: string;
-  /** TApplicationException type (1 = UNKNOWN_METHOD: the server does not have this method). */
-  readonly applicationExceptionType?: number;
-  readonly method?: string;
-}
-
-export function hmsError(code: HmsErrorCode, message: string, extra: { cause?: unknown; thriftType?: string; applicationExceptionType?: number; method?: string } = {}): HmsError {
-  const err = new Error(message, extra.cause === undefined ? undefined : { cause: extra.cause }) as Error & Record<string, unknown>;
-  err.name = 'HmsError';
-  err.code = code;
-  if (extra.thriftType !== undefined) err.thriftType = extra.thriftType;
-  if (extra.applicationExceptionType !== undefined) err.applicationExceptionType = extra.applicationExceptionType;
-  if (extra.method !== undefined) err.method = extra.method;
-  return err as unknown as HmsError;
-}
-
-export function isHmsError(e: unknown): e is HmsError {
-  if (!(e instanceof Error)) return false;
-  const code = (e as Error & { code?: unknown }).code;
-  return typeof code === 'string' && (HMS_ERROR_CODES as readonly string[]).includes(code);
-}
-
-// Generated exceptions have an empty constructor.name: identify them with instanceof.
-const HMS_EXCEPTIONS: ReadonlyArray<readonly [string, new (...args: never[]) => object]> = [
-  ['MetaException', ttypes.MetaException],
-  ['NoSuchObjectException', ttypes.NoSuchObjectException],
-  ['AlreadyExistsException', ttypes.AlreadyExistsException],
-  ['InvalidObjectException', ttypes.InvalidObjectException],
-  ['InvalidOperationException', ttypes.InvalidOperationException],
-  ['UnknownDBException', ttypes.UnknownDBException],
-  ['UnknownTableException', ttypes.UnknownTableException],
-  ['ConfigValSecurityException', ttypes.ConfigValSecurityException],
-];
-
-/** Translate whatever a generated client call rejected with into an HmsError. */
-export function translateCallError(e: unknown, method: string, endpoint: string): HmsError {
-  if (isHmsError(e)) return e;
-  for (const [name, cls] of HMS_EXCEPTIONS) {
-    if (e instanceof cls) {
-      const msg = (e as { message?: string }).message ?? '';
-      return hmsError('HMS_THRIFT_ERROR', `${method} on ${endpoint}: ${name}: ${msg}`, { cause: e, thriftType: name, method });
-    }
-  }
-  if (e instanceof thrift.Thrift.TApplicationException) {
-    return hmsError('HMS_THRIFT_ERROR', `${method} on ${endpoint}: TApplicationException: ${e.message}`, {
-      cause: e,
-      thriftType: 'TApplicationException',
-      applicationExceptionType: (e as unknown as { type?: number }).type,
-      method,
-    });
-  }
-  const msg = e instanceof Error ? e.message : String(e);
-  return hmsError('HMS_THRIFT_ERROR', `${method} on ${endpoint}: ${msg}`, { cause: e, thriftType: e instanceof Error ? e.name : typeof e, method });
-}
+// Before any Table/Partition is read or written: SkewedInfo's list-keyed map done right (skewed.ts).
+installSkewedCodec();
 
 export function parseThriftUri(uri: string): { host: string; port: number } {
   const m = /^thrift:\/\/(\[[^\]]+\]|[^:/]+)(?::(\d+))?\/?$/.exec(uri.trim());
-  if (!m || m[1] === undefined) throw hmsError('HMS_UNREACHABLE', `not a thrift://host:port URI: '${uri}'`);
+  if (!m || m[1] === undefined) throw hmsError(ErrorCode.HMS_UNREACHABLE, `not a thrift://host:port URI: '${uri}'`, { endpoint: uri }, undefined);
   const port = m[2] === undefined ? 9083 : Number(m[2]);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw hmsError('HMS_UNREACHABLE', `bad port in '${uri}'`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw hmsError(ErrorCode.HMS_UNREACHABLE, `bad port in '${uri}'`, { endpoint: uri });
   return { host: m[1].replace(/^\[|\]$/g, ''), port };
 }
+
+/** Authentication the server expects. Only `none` (plain binary Thrift) is supported. */
+export type HmsAuth = 'none' | 'sasl' | 'kerberos';
 
 export interface HmsConnectOptions {
   /** TCP connect deadline. */
   readonly connectTimeoutMs: number;
   /** Deadline for each call; after a timeout the connection is closed (a late reply cannot be matched safely). */
   readonly callTimeoutMs: number;
+  /** Default `none`. `sasl`/`kerberos` fail at once with HMS_UNSUPPORTED_AUTH. */
+  readonly auth?: HmsAuth;
 }
 
 export interface HmsConnection {
   readonly endpoint: string;
+  /** False once the socket closed, failed or a call timed out: the pool discards it. */
+  readonly usable: boolean;
   /**
    * Run one call: `conn.call('get_all_databases', (c) => c.get_all_databases())`. The generated
    * .d.ts types results as plain values; at runtime they are promises — both are handled.
@@ -96,19 +48,44 @@ export interface HmsConnection {
   close(): void;
 }
 
+const SASL_REMEDY =
+  'the server requires SASL (hive.metastore.sasl.enabled=true, Kerberos or delegation tokens); ' +
+  'this tool speaks plain binary Thrift only. Point hms.thrift.uri at a non-kerberized HMS or read the backing database (--source db)';
+
+export function unsupportedAuth(endpoint: string, detail: string): MigrationError {
+  return hmsError(ErrorCode.HMS_UNSUPPORTED_AUTH, `${endpoint}: ${detail}: ${SASL_REMEDY}`, { endpoint });
+}
+
+/**
+ * A SASL server (TSaslServerTransport) reads our binary message header (0x80 0x01 …) as a SASL
+ * status byte, answers with an ERROR (4) or BAD (3) frame — status byte, 4-byte big-endian length,
+ * message — and closes. Recognise that frame in the first bytes the server sent.
+ */
+export function saslRejection(firstBytes: Buffer): string | undefined {
+  if (firstBytes.length < 5) return undefined;
+  const status = firstBytes[0];
+  if (status !== 3 && status !== 4) return undefined;
+  const len = firstBytes.readUInt32BE(1);
+  if (len > 4096 || firstBytes.length < 5 + len) return undefined;
+  return firstBytes.subarray(5, 5 + len).toString('utf8');
+}
+
 type ThriftConnection = ReturnType<typeof thrift.createConnection>;
+const socketOf = (conn: ThriftConnection): Socket => (conn as unknown as { connection: Socket }).connection;
 
 /** Wait for the TCP connect; on failure or deadline destroy the socket and reject HMS_UNREACHABLE. */
 function awaitConnect(conn: ThriftConnection, endpoint: string, timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const fail = (msg: string, cause?: unknown): void => {
       clearTimeout(timer);
-      (conn as unknown as { destroy(): void }).destroy();
-      reject(hmsError('HMS_UNREACHABLE', `cannot connect to ${endpoint}: ${msg}`, { cause }));
+      conn.removeAllListeners('connect');
+      socketOf(conn).destroy();
+      reject(hmsError(ErrorCode.HMS_UNREACHABLE, `cannot connect to ${endpoint}: ${msg}`, { endpoint }, cause));
     };
     const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs);
     conn.once('connect', () => {
       clearTimeout(timer);
+      conn.removeAllListeners('error');
       resolve();
     });
     conn.once('error', (e: Error) => fail(e.message, e));
@@ -116,18 +93,36 @@ function awaitConnect(conn: ThriftConnection, endpoint: string, timeoutMs: numbe
 }
 
 /** Socket-level failures (reset, broken pipe) mean the server went away; anything else is a decode error. */
-function connectionFailure(e: Error, endpoint: string): HmsError {
+function connectionFailure(e: Error, endpoint: string): MigrationError {
   const sys = typeof (e as NodeJS.ErrnoException).code === 'string';
   return sys
-    ? hmsError('HMS_UNREACHABLE', `connection to ${endpoint} failed: ${e.message}`, { cause: e })
-    : hmsError('HMS_THRIFT_ERROR', `bad reply from ${endpoint}: ${e.message}`, { cause: e, thriftType: e.name });
+    ? hmsError(ErrorCode.HMS_UNREACHABLE, `connection to ${endpoint} failed: ${e.message}`, { endpoint }, e)
+    : hmsError(ErrorCode.HMS_THRIFT_ERROR, `bad reply from ${endpoint}: ${e.message}`, { endpoint, thriftType: e.name }, e);
+}
+
+interface ConnState {
+  closed: boolean;
+  busy: boolean;
+  calls: number;
+  /** The first bytes the server sent (kept until 64 bytes), for SASL detection. */
+  head: Buffer;
+  failPending: ((e: MigrationError) => void) | undefined;
+}
+
+/** The server hung up: a SASL rejection frame says why; a close on the very first call hints at it. */
+function closedError(state: ConnState, endpoint: string): MigrationError {
+  const sasl = saslRejection(state.head);
+  if (sasl !== undefined) return unsupportedAuth(endpoint, `the server rejected the plain Thrift handshake ('${sasl}')`);
+  const hint = state.calls === 1 && state.head.length === 0 ? ' before answering the first call (a SASL/Kerberos-only HMS does this; so does a crashed handler)' : '';
+  return hmsError(ErrorCode.HMS_UNREACHABLE, `${endpoint} closed the connection${hint}`, { endpoint });
 }
 
 /** Open a connection; rejects with HMS_UNREACHABLE when the connect fails or times out. */
 export async function openHms(uri: string, opts: HmsConnectOptions): Promise<HmsConnection> {
   const { host, port } = parseThriftUri(uri);
   const endpoint = `thrift://${host}:${port}`;
-  // timeout 0: no idle timer on the socket — every call is timed below.
+  if (opts.auth !== undefined && opts.auth !== 'none') throw unsupportedAuth(endpoint, `auth '${opts.auth}' is configured`);
+  // timeout 0: no idle timer on the socket — every call is timed below. No reconnects (max_attempts unset).
   const conn = thrift.createConnection(host, port, {
     transport: thrift.TBufferedTransport,
     protocol: thrift.TBinaryProtocol,
@@ -136,24 +131,31 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
   });
   await awaitConnect(conn, endpoint, opts.connectTimeoutMs);
 
-  const state = { closed: false, busy: false, failPending: undefined as ((e: HmsError) => void) | undefined };
+  const state: ConnState = { closed: false, busy: false, calls: 0, head: Buffer.alloc(0), failPending: undefined };
+  socketOf(conn).prependListener('data', (chunk: Buffer) => {
+    if (state.head.length < 64) state.head = Buffer.concat([state.head, chunk]).subarray(0, 64);
+  });
   // After connect: socket errors and server-side closes fail the call in flight.
-  conn.on('error', (e: Error) => state.failPending?.(connectionFailure(e, endpoint)));
+  conn.on('error', (e: Error) => {
+    state.closed = true;
+    const sasl = saslRejection(state.head);
+    state.failPending?.(sasl === undefined ? connectionFailure(e, endpoint) : unsupportedAuth(endpoint, `the server rejected the plain Thrift handshake ('${sasl}')`));
+  });
   conn.on('close', () => {
     state.closed = true;
-    state.failPending?.(hmsError('HMS_UNREACHABLE', `${endpoint} closed the connection`));
+    state.failPending?.(closedError(state, endpoint));
   });
   const client = thrift.createClient(ThriftHiveMetastore.Client, conn);
 
   const timedCall = async <T>(method: string, fn: (client: HmsClient) => T): Promise<Awaited<T>> => {
     let timer: NodeJS.Timeout | undefined;
     const failure = new Promise<never>((_, reject) => {
-      state.failPending = (e) => reject(hmsError(e.code, `${method}: ${e.message}`, { cause: e.cause, method }));
+      state.failPending = (e) => reject(new MigrationError(e.code, `${method}: ${e.message}`, { ...e.context, method }, { cause: e.cause }));
       timer = setTimeout(() => {
         // A reply that arrives after this could not be matched safely: drop the connection.
         state.closed = true;
-        (conn as unknown as { destroy(): void }).destroy();
-        reject(hmsError('HMS_TIMEOUT', `${method} on ${endpoint}: no reply within ${opts.callTimeoutMs} ms`, { method }));
+        socketOf(conn).destroy();
+        reject(hmsError(ErrorCode.HMS_TIMEOUT, `${method} on ${endpoint}: no reply within ${opts.callTimeoutMs} ms`, { endpoint, method }));
       }, opts.callTimeoutMs);
     });
     try {
@@ -168,11 +170,15 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
 
   return {
     endpoint,
+    get usable() {
+      return !state.closed;
+    },
     async call<T>(method: string, fn: (client: HmsClient) => T): Promise<Awaited<T>> {
-      if (state.closed) throw hmsError('HMS_UNREACHABLE', `${method}: connection to ${endpoint} is closed`, { method });
+      if (state.closed) throw hmsError(ErrorCode.HMS_UNREACHABLE, `${method}: connection to ${endpoint} is closed`, { endpoint, method });
       // One call at a time: replies are matched to the call in flight, and a timeout poisons the socket.
-      if (state.busy) throw new Error(`HmsConnection.call(${method}): another call is in flight on this connection`);
+      if (state.busy) throw hmsError(ErrorCode.INTERNAL, `HmsConnection.call(${method}): another call is in flight on this connection`, { endpoint, method });
       state.busy = true;
+      state.calls += 1;
       try {
         return await timedCall(method, fn);
       } finally {

@@ -1,9 +1,10 @@
 // The HMS connection's failure modes, against local sockets that misbehave on purpose: nothing
-// listening, a server that never answers, a server that hangs up, and a real Thrift exception.
+// listening, a server that never answers, a server that hangs up, a SASL-only server, and a real
+// Thrift exception. Every failure is a MigrationError with a code.
 import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { openHms, parseThriftUri, probeHms } from '../../../adapters/hms/thrift/connection';
-import type { HmsError } from '../../../adapters/hms/thrift/connection';
+import type { MigrationError } from '../../../core/errors';
 import { testStack } from '../../helpers/stack-env';
 
 async function listen(onSocket: (s: Socket) => void): Promise<{ server: Server; uri: string }> {
@@ -18,7 +19,7 @@ async function freePortUri(): Promise<string> {
   return uri;
 }
 
-const failure = (p: Promise<unknown>): Promise<HmsError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: HmsError) => e);
+const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
 
 describe('HMS Thrift connection', () => {
   const servers: Server[] = [];
@@ -48,7 +49,8 @@ describe('HMS Thrift connection', () => {
     const t0 = Date.now();
     const e = await failure(conn.call('get_all_databases', (c) => c.get_all_databases()));
     expect(e.code).toBe('HMS_TIMEOUT');
-    expect(e.method).toBe('get_all_databases');
+    expect(e.context.method).toBe('get_all_databases');
+    expect(e.retryable).toBe(true);
     expect(Date.now() - t0).toBeLessThan(2000);
     expect((await failure(conn.call('get_all_databases', (c) => c.get_all_databases()))).code).toBe('HMS_UNREACHABLE');
     conn.close();
@@ -63,12 +65,38 @@ describe('HMS Thrift connection', () => {
     conn.close();
   });
 
-  it('a Thrift exception from a real HMS → HMS_THRIFT_ERROR naming the exception', async () => {
+  it('a SASL-only server (answers the binary header with a SASL ERROR frame, then closes) → HMS_UNSUPPORTED_AUTH', async () => {
+    // What TSaslServerTransport does with a plain binary message: status byte 0x80 is not a SASL
+    // status, so it sends ERROR (4) + length + message and hangs up.
+    const { server, uri } = await listen((s) =>
+      s.once('data', () => {
+        const msg = Buffer.from('Invalid status -128');
+        const head = Buffer.alloc(5);
+        head.writeUInt8(4, 0);
+        head.writeUInt32BE(msg.length, 1);
+        s.end(Buffer.concat([head, msg]));
+      }),
+    );
+    servers.push(server);
+    const e = await failure(probeHms(uri, 3000));
+    expect(e.code).toBe('HMS_UNSUPPORTED_AUTH');
+    expect(e.retryable).toBe(false);
+    expect(e.message).toContain('Invalid status -128');
+    expect(e.message).toMatch(/SASL/);
+  });
+
+  it('auth: sasl in the options fails at once with HMS_UNSUPPORTED_AUTH', async () => {
+    const e = await failure(openHms('thrift://127.0.0.1:1', { connectTimeoutMs: 1000, callTimeoutMs: 1000, auth: 'kerberos' }));
+    expect(e.code).toBe('HMS_UNSUPPORTED_AUTH');
+  });
+
+  it('a Thrift exception from a real HMS → HMS_NOT_FOUND naming the exception', async () => {
     const conn = await openHms(testStack().HIM_HMS_PG_URI as string, { connectTimeoutMs: 5000, callTimeoutMs: 60_000 });
     try {
       const e = await failure(conn.call('get_database', (c) => c.get_database('no_such_database_for_sure')));
-      expect(e.code).toBe('HMS_THRIFT_ERROR');
-      expect(e.thriftType).toBe('NoSuchObjectException');
+      expect(e.code).toBe('HMS_NOT_FOUND');
+      expect(e.retryable).toBe(false);
+      expect(e.context.thriftType).toBe('NoSuchObjectException');
       // The connection stays usable after an application-level exception.
       expect(await conn.call('get_all_databases', (c) => c.get_all_databases())).toContain('default');
     } finally {

@@ -2,7 +2,8 @@
 // connection module, and register an external Parquet table on s3a:// (which makes HMS touch S3).
 import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { openHms, probeHms } from '../../../adapters/hms/thrift/connection';
-import type { HmsConnection, HmsError } from '../../../adapters/hms/thrift/connection';
+import type { HmsConnection } from '../../../adapters/hms/thrift/connection';
+import type { MigrationError } from '../../../core/errors';
 import * as ttypes from '../../../thrift-idl/gen/hive_metastore_types';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
@@ -97,9 +98,9 @@ describe.each([
       await hms.call('drop_table', (c) => c.drop_table(db, table, false));
       const gone = await hms
         .call('get_table_req', (c) => c.get_table_req(new ttypes.GetTableRequest({ dbName: db, tblName: table })))
-        .then(() => undefined, (e: HmsError) => e);
-      expect(gone?.code).toBe('HMS_THRIFT_ERROR');
-      expect(gone?.thriftType).toBe('NoSuchObjectException');
+        .then(() => undefined, (e: MigrationError) => e);
+      expect(gone?.code).toBe('HMS_NOT_FOUND');
+      expect(gone?.context.thriftType).toBe('NoSuchObjectException');
     } finally {
       await hms.call('drop_database', (c) => c.drop_database(db, true, true));
       const left = await s3.send(new ListObjectsV2Command({ Bucket: 'hive', Prefix: `external/${db}/` }));
