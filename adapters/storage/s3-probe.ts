@@ -24,7 +24,10 @@ export async function probeS3(opts: S3ProbeOptions, timeoutMs: number): Promise<
   } catch (e) {
     const err = e as Error & { $metadata?: { httpStatusCode?: number } };
     const status = err.$metadata?.httpStatusCode;
-    if (status === 403 || err.name === 'InvalidAccessKeyId' || err.name === 'SignatureDoesNotMatch' || err.name === 'CredentialsProviderError') {
+    if (err.name === 'CredentialsProviderError') {
+      throw new MigrationError(ErrorCode.STORAGE_ACCESS_DENIED, `S3 ${opts.endpoint ?? 'AWS'}: no AWS credentials found in the environment (${err.message})`, {}, { cause: e });
+    }
+    if (status === 403 || err.name === 'InvalidAccessKeyId' || err.name === 'SignatureDoesNotMatch') {
       throw new MigrationError(ErrorCode.STORAGE_ACCESS_DENIED, `S3 ${opts.endpoint ?? 'AWS'}: ${err.name}: ${err.message}`, { status }, { cause: e });
     }
     throw new MigrationError(ErrorCode.STORAGE_UNREACHABLE, `S3 ${opts.endpoint ?? 'AWS'}: ${err.name}: ${err.message}`, { status }, { cause: e });
