@@ -36,6 +36,7 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     HIM_ICEBERG_REST_URI: `http://127.0.0.1:${p('iceberg-rest')}`,
     HIM_HMS_PG_URI: `thrift://127.0.0.1:${p('hms-pg')}`,
     HIM_HMS_MARIADB_URI: `thrift://127.0.0.1:${p('hms-mariadb')}`,
+    HIM_HMS3_PG_URI: `thrift://127.0.0.1:${p('hms3-pg')}`,
     HIM_TOXIPROXY_URL: `http://127.0.0.1:${p('toxiproxy')}`,
     HIM_VERIFIER_PYTHON: path.join(installDir(ctx, 'verifier'), 'venv', 'bin', 'python'),
     HIM_SPARK_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'jars'),

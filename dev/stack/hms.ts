@@ -1,6 +1,7 @@
-// Hive Metastore 4.0.1 (standalone, Thrift) for the local stack: one shared install (the Maven
-// Central bin tarball + the Hadoop/JDBC/S3A jars it does not ship), and a component factory used by
-// components/hms-pg.ts and components/hms-mariadb.ts. Recipe: reference/stack.md §7. Dev tooling.
+// Hive Metastore (standalone, Thrift) for the local stack, 4.0.1 and 3.1.3: one shared install per
+// version (the Maven Central bin tarball + the Hadoop/JDBC/S3A jars it does not ship), and a
+// component factory used by components/hms-pg.ts, hms-mariadb.ts (4.0.1) and hms3-pg.ts (3.1.3).
+// Recipe: reference/stack.md §7. Dev tooling.
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
@@ -24,7 +25,38 @@ type HmsSettings = z.infer<typeof Settings>;
 
 const HADOOP = '3.3.6';
 const MAIN_CLASS = 'org.apache.hadoop.hive.metastore.HiveMetaStore';
-const SCHEMA_TOOL = 'org.apache.hadoop.hive.metastore.tools.schematool.MetastoreSchemaTool';
+
+/** What differs between the 3.x and 4.x standalone metastores (reference/hms.md §3.2, §3.3, §3.5). */
+interface Flavor {
+  /** Maven coordinates of the bin tarball and the file mavenCopy writes. */
+  readonly tarball: string;
+  readonly tarballFile: string;
+  readonly schemaTool: string;
+  /**
+   * Jars of the tarball's lib/ that must go. Both: its PostgreSQL driver (lib/ comes first on the
+   * classpath and would shadow the pinned one in ext/). 3.x also ships guava-19, which Hadoop 3.3.6
+   * cannot run with (NoSuchMethodError on Preconditions.checkArgument, HIVE-22915): ext/ carries
+   * Guava 27 instead.
+   */
+  readonly dropFromLib: RegExp;
+}
+
+function flavorOf(version: string): Flavor {
+  if (version.startsWith('3.')) {
+    return {
+      tarball: `org.apache.hive:hive-standalone-metastore:${version}:tar.gz:bin`,
+      tarballFile: `hive-standalone-metastore-${version}-bin.tar.gz`,
+      schemaTool: 'org.apache.hadoop.hive.metastore.tools.MetastoreSchemaTool',
+      dropFromLib: /^(postgresql-\d.*|guava-19\..*)\.jar$/,
+    };
+  }
+  return {
+    tarball: `org.apache.hive:hive-standalone-metastore-server:${version}:tar.gz:bin`,
+    tarballFile: `hive-standalone-metastore-server-${version}-bin.tar.gz`,
+    schemaTool: 'org.apache.hadoop.hive.metastore.tools.schematool.MetastoreSchemaTool',
+    dropFromLib: /^postgresql-\d.*\.jar$/,
+  };
+}
 const START_TIMEOUT_MS = 120_000;
 
 const dep = (g: string, a: string, v: string, exclusions: ReadonlyArray<readonly [string, string]> = []): string => {
@@ -73,17 +105,18 @@ ${dep('com.amazonaws', 'aws-java-sdk-bundle', '1.12.367')}
 /** Install once for every HMS component of this version: `<cache>/hms-<version>/{lib,scripts,ext}`. */
 export async function installHms(ctx: StackContext, component: string): Promise<string> {
   const version = versionOf(ctx, component);
+  const flavor = flavorOf(version);
   return cachedInstall(ctx, 'hms', version, async (tmp) => {
     const dl = path.join(tmp, 'download');
-    await mavenCopy(ctx, [`org.apache.hive:hive-standalone-metastore-server:${version}:tar.gz:bin`], dl);
-    const tgz = path.join(dl, `hive-standalone-metastore-server-${version}-bin.tar.gz`);
+    await mavenCopy(ctx, [flavor.tarball], dl);
+    const tgz = path.join(dl, flavor.tarballFile);
     await run('tar', ['-xzf', tgz, '-C', tmp, '--strip-components=1']);
     await fs.rm(dl, { recursive: true, force: true });
     await mavenCopyDependencies(ctx, EXT_POM, path.join(tmp, 'ext'));
-    // lib/ comes first on the classpath; the tarball's own PostgreSQL driver (42.5.1) would shadow
-    // the pinned one in ext/.
+    // The same Hadoop 3.3.6 set serves 3.1.3 too: its S3A keeps directory markers (needed with
+    // versitygw, see metastoreSiteXml), which Hadoop 3.1.x cannot.
     for (const f of await fs.readdir(path.join(tmp, 'lib'))) {
-      if (/^postgresql-\d.*\.jar$/.test(f)) await fs.rm(path.join(tmp, 'lib', f));
+      if (flavor.dropFromLib.test(f)) await fs.rm(path.join(tmp, 'lib', f));
     }
     for (const need of ['lib', 'scripts/metastore/upgrade/postgres', 'scripts/metastore/upgrade/mysql', 'ext']) {
       if (!existsSync(path.join(tmp, need))) throw new StackError('INSTALL_FAILED', `hms ${version}: ${need} missing after install`);
@@ -214,6 +247,30 @@ async function schemaState(ctx: StackContext, s: HmsSettings): Promise<SchemaSta
   }
 }
 
+/**
+ * Create the backing database when missing: the database server may already be running from before
+ * this component was added to the manifest, so its own start-up list was never applied.
+ */
+async function ensureDatabase(ctx: StackContext, s: HmsSettings): Promise<void> {
+  if (s.backend === 'postgres') {
+    const c = new PgClient({ host: '127.0.0.1', port: ctx.port('postgres'), user: 'postgres', database: 'postgres', connectionTimeoutMillis: 5000 });
+    await c.connect();
+    try {
+      const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [s.database]);
+      if (found.rowCount === 0) await c.query(`CREATE DATABASE "${s.database}"`);
+    } finally {
+      await c.end();
+    }
+    return;
+  }
+  const c = await mysqlConnect({ host: '127.0.0.1', port: ctx.port('mariadb'), user: 'root', connectTimeout: 5000 });
+  try {
+    await c.query(`CREATE DATABASE IF NOT EXISTS \`${s.database}\``);
+  } finally {
+    await c.end();
+  }
+}
+
 /** Drop and re-create the (dev-only) HMS database after an interrupted schema init. */
 async function recreateDatabase(ctx: StackContext, s: HmsSettings): Promise<void> {
   if (s.backend === 'postgres') {
@@ -245,6 +302,7 @@ async function ensureSchema(ctx: StackContext, name: string, home: string): Prom
   const marker = schemaMarker(ctx, name);
   if (existsSync(marker)) return;
   const s = settings(ctx, name, Settings);
+  await ensureDatabase(ctx, s);
   const state = await schemaState(ctx, s);
   if (state.kind === 'partial') {
     ctx.log(`${name}: ${s.backend} database '${s.database}' has ${state.tables} tables but no schema VERSION (interrupted init?): re-creating it`);
@@ -253,7 +311,8 @@ async function ensureSchema(ctx: StackContext, name: string, home: string): Prom
   if (state.kind !== 'ready') {
     const t0 = Date.now();
     ctx.log(`${name}: initialising the metastore schema in ${s.backend} database '${s.database}' ...`);
-    await run('java', ['-Xmx512m', ...JVM_PROPS, '-cp', classpath(ctx, name, home), SCHEMA_TOOL, '-dbType', backendOf(ctx, s).dbType, '-initSchema'], {
+    const tool = flavorOf(versionOf(ctx, name)).schemaTool;
+    await run('java', ['-Xmx512m', ...JVM_PROPS, '-cp', classpath(ctx, name, home), tool, '-dbType', backendOf(ctx, s).dbType, '-initSchema'], {
       env: javaEnv(ctx, home),
       logTo: logFile(ctx, name),
       timeoutMs: 300_000,
