@@ -33,6 +33,18 @@ export const ErrorCode = {
   PLAN_VERSION_UNSUPPORTED: 'PLAN_VERSION_UNSUPPORTED',
   /** A lineage document (already parsed from YAML) does not match the lineage schema. */
   LINEAGE_INVALID: 'LINEAGE_INVALID',
+  /** A Hive column type with no Iceberg equivalent (uniontype, interval_*, void); context names the column. */
+  ICEBERG_TYPE_UNSUPPORTED: 'ICEBERG_TYPE_UNSUPPORTED',
+  /** A schema that cannot become an Iceberg schema (duplicate or empty column names). */
+  ICEBERG_SCHEMA_INVALID: 'ICEBERG_SCHEMA_INVALID',
+  /** A value that cannot be serialized for its Iceberg type (bound, partition value). */
+  ICEBERG_VALUE_INVALID: 'ICEBERG_VALUE_INVALID',
+  /** A metadata.json (or its model) that breaks the v2 spec: missing required field, bad reference. */
+  ICEBERG_METADATA_INVALID: 'ICEBERG_METADATA_INVALID',
+  /** A metadata.json whose format-version this build does not read (only 2). */
+  ICEBERG_FORMAT_VERSION_UNSUPPORTED: 'ICEBERG_FORMAT_VERSION_UNSUPPORTED',
+  /** Writing a manifest or manifest list failed (encoding or the output file). */
+  ICEBERG_MANIFEST_WRITE_FAILED: 'ICEBERG_MANIFEST_WRITE_FAILED',
   /** HMS AlreadyExistsException: the database/table/partition being created exists (idempotent steps check this). */
   HMS_ALREADY_EXISTS: 'HMS_ALREADY_EXISTS',
 } as const;
