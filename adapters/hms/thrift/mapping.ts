@@ -8,6 +8,7 @@ import { HIVE_DEFAULT_PARTITION } from '../../../core/hive/model';
 import type {
   HiveColumn, HiveDatabase, HivePartition, HiveTable, Params, SerDe, SkewedInfo, SortColumn, StorageDescriptor,
 } from '../../../core/hive/model';
+import { compareCodeUnits, normalizeParamsObject, normalizeSkewed, nullable, partitionValue } from '../../../core/hive/normalize';
 import * as ttypes from '../../../thrift-idl/gen/hive_metastore_types';
 import { hmsError } from './errors';
 import { setSkewedLocations, skewedLocations } from './skewed';
@@ -34,36 +35,32 @@ export function toNumber(v: Int64 | number | null | undefined): number | null {
   return typeof v === 'number' ? v : v.toNumber(true);
 }
 
-/** A plain, own-property copy (the generated objects are plain too, but may be null). */
+/** Thrift maps arrive as plain objects (or null): normalize.ts rule 1. */
 export function params(p: { [k: string]: string } | null | undefined): Params {
-  return Object.fromEntries(Object.entries(p ?? {}));
+  return normalizeParamsObject(p);
 }
 
 function column(f: ttypes.FieldSchema): HiveColumn {
-  return { name: f.name, type: f.type, comment: f.comment ?? null };
+  return { name: f.name, type: f.type, comment: nullable(f.comment) };
 }
 
 function skewed(s: ttypes.SkewedInfo | null | undefined): SkewedInfo | null {
   if (s == null) return null;
-  const locations = skewedLocations(s);
-  const columnNames = s.skewedColNames ?? [];
-  const values = s.skewedColValues ?? [];
-  // HMS returns an empty SkewedInfo for every non-skewed table (the backing DB has no rows): null.
-  if (columnNames.length === 0 && values.length === 0 && locations.length === 0) return null;
-  return { columnNames: [...columnNames], values: values.map((v) => [...v]), locations: locations.map((l) => ({ values: [...l.values], location: l.location })) };
+  // Empty (every non-skewed SD) → null; locations sorted by tuple: normalize.ts rule 5.
+  return normalizeSkewed(s.skewedColNames ?? [], s.skewedColValues ?? [], skewedLocations(s));
 }
 
 function serde(s: ttypes.SerDeInfo | null | undefined): SerDe {
-  return { name: s?.name ?? null, serializationLib: s?.serializationLib ?? null, parameters: params(s?.parameters) };
+  return { name: nullable(s?.name), serializationLib: nullable(s?.serializationLib), parameters: params(s?.parameters) };
 }
 
 export function storageDescriptor(sd: ttypes.StorageDescriptor | null | undefined, where: string): StorageDescriptor {
   if (sd == null) throw hmsError(ErrorCode.HMS_BAD_METADATA, `${where}: HMS returned no storage descriptor`, { object: where });
   return {
     columns: (sd.cols ?? []).map(column),
-    location: sd.location ?? null,
-    inputFormat: sd.inputFormat ?? null,
-    outputFormat: sd.outputFormat ?? null,
+    location: nullable(sd.location),
+    inputFormat: nullable(sd.inputFormat),
+    outputFormat: nullable(sd.outputFormat),
     compressed: sd.compressed ?? false,
     numBuckets: sd.numBuckets ?? -1,
     serde: serde(sd.serdeInfo),
@@ -78,10 +75,10 @@ export function storageDescriptor(sd: ttypes.StorageDescriptor | null | undefine
 export function toDatabase(d: ttypes.Database): HiveDatabase {
   return {
     name: d.name,
-    description: d.description ?? null,
-    locationUri: d.locationUri ?? null,
+    description: nullable(d.description),
+    locationUri: nullable(d.locationUri),
     parameters: params(d.parameters),
-    owner: d.ownerName ?? null,
+    owner: nullable(d.ownerName),
     ownerType: ownerType(d.ownerType),
   };
 }
@@ -91,7 +88,8 @@ export function toTable(t: ttypes.Table): HiveTable {
   return {
     database: t.dbName,
     name: t.tableName,
-    owner: t.owner ?? null,
+    owner: nullable(t.owner),
+    // An absent field 18 decodes as its IDL default, USER (normalize.ts rule 2).
     ownerType: ownerType(t.ownerType),
     createTime: t.createTime ?? 0,
     lastAccessTime: t.lastAccessTime ?? 0,
@@ -100,8 +98,8 @@ export function toTable(t: ttypes.Table): HiveTable {
     sd: storageDescriptor(t.sd, where),
     partitionKeys: (t.partitionKeys ?? []).map(column),
     parameters: params(t.parameters),
-    viewOriginalText: t.viewOriginalText ?? null,
-    viewExpandedText: t.viewExpandedText ?? null,
+    viewOriginalText: nullable(t.viewOriginalText),
+    viewExpandedText: nullable(t.viewExpandedText),
     temporary: t.temporary ?? false,
   };
 }
@@ -112,7 +110,7 @@ export function toTable(t: ttypes.Table): HiveTable {
  */
 export function toPartition(p: ttypes.Partition, name: string): HivePartition {
   return {
-    values: (p.values ?? []).map((v) => (v === HIVE_DEFAULT_PARTITION ? null : v)),
+    values: (p.values ?? []).map(partitionValue),
     name,
     createTime: p.createTime ?? 0,
     lastAccessTime: p.lastAccessTime ?? 0,
@@ -121,9 +119,9 @@ export function toPartition(p: ttypes.Partition, name: string): HivePartition {
   };
 }
 
-/** Partitions sorted by name, by UTF-16 code unit (locale-independent, as both inventory paths sort). */
+/** Partitions by name, by UTF-16 code unit (normalize.ts rule 8). */
 export function byName(a: HivePartition, b: HivePartition): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return compareCodeUnits(a.name, b.name);
 }
 
 // ── model → Thrift (writes) ────────────────────────────────────────────────────────────────────

@@ -2,9 +2,10 @@
 // form. The generated js:node code reads each key list into an array and uses it as a property
 // name (values joined with ",": lossy when a value contains a comma, and two tuples that join to
 // the same string overwrite each other); its writer sends each *character* of such a key as a list
-// element. installSkewedCodec() replaces SkewedInfo's read/write with a raw-protocol codec that
-// keeps the tuples intact (skewedLocations / setSkewedLocations) and still fills the generated
-// object form for anything that looks at it. Adapter code.
+// element. installSkewedCodec() replaces SkewedInfo's read/write with a raw-protocol codec whose
+// object keys are the tuples as JSON arrays (`["a,b","c"]`): lossless, and — unlike a side table —
+// it survives the generated constructors, which deep-copy nested structs (Table → sd → skewedInfo).
+// skewedLocations / setSkewedLocations convert. Adapter code.
 import thrift from 'thrift';
 import * as ttypes from '../../../thrift-idl/gen/hive_metastore_types';
 
@@ -15,23 +16,27 @@ export interface SkewedLocation {
   readonly location: string;
 }
 
-const tuples = new WeakMap<ttypes.SkewedInfo, SkewedLocation[]>();
+function tupleOfKey(key: string): string[] | undefined {
+  if (!key.startsWith('[')) return undefined;
+  try {
+    const v = JSON.parse(key) as unknown;
+    return Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
-/** The location map of a SkewedInfo read off the wire (or set with setSkewedLocations), tuples intact. */
+/** The location map with its tuples intact (read by our codec or set with setSkewedLocations). */
 export function skewedLocations(info: ttypes.SkewedInfo): SkewedLocation[] {
-  const got = tuples.get(info);
-  if (got) return got;
-  // Built in code, not read: the object form is all there is; its keys are tuples joined with ",".
-  const byJoined = new Map((info.skewedColValues ?? []).map((v) => [v.join(','), v] as const));
   const map: Record<string, string> = info.skewedColValueLocationMaps ?? {};
-  return Object.entries(map).map(([k, location]) => ({ values: byJoined.get(k) ?? [k], location }));
+  // A map some other code built with the generated join-by-"," keys: match them to the value tuples.
+  const byJoined = new Map((info.skewedColValues ?? []).map((v) => [v.join(','), v] as const));
+  return Object.entries(map).map(([k, location]) => ({ values: tupleOfKey(k) ?? byJoined.get(k) ?? [k], location }));
 }
 
 /** Set the location map by tuples (what the writer sends). */
 export function setSkewedLocations(info: ttypes.SkewedInfo, locations: readonly SkewedLocation[]): void {
-  const copy = locations.map((l) => ({ values: [...l.values], location: l.location }));
-  tuples.set(info, copy);
-  info.skewedColValueLocationMaps = Object.fromEntries(copy.map((l) => [l.values.join(','), l.location]));
+  info.skewedColValueLocationMaps = Object.fromEntries(locations.map((l) => [JSON.stringify(l.values), l.location]));
 }
 
 function readStringList(input: thrift.TProtocol): string[] {
