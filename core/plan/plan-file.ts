@@ -1,0 +1,131 @@
+// The plan file (ARCHITECTURE.md "migrate apply accepts only a plan file"): strict zod schema with
+// `version: z.literal(1)`, canonical JSON, and a sha256 over the canonical JSON of everything but
+// `hash`, so any edit after planning is detected. Pure; no I/O; time comes in as `createdAt`.
+import { z } from 'zod';
+import { ErrorCode, MigrationError } from '../errors';
+import { estimateWave, parseThroughput, throughputSchema } from './estimates';
+import type { Throughput } from './estimates';
+import { canonicalJson, sha256Hex } from './hash';
+import type { PlanDocument } from './upgrade';
+import { upgradePlanDocument } from './upgrade';
+import type { WavePlan } from './waves';
+import { FindingCode, NotPlannedReason, TableClass, issuesError, waveOptionsSchema } from './types';
+
+const count = z.number().int().nonnegative();
+const values = <T extends Record<string, string>>(o: T): [T[keyof T], ...T[keyof T][]] => Object.values(o) as [T[keyof T], ...T[keyof T][]];
+
+const planTableSchema = z
+  .object({ id: z.string().min(3), team: z.string().nullable(), class: z.enum(values(TableClass)), fingerprint: z.string(), files: count, bytes: count })
+  .strict();
+
+const waveSchema = z
+  .object({
+    number: z.number().int().min(1),
+    tables: z.array(planTableSchema).min(1),
+    estimates: z.object({ files: count, bytes: count, expectedSeconds: count }).strict(),
+  })
+  .strict();
+
+const findingSchema = z
+  .object({ code: z.enum(values(FindingCode)), severity: z.enum(['info', 'warning']), message: z.string(), tables: z.array(z.string()) })
+  .strict();
+
+export const planFileSchema = z
+  .object({
+    version: z.literal(1),
+    createdAt: z.iso.datetime(),
+    toolVersion: z.string().min(1),
+    source: z.object({ uri: z.string().min(1), label: z.string() }).strict(),
+    targetCatalog: z.string().min(1),
+    options: waveOptionsSchema,
+    throughput: throughputSchema,
+    waves: z.array(waveSchema),
+    notPlanned: z.array(z.object({ id: z.string(), reason: z.enum(values(NotPlannedReason)) }).strict()),
+    findings: z.array(findingSchema),
+    hash: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits'),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    const seen = new Set<string>();
+    p.waves.forEach((w, i) => {
+      const prev = p.waves[i - 1];
+      if (prev && prev.number >= w.number) ctx.addIssue({ code: 'custom', path: ['waves', i, 'number'], message: 'wave numbers must increase' });
+      w.tables.forEach((t, j) => {
+        if (seen.has(t.id)) ctx.addIssue({ code: 'custom', path: ['waves', i, 'tables', j, 'id'], message: `${t.id} appears twice` });
+        seen.add(t.id);
+      });
+    });
+  });
+
+export type PlanFile = z.output<typeof planFileSchema>;
+export type UnhashedPlan = Omit<PlanFile, 'hash'>;
+
+export interface PlanHeader {
+  /** ISO-8601 instant, passed in (core has no clock). */
+  readonly createdAt: string;
+  readonly toolVersion: string;
+  readonly source: { readonly uri: string; readonly label: string };
+  readonly targetCatalog: string;
+  readonly throughput: unknown;
+}
+
+/** Assemble the plan document from a wave plan: per-wave estimates, table entries, findings. */
+export function buildPlan(header: PlanHeader, plan: WavePlan): PlanFile {
+  const throughput: Throughput = parseThroughput(header.throughput);
+  const body: UnhashedPlan = {
+    version: 1,
+    createdAt: header.createdAt,
+    toolVersion: header.toolVersion,
+    source: { uri: header.source.uri, label: header.source.label },
+    targetCatalog: header.targetCatalog,
+    options: plan.options,
+    throughput,
+    waves: plan.waves.map((w) => ({
+      number: w.number,
+      tables: w.tables.map((t) => ({ id: t.id, team: t.team, class: t.class, fingerprint: t.fingerprint, files: t.files, bytes: t.bytes })),
+      estimates: estimateWave(w.tables, throughput),
+    })),
+    notPlanned: plan.notPlanned.map((n) => ({ id: n.id, reason: n.reason })),
+    findings: plan.findings.map((f) => ({ code: f.code, severity: f.severity, message: f.message, tables: [...f.tables] })),
+  };
+  const hash = planHash(body);
+  const parsed = planFileSchema.safeParse({ ...body, hash });
+  if (!parsed.success) throw issuesError('the plan does not match the plan file schema', parsed.error.issues, () => ErrorCode.PLAN_INVALID);
+  return parsed.data;
+}
+
+/** sha256 of the canonical JSON of the document without its `hash` member. */
+export function planHash(doc: PlanDocument | UnhashedPlan): string {
+  const rest: Record<string, unknown> = { ...doc };
+  delete rest['hash'];
+  return sha256Hex(canonicalJson(rest));
+}
+
+/** Canonical JSON (sorted keys, no whitespace) with `hash` recomputed from the content. */
+export function serializePlan(plan: PlanFile | UnhashedPlan): string {
+  return canonicalJson({ ...plan, hash: planHash(plan) });
+}
+
+/** Read a plan file: JSON, known version, hash intact (checked on the document as written), upgraded, schema-valid. */
+export function parsePlan(text: string): PlanFile {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new MigrationError(ErrorCode.PLAN_INVALID, `plan file is not JSON: ${(e as Error).message}`, { paths: ['(root)'] });
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new MigrationError(ErrorCode.PLAN_INVALID, '(root): a plan file is a JSON object', { paths: ['(root)'] });
+  const record = doc as PlanDocument;
+  // Version first (a future version may hash differently), then the hash over the document as
+  // written; upgrades return new documents and never touch `record`.
+  const upgraded = upgradePlanDocument(record);
+  const recorded = record['hash'];
+  if (typeof recorded !== 'string') throw new MigrationError(ErrorCode.PLAN_INVALID, 'hash: missing', { paths: ['hash'] });
+  const actual = planHash(record);
+  if (actual !== recorded) {
+    throw new MigrationError(ErrorCode.PLAN_HASH_MISMATCH, `hash: the plan content hashes to ${actual}, not the recorded ${recorded}; it was changed after planning`, { paths: ['hash'], recorded, actual });
+  }
+  const parsed = planFileSchema.safeParse(upgraded);
+  if (!parsed.success) throw issuesError('invalid plan file', parsed.error.issues, () => ErrorCode.PLAN_INVALID);
+  return parsed.data;
+}

@@ -1,0 +1,157 @@
+// The planner's input model (tables already assessed, dependency edges) and its findings, plus the
+// one helper that turns zod issues into path-precise MigrationErrors. Pure; no I/O.
+import { z } from 'zod';
+import { ErrorCode, MigrationError } from '../errors';
+
+/** `database.table`, lower-case as HMS stores it. */
+export type TableId = string;
+
+export const TableClass = {
+  MIGRATE: 'migrate',
+  MIGRATE_WITH_WARNINGS: 'migrate-with-warnings',
+  REWRITE_REQUIRED: 'rewrite-required',
+  SKIP: 'skip',
+} as const;
+export type TableClass = (typeof TableClass)[keyof typeof TableClass];
+
+export type Risk = 'low' | 'medium' | 'high';
+export type TableKind = 'table' | 'view';
+
+/** One table as the planner sees it: the assessment's verdict plus what sizes a wave. */
+export interface PlanTable {
+  readonly id: TableId;
+  readonly database: string;
+  readonly name: string;
+  readonly team: string | null;
+  readonly kind: TableKind;
+  readonly class: TableClass;
+  readonly files: number;
+  readonly bytes: number;
+  readonly risk: Risk;
+  /** Source fingerprint from inventory, so `apply` can refuse when HMS changed since planning. */
+  readonly fingerprint: string;
+}
+
+/** `to` must not migrate before `from` (`to` reads `from`: a view, or a job's write of its read). */
+export interface PlanEdge {
+  readonly from: TableId;
+  readonly to: TableId;
+  readonly reason: 'view' | 'lineage';
+}
+
+/** Findings are reported in the plan, never thrown: the plan is still made. */
+export const FindingCode = {
+  /** A strongly connected set of tables (or a self-reference); planned together in one wave. */
+  CYCLE: 'CYCLE',
+  /** An edge names a table that is not in the inventory; the edge is ignored. */
+  UNKNOWN_EDGE_ENDPOINT: 'UNKNOWN_EDGE_ENDPOINT',
+  /** A planned table reads a table that is not planned (excluded, out of scope, skip, rewrite). */
+  DEPENDENCY_NOT_PLANNED: 'DEPENDENCY_NOT_PLANNED',
+  /** A dependency cycle exceeds a wave cap by itself; it gets a wave of its own. */
+  OVERSIZE_COMPONENT: 'OVERSIZE_COMPONENT',
+  /** Honouring a pin (or a dependency of a pinned table) made a wave exceed a cap. */
+  PIN_OVER_CAP: 'PIN_OVER_CAP',
+  /** Fewer canary tables qualified than asked for. */
+  CANARY_SHORT: 'CANARY_SHORT',
+} as const;
+export type FindingCode = (typeof FindingCode)[keyof typeof FindingCode];
+
+export interface Finding {
+  readonly code: FindingCode;
+  readonly severity: 'info' | 'warning';
+  readonly message: string;
+  /** The tables concerned, sorted. */
+  readonly tables: readonly TableId[];
+}
+
+/** Why a known table is not in any wave. */
+export const NotPlannedReason = {
+  EXCLUDED: 'EXCLUDED',
+  OUT_OF_SCOPE: 'OUT_OF_SCOPE',
+  CLASS_SKIP: 'CLASS_SKIP',
+  CLASS_REWRITE_REQUIRED: 'CLASS_REWRITE_REQUIRED',
+} as const;
+export type NotPlannedReason = (typeof NotPlannedReason)[keyof typeof NotPlannedReason];
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** `jobs[3].reads[0]`, `pins["db.t"]`: the path the way a user would point at it in YAML/JSON. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else {
+      const s = String(key);
+      out += IDENT.test(s) ? (out === '' ? s : `.${s}`) : `[${JSON.stringify(s)}]`;
+    }
+  }
+  return out === '' ? '(root)' : out;
+}
+
+/** One MigrationError naming every failing path; `codeFor` may pick a code per path. */
+export function issuesError(
+  what: string,
+  issues: readonly z.core.$ZodIssue[],
+  codeFor: (path: string) => ErrorCode,
+): MigrationError {
+  const paths = issues.map((i) => formatPath(i.path));
+  const lines = issues.map((i, n) => `${paths[n] ?? ''}: ${i.message}`);
+  const code = codeFor(paths[0] ?? '');
+  return new MigrationError(code, `${what}:\n${lines.join('\n')}`, { paths });
+}
+
+/** Table ids sort by UTF-16 code unit, never by locale, so every run orders alike. */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const regex = z.string().refine((s) => {
+  try {
+    new RegExp(s);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not a valid regular expression');
+const cap = z.number().int().min(1);
+
+/**
+ * Wave planning options. Caps are hard limits per wave; `teamBlastRadiusPct` K means no wave
+ * holds more than max(1, ceil(K% of a team's planned tables)); scope regexes are unanchored and
+ * matched against `db.table`; pins are wave numbers (1 = the canary wave when there is one).
+ */
+export const waveOptionsSchema = z
+  .object({
+    maxTablesPerWave: cap,
+    maxFilesPerWave: cap,
+    maxBytesPerWave: cap,
+    canary: z.object({ tables: cap, teams: z.array(z.string()).optional() }).strict().nullable().default(null),
+    teamBlastRadiusPct: z.number().gt(0).max(100).default(100),
+    pins: z.record(z.string(), cap).default({}),
+    excludes: z.array(z.string()).default([]),
+    scope: z
+      .object({ databases: z.array(z.string()).optional(), include: z.array(regex).optional(), exclude: z.array(regex).optional() })
+      .strict()
+      .default({}),
+  })
+  .strict()
+  .superRefine((o, ctx) => {
+    if (o.canary && o.canary.tables > o.maxTablesPerWave) {
+      ctx.addIssue({ code: 'custom', path: ['canary', 'tables'], message: `canary of ${o.canary.tables} tables exceeds maxTablesPerWave ${o.maxTablesPerWave}` });
+    }
+  });
+export type WaveOptions = z.output<typeof waveOptionsSchema>;
+export type WaveOptionsInput = z.input<typeof waveOptionsSchema>;
+
+const CAP_PATHS = /^(maxTablesPerWave|maxFilesPerWave|maxBytesPerWave|teamBlastRadiusPct|canary\.tables)$/;
+
+/** Validate options; a bad cap is PLAN_CONTRADICTORY_CAPS, anything else PLAN_INVALID, each with its path. */
+export function parseWaveOptions(input: unknown): WaveOptions {
+  const r = waveOptionsSchema.safeParse(input);
+  if (r.success) return r.data;
+  return throwIssues('invalid wave options', r.error.issues, (p) => (CAP_PATHS.test(p) ? ErrorCode.PLAN_CONTRADICTORY_CAPS : ErrorCode.PLAN_INVALID));
+}
+
+function throwIssues(what: string, issues: readonly z.core.$ZodIssue[], codeFor: (path: string) => ErrorCode): never {
+  throw issuesError(what, issues, codeFor);
+}
