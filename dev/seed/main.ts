@@ -1,0 +1,108 @@
+// `npx tsx dev/seed/main.ts --hms thrift://... [--seed 42] [--prefix seed] [--manifest FILE]`
+//   seeds the realistic test warehouse (real files on S3 + HMS objects) and writes its manifest;
+// `... --scale N,M,K [--concurrency C]` seeds N tables × M partitions × K tiny files instead.
+// `... --drop` removes what the seed/prefix made. S3 settings and the Python interpreter default to
+// the local stack's (dev/stack/env.ts). Dev tooling.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createContext } from '../stack/manifest';
+import { stackEnv } from '../stack/env';
+import { seedWarehouse, unseedWarehouse } from './warehouse';
+import { seedScale } from './scale';
+
+const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
+  --seed N            data seed (default 42)
+  --prefix P          database / S3 prefix (default 'seed'): databases P_sales, P_misc, P_seed_complete;
+                      files under s3://<bucket>/seed/P/
+  --bucket B          S3 bucket (default 'hive')
+  --manifest FILE     where to write the manifest (default <state dir>/seed/<prefix>-manifest.json)
+  --force             re-seed even when the warehouse already matches the manifest
+  --drop              remove the seeded warehouse (HMS deleteData=false + its own S3 prefix)
+  --scale N,M,K       N tables x M partitions x K tiny files (database P_scale_NxMxK), for benchmarks
+  --concurrency C     scale mode: parallel HMS connections (default 8)
+  --batch B           scale mode: partitions per add_partitions call (default 100)
+`;
+
+function parseArgs(argv: string[]): Map<string, string | true> {
+  const out = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (!a.startsWith('--')) throw new Error(`unexpected argument '${a}'\n${USAGE}`);
+    const next = argv[i + 1];
+    if (next !== undefined && !next.startsWith('--')) {
+      out.set(a.slice(2), next);
+      i++;
+    } else out.set(a.slice(2), true);
+  }
+  return out;
+}
+
+function str(args: Map<string, string | true>, k: string, dflt?: string): string {
+  const v = args.get(k);
+  if (v === true) throw new Error(`--${k} needs a value`);
+  if (v === undefined) {
+    if (dflt === undefined) throw new Error(`--${k} is required\n${USAGE}`);
+    return dflt;
+  }
+  return v;
+}
+
+function int(args: Map<string, string | true>, k: string, dflt: number): number {
+  const n = Number(str(args, k, String(dflt)));
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${k} must be a non-negative integer`);
+  return n;
+}
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if (args.has('help')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const ctx = createContext(process.env, true);
+  const env = { ...stackEnv(ctx), ...(process.env as Record<string, string>) };
+  const prefix = str(args, 'prefix', 'seed');
+  if (!/^[a-z][a-z0-9_]{0,40}$/.test(prefix)) throw new Error(`--prefix must match [a-z][a-z0-9_]*, got '${prefix}'`);
+  const common = {
+    hms: str(args, 'hms'),
+    prefix,
+    bucket: str(args, 'bucket', 'hive'),
+    s3: { endpoint: env.HIM_S3_ENDPOINT as string, region: env.AWS_REGION as string, accessKeyId: env.AWS_ACCESS_KEY_ID as string, secretAccessKey: env.AWS_SECRET_ACCESS_KEY as string },
+    python: env.HIM_VERIFIER_PYTHON as string,
+    log: (m: string) => process.stderr.write(`[seed] ${m}\n`),
+  };
+
+  if (args.has('scale')) {
+    const parts = str(args, 'scale').split(',').map(Number);
+    if (parts.length !== 3 || parts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--scale takes N,M,K (positive integers)');
+    const [n, m, k] = parts as [number, number, number];
+    const r = await seedScale({ ...common, tables: n, partitions: m, files: k, concurrency: int(args, 'concurrency', 8), batch: int(args, 'batch', 100), force: args.has('force') });
+    process.stdout.write(`${JSON.stringify(r)}\n`);
+    return 0;
+  }
+
+  const seed = int(args, 'seed', 42);
+  if (args.has('drop')) {
+    await unseedWarehouse({ ...common, seed });
+    common.log(`dropped warehouse '${prefix}'`);
+    return 0;
+  }
+  const result = await seedWarehouse({ ...common, seed, force: args.has('force') });
+  const file = str(args, 'manifest', path.join(ctx.stateDir, 'seed', `${prefix}-manifest.json`));
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, result.manifestText);
+  process.stdout.write(
+    `${JSON.stringify({ status: result.status, manifest: file, sha256: result.manifestSha256, tables: result.manifest.tables.length, refused: result.refused, seconds: Number(result.seconds.toFixed(1)) })}\n`,
+  );
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`[seed] error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);
