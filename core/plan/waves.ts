@@ -111,7 +111,7 @@ function pinBounds(graph: DependencyGraph, comps: Components, dag: Csr, o: WaveO
   }
   const earliest = Int32Array.from(pin, (p) => Math.max(p, 1));
   for (let c = n - 1; c >= 0; c--) {
-    if (earliest[c]! > latest[c]!) throw pinConflict(graph, comps, o, c, source[c]!, earliest[c]!);
+    if (earliest[c]! > latest[c]!) throw pinConflict(graph, comps, o, c, source[c]!, [earliest[c]!, latest[c]!]);
     for (let e = dag.offsets[c]!; e < dag.offsets[c + 1]!; e++) {
       const d = dag.targets[e]!;
       earliest[d] = Math.max(earliest[d]!, earliest[c]! + 1);
@@ -120,13 +120,13 @@ function pinBounds(graph: DependencyGraph, comps: Components, dag: Csr, o: WaveO
   return { pin, latest };
 }
 
-function pinConflict(graph: DependencyGraph, comps: Components, o: WaveOptions, c: number, src: number, earliest: number): MigrationError {
+function pinConflict(graph: DependencyGraph, comps: Components, o: WaveOptions, c: number, src: number, [earliest, latest]: [number, number]): MigrationError {
   const pinnedId = (k: number): TableId => comps.members[k]!.map((v) => graph.tables[v]!.id).find((id) => o.pins[id] !== undefined)!;
   const id = pinnedId(src);
   const path = formatPath(['pins', id]);
   const blocker = graph.tables[comps.members[c]![0]!]!.id;
-  const why = src === c ? 'its dependencies need' : `it depends on ${blocker}, which needs`;
-  return new MigrationError(ErrorCode.PLAN_PIN_CONFLICT, `${path}: ${id} is pinned to wave ${o.pins[id]} but ${why} wave ${earliest} or later`, {
+  const why = src === c ? `what it reads needs it in wave ${earliest} or later` : `it depends on ${blocker}, which would have to migrate by wave ${latest} but cannot before wave ${earliest}`;
+  return new MigrationError(ErrorCode.PLAN_PIN_CONFLICT, `${path}: ${id} is pinned to wave ${o.pins[id]} but ${why}`, {
     paths: [path],
     table: id,
     blocker,
