@@ -1,0 +1,92 @@
+// Plan file: build → serialize → parse round trip, canonical form, tamper detection, version
+// handling and the upgrade chain, schema errors with paths.
+import { MigrationError } from '../../../core/errors';
+import { canonicalJson, sha256Hex } from '../../../core/plan/hash';
+import { buildGraph } from '../../../core/plan/graph';
+import { buildPlan, parsePlan, planHash, serializePlan } from '../../../core/plan/plan-file';
+import type { PlanFile } from '../../../core/plan/plan-file';
+import { upgradePlanDocument } from '../../../core/plan/upgrade';
+import { planWaves } from '../../../core/plan/waves';
+import { baseOptions, edge, table } from './fixtures';
+
+const header = {
+  createdAt: '2025-03-01T12:00:00.000Z',
+  toolVersion: '0.1.0',
+  source: { uri: 'thrift://hms:9083', label: 'prod' },
+  targetCatalog: 'lake',
+  throughput: { filesPerSecond: 100, bytesPerSecond: 1e6, perTableOverheadSeconds: 1.5 },
+};
+
+const make = (): PlanFile =>
+  buildPlan(
+    header,
+    planWaves(buildGraph([table('s.a', { files: 150, bytes: 2e6 }), table('s.v', { kind: 'view', files: 0, bytes: 0 }), table('s.gone', { class: 'skip' })], [edge('s.a', 's.v'), edge('s.a', 'x.unknown')]), baseOptions),
+  );
+
+function errorOf(fn: () => unknown): MigrationError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof MigrationError) return e;
+    throw e;
+  }
+  throw new Error('expected a MigrationError');
+}
+
+describe('plan file', () => {
+  it('carries waves with table entries and estimates, notPlanned and findings', () => {
+    const p = make();
+    expect(p.waves).toEqual([
+      { number: 1, tables: [{ id: 's.a', team: 'data', class: 'migrate', fingerprint: 'fp-s.a', files: 150, bytes: 2e6 }], estimates: { files: 150, bytes: 2e6, expectedSeconds: 5 } },
+      { number: 2, tables: [{ id: 's.v', team: 'data', class: 'migrate', fingerprint: 'fp-s.v', files: 0, bytes: 0 }], estimates: { files: 0, bytes: 0, expectedSeconds: 2 } },
+    ]);
+    expect(p.notPlanned).toEqual([{ id: 's.gone', reason: 'CLASS_SKIP' }]);
+    expect(p.findings.map((f) => f.code)).toEqual(['UNKNOWN_EDGE_ENDPOINT']);
+    expect(p.options).toMatchObject({ canary: null, teamBlastRadiusPct: 100, pins: {}, excludes: [] });
+  });
+
+  it('serializes canonically with hash = sha256(canonical JSON without hash), and parses back', () => {
+    const p = make();
+    const text = serializePlan(p);
+    const { hash, ...rest } = JSON.parse(text) as PlanFile;
+    expect(text).toBe(canonicalJson(JSON.parse(text)));
+    expect(hash).toBe(sha256Hex(canonicalJson(rest)));
+    expect(hash).toBe(p.hash);
+    expect(parsePlan(text)).toEqual(p);
+    expect(serializePlan(parsePlan(text))).toBe(text);
+  });
+
+  it('refuses a tampered plan with PLAN_HASH_MISMATCH', () => {
+    const text = serializePlan(make());
+    const e = errorOf(() => parsePlan(text.replace('"number":2', '"number":3')));
+    expect([e.code, e.context['paths']]).toEqual(['PLAN_HASH_MISMATCH', ['hash']]);
+    const reformatted = JSON.stringify(JSON.parse(text), null, 2);
+    expect(parsePlan(reformatted).hash).toBe(make().hash);
+  });
+
+  it('refuses future, missing and nonsense versions with PLAN_VERSION_UNSUPPORTED', () => {
+    const doc = JSON.parse(serializePlan(make())) as Record<string, unknown>;
+    for (const version of [2, 0, '1', undefined]) {
+      const e = errorOf(() => parsePlan(JSON.stringify({ ...doc, version })));
+      expect([e.code, e.context['paths']]).toEqual(['PLAN_VERSION_UNSUPPORTED', ['version']]);
+    }
+  });
+
+  it('refuses non-JSON, non-objects and schema violations with PLAN_INVALID and paths', () => {
+    expect(errorOf(() => parsePlan('{nope')).code).toBe('PLAN_INVALID');
+    expect(errorOf(() => parsePlan('[1]')).code).toBe('PLAN_INVALID');
+    const doc = JSON.parse(serializePlan(make())) as PlanFile;
+    const bad = { ...doc, waves: [{ ...doc.waves[0]!, tables: [{ ...doc.waves[0]!.tables[0]!, files: -1 }] }], extra: 1 };
+    const e = errorOf(() => parsePlan(JSON.stringify({ ...bad, hash: planHash(bad) })));
+    expect(e.code).toBe('PLAN_INVALID');
+    expect(e.context['paths']).toEqual(['waves[0].tables[0].files', '(root)']);
+  });
+
+  it('runs the upgrade chain step by step and refuses gaps', () => {
+    const chain = { 1: (d: Record<string, unknown>) => ({ ...d, version: 2, a: 1 }), 2: (d: Record<string, unknown>) => ({ ...d, version: 3, b: 2 }) };
+    expect(upgradePlanDocument({ version: 1 }, chain, 3)).toEqual({ version: 3, a: 1, b: 2 });
+    expect(upgradePlanDocument({ version: 2 }, chain, 3)).toEqual({ version: 3, b: 2 });
+    expect(errorOf(() => upgradePlanDocument({ version: 1 }, { 1: chain[1] }, 3)).message).toMatch(/no upgrade from plan version 2/);
+    expect(errorOf(() => upgradePlanDocument({ version: 1 }, { 1: (d) => d }, 2)).message).toMatch(/produced version 1/);
+  });
+});
