@@ -78,7 +78,13 @@ export function bruteSccs(ids: readonly string[], edges: readonly PlanEdge[]): M
   for (const s of ids) {
     const seen = new Set([s]);
     const queue = [s];
-    while (queue.length > 0) for (const w of adj.get(queue.pop()!)!) if (!seen.has(w)) (seen.add(w), queue.push(w));
+    while (queue.length > 0) {
+      for (const w of adj.get(queue.pop()!)!) {
+        if (seen.has(w)) continue;
+        seen.add(w);
+        queue.push(w);
+      }
+    }
     reach.set(s, seen);
   }
   const rep = new Map<string, string>();

@@ -2,7 +2,7 @@
 // mutual reachability, deep chains without recursion.
 import fc from 'fast-check';
 import { buildGraph, condense, findCycles, stronglyConnected } from '../../../core/plan/graph';
-import { MigrationError } from '../../../core/errors';
+import type { MigrationError } from '../../../core/errors';
 import { bruteSccs, edge, randomGraph, table } from './fixtures';
 
 describe('buildGraph', () => {
