@@ -5,6 +5,7 @@ import { isMigrationError, ErrorCode } from '../core/errors';
 import { loadConfig } from './config';
 import { ExitCode } from './exit-codes';
 import { renderDoctor, runDoctor } from './commands/doctor';
+import { registerInventory } from './commands/inventory';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -73,6 +74,8 @@ Exit code 1 when any check fails.`)
       io.out(opts.json ? `${JSON.stringify({ ok: checks.every((c) => c.ok), checks }, null, 2)}\n` : renderDoctor(checks));
       io.setExit(checks.every((c) => c.ok) ? ExitCode.OK : ExitCode.FAILED);
     });
+
+  registerInventory(program, io);
 
   return program;
 }
