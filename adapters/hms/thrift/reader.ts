@@ -6,7 +6,7 @@
 import { ErrorCode } from '../../../core/errors';
 import type { HiveDatabase, HivePartition, HmsReader, TableInventory } from '../../../core/hive/model';
 import { partitionValue, sortNames } from '../../../core/hive/normalize';
-import { parsePartName } from '../../../core/hive/partition-names';
+import { makePartName, parsePartName } from '../../../core/hive/partition-names';
 import * as ttypes from '../../../thrift-idl/gen/hive_metastore_types';
 import { HmsCaller } from './client';
 import type { MethodStats, ThriftHmsOptions } from './client';
@@ -16,6 +16,9 @@ import { byName, toDatabase, toPartition, toTable } from './mapping';
 
 /** Without INSERT_ONLY_TABLES, HMS refuses to return insert-only tables ("Your client does not appear to support insert-only tables"). */
 const CAPABILITIES = new ttypes.ClientCapabilities({ values: [ttypes.ClientCapability.INSERT_ONLY_TABLES] });
+
+/** get_partitions' max_parts is an i16. */
+const MAX_I16 = 32_767;
 
 export class ThriftHmsReader implements HmsReader {
   readonly caller: HmsCaller;
@@ -53,7 +56,7 @@ export class ThriftHmsReader implements HmsReader {
     });
     return mapLimit(tables, concurrency, async (table) => ({
       table,
-      partitions: table.partitionKeys.length === 0 ? [] : await this.partitions(table.database, table.name),
+      partitions: table.partitionKeys.length === 0 ? [] : await this.partitions(table.database, table.name, table.partitionKeys.map((k) => k.name)),
     }));
   }
 
@@ -63,8 +66,17 @@ export class ThriftHmsReader implements HmsReader {
     return res.tables ?? [];
   }
 
-  /** All partitions of a table, sorted by name: names first, then the objects in batches. */
-  async partitions(database: string, table: string): Promise<HivePartition[]> {
+  /**
+   * All partitions of a table, sorted by name. Most tables are small: one get_partitions capped at
+   * batch+1 answers them in one call (names made as HMS makes PART_NAME, Warehouse.makePartName).
+   * A table with more: names first, then the objects in batches (bounded memory per call).
+   */
+  async partitions(database: string, table: string, keys: readonly string[]): Promise<HivePartition[]> {
+    const batch = this.caller.opts.partitionBatchSize;
+    if (batch < MAX_I16) {
+      const first = await this.caller.read('get_partitions', (c) => c.get_partitions(database, table, batch + 1));
+      if (first.length <= batch) return first.map((p) => toPartition(p, makePartName(keys, (p.values ?? []).map(partitionValue)))).sort(byName);
+    }
     const names = await this.caller.read('get_partition_names', (c) => c.get_partition_names(database, table, -1));
     const batches = chunks(sortNames(names), this.caller.opts.partitionBatchSize);
     const out: HivePartition[] = [];

@@ -130,6 +130,18 @@ describe.each(servers)('ThriftHmsReader on %s', (_name, uri, major) => {
     else expect(stats.get_partitions_by_names_req?.calls).toBe(1);
   });
 
+  it('a small table is read with one get_partitions call, deep-equal to the batched path (names as HMS makes them)', async () => {
+    const fast = new ThriftHmsReader({ uri, partitionBatchSize: 500 });
+    try {
+      const [events] = await fast.getTables(f.db.name, ['events']);
+      expect(events).toEqual(byName('events'));
+      expect(fast.callStats().get_partitions?.calls).toBe(1);
+      expect(fast.callStats().get_partition_names).toBeUndefined();
+    } finally {
+      await fast.close();
+    }
+  });
+
   it('unknown database / table → HMS_NOT_FOUND (not retryable)', async () => {
     const missingDb = uniqueName('him_nodb');
     for (const e of [await failure(reader.getDatabase(missingDb)), await failure(reader.listTables(missingDb)), await failure(reader.getTables(missingDb, ['t']))]) {
