@@ -1,0 +1,177 @@
+// Manifest writer: data files stream in (an async iterable, e.g. footers as they are read) and go
+// out as `manifest_entry` records, status ADDED with snapshot_id and both sequence numbers null so
+// they are inherited from the manifest list (spec "Sequence Number Inheritance"). A new manifest is
+// started every `maxEntriesPerManifest` files; per manifest only the partition field summaries are
+// kept, so memory stays flat however many files the table has.
+import { bigIntToMinimalBytes, decimalRequiredBytes, toBytes, uuidToBytes } from '../../core/iceberg/bounds';
+import { ErrorCode, MigrationError } from '../../core/errors';
+import type { DataFile, WrittenManifest } from '../../core/iceberg/manifest';
+import { PartitionSummaryBuilder } from '../../core/iceberg/manifest';
+import type { PartitionSpec } from '../../core/iceberg/partition-spec';
+import { partitionType } from '../../core/iceberg/partition-spec';
+import { partitionFieldsToJson, schemaToJson } from '../../core/iceberg/schema-json';
+import { DataFileContent, FORMAT_VERSION, ManifestEntryStatus, ManifestMetadataKey } from '../../core/iceberg/spec-constants';
+import type { PrimitiveType, PrimitiveValue, Schema } from '../../core/iceberg/types';
+import type { AvroCodec, OutputFile } from './container';
+import { AvroContainerWriter } from './container';
+import { avroName, manifestEntrySchema } from './schemas';
+
+export interface ManifestTarget {
+  /** Absolute URI recorded in the manifest list. */
+  readonly path: string;
+  readonly file: OutputFile;
+}
+
+export interface ManifestWriterOptions {
+  readonly schema: Schema;
+  readonly spec: PartitionSpec;
+  readonly maxEntriesPerManifest: number;
+  readonly codec?: AvroCodec;
+  /** Open manifest number `index` (0-based, in write order). */
+  open(index: number): Promise<ManifestTarget>;
+}
+
+export interface ManifestWriteResult {
+  readonly manifests: WrittenManifest[];
+  readonly dataFiles: number;
+  readonly records: number;
+  readonly filesSize: number;
+  /** Distinct partition tuples (snapshot summary `changed-partition-count`). */
+  readonly changedPartitions: number;
+}
+
+/** Avro value of a partition value (spec Appendix A: decimal as fixed, uuid as fixed[16], binary as bytes). */
+function partitionAvroValue(type: PrimitiveType, v: PrimitiveValue): unknown {
+  toBytes(type, v); // validates range and kind, throws ICEBERG_VALUE_INVALID
+  switch (type.kind) {
+    case 'binary':
+    case 'fixed':
+      return Buffer.from(v as Uint8Array);
+    case 'uuid':
+      return Buffer.from(uuidToBytes(v as string | Uint8Array));
+    case 'decimal': {
+      const size = decimalRequiredBytes(type.precision);
+      const min = bigIntToMinimalBytes(BigInt(v as bigint | number));
+      const out = Buffer.alloc(size, (min[0] ?? 0) & 0x80 ? 0xff : 0x00);
+      out.set(min, size - min.length);
+      return out;
+    }
+    default:
+      return v;
+  }
+}
+
+const kv = <V>(m: ReadonlyMap<number, V> | undefined, f: (v: V) => unknown): unknown =>
+  m === undefined ? null : [...m.entries()].sort((a, b) => a[0] - b[0]).map(([key, value]) => ({ key, value: f(value) }));
+const id = <V>(v: V): V => v;
+const buf = (b: Uint8Array): Buffer => Buffer.from(b);
+
+function entryRecord(f: DataFile, parts: { name: string; type: PrimitiveType }[]): unknown {
+  if (f.partition.length !== parts.length) {
+    throw new MigrationError(ErrorCode.ICEBERG_VALUE_INVALID, `data file ${f.filePath} has ${f.partition.length} partition values, the spec has ${parts.length}`, { file: f.filePath });
+  }
+  const partition: Record<string, unknown> = {};
+  parts.forEach((p, i) => {
+    const v = f.partition[i];
+    try {
+      partition[p.name] = v === null || v === undefined ? null : partitionAvroValue(p.type, v);
+    } catch (e) {
+      throw new MigrationError(ErrorCode.ICEBERG_VALUE_INVALID, `data file ${f.filePath}: partition value of '${p.name}': ${(e as Error).message}`, { file: f.filePath, field: p.name }, { cause: e });
+    }
+  });
+  return {
+    status: ManifestEntryStatus.ADDED,
+    snapshot_id: null,
+    sequence_number: null,
+    file_sequence_number: null,
+    data_file: {
+      content: DataFileContent.DATA,
+      file_path: f.filePath,
+      file_format: f.fileFormat,
+      partition,
+      record_count: f.recordCount,
+      file_size_in_bytes: f.fileSizeInBytes,
+      column_sizes: kv(f.columnSizes, id),
+      value_counts: kv(f.valueCounts, id),
+      null_value_counts: kv(f.nullValueCounts, id),
+      nan_value_counts: kv(f.nanValueCounts, id),
+      lower_bounds: kv(f.lowerBounds, buf),
+      upper_bounds: kv(f.upperBounds, buf),
+      key_metadata: f.keyMetadata === undefined ? null : buf(f.keyMetadata),
+      split_offsets: f.splitOffsets === undefined ? null : [...f.splitOffsets],
+      equality_ids: null,
+      sort_order_id: f.sortOrderId ?? null,
+      referenced_data_file: null,
+    },
+  };
+}
+
+/** Avro file metadata of a data manifest (spec "Manifests"; schema-id written although Java omits it). */
+export function manifestMetadata(schema: Schema, spec: PartitionSpec): Record<string, string> {
+  return {
+    [ManifestMetadataKey.SCHEMA]: JSON.stringify(schemaToJson(schema)),
+    [ManifestMetadataKey.SCHEMA_ID]: String(schema.schemaId),
+    [ManifestMetadataKey.PARTITION_SPEC]: JSON.stringify(partitionFieldsToJson(spec.fields)),
+    [ManifestMetadataKey.PARTITION_SPEC_ID]: String(spec.specId),
+    [ManifestMetadataKey.FORMAT_VERSION]: String(FORMAT_VERSION),
+    [ManifestMetadataKey.CONTENT]: 'data',
+  };
+}
+
+interface Open {
+  readonly path: string;
+  readonly writer: AvroContainerWriter;
+  readonly summary: PartitionSummaryBuilder;
+  files: number;
+  rows: number;
+}
+
+/** Write every data file of `files` into one or more manifests; returns them in write order. */
+export async function writeManifests(files: AsyncIterable<DataFile> | Iterable<DataFile>, opts: ManifestWriterOptions): Promise<ManifestWriteResult> {
+  if (!Number.isInteger(opts.maxEntriesPerManifest) || opts.maxEntriesPerManifest < 1) {
+    throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, 'maxEntriesPerManifest must be a positive integer', { maxEntriesPerManifest: opts.maxEntriesPerManifest });
+  }
+  const types = partitionType(opts.schema, opts.spec);
+  const parts = types.map(({ field, type }) => ({ name: avroName(field.name), type }));
+  const schema = manifestEntrySchema(opts.schema, opts.spec);
+  const metadata = manifestMetadata(opts.schema, opts.spec);
+  const manifests: WrittenManifest[] = [];
+  const partitions = new Set<string>();
+  let current: Open | null = null;
+  let dataFiles = 0;
+  let records = 0;
+  let filesSize = 0;
+
+  const finish = async (m: Open): Promise<void> => {
+    const { length } = await m.writer.close();
+    manifests.push({ path: m.path, length, partitionSpecId: opts.spec.specId, addedFilesCount: m.files, addedRowsCount: m.rows, partitions: m.summary.build() });
+  };
+
+  for await (const f of files) {
+    if (current !== null && current.files >= opts.maxEntriesPerManifest) {
+      await finish(current);
+      current = null;
+    }
+    const record = entryRecord(f, parts);
+    if (current === null) {
+      const target = await opts.open(manifests.length);
+      const writer = new AvroContainerWriter(target.file, schema, metadata, { path: target.path, codec: opts.codec ?? 'deflate' });
+      current = { path: target.path, writer, summary: new PartitionSummaryBuilder(types.map((t) => t.type)), files: 0, rows: 0 };
+    }
+    await current.writer.append(record);
+    current.summary.add(f.partition);
+    current.files++;
+    current.rows += f.recordCount;
+    dataFiles++;
+    records += f.recordCount;
+    filesSize += f.fileSizeInBytes;
+    partitions.add(partitionKey(f.partition));
+  }
+  if (current !== null) await finish(current);
+  return { manifests, dataFiles, records, filesSize, changedPartitions: partitions.size };
+}
+
+function partitionKey(values: readonly (PrimitiveValue | null)[]): string {
+  // One type per position, so the text of a value identifies it (a long given as 1 or 1n is the same).
+  return JSON.stringify(values.map((v) => (v === null ? null : v instanceof Uint8Array ? `b:${Buffer.from(v).toString('hex')}` : Object.is(v, -0) ? '-0' : String(v))));
+}
