@@ -3,7 +3,7 @@
 // Pure; no I/O. Tables are indexed in id order so every result is independent of input order.
 import { ErrorCode, MigrationError } from '../errors';
 import type { Finding, PlanEdge, PlanTable, TableId } from './types';
-import { FindingCode, compareIds } from './types';
+import { FindingCode, compareIds, formatPath } from './types';
 
 /** Compressed sparse rows: the neighbours of v are targets[offsets[v] .. offsets[v+1]). */
 export interface Csr {
@@ -30,7 +30,19 @@ export interface Components {
   readonly members: readonly (readonly number[])[];
 }
 
+/** Sizes feed the caps: a negative, fractional or non-finite count would let a wave overflow silently. */
+function checkSizes(tables: readonly PlanTable[]): void {
+  tables.forEach((t, i) => {
+    for (const key of ['files', 'bytes'] as const) {
+      if (Number.isSafeInteger(t[key]) && t[key] >= 0) continue;
+      const path = formatPath(['tables', i, key]);
+      throw new MigrationError(ErrorCode.PLAN_INVALID, `${path}: expected a non-negative integer, got ${t[key]} (${t.id})`, { paths: [path], id: t.id });
+    }
+  });
+}
+
 function indexTables(tables: readonly PlanTable[]): { sorted: PlanTable[]; index: Map<TableId, number> } {
+  checkSizes(tables);
   const sorted = [...tables].sort((a, b) => compareIds(a.id, b.id));
   const index = new Map<TableId, number>();
   sorted.forEach((t, i) => {
@@ -185,7 +197,7 @@ export function cycleFindings(cycles: readonly (readonly TableId[])[]): Finding[
   return cycles.map((members) => ({
     code: FindingCode.CYCLE,
     severity: 'warning',
-    message: `dependency cycle of ${members.length} table(s): ${members.join(', ')}; they are planned in one wave`,
+    message: `dependency cycle of ${members.length} table(s): ${members.join(', ')}; its planned members share one wave`,
     tables: [...members],
   }));
 }

@@ -25,6 +25,8 @@ describe('buildGraph', () => {
   it('refuses duplicate ids and ids that are not database.name with PLAN_INVALID', () => {
     expect(() => buildGraph([table('a.x'), table('a.x')], [])).toThrow(expect.objectContaining({ code: 'PLAN_INVALID' }) as MigrationError);
     expect(() => buildGraph([{ ...table('a.x'), name: 'y' }], [])).toThrow(/not database.name/);
+    expect(() => buildGraph([table('a.x'), table('a.y', { files: -1 })], [])).toThrow('tables[1].files: expected a non-negative integer, got -1 (a.y)');
+    expect(() => buildGraph([table('a.x', { bytes: NaN })], [])).toThrow(/tables\[0\]\.bytes/);
   });
 });
 

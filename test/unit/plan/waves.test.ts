@@ -2,6 +2,7 @@
 // and coded, path-precise errors for bad options.
 import { MigrationError } from '../../../core/errors';
 import { buildGraph } from '../../../core/plan/graph';
+import { lineageEdges, parseLineage } from '../../../core/plan/lineage';
 import type { PlanEdge, PlanTable, WaveOptionsInput } from '../../../core/plan/types';
 import { planWaves } from '../../../core/plan/waves';
 import type { WavePlan } from '../../../core/plan/waves';
@@ -29,6 +30,19 @@ describe('planWaves', () => {
     const p = plan(sales, views);
     expect(layout(p)).toEqual({ 1: ['s.customers', 's.orders'], 2: ['s.v_orders'], 3: ['s.v_top'] });
     expect(violations(sales, views, p)).toEqual([]);
+  });
+
+  it('orders by declared lineage and view edges together (a job\'s writes after its reads)', () => {
+    const tables = [table('raw.events'), table('mart.daily'), table('mart.v_daily', { kind: 'view' })];
+    const lineage = parseLineage({ version: 1, jobs: [{ name: 'daily', reads: ['RAW.events'], writes: ['mart.daily'] }] });
+    const p = plan(tables, [...lineageEdges(lineage), edge('mart.daily', 'mart.v_daily')]);
+    expect(layout(p)).toEqual({ 1: ['raw.events'], 2: ['mart.daily'], 3: ['mart.v_daily'] });
+  });
+
+  it('fills the canary around tables pinned to wave 1 and never picks a table with dependencies', () => {
+    const tables = [table('a.pinned', { risk: 'high' }), table('a.src'), table('a.dep'), table('b.one', { team: 'b' })];
+    const p = plan(tables, [edge('a.src', 'a.dep')], { canary: { tables: 2 }, pins: { 'a.pinned': 1 }, maxTablesPerWave: 3 });
+    expect(layout(p)).toEqual({ 1: ['a.pinned', 'a.src', 'b.one'], 2: ['a.dep'] });
   });
 
   it('keeps a cycle in one wave and reports it', () => {
