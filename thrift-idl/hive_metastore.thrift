@@ -105,8 +105,9 @@ struct Order {
 // Field 3 is a map keyed by a list, which has no JavaScript object form. The generated js:node code
 // reads each key into an array and uses it as an object property name, i.e. the values joined
 // with "," (lossy when a value contains a comma); writing such an object back sends every
-// *character* of the key as a list element — silent corruption. Read it; before sending a Table or
-// Partition back (alter_*), rebuild the keys or clear the map.
+// *character* of the key as a list element — silent corruption. adapters/hms/thrift/skewed.ts
+// replaces SkewedInfo's read/write at runtime (keys become JSON arrays of the tuple); use its
+// skewedLocations/setSkewedLocations, never the map's keys directly.
 struct SkewedInfo {
   1: list<string> skewedColNames,
   2: list<list<string>> skewedColValues,
