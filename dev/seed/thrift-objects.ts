@@ -62,11 +62,19 @@ function storageDescriptor(t: SeedTable, cols: readonly SeedColumn[], location: 
     sortCols: t.sortCols.map((s) => new ttypes.Order({ col: s.col, order: s.order })),
     parameters: {},
   });
-  if (t.skew) {
-    sd.skewedInfo = new SkewedInfoOut(t.skew);
-    sd.storedAsSubDirectories = true;
-  }
   return sd;
+}
+
+/**
+ * Skew goes in after the Table/Partition is built: the generated constructors copy nested structs
+ * (`new StorageDescriptor(args.sd)` → `new SkewedInfo(...)`), which would drop SkewedInfoOut.
+ */
+function withSkew<O extends { sd: ttypes.StorageDescriptor }>(obj: O, t: SeedTable): O {
+  if (t.skew) {
+    obj.sd.skewedInfo = new SkewedInfoOut(t.skew);
+    obj.sd.storedAsSubDirectories = true;
+  }
+  return obj;
 }
 
 export function tableObject(t: SeedTable, createTime: number): ttypes.Table {
@@ -86,11 +94,11 @@ export function tableObject(t: SeedTable, createTime: number): ttypes.Table {
   // Tables leave the view texts unset (null on the wire); views carry both.
   if (t.viewOriginalText !== null) table.viewOriginalText = t.viewOriginalText;
   if (t.viewExpandedText !== null) table.viewExpandedText = t.viewExpandedText;
-  return table;
+  return withSkew(table, t);
 }
 
 export function partitionObject(t: SeedTable, p: SeedPartition, createTime: number, parameters: Record<string, string> = {}): ttypes.Partition {
-  return new ttypes.Partition({
+  const part = new ttypes.Partition({
     values: [...p.hmsValues],
     dbName: t.db,
     tableName: t.name,
@@ -100,6 +108,7 @@ export function partitionObject(t: SeedTable, p: SeedPartition, createTime: numb
     sd: storageDescriptor(t, p.columns ?? t.columns, p.location),
     parameters,
   });
+  return withSkew(part, t);
 }
 
 export function databaseObject(name: string, location: string, parameters: Record<string, string> = {}): ttypes.Database {
