@@ -1,0 +1,95 @@
+import { ErrorCode } from '../../../core/errors';
+import type { HiveColumnInput, HiveTypeAst } from '../../../core/iceberg/hive-input';
+import { buildNameMapping, footerAliases, nameMappingToJson } from '../../../core/iceberg/name-mapping';
+import { identitySpec, lastPartitionId, UNPARTITIONED_SPEC } from '../../../core/iceberg/partition-spec';
+import { convertHiveSchema, convertHiveSchemaOrThrow } from '../../../core/iceberg/schema';
+import { schemaToJson } from '../../../core/iceberg/schema-json';
+
+const p = (name: string): HiveTypeAst => ({ kind: 'primitive', name });
+const c = (name: string, type: HiveTypeAst, comment: string | null = null): HiveColumnInput => ({ name, type, comment });
+
+describe('Hive → Iceberg types', () => {
+  test.each<[HiveTypeAst, string]>([
+    [p('boolean'), 'boolean'], [p('tinyint'), 'int'], [p('smallint'), 'int'], [p('int'), 'int'], [p('bigint'), 'long'],
+    [p('float'), 'float'], [p('double'), 'double'], [p('string'), 'string'], [{ kind: 'char', length: 3 }, 'string'],
+    [{ kind: 'varchar', length: 10 }, 'string'], [p('binary'), 'binary'], [p('date'), 'date'], [p('timestamp'), 'timestamp'],
+    [p('timestamp with local time zone'), 'timestamptz'], [{ kind: 'decimal', precision: 38, scale: 10 }, 'decimal(38, 10)'],
+  ])('%j → %s', (hive, iceberg) => {
+    const r = convertHiveSchemaOrThrow([c('x', hive)], []);
+    expect(schemaToJson(r.schema).fields[0]).toEqual({ id: 1, name: 'x', required: false, type: iceberg });
+  });
+
+  test('timestamp becomes timestamptz with the option', () => {
+    const r = convertHiveSchemaOrThrow([c('ts', p('timestamp'))], [], { timestamp: 'timestamptz' });
+    expect(schemaToJson(r.schema).fields[0]?.type).toBe('timestamptz');
+  });
+
+  test('widened types are reported as info findings', () => {
+    const r = convertHiveSchemaOrThrow([c('a', p('tinyint')), c('b', { kind: 'char', length: 2 })], []);
+    expect(r.findings.map((f) => [f.code, f.severity, f.column])).toEqual([['ICEBERG_TYPE_WIDENED', 'info', 'a'], ['ICEBERG_TYPE_WIDENED', 'info', 'b']]);
+  });
+
+  test.each([['uniontype', { kind: 'union', members: [p('int'), p('string')] } as HiveTypeAst], ['interval_year_month', p('interval_year_month')], ['interval_day_time', p('interval_day_time')], ['void', p('void')]])(
+    '%s is refused with a coded finding naming the (nested) column',
+    (_n, t) => {
+      const r = convertHiveSchema([c('ok', p('int')), c('s', { kind: 'struct', fields: [{ name: 'inner', type: { kind: 'array', element: t }, comment: null }] })], []);
+      expect(r.ok).toBe(false);
+      expect(r.findings).toEqual([expect.objectContaining({ code: ErrorCode.ICEBERG_TYPE_UNSUPPORTED, severity: 'error', column: 's.inner.element' })]);
+      expect(() => convertHiveSchemaOrThrow([c('u', t)], [])).toThrow(expect.objectContaining({ code: ErrorCode.ICEBERG_TYPE_UNSUPPORTED, context: expect.objectContaining({ columns: ['u'] }) }));
+    },
+  );
+
+  test('case-insensitive duplicate names are refused', () => {
+    const r = convertHiveSchema([c('a', p('int'))], [c('A', p('string'))]);
+    expect(r.findings).toEqual([expect.objectContaining({ code: ErrorCode.ICEBERG_SCHEMA_INVALID, column: 'A' })]);
+  });
+});
+
+describe('fresh ids in AssignFreshIds order, partition columns last', () => {
+  // iceberg.md §3: a=1, s=2, m=3, dt=4, x=5, y=6, m.key=7, m.value=8, p=9
+  const columns = [
+    c('a', p('int'), 'the a'),
+    c('s', { kind: 'struct', fields: [{ name: 'x', type: p('int'), comment: null }, { name: 'y', type: p('string'), comment: 'why' }] }),
+    c('m', { kind: 'map', key: p('string'), value: { kind: 'struct', fields: [{ name: 'p', type: p('bigint'), comment: null }] } }),
+  ];
+  const r = convertHiveSchemaOrThrow(columns, [c('dt', p('string'))]);
+
+  test('ids, optionality and docs', () => {
+    expect(r.lastColumnId).toBe(9);
+    expect(schemaToJson(r.schema)).toEqual({
+      type: 'struct',
+      'schema-id': 0,
+      fields: [
+        { id: 1, name: 'a', required: false, type: 'int', doc: 'the a' },
+        { id: 2, name: 's', required: false, type: { type: 'struct', fields: [{ id: 5, name: 'x', required: false, type: 'int' }, { id: 6, name: 'y', required: false, type: 'string', doc: 'why' }] } },
+        {
+          id: 3, name: 'm', required: false,
+          type: { type: 'map', 'key-id': 7, key: 'string', 'value-id': 8, 'value-required': false, value: { type: 'struct', fields: [{ id: 9, name: 'p', required: false, type: 'long' }] } },
+        },
+        { id: 4, name: 'dt', required: false, type: 'string' },
+      ],
+    });
+  });
+
+  test('identity spec from the partition keys; 999 when unpartitioned', () => {
+    const spec = identitySpec(r.schema, ['dt']);
+    expect(spec).toEqual({ specId: 0, fields: [{ sourceId: 4, fieldId: 1000, name: 'dt', transform: 'identity' }] });
+    expect(lastPartitionId([spec])).toBe(1000);
+    expect(lastPartitionId([UNPARTITIONED_SPEC])).toBe(999);
+    expect(() => identitySpec(r.schema, ['nope'])).toThrow(expect.objectContaining({ code: ErrorCode.ICEBERG_SCHEMA_INVALID }));
+    expect(() => identitySpec(r.schema, ['s'])).toThrow(expect.objectContaining({ code: ErrorCode.ICEBERG_SCHEMA_INVALID }));
+  });
+
+  test('name mapping covers every field, nested too, with footer aliases', () => {
+    const withList = convertHiveSchemaOrThrow([...columns, c('arr', { kind: 'array', element: p('int') })], [c('dt', p('string'))]);
+    const extra = footerAliases(withList.schema, 4, [['A'], ['_col1'], ['S', 'X'], ['unknown'], ['dt']]);
+    const mapping = buildNameMapping(withList.schema, extra);
+    expect(JSON.parse(nameMappingToJson(mapping))).toEqual([
+      { 'field-id': 1, names: ['a', 'A'] },
+      { 'field-id': 2, names: ['s', '_col1', 'S'], fields: [{ 'field-id': 6, names: ['x', 'X'] }, { 'field-id': 7, names: ['y'] }] },
+      { 'field-id': 3, names: ['m'], fields: [{ 'field-id': 8, names: ['key'] }, { 'field-id': 9, names: ['value'], fields: [{ 'field-id': 10, names: ['p'] }] }] },
+      { 'field-id': 4, names: ['arr'], fields: [{ 'field-id': 11, names: ['element'] }] }, // m's subtree (p=10) is numbered before arr's element
+      { 'field-id': 5, names: ['dt'] },
+    ]);
+  });
+});
