@@ -1,14 +1,19 @@
 // Deterministic ids, so a rerun of the same plan writes the same files and the same table.
-// Pure; no I/O, no randomness: every id is a hash of its inputs.
+// Pure; no I/O, no randomness: every id is a hash of its inputs (SHA-256 from core/plan/hash.ts).
 //   table UUID  = name-based UUID (RFC 9562 §5.8 v8, SHA-256 as in its Appendix B.2) of
 //                 (namespace UUID, name) — the shape of UUIDv5 with SHA-256 instead of SHA-1.
 //   snapshot id = the first 8 bytes of SHA-256(name) masked to a positive 63-bit long (Java masks
 //                 a random UUID the same way: SnapshotIdGeneratorUtil); never 0.
 import { ErrorCode, MigrationError } from '../errors';
 import { uuidFromBytes, uuidToBytes } from './bounds';
-import { sha256, toHex } from './sha256';
+import { sha256Hex } from '../plan/hash';
 
 const utf8 = new TextEncoder();
+
+function sha256(data: Uint8Array): Uint8Array {
+  const hex = sha256Hex(data);
+  return Uint8Array.from({ length: 32 }, (_, i) => parseInt(hex.slice(i * 2, i * 2 + 2), 16));
+}
 
 /** Our fixed namespace for migration ids (itself v8; change it and every derived id changes). */
 export const MIGRATOR_NAMESPACE = 'b7d6a3f0-51c3-8e2a-9f4d-6c0e1a2b3c4d';
@@ -62,5 +67,5 @@ export function deriveSnapshotId(id: TableIdentity): bigint {
 
 /** A short stable token for file names (e.g. manifests `<token>-m0.avro`). */
 export function deriveFileToken(id: TableIdentity, purpose: string): string {
-  return toHex(sha256(utf8.encode(`file\u0000${purpose}\u0000${id.planHash}\u0000${id.table}`))).slice(0, 32);
+  return sha256Hex(utf8.encode(`file\u0000${purpose}\u0000${id.planHash}\u0000${id.table}`)).slice(0, 32);
 }

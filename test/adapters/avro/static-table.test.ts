@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseHiveType } from '../../../core/hive/types';
 import { writeManifestList } from '../../../adapters/avro/manifest-list-writer';
 import { writeManifests } from '../../../adapters/avro/manifest-writer';
 import { deriveSnapshotId, deriveTableUuid } from '../../../core/iceberg/ids';
@@ -25,9 +26,9 @@ const PY = join(__dirname, 'pyiceberg_probe.py');
 const probe = (...args: string[]): { rows: number; checksum: string } =>
   JSON.parse(execFileSync(testStack().HIM_VERIFIER_PYTHON ?? 'python3', [PY, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 })) as { rows: number; checksum: string };
 
-const p = (name: string) => ({ kind: 'primitive' as const, name });
+const p = (t: string) => parseHiveType(t);
 const { schema } = convertHiveSchemaOrThrow(
-  [{ name: 'id', type: p('bigint'), comment: null }, { name: 'name', type: p('string'), comment: null }, { name: 'price', type: { kind: 'decimal', precision: 9, scale: 2 }, comment: null }],
+  [{ name: 'id', type: p('bigint'), comment: null }, { name: 'name', type: p('string'), comment: null }, { name: 'price', type: p('decimal(9,2)'), comment: null }],
   [{ name: 'dt', type: p('date'), comment: null }, { name: 'country', type: p('string'), comment: null }],
 );
 const spec = identitySpec(schema, ['dt', 'country']);

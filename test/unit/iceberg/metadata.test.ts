@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '../../../core/errors';
+import { parseHiveType } from '../../../core/hive/types';
 import { deriveSnapshotId, deriveTableUuid, nameBasedUuid } from '../../../core/iceberg/ids';
 import { parseJson, stringifyJson } from '../../../core/iceberg/json';
 import { buildInitialMetadata, metadataFileName } from '../../../core/iceberg/metadata';
@@ -10,7 +11,7 @@ import { fromMetadataJson, toMetadataJson } from '../../../core/iceberg/metadata
 import { buildNameMapping, nameMappingToJson } from '../../../core/iceberg/name-mapping';
 import { identitySpec, UNPARTITIONED_SPEC } from '../../../core/iceberg/partition-spec';
 import { convertHiveSchemaOrThrow } from '../../../core/iceberg/schema';
-import { sha256Hex } from '../../../core/iceberg/sha256';
+import { sha256Hex } from '../../../core/plan/hash';
 
 const DIR = join(__dirname, '../../fixtures/iceberg/metadata');
 const golden = (name: string, text: string): void => {
@@ -20,10 +21,9 @@ const golden = (name: string, text: string): void => {
 };
 
 const id = { planHash: 'sha256:0f1e2d', table: 'hms:sales.orders->rest:sales.orders' };
-const prim = (name: string) => ({ kind: 'primitive' as const, name });
 const { schema } = convertHiveSchemaOrThrow(
-  [{ name: 'id', type: prim('bigint'), comment: 'order id' }, { name: 'amount', type: { kind: 'decimal', precision: 12, scale: 2 }, comment: null }],
-  [{ name: 'dt', type: prim('date'), comment: null }],
+  [{ name: 'id', type: parseHiveType('bigint'), comment: 'order id' }, { name: 'amount', type: parseHiveType('decimal(12,2)'), comment: null }],
+  [{ name: 'dt', type: parseHiveType('date'), comment: null }],
 );
 
 function partitioned() {

@@ -1,21 +1,22 @@
 import { ErrorCode } from '../../../core/errors';
+import { parseHiveType } from '../../../core/hive/types';
 import type { HiveColumnInput, HiveTypeAst } from '../../../core/iceberg/hive-input';
 import { buildNameMapping, footerAliases, nameMappingToJson } from '../../../core/iceberg/name-mapping';
 import { identitySpec, lastPartitionId, UNPARTITIONED_SPEC } from '../../../core/iceberg/partition-spec';
 import { convertHiveSchema, convertHiveSchemaOrThrow } from '../../../core/iceberg/schema';
 import { schemaToJson } from '../../../core/iceberg/schema-json';
 
-const p = (name: string): HiveTypeAst => ({ kind: 'primitive', name });
+const p = (type: string): HiveTypeAst => parseHiveType(type);
 const c = (name: string, type: HiveTypeAst, comment: string | null = null): HiveColumnInput => ({ name, type, comment });
 
 describe('Hive → Iceberg types', () => {
-  test.each<[HiveTypeAst, string]>([
-    [p('boolean'), 'boolean'], [p('tinyint'), 'int'], [p('smallint'), 'int'], [p('int'), 'int'], [p('bigint'), 'long'],
-    [p('float'), 'float'], [p('double'), 'double'], [p('string'), 'string'], [{ kind: 'char', length: 3 }, 'string'],
-    [{ kind: 'varchar', length: 10 }, 'string'], [p('binary'), 'binary'], [p('date'), 'date'], [p('timestamp'), 'timestamp'],
-    [p('timestamp with local time zone'), 'timestamptz'], [{ kind: 'decimal', precision: 38, scale: 10 }, 'decimal(38, 10)'],
-  ])('%j → %s', (hive, iceberg) => {
-    const r = convertHiveSchemaOrThrow([c('x', hive)], []);
+  test.each<[string, string]>([
+    ['boolean', 'boolean'], ['tinyint', 'int'], ['smallint', 'int'], ['int', 'int'], ['integer', 'int'], ['bigint', 'long'],
+    ['float', 'float'], ['double', 'double'], ['double precision', 'double'], ['string', 'string'], ['char(3)', 'string'],
+    ['varchar(10)', 'string'], ['binary', 'binary'], ['date', 'date'], ['timestamp', 'timestamp'],
+    ['timestamp with local time zone', 'timestamptz'], ['decimal(38,10)', 'decimal(38, 10)'], ['decimal', 'decimal(10, 0)'],
+  ])('%s → %s', (hive, iceberg) => {
+    const r = convertHiveSchemaOrThrow([c('x', p(hive))], []);
     expect(schemaToJson(r.schema).fields[0]).toEqual({ id: 1, name: 'x', required: false, type: iceberg });
   });
 
@@ -25,14 +26,15 @@ describe('Hive → Iceberg types', () => {
   });
 
   test('widened types are reported as info findings', () => {
-    const r = convertHiveSchemaOrThrow([c('a', p('tinyint')), c('b', { kind: 'char', length: 2 })], []);
+    const r = convertHiveSchemaOrThrow([c('a', p('tinyint')), c('b', p('char(2)'))], []);
     expect(r.findings.map((f) => [f.code, f.severity, f.column])).toEqual([['ICEBERG_TYPE_WIDENED', 'info', 'a'], ['ICEBERG_TYPE_WIDENED', 'info', 'b']]);
   });
 
-  test.each([['uniontype', { kind: 'union', members: [p('int'), p('string')] } as HiveTypeAst], ['interval_year_month', p('interval_year_month')], ['interval_day_time', p('interval_day_time')], ['void', p('void')]])(
+  test.each(['uniontype<int,string>', 'interval_year_month', 'interval_day_time', 'void'])(
     '%s is refused with a coded finding naming the (nested) column',
-    (_n, t) => {
-      const r = convertHiveSchema([c('ok', p('int')), c('s', { kind: 'struct', fields: [{ name: 'inner', type: { kind: 'array', element: t }, comment: null }] })], []);
+    (hive) => {
+      const t = p(hive);
+      const r = convertHiveSchema([c('ok', p('int')), c('s', p(`struct<inner:array<${hive}>>`))], []);
       expect(r.ok).toBe(false);
       expect(r.findings).toEqual([expect.objectContaining({ code: ErrorCode.ICEBERG_TYPE_UNSUPPORTED, severity: 'error', column: 's.inner.element' })]);
       expect(() => convertHiveSchemaOrThrow([c('u', t)], [])).toThrow(expect.objectContaining({ code: ErrorCode.ICEBERG_TYPE_UNSUPPORTED, context: expect.objectContaining({ columns: ['u'] }) }));
@@ -49,8 +51,8 @@ describe('fresh ids in AssignFreshIds order, partition columns last', () => {
   // iceberg.md §3: a=1, s=2, m=3, dt=4, x=5, y=6, m.key=7, m.value=8, p=9
   const columns = [
     c('a', p('int'), 'the a'),
-    c('s', { kind: 'struct', fields: [{ name: 'x', type: p('int'), comment: null }, { name: 'y', type: p('string'), comment: 'why' }] }),
-    c('m', { kind: 'map', key: p('string'), value: { kind: 'struct', fields: [{ name: 'p', type: p('bigint'), comment: null }] } }),
+    c('s', p("struct<x:int,y:string comment 'why'>")),
+    c('m', p('map<string,struct<p:bigint>>')),
   ];
   const r = convertHiveSchemaOrThrow(columns, [c('dt', p('string'))]);
 
@@ -81,7 +83,7 @@ describe('fresh ids in AssignFreshIds order, partition columns last', () => {
   });
 
   test('name mapping covers every field, nested too, with footer aliases', () => {
-    const withList = convertHiveSchemaOrThrow([...columns, c('arr', { kind: 'array', element: p('int') })], [c('dt', p('string'))]);
+    const withList = convertHiveSchemaOrThrow([...columns, c('arr', p('array<int>'))], [c('dt', p('string'))]);
     const extra = footerAliases(withList.schema, 4, [['A'], ['_col1'], ['S', 'X'], ['unknown'], ['dt']]);
     const mapping = buildNameMapping(withList.schema, extra);
     expect(JSON.parse(nameMappingToJson(mapping))).toEqual([
