@@ -48,7 +48,8 @@ describe('migrate inventory', () => {
   });
 
   it('the whole warehouse lists our database too (text output)', async () => {
-    const r = await migrate(['inventory', '--config', cfg]);
+    // The shared stack may hold a scale warehouse (1k+ tables): no rate limit for this one.
+    const r = await migrate(['inventory', '--config', cfg, '--calls-per-second', '0']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^${f.db.name}\\s+5\\s+4\\s+1\\s+3\\s+1\\s+0\\s+0\\s+orc 1 · parquet 1 · text 2$`, 'm'));
     expect(r.stdout).toMatch(/^total\s+\d+/m);
