@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createContext } from '../stack/manifest';
 import { stackEnv } from '../stack/env';
 import { seedWarehouse, unseedWarehouse } from './warehouse';
-import { seedScale } from './scale';
+import { dropScale, seedScale } from './scale';
 
 const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --seed N            data seed (default 42)
@@ -17,9 +17,10 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --bucket B          S3 bucket (default 'hive')
   --manifest FILE     where to write the manifest (default <state dir>/seed/<prefix>-manifest.json)
   --force             re-seed even when the warehouse already matches the manifest
-  --drop              remove the seeded warehouse (HMS deleteData=false + its own S3 prefix)
+  --drop              remove the seeded warehouse, or with --scale that scale warehouse
+                      (HMS deleteData=false + its own S3 prefix)
   --scale N,M,K       N tables x M partitions x K tiny files (database P_scale_NxMxK), for benchmarks
-  --concurrency C     scale mode: parallel HMS connections (default 8)
+  --concurrency C     scale mode: parallel HMS connections (default 16)
   --batch B           scale mode: partitions per add_partitions call (default 100)
 `;
 
@@ -78,7 +79,11 @@ async function main(argv: string[]): Promise<number> {
     const parts = str(args, 'scale').split(',').map(Number);
     if (parts.length !== 3 || parts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--scale takes N,M,K (positive integers)');
     const [n, m, k] = parts as [number, number, number];
-    const r = await seedScale({ ...common, tables: n, partitions: m, files: k, concurrency: int(args, 'concurrency', 8), batch: int(args, 'batch', 100), force: args.has('force') });
+    if (args.has('drop')) {
+      await dropScale({ ...common, tables: n, partitions: m, files: k });
+      return 0;
+    }
+    const r = await seedScale({ ...common, tables: n, partitions: m, files: k, concurrency: int(args, 'concurrency', 16), batch: int(args, 'batch', 100), force: args.has('force') });
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return 0;
   }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { HmsConnection } from '../../adapters/hms/thrift/connection';
 import { openHms } from '../../adapters/hms/thrift/connection';
 import type { SeedPartition, SeedTable } from './manifest';
-import { mapLimit, putObject, s3Client } from './s3';
+import { deletePrefix, mapLimit, putObject, s3Client } from './s3';
 import type { S3Settings } from './s3';
 import { databaseObject, partitionObject, tableObject } from './thrift-objects';
 import { runPython } from './python';
@@ -182,3 +182,21 @@ async function seedOneTable(hms: HmsConnection, s3: ReturnType<typeof s3Client>,
   }
 }
 
+
+/** Remove a scale warehouse: marker first, then the database (deleteData=false), then its S3 prefix. */
+export async function dropScale(o: Pick<ScaleOptions, 'hms' | 'prefix' | 'bucket' | 's3' | 'tables' | 'partitions' | 'files' | 'log'>): Promise<void> {
+  const tag = `${o.tables}x${o.partitions}x${o.files}`;
+  const db = `${o.prefix}_scale_${tag}`;
+  const hms = await openHms(o.hms, { connectTimeoutMs: 10_000, callTimeoutMs: 600_000 });
+  const s3 = s3Client(o.s3);
+  try {
+    for (const name of [`${db}_complete`, db]) {
+      if ((await dbParams(hms, name)) !== undefined) await hms.call('drop_database', (c) => c.drop_database(name, false, true));
+    }
+    const n = await deletePrefix(s3, o.bucket, `seed/${o.prefix}/scale_${tag}/`);
+    o.log(`dropped ${db} and ${n} object(s) under s3://${o.bucket}/seed/${o.prefix}/scale_${tag}/`);
+  } finally {
+    hms.close();
+    s3.destroy();
+  }
+}
