@@ -52,7 +52,8 @@ export class MysqlHmsReader extends BackingDbReader {
       conn.on('error', () => undefined);
       await conn.query("SET SESSION sql_mode = CONCAT(@@SESSION.sql_mode, ',ANSI_QUOTES')");
       await conn.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-      await conn.query('START TRANSACTION READ ONLY');
+      // WITH CONSISTENT SNAPSHOT: InnoDB would otherwise take the snapshot at the first read.
+      await conn.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
     } catch (e) {
       conn?.destroy();
       throw translateSqlError(e, 'mysql', `connect to ${redactUrl(url)}`);

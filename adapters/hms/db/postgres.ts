@@ -52,6 +52,8 @@ export class PostgresHmsReader extends BackingDbReader {
     try {
       await client.connect();
       await client.query('START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      // Postgres takes the snapshot at the first statement, not at BEGIN: pin it to open() now.
+      await client.query('SELECT 1');
     } catch (e) {
       await client.end().catch(() => undefined);
       throw translateSqlError(e, 'postgres', `connect to ${redactUrl(url)}`);
