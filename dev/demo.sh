@@ -13,7 +13,8 @@ cat <<MSG
 The local stack is up (state in $HIM_STATE_DIR):
   Temporal Web UI     $HIM_TEMPORAL_UI
   Temporal frontend   $HIM_TEMPORAL_ADDRESS
-  Hive Metastore      $HIM_HMS_PG_URI (PostgreSQL-backed), $HIM_HMS_MARIADB_URI (MariaDB-backed)
+  Hive Metastore 4.0  $HIM_HMS_PG_URI (PostgreSQL-backed), $HIM_HMS_MARIADB_URI (MariaDB-backed)
+  Hive Metastore 3.1  $HIM_HMS3_PG_URI (PostgreSQL-backed)
   Iceberg REST        $HIM_ICEBERG_REST_URI
   S3 (versitygw)      $HIM_S3_ENDPOINT  (buckets: warehouse, hive, results)
   State database      $HIM_POSTGRES_URL
