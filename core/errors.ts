@@ -47,6 +47,20 @@ export const ErrorCode = {
   ICEBERG_MANIFEST_WRITE_FAILED: 'ICEBERG_MANIFEST_WRITE_FAILED',
   /** HMS AlreadyExistsException: the database/table/partition being created exists (idempotent steps check this). */
   HMS_ALREADY_EXISTS: 'HMS_ALREADY_EXISTS',
+  /** An object or prefix that does not exist (S3 NoSuchKey/NoSuchBucket, ENOENT); context names the path. */
+  STORAGE_NOT_FOUND: 'STORAGE_NOT_FOUND',
+  /** A conditional write lost: the object already exists (`If-None-Match: *` → 412, or EEXIST). */
+  STORAGE_PRECONDITION_FAILED: 'STORAGE_PRECONDITION_FAILED',
+  /** A delete or overwrite outside the migration-owned metadata prefixes ("Never delete data"). */
+  STORAGE_MUTATION_REFUSED: 'STORAGE_MUTATION_REFUSED',
+  /** A storage URI this build cannot address (unknown scheme, relative path, no bucket). */
+  STORAGE_URI_INVALID: 'STORAGE_URI_INVALID',
+  /** Any other storage failure (unexpected S3 status, EIO); context names the path. */
+  STORAGE_ERROR: 'STORAGE_ERROR',
+  /** A data file whose footer/tail cannot be decoded (bad magic, truncated, bad lengths); context names the file. */
+  FORMAT_CORRUPT_FOOTER: 'FORMAT_CORRUPT_FOOTER',
+  /** A data file feature this build cannot read (e.g. ORC zstd/lzo/lz4 tails); context names the file. */
+  FORMAT_UNSUPPORTED: 'FORMAT_UNSUPPORTED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -1,0 +1,137 @@
+// ObjectStore over the local filesystem (`file://` URIs and absolute paths), with the same
+// semantics as the S3 store: listings keep the caller's spelling, a missing directory lists empty
+// (as an S3 prefix would), create-only puts are atomic (temp file + link), deletes of a missing
+// file succeed, and deletes/overwrites are refused outside the metadata prefixes.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { ErrorCode, MigrationError } from '../../core/errors';
+import { MutationGuard, asDirectory, parseStorageUri } from '../../core/storage/object-store';
+import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions } from '../../core/storage/object-store';
+import { fromFsError } from './errors';
+
+/** stat() calls in flight per directory page while listing. */
+const STAT_BATCH = 64;
+
+function localPath(p: string): string {
+  const loc = parseStorageUri(p);
+  if (loc.kind !== 'local') throw new MigrationError(ErrorCode.STORAGE_URI_INVALID, `local store cannot address ${p}`, { path: p });
+  return loc.path;
+}
+
+function info(p: string, st: { size: number; mtimeMs: number }): ObjectInfo {
+  return { path: p, size: st.size, lastModified: Math.floor(st.mtimeMs), etag: `${Math.floor(st.mtimeMs)}-${st.size}` };
+}
+
+export class LocalObjectStore implements ObjectStore {
+  private readonly guard: MutationGuard;
+
+  constructor(opts: { readonly metadataPrefixes: readonly string[] }) {
+    this.guard = new MutationGuard(opts.metadataPrefixes);
+  }
+
+  async *list(location: string, options: ListOptions = {}): AsyncIterable<ListEntry> {
+    yield* this.walk(asDirectory(location), options.recursive ?? false);
+  }
+
+  private async *walk(dirUri: string, recursive: boolean): AsyncIterable<ListEntry> {
+    const dir = localPath(dirUri);
+    let names: string[];
+    try {
+      names = (await fs.readdir(dir)).sort();
+    } catch (e) {
+      const err = fromFsError(e, 'list', dirUri);
+      if (err.code === ErrorCode.STORAGE_NOT_FOUND) return;
+      throw err;
+    }
+    for (let i = 0; i < names.length; i += STAT_BATCH) {
+      const batch = names.slice(i, i + STAT_BATCH);
+      const stats = await Promise.all(batch.map((n) => fs.stat(path.join(dir, n)).catch((e: unknown) => fromFsError(e, 'list', dirUri + n))));
+      for (const [j, name] of batch.entries()) {
+        const st = stats[j];
+        const child = dirUri + name;
+        if (st === undefined) continue;
+        // Vanished between readdir and stat: gone, like an object deleted mid-listing.
+        if (st instanceof MigrationError) {
+          if (st.code === ErrorCode.STORAGE_NOT_FOUND) continue;
+          throw st;
+        }
+        if (st.isDirectory()) {
+          if (recursive) yield* this.walk(asDirectory(child), true);
+          else yield { kind: 'directory', path: child };
+        } else if (st.isFile()) {
+          yield { kind: 'file', ...info(child, st) };
+        }
+      }
+    }
+  }
+
+  async head(p: string): Promise<ObjectInfo> {
+    try {
+      const st = await fs.stat(localPath(p));
+      if (!st.isFile()) throw new MigrationError(ErrorCode.STORAGE_NOT_FOUND, `local head ${p}: not a file`, { path: p, op: 'head' });
+      return info(p, st);
+    } catch (e) {
+      throw fromFsError(e, 'head', p);
+    }
+  }
+
+  async readRange(p: string, start: number, end: number): Promise<Uint8Array> {
+    if (end <= start) return new Uint8Array(0);
+    let fh: fs.FileHandle | undefined;
+    try {
+      fh = await fs.open(localPath(p), 'r');
+      const buf = Buffer.alloc(end - start);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, start);
+      return new Uint8Array(buf.buffer, buf.byteOffset, bytesRead);
+    } catch (e) {
+      throw fromFsError(e, 'read', p);
+    } finally {
+      await fh?.close();
+    }
+  }
+
+  async readTail(p: string, n: number): Promise<{ bytes: Uint8Array; size: number }> {
+    let fh: fs.FileHandle | undefined;
+    try {
+      fh = await fs.open(localPath(p), 'r');
+      const { size } = await fh.stat();
+      const len = Math.min(n, size);
+      const buf = Buffer.alloc(len);
+      const { bytesRead } = await fh.read(buf, 0, len, size - len);
+      return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, bytesRead), size };
+    } catch (e) {
+      throw fromFsError(e, 'read', p);
+    } finally {
+      await fh?.close();
+    }
+  }
+
+  async put(p: string, bytes: Uint8Array, options: PutOptions = {}): Promise<void> {
+    const target = localPath(p);
+    const createOnly = options.ifNoneMatch === '*' || !this.guard.allows(p);
+    const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.writeFile(tmp, bytes, { flag: 'wx' });
+      // link() fails with EEXIST atomically: a create-only put never replaces a file.
+      if (createOnly) await fs.link(tmp, target);
+      else await fs.rename(tmp, target);
+    } catch (e) {
+      const err = fromFsError(e, 'put', p);
+      if (err.code === ErrorCode.STORAGE_PRECONDITION_FAILED && options.ifNoneMatch === undefined) this.guard.check('overwrite', p);
+      throw err;
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+
+  async delete(p: string): Promise<void> {
+    this.guard.check('delete', p);
+    try {
+      await fs.rm(localPath(p), { force: true });
+    } catch (e) {
+      throw fromFsError(e, 'delete', p);
+    }
+  }
+}

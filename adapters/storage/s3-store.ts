@@ -1,0 +1,184 @@
+// ObjectStore over S3 and S3-compatible servers (@aws-sdk/client-s3): ListObjectsV2 pages,
+// ranged GETs, HeadObject, PutObject with If-None-Match, DeleteObject — all behind the
+// MutationGuard. Credentials come from the standard AWS environment/profile chain, never config.
+//
+// Conditional create: PutObject with `If-None-Match: *` is honoured by AWS S3 (since 2024-08) and by
+// versitygw (checked against the local stack's versitygw: a second create → 412 PreconditionFailed,
+// the first object's content kept). Servers that ignore the header would silently overwrite, so
+// `conditionalPut: 'head-then-put'` falls back to HEAD → 404 → PUT (racy; for such servers only).
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
+import { ErrorCode, MigrationError } from '../../core/errors';
+import { MutationGuard, asDirectory, parseStorageUri } from '../../core/storage/object-store';
+import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions, S3Scheme } from '../../core/storage/object-store';
+import { fromS3Error } from './errors';
+
+export interface S3StoreOptions {
+  /** Prefixes (any s3 scheme) where delete/overwrite are allowed: the migration's metadata prefixes. */
+  readonly metadataPrefixes: readonly string[];
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly forcePathStyle?: boolean;
+  /** Concurrent sockets per host (default 64): footer reads run at bounded concurrency above this. */
+  readonly maxSockets?: number;
+  /** SDK attempts per request, retries included (default 3; retries only transient errors). */
+  readonly maxAttempts?: number;
+  readonly requestTimeoutMs?: number;
+  /** `if-none-match` (default): the server enforces create-only. See the module comment. */
+  readonly conditionalPut?: 'if-none-match' | 'head-then-put';
+  /** An existing client (tests add request-counting middleware); the store then does not destroy it. */
+  readonly client?: S3Client;
+}
+
+interface S3Path {
+  readonly scheme: S3Scheme;
+  readonly bucket: string;
+  readonly key: string;
+}
+
+function s3Path(path: string): S3Path {
+  const loc = parseStorageUri(path);
+  if (loc.kind !== 's3') throw new MigrationError(ErrorCode.STORAGE_URI_INVALID, `S3 store cannot address ${path}`, { path });
+  return loc;
+}
+
+/** Total object size from a `Content-Range: bytes a-b/total` header. */
+function totalFromContentRange(range: string | undefined): number | undefined {
+  const m = /\/(\d+)$/.exec(range ?? '');
+  return m === null ? undefined : Number(m[1]);
+}
+
+export class S3ObjectStore implements ObjectStore {
+  readonly client: S3Client;
+  private readonly guard: MutationGuard;
+  private readonly endpoint: string;
+  private readonly ownsClient: boolean;
+
+  constructor(private readonly opts: S3StoreOptions) {
+    this.guard = new MutationGuard(opts.metadataPrefixes);
+    this.endpoint = opts.endpoint ?? 'AWS';
+    this.ownsClient = opts.client === undefined;
+    const maxSockets = opts.maxSockets ?? 64;
+    this.client =
+      opts.client ??
+      new S3Client({
+        endpoint: opts.endpoint,
+        region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
+        forcePathStyle: opts.forcePathStyle ?? opts.endpoint !== undefined,
+        maxAttempts: opts.maxAttempts ?? 3,
+        requestHandler: {
+          httpAgent: new http.Agent({ keepAlive: true, maxSockets }),
+          httpsAgent: new https.Agent({ keepAlive: true, maxSockets }),
+          requestTimeout: opts.requestTimeoutMs ?? 60_000,
+          connectionTimeout: 10_000,
+        },
+      });
+  }
+
+  destroy(): void {
+    if (this.ownsClient) this.client.destroy();
+  }
+
+  async *list(location: string, options: ListOptions = {}): AsyncIterable<ListEntry> {
+    const { scheme, bucket, key } = s3Path(location);
+    const prefix = key === '' ? '' : asDirectory(key);
+    const recursive = options.recursive ?? false;
+    const base = `${scheme}://${bucket}/`;
+    let token: string | undefined;
+    do {
+      let page: ListObjectsV2CommandOutput;
+      try {
+        page = await this.client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: recursive ? undefined : '/', ContinuationToken: token }));
+      } catch (e) {
+        throw fromS3Error(e, 'list', location, this.endpoint);
+      }
+      for (const cp of page.CommonPrefixes ?? []) {
+        if (cp.Prefix !== undefined) yield { kind: 'directory', path: base + cp.Prefix.replace(/\/$/, '') };
+      }
+      for (const o of page.Contents ?? []) {
+        // Skip the directory's own marker object and (recursive) nested directory markers.
+        if (o.Key === undefined || o.Key === prefix || o.Key.endsWith('/')) continue;
+        yield { kind: 'file', path: base + o.Key, size: o.Size ?? 0, lastModified: o.LastModified?.getTime() ?? 0, etag: o.ETag?.replace(/"/g, '') };
+      }
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+  }
+
+  async head(path: string): Promise<ObjectInfo> {
+    const { bucket, key } = s3Path(path);
+    try {
+      const out = await this.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      return { path, size: out.ContentLength ?? 0, lastModified: out.LastModified?.getTime() ?? 0, etag: out.ETag?.replace(/"/g, '') };
+    } catch (e) {
+      throw fromS3Error(e, 'head', path, this.endpoint);
+    }
+  }
+
+  async readRange(path: string, start: number, end: number): Promise<Uint8Array> {
+    if (end <= start) return new Uint8Array(0);
+    return (await this.get(path, `bytes=${start}-${end - 1}`)).bytes;
+  }
+
+  async readTail(path: string, n: number): Promise<{ bytes: Uint8Array; size: number }> {
+    try {
+      const { bytes, total } = await this.get(path, `bytes=-${n}`);
+      return { bytes, size: total ?? bytes.length };
+    } catch (e) {
+      // An empty object has no satisfiable suffix range (416): its tail is empty.
+      if (e instanceof MigrationError && e.context.status === 416) return { bytes: new Uint8Array(0), size: (await this.head(path)).size };
+      throw e;
+    }
+  }
+
+  private async get(path: string, range: string): Promise<{ bytes: Uint8Array; total: number | undefined }> {
+    const { bucket, key } = s3Path(path);
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
+      const bytes = out.Body === undefined ? new Uint8Array(0) : await out.Body.transformToByteArray();
+      return { bytes, total: totalFromContentRange(out.ContentRange) };
+    } catch (e) {
+      throw fromS3Error(e, 'read', path, this.endpoint);
+    }
+  }
+
+  async put(path: string, bytes: Uint8Array, options: PutOptions = {}): Promise<void> {
+    const { bucket, key } = s3Path(path);
+    // Outside the metadata prefixes only a create is allowed: force create-only, and report a
+    // would-be overwrite as refused rather than as a lost race.
+    const allowed = this.guard.allows(path);
+    const createOnly = options.ifNoneMatch === '*' || !allowed;
+    try {
+      if (createOnly && this.opts.conditionalPut === 'head-then-put' && (await this.exists(path))) {
+        throw new MigrationError(ErrorCode.STORAGE_PRECONDITION_FAILED, `S3 ${this.endpoint}: put ${path}: precondition failed, the object already exists`, { path, op: 'put' });
+      }
+      const ifNoneMatch = createOnly && this.opts.conditionalPut !== 'head-then-put' ? '*' : undefined;
+      await this.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.length, IfNoneMatch: ifNoneMatch }));
+    } catch (e) {
+      const err = fromS3Error(e, 'put', path, this.endpoint);
+      if (err.code === ErrorCode.STORAGE_PRECONDITION_FAILED && options.ifNoneMatch === undefined) this.guard.check('overwrite', path);
+      throw err;
+    }
+  }
+
+  private async exists(path: string): Promise<boolean> {
+    try {
+      await this.head(path);
+      return true;
+    } catch (e) {
+      if (e instanceof MigrationError && e.code === ErrorCode.STORAGE_NOT_FOUND) return false;
+      throw e;
+    }
+  }
+
+  async delete(path: string): Promise<void> {
+    this.guard.check('delete', path);
+    const { bucket, key } = s3Path(path);
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    } catch (e) {
+      throw fromS3Error(e, 'delete', path, this.endpoint);
+    }
+  }
+}
