@@ -1,0 +1,148 @@
+// Parquet footer stats against real pyarrow-written files on the stack's S3: every count, size,
+// bound and split offset must equal what pyarrow's read_metadata reports; INT96 gets no bounds;
+// corrupt footers are coded errors naming the file; a footer larger than the first tail read costs
+// exactly two GETs.
+import { ParquetFooterReader, DEFAULT_TAIL_BYTES } from '../../../adapters/formats/parquet';
+import { trustsBinaryDeprecatedStats } from '../../../adapters/formats/parquet-bounds';
+import { ErrorCode, MigrationError } from '../../../core/errors';
+import { bigIntFromBytes, serializeBound } from '../../../core/iceberg/bounds';
+import { buildNameMapping } from '../../../core/iceberg/name-mapping';
+import { decimalType, prim } from '../../../core/iceberg/types';
+import type { NestedField, PrimitiveType, PrimitiveValue, Schema } from '../../../core/iceberg/types';
+import type { FileStats } from '../../../core/storage/file-stats';
+import { createFixture } from './fixture';
+import type { ColumnFacts, Fixture } from './fixture';
+
+const f = (id: number, name: string, type: NestedField['type']): NestedField => ({ id, name, required: false, type });
+const schema: Schema = {
+  schemaId: 0,
+  fields: [
+    f(1, 'id', prim.long), f(2, 'small', prim.int), f(3, 'name', prim.string), f(4, 'amount', decimalType(10, 2)),
+    f(5, 'big', decimalType(38, 6)), f(6, 'd', prim.date), f(7, 'ts_ms', prim.timestamp), f(8, 'ts_us', prim.timestamptz),
+    f(9, 'ts_ns', prim.timestamp), f(10, 'flag', prim.boolean), f(11, 'f', prim.float), f(12, 'dbl', prim.double), f(13, 'bin', prim.binary),
+    f(14, 's', { kind: 'struct', fields: [f(15, 'a', prim.int), f(16, 'b', prim.string)] }),
+    f(17, 'l', { kind: 'list', elementId: 18, elementRequired: false, element: prim.int }),
+    f(19, 'm', { kind: 'map', keyId: 20, key: prim.string, valueId: 21, valueRequired: false, value: prim.int }),
+  ],
+};
+const ctx = { schema, nameMapping: buildNameMapping(schema) };
+/** Column path (pyarrow's path_in_schema) → field id, type, and whether bounds are expected. */
+const COLUMNS: Record<string, [number, PrimitiveType, boolean]> = {
+  id: [1, prim.long, true], small: [2, prim.int, true], name: [3, prim.string, true], amount: [4, decimalType(10, 2), true],
+  big: [5, decimalType(38, 6), true], d: [6, prim.date, true], ts_ms: [7, prim.timestamp, true], ts_us: [8, prim.timestamptz, true],
+  ts_ns: [9, prim.timestamp, true], flag: [10, prim.boolean, true], f: [11, prim.float, true], dbl: [12, prim.double, true], bin: [13, prim.binary, true],
+  's.a': [15, prim.int, true], 's.b': [16, prim.string, true],
+  // Inside lists and maps: counts only (ParquetUtil.shouldStoreBounds).
+  'l.list.element': [18, prim.int, false], 'm.key_value.key': [20, prim.string, false], 'm.key_value.value': [21, prim.int, false],
+};
+
+/** pyarrow's raw physical min/max → the Iceberg value (independently of the reader under test). */
+function expectedValue(path: string, type: PrimitiveType, raw: ColumnFacts['min'], side: 'lower' | 'upper'): PrimitiveValue {
+  if (raw !== null && typeof raw === 'object') {
+    const bytes = Uint8Array.from(Buffer.from(raw.hex, 'hex'));
+    if (type.kind === 'decimal') return bigIntFromBytes(bytes);
+    return type.kind === 'string' ? Buffer.from(bytes).toString('utf8') : bytes;
+  }
+  if (typeof raw === 'boolean') return raw;
+  if (typeof raw === 'number') return raw === 0 ? (side === 'lower' ? -0 : 0) : raw;
+  const n = BigInt(raw ?? '0');
+  if (path === 'ts_ms') return n * 1000n;
+  if (path === 'ts_ns') return side === 'lower' ? (n - (((n % 1000n) + 1000n) % 1000n)) / 1000n : -((-n - (((-n % 1000n) + 1000n) % 1000n)) / 1000n);
+  if (type.kind === 'long' || type.kind === 'timestamp' || type.kind === 'timestamptz' || type.kind === 'decimal') return n;
+  return Number(n);
+}
+
+const hex = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : Buffer.from(b).toString('hex'));
+
+let fx: Fixture;
+beforeAll(async () => {
+  fx = await createFixture();
+}, 120_000);
+afterAll(async () => fx?.cleanup());
+
+async function read(name: string, tail?: number): Promise<FileStats> {
+  const facts = fx.facts[name];
+  if (facts === undefined) throw new Error(`no facts for ${name}`);
+  return new ParquetFooterReader(fx.store(), tail).readStats(fx.uri(name), facts.size, ctx);
+}
+
+describe('Parquet footer stats equal pyarrow read_metadata', () => {
+  test.each(['basic.parquet', 'dec_int.parquet'])('%s', async (name) => {
+    const facts = fx.facts[name];
+    if (facts === undefined) throw new Error(name);
+    const before = fx.gets();
+    const stats = await read(name);
+    expect(fx.gets() - before).toBe(1);
+    expect(stats.recordCount).toBe(facts.num_rows);
+    expect(stats.splitOffsets).toEqual(facts.split_offsets);
+    expect(facts.split_offsets.length).toBe(facts.num_row_groups);
+    for (const [path, c] of Object.entries(facts.columns)) {
+      const col = COLUMNS[path];
+      if (col === undefined) throw new Error(`unmapped column ${path}`);
+      const [id, type, bounded] = col;
+      expect([path, stats.columnSizes?.get(id)]).toEqual([path, c.compressed]);
+      expect([path, stats.valueCounts?.get(id)]).toEqual([path, c.num_values]);
+      expect([path, stats.nullValueCounts?.get(id)]).toEqual([path, c.null_count]);
+      const lower = bounded && c.all_min_max ? serializeBound(type, expectedValue(path, type, c.min, 'lower'), 'lower') : null;
+      const upper = bounded && c.all_min_max ? serializeBound(type, expectedValue(path, type, c.max, 'upper'), 'upper') : null;
+      expect([path, hex(stats.lowerBounds?.get(id))]).toEqual([path, hex(lower ?? undefined)]);
+      expect([path, hex(stats.upperBounds?.get(id))]).toEqual([path, hex(upper ?? undefined)]);
+    }
+    // Strings longer than 16 code points are truncated, the upper bound rounded up.
+    expect(Buffer.from(stats.lowerBounds?.get(3) ?? []).toString('utf8')).toBe('name-00000-long-');
+    expect(Buffer.from(stats.upperBounds?.get(3) ?? []).toString('utf8')).toBe('name-00999-long.');
+  });
+
+  test('INT96 timestamps: counts, but no bounds', async () => {
+    const facts = fx.facts['int96.parquet'];
+    const stats = await read('int96.parquet');
+    expect(facts?.columns.ts_us?.physical).toBe('INT96');
+    expect(stats.recordCount).toBe(facts?.num_rows);
+    expect(stats.valueCounts?.get(8)).toBe(facts?.columns.ts_us?.num_values);
+    expect(stats.nullValueCounts?.get(8)).toBe(facts?.columns.ts_us?.null_count ?? undefined);
+    expect(stats.lowerBounds?.has(8)).toBe(false);
+    expect(stats.upperBounds?.has(8)).toBe(false);
+    expect(stats.boundsWithheld?.get(8)).toBe('int96');
+    expect(stats.lowerBounds?.has(1)).toBe(true);
+  });
+
+  test('a footer larger than the first tail read costs exactly two GETs', async () => {
+    const facts = fx.facts['bigfooter.parquet'];
+    expect(facts?.footer_length).toBeGreaterThan(DEFAULT_TAIL_BYTES);
+    const bigSchema: Schema = { schemaId: 0, fields: Array.from({ length: 400 }, (_, i) => f(i + 1, `column_with_a_rather_long_name_to_grow_the_footer_${String(i).padStart(4, '0')}`, prim.string)) };
+    const before = fx.gets();
+    const stats = await new ParquetFooterReader(fx.store()).readStats(fx.uri('bigfooter.parquet'), facts?.size ?? 0, { schema: bigSchema, nameMapping: buildNameMapping(bigSchema) });
+    expect(fx.gets() - before).toBe(2);
+    expect(stats.recordCount).toBe(facts?.num_rows);
+    expect(stats.valueCounts?.size).toBe(400);
+    expect(Buffer.from(stats.lowerBounds?.get(400) ?? []).toString()).toBe('v399-0v399-0v399');
+  });
+
+  test.each([
+    ['truncated.parquet', /no PAR1 magic at the end/],
+    ['badlen.parquet', /footer length 1000000 does not fit/],
+    ['rows.avro', /no PAR1 magic/],
+  ])('%s → FORMAT_CORRUPT_FOOTER naming the file', async (name, why) => {
+    const size = name === 'badlen.parquet' ? 32 : (fx.facts[name]?.size ?? (name === 'truncated.parquet' ? (fx.facts['basic.parquet']?.size ?? 0) - 100 : 0));
+    const err = await new ParquetFooterReader(fx.store()).readStats(fx.uri(name), size, ctx).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MigrationError);
+    expect((err as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
+    expect((err as MigrationError).message).toContain(fx.uri(name));
+    expect((err as MigrationError).message).toMatch(why);
+  });
+
+  test('a listed size larger than the object → corrupt, not a silent short read', async () => {
+    const size = (fx.facts['basic.parquet']?.size ?? 0) + 10;
+    const err = await new ParquetFooterReader(fx.store()).readStats(fx.uri('basic.parquet'), size, ctx).catch((e: unknown) => e);
+    expect((err as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
+  });
+});
+
+test('binary deprecated-stats writer rule (PARQUET-251/PARQUET-1025)', () => {
+  expect(trustsBinaryDeprecatedStats(undefined)).toBe(false);
+  expect(trustsBinaryDeprecatedStats('parquet-mr version 1.6.0 (build abc)')).toBe(false);
+  expect(trustsBinaryDeprecatedStats('parquet-mr version 1.9.0 (build abc)')).toBe(false);
+  expect(trustsBinaryDeprecatedStats('parquet-mr version 1.10.0 (build abc)')).toBe(true);
+  expect(trustsBinaryDeprecatedStats('parquet-mr')).toBe(false);
+  expect(trustsBinaryDeprecatedStats('parquet-cpp-arrow version 26.0.1')).toBe(true);
+});
