@@ -1,0 +1,76 @@
+// Assessment vocabulary: stable finding codes, each finding's effect on the table's class, its
+// severity, evidence and remediation; the rule signature and options. Pure; no I/O.
+import { TableType } from '../../hive/model';
+import type { TableInventory } from '../../hive/model';
+
+/** Stable codes: tests, reports and users key on these; add, never rename. */
+export const AssessCode = {
+  ACID_TABLE: 'ACID_TABLE',
+  INSERT_ONLY_TABLE: 'INSERT_ONLY_TABLE',
+  UNSUPPORTED_FORMAT: 'UNSUPPORTED_FORMAT',
+  PARTITION_UNSUPPORTED_FORMAT: 'PARTITION_UNSUPPORTED_FORMAT',
+  BUCKETED: 'BUCKETED',
+  BUCKETED_MIGRATED_UNBUCKETED: 'BUCKETED_MIGRATED_UNBUCKETED',
+  SKEWED_SUBDIRECTORIES: 'SKEWED_SUBDIRECTORIES',
+  MANAGED_TABLE: 'MANAGED_TABLE',
+  PARTITION_OUTSIDE_LOCATION: 'PARTITION_OUTSIDE_LOCATION',
+  PARTITION_SCHEMA_DRIFT: 'PARTITION_SCHEMA_DRIFT',
+  TYPE_UNSUPPORTED: 'TYPE_UNSUPPORTED',
+  TYPE_INVALID: 'TYPE_INVALID',
+  TYPE_WIDENED: 'TYPE_WIDENED',
+  INT96_TIMESTAMP: 'INT96_TIMESTAMP',
+  STORAGE_HANDLER: 'STORAGE_HANDLER',
+  ALREADY_ICEBERG: 'ALREADY_ICEBERG',
+  NON_HIVE_TABLE: 'NON_HIVE_TABLE',
+  EMPTY_TABLE: 'EMPTY_TABLE',
+  VIEW: 'VIEW',
+  VIEW_SQL_UNPARSEABLE: 'VIEW_SQL_UNPARSEABLE',
+  MATERIALIZED_VIEW: 'MATERIALIZED_VIEW',
+  TEMPORARY_TABLE: 'TEMPORARY_TABLE',
+} as const;
+export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
+
+/**
+ * What a finding does to the class: the strongest effect wins (skip > rewrite > warn > info).
+ * `info` leaves the class at migrate.
+ */
+export type Effect = 'skip' | 'rewrite' | 'warn' | 'info';
+export type Severity = 'info' | 'warn' | 'error';
+
+const SEVERITY: Readonly<Record<Effect, Severity>> = { skip: 'info', rewrite: 'error', warn: 'warn', info: 'info' };
+
+export interface AssessFinding {
+  readonly code: AssessCode;
+  readonly effect: Effect;
+  readonly severity: Severity;
+  /** The facts that triggered the rule (param values, column and partition names). */
+  readonly evidence: string;
+  readonly remediation: string;
+  /** The column concerned, for type findings. */
+  readonly column?: string;
+}
+
+export function finding(code: AssessCode, effect: Effect, evidence: string, remediation: string, column?: string): AssessFinding {
+  return { code, effect, severity: SEVERITY[effect], evidence, remediation, ...(column === undefined ? {} : { column }) };
+}
+
+export interface AssessOptions {
+  /**
+   * Bucketed tables migrate as unbucketed (Trino's behaviour since trinodb/trino#18103) instead of
+   * rewrite-required. Off by default: queries relying on Hive bucketing silently lose it.
+   */
+  readonly allowUnbucketed: boolean;
+}
+
+export const DEFAULT_ASSESS_OPTIONS: AssessOptions = { allowUnbucketed: false };
+
+export type Rule = (t: TableInventory, options: AssessOptions) => AssessFinding[];
+
+/** Hive reads booleans case-insensitively ("TRUE", "true"). */
+export function paramTrue(v: string | undefined): boolean {
+  return (v ?? '').trim().toLowerCase() === 'true';
+}
+
+export function isView(t: TableInventory): boolean {
+  return t.table.tableType === TableType.VIRTUAL_VIEW || t.table.tableType === TableType.MATERIALIZED_VIEW;
+}

@@ -1,0 +1,141 @@
+import { assessTable, classify } from '../../../../core/plan/assess/assess';
+import { acidRule } from '../../../../core/plan/assess/rules/acid';
+import { bucketedRule } from '../../../../core/plan/assess/rules/bucketed';
+import { columnTypesRule } from '../../../../core/plan/assess/rules/column-types';
+import { emptyRule } from '../../../../core/plan/assess/rules/empty';
+import { formatRule } from '../../../../core/plan/assess/rules/format';
+import { managedRule } from '../../../../core/plan/assess/rules/managed';
+import { partitionLocationRule } from '../../../../core/plan/assess/rules/partition-location';
+import { schemaDriftRule } from '../../../../core/plan/assess/rules/schema-drift';
+import { skewedRule } from '../../../../core/plan/assess/rules/skewed';
+import { alreadyIcebergRule, storageHandlerRule } from '../../../../core/plan/assess/rules/storage-handler';
+import { viewRule } from '../../../../core/plan/assess/rules/view';
+import type { AssessOptions } from '../../../../core/plan/assess/types';
+import { inv, partition, table, TEXT_SD } from './fixture';
+
+const O: AssessOptions = { allowUnbucketed: false };
+const codes = (fs: readonly { code: string }[]): string[] => fs.map((f) => f.code);
+const P = [{ name: 'p', type: 'string', comment: null }];
+
+describe('assessment rules', () => {
+  it('a plain external Parquet table migrates with no findings', () => {
+    const a = assessTable(inv(table()));
+    expect(a.findings).toEqual([]);
+    expect(a.class).toBe('migrate');
+    expect(a.risk).toBe('low');
+    expect([a.files, a.bytes]).toEqual([3, 3000]);
+  });
+
+  it('acid: full ACID and insert-only need a rewrite', () => {
+    expect(codes(acidRule(inv(table({ parameters: { transactional: 'true' } })), O))).toEqual(['ACID_TABLE']);
+    expect(codes(acidRule(inv(table({ parameters: { transactional: 'TRUE', transactional_properties: 'insert_only' } })), O))).toEqual(['INSERT_ONLY_TABLE']);
+    expect(acidRule(inv(table({ parameters: { transactional: 'false' } })), O)).toEqual([]);
+    expect(assessTable(inv(table({ tableType: 'MANAGED_TABLE', parameters: { transactional: 'true' } }))).class).toBe('rewrite-required');
+  });
+
+  it('format: text, CSV, JSON, SequenceFile, RCFile and unknown formats need a rewrite', () => {
+    const f = formatRule(inv(table({ sd: TEXT_SD })), O);
+    expect(codes(f)).toEqual(['UNSUPPORTED_FORMAT']);
+    expect(f[0]!.severity).toBe('error');
+    expect(f[0]!.evidence).toContain('text');
+    for (const inputFormat of ['org.apache.hadoop.mapred.SequenceFileInputFormat', 'org.apache.hadoop.hive.ql.io.RCFileInputFormat', 'com.example.Custom']) {
+      expect(codes(formatRule(inv(table({ sd: { inputFormat, serde: { name: null, serializationLib: null, parameters: {} } } })), O))).toEqual(['UNSUPPORTED_FORMAT']);
+    }
+    expect(codes(formatRule(inv(table({ sd: { ...TEXT_SD, serde: { name: null, serializationLib: 'org.apache.hadoop.hive.serde2.JsonSerDe', parameters: {} } } })), O))).toEqual(['UNSUPPORTED_FORMAT']);
+    expect(formatRule(inv(table()), O)).toEqual([]);
+  });
+
+  it('format: one non-columnar partition blocks the table', () => {
+    const t = inv(table({ partitionKeys: P }), [partition('p=a'), partition('p=b', { sd: TEXT_SD })]);
+    const f = formatRule(t, O);
+    expect(codes(f)).toEqual(['PARTITION_UNSUPPORTED_FORMAT']);
+    expect(f[0]!.evidence).toContain('p=b (text)');
+  });
+
+  it('bucketed: rewrite unless opted in to unbucketed', () => {
+    const t = inv(table({ sd: { numBuckets: 4, bucketColumns: ['id'] } }));
+    expect(codes(bucketedRule(t, O))).toEqual(['BUCKETED']);
+    expect(bucketedRule(t, O)[0]!.effect).toBe('rewrite');
+    expect(codes(bucketedRule(t, { allowUnbucketed: true }))).toEqual(['BUCKETED_MIGRATED_UNBUCKETED']);
+    expect(assessTable(t, { allowUnbucketed: true }).class).toBe('migrate-with-warnings');
+    expect(bucketedRule(inv(table()), O)).toEqual([]);
+  });
+
+  it('skewed / stored as sub-directories warns', () => {
+    const skewed = { columnNames: ['country'], values: [['DE']], locations: [] };
+    expect(codes(skewedRule(inv(table({ sd: { skewed } })), O))).toEqual(['SKEWED_SUBDIRECTORIES']);
+    expect(codes(skewedRule(inv(table({ sd: { storedAsSubDirectories: true } })), O))).toEqual(['SKEWED_SUBDIRECTORIES']);
+    expect(skewedRule(inv(table({ sd: { skewed: { columnNames: [], values: [], locations: [] } } })), O)).toEqual([]);
+  });
+
+  it('managed (non-transactional) tables warn', () => {
+    expect(codes(managedRule(inv(table({ tableType: 'MANAGED_TABLE' })), O))).toEqual(['MANAGED_TABLE']);
+    expect(managedRule(inv(table()), O)).toEqual([]);
+    expect(assessTable(inv(table({ tableType: 'MANAGED_TABLE' }))).class).toBe('migrate-with-warnings');
+  });
+
+  it('partition outside the table location warns; a sibling prefix is outside too', () => {
+    const t = inv(table({ partitionKeys: P }), [partition('p=a'), partition('p=b', { sd: { location: 's3a://other/p=b' } }), partition('p=c', { sd: { location: 's3a://wh/db/t2/p=c' } })]);
+    const f = partitionLocationRule(t, O);
+    expect(codes(f)).toEqual(['PARTITION_OUTSIDE_LOCATION']);
+    expect(f[0]!.evidence).toContain('2 partition(s)');
+    expect(f[0]!.evidence).toContain('p=b at s3a://other/p=b');
+    expect(partitionLocationRule(inv(table({ partitionKeys: P }), [partition('p=a')]), O)).toEqual([]);
+  });
+
+  it('schema drift across partitions warns and names the partition', () => {
+    const drifted = partition('p=old', { sd: { columns: [{ name: 'id', type: 'int', comment: null }] } });
+    const f = schemaDriftRule(inv(table({ partitionKeys: P }), [partition('p=a'), drifted]), O);
+    expect(codes(f)).toEqual(['PARTITION_SCHEMA_DRIFT']);
+    expect(f[0]!.evidence).toContain('p=old');
+    expect(schemaDriftRule(inv(table({ partitionKeys: P }), [partition('p=a')]), O)).toEqual([]);
+  });
+
+  it('column types: malformed and unsupported types name the column; char/varchar/tinyint are info', () => {
+    const cols = [
+      { name: 'ok', type: 'map<string,array<int>>', comment: null },
+      { name: 'broken', type: 'struct<a:int', comment: null },
+      { name: 'u', type: 'uniontype<int,string>', comment: null },
+      { name: 'nested', type: 'array<struct<x:interval_day_time>>', comment: null },
+      { name: 'c', type: 'char(10)', comment: null },
+    ];
+    const f = columnTypesRule(inv(table({ sd: { columns: cols } })), O);
+    expect(f.map((x) => [x.code, x.column])).toEqual([['TYPE_INVALID', 'broken'], ['TYPE_UNSUPPORTED', 'u'], ['TYPE_UNSUPPORTED', 'nested'], ['TYPE_WIDENED', 'c']]);
+    expect(f[0]!.evidence).toContain('broken');
+    expect(codes(columnTypesRule(inv(table({ partitionKeys: [{ name: 'k', type: 'void', comment: null }] })), O))).toEqual(['TYPE_UNSUPPORTED']);
+  });
+
+  it('storage handler and already-Iceberg tables are skipped', () => {
+    const hbase = inv(table({ parameters: { storage_handler: 'org.apache.hadoop.hive.hbase.HBaseStorageHandler' } }));
+    expect(codes(storageHandlerRule(hbase, O))).toEqual(['STORAGE_HANDLER']);
+    expect(formatRule(hbase, O)).toEqual([]);
+    expect(assessTable(hbase).class).toBe('skip');
+    const ice = inv(table({ parameters: { table_type: 'ICEBERG', metadata_location: 's3a://x/m.json' }, sd: TEXT_SD }));
+    expect(codes(alreadyIcebergRule(ice, O))).toEqual(['ALREADY_ICEBERG']);
+    expect(assessTable(ice).class).toBe('skip');
+    expect(codes(alreadyIcebergRule(inv(table({ parameters: { table_type: 'DELTA' } })), O))).toEqual(['NON_HIVE_TABLE']);
+  });
+
+  it('empty tables are info and still migrate', () => {
+    expect(codes(emptyRule(inv(table({ parameters: { numFiles: '0', totalSize: '0' } })), O))).toEqual(['EMPTY_TABLE']);
+    expect(codes(emptyRule(inv(table({ partitionKeys: P })), O))).toEqual(['EMPTY_TABLE']);
+    expect(emptyRule(inv(table({ parameters: {} })), O)).toEqual([]);
+    expect(assessTable(inv(table({ parameters: { numFiles: '0' } }))).class).toBe('migrate');
+  });
+
+  it('views: virtual views warn and are kind view; materialized views skip', () => {
+    const v = inv(table({ tableType: 'VIRTUAL_VIEW', sd: { location: null, inputFormat: null, serde: { name: null, serializationLib: null, parameters: {} } }, viewExpandedText: 'select 1' }));
+    expect(codes(viewRule(v, O))).toEqual(['VIEW']);
+    const a = assessTable(v);
+    expect([a.kind, a.class, codes(a.findings)]).toEqual(['view', 'migrate-with-warnings', ['VIEW']]);
+    expect(assessTable(inv(table({ tableType: 'MATERIALIZED_VIEW' }))).class).toBe('skip');
+  });
+
+  it('classify: skip > rewrite > warn > migrate, exactly one class', () => {
+    const f = (effect: 'skip' | 'rewrite' | 'warn' | 'info') => ({ code: 'VIEW' as const, effect, severity: 'info' as const, evidence: '', remediation: '' });
+    expect(classify([f('warn'), f('rewrite'), f('skip')])).toBe('skip');
+    expect(classify([f('warn'), f('rewrite')])).toBe('rewrite-required');
+    expect(classify([f('info'), f('warn')])).toBe('migrate-with-warnings');
+    expect(classify([f('info')])).toBe('migrate');
+  });
+});
