@@ -28,6 +28,8 @@ export interface S3StoreOptions {
   readonly requestTimeoutMs?: number;
   /** `if-none-match` (default): the server enforces create-only. See the module comment. */
   readonly conditionalPut?: 'if-none-match' | 'head-then-put';
+  /** ListObjectsV2 MaxKeys (default: the server's, 1000 on AWS). */
+  readonly listPageSize?: number;
   /** An existing client (tests add request-counting middleware); the store then does not destroy it. */
   readonly client?: S3Client;
 }
@@ -90,7 +92,7 @@ export class S3ObjectStore implements ObjectStore {
     do {
       let page: ListObjectsV2CommandOutput;
       try {
-        page = await this.client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: recursive ? undefined : '/', ContinuationToken: token }));
+        page = await this.client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: recursive ? undefined : '/', ContinuationToken: token, MaxKeys: this.opts.listPageSize }));
       } catch (e) {
         throw fromS3Error(e, 'list', location, this.endpoint);
       }
