@@ -100,3 +100,27 @@ function firstLine(e: unknown): string {
   const line = msg.split('\n')[0] ?? msg;
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
+
+export interface ViewDependencies {
+  /** `db.table` names the view reads (lower-case, sorted, unique; the view itself left out). */
+  readonly refs: readonly string[];
+  /** Why no references could be read (`expanded text: …`), or null. */
+  readonly error: string | null;
+  readonly parsedFrom: 'expanded' | 'original' | null;
+}
+
+const shared = new NodeSqlViewParser();
+
+/** A view's dependencies: expanded text first, the original as fallback; never throws. */
+export function viewDependencies(v: { readonly database: string; readonly name: string; readonly viewExpandedText: string | null; readonly viewOriginalText: string | null }): ViewDependencies {
+  const db = v.database.toLowerCase();
+  const self = `${db}.${v.name.toLowerCase()}`;
+  const errors: string[] = [];
+  for (const [which, sql] of [['expanded', v.viewExpandedText], ['original', v.viewOriginalText]] as const) {
+    if (sql === null || sql.trim() === '') continue;
+    const r = shared.references(sql, db);
+    if (r.ok) return { refs: r.tables.filter((t) => t !== self), error: null, parsedFrom: which };
+    errors.push(`${which} text: ${r.error}`);
+  }
+  return { refs: [], error: errors[0] ?? 'the view has no SQL text', parsedFrom: null };
+}
