@@ -67,8 +67,26 @@ export const temporalSchema = z
 
 export const stateSchema = z.object({ url: z.string().regex(/^postgres(ql)?:\/\//, 'expected postgres://…') }).strict();
 
+/** `migrate assess` / `migrate plan` (issue 6). Wave options, ownership and throughput are validated by
+ * core/plan (parseWaveOptions, parseOwnership, parseThroughput) so their errors keep planner codes. */
+export const planSchema = z
+  .object({
+    /** Catalog name recorded in the plan; defaults to catalog.name. */
+    targetCatalog: z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes').optional(),
+    /** Databases to read (default: all). */
+    databases: z.array(z.string().min(1)).optional(),
+    /** Declared lineage YAML file (version: 1, jobs: [{name, reads, writes}]). */
+    lineage: z.string().min(1).optional(),
+    assess: z.object({ allowUnbucketed: z.boolean().default(false) }).strict().default({ allowUnbucketed: false }),
+    ownership: z.record(z.string(), z.unknown()).default({}),
+    waves: z.record(z.string(), z.unknown()).default({}),
+    throughput: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
+    plan: planSchema.optional(),
     hms: hmsSchema.optional(),
     catalog: catalogSchema.optional(),
     storage: storageSchema.optional(),

@@ -1,7 +1,13 @@
-import { viewDependencies } from '../../../../adapters/sql/view-deps';
+import { NodeSqlViewParser } from '../../../../adapters/sql/view-deps';
+import { viewReferences } from '../../../../core/plan/view-deps';
 import { parseOwnership, teamOf } from '../../../../core/plan/ownership';
 
-const v = (expanded: string | null, original: string | null = null) => ({ database: 'Sales', name: 'v', viewExpandedText: expanded, viewOriginalText: original });
+const parser = new NodeSqlViewParser();
+const viewDependencies = (x: { expanded: string | null; original: string | null }) => {
+  const r = viewReferences(parser, 'sales', x.expanded, x.original);
+  return r.ok ? { refs: r.tables, error: null, parsedFrom: r.sql } : { refs: [], error: r.error, parsedFrom: null };
+};
+const v = (expanded: string | null, original: string | null = null) => ({ expanded, original });
 
 describe('viewDependencies', () => {
   it('backticked, db-qualified joins (as Hive expands them)', () => {
@@ -14,8 +20,8 @@ describe('viewDependencies', () => {
     expect(viewDependencies(v(sql)).refs).toEqual(['db1.t1', 'db2.t2', 'db3.t3', 'db4.t4']);
   });
 
-  it('unqualified names resolve to the view database; the view itself and duplicates are dropped', () => {
-    expect(viewDependencies(v('SELECT * FROM orders o JOIN orders p ON o.id = p.id LEFT JOIN sales.v ON 1=1')).refs).toEqual(['sales.orders']);
+  it('unqualified names resolve to the view database; duplicates are dropped', () => {
+    expect(viewDependencies(v('SELECT * FROM orders o JOIN orders p ON o.id = p.id LEFT JOIN sales.w ON 1=1')).refs).toEqual(['sales.orders', 'sales.w']);
   });
 
   it('falls back to the original text when the expanded one does not parse', () => {
@@ -23,10 +29,14 @@ describe('viewDependencies', () => {
     expect([r.refs, r.parsedFrom]).toEqual([['db.t'], 'original']);
   });
 
+  it('Hive LATERAL VIEW and LEFT SEMI JOIN still yield their tables', () => {
+    expect(viewDependencies(v('SELECT a.id, x FROM db.a LATERAL VIEW explode(a.xs) t AS x LEFT SEMI JOIN db.b ON a.id = b.id')).refs).toEqual(['db.a', 'db.b']);
+  });
+
   it('unparseable SQL is an error message, not an exception', () => {
     const r = viewDependencies(v('SELECT FROM WHERE ((('));
     expect(r.refs).toEqual([]);
-    expect(r.error).toMatch(/^expanded text: /);
+    expect(r.error).toEqual(expect.any(String));
     expect(viewDependencies(v(null)).error).toBe('the view has no SQL text');
   });
 });
