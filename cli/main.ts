@@ -6,6 +6,8 @@ import { loadConfig } from './config';
 import { ExitCode } from './exit-codes';
 import { renderDoctor, runDoctor } from './commands/doctor';
 import { registerInventory } from './commands/inventory';
+import { registerAssess } from './commands/assess';
+import { registerPlan } from './commands/plan';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -76,6 +78,8 @@ Exit code 1 when any check fails.`)
     });
 
   registerInventory(program, io);
+  registerAssess(program, io);
+  registerPlan(program, io);
 
   return program;
 }

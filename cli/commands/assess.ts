@@ -1,0 +1,145 @@
+// `migrate assess`: read every table over Thrift, run the assessment rules (core/plan/assess) and
+// print each table's class with its coded findings. Also the shared front half of `migrate plan`:
+// inventory → assessment → PlanTables + view edges.
+import type { Command } from 'commander';
+import type { MigrateConfig } from '../../core/config/schema';
+import { ErrorCode, MigrationError } from '../../core/errors';
+import type { HmsReader, TableInventory } from '../../core/hive/model';
+import { assessTable } from '../../core/plan/assess/assess';
+import type { Assessment } from '../../core/plan/assess/assess';
+import { AssessCode, finding } from '../../core/plan/assess/types';
+import type { AssessOptions } from '../../core/plan/assess/types';
+import { canonicalJson, sha256Hex } from '../../core/plan/hash';
+import { parseOwnership, teamOf } from '../../core/plan/ownership';
+import type { Ownership } from '../../core/plan/ownership';
+import type { PlanEdge, PlanTable } from '../../core/plan/types';
+import { compareIds } from '../../core/plan/types';
+import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
+import { viewDependencies } from '../../adapters/sql/view-deps';
+import { loadConfig } from '../config';
+import { ExitCode } from '../exit-codes';
+
+const CHUNK = 200;
+
+export interface AssessedTable extends Assessment {
+  readonly team: string | null;
+  /** sha256 of the canonical JSON of the table and its partitions as read. */
+  readonly fingerprint: string;
+  /** Views: the tables the SQL reads. */
+  readonly reads: readonly string[];
+}
+
+export interface AssessResult {
+  readonly tables: readonly AssessedTable[];
+  readonly edges: readonly PlanEdge[];
+}
+
+const isNotFound = (e: unknown): boolean => e instanceof MigrationError && e.code === ErrorCode.HMS_NOT_FOUND;
+
+/** Every table (with partitions) of `only` (or all databases), database by database, in chunks. */
+export async function readWarehouse(reader: HmsReader, only: readonly string[]): Promise<TableInventory[]> {
+  const dbs = only.length > 0 ? [...new Set(only)] : await reader.listDatabases();
+  const out: TableInventory[] = [];
+  for (const db of dbs) {
+    const names = await reader.listTables(db).catch((e: unknown) => (only.length === 0 && isNotFound(e) ? [] : Promise.reject(e)));
+    for (let i = 0; i < names.length; i += CHUNK) out.push(...(await reader.getTables(db, names.slice(i, i + CHUNK))));
+  }
+  return out;
+}
+
+function assessOne(t: TableInventory, options: AssessOptions, ownership: Ownership): AssessedTable {
+  let reads: readonly string[] = [];
+  const extra = [];
+  if (t.table.tableType === 'VIRTUAL_VIEW') {
+    const deps = viewDependencies(t.table);
+    reads = deps.refs;
+    if (deps.error !== null) extra.push(finding(AssessCode.VIEW_SQL_UNPARSEABLE, 'warn', deps.error, 'declare the view’s inputs in the lineage file; its wave is not ordered after them'));
+  }
+  const a = assessTable(t, options, extra);
+  return { ...a, team: teamOf(t.table, ownership), fingerprint: sha256Hex(canonicalJson(t)), reads };
+}
+
+/** Pure over the inventory: assessments sorted by id, and one view edge per (source, view). */
+export function assessWarehouse(inventory: readonly TableInventory[], options: AssessOptions, ownership: Ownership): AssessResult {
+  const tables = inventory.map((t) => assessOne(t, options, ownership)).sort((a, b) => compareIds(a.id, b.id));
+  const edges: PlanEdge[] = tables.flatMap((t) => t.reads.map((from): PlanEdge => ({ from, to: t.id, reason: 'view' })));
+  return { tables, edges };
+}
+
+export function toPlanTable(a: AssessedTable): PlanTable {
+  return { id: a.id, database: a.database, name: a.name, team: a.team, kind: a.kind, class: a.class, files: a.files, bytes: a.bytes, risk: a.risk, fingerprint: a.fingerprint };
+}
+
+export function openThrift(cfg: MigrateConfig): ThriftHmsReader {
+  if (!cfg.hms) throw new MigrationError(ErrorCode.USAGE, 'this command needs an HMS: set hms.thrift.uri in the config (see migrate.example.yaml)');
+  const t = cfg.hms.thrift;
+  return new ThriftHmsReader({ uri: t.uri, connectTimeoutMs: t.connectTimeoutMs, callTimeoutMs: t.callTimeoutMs, callsPerSecond: 200 });
+}
+
+/** Config → options, validated up front (a bad ownership mapping fails before HMS is read). */
+export function assessSettings(cfg: MigrateConfig): { options: AssessOptions; ownership: Ownership } {
+  const plan = cfg.plan;
+  return { options: { allowUnbucketed: plan?.assess.allowUnbucketed ?? false }, ownership: withPrefix('plan.ownership', () => parseOwnership(plan?.ownership ?? {})) };
+}
+
+/** Re-throw a core validation error with its paths under the config section it came from. */
+export function withPrefix<T>(prefix: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (!(e instanceof MigrationError)) throw e;
+    const paths = Array.isArray(e.context.paths) ? (e.context.paths as string[]) : [];
+    let message = e.message;
+    for (const p of paths) message = message.replace(new RegExp(`(^|\\n)${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:`), `$1${prefix}.${p}:`);
+    throw new MigrationError(e.code, message, { ...e.context, paths: paths.map((p) => `${prefix}.${p}`) });
+  }
+}
+
+export async function runAssess(cfg: MigrateConfig, databases: readonly string[]): Promise<AssessResult> {
+  const { options, ownership } = assessSettings(cfg);
+  const reader = openThrift(cfg);
+  try {
+    const inventory = await readWarehouse(reader, databases.length > 0 ? databases : (cfg.plan?.databases ?? []));
+    return assessWarehouse(inventory, options, ownership);
+  } finally {
+    await reader.close();
+  }
+}
+
+export function renderAssess(r: AssessResult): string {
+  const lines: string[] = [];
+  const counts = new Map<string, number>();
+  for (const t of r.tables) {
+    counts.set(t.class, (counts.get(t.class) ?? 0) + 1);
+    lines.push(`${t.id.padEnd(40)} ${t.kind.padEnd(5)} ${t.class.padEnd(22)} ${t.team ?? '-'}`);
+    for (const f of t.findings) lines.push(`    ${f.severity.padEnd(7)} ${f.code}: ${f.evidence}\n            → ${f.remediation}`);
+  }
+  const summary = [...counts.entries()].sort(([a], [b]) => compareIds(a, b)).map(([c, n]) => `${c} ${n}`).join(' · ');
+  lines.push('', `${r.tables.length} tables: ${summary || 'none'}`, 'next: migrate plan --out plan.json --report plan.md --graph plan.svg');
+  return `${lines.join('\n')}\n`;
+}
+
+interface GlobalOpts {
+  config?: string;
+  set: string[];
+}
+const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+export function registerAssess(program: Command, io: { out: (s: string) => void; setExit: (c: number) => void }): void {
+  program
+    .command('assess')
+    .description('classify every HMS table (migrate / migrate-with-warnings / rewrite-required / skip) with coded findings')
+    .option('--database <name>', 'only this database (repeatable)', collect, [])
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', `
+Examples:
+  migrate assess --config migrate.yaml
+  migrate assess -c migrate.yaml --database sales --json`)
+    .action(async (opts: { database: string[]; json?: boolean }, cmd: Command) => {
+      const g = cmd.optsWithGlobals<GlobalOpts>();
+      const { config } = loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() });
+      const r = await runAssess(config, opts.database);
+      io.out(opts.json ? `${JSON.stringify({ ok: true, tables: r.tables, edges: r.edges }, null, 2)}\n` : renderAssess(r));
+      io.setExit(ExitCode.OK);
+    });
+}
