@@ -120,6 +120,22 @@ describe('migrate assess / plan (seeded warehouse)', () => {
     expect(d.stdout).toMatch(/^~ .+: wave \d+ → \d+$/m);
   });
 
+  it('declared lineage orders a written table after what it reads; ownership mapping names the teams', async () => {
+    const lineage = path.join(dir, 'lineage.yaml');
+    writeFileSync(lineage, `version: 1\njobs:\n  - name: enrich\n    reads: [${sales}.orders]\n    writes: [${misc}.events_avro]\n`);
+    const cfg = config('lineage.yaml.cfg', `lineage: ${lineage}\nownership:\n  databases: { ${sales}: sales-team }\n  patterns: [{ regex: '_misc\\.', team: misc-team }]`);
+    const out = path.join(dir, 'lineage-plan.json');
+    const report = path.join(dir, 'lineage-report.md');
+    const r = await migrate(['plan', '--config', cfg, ...scope, '--out', out, '--report', report]);
+    expect(r.stderr).toBe('');
+    const plan = JSON.parse(readFileSync(out, 'utf8')) as PlanJson & { waves: { tables: { id: string; team: string | null }[] }[] };
+    const wave = new Map(plan.waves.flatMap((w) => w.tables.map((t) => [t.id, w.number] as const)));
+    expect(wave.get(`${misc}.events_avro`)!).toBeGreaterThan(wave.get(`${sales}.orders`)!);
+    const teams = new Map(plan.waves.flatMap((w) => w.tables.map((t) => [t.id, t.team] as const)));
+    expect([teams.get(`${sales}.orders`), teams.get(`${misc}.events_avro`)]).toEqual(['sales-team', 'misc-team']);
+    expect(readFileSync(report, 'utf8')).toMatch(/misc-team.*sales-team/);
+  });
+
   const bad: [string, string, string, RegExp][] = [
     ['malformed lineage YAML', 'lineage: LINEAGE', 'version: 1\njobs: [ {name: x, reads: [a.b}\n', /LINEAGE_INVALID.*lineage\.yaml:\d+:\d+/],
     ['lineage schema error', 'lineage: LINEAGE', 'version: 1\njobs:\n  - name: j\n    reads: [nodot]\n    writes: []\n', /LINEAGE_INVALID[\s\S]*jobs\[0\]\.reads\[0\]: expected db\.table/],
