@@ -59,7 +59,7 @@ const EXPECTED: Record<string, [string, string[]]> = {
 };
 
 interface PlanJson {
-  waves: { number: number; tables: { id: string; class: string }[] }[];
+  waves: { number: number; tables: { id: string; class: string; team: string | null }[] }[];
   notPlanned: { id: string; reason: string }[];
   hash: string;
 }
@@ -128,7 +128,7 @@ describe('migrate assess / plan (seeded warehouse)', () => {
     const report = path.join(dir, 'lineage-report.md');
     const r = await migrate(['plan', '--config', cfg, ...scope, '--out', out, '--report', report]);
     expect(r.stderr).toBe('');
-    const plan = JSON.parse(readFileSync(out, 'utf8')) as PlanJson & { waves: { tables: { id: string; team: string | null }[] }[] };
+    const plan = JSON.parse(readFileSync(out, 'utf8')) as PlanJson;
     const wave = new Map(plan.waves.flatMap((w) => w.tables.map((t) => [t.id, w.number] as const)));
     expect(wave.get(`${misc}.events_avro`)!).toBeGreaterThan(wave.get(`${sales}.orders`)!);
     const teams = new Map(plan.waves.flatMap((w) => w.tables.map((t) => [t.id, t.team] as const)));

@@ -12,6 +12,7 @@ import { managedRule } from './rules/managed';
 import { partitionLocationRule } from './rules/partition-location';
 import { schemaDriftRule } from './rules/schema-drift';
 import { skewedRule } from './rules/skewed';
+import { statsMissingRule } from './rules/stats-missing';
 import { alreadyIcebergRule, storageHandlerRule } from './rules/storage-handler';
 import { temporaryRule, viewRule } from './rules/view';
 import { tableStats } from './stats';
@@ -21,7 +22,7 @@ import { DEFAULT_ASSESS_OPTIONS, isView } from './types';
 /** In report order. */
 export const RULES: readonly Rule[] = [
   alreadyIcebergRule, storageHandlerRule, temporaryRule, viewRule, acidRule, formatRule, bucketedRule,
-  skewedRule, managedRule, partitionLocationRule, schemaDriftRule, columnTypesRule, emptyRule,
+  skewedRule, managedRule, partitionLocationRule, schemaDriftRule, columnTypesRule, emptyRule, statsMissingRule,
 ];
 
 export interface Assessment {

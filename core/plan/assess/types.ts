@@ -27,6 +27,7 @@ export const AssessCode = {
   VIEW_SQL_UNPARSEABLE: 'VIEW_SQL_UNPARSEABLE',
   MATERIALIZED_VIEW: 'MATERIALIZED_VIEW',
   TEMPORARY_TABLE: 'TEMPORARY_TABLE',
+  STATS_MISSING: 'STATS_MISSING',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 

@@ -8,6 +8,7 @@ import { managedRule } from '../../../../core/plan/assess/rules/managed';
 import { partitionLocationRule } from '../../../../core/plan/assess/rules/partition-location';
 import { schemaDriftRule } from '../../../../core/plan/assess/rules/schema-drift';
 import { skewedRule } from '../../../../core/plan/assess/rules/skewed';
+import { statsMissingRule } from '../../../../core/plan/assess/rules/stats-missing';
 import { alreadyIcebergRule, storageHandlerRule } from '../../../../core/plan/assess/rules/storage-handler';
 import { viewRule } from '../../../../core/plan/assess/rules/view';
 import type { AssessOptions } from '../../../../core/plan/assess/types';
@@ -121,6 +122,14 @@ describe('assessment rules', () => {
     expect(codes(emptyRule(inv(table({ partitionKeys: P })), O))).toEqual(['EMPTY_TABLE']);
     expect(emptyRule(inv(table({ parameters: {} })), O)).toEqual([]);
     expect(assessTable(inv(table({ parameters: { numFiles: '0' } }))).class).toBe('migrate');
+  });
+
+  it('missing fast stats are info, on the table or per partition', () => {
+    expect(codes(statsMissingRule(inv(table({ parameters: {} })), O))).toEqual(['STATS_MISSING']);
+    const f = statsMissingRule(inv(table({ partitionKeys: P }), [partition('p=a'), partition('p=b', { parameters: {} })]), O);
+    expect(f.map((x) => x.evidence)).toEqual(['numFiles absent on 1 of 2 partitions']);
+    expect(statsMissingRule(inv(table()), O)).toEqual([]);
+    expect(assessTable(inv(table({ parameters: {} }))).class).toBe('migrate');
   });
 
   it('views: virtual views warn and are kind view; materialized views skip', () => {
