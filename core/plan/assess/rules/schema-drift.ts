@@ -1,16 +1,46 @@
 // Rule: partitions whose columns differ from the table's (a different CD) are mapped by name into
-// one Iceberg schema; type changes or positional ORC evolution can mis-map (hms.md §5). Pure; no I/O.
+// one Iceberg schema (warn); a same-named column whose partition type cannot be promoted to the
+// table's type (Iceberg spec "Schema Evolution": int→long, float→double, decimal precision widening)
+// would be misread, so that needs a rewrite (hms.md §5). Pure; no I/O.
 import type { HiveColumn } from '../../../hive/model';
-import type { Rule } from '../types';
+import type { AssessFinding, Rule } from '../types';
 import { AssessCode, finding, isView } from '../types';
 
-const sig = (cols: readonly HiveColumn[]): string => cols.map((c) => `${c.name.toLowerCase()}:${c.type.replace(/\s+/g, '').toLowerCase()}`).join(',');
+const norm = (type: string): string => type.replace(/\s+/g, '').toLowerCase().replace(/^integer$/, 'int');
+const sig = (cols: readonly HiveColumn[]): string => cols.map((c) => `${c.name.toLowerCase()}:${norm(c.type)}`).join(',');
+
+const INTS = ['tinyint', 'smallint', 'int', 'bigint'];
+const DECIMAL = /^decimal(?:\((\d+)(?:,(\d+))?\))?$/;
+
+/** Can files written with `from` be read as `to`? */
+export function promotable(from: string, to: string): boolean {
+  const a = norm(from);
+  const b = norm(to);
+  if (a === b) return true;
+  if (INTS.includes(a) && INTS.includes(b)) return INTS.indexOf(a) <= INTS.indexOf(b);
+  if (a === 'float' && b === 'double') return true;
+  const da = DECIMAL.exec(a);
+  const db = DECIMAL.exec(b);
+  if (da && db) return (da[2] ?? '0') === (db[2] ?? '0') && Number(da[1] ?? 10) <= Number(db[1] ?? 10);
+  return false;
+}
 
 export const schemaDriftRule: Rule = (t) => {
   if (isView(t)) return [];
   const table = sig(t.table.sd.columns);
+  const byName = new Map(t.table.sd.columns.map((c) => [c.name.toLowerCase(), c.type]));
   const drifted = t.partitions.filter((p) => p.sd.columns.length > 0 && sig(p.sd.columns) !== table);
   if (drifted.length === 0) return [];
+  const out: AssessFinding[] = [];
   const ev = drifted.slice(0, 3).map((p) => `${p.name}: (${sig(p.sd.columns)})`).join('; ');
-  return [finding(AssessCode.PARTITION_SCHEMA_DRIFT, 'warn', `${drifted.length} partition(s) differ from the table schema (${table}): ${ev}`, 'check the drifted partitions map by name onto the table schema (schema.name-mapping.default); rewrite them if a type changed incompatibly')];
+  out.push(finding(AssessCode.PARTITION_SCHEMA_DRIFT, 'warn', `${drifted.length} partition(s) differ from the table schema (${table}): ${ev}`, 'the drifted partitions are mapped by name onto the table schema (schema.name-mapping.default); check positional ORC files'));
+  for (const p of drifted) {
+    for (const c of p.sd.columns) {
+      const want = byName.get(c.name.toLowerCase());
+      if (want !== undefined && !promotable(c.type, want)) {
+        out.push(finding(AssessCode.PARTITION_TYPE_INCOMPATIBLE, 'rewrite', `partition ${p.name} column ${c.name} is ${c.type}, the table says ${want}`, `rewrite partition ${p.name} with ${c.name} cast to ${want}`, c.name));
+      }
+    }
+  }
+  return out;
 };

@@ -6,7 +6,7 @@ import { emptyRule } from '../../../../core/plan/assess/rules/empty';
 import { formatRule } from '../../../../core/plan/assess/rules/format';
 import { managedRule } from '../../../../core/plan/assess/rules/managed';
 import { partitionLocationRule } from '../../../../core/plan/assess/rules/partition-location';
-import { schemaDriftRule } from '../../../../core/plan/assess/rules/schema-drift';
+import { promotable, schemaDriftRule } from '../../../../core/plan/assess/rules/schema-drift';
 import { skewedRule } from '../../../../core/plan/assess/rules/skewed';
 import { statsMissingRule } from '../../../../core/plan/assess/rules/stats-missing';
 import { alreadyIcebergRule, storageHandlerRule } from '../../../../core/plan/assess/rules/storage-handler';
@@ -90,6 +90,14 @@ describe('assessment rules', () => {
     expect(codes(f)).toEqual(['PARTITION_SCHEMA_DRIFT']);
     expect(f[0]!.evidence).toContain('p=old');
     expect(schemaDriftRule(inv(table({ partitionKeys: P }), [partition('p=a')]), O)).toEqual([]);
+  });
+
+  it('schema drift: a type that cannot be promoted to the table type needs a rewrite', () => {
+    const bad = partition('p=s', { sd: { columns: [{ name: 'id', type: 'string', comment: null }, { name: 'v', type: 'string', comment: null }] } });
+    const f = schemaDriftRule(inv(table({ partitionKeys: P }), [bad]), O);
+    expect(f.map((x) => [x.code, x.column])).toEqual([['PARTITION_SCHEMA_DRIFT', undefined], ['PARTITION_TYPE_INCOMPATIBLE', 'id']]);
+    expect(assessTable(inv(table({ partitionKeys: P }), [bad])).class).toBe('rewrite-required');
+    expect([promotable('int', 'bigint'), promotable('bigint', 'int'), promotable('float', 'double'), promotable('decimal(10,2)', 'decimal(12,2)'), promotable('decimal(10,2)', 'decimal(12,3)'), promotable('INTEGER', 'int')]).toEqual([true, false, true, true, false, true]);
   });
 
   it('column types: malformed and unsupported types name the column; char/varchar/tinyint are info', () => {
