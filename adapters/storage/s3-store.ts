@@ -14,6 +14,7 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import { MutationGuard, asDirectory, parseStorageUri } from '../../core/storage/object-store';
 import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions, S3Scheme } from '../../core/storage/object-store';
 import { fromS3Error } from './errors';
+import { S3RangedGet } from './s3-ranged-get';
 
 export interface S3StoreOptions {
   /** Prefixes (any s3 scheme) where delete/overwrite are allowed: the migration's metadata prefixes. */
@@ -30,8 +31,13 @@ export interface S3StoreOptions {
   readonly conditionalPut?: 'if-none-match' | 'head-then-put';
   /** ListObjectsV2 MaxKeys (default: the server's, 1000 on AWS). */
   readonly listPageSize?: number;
-  /** An existing client (tests add request-counting middleware); the store then does not destroy it. */
+  /** An existing client; the store then does not destroy it. */
   readonly client?: S3Client;
+  /**
+   * Ranged GETs through the lean signed path (s3-ranged-get.ts) instead of the SDK (default true):
+   * the SDK's per-request CPU cost caps footer reads on small machines.
+   */
+  readonly leanRangedGets?: boolean;
 }
 
 interface S3Path {
@@ -57,6 +63,9 @@ export class S3ObjectStore implements ObjectStore {
   private readonly guard: MutationGuard;
   private readonly endpoint: string;
   private readonly ownsClient: boolean;
+  private readonly lean: S3RangedGet | undefined;
+  /** HTTP GET attempts sent (both paths), for tests and benchmarks. */
+  readonly stats = { gets: 0 };
 
   constructor(private readonly opts: S3StoreOptions) {
     this.guard = new MutationGuard(opts.metadataPrefixes);
@@ -70,6 +79,10 @@ export class S3ObjectStore implements ObjectStore {
         region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
         forcePathStyle: opts.forcePathStyle ?? opts.endpoint !== undefined,
         maxAttempts: opts.maxAttempts ?? 3,
+        // Footer reads are ranged GETs: skip the SDK's default flexible-checksum work (it asks for
+        // and verifies checksums in JS on every GET, which dominated CPU in bench/footers).
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
         requestHandler: {
           httpAgent: new http.Agent({ keepAlive: true, maxSockets }),
           httpsAgent: new https.Agent({ keepAlive: true, maxSockets }),
@@ -77,9 +90,14 @@ export class S3ObjectStore implements ObjectStore {
           connectionTimeout: 10_000,
         },
       });
+    const region = opts.region ?? process.env.AWS_REGION ?? 'us-east-1';
+    const pathStyle = opts.forcePathStyle ?? opts.endpoint !== undefined;
+    // A caller-provided client without an endpoint: we cannot know where to send lean requests.
+    this.lean = opts.leanRangedGets === false || (opts.client !== undefined && opts.endpoint === undefined) ? undefined : new S3RangedGet(this.client, region, opts.endpoint, pathStyle, maxSockets, opts.requestTimeoutMs ?? 60_000);
   }
 
   destroy(): void {
+    this.lean?.destroy();
     if (this.ownsClient) this.client.destroy();
   }
 
@@ -136,12 +154,20 @@ export class S3ObjectStore implements ObjectStore {
 
   private async get(path: string, range: string): Promise<{ bytes: Uint8Array; total: number | undefined }> {
     const { bucket, key } = s3Path(path);
-    try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
-      const bytes = out.Body === undefined ? new Uint8Array(0) : await out.Body.transformToByteArray();
-      return { bytes, total: totalFromContentRange(out.ContentRange) };
-    } catch (e) {
-      throw fromS3Error(e, 'read', path, this.endpoint);
+    const attempts = Math.max(1, this.opts.maxAttempts ?? 3);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.stats.gets++;
+        if (this.lean !== undefined) return await this.lean.get(bucket, key, range);
+        const out = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
+        const bytes = out.Body === undefined ? new Uint8Array(0) : await out.Body.transformToByteArray();
+        return { bytes, total: totalFromContentRange(out.ContentRange) };
+      } catch (e) {
+        const err = fromS3Error(e, 'read', path, this.endpoint);
+        // The SDK retries on its own; the lean path retries transient failures here, with backoff.
+        if (this.lean === undefined || !err.retryable || attempt >= attempts) throw err;
+        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      }
     }
   }
 

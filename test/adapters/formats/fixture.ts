@@ -27,7 +27,7 @@ export interface Fixture {
   prefix: string;
   facts: Facts;
   client: S3Client;
-  /** GetObject requests sent through `client` so far. */
+  /** HTTP GETs sent by the stores this fixture made (S3ObjectStore.stats). */
   gets(): number;
   store(metadataPrefixes?: string[]): S3ObjectStore;
   uri(name: string): string;
@@ -41,11 +41,7 @@ export async function createFixture(): Promise<Fixture> {
   const out = execFileSync(env.HIM_VERIFIER_PYTHON ?? 'python3', [join(__dirname, 'gen_files.py'), dir], { encoding: 'utf8', maxBuffer: 64 << 20 });
   const facts = JSON.parse(out) as Facts;
   const client = new S3Client({ endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true, credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' } });
-  let gets = 0;
-  client.middlewareStack.add((next, context) => async (args) => {
-    if (context.commandName === 'GetObjectCommand') gets++;
-    return next(args);
-  }, { step: 'finalizeRequest', name: 'countGets' });
+  const stores: S3ObjectStore[] = [];
   const prefix = `test-formats/${uniqueName('f')}`;
   const keys: string[] = [];
   for (const name of readdirSync(dir)) {
@@ -55,11 +51,16 @@ export async function createFixture(): Promise<Fixture> {
   }
   return {
     dir, prefix, facts, client, keys,
-    gets: () => gets,
-    store: (metadataPrefixes = [`s3://${BUCKET}/${prefix}/metadata/`]) => new S3ObjectStore({ metadataPrefixes, client }),
+    gets: () => stores.reduce((n, s) => n + s.stats.gets, 0),
+    store: (metadataPrefixes = [`s3://${BUCKET}/${prefix}/metadata/`]) => {
+      const s = new S3ObjectStore({ metadataPrefixes, client, endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION });
+      stores.push(s);
+      return s;
+    },
     uri: (name) => `s3://${BUCKET}/${prefix}/${name}`,
     cleanup: async () => {
       for (const Key of keys) await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key }));
+      for (const s of stores) s.destroy();
       client.destroy();
       rmSync(dir, { recursive: true, force: true });
     },
