@@ -90,6 +90,16 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return a % b !== 0n && a < 0n ? q - 1n : q;
 }
 
+function i32(view: DataView): number | undefined {
+  return view.byteLength >= 4 ? view.getInt32(0, true) : undefined;
+}
+function i64(view: DataView): bigint | undefined {
+  return view.byteLength >= 8 ? view.getBigInt64(0, true) : undefined;
+}
+function orMismatch<T>(v: T | undefined): T | WithheldBound {
+  return v === undefined ? MISMATCH : v;
+}
+
 /**
  * The typed value of a stat for the Iceberg `type` (ParquetConversions.fromParquetPrimitive),
  * rounding outward where units shrink (nanos → micros). 'type-mismatch' when the file's column
@@ -97,20 +107,17 @@ function floorDiv(a: bigint, b: bigint): bigint {
  */
 export function statValue(type: PrimitiveType, e: SchemaElement, physical: number, b: Uint8Array, side: 'lower' | 'upper'): PrimitiveValue | WithheldBound {
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const i32 = (): number | undefined => (b.length >= 4 ? view.getInt32(0, true) : undefined);
-  const i64 = (): bigint | undefined => (b.length >= 8 ? view.getBigInt64(0, true) : undefined);
-  const orMismatch = <T>(v: T | undefined): T | WithheldBound => (v === undefined ? MISMATCH : v);
   switch (type.kind) {
     case 'boolean':
       return physical === PhysicalType.BOOLEAN && b.length >= 1 ? b[0] !== 0 : MISMATCH;
     case 'int':
-      return physical === PhysicalType.INT32 && decimalScale(e) === undefined ? orMismatch(i32()) : MISMATCH;
+      return physical === PhysicalType.INT32 && decimalScale(e) === undefined ? orMismatch(i32(view)) : MISMATCH;
     case 'date':
-      return physical === PhysicalType.INT32 && (e.convertedType === ConvertedType.DATE || e.logicalType?.kind === 'DATE') ? orMismatch(i32()) : MISMATCH;
+      return physical === PhysicalType.INT32 && (e.convertedType === ConvertedType.DATE || e.logicalType?.kind === 'DATE') ? orMismatch(i32(view)) : MISMATCH;
     case 'long':
       if (decimalScale(e) !== undefined || timestampUnit(e) !== undefined) return MISMATCH;
-      if (physical === PhysicalType.INT32) return orMismatch(i32() === undefined ? undefined : BigInt(i32() ?? 0));
-      return physical === PhysicalType.INT64 ? orMismatch(i64()) : MISMATCH;
+      if (physical === PhysicalType.INT32) return orMismatch(i32(view) === undefined ? undefined : BigInt(i32(view) ?? 0));
+      return physical === PhysicalType.INT64 ? orMismatch(i64(view)) : MISMATCH;
     case 'float':
     case 'double': {
       const v = physical === PhysicalType.FLOAT && b.length >= 4 ? view.getFloat32(0, true) : physical === PhysicalType.DOUBLE && type.kind === 'double' && b.length >= 8 ? view.getFloat64(0, true) : undefined;
@@ -122,15 +129,15 @@ export function statValue(type: PrimitiveType, e: SchemaElement, physical: numbe
     case 'timestamp':
     case 'timestamptz': {
       const unit = timestampUnit(e);
-      const v = physical === PhysicalType.INT64 ? i64() : undefined;
+      const v = physical === PhysicalType.INT64 ? i64(view) : undefined;
       if (unit === undefined || v === undefined) return MISMATCH;
       if (unit === 'MILLIS') return v * 1000n;
       if (unit === 'MICROS') return v;
       return side === 'lower' ? floorDiv(v, 1000n) : -floorDiv(-v, 1000n);
     }
     case 'time':
-      if (physical === PhysicalType.INT64 && (e.convertedType === ConvertedType.TIME_MICROS || (e.logicalType?.kind === 'TIME' && e.logicalType.unit === 'MICROS'))) return orMismatch(i64());
-      if (physical === PhysicalType.INT32 && (e.convertedType === ConvertedType.TIME_MILLIS || (e.logicalType?.kind === 'TIME' && e.logicalType.unit === 'MILLIS'))) return orMismatch(i32() === undefined ? undefined : BigInt(i32() ?? 0) * 1000n);
+      if (physical === PhysicalType.INT64 && (e.convertedType === ConvertedType.TIME_MICROS || (e.logicalType?.kind === 'TIME' && e.logicalType.unit === 'MICROS'))) return orMismatch(i64(view));
+      if (physical === PhysicalType.INT32 && (e.convertedType === ConvertedType.TIME_MILLIS || (e.logicalType?.kind === 'TIME' && e.logicalType.unit === 'MILLIS'))) return orMismatch(i32(view) === undefined ? undefined : BigInt(i32(view) ?? 0) * 1000n);
       return MISMATCH;
     case 'string':
       if (physical !== PhysicalType.BYTE_ARRAY || decimalScale(e) !== undefined) return MISMATCH;
@@ -148,8 +155,8 @@ export function statValue(type: PrimitiveType, e: SchemaElement, physical: numbe
     case 'decimal': {
       if (decimalScale(e) !== type.scale) return MISMATCH;
       let v: bigint | undefined;
-      if (physical === PhysicalType.INT32) v = i32() === undefined ? undefined : BigInt(i32() ?? 0);
-      else if (physical === PhysicalType.INT64) v = i64();
+      if (physical === PhysicalType.INT32) v = i32(view) === undefined ? undefined : BigInt(i32(view) ?? 0);
+      else if (physical === PhysicalType.INT64) v = i64(view);
       else if (physical === PhysicalType.BYTE_ARRAY || physical === PhysicalType.FIXED_LEN_BYTE_ARRAY) v = bigIntFromBytes(b);
       if (v === undefined) return MISMATCH;
       const limit = 10n ** BigInt(type.precision);

@@ -13,7 +13,11 @@ interface Credentials {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   readonly sessionToken?: string;
+  readonly expiration?: Date;
 }
+
+/** Refresh temporary credentials this long before they expire. */
+const CREDENTIAL_MARGIN_MS = 5 * 60_000;
 
 export interface RangedGetResult {
   readonly bytes: Uint8Array;
@@ -37,7 +41,8 @@ function sdkLikeError(status: number | undefined, name: string, message: string,
 export class S3RangedGet {
   private readonly agent: http.Agent;
   private readonly base: URL;
-  private keyCache: { date: string; key: Buffer } | undefined;
+  private keyCache: { date: string; secret: string; key: Buffer } | undefined;
+  private creds: Promise<Credentials> | undefined;
 
   constructor(
     private readonly client: S3Client,
@@ -56,16 +61,24 @@ export class S3RangedGet {
     this.agent.destroy();
   }
 
+  /** The client's provider chain, resolved once and again shortly before expiry. */
+  private async credentials(): Promise<Credentials> {
+    const cached = this.creds === undefined ? undefined : await this.creds.catch(() => undefined);
+    if (cached !== undefined && (cached.expiration === undefined || cached.expiration.getTime() - Date.now() > CREDENTIAL_MARGIN_MS)) return cached;
+    this.creds = this.client.config.credentials() as Promise<Credentials>;
+    return this.creds;
+  }
+
   private signingKey(secret: string, date: string): Buffer {
-    if (this.keyCache?.date === date) return this.keyCache.key;
+    if (this.keyCache?.date === date && this.keyCache.secret === secret) return this.keyCache.key;
     let k = createHmac('sha256', `AWS4${secret}`).update(date).digest();
     for (const part of [this.region, 's3', 'aws4_request']) k = createHmac('sha256', k).update(part).digest();
-    this.keyCache = { date, key: k };
+    this.keyCache = { date, secret, key: k };
     return k;
   }
 
   async get(bucket: string, key: string, range: string): Promise<RangedGetResult> {
-    const creds = (await this.client.config.credentials()) as Credentials;
+    const creds = await this.credentials();
     const host = this.pathStyle ? this.base.host : `${bucket}.${this.base.host}`;
     const path = `${this.pathStyle ? `/${encodeSegment(bucket)}` : ''}/${key.split('/').map(encodeSegment).join('/')}`;
     const amzDate = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
