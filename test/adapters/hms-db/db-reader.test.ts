@@ -2,6 +2,7 @@
 // Thrift (so the rows are exactly what HMS writes) is read with the DB reader of the matching
 // backend and with ThriftHmsReader; specific fields are asserted on the DB path and the two paths
 // must be deep-equal. Unknown database/table → HMS_NOT_FOUND; an unreachable DB → HMS_UNREACHABLE.
+import { rmSync } from 'node:fs';
 import { MysqlHmsReader } from '../../../adapters/hms/db/mysql';
 import { PostgresHmsReader } from '../../../adapters/hms/db/postgres';
 import { openHms } from '../../../adapters/hms/thrift/connection';
@@ -22,6 +23,8 @@ const backends: [string, string, string, Open][] = [
 ];
 
 const TABLES = ['plain_text', 'sales', 'v_sales'];
+/** HMS runs on this machine: it makes the file:// directories of the fixture here (drop leaves them). */
+const LOCAL_ROOT = '/tmp/him-dbreader';
 
 describe.each(backends)('backing-DB reader on %s', (_name, uri, dbUrl, open) => {
   const dbName = uniqueName('him_dbr');
@@ -33,7 +36,7 @@ describe.each(backends)('backing-DB reader on %s', (_name, uri, dbUrl, open) => 
 
   beforeAll(async () => {
     hms = await openHms(uri, { connectTimeoutMs: 10_000, callTimeoutMs: 60_000 });
-    await createFixture(hms, dbName, `file:///tmp/him-dbreader`);
+    await createFixture(hms, dbName, `file://${LOCAL_ROOT}`);
     thrift = new ThriftHmsReader({ uri, poolSize: 2, tableBatchSize: 2, partitionBatchSize: 2 });
     viaThrift = await thrift.getTables(dbName, await thrift.listTables(dbName));
     const reader = await open(dbUrl);
@@ -47,6 +50,7 @@ describe.each(backends)('backing-DB reader on %s', (_name, uri, dbUrl, open) => 
     if (hms) await dropFixture(hms, dbName);
     hms?.close();
     await thrift?.close();
+    rmSync(`${LOCAL_ROOT}/${dbName}`, { recursive: true, force: true });
   });
 
   it('lists the database and its tables (sorted); reads the database like Thrift does', async () => {
