@@ -5,7 +5,7 @@
 // its peak RSS is its own; prints tables/s, partitions/s, both ratios and peak RSS.
 // Run: npx tsx bench/inventory/inventory.bench.ts --hms-uri thrift://127.0.0.1:9083 \
 //        --db-url postgres://postgres@127.0.0.1:15432/hms --prefix bench_scale_1000x10x1 [--scale 1000,10,1]
-//        [--pool 8] [--cps 0] [--repeat 1]
+//        [--pool 8] [--cps 0] [--chunk 200] [--repeat 1]
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { PostgresHmsReader } from '../../adapters/hms/db/postgres';
@@ -40,6 +40,8 @@ const DB_URL = args.get('db-url') ?? 'postgres://postgres@127.0.0.1:15432/hms';
 const DB = args.get('prefix') ?? 'bench_scale_1000x10x1';
 const POOL = Number(args.get('pool') ?? 8);
 const CPS = Number(args.get('cps') ?? 0);
+/** Tables per getTables call for our readers (cli/commands/inventory.ts uses 200); 0 = one call. */
+const CHUNK = Number(args.get('chunk') ?? 200);
 const NAIVE_BATCH = 100;
 
 /** (a) What a first script would do: one connection, everything serial. */
@@ -65,10 +67,19 @@ async function naive(): Promise<{ tables: number; partitions: number }> {
   }
 }
 
+/** listTables + getTables in chunks of CHUNK tables, as `migrate inventory` does (bounded memory); 0 = all at once. */
 async function ours(reader: HmsReader): Promise<{ tables: number; partitions: number }> {
   try {
-    const all = await reader.getTables(DB, await reader.listTables(DB));
-    return { tables: all.length, partitions: all.reduce((n, t) => n + t.partitions.length, 0) };
+    const names = await reader.listTables(DB);
+    const step = CHUNK === 0 ? names.length : CHUNK;
+    let tables = 0;
+    let partitions = 0;
+    for (let i = 0; i < names.length; i += step) {
+      const got = await reader.getTables(DB, names.slice(i, i + step));
+      tables += got.length;
+      partitions += got.reduce((n, t) => n + t.partitions.length, 0);
+    }
+    return { tables, partitions };
   } finally {
     await reader.close();
   }
@@ -122,7 +133,7 @@ async function main(): Promise<void> {
   const path = args.get('path') as Path | undefined;
   if (path !== undefined) return runPath(path);
   ensureSeeded();
-  process.stdout.write(`inventory bench: ${DB} on ${HMS_URI} (pool ${POOL}, calls/s ${CPS === 0 ? 'unlimited' : CPS}); load ${(await import('node:os')).loadavg().map(f1).join(' ')}\n`);
+  process.stdout.write(`inventory bench: ${DB} on ${HMS_URI} (pool ${POOL}, calls/s ${CPS === 0 ? 'unlimited' : CPS}, chunk ${CHUNK === 0 ? 'all' : CHUNK}); load ${(await import('node:os')).loadavg().map(f1).join(' ')}\n`);
   const repeat = Number(args.get('repeat') ?? 1);
   for (let i = 0; i < repeat; i++) report((['naive', 'thrift', 'db'] as const).map(child));
 }
