@@ -61,6 +61,24 @@ export const ErrorCode = {
   FORMAT_CORRUPT_FOOTER: 'FORMAT_CORRUPT_FOOTER',
   /** A data file feature this build cannot read (e.g. ORC zstd/lzo/lz4 tails); context names the file. */
   FORMAT_UNSUPPORTED: 'FORMAT_UNSUPPORTED',
+  /** A catalog namespace or table that does not exist (REST 404 NoSuchNamespace/NoSuchTable); context names it. */
+  CATALOG_NOT_FOUND: 'CATALOG_NOT_FOUND',
+  /** The namespace/table being created already exists (REST 409 AlreadyExists) and that is not an idempotent success. */
+  CATALOG_ALREADY_EXISTS: 'CATALOG_ALREADY_EXISTS',
+  /** The catalog entry exists but points elsewhere (another metadata location), or a namespace to drop is not empty. */
+  CATALOG_CONFLICT: 'CATALOG_CONFLICT',
+  /** The catalog refused our credentials (401/403, OAuth2 token endpoint errors). */
+  CATALOG_AUTH_FAILED: 'CATALOG_AUTH_FAILED',
+  /** A catalog call did not answer within its deadline (retryable; a mutation's outcome is then unknown). */
+  CATALOG_TIMEOUT: 'CATALOG_TIMEOUT',
+  /** 5xx / 429 from the catalog after the retries that were safe (retryable). */
+  CATALOG_SERVER_ERROR: 'CATALOG_SERVER_ERROR',
+  /** A mutation (register, drop) whose outcome could not be established by reloading (retryable: reload and compare again). */
+  CATALOG_COMMIT_STATE_UNKNOWN: 'CATALOG_COMMIT_STATE_UNKNOWN',
+  /** The catalog cannot read the metadata file it was asked to register (reference server: 500 NotFoundException). */
+  CATALOG_METADATA_UNREADABLE: 'CATALOG_METADATA_UNREADABLE',
+  /** A catalog answer that is not the JSON the REST spec describes. */
+  CATALOG_BAD_RESPONSE: 'CATALOG_BAD_RESPONSE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -68,6 +86,9 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ErrorCode.HMS_UNREACHABLE,
   ErrorCode.HMS_TIMEOUT,
   ErrorCode.CATALOG_UNREACHABLE,
+  ErrorCode.CATALOG_TIMEOUT,
+  ErrorCode.CATALOG_SERVER_ERROR,
+  ErrorCode.CATALOG_COMMIT_STATE_UNKNOWN,
   ErrorCode.STORAGE_UNREACHABLE,
   ErrorCode.TEMPORAL_UNREACHABLE,
   ErrorCode.STATE_DB_UNREACHABLE,
