@@ -113,6 +113,19 @@ def main() -> None:
     pq_write("basic.parquet", t, row_group_size=300)
     pq_write("dec_int.parquet", t.select(["id", "amount", "name"]), row_group_size=400, store_decimal_as_integer=True, compression="snappy")
     pq_write("int96.parquet", t.select(["id", "ts_us", "name"]), use_deprecated_int96_timestamps=True)
+    # Iceberg-style field ids under names the table schema does not use (ids must win over names),
+    # plus unsigned integers (UINT_8/UINT_32/UINT_64: unsigned order → no bounds).
+    def fid(name, typ, i):
+        return pa.field(name, typ, metadata={b"PARQUET:field_id": str(i).encode()})
+    ids_schema = pa.schema([fid("renamed_id", pa.int64(), 1), fid("u8", pa.uint8(), 2), fid("u32", pa.uint32(), 3),
+                            fid("u64", pa.uint64(), 4), fid("who", pa.string(), 5)])
+    pq_write("ids_unsigned.parquet", pa.table({
+        "renamed_id": pa.array(range(N), pa.int64()),
+        "u8": pa.array([None if i % 9 == 0 else 250 - (i % 5) for i in range(N)], pa.uint8()),
+        "u32": pa.array([2**32 - 1 - i for i in range(N)], pa.uint32()),
+        "u64": pa.array([2**64 - 1 - i for i in range(N)], pa.uint64()),
+        "who": pa.array([None if i % 4 == 0 else f"w{i:04d}" for i in range(N)], pa.string()),
+    }, schema=ids_schema), row_group_size=600)
     # A footer well over the 64 KiB first read: 400 columns with long names and statistics.
     wide = pa.table({f"column_with_a_rather_long_name_to_grow_the_footer_{i:04d}": pa.array([f"v{i}-{j}" * 3 for j in range(50)]) for i in range(400)})
     pq_write("bigfooter.parquet", wide)

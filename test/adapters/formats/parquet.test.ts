@@ -106,6 +106,30 @@ describe('Parquet footer stats equal pyarrow read_metadata', () => {
     expect(stats.lowerBounds?.has(1)).toBe(true);
   });
 
+  test('Parquet field ids win over names; unsigned columns: counts, but no bounds', async () => {
+    const facts = fx.facts['ids_unsigned.parquet'];
+    if (facts === undefined) throw new Error('ids_unsigned.parquet');
+    // Names the file does not use: a by-name lookup would map nothing.
+    const idSchema: Schema = { schemaId: 0, fields: [f(1, 'id', prim.long), f(2, 'b8', prim.int), f(3, 'b32', prim.long), f(4, 'b64', prim.long), f(5, 'label', prim.string)] };
+    const stats = await new ParquetFooterReader(fx.store()).readStats(fx.uri('ids_unsigned.parquet'), facts.size, { schema: idSchema, nameMapping: buildNameMapping(idSchema) });
+    expect(stats.recordCount).toBe(facts.num_rows);
+    expect(stats.splitOffsets).toEqual(facts.split_offsets);
+    const byId: Record<string, number> = { renamed_id: 1, u8: 2, u32: 3, u64: 4, who: 5 };
+    for (const [path, c] of Object.entries(facts.columns)) {
+      const id = byId[path] ?? -1;
+      expect([path, stats.valueCounts?.get(id), stats.nullValueCounts?.get(id), stats.columnSizes?.get(id)]).toEqual([path, c.num_values, c.null_count, c.compressed]);
+    }
+    expect(hex(stats.lowerBounds?.get(1))).toBe(hex(serializeBound(prim.long, 0n, 'lower') ?? undefined));
+    expect(hex(stats.upperBounds?.get(1))).toBe(hex(serializeBound(prim.long, 999n, 'upper') ?? undefined));
+    expect(Buffer.from(stats.lowerBounds?.get(5) ?? []).toString()).toBe('w0001');
+    expect(Buffer.from(stats.upperBounds?.get(5) ?? []).toString()).toBe('w0999');
+    // UINT_8 / UINT_64 (and UINT_32 when written as INT32): unsigned order, no bounds.
+    const unsigned = [2, 4, ...(facts.columns.u32?.physical === 'INT32' ? [3] : [])];
+    for (const id of unsigned) {
+      expect([id, stats.lowerBounds?.has(id), stats.upperBounds?.has(id), stats.boundsWithheld?.get(id)]).toEqual([id, false, false, 'unsigned']);
+    }
+  });
+
   test('a footer larger than the first tail read costs exactly two GETs', async () => {
     const facts = fx.facts['bigfooter.parquet'];
     expect(facts?.footer_length).toBeGreaterThan(DEFAULT_TAIL_BYTES);
