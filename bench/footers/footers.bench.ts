@@ -2,23 +2,27 @@
 // on the stack's S3; our listing + ParquetFooterReader at bounded concurrency vs pyarrow's
 // read_metadata over S3FileSystem (thread pool, same concurrency) in the same run. Prints files/s,
 // the ratio and our peak RSS. Uploads under a unique prefix and removes it afterwards.
-// Run: npx tsx bench/footers/footers.bench.ts [files=1000] [concurrency=32]
+// `--local`: the same files on local disk instead (LocalObjectStore vs pyarrow's local filesystem).
+// Run: npx tsx bench/footers/footers.bench.ts [files=1000] [concurrency=32] [--local]
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DeleteObjectsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ParquetFooterReader } from '../../adapters/formats/parquet';
+import { LocalObjectStore } from '../../adapters/storage/local-store';
 import { S3ObjectStore } from '../../adapters/storage/s3-store';
 import { buildNameMapping } from '../../core/iceberg/name-mapping';
 import { decimalType, prim } from '../../core/iceberg/types';
 import type { NestedField, Schema } from '../../core/iceberg/types';
-import type { ObjectInfo } from '../../core/storage/object-store';
+import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
 import { testStack, uniqueName } from '../../test/helpers/stack-env';
 
-const FILES = Number(process.argv[2] ?? 1000);
-const CONCURRENCY = Number(process.argv[3] ?? 32);
+const ARGS = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const LOCAL = process.argv.includes('--local');
+const FILES = Number(ARGS[0] ?? 1000);
+const CONCURRENCY = Number(ARGS[1] ?? 32);
 const VARIANTS = 10;
 
 const GEN = `
@@ -61,52 +65,71 @@ async function main(): Promise<void> {
   execFileSync(py, ['-c', GEN, dir, String(VARIANTS)]);
   const bodies = Array.from({ length: VARIANTS }, (_, v) => readFileSync(join(dir, `v${v}.parquet`)));
   rmSync(dir, { recursive: true, force: true });
+  const names = Array.from({ length: FILES }, (_, i) => `part-${String(i).padStart(5, '0')}.parquet`);
+  const body = (name: string): Buffer => bodies[Number(name.slice(-13, -8)) % VARIANTS] as Buffer;
+  if (LOCAL) {
+    const root = mkdtempSync(join(tmpdir(), 'him-bench-footers-local-'));
+    for (const name of names) writeFileSync(join(root, name), body(name));
+    console.log(`wrote ${FILES} files (${bodies[0]?.length ?? 0} bytes each) under ${root}`);
+    try {
+      await measure(new LocalObjectStore({ metadataPrefixes: [] }), root, py, root);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+    return;
+  }
   const prefix = `bench-footers/${uniqueName('b')}`;
   const store = new S3ObjectStore({ endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, metadataPrefixes: [], maxSockets: CONCURRENCY });
-  const keys = Array.from({ length: FILES }, (_, i) => `${prefix}/part-${String(i).padStart(5, '0')}.parquet`);
+  const keys = names.map((n) => `${prefix}/${n}`);
   const t0 = performance.now();
-  await pool(keys, 32, async (Key) => {
-    await store.client.send(new PutObjectCommand({ Bucket: 'warehouse', Key, Body: bodies[Number(Key.slice(-13, -8)) % VARIANTS] }));
+  await pool(names, 32, async (name) => {
+    await store.client.send(new PutObjectCommand({ Bucket: 'warehouse', Key: `${prefix}/${name}`, Body: body(name) }));
   });
   console.log(`uploaded ${FILES} files (${bodies[0]?.length ?? 0} bytes each) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   try {
-    const ctx = { schema: schema(), nameMapping: buildNameMapping(schema()) };
-    const reader = new ParquetFooterReader(store);
-    let best = { list: Infinity, footers: Infinity };
-    let rows = 0;
-    for (let run = 0; run < 3; run++) {
-      const a = performance.now();
-      const files: ObjectInfo[] = [];
-      for await (const e of store.list(`s3://warehouse/${prefix}`)) if (e.kind === 'file') files.push(e);
-      const b = performance.now();
-      rows = 0;
-      await pool(files, CONCURRENCY, async (file) => {
-        const stats = await reader.readStats(file.path, file.size, ctx);
-        rows += stats.recordCount;
-      });
-      const c = performance.now();
-      if (files.length !== FILES || rows !== FILES * 200) throw new Error(`read ${files.length} files / ${rows} rows`);
-      best = { list: Math.min(best.list, b - a), footers: Math.min(best.footers, c - b) };
-    }
-    const rss = process.resourceUsage().maxRSS / 1024;
-    const ours = FILES / ((best.list + best.footers) / 1000);
-    let peer = { list_s: Infinity, footers_s: Infinity, rows: 0 };
-    for (let run = 0; run < 3; run++) {
-      const out = JSON.parse(execFileSync(py, [join(__dirname, 'pyarrow_footers.py'), `warehouse/${prefix}`, String(CONCURRENCY)], { encoding: 'utf8', env: { ...process.env } })) as typeof peer;
-      if (out.rows !== FILES * 200) throw new Error(`pyarrow read ${out.rows} rows`);
-      peer = { list_s: Math.min(peer.list_s, out.list_s), footers_s: Math.min(peer.footers_s, out.footers_s), rows: out.rows };
-    }
-    const theirs = FILES / (peer.list_s + peer.footers_s);
-    console.log(`ours    (list + stats, concurrency ${CONCURRENCY}, best of 3): list ${best.list.toFixed(0)} ms, footers+stats ${best.footers.toFixed(0)} ms → ${ours.toFixed(0)} files/s`);
-    console.log(`pyarrow (list + read_metadata, ${CONCURRENCY} threads, best of 3): list ${(peer.list_s * 1000).toFixed(0)} ms, footers ${(peer.footers_s * 1000).toFixed(0)} ms → ${theirs.toFixed(0)} files/s`);
-    console.log(`footers vs pyarrow: ${(ours / theirs).toFixed(2)}x   (footer phase only: ${((peer.footers_s * 1000) / best.footers).toFixed(2)}x)`);
-    console.log(`peak RSS (ours, whole process): ${rss.toFixed(0)} MB`);
+    await measure(store, `s3://warehouse/${prefix}`, py, `warehouse/${prefix}`);
   } finally {
     for (let i = 0; i < keys.length; i += 1000) {
       await store.client.send(new DeleteObjectsCommand({ Bucket: 'warehouse', Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })) } }));
     }
     store.destroy();
   }
+}
+
+/** Best of 3 for ours (list + stats), then best of 3 for pyarrow over the same files; prints the ratio. */
+async function measure(store: ObjectStore, location: string, py: string, peerLocation: string): Promise<void> {
+  const ctx = { schema: schema(), nameMapping: buildNameMapping(schema()) };
+  const reader = new ParquetFooterReader(store);
+  let best = { list: Infinity, footers: Infinity };
+  for (let run = 0; run < 3; run++) {
+    const a = performance.now();
+    const files: ObjectInfo[] = [];
+    for await (const e of store.list(location)) if (e.kind === 'file') files.push(e);
+    const b = performance.now();
+    let rows = 0;
+    await pool(files, CONCURRENCY, async (file) => {
+      const stats = await reader.readStats(file.path, file.size, ctx);
+      rows += stats.recordCount;
+    });
+    const c = performance.now();
+    if (files.length !== FILES || rows !== FILES * 200) throw new Error(`read ${files.length} files / ${rows} rows`);
+    best = { list: Math.min(best.list, b - a), footers: Math.min(best.footers, c - b) };
+  }
+  const rss = process.resourceUsage().maxRSS / 1024;
+  const ours = FILES / ((best.list + best.footers) / 1000);
+  let peer = { list_s: Infinity, footers_s: Infinity, rows: 0 };
+  for (let run = 0; run < 3; run++) {
+    const args = [join(__dirname, 'pyarrow_footers.py'), peerLocation, String(CONCURRENCY), ...(LOCAL ? ['--local'] : [])];
+    const out = JSON.parse(execFileSync(py, args, { encoding: 'utf8', env: { ...process.env } })) as typeof peer;
+    if (out.rows !== FILES * 200) throw new Error(`pyarrow read ${out.rows} rows`);
+    peer = { list_s: Math.min(peer.list_s, out.list_s), footers_s: Math.min(peer.footers_s, out.footers_s), rows: out.rows };
+  }
+  const theirs = FILES / (peer.list_s + peer.footers_s);
+  const where = LOCAL ? 'local disk' : 'S3';
+  console.log(`ours    (${where}, list + stats, concurrency ${CONCURRENCY}, best of 3): list ${best.list.toFixed(0)} ms, footers+stats ${best.footers.toFixed(0)} ms → ${ours.toFixed(0)} files/s`);
+  console.log(`pyarrow (${where}, list + read_metadata, ${CONCURRENCY} threads, best of 3): list ${(peer.list_s * 1000).toFixed(0)} ms, footers ${(peer.footers_s * 1000).toFixed(0)} ms → ${theirs.toFixed(0)} files/s`);
+  console.log(`footers vs pyarrow (${where}): ${(ours / theirs).toFixed(2)}x   (footer phase only: ${((peer.footers_s * 1000) / best.footers).toFixed(2)}x)`);
+  console.log(`peak RSS (ours, whole process): ${rss.toFixed(0)} MB`);
 }
 
 main().catch((e: unknown) => {

@@ -2,6 +2,7 @@
 """Peer for bench/footers: pyarrow reads the same Parquet footers from the stack's S3.
 
     pyarrow_footers.py BUCKET/PREFIX CONCURRENCY   (env: HIM_S3_ENDPOINT, AWS_* keys)
+    pyarrow_footers.py DIR CONCURRENCY --local     (the same over the local filesystem)
 
 Lists the prefix with S3FileSystem.get_file_info, then pq.read_metadata on every file from a
 thread pool; prints {"files", "rows", "list_s", "footers_s"} as JSON. Bench tooling.
@@ -16,10 +17,13 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 prefix, conc = sys.argv[1], int(sys.argv[2])
-endpoint = os.environ["HIM_S3_ENDPOINT"]
-fs = pafs.S3FileSystem(endpoint_override=endpoint.split("://", 1)[1], scheme=endpoint.split("://", 1)[0],
-                       access_key=os.environ["AWS_ACCESS_KEY_ID"], secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
-                       region=os.environ.get("AWS_REGION", "us-east-1"))
+if "--local" in sys.argv:
+    fs = pafs.LocalFileSystem()
+else:
+    endpoint = os.environ["HIM_S3_ENDPOINT"]
+    fs = pafs.S3FileSystem(endpoint_override=endpoint.split("://", 1)[1], scheme=endpoint.split("://", 1)[0],
+                           access_key=os.environ["AWS_ACCESS_KEY_ID"], secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
+                           region=os.environ.get("AWS_REGION", "us-east-1"))
 t0 = time.perf_counter()
 files = [f.path for f in fs.get_file_info(pafs.FileSelector(prefix, recursive=False)) if f.type == pafs.FileType.File]
 t1 = time.perf_counter()
