@@ -2,10 +2,11 @@
 // Footer (protobuf, orc_proto.proto) decompressed per the PostScript's codec, record count,
 // per-column counts/sizes/bounds where straightforward, stripe offsets as split offsets.
 // One ranged GET of the tail, a second only when the footer is larger. Codecs: NONE, ZLIB (raw
-// deflate), SNAPPY (snappy.ts); ZSTD/LZO/LZ4 → FORMAT_UNSUPPORTED (Node 20 has no zstd).
+// deflate), SNAPPY (snappy.ts), ZSTD where the runtime's node:zlib has it (Node ≥ 22.15 / 23.8;
+// Node 20 has none → FORMAT_UNSUPPORTED); LZO/LZ4 → FORMAT_UNSUPPORTED.
 // Bounds: ints, doubles, dates, decimals, strings (not written by pre-HIVE-8732 writers, whose
 // string stats used a different order); timestamps, booleans and binary get none.
-import { inflateRawSync } from 'node:zlib';
+import * as zlib from 'node:zlib';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { serializeBound } from '../../core/iceberg/bounds';
 import type { MappedField } from '../../core/iceberg/name-mapping';
@@ -30,11 +31,26 @@ function corrupt(path: string, why: string, cause?: unknown): MigrationError {
   return new MigrationError(ErrorCode.FORMAT_CORRUPT_FOOTER, `ORC file ${path}: ${why}`, { path, format: 'ORC' }, { cause });
 }
 
+type Decompressor = (chunk: Uint8Array) => Uint8Array;
+/** node:zlib's zstd (Node ≥ 22.15 / 23.8), detected at runtime: the typings of Node 20 lack it. */
+const zstdDecompressSync = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array) => Buffer }).zstdDecompressSync;
+/** Whether this runtime can read ZSTD-compressed ORC tails. */
+export const ORC_ZSTD_AVAILABLE = typeof zstdDecompressSync === 'function';
+
+function decompressor(codec: number): Decompressor | undefined {
+  if (codec === Compression.ZLIB) return (c) => new Uint8Array(zlib.inflateRawSync(c));
+  if (codec === Compression.SNAPPY) return snappyUncompress;
+  if (codec === Compression.ZSTD && zstdDecompressSync !== undefined) return (c) => new Uint8Array(zstdDecompressSync(c));
+  return undefined;
+}
+
 /** ORC compression stream: chunks with a 3-byte header (length << 1 | isOriginal). */
 function decompress(path: string, codec: number, buf: Uint8Array): Uint8Array {
   if (codec === Compression.NONE) return buf;
-  if (codec !== Compression.ZLIB && codec !== Compression.SNAPPY) {
-    throw new MigrationError(ErrorCode.FORMAT_UNSUPPORTED, `ORC file ${path}: ${CODEC_NAMES[codec] ?? `codec ${codec}`} compression is not supported (only NONE, ZLIB, SNAPPY)`, { path, format: 'ORC', codec: CODEC_NAMES[codec] ?? codec });
+  const inflate = decompressor(codec);
+  if (inflate === undefined) {
+    const supported = ORC_ZSTD_AVAILABLE ? 'NONE, ZLIB, SNAPPY, ZSTD' : 'NONE, ZLIB, SNAPPY; ZSTD needs Node ≥ 22.15';
+    throw new MigrationError(ErrorCode.FORMAT_UNSUPPORTED, `ORC file ${path}: ${CODEC_NAMES[codec] ?? `codec ${codec}`} compression is not supported here (${supported})`, { path, format: 'ORC', codec: CODEC_NAMES[codec] ?? codec });
   }
   const parts: Uint8Array[] = [];
   let pos = 0;
@@ -46,7 +62,7 @@ function decompress(path: string, codec: number, buf: Uint8Array): Uint8Array {
     if (chunk.length !== len) throw corrupt(path, 'compression chunk overruns the footer');
     pos += 3 + len;
     try {
-      parts.push((header & 1) === 1 ? chunk : codec === Compression.ZLIB ? new Uint8Array(inflateRawSync(chunk)) : snappyUncompress(chunk));
+      parts.push((header & 1) === 1 ? chunk : inflate(chunk));
     } catch (e) {
       throw corrupt(path, `cannot decompress the footer: ${(e as Error).message}`, e);
     }
