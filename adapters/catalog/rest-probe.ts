@@ -1,6 +1,10 @@
 // Reachability probe for an Iceberg REST catalog: GET /v1/config (the first call every REST client
-// makes). Foreign errors become MigrationError codes here.
+// makes), through the catalog client's transport so errors carry the same codes. One attempt, no
+// retries: `migrate doctor` reports what it sees.
+import { parseJson } from '../../core/iceberg/json';
 import { ErrorCode, MigrationError } from '../../core/errors';
+import { TokenSource } from './rest-auth';
+import { DEFAULT_HTTP, RestHttp } from './rest-http';
 
 export interface RestProbe {
   readonly latencyMs: number;
@@ -8,19 +12,21 @@ export interface RestProbe {
   readonly overrides: Record<string, string>;
 }
 
+const strings = (v: unknown): Record<string, string> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
+
 export async function probeRestCatalog(uri: string, timeoutMs: number, token?: string): Promise<RestProbe> {
-  const url = `${uri.replace(/\/+$/, '')}/v1/config`;
+  const base = uri.replace(/\/+$/, '');
+  const auth = new TokenSource(token ? { type: 'bearer', token } : { type: 'none' }, base, timeoutMs);
+  const http = new RestHttp(base, auth, { ...DEFAULT_HTTP, timeoutMs, attemptTimeoutMs: timeoutMs, maxAttempts: 1 });
   const t0 = performance.now();
-  let res: Response;
+  const res = await http.call({ method: 'GET', path: '/v1/config' });
+  let json: unknown;
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: token ? { Authorization: `Bearer ${token}` } : {} });
-  } catch (e) {
-    throw new MigrationError(ErrorCode.CATALOG_UNREACHABLE, `GET ${url}: ${(e as Error).cause ? String((e as Error).cause) : (e as Error).message}`, { url }, { cause: e });
+    json = parseJson(res.text);
+  } catch {
+    throw new MigrationError(ErrorCode.CATALOG_BAD_RESPONSE, `GET ${base}/v1/config: the body is not JSON`, { url: `${base}/v1/config` });
   }
-  const body = await res.text();
-  if (res.status !== 200) {
-    throw new MigrationError(ErrorCode.CATALOG_HTTP_ERROR, `GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`, { url, status: res.status }, { retryable: res.status >= 500 });
-  }
-  const json = JSON.parse(body) as { defaults?: Record<string, string>; overrides?: Record<string, string> };
-  return { latencyMs: Math.round(performance.now() - t0), defaults: json.defaults ?? {}, overrides: json.overrides ?? {} };
+  const body = (json ?? {}) as { defaults?: unknown; overrides?: unknown };
+  return { latencyMs: Math.round(performance.now() - t0), defaults: strings(body.defaults), overrides: strings(body.overrides) };
 }

@@ -1,0 +1,130 @@
+// Authorization for the Iceberg REST catalog (iceberg.md §6 "Auth"): none, a static bearer token,
+// or OAuth2 client credentials (form POST to the token endpoint — configured, or announced by the
+// server as `oauth2-server-uri`, else `<uri>/v1/oauth/tokens`), cached until shortly before it
+// expires and shared by concurrent callers. Tokens and secrets never appear in errors or logs.
+import { ErrorCode, MigrationError } from '../../core/errors';
+
+export type RestAuth =
+  | { readonly type: 'none' }
+  | { readonly type: 'bearer'; readonly token: string }
+  | {
+      readonly type: 'oauth2';
+      readonly clientId: string;
+      readonly clientSecret: string;
+      /** Default `catalog`, as the Java client sends. */
+      readonly scope?: string;
+      /** Absolute URL; default: the catalog's `oauth2-server-uri`, else `<uri>/v1/oauth/tokens`. */
+      readonly tokenEndpoint?: string;
+    };
+
+/** Refresh this long before `expires_in` runs out (at most a tenth of the token's life). */
+const EXPIRY_SKEW_MS = 60_000;
+
+interface Cached {
+  readonly token: string;
+  /** Epoch ms after which the token is fetched again; Infinity when the server gave no expiry. */
+  readonly refreshAt: number;
+}
+
+export class TokenSource {
+  private cached: Cached | undefined;
+  private inflight: Promise<Cached> | undefined;
+  private serverEndpoint: string | undefined;
+  /** Token endpoint requests made (tests assert the cache through it). */
+  fetches = 0;
+
+  constructor(
+    private readonly auth: RestAuth,
+    private readonly baseUri: string,
+    private readonly timeoutMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The endpoint the catalog announced in /v1/config (`oauth2-server-uri`); a configured one wins. */
+  useServerEndpoint(uri: string | undefined): void {
+    this.serverEndpoint = uri;
+  }
+
+  /** True when a 401 may be cured by fetching a new token. */
+  get refreshable(): boolean {
+    return this.auth.type === 'oauth2';
+  }
+
+  /** Forget the cached token (after a 401). */
+  invalidate(): void {
+    this.cached = undefined;
+  }
+
+  async authorization(): Promise<string | undefined> {
+    switch (this.auth.type) {
+      case 'none':
+        return undefined;
+      case 'bearer':
+        return `Bearer ${this.auth.token}`;
+      case 'oauth2': {
+        const c = this.cached !== undefined && this.now() < this.cached.refreshAt ? this.cached : await this.fetchShared();
+        return `Bearer ${c.token}`;
+      }
+    }
+  }
+
+  private fetchShared(): Promise<Cached> {
+    this.inflight ??= this.fetchToken().finally(() => {
+      this.inflight = undefined;
+    });
+    return this.inflight;
+  }
+
+  private endpoint(): string {
+    if (this.auth.type === 'oauth2' && this.auth.tokenEndpoint !== undefined) return this.auth.tokenEndpoint;
+    return this.serverEndpoint ?? `${this.baseUri}/v1/oauth/tokens`;
+  }
+
+  private async fetchToken(): Promise<Cached> {
+    if (this.auth.type !== 'oauth2') throw new MigrationError(ErrorCode.INTERNAL, 'no OAuth2 settings');
+    const url = this.endpoint();
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.auth.clientId, client_secret: this.auth.clientSecret, scope: this.auth.scope ?? 'catalog' });
+    this.fetches++;
+    const started = this.now();
+    let res: Response;
+    try {
+      res = await fetch(url, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (e) {
+      const timeout = (e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError';
+      throw new MigrationError(timeout ? ErrorCode.CATALOG_TIMEOUT : ErrorCode.CATALOG_UNREACHABLE, `OAuth2 token request to ${url}: ${timeout ? `no answer within ${this.timeoutMs} ms` : causeText(e)}`, { url });
+    }
+    const text = await res.text();
+    if (!res.ok) {
+      const code = res.status >= 500 || res.status === 429 ? ErrorCode.CATALOG_SERVER_ERROR : ErrorCode.CATALOG_AUTH_FAILED;
+      throw new MigrationError(code, `OAuth2 token request to ${url}: HTTP ${res.status} ${oauthError(text)}`, { url, status: res.status });
+    }
+    let body: { access_token?: unknown; expires_in?: unknown };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      throw new MigrationError(ErrorCode.CATALOG_BAD_RESPONSE, `OAuth2 token response from ${url} is not JSON`, { url });
+    }
+    if (typeof body.access_token !== 'string' || body.access_token === '') {
+      throw new MigrationError(ErrorCode.CATALOG_BAD_RESPONSE, `OAuth2 token response from ${url} has no access_token`, { url });
+    }
+    const lifeMs = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in * 1000 : Infinity;
+    const refreshAt = started + lifeMs - Math.min(EXPIRY_SKEW_MS, lifeMs / 10);
+    this.cached = { token: body.access_token, refreshAt };
+    return this.cached;
+  }
+}
+
+/** RFC 6749 §5.2 error text (`error`, `error_description`) — never the request, which holds the secret. */
+function oauthError(text: string): string {
+  try {
+    const j = JSON.parse(text) as { error?: unknown; error_description?: unknown };
+    return [j.error, j.error_description].filter((v) => typeof v === 'string').join(': ');
+  } catch {
+    return text.slice(0, 200);
+  }
+}
+
+export function causeText(e: unknown): string {
+  const err = e as Error & { cause?: { code?: string; message?: string } };
+  return err.cause?.code ?? err.cause?.message ?? err.message;
+}

@@ -1,0 +1,280 @@
+// Iceberg REST catalog client (apache/iceberg open-api, iceberg.md §6) implementing the
+// IcebergCatalog port: /v1/config (defaults < client < overrides; `prefix`, `endpoints`,
+// `oauth2-server-uri`, `header.*`), namespaces, tables, register with assert-create semantics and
+// drop that never purges. Responses are parsed with core/iceberg/json (63-bit ids stay exact).
+// Quirk of the Java reference server: HEAD/DELETE answer 200, not 204 — any 2xx is success.
+import type { IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
+import { checkNamespace, existingEntryOutcome, formatTableIdent, isCredentialKey, pickCredentials } from '../../core/catalog/catalog';
+import { ErrorCode, MigrationError } from '../../core/errors';
+import type { JsonValue } from '../../core/iceberg/json';
+import { parseJson, stringifyJson } from '../../core/iceberg/json';
+import { fromMetadataJson } from '../../core/iceberg/metadata-json';
+import type { RestAuth } from './rest-auth';
+import { TokenSource } from './rest-auth';
+import type { HttpSettings, RestRequest } from './rest-http';
+import { DEFAULT_HTTP, RestHttp } from './rest-http';
+
+export interface RestCatalogOptions {
+  readonly name?: string;
+  /** Catalog root, e.g. `http://127.0.0.1:8181` (the client appends `/v1/…`). */
+  readonly uri: string;
+  readonly warehouse?: string;
+  readonly auth?: RestAuth;
+  /** `X-Iceberg-Access-Delegation` values sent on load/register (e.g. `['vended-credentials']`). */
+  readonly accessDelegation?: readonly ('vended-credentials' | 'remote-signing')[];
+  /** Extra headers on every request (never secrets you would not want in a proxy log). */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly http?: Partial<HttpSettings>;
+  /** Register attempts when a 5xx/timeout leaves the table absent on reload (default 3). */
+  readonly registerAttempts?: number;
+}
+
+type Obj = { readonly [k: string]: JsonValue };
+const isObj = (v: JsonValue | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const strMap = (v: JsonValue | undefined): Record<string, string> =>
+  isObj(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
+
+/** Errors after which a mutation may or may not have landed: reload and compare. */
+const UNKNOWN_OUTCOME = new Set<string>([ErrorCode.CATALOG_SERVER_ERROR, ErrorCode.CATALOG_TIMEOUT, ErrorCode.CATALOG_UNREACHABLE, ErrorCode.CATALOG_METADATA_UNREADABLE]);
+
+export class RestCatalog implements IcebergCatalog {
+  private constructor(
+    readonly name: string,
+    private readonly http: RestHttp,
+    /** Merged catalog properties (credential keys removed). */
+    readonly properties: Readonly<Record<string, string>>,
+    private readonly endpoints: ReadonlySet<string> | undefined,
+    private readonly options: RestCatalogOptions,
+  ) {}
+
+  /** GET /v1/config, then a client bound to the announced prefix, endpoints and headers. */
+  static async connect(options: RestCatalogOptions): Promise<RestCatalog> {
+    const uri = options.uri.replace(/\/+$/, '');
+    const settings: HttpSettings = { ...DEFAULT_HTTP, ...options.http };
+    const tokens = new TokenSource(options.auth ?? { type: 'none' }, uri, settings.attemptTimeoutMs);
+    const bootstrap = new RestHttp(uri, tokens, settings, options.headers ?? {});
+    const res = await bootstrap.call({ method: 'GET', path: '/v1/config', query: { warehouse: options.warehouse } });
+    const body = parseBody(res.text, 'GET /v1/config');
+    const client: Record<string, string> = options.warehouse === undefined ? {} : { warehouse: options.warehouse };
+    const merged = { ...strMap(body.defaults), ...client, ...strMap(body.overrides) };
+    tokens.useServerEndpoint(merged['oauth2-server-uri']);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(merged)) if (k.startsWith('header.')) headers[k.slice('header.'.length)] = v;
+    const endpoints = Array.isArray(body.endpoints) ? new Set(body.endpoints.filter((e): e is string => typeof e === 'string')) : undefined;
+    const http = new RestHttp(uri, tokens, settings, { ...headers, ...options.headers });
+    const props = Object.fromEntries(Object.entries(merged).filter(([k]) => !isCredentialKey(k)));
+    return new RestCatalog(options.name ?? 'rest', http, props, endpoints, options);
+  }
+
+  /** HTTP attempts made so far (retries included). */
+  get attempts(): number {
+    return this.http.attempts;
+  }
+
+  // ---- paths -------------------------------------------------------------------------------
+
+  private root(): string {
+    const prefix = this.properties.prefix;
+    return prefix === undefined || prefix === '' ? '/v1' : `/v1/${prefix.replace(/^\/+|\/+$/g, '')}`;
+  }
+
+  private encodeNs(ns: Namespace): string {
+    checkNamespace(ns);
+    return ns.map(encodeURIComponent).join(encodeURIComponent(this.properties['namespace-separator'] ?? '\u001f'));
+  }
+
+  private nsPath(ns: Namespace): string {
+    return `${this.root()}/namespaces/${this.encodeNs(ns)}`;
+  }
+
+  private tablePath(t: TableIdent): string {
+    return `${this.nsPath(t.namespace)}/tables/${encodeURIComponent(t.name)}`;
+  }
+
+  /** Spec: without `endpoints`, servers support the default set, which has no HEAD routes. */
+  private supports(endpoint: string): boolean {
+    return this.endpoints?.has(endpoint) ?? false;
+  }
+
+  private delegation(): Record<string, string> {
+    const d = this.options.accessDelegation ?? [];
+    return d.length === 0 ? {} : { 'X-Iceberg-Access-Delegation': d.join(',') };
+  }
+
+  // ---- namespaces --------------------------------------------------------------------------
+
+  async namespaceExists(ns: Namespace): Promise<boolean> {
+    const head = this.supports('HEAD /v1/{prefix}/namespaces/{namespace}');
+    const res = await this.http.call({ method: head ? 'HEAD' : 'GET', path: this.nsPath(ns), pass: [404] });
+    return res.status !== 404;
+  }
+
+  async createNamespace(ns: Namespace, properties: Readonly<Record<string, string>> = {}): Promise<{ created: boolean }> {
+    checkNamespace(ns);
+    const res = await this.http.call({ method: 'POST', path: `${this.root()}/namespaces`, body: JSON.stringify({ namespace: ns, properties }), pass: [409] });
+    return { created: res.status !== 409 };
+  }
+
+  async dropNamespace(ns: Namespace): Promise<{ dropped: boolean }> {
+    const res = await this.http.call({ method: 'DELETE', path: this.nsPath(ns), pass: [404] });
+    return { dropped: res.status !== 404 };
+  }
+
+  async listNamespaces(parent?: Namespace): Promise<Namespace[]> {
+    const query = parent === undefined ? {} : { parent: (checkNamespace(parent), parent.join(this.properties['namespace-separator'] ?? '\u001f')) };
+    return this.pages({ method: 'GET', path: `${this.root()}/namespaces`, query }, 'namespaces', (v) =>
+      Array.isArray(v) && v.every((l) => typeof l === 'string') ? (v as string[]) : undefined,
+    );
+  }
+
+  // ---- tables ------------------------------------------------------------------------------
+
+  async listTables(ns: Namespace): Promise<TableIdent[]> {
+    return this.pages({ method: 'GET', path: `${this.nsPath(ns)}/tables` }, 'identifiers', (v) => {
+      if (!isObj(v) || !Array.isArray(v.namespace) || typeof v.name !== 'string') return undefined;
+      return { namespace: v.namespace.map(String), name: v.name };
+    });
+  }
+
+  async tableExists(ident: TableIdent): Promise<boolean> {
+    const head = this.supports('HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}');
+    const res = await this.http.call({ method: head ? 'HEAD' : 'GET', path: this.tablePath(ident), pass: [404], headers: head ? {} : this.delegation() });
+    return res.status !== 404;
+  }
+
+  async loadTable(ident: TableIdent): Promise<LoadedTable> {
+    const res = await this.http.call({ method: 'GET', path: this.tablePath(ident), query: { snapshots: 'all' }, headers: this.delegation() });
+    return this.loadResult(ident, res.text, `GET ${this.tablePath(ident)}`);
+  }
+
+  /** The current metadata location, or undefined when the table does not exist (no metadata parse). */
+  private async currentLocation(ident: TableIdent): Promise<string | undefined> {
+    const path = this.tablePath(ident);
+    const res = await this.http.call({ method: 'GET', path, pass: [404] });
+    if (res.status === 404) return undefined;
+    return metadataLocationOf(parseBody(res.text, `GET ${path}`), `GET ${path}`);
+  }
+
+  async registerTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: RegisterOutcome; table: LoadedTable }> {
+    const path = `${this.nsPath(ident.namespace)}/register`;
+    const body = JSON.stringify({ name: ident.name, 'metadata-location': metadataLocation });
+    const attempts = Math.max(1, this.options.registerAttempts ?? 3);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await this.http.call({ method: 'POST', path, body, headers: this.delegation() });
+        return { outcome: 'registered', table: this.loadResult(ident, res.text, `POST ${path}`) };
+      } catch (e) {
+        if (!(e instanceof MigrationError)) throw e;
+        if (e.code === ErrorCode.CATALOG_ALREADY_EXISTS) {
+          const existing = await this.currentLocation(ident);
+          if (existing === undefined) throw e; // dropped between the 409 and our look: let the caller retry
+          return { outcome: existingEntryOutcome(ident, existing, metadataLocation), table: await this.loadTable(ident) };
+        }
+        if (!UNKNOWN_OUTCOME.has(e.code)) throw e;
+        // The register may have landed: reload and compare before anything else (never clean up blind).
+        const existing = await this.resolveUnknown(ident, e);
+        if (existing !== undefined) {
+          existingEntryOutcome(ident, existing, metadataLocation);
+          return { outcome: 'registered', table: await this.loadTable(ident) };
+        }
+        if (e.code === ErrorCode.CATALOG_METADATA_UNREADABLE || attempt >= attempts) throw e;
+      }
+    }
+  }
+
+  /** Reload after an unknown outcome; a reload that fails too leaves the state unknown. */
+  private async resolveUnknown(ident: TableIdent, cause: MigrationError): Promise<string | undefined> {
+    try {
+      return await this.currentLocation(ident);
+    } catch (e) {
+      throw new MigrationError(
+        ErrorCode.CATALOG_COMMIT_STATE_UNKNOWN,
+        `${formatTableIdent(ident)}: outcome unknown after "${cause.message}"; reload failed: ${(e as Error).message}`,
+        { table: formatTableIdent(ident), first: cause.code, reload: e instanceof MigrationError ? e.code : 'unknown' },
+        { cause: e },
+      );
+    }
+  }
+
+  async unregisterTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: UnregisterOutcome }> {
+    const existing = await this.currentLocation(ident);
+    if (existing === undefined) return { outcome: 'absent' };
+    if (existing !== metadataLocation) {
+      throw new MigrationError(
+        ErrorCode.CATALOG_CONFLICT,
+        `${formatTableIdent(ident)} now points at ${existing}, not the registered ${metadataLocation}: it was written to after registration; not dropping`,
+        { table: formatTableIdent(ident), existing, registered: metadataLocation },
+      );
+    }
+    try {
+      const { dropped } = await this.dropTable(ident);
+      return { outcome: dropped ? 'unregistered' : 'absent' };
+    } catch (e) {
+      if (!(e instanceof MigrationError) || !UNKNOWN_OUTCOME.has(e.code)) throw e;
+      if ((await this.resolveUnknown(ident, e)) === undefined) return { outcome: 'unregistered' };
+      throw e;
+    }
+  }
+
+  async dropTable(ident: TableIdent): Promise<{ dropped: boolean }> {
+    // purgeRequested=false always: a purge deletes every data file the table references (iceberg.md §7).
+    const res = await this.http.call({ method: 'DELETE', path: this.tablePath(ident), query: { purgeRequested: 'false' }, pass: [404] });
+    return { dropped: res.status !== 404 };
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------
+
+  private loadResult(ident: TableIdent, text: string, what: string): LoadedTable {
+    const body = parseBody(text, what);
+    const metadataLocation = metadataLocationOf(body, what);
+    if (!isObj(body.metadata)) throw badResponse(what, 'no metadata object');
+    const metadata = fromMetadataJson(stringifyJson(body.metadata));
+    const config = strMap(body.config);
+    const storage = Array.isArray(body['storage-credentials'])
+      ? body['storage-credentials'].filter(isObj).map((c) => ({ prefix: typeof c.prefix === 'string' ? c.prefix : '', config: strMap(c.config) }))
+      : [];
+    const credentials = pickCredentials(metadata.location, storage, config);
+    const publicConfig = Object.fromEntries(Object.entries(config).filter(([k]) => !isCredentialKey(k)));
+    return { ident, metadataLocation, metadata, config: publicConfig, ...(credentials === undefined ? {} : { credentials }) };
+  }
+
+  private async pages<T>(req: RestRequest, key: string, item: (v: JsonValue) => T | undefined): Promise<T[]> {
+    const out: T[] = [];
+    let token: string | undefined;
+    do {
+      const res = await this.http.call({ ...req, query: { ...req.query, pageToken: token } });
+      const body = parseBody(res.text, `${req.method} ${req.path}`);
+      const list = body[key];
+      if (!Array.isArray(list)) throw badResponse(`${req.method} ${req.path}`, `no '${key}' list`);
+      for (const v of list) {
+        const t = item(v);
+        if (t === undefined) throw badResponse(`${req.method} ${req.path}`, `bad '${key}' entry`);
+        out.push(t);
+      }
+      const next = body['next-page-token'];
+      token = typeof next === 'string' && next !== '' ? next : undefined;
+    } while (token !== undefined);
+    return out;
+  }
+}
+
+function badResponse(what: string, why: string): MigrationError {
+  return new MigrationError(ErrorCode.CATALOG_BAD_RESPONSE, `${what}: ${why}`, { request: what });
+}
+
+function parseBody(text: string, what: string): Obj {
+  let v: JsonValue;
+  try {
+    v = parseJson(text);
+  } catch {
+    throw badResponse(what, 'the body is not JSON');
+  }
+  if (!isObj(v)) throw badResponse(what, 'the body is not a JSON object');
+  return v;
+}
+
+function metadataLocationOf(body: Obj, what: string): string {
+  const loc = body['metadata-location'];
+  if (typeof loc !== 'string' || loc === '') throw badResponse(what, 'no metadata-location');
+  return loc;
+}

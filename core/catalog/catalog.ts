@@ -1,0 +1,148 @@
+// The Iceberg catalog port: what a migration asks of a catalog (REST, Hive in place, JDBC), plus
+// the pure rules every adapter shares — identifiers, the register outcome decision and the
+// vended-credential holder. Pure; no I/O. Adapters: adapters/catalog/*.
+//
+// Steps are declared with their inverses (STYLE.md §8): createNamespace/dropNamespace,
+// registerTable/unregisterTable. No operation can ask for a purge: dropping a table only removes
+// the catalog entry (ARCHITECTURE.md "Never delete data"; iceberg.md §7, §9.5).
+import { ErrorCode, MigrationError } from '../errors';
+import type { TableMetadata } from '../iceberg/metadata';
+
+/** A namespace: one or more levels (REST encodes multi-level names with 0x1F). */
+export type Namespace = readonly string[];
+
+export interface TableIdent {
+  readonly namespace: Namespace;
+  readonly name: string;
+}
+
+/**
+ * Storage credentials a catalog vended for one table (REST `storage-credentials` / `config`).
+ * The secret map is reachable only through `properties()`; JSON and `util.inspect` show key names
+ * only, so a credential never lands in a log line, an error context or a Temporal payload.
+ */
+export class VendedCredentials {
+  readonly #properties: Readonly<Record<string, string>>;
+  constructor(
+    /** Storage prefix the credentials are valid for ('' = the whole table). */
+    readonly prefix: string,
+    properties: Readonly<Record<string, string>>,
+  ) {
+    this.#properties = { ...properties };
+  }
+  /** The secret properties (`s3.access-key-id`, `s3.secret-access-key`, `s3.session-token`, …). */
+  properties(): Readonly<Record<string, string>> {
+    return this.#properties;
+  }
+  toJSON(): { prefix: string; keys: string[] } {
+    return { prefix: this.prefix, keys: Object.keys(this.#properties).sort() };
+  }
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `VendedCredentials(${JSON.stringify(this.toJSON())})`;
+  }
+}
+
+export interface LoadedTable {
+  readonly ident: TableIdent;
+  readonly metadataLocation: string;
+  readonly metadata: TableMetadata;
+  /** Non-secret table config the catalog returned (credential keys removed). */
+  readonly config: Readonly<Record<string, string>>;
+  /** Credentials for the table's storage, when the catalog vended any. */
+  readonly credentials?: VendedCredentials;
+}
+
+/** `registered`: this call created the entry; `already-registered`: it pointed at our file already (a retry). */
+export type RegisterOutcome = 'registered' | 'already-registered';
+/** `unregistered`: this call removed the entry; `absent`: nothing to remove (a retry, or never registered). */
+export type UnregisterOutcome = 'unregistered' | 'absent';
+
+export interface IcebergCatalog {
+  /** Catalog name, for messages and audit records. */
+  readonly name: string;
+
+  namespaceExists(ns: Namespace): Promise<boolean>;
+  /** Create the namespace; an existing one is an idempotent success (`created: false`). */
+  createNamespace(ns: Namespace, properties?: Readonly<Record<string, string>>): Promise<{ created: boolean }>;
+  /** Inverse of createNamespace: drop an empty namespace; absent → `dropped: false`; not empty → CATALOG_CONFLICT. */
+  dropNamespace(ns: Namespace): Promise<{ dropped: boolean }>;
+  listNamespaces(parent?: Namespace): Promise<Namespace[]>;
+
+  listTables(ns: Namespace): Promise<TableIdent[]>;
+  tableExists(ident: TableIdent): Promise<boolean>;
+  /** CATALOG_NOT_FOUND when the table (or its namespace) does not exist. */
+  loadTable(ident: TableIdent): Promise<LoadedTable>;
+
+  /**
+   * Register an existing metadata file under `ident` with assert-create semantics: an entry that
+   * already points at the same `metadataLocation` is success (`already-registered`); one that points
+   * elsewhere is CATALOG_CONFLICT. A server error or timeout is resolved by reloading and comparing,
+   * never by cleaning up.
+   */
+  registerTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: RegisterOutcome; table: LoadedTable }>;
+  /**
+   * Inverse of registerTable: drop the entry (never purging) only while it still points at
+   * `metadataLocation`; an entry moved on by later commits is CATALOG_CONFLICT (someone wrote to it).
+   */
+  unregisterTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: UnregisterOutcome }>;
+  /** Drop the catalog entry; data and metadata files stay (purge is never requested). */
+  dropTable(ident: TableIdent): Promise<{ dropped: boolean }>;
+}
+
+// No control characters: 0x1F separates REST namespace levels (iceberg.md §6).
+// eslint-disable-next-line no-control-regex
+const LEVEL = /^[^\u0000-\u001f]+$/;
+
+/** Validated identifier; a level must be non-empty and free of control characters (0x1F is the REST separator). */
+export function tableIdent(namespace: Namespace, name: string): TableIdent {
+  checkNamespace(namespace);
+  if (!LEVEL.test(name)) throw new MigrationError(ErrorCode.USAGE, `invalid table name '${name}'`, { name });
+  return { namespace: [...namespace], name };
+}
+
+export function checkNamespace(ns: Namespace): void {
+  if (ns.length === 0 || !ns.every((l) => LEVEL.test(l))) {
+    throw new MigrationError(ErrorCode.USAGE, `invalid namespace ${JSON.stringify(ns)}: one or more non-empty levels without control characters`, { namespace: [...ns] });
+  }
+}
+
+/** `a.b.tbl` → namespace [a, b], name tbl (the last dot splits, as PyIceberg and Spark do). */
+export function parseTableIdent(text: string): TableIdent {
+  const parts = text.split('.');
+  const name = parts.pop() ?? '';
+  if (parts.length === 0) throw new MigrationError(ErrorCode.USAGE, `table '${text}' must be <namespace>.<table>`, { table: text });
+  return tableIdent(parts, name);
+}
+
+export function formatTableIdent(ident: TableIdent): string {
+  return [...ident.namespace, ident.name].join('.');
+}
+
+/**
+ * What an existing entry means for a register of `wanted` (assert-create with idempotent retry):
+ * the same metadata file → `already-registered`; anything else → CATALOG_CONFLICT naming both.
+ */
+export function existingEntryOutcome(ident: TableIdent, existingLocation: string, wanted: string): 'already-registered' {
+  if (existingLocation === wanted) return 'already-registered';
+  throw new MigrationError(
+    ErrorCode.CATALOG_CONFLICT,
+    `table ${formatTableIdent(ident)} is already registered with metadata ${existingLocation}, not ${wanted}`,
+    { table: formatTableIdent(ident), existing: existingLocation, wanted },
+  );
+}
+
+/**
+ * Pick vended credentials for `location` (iceberg.md §6): the longest `storage-credentials` prefix
+ * that `location` starts with; none → the table `config` entries that are storage credentials.
+ */
+export function pickCredentials(location: string, storage: readonly { prefix: string; config: Readonly<Record<string, string>> }[], config: Readonly<Record<string, string>>): VendedCredentials | undefined {
+  const best = storage.filter((s) => location.startsWith(s.prefix)).sort((a, b) => b.prefix.length - a.prefix.length)[0];
+  if (best !== undefined) return new VendedCredentials(best.prefix, best.config);
+  const secret = Object.fromEntries(Object.entries(config).filter(([k]) => isCredentialKey(k)));
+  return Object.keys(secret).length === 0 ? undefined : new VendedCredentials('', secret);
+}
+
+/** Keys of LoadTableResult.config that are secrets (never copied into the non-secret config). */
+export function isCredentialKey(key: string): boolean {
+  return /(^|\.)(access-key-id|secret-access-key|session-token|token|sas-token[^.]*|oauth2\.token|credential)$/i.test(key) || key.startsWith('adls.sas-token') || key === 'gcs.oauth2.token';
+}
