@@ -63,8 +63,11 @@ export interface FileMetaData {
 
 const utf8 = new TextDecoder();
 
+/** `field_<id>` keys built once: the mapping runs per column chunk, on every footer. */
+const KEYS: readonly `field_${number}`[] = Array.from({ length: 32 }, (_, i) => `field_${i}` as const);
+
 function get(s: ThriftStruct | undefined, id: number): unknown {
-  return s === undefined ? undefined : s[`field_${id}`];
+  return s === undefined ? undefined : s[KEYS[id] ?? `field_${id}`];
 }
 function num(s: ThriftStruct | undefined, id: number): number | undefined {
   const v = get(s, id);
@@ -75,12 +78,17 @@ function big(s: ThriftStruct | undefined, id: number): bigint | undefined {
   return typeof v === 'bigint' ? v : typeof v === 'number' ? BigInt(v) : undefined;
 }
 /** Bytes copied into this realm (hyparquet may live in another one, see hyparquet.ts). */
-function bytes(s: ThriftStruct | undefined, id: number): Uint8Array | undefined {
-  const v = get(s, id) as ArrayLike<number> | undefined;
-  return v === undefined ? undefined : new Uint8Array(v as ArrayLike<number>);
+/** A view in this realm over a decoded binary (no element-wise copy; ArrayBuffers cross realms). */
+function view(v: unknown): Uint8Array | undefined {
+  if (v === undefined || v === null) return undefined;
+  const t = v as { buffer?: unknown; byteOffset?: number; byteLength?: number };
+  if (t.buffer !== undefined && typeof t.byteOffset === 'number' && typeof t.byteLength === 'number') {
+    return new Uint8Array(t.buffer as ArrayBufferLike, t.byteOffset, t.byteLength);
+  }
+  return new Uint8Array(v as ArrayLike<number>);
 }
 function str(s: ThriftStruct | undefined, id: number): string | undefined {
-  const b = bytes(s, id);
+  const b = view(get(s, id));
   return b === undefined ? undefined : utf8.decode(b);
 }
 function struct(s: ThriftStruct | undefined, id: number): ThriftStruct | undefined {
@@ -96,11 +104,16 @@ function timeUnit(u: ThriftStruct | undefined): 'MILLIS' | 'MICROS' | 'NANOS' {
   return get(u, 1) !== undefined ? 'MILLIS' : get(u, 2) !== undefined ? 'MICROS' : 'NANOS';
 }
 
+/** parquet.thrift `LogicalType` union members without parameters, by field id. */
+const SIMPLE_LOGICAL: readonly (readonly [number, LogicalType])[] = [
+  [1, { kind: 'STRING' }], [2, { kind: 'MAP' }], [3, { kind: 'LIST' }], [4, { kind: 'ENUM' }], [6, { kind: 'DATE' }],
+  [12, { kind: 'JSON' }], [13, { kind: 'BSON' }], [14, { kind: 'UUID' }], [15, { kind: 'FLOAT16' }],
+];
+
 /** parquet.thrift `LogicalType` union. */
 function logicalType(t: ThriftStruct | undefined): LogicalType | undefined {
   if (t === undefined) return undefined;
-  const simple: Record<number, LogicalType> = { 1: { kind: 'STRING' }, 2: { kind: 'MAP' }, 3: { kind: 'LIST' }, 4: { kind: 'ENUM' }, 6: { kind: 'DATE' }, 12: { kind: 'JSON' }, 13: { kind: 'BSON' }, 14: { kind: 'UUID' }, 15: { kind: 'FLOAT16' } };
-  for (const [id, lt] of Object.entries(simple)) if (get(t, Number(id)) !== undefined) return lt;
+  for (const [id, lt] of SIMPLE_LOGICAL) if (get(t, id) !== undefined) return lt;
   const dec = struct(t, 5);
   if (dec !== undefined) return { kind: 'DECIMAL', scale: num(dec, 1) ?? 0, precision: num(dec, 2) ?? 0 };
   for (const [id, kind] of [[7, 'TIME'], [8, 'TIMESTAMP']] as const) {
@@ -114,7 +127,9 @@ function logicalType(t: ThriftStruct | undefined): LogicalType | undefined {
 
 function statistics(s: ThriftStruct | undefined): RawStatistics | undefined {
   if (s === undefined) return undefined;
-  return { max: bytes(s, 1), min: bytes(s, 2), nullCount: big(s, 3), maxValue: bytes(s, 5), minValue: bytes(s, 6) };
+  // Views over the footer buffer, not copies: bounds are converted to values (or copied, for
+  // binary) before the stats leave the reader.
+  return { max: view(get(s, 1)), min: view(get(s, 2)), nullCount: big(s, 3), maxValue: view(get(s, 5)), minValue: view(get(s, 6)) };
 }
 
 function columnChunk(c: ThriftStruct): ColumnChunk {
@@ -122,7 +137,7 @@ function columnChunk(c: ThriftStruct): ColumnChunk {
   if (md === undefined) throw new Error('column chunk without meta_data (encrypted or external column chunks are not supported)');
   return {
     physicalType: num(md, 1) ?? -1,
-    path: list(md, 3).map((p) => utf8.decode(new Uint8Array(p as unknown as ArrayLike<number>))),
+    path: list(md, 3).map((p) => utf8.decode(view(p))),
     numValues: big(md, 5) ?? 0n,
     totalCompressedSize: big(md, 7) ?? 0n,
     dataPageOffset: big(md, 9) ?? 0n,
