@@ -120,8 +120,14 @@ export function leafFieldIds(root: SchemaNode, mapping: readonly MappedField[], 
   return ids;
 }
 
+type PrimitiveIndex = Map<number, { type: PrimitiveType; structOnly: boolean }>;
+/** One index per table schema object: every file of a table shares it. */
+const primitiveIndexCache = new WeakMap<readonly NestedField[], PrimitiveIndex>();
+
 /** Iceberg primitive fields by id, with whether they are reachable through structs only. */
-function primitiveIndex(fields: readonly NestedField[]): Map<number, { type: PrimitiveType; structOnly: boolean }> {
+function primitiveIndex(fields: readonly NestedField[]): PrimitiveIndex {
+  const cached = primitiveIndexCache.get(fields);
+  if (cached !== undefined) return cached;
   const out = new Map<number, { type: PrimitiveType; structOnly: boolean }>();
   const visit = (id: number, t: IcebergType, structOnly: boolean): void => {
     if (isPrimitive(t)) out.set(id, { type: t, structOnly });
@@ -133,6 +139,7 @@ function primitiveIndex(fields: readonly NestedField[]): Map<number, { type: Pri
     }
   };
   for (const f of fields) visit(f.id, f.type, true);
+  primitiveIndexCache.set(fields, out);
   return out;
 }
 
