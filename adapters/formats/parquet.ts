@@ -149,6 +149,9 @@ interface Acc {
   nulls: number | undefined;
   min?: PrimitiveValue;
   max?: PrimitiveValue;
+  /** Strings: the raw UTF-8 stat bytes of min/max, compared directly (UTF-8 byte order = code point order). */
+  minRaw?: Uint8Array;
+  maxRaw?: Uint8Array;
   withheld?: Withheld | 'missing-stats';
 }
 
@@ -209,6 +212,12 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext)
       const hi = statValue(field.type, element, col.physicalType, mm.max, 'upper');
       if (isWithheld(lo) || isWithheld(hi)) {
         a.withheld = isWithheld(lo) ? lo.withheld : (hi as { withheld: Withheld }).withheld;
+        return;
+      }
+      if (field.type.kind === 'string') {
+        // Skips compareValues' re-encoding of both strings on every chunk.
+        if (a.minRaw === undefined || Buffer.compare(mm.min, a.minRaw) < 0) [a.min, a.minRaw] = [lo, mm.min];
+        if (a.maxRaw === undefined || Buffer.compare(mm.max, a.maxRaw) > 0) [a.max, a.maxRaw] = [hi, mm.max];
         return;
       }
       if (a.min === undefined || compareValues(field.type, lo, a.min) < 0) a.min = lo;
