@@ -149,6 +149,6 @@ export class RestHttp {
   }
 
   private timeout(req: RestRequest, ms: number): MigrationError {
-    return new MigrationError(ErrorCode.CATALOG_TIMEOUT, `${req.method} ${this.baseUri}${req.path}: no answer within ${ms} ms`, { method: req.method, path: req.path, timeoutMs: ms });
+    return new MigrationError(ErrorCode.CATALOG_TIMEOUT, `${req.method} ${this.baseUri}${req.path}: no answer within ${ms} ms (call deadline ${this.settings.timeoutMs} ms)`, { method: req.method, path: req.path, timeoutMs: ms });
   }
 }
