@@ -3,6 +3,7 @@
 // (as an S3 prefix would), create-only puts are atomic (temp file + link), deletes of a missing
 // file succeed, and deletes/overwrites are refused outside the metadata prefixes.
 import { randomBytes } from 'node:crypto';
+import { close, fstat, open, read } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { ErrorCode, MigrationError } from '../../core/errors';
@@ -17,6 +18,34 @@ function localPath(p: string): string {
   const loc = parseStorageUri(p);
   if (loc.kind !== 'local') throw new MigrationError(ErrorCode.STORAGE_URI_INVALID, `local store cannot address ${p}`, { path: p });
   return loc.path;
+}
+
+/**
+ * One open + (fstat) + read + close through the callback API: footer reads are many and tiny, and
+ * the FileHandle API costs a promise and close tracking per step (~30-40% slower on 1,000 37 KB
+ * files at concurrency 32). `fromEnd`: read the last `len` bytes, `start` ignored. The buffer is not
+ * zero-filled; only the bytes read are exposed.
+ */
+function readAt(file: string, start: number, len: number, fromEnd: boolean): Promise<{ bytes: Uint8Array; size: number }> {
+  return new Promise((resolve, reject) => {
+    open(file, 'r', (openErr, fd) => {
+      if (openErr) return reject(openErr);
+      const finish = (err: Error | null, out?: { bytes: Uint8Array; size: number }): void => {
+        close(fd, (closeErr) => {
+          if (err ?? closeErr) reject(err ?? closeErr);
+          else if (out !== undefined) resolve(out);
+        });
+      };
+      const readFrom = (size: number): void => {
+        const n = fromEnd ? Math.min(len, size) : len;
+        const at = fromEnd ? size - n : start;
+        const buf = Buffer.allocUnsafe(n);
+        read(fd, buf, 0, n, at, (readErr, bytesRead) => finish(readErr, { bytes: new Uint8Array(buf.buffer, buf.byteOffset, bytesRead), size }));
+      };
+      if (!fromEnd) return readFrom(-1);
+      fstat(fd, (statErr, st) => (statErr ? finish(statErr) : readFrom(st.size)));
+    });
+  });
 }
 
 function info(p: string, st: { size: number; mtimeMs: number }): ObjectInfo {
@@ -78,32 +107,18 @@ export class LocalObjectStore implements ObjectStore {
 
   async readRange(p: string, start: number, end: number): Promise<Uint8Array> {
     if (end <= start) return new Uint8Array(0);
-    let fh: fs.FileHandle | undefined;
     try {
-      fh = await fs.open(localPath(p), 'r');
-      const buf = Buffer.alloc(end - start);
-      const { bytesRead } = await fh.read(buf, 0, buf.length, start);
-      return new Uint8Array(buf.buffer, buf.byteOffset, bytesRead);
+      return (await readAt(localPath(p), start, end - start, false)).bytes;
     } catch (e) {
       throw fromFsError(e, 'read', p);
-    } finally {
-      await fh?.close();
     }
   }
 
   async readTail(p: string, n: number): Promise<{ bytes: Uint8Array; size: number }> {
-    let fh: fs.FileHandle | undefined;
     try {
-      fh = await fs.open(localPath(p), 'r');
-      const { size } = await fh.stat();
-      const len = Math.min(n, size);
-      const buf = Buffer.alloc(len);
-      const { bytesRead } = await fh.read(buf, 0, len, size - len);
-      return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, bytesRead), size };
+      return await readAt(localPath(p), n, n, true);
     } catch (e) {
       throw fromFsError(e, 'read', p);
-    } finally {
-      await fh?.close();
     }
   }
 

@@ -3,6 +3,8 @@
 // backend and with ThriftHmsReader; specific fields are asserted on the DB path and the two paths
 // must be deep-equal. Unknown database/table → HMS_NOT_FOUND; an unreachable DB → HMS_UNREACHABLE.
 import { rmSync } from 'node:fs';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
 import { MysqlHmsReader } from '../../../adapters/hms/db/mysql';
 import { PostgresHmsReader } from '../../../adapters/hms/db/postgres';
 import { openHms } from '../../../adapters/hms/thrift/connection';
@@ -17,16 +19,43 @@ const env = testStack();
 const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
 
 type Open = (url: string) => Promise<HmsReader>;
-const backends: [string, string, string, Open][] = [
-  ['hms-pg (postgres)', env.HIM_HMS_PG_URI as string, env.HIM_HMS_POSTGRES_URL as string, (u) => PostgresHmsReader.open(u)],
-  ['hms-mariadb (mysql)', env.HIM_HMS_MARIADB_URI as string, env.HIM_MARIADB_URL as string, (u) => MysqlHmsReader.open(u)],
+/** Ends one reader's server session from another connection, as a DB restart or a DBA would. */
+type Kill = (url: string, reader: HmsReader) => Promise<void>;
+
+// The session is private to the reader; the test reaches in only to learn its server-side id.
+const sessionOf = (r: HmsReader): unknown => (r as unknown as { session: Record<string, unknown> }).session;
+
+const killPg: Kill = async (url, reader) => {
+  const pid = ((sessionOf(reader) as { client: pg.Client }).client as unknown as { processID: number }).processID;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+  } finally {
+    await admin.end();
+  }
+};
+
+const killMysql: Kill = async (url, reader) => {
+  const threadId = (sessionOf(reader) as { conn: mysql.Connection }).conn.threadId;
+  const admin = await mysql.createConnection({ uri: url });
+  try {
+    await admin.query(`KILL CONNECTION ${Number(threadId)}`);
+  } finally {
+    await admin.end();
+  }
+};
+
+const backends: [string, string, string, Open, Kill][] = [
+  ['hms-pg (postgres)', env.HIM_HMS_PG_URI as string, env.HIM_HMS_POSTGRES_URL as string, (u) => PostgresHmsReader.open(u), killPg],
+  ['hms-mariadb (mysql)', env.HIM_HMS_MARIADB_URI as string, env.HIM_MARIADB_URL as string, (u) => MysqlHmsReader.open(u), killMysql],
 ];
 
 const TABLES = ['plain_text', 'sales', 'v_sales'];
 /** HMS runs on this machine: it makes the file:// directories of the fixture here (drop leaves them). */
 const LOCAL_ROOT = '/tmp/him-dbreader';
 
-describe.each(backends)('backing-DB reader on %s', (_name, uri, dbUrl, open) => {
+describe.each(backends)('backing-DB reader on %s', (_name, uri, dbUrl, open, kill) => {
   const dbName = uniqueName('him_dbr');
   let hms: HmsConnection;
   let thrift: ThriftHmsReader;
@@ -149,5 +178,19 @@ describe.each(backends)('backing-DB reader on %s', (_name, uri, dbUrl, open) => 
     expect(e.code).toBe('HMS_UNREACHABLE');
     expect(e.retryable).toBe(true);
     expect(Date.now() - t0).toBeLessThan(15_000);
+  });
+
+  it('DB session killed mid-inventory → retryable HMS_UNREACHABLE, no hang; close() still returns', async () => {
+    const reader = await open(dbUrl);
+    try {
+      expect(await reader.listTables(dbName)).toEqual(TABLES);
+      await kill(dbUrl, reader);
+      const t0 = Date.now();
+      const e = await failure(reader.getTables(dbName, TABLES));
+      expect({ code: e.code, retryable: e.retryable }).toEqual({ code: 'HMS_UNREACHABLE', retryable: true });
+      expect(Date.now() - t0).toBeLessThan(15_000);
+    } finally {
+      await reader.close();
+    }
   });
 });
