@@ -79,6 +79,18 @@ export const ErrorCode = {
   CATALOG_METADATA_UNREADABLE: 'CATALOG_METADATA_UNREADABLE',
   /** A catalog answer that is not the JSON the REST spec describes. */
   CATALOG_BAD_RESPONSE: 'CATALOG_BAD_RESPONSE',
+  /** A partition location holds a sub-directory: a non-recursive conversion would leave its files out (skewed/list-bucketing, Hive-on-Tez union dirs). */
+  CONVERT_SUBDIRECTORY: 'CONVERT_SUBDIRECTORY',
+  /** A bucketed table without the explicit opt-in to convert it unbucketed. */
+  CONVERT_BUCKETED: 'CONVERT_BUCKETED',
+  /** Validation: the row counts (footers, snapshot summary, manifests, HMS stats) disagree. */
+  VALIDATION_ROW_COUNT_MISMATCH: 'VALIDATION_ROW_COUNT_MISMATCH',
+  /** Validation: the data files in storage and in our manifests differ (path, size or partition). */
+  VALIDATION_FILES_MISMATCH: 'VALIDATION_FILES_MISMATCH',
+  /** Validation: the catalog entry is missing or does not point at our metadata/snapshot. */
+  VALIDATION_CATALOG_MISMATCH: 'VALIDATION_CATALOG_MISMATCH',
+  /** Validation: a Hive column has no Iceberg field (or the types disagree). */
+  VALIDATION_SCHEMA_MISMATCH: 'VALIDATION_SCHEMA_MISMATCH',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -1,0 +1,200 @@
+// Steps 2-5 of a table's conversion (ARCHITECTURE.md flow): list every partition location, read
+// the footers at bounded concurrency (in listing order, so a rerun writes the same bytes), stream
+// the data files into manifests as they come, then the manifest list and metadata.json. Every file
+// goes to the table's metadata directory with a create-only put; a rerun finds identical files and
+// goes on (put-once.ts). Memory: one location's listing, the footer window and one manifest buffer.
+import { ErrorCode, MigrationError } from '../../core/errors';
+import type { DataFileFormat, PreparedConversion } from '../../core/convert/prepare';
+import { manifestPath } from '../../core/convert/prepare';
+import type { DataFile } from '../../core/iceberg/manifest';
+import { addedManifestEntry } from '../../core/iceberg/manifest';
+import { buildInitialMetadata } from '../../core/iceberg/metadata';
+import type { TableMetadata } from '../../core/iceberg/metadata';
+import { toMetadataJson } from '../../core/iceberg/metadata-json';
+import { buildNameMapping, footerAliases, nameMappingToJson } from '../../core/iceberg/name-mapping';
+import { TableProperty } from '../../core/iceberg/spec-constants';
+import type { FooterReader } from '../../core/storage/file-stats';
+import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
+import type { OutputFile } from '../../adapters/avro/container';
+import { writeManifestList } from '../../adapters/avro/manifest-list-writer';
+import { writeManifests } from '../../adapters/avro/manifest-writer';
+import { AvroFooterReader } from '../../adapters/formats/avro';
+import { OrcFooterReader } from '../../adapters/formats/orc';
+import { ParquetFooterReader } from '../../adapters/formats/parquet';
+import type { ListingFinding, LocationListing } from '../../adapters/storage/list-partition';
+import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
+import { mapOrdered } from './ordered-pool';
+import type { PutOutcome } from './put-once';
+import { putOnce } from './put-once';
+
+export interface ConvertProgress {
+  readonly locationsListed: number;
+  readonly locations: number;
+  readonly filesListed: number;
+  readonly footersRead: number;
+  readonly bytesRead: number;
+}
+
+export interface WriteOptions {
+  /** Footers read at once (default 32). */
+  readonly footerConcurrency?: number;
+  /** Partition locations listed at once (default 8). */
+  readonly listConcurrency?: number;
+  /** Data files per manifest (default 10,000). */
+  readonly maxEntriesPerManifest?: number;
+  /** Import files in sub-directories too (default false, as Iceberg's migrate). */
+  readonly recursive?: boolean;
+  /** Called at most every `progressEvery` footers and at the end. */
+  readonly onProgress?: (p: ConvertProgress) => void;
+  readonly progressEvery?: number;
+  /** Footer readers per format (default: ours over `store`). */
+  readonly footers?: Partial<Record<DataFileFormat, FooterReader>>;
+}
+
+export interface WrittenFile {
+  readonly path: string;
+  readonly bytes: number;
+  readonly outcome: PutOutcome;
+}
+
+export interface WrittenMetadata {
+  readonly metadataLocation: string;
+  /** null when the table has no data files (no snapshot is written). */
+  readonly snapshotId: bigint | null;
+  readonly dataFiles: number;
+  readonly records: number;
+  readonly dataBytes: number;
+  readonly partitions: number;
+  /** Every file this step wrote (or found identical), manifests first, metadata.json last. */
+  readonly files: readonly WrittenFile[];
+  readonly findings: readonly ListingFinding[];
+  readonly metadata: TableMetadata;
+}
+
+/** An OutputFile that buffers one manifest and creates it once on close. */
+function putOnceOutput(store: ObjectStore, path: string, written: WrittenFile[]): OutputFile {
+  const chunks: Uint8Array[] = [];
+  return {
+    write: (c) => {
+      chunks.push(Uint8Array.from(c));
+      return Promise.resolve();
+    },
+    close: async () => {
+      const body = Buffer.concat(chunks);
+      const outcome = await putOnce(store, path, body);
+      written.push({ path, bytes: body.length, outcome });
+      return { length: body.length };
+    },
+  };
+}
+
+function defaultFooters(store: ObjectStore): Record<DataFileFormat, FooterReader> {
+  return { PARQUET: new ParquetFooterReader(store), ORC: new OrcFooterReader(store), AVRO: new AvroFooterReader(store) };
+}
+
+/** Listing of every location of the table, in location order; our own metadata directory is not data. */
+export async function* listTableFiles(store: ObjectStore, p: PreparedConversion, opts: Pick<WriteOptions, 'listConcurrency' | 'recursive'>): AsyncGenerator<LocationListing> {
+  const own = p.metadataDir.replace(/\/$/, '');
+  for await (const l of mapOrdered(p.locations, opts.listConcurrency ?? 8, (loc) => listPartition(store, loc.location, loc.index, { recursive: opts.recursive ?? false }))) {
+    const files = l.files.filter((f) => !f.path.startsWith(p.metadataDir));
+    const findings = l.findings.filter((f) => !(f.code === ListingFindingCode.LISTING_SUBDIRECTORY && f.path.replace(/\/$/, '') === own));
+    yield { ...l, files, findings };
+  }
+}
+
+/**
+ * Write manifests, manifest list and metadata.json for a prepared table. Registers nothing. On a
+ * failure the files this call created are deleted again (files found identical were written by an
+ * earlier run and stay for its rerun); the error is rethrown unchanged.
+ */
+export async function writeIcebergMetadata(store: ObjectStore, p: PreparedConversion, opts: WriteOptions = {}): Promise<WrittenMetadata> {
+  const written: WrittenFile[] = [];
+  try {
+    return await writeAll(store, p, opts, written);
+  } catch (e) {
+    for (const f of [...written].reverse()) {
+      if (f.outcome === 'created' && f.path.startsWith(p.metadataDir)) await store.delete(f.path).catch(() => undefined);
+    }
+    throw e;
+  }
+}
+
+async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOptions, written: WrittenFile[]): Promise<WrittenMetadata> {
+  const readers = { ...defaultFooters(store), ...opts.footers };
+  const findings: ListingFinding[] = [];
+  const aliases = new Map<number, string[]>();
+  const dataColumnCount = p.schema.fields.length - p.spec.fields.length;
+  const progress = { locationsListed: 0, locations: p.locations.length, filesListed: 0, footersRead: 0, bytesRead: 0 };
+  const every = Math.max(1, opts.progressEvery ?? 500);
+
+  async function* listed(): AsyncGenerator<{ info: ObjectInfo; index: number }> {
+    for await (const l of listTableFiles(store, p, opts)) {
+      progress.locationsListed++;
+      progress.filesListed += l.files.length;
+      const sub = l.findings.find((f) => f.code === ListingFindingCode.LISTING_SUBDIRECTORY);
+      if (sub !== undefined) {
+        throw new MigrationError(ErrorCode.CONVERT_SUBDIRECTORY, `${p.source}: ${sub.path} is a sub-directory of ${l.location}; its files would be left out of the Iceberg table (skewed or list-bucketed data?). Rewrite the table, or convert with recursive listing if every file belongs to this partition.`, { table: p.source, location: l.location, path: sub.path });
+      }
+      findings.push(...l.findings);
+      for (const info of l.files) yield { info, index: l.index };
+    }
+  }
+
+  const readFooter = async ({ info, index }: { info: ObjectInfo; index: number }): Promise<DataFile> => {
+    const loc = p.locations[index];
+    if (loc === undefined) throw new MigrationError(ErrorCode.INTERNAL, `no location ${index}`);
+    const stats = await readers[loc.format].readStats(info.path, info.size, { schema: p.schema, nameMapping: p.baseNameMapping });
+    if (stats.fileColumns !== undefined) footerAliases(p.schema, dataColumnCount, stats.fileColumns, aliases);
+    progress.footersRead++;
+    progress.bytesRead += info.size;
+    if (progress.footersRead % every === 0) opts.onProgress?.({ ...progress });
+    const { fileColumns: _c, boundsWithheld: _w, ...metrics } = stats;
+    return { ...metrics, filePath: info.path, fileFormat: loc.format, partition: loc.partition, fileSizeInBytes: info.size };
+  };
+
+  const result = await writeManifests(mapOrdered(listed(), opts.footerConcurrency ?? 32, readFooter), {
+    schema: p.schema,
+    spec: p.spec,
+    maxEntriesPerManifest: opts.maxEntriesPerManifest ?? 10_000,
+    open: async (i) => {
+      const path = manifestPath(p, i);
+      return { path, file: putOnceOutput(store, path, written) };
+    },
+  });
+  opts.onProgress?.({ ...progress });
+
+  let snapshot;
+  if (result.dataFiles > 0) {
+    const entries = result.manifests.map((m) => addedManifestEntry(m, p.snapshotId, 1));
+    await writeManifestList({ path: p.manifestListPath, file: putOnceOutput(store, p.manifestListPath, written), snapshotId: p.snapshotId, parentSnapshotId: null, sequenceNumber: 1, manifests: entries });
+    snapshot = {
+      snapshotId: p.snapshotId,
+      manifestList: p.manifestListPath,
+      totals: { addedDataFiles: result.dataFiles, addedRecords: result.records, addedFilesSize: result.filesSize, changedPartitionCount: result.changedPartitions },
+      summaryExtra: { 'engine-name': 'hms-iceberg-migrator', 'him.source.hms-table': p.source },
+    };
+  }
+  const sortedAliases = new Map([...aliases].map(([id, names]) => [id, [...names].sort()] as const));
+  const { metadata } = buildInitialMetadata({
+    uuid: p.tableUuid,
+    location: p.location,
+    schema: p.schema,
+    spec: p.spec,
+    properties: { ...p.properties, [TableProperty.NAME_MAPPING_DEFAULT]: nameMappingToJson(buildNameMapping(p.schema, sortedAliases)) },
+    snapshot,
+    timestampMs: p.timestampMs,
+  });
+  const json = Buffer.from(toMetadataJson(metadata), 'utf8');
+  written.push({ path: p.metadataLocation, bytes: json.length, outcome: await putOnce(store, p.metadataLocation, json) });
+  return {
+    metadataLocation: p.metadataLocation,
+    snapshotId: snapshot === undefined ? null : p.snapshotId,
+    dataFiles: result.dataFiles,
+    records: result.records,
+    dataBytes: result.filesSize,
+    partitions: result.changedPartitions,
+    files: written,
+    findings,
+    metadata,
+  };
+}

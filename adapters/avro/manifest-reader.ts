@@ -1,0 +1,91 @@
+// Reading back manifest lists and manifests (ours or any v2 writer's) for validation: the data
+// files a snapshot holds, with path, size, record count and the partition tuple as typed values.
+import { bigIntFromBytes } from '../../core/iceberg/bounds';
+import { ErrorCode, MigrationError } from '../../core/errors';
+import type { PartitionSpec } from '../../core/iceberg/partition-spec';
+import { partitionType } from '../../core/iceberg/partition-spec';
+import type { PrimitiveType, PrimitiveValue, Schema } from '../../core/iceberg/types';
+import type { ObjectStore } from '../../core/storage/object-store';
+import { readAvroContainer } from './container-reader';
+import { avroName } from './schemas';
+
+export interface ManifestListRecord {
+  readonly path: string;
+  readonly length: number;
+  readonly content: number;
+  readonly addedSnapshotId: bigint;
+  readonly addedFilesCount: number;
+  readonly addedRowsCount: bigint;
+}
+
+export interface ManifestDataFile {
+  /** 0 EXISTING, 1 ADDED, 2 DELETED. */
+  readonly status: number;
+  readonly content: number;
+  readonly filePath: string;
+  readonly fileFormat: string;
+  readonly recordCount: number;
+  readonly fileSizeInBytes: number;
+  readonly partition: readonly (PrimitiveValue | null)[];
+}
+
+async function readAll(store: ObjectStore, path: string): Promise<Uint8Array> {
+  const { size } = await store.head(path);
+  return store.readRange(path, 0, size);
+}
+
+const num = (v: unknown): number => (typeof v === 'bigint' ? Number(v) : (v as number));
+
+export async function readManifestList(store: ObjectStore, path: string): Promise<ManifestListRecord[]> {
+  const c = readAvroContainer(path, await readAll(store, path));
+  return c.records.map((r) => {
+    const m = r as Record<string, unknown>;
+    return {
+      path: m.manifest_path as string,
+      length: num(m.manifest_length),
+      content: num(m.content ?? 0),
+      addedSnapshotId: BigInt(m.added_snapshot_id as bigint),
+      addedFilesCount: num(m.added_files_count ?? m.added_data_files_count ?? 0),
+      addedRowsCount: BigInt((m.added_rows_count as bigint | number | undefined) ?? 0),
+    };
+  });
+}
+
+function fromAvro(type: PrimitiveType, v: unknown): PrimitiveValue | null {
+  if (v === null || v === undefined) return null;
+  switch (type.kind) {
+    case 'decimal':
+      return bigIntFromBytes(new Uint8Array(v as Buffer));
+    case 'binary':
+    case 'fixed':
+    case 'uuid':
+      return new Uint8Array(v as Buffer);
+    case 'long':
+    case 'timestamp':
+    case 'timestamptz':
+    case 'time':
+      return BigInt(v as bigint);
+    default:
+      return v as PrimitiveValue;
+  }
+}
+
+export async function readManifest(store: ObjectStore, path: string, schema: Schema, spec: PartitionSpec): Promise<ManifestDataFile[]> {
+  const c = readAvroContainer(path, await readAll(store, path));
+  const types = partitionType(schema, spec);
+  return c.records.map((r) => {
+    const e = r as { status: number; data_file: Record<string, unknown> };
+    const df = e.data_file;
+    if (df === undefined) throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `${path}: manifest entry without data_file`, { path });
+    const part = (df.partition ?? {}) as Record<string, unknown>;
+    return {
+      status: e.status,
+      content: num(df.content ?? 0),
+      filePath: df.file_path as string,
+      fileFormat: df.file_format as string,
+      recordCount: num(df.record_count),
+      fileSizeInBytes: num(df.file_size_in_bytes),
+      partition: types.map(({ field, type }) => fromAvro(type, part[avroName(field.name)] ?? part[field.name])),
+    };
+  });
+}
