@@ -8,6 +8,8 @@ import { renderDoctor, runDoctor } from './commands/doctor';
 import { registerInventory } from './commands/inventory';
 import { registerAssess } from './commands/assess';
 import { registerPlan } from './commands/plan';
+import { registerTable } from './commands/table';
+import { registerOrchestration } from './commands/orchestrate';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -80,6 +82,8 @@ Exit code 1 when any check fails.`)
   registerInventory(program, io);
   registerAssess(program, io);
   registerPlan(program, io);
+  registerTable(program, io);
+  registerOrchestration(program, io);
 
   return program;
 }

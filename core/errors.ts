@@ -83,6 +83,10 @@ export const ErrorCode = {
   CONVERT_SUBDIRECTORY: 'CONVERT_SUBDIRECTORY',
   /** A bucketed table without the explicit opt-in to convert it unbucketed. */
   CONVERT_BUCKETED: 'CONVERT_BUCKETED',
+  /** The HMS table changed since the plan was made (fingerprint differs): plan again. */
+  SOURCE_CHANGED: 'SOURCE_CHANGED',
+  /** Rollback refused: the Iceberg table has commits after ours (use --force, which is audited). */
+  ROLLBACK_REFUSED: 'ROLLBACK_REFUSED',
   /** Validation: the row counts (footers, snapshot summary, manifests, HMS stats) disagree. */
   VALIDATION_ROW_COUNT_MISMATCH: 'VALIDATION_ROW_COUNT_MISMATCH',
   /** Validation: the data files in storage and in our manifests differ (path, size or partition). */

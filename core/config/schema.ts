@@ -33,6 +33,8 @@ export const catalogSchema = z
     warehouse: z.string().optional(),
     /** Name of the environment variable holding a static bearer token (never the token itself). */
     tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    /** Prefix for the target namespace of every migrated table: `<prefix><hms database>` (default none). */
+    namespacePrefix: z.string().regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and underscores').optional(),
   })
   .strict()
   .superRefine((c, ctx) => {

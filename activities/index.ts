@@ -1,0 +1,270 @@
+// createActivities(deps): the per-table steps the workflows run (ARCHITECTURE.md flow), each a
+// short call into activities/convert + the state store + the audit log. A MigrationError becomes an
+// ApplicationFailure whose type is the code and nonRetryable = !retryable. Every step is
+// idempotent: it reads the table's record first and does only what is missing, so a retry or a
+// worker killed mid-step ends in the same state as one clean run.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { AuditAction, AuditEventInput } from '../core/audit/chain';
+import { AuditAction as A, digestOf } from '../core/audit/chain';
+import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import { formatTableIdent, tableIdent } from '../core/catalog/catalog';
+import type { PreparedConversion } from '../core/convert/prepare';
+import { prepareConversion } from '../core/convert/prepare';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { HmsReader, TableInventory } from '../core/hive/model';
+import type { PlanFile } from '../core/plan/plan-file';
+import { canonicalJson, sha256Hex } from '../core/plan/hash';
+import type { ObjectStore } from '../core/storage/object-store';
+import type { PostgresStateStore, TableRecord } from '../adapters/state/postgres';
+import { deleteOurMetadata } from './convert/convert-table';
+import { validateConversion } from './convert/validate';
+import type { WriteOptions } from './convert/write-metadata';
+import { writeIcebergMetadata } from './convert/write-metadata';
+
+export interface ActivityDeps {
+  readonly state: PostgresStateStore;
+  readonly hms: HmsReader;
+  readonly catalog: IcebergCatalog;
+  /** A store that may delete/overwrite only under `metadataPrefixes` (one per table). */
+  readonly storeFor: (metadataPrefixes: readonly string[]) => ObjectStore;
+  readonly namespacePrefix: string;
+  /** Worker identity for the audit log. */
+  readonly actor: string;
+  readonly toolVersion: string;
+  readonly now?: () => Date;
+  readonly write?: WriteOptions;
+}
+
+export interface TableRef {
+  readonly planHash: string;
+  readonly tableId: string;
+}
+
+export interface PlanOutline {
+  readonly planHash: string;
+  readonly targetCatalog: string;
+  readonly waves: readonly { readonly number: number; readonly tables: number; readonly teams: readonly string[]; readonly files: number; readonly bytes: number; readonly expectedSeconds: number }[];
+}
+
+export type TableOutcome =
+  | { readonly tableId: string; readonly status: 'migrated' }
+  /** Views hold no data: nothing is converted; they are planned only to order what reads them. */
+  | { readonly tableId: string; readonly status: 'skipped'; readonly reason: string }
+  | { readonly tableId: string; readonly status: 'failed'; readonly code: string; readonly message: string };
+
+/** The table's fingerprint exactly as `migrate plan` computed it (cli/commands/assess.ts). */
+export function fingerprintOf(inv: TableInventory): string {
+  return sha256Hex(canonicalJson(inv));
+}
+
+function toFailure(e: unknown): unknown {
+  if (e instanceof MigrationError) {
+    return ApplicationFailure.create({ type: e.code, message: e.message, nonRetryable: !e.retryable, details: [JSON.parse(JSON.stringify(e.context, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as unknown], cause: e });
+  }
+  return e;
+}
+
+function wrap<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args: A) => {
+    try {
+      return await fn(...args);
+    } catch (e) {
+      throw toFailure(e);
+    }
+  };
+}
+
+export function createActivities(deps: ActivityDeps) {
+  const now = (): string => (deps.now?.() ?? new Date()).toISOString();
+  const plans = new Map<string, PlanFile>();
+  const plan = async (h: string): Promise<PlanFile> => {
+    let p = plans.get(h);
+    if (p === undefined) {
+      p = await deps.state.getPlan(h);
+      plans.set(h, p);
+    }
+    return p;
+  };
+  const audit = (action: AuditAction, object: string, planHash: string | null, before: string | null, after: string | null, details: Record<string, unknown> = {}, actor = deps.actor): Promise<unknown> =>
+    deps.state.appendAudit({ at: now(), actor, action, object, planHash, beforeDigest: before, afterDigest: after, details } satisfies AuditEventInput);
+  const [dbOf, nameOf] = [(id: string) => id.slice(0, id.indexOf('.')), (id: string) => id.slice(id.indexOf('.') + 1)];
+  const target = (tableId: string): TableIdent => tableIdent([`${deps.namespacePrefix}${dbOf(tableId)}`], nameOf(tableId));
+
+  async function prepared(ref: TableRef, rec: TableRecord): Promise<PreparedConversion> {
+    if (rec.original === null) throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no saved original (snapshot step not run)`, { tableId: ref.tableId });
+    const p = await plan(ref.planHash);
+    const ident = target(ref.tableId);
+    return prepareConversion({
+      inventory: rec.original,
+      identity: { planHash: ref.planHash, table: `hms:${ref.tableId}->${p.targetCatalog}:${formatTableIdent(ident)}` },
+      timestampMs: Date.parse(p.createdAt),
+      toolVersion: deps.toolVersion,
+      // A bucketed table is in a plan only when planning opted in (plan.assess.allowUnbucketed).
+      allowUnbucketed: true,
+    });
+  }
+  const storeOf = (p: PreparedConversion): ObjectStore => deps.storeFor([p.metadataDir]);
+
+  return {
+    async planOutline(planHash: string): Promise<PlanOutline> {
+      const p = await plan(planHash);
+      return {
+        planHash,
+        targetCatalog: p.targetCatalog,
+        waves: p.waves.map((w) => ({
+          number: w.number,
+          tables: w.tables.length,
+          teams: [...new Set(w.tables.map((t) => t.team ?? 'unowned'))].sort(),
+          files: w.estimates.files,
+          bytes: w.estimates.bytes,
+          expectedSeconds: w.estimates.expectedSeconds,
+        })),
+      };
+    },
+
+    async waveTables(planHash: string, wave: number): Promise<string[]> {
+      const p = await plan(planHash);
+      const w = p.waves.find((x) => x.number === wave);
+      if (w === undefined) throw new MigrationError(ErrorCode.USAGE, `plan ${planHash.slice(0, 12)} has no wave ${wave}`, { wave });
+      return w.tables.map((t) => t.id);
+    },
+
+    async recordApproval(planHash: string, wave: number, by: string): Promise<void> {
+      await audit(A.WAVE_APPROVED, `wave:${wave}`, planHash, null, null, { wave }, by);
+    },
+
+    /** Step 1: save the HMS object (once) after checking it is what the plan saw. */
+    async snapshotOriginal(ref: TableRef): Promise<{ digest: string; view: boolean }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      const isView = (i: TableInventory): boolean => i.table.tableType === 'VIRTUAL_VIEW' || i.table.tableType === 'MATERIALIZED_VIEW';
+      if (rec.original !== null && rec.originalDigest !== null) return { digest: rec.originalDigest, view: isView(rec.original) };
+      const p = await plan(ref.planHash);
+      const entry = p.waves.flatMap((w) => w.tables).find((t) => t.id === ref.tableId);
+      const [inv] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+      if (inv === undefined || entry === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${ref.tableId} not found`, { tableId: ref.tableId });
+      const digest = fingerprintOf(inv);
+      if (digest !== entry.fingerprint) {
+        throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId} changed in HMS since the plan was made (fingerprint ${digest.slice(0, 12)} ≠ planned ${entry.fingerprint.slice(0, 12)}); run migrate plan again`, { tableId: ref.tableId });
+      }
+      const saved = await deps.state.saveOriginal(ref.planHash, ref.tableId, inv, digest);
+      if (saved.saved) await audit(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length });
+      return { digest: saved.digest, view: isView(inv) };
+    },
+
+    async markSkipped(ref: TableRef, reason: string): Promise<void> {
+      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'skipped', errorCode: reason });
+    },
+
+    /** Steps 2-5: list, footers, manifests, manifest list, metadata.json (heartbeating progress). */
+    async writeMetadata(ref: TableRef): Promise<{ metadataLocation: string; dataFiles: number; records: number }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      const p = await prepared(ref, rec);
+      const ctx = Context.current();
+      const w = await writeIcebergMetadata(storeOf(p), p, { ...deps.write, progressEvery: 200, onProgress: (pr) => ctx.heartbeat(pr) });
+      const files = w.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome }));
+      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'written', metadataLocation: w.metadataLocation, snapshotId: w.snapshotId?.toString() ?? null, writtenFiles: files, target: `${(await plan(ref.planHash)).targetCatalog}:${formatTableIdent(target(ref.tableId))}` });
+      await audit(A.TABLE_METADATA_WRITTEN, `hms:${ref.tableId}`, ref.planHash, null, digestOf(files), { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records, files: files.length });
+      return { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records };
+    },
+
+    /** Step 6: register (assert-create; a retry finds its own entry). */
+    async registerTable(ref: TableRef): Promise<{ outcome: string }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      const p = await prepared(ref, rec);
+      const ident = target(ref.tableId);
+      await deps.catalog.createNamespace(ident.namespace);
+      const { outcome } = await deps.catalog.registerTable(ident, p.metadataLocation);
+      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'registered' });
+      if (outcome === 'registered') await audit(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation });
+      return { outcome };
+    },
+
+    /** Step 7: validation decides success; the evidence is stored either way. */
+    async validateTable(ref: TableRef): Promise<{ ok: boolean; snapshotId: string | null }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      const p = await prepared(ref, rec);
+      const original = rec.original as TableInventory;
+      const ev = await validateConversion(storeOf(p), deps.catalog, target(ref.tableId), p, original, deps.write);
+      await deps.state.updateTable(ref.planHash, ref.tableId, { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) });
+      await audit(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), { ok: ev.ok, snapshotId: ev.snapshotId, rows: ev.rows.footers, files: ev.files.listed, findings: ev.findings.length });
+      if (!ev.ok) {
+        const first = ev.findings[0];
+        throw new MigrationError((first?.code ?? ErrorCode.VALIDATION_FILES_MISMATCH) as ErrorCode, `${ref.tableId}: validation failed: ${ev.findings.map((f) => f.message).slice(0, 3).join('; ')}`, { tableId: ref.tableId }, { retryable: false });
+      }
+      return { ok: true, snapshotId: ev.snapshotId };
+    },
+
+    /** Inverse of step 6: drop our catalog entry (never purging); absent is fine. */
+    async unregisterTable(ref: TableRef): Promise<{ outcome: string }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      if (rec.original === null) return { outcome: 'absent' };
+      const p = await prepared(ref, rec);
+      const ident = target(ref.tableId);
+      const { outcome } = await deps.catalog.unregisterTable(ident, p.metadataLocation);
+      if (outcome === 'unregistered') await audit(A.TABLE_UNREGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(p.metadataLocation), null, { metadataLocation: p.metadataLocation });
+      return { outcome };
+    },
+
+    /** Inverse of steps 2-5: delete the metadata files we wrote (never data; only under metadata/). */
+    async deleteMetadata(ref: TableRef): Promise<{ deleted: number }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      if (rec.original === null) return { deleted: 0 };
+      const p = await prepared(ref, rec);
+      // What we wrote, or (crash before the record was saved) every name this conversion would use.
+      const names = rec.writtenFiles ?? [];
+      const deleted = await deleteOurMetadata(storeOf(p), p, names);
+      if (deleted > 0) await audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(names), null, { files: deleted });
+      return { deleted };
+    },
+
+    async markFailed(ref: TableRef, code: string, message: string): Promise<void> {
+      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000) });
+      await audit(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, { code, message: message.slice(0, 500) });
+    },
+
+    /**
+     * Rollback of one migrated table: refuse when the Iceberg table moved on after our commit
+     * (unless forced, audited), unregister without purge, delete our metadata, then verify the HMS
+     * object still equals the saved original (this catalog never altered it).
+     */
+    async rollbackTable(ref: TableRef, force: boolean, by: string): Promise<{ status: string }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      if (rec.status === 'rolled-back' || rec.original === null) return { status: rec.status };
+      const p = await prepared(ref, rec);
+      const ident = target(ref.tableId);
+      if (await deps.catalog.tableExists(ident)) {
+        const loaded = await deps.catalog.loadTable(ident);
+        if (loaded.metadataLocation !== p.metadataLocation) {
+          if (!force) throw new MigrationError(ErrorCode.ROLLBACK_REFUSED, `${ref.tableId}: ${formatTableIdent(ident)} has commits after ours (now at ${loaded.metadataLocation}); rolling back would lose them. Use --force to drop the entry anyway (audited).`, { tableId: ref.tableId, current: loaded.metadataLocation }, { retryable: false });
+          await audit(A.ROLLBACK_FORCED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(loaded.metadataLocation), null, { ours: p.metadataLocation, current: loaded.metadataLocation }, by);
+          await deps.catalog.dropTable(ident);
+        } else {
+          await deps.catalog.unregisterTable(ident, p.metadataLocation);
+        }
+        await audit(A.TABLE_UNREGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(p.metadataLocation), null, { metadataLocation: p.metadataLocation }, by);
+      }
+      const deleted = await deleteOurMetadata(storeOf(p), p, rec.writtenFiles ?? []);
+      if (deleted > 0) await audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(rec.writtenFiles), null, { files: deleted }, by);
+      const [now_] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+      const digest = now_ === undefined ? null : fingerprintOf(now_);
+      if (digest !== rec.originalDigest) {
+        throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId}: the HMS object no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)})`, { tableId: ref.tableId }, { retryable: false });
+      }
+      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'rolled-back' });
+      await audit(A.TABLE_ROLLED_BACK, `hms:${ref.tableId}`, ref.planHash, digestOf(p.metadataLocation), rec.originalDigest, { verified: true }, by);
+      return { status: 'rolled-back' };
+    },
+
+    async migratedTables(planHash: string, wave: number): Promise<string[]> {
+      return (await deps.state.listTables(planHash, wave)).filter((t) => t.status !== 'pending' && t.status !== 'rolled-back' && t.status !== 'skipped').map((t) => t.tableId);
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;
+
+/** The same functions with MigrationError mapped to ApplicationFailure (what the worker registers). */
+export function workerActivities(deps: ActivityDeps): Activities {
+  const acts = createActivities(deps);
+  return Object.fromEntries(Object.entries(acts).map(([k, fn]) => [k, wrap(fn as (...a: unknown[]) => Promise<unknown>)])) as Activities;
+}

@@ -1,0 +1,253 @@
+// The state store (ARCHITECTURE.md "Plans travel by reference", "Originals are saved before
+// mutation"): plans, per-table migration records and the append-only, hash-chained audit log, in
+// Postgres. The audit table refuses UPDATE and DELETE (trigger); appends are serialised with an
+// advisory lock so the chain has no forks. Every failure is a coded MigrationError.
+import pg from 'pg';
+import type { AuditEvent, AuditEventInput } from '../../core/audit/chain';
+import { GENESIS_HASH, chainEvent } from '../../core/audit/chain';
+import { ErrorCode, MigrationError } from '../../core/errors';
+import type { TableInventory } from '../../core/hive/model';
+import type { PlanFile } from '../../core/plan/plan-file';
+
+const AUDIT_LOCK = 0x68696d61; // 'hima'
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS him_plans (
+  plan_hash text PRIMARY KEY,
+  plan jsonb NOT NULL,
+  submitted_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS him_tables (
+  plan_hash text NOT NULL REFERENCES him_plans(plan_hash),
+  table_id text NOT NULL,
+  wave int NOT NULL,
+  status text NOT NULL,
+  original jsonb,
+  original_digest text,
+  target text,
+  metadata_location text,
+  snapshot_id text,
+  written_files jsonb,
+  validation jsonb,
+  error_code text,
+  error_message text,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (plan_hash, table_id)
+);
+CREATE TABLE IF NOT EXISTS him_audit (
+  seq bigint PRIMARY KEY,
+  at timestamptz NOT NULL,
+  actor text NOT NULL,
+  action text NOT NULL,
+  object text NOT NULL,
+  plan_hash text,
+  before_digest text,
+  after_digest text,
+  details jsonb NOT NULL,
+  prev_hash text NOT NULL,
+  hash text NOT NULL UNIQUE
+);
+CREATE OR REPLACE FUNCTION him_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'him_audit is append-only'; END $$;
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'him_audit_no_change') THEN
+    CREATE TRIGGER him_audit_no_change BEFORE UPDATE OR DELETE ON him_audit FOR EACH ROW EXECUTE FUNCTION him_audit_append_only();
+  END IF;
+END $$;
+`;
+
+export type TableStatus = 'pending' | 'original-saved' | 'written' | 'registered' | 'migrated' | 'skipped' | 'failed' | 'rolled-back';
+
+export interface TableRecord {
+  readonly planHash: string;
+  readonly tableId: string;
+  readonly wave: number;
+  readonly status: TableStatus;
+  readonly original: TableInventory | null;
+  readonly originalDigest: string | null;
+  readonly target: string | null;
+  readonly metadataLocation: string | null;
+  readonly snapshotId: string | null;
+  readonly writtenFiles: readonly { path: string; bytes: number; outcome: string }[] | null;
+  readonly validation: unknown;
+  readonly errorCode: string | null;
+  readonly errorMessage: string | null;
+}
+
+export type TableUpdate = Partial<Omit<TableRecord, 'planHash' | 'tableId' | 'wave'>>;
+
+function unreachable(e: unknown): MigrationError {
+  if (e instanceof MigrationError) return e;
+  const msg = (e as Error).message ?? String(e);
+  const code = (e as { code?: string }).code;
+  const connection = code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === '57P01' || /Connection terminated/.test(msg);
+  return new MigrationError(connection ? ErrorCode.STATE_DB_UNREACHABLE : ErrorCode.INTERNAL, `state store: ${msg}`, { pgCode: code }, { cause: e, retryable: connection });
+}
+
+const COLUMNS: Record<keyof TableUpdate, string> = {
+  status: 'status', original: 'original', originalDigest: 'original_digest', target: 'target', metadataLocation: 'metadata_location',
+  snapshotId: 'snapshot_id', writtenFiles: 'written_files', validation: 'validation', errorCode: 'error_code', errorMessage: 'error_message',
+};
+const JSON_COLUMNS = new Set(['original', 'writtenFiles', 'validation']);
+
+function rowToRecord(r: Record<string, unknown>): TableRecord {
+  return {
+    planHash: r.plan_hash as string,
+    tableId: r.table_id as string,
+    wave: r.wave as number,
+    status: r.status as TableStatus,
+    original: (r.original as TableInventory | null) ?? null,
+    originalDigest: (r.original_digest as string | null) ?? null,
+    target: (r.target as string | null) ?? null,
+    metadataLocation: (r.metadata_location as string | null) ?? null,
+    snapshotId: (r.snapshot_id as string | null) ?? null,
+    writtenFiles: (r.written_files as TableRecord['writtenFiles']) ?? null,
+    validation: r.validation ?? null,
+    errorCode: (r.error_code as string | null) ?? null,
+    errorMessage: (r.error_message as string | null) ?? null,
+  };
+}
+
+export class PostgresStateStore {
+  private constructor(private readonly pool: pg.Pool) {}
+
+  static async open(url: string, opts: { max?: number } = {}): Promise<PostgresStateStore> {
+    const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, connectionTimeoutMillis: 10_000, query_timeout: 60_000 });
+    pool.on('error', () => undefined);
+    const s = new PostgresStateStore(pool);
+    try {
+      await pool.query(SCHEMA);
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      throw unreachable(e);
+    }
+    return s;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async q<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T>> {
+    try {
+      return await this.pool.query<T>(sql, params);
+    } catch (e) {
+      throw unreachable(e);
+    }
+  }
+
+  /** Store the plan and one pending record per table; a plan already stored is kept as it was. */
+  async submitPlan(plan: PlanFile): Promise<{ created: boolean }> {
+    const client = await this.pool.connect().catch((e: unknown) => Promise.reject(unreachable(e)));
+    try {
+      await client.query('BEGIN');
+      const ins = await client.query('INSERT INTO him_plans (plan_hash, plan) VALUES ($1, $2) ON CONFLICT (plan_hash) DO NOTHING', [plan.hash, JSON.stringify(plan)]);
+      for (const w of plan.waves) {
+        for (const t of w.tables) {
+          await client.query("INSERT INTO him_tables (plan_hash, table_id, wave, status) VALUES ($1, $2, $3, 'pending') ON CONFLICT DO NOTHING", [plan.hash, t.id, w.number]);
+        }
+      }
+      await client.query('COMMIT');
+      return { created: (ins.rowCount ?? 0) > 0 };
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw unreachable(e);
+    } finally {
+      client.release();
+    }
+  }
+
+  async getPlan(planHash: string): Promise<PlanFile> {
+    const r = await this.q<{ plan: PlanFile }>('SELECT plan FROM him_plans WHERE plan_hash = $1', [planHash]);
+    const row = r.rows[0];
+    if (row === undefined) throw new MigrationError(ErrorCode.PLAN_INVALID, `plan ${planHash} was never submitted (run migrate apply with its plan file)`, { planHash });
+    return row.plan;
+  }
+
+  /** Resolve a unique prefix of a plan hash (users type the first 12 characters). */
+  async resolvePlan(prefix: string): Promise<string> {
+    const r = await this.q<{ plan_hash: string }>('SELECT plan_hash FROM him_plans WHERE plan_hash LIKE $1 ORDER BY plan_hash LIMIT 2', [`${prefix.replace(/[%_]/g, '')}%`]);
+    if (r.rows.length === 0) throw new MigrationError(ErrorCode.PLAN_INVALID, `no submitted plan starts with '${prefix}'`, { prefix });
+    if (r.rows.length > 1) throw new MigrationError(ErrorCode.USAGE, `'${prefix}' matches more than one plan; give more characters`, { prefix });
+    return (r.rows[0] as { plan_hash: string }).plan_hash;
+  }
+
+  async getTable(planHash: string, tableId: string): Promise<TableRecord> {
+    const r = await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 AND table_id = $2', [planHash, tableId]);
+    const row = r.rows[0];
+    if (row === undefined) throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${tableId} is not in plan ${planHash.slice(0, 12)}`, { planHash, tableId });
+    return rowToRecord(row);
+  }
+
+  async listTables(planHash: string, wave?: number): Promise<TableRecord[]> {
+    const r = wave === undefined
+      ? await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 ORDER BY wave, table_id', [planHash])
+      : await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 AND wave = $2 ORDER BY table_id', [planHash, wave]);
+    return r.rows.map(rowToRecord);
+  }
+
+  async updateTable(planHash: string, tableId: string, u: TableUpdate): Promise<void> {
+    const sets: string[] = [];
+    const params: unknown[] = [planHash, tableId];
+    for (const [k, v] of Object.entries(u) as [keyof TableUpdate, unknown][]) {
+      if (v === undefined) continue;
+      params.push(JSON_COLUMNS.has(k) && v !== null ? JSON.stringify(v) : v);
+      sets.push(`${COLUMNS[k]} = $${params.length}`);
+    }
+    if (sets.length === 0) return;
+    const r = await this.q(`UPDATE him_tables SET ${sets.join(', ')}, updated_at = now() WHERE plan_hash = $1 AND table_id = $2`, params);
+    if (r.rowCount === 0) throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${tableId} is not in plan ${planHash.slice(0, 12)}`, { planHash, tableId });
+  }
+
+  /** Save the original once: a retry keeps the first saved object (it is what rollback restores). */
+  async saveOriginal(planHash: string, tableId: string, original: TableInventory, digest: string): Promise<{ saved: boolean; digest: string }> {
+    const r = await this.q<{ original_digest: string }>(
+      "UPDATE him_tables SET original = $3, original_digest = $4, status = 'original-saved', updated_at = now() WHERE plan_hash = $1 AND table_id = $2 AND original IS NULL RETURNING original_digest",
+      [planHash, tableId, JSON.stringify(original), digest],
+    );
+    if ((r.rowCount ?? 0) > 0) return { saved: true, digest };
+    const existing = await this.getTable(planHash, tableId);
+    return { saved: false, digest: existing.originalDigest ?? digest };
+  }
+
+  /** Append one event to the chain (serialised: one writer at a time). */
+  async appendAudit(e: AuditEventInput): Promise<AuditEvent> {
+    const client = await this.pool.connect().catch((x: unknown) => Promise.reject(unreachable(x)));
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
+      const last = await client.query<{ seq: string; hash: string }>('SELECT seq, hash FROM him_audit ORDER BY seq DESC LIMIT 1');
+      const seq = last.rows[0] === undefined ? 1 : Number(last.rows[0].seq) + 1;
+      // Normalise the instant to what timestamptz gives back (ms ISO), so verification re-hashes alike.
+      const ev = chainEvent(seq, last.rows[0]?.hash ?? GENESIS_HASH, { ...e, at: new Date(e.at).toISOString() });
+      await client.query(
+        'INSERT INTO him_audit (seq, at, actor, action, object, plan_hash, before_digest, after_digest, details, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)',
+        [ev.seq, ev.at, ev.actor, ev.action, ev.object, ev.planHash, ev.beforeDigest, ev.afterDigest, JSON.stringify(ev.details), ev.prevHash, ev.hash],
+      );
+      await client.query('COMMIT');
+      return ev;
+    } catch (x) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw unreachable(x);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The whole chain in seq order (paged, so it streams for long logs). */
+  async *readAudit(pageSize = 5_000): AsyncGenerator<AuditEvent> {
+    let after = 0;
+    for (;;) {
+      const r = await this.q('SELECT * FROM him_audit WHERE seq > $1 ORDER BY seq LIMIT $2', [after, pageSize]);
+      for (const row of r.rows) {
+        const at = row.at instanceof Date ? row.at.toISOString() : String(row.at);
+        yield {
+          seq: Number(row.seq), at, actor: row.actor, action: row.action, object: row.object, planHash: row.plan_hash,
+          beforeDigest: row.before_digest, afterDigest: row.after_digest, details: row.details, prevHash: row.prev_hash, hash: row.hash,
+        } as AuditEvent;
+        after = Number(row.seq);
+      }
+      if (r.rows.length < pageSize) return;
+    }
+  }
+}

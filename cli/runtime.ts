@@ -1,0 +1,91 @@
+// Builds the outside-world objects commands need from the one resolved config: HMS reader, catalog,
+// object stores, state store, Temporal connection. Credentials come from the environment (AWS_*,
+// the catalog token variable named in config) and never leave this process.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
+import { Client, Connection } from '@temporalio/client';
+import type { IcebergCatalog } from '../core/catalog/catalog';
+import type { MigrateConfig } from '../core/config/schema';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { ObjectStore } from '../core/storage/object-store';
+import { RestCatalog } from '../adapters/catalog/rest';
+import { ThriftHmsReader } from '../adapters/hms/thrift/reader';
+import { PostgresStateStore } from '../adapters/state/postgres';
+import { RoutingObjectStore } from '../adapters/storage/routing-store';
+
+export function toolVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function need<T>(v: T | undefined, what: string): T {
+  if (v === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, `${what} is not configured (add it to migrate.yaml; see migrate --help)`, { path: what });
+  return v;
+}
+
+export function openHmsReader(config: MigrateConfig): ThriftHmsReader {
+  const t = need(config.hms, 'hms').thrift;
+  return new ThriftHmsReader({ uri: t.uri, connectTimeoutMs: t.connectTimeoutMs, callTimeoutMs: t.callTimeoutMs, callsPerSecond: 200 });
+}
+
+export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env): Promise<IcebergCatalog> {
+  const c = need(config.catalog, 'catalog');
+  if (c.type !== 'rest') throw new MigrationError(ErrorCode.CONFIG_INVALID, `catalog.type '${c.type}': only 'rest' is wired into apply and table so far`, { path: 'catalog.type' });
+  const token = c.tokenEnv === undefined ? undefined : env[c.tokenEnv];
+  if (c.tokenEnv !== undefined && (token === undefined || token === '')) throw new MigrationError(ErrorCode.CONFIG_INVALID, `catalog.tokenEnv names ${c.tokenEnv}, which is not set`, { path: 'catalog.tokenEnv' });
+  return RestCatalog.connect({ name: c.name, uri: c.uri, warehouse: c.warehouse, auth: token === undefined ? undefined : { type: 'bearer', token } });
+}
+
+export interface Stores {
+  readonly storeFor: (metadataPrefixes: readonly string[]) => ObjectStore;
+  close(): void;
+}
+
+/** One S3 client shared by per-table stores (each guarded to its own metadata prefix). */
+export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env): Stores {
+  const s3 = config.storage?.s3;
+  const client = new S3Client({ endpoint: s3?.endpoint, region: s3?.region ?? env.AWS_REGION ?? 'us-east-1', forcePathStyle: s3?.forcePathStyle ?? s3?.endpoint !== undefined });
+  return {
+    storeFor: (metadataPrefixes) => new RoutingObjectStore({ metadataPrefixes, s3: { client, endpoint: s3?.endpoint, region: s3?.region, forcePathStyle: s3?.forcePathStyle ?? s3?.endpoint !== undefined } }),
+    close: () => client.destroy(),
+  };
+}
+
+export function openState(config: MigrateConfig): Promise<PostgresStateStore> {
+  return PostgresStateStore.open(need(config.state, 'state').url);
+}
+
+export interface TemporalHandle {
+  readonly client: Client;
+  readonly connection: Connection;
+  readonly taskQueue: string;
+  readonly namespace: string;
+  readonly uiUrl: string | undefined;
+  /** Run `fn` with a deadline on every call it makes (a blackholed connection must not hang). */
+  deadline<T>(ms: number, fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function openTemporal(config: MigrateConfig): Promise<TemporalHandle> {
+  const t = need(config.temporal, 'temporal');
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address: t.address, connectTimeout: '10s' });
+  } catch (e) {
+    throw new MigrationError(ErrorCode.TEMPORAL_UNREACHABLE, `cannot reach Temporal at ${t.address}: ${(e as Error).message}`, { address: t.address }, { cause: e });
+  }
+  const client = new Client({ connection, namespace: t.namespace });
+  return {
+    client,
+    connection,
+    taskQueue: t.taskQueue,
+    namespace: t.namespace,
+    uiUrl: t.uiUrl,
+    deadline: (ms, fn) => connection.withDeadline(Date.now() + ms, fn),
+    close: () => connection.close(),
+  };
+}

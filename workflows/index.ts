@@ -1,0 +1,273 @@
+// Deterministic orchestration only (ARCHITECTURE.md): migrationWorkflow runs a plan's waves in
+// order behind an approval gate; waveWorkflow runs its tables as child tableWorkflows in a sliding
+// window and continues-as-new before its history grows large; tableWorkflow runs the per-table
+// steps with compensations in reverse on failure; rollbackWaveWorkflow undoes one wave.
+// Plans travel by reference (hash); no credentials ever enter a payload.
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ChildWorkflowHandle } from '@temporalio/workflow';
+import type { Activities, TableOutcome } from '../activities/index';
+
+export const SA = {
+  plan: defineSearchAttributeKey('MigrationPlan', SearchAttributeType.KEYWORD),
+  wave: defineSearchAttributeKey('MigrationWave', SearchAttributeType.INT),
+  team: defineSearchAttributeKey('MigrationTeam', SearchAttributeType.KEYWORD_LIST),
+  status: defineSearchAttributeKey('MigrationStatus', SearchAttributeType.KEYWORD),
+};
+
+const short = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2, maximumAttempts: 10 } });
+const long = proxyActivities<Activities>({ startToCloseTimeout: '2 hours', heartbeatTimeout: '30 seconds', retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2, maximumAttempts: 10 } });
+
+export const planId = (hash: string): string => hash.slice(0, 12);
+
+// ---------------------------------------------------------------- table
+export interface TableInput {
+  readonly planHash: string;
+  readonly tableId: string;
+}
+
+function failureOf(e: unknown): { code: string; message: string } {
+  let cur: unknown = e;
+  while (cur !== undefined && cur !== null) {
+    if (cur instanceof ApplicationFailure && cur.type) return { code: cur.type, message: cur.message };
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
+}
+
+export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
+  const ref = { planHash: input.planHash, tableId: input.tableId };
+  const undo: (() => Promise<unknown>)[] = [];
+  try {
+    const snap = await short.snapshotOriginal(ref);
+    if (snap.view) {
+      await short.markSkipped(ref, 'VIEW');
+      return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
+    }
+    undo.push(() => short.deleteMetadata(ref));
+    await long.writeMetadata(ref);
+    undo.push(() => short.unregisterTable(ref));
+    await short.registerTable(ref);
+    await long.validateTable(ref);
+    return { tableId: input.tableId, status: 'migrated' };
+  } catch (e) {
+    if (isCancellation(e)) throw e;
+    const f = failureOf(e);
+    for (const step of undo.reverse()) await step();
+    await short.markFailed(ref, f.code, f.message);
+    return { tableId: input.tableId, status: 'failed', code: f.code, message: f.message };
+  }
+}
+
+// ---------------------------------------------------------------- wave
+export interface WaveInput {
+  readonly planHash: string;
+  readonly wave: number;
+  readonly teams: readonly string[];
+  /** Tables migrating at once (sliding window of child workflows). */
+  readonly concurrency: number;
+  /** Carried across continue-as-new. */
+  readonly cursor?: number;
+  readonly done?: number;
+  readonly skipped?: number;
+  readonly failed?: readonly { tableId: string; code: string }[];
+}
+
+export interface WaveResult {
+  readonly wave: number;
+  readonly tables: number;
+  readonly migrated: number;
+  readonly skipped: number;
+  readonly failed: readonly { tableId: string; code: string }[];
+  readonly status: 'succeeded' | 'failed';
+}
+
+export const waveStatusQuery = defineQuery<{ wave: number; tables: number; done: number; failed: number; running: number }>('waveStatus');
+
+export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
+  const tables = await short.waveTables(input.planHash, input.wave);
+  let cursor = input.cursor ?? 0;
+  let done = input.done ?? 0;
+  let skipped = input.skipped ?? 0;
+  const failed = [...(input.failed ?? [])];
+  const running = new Map<string, Promise<TableOutcome>>();
+  setHandler(waveStatusQuery, () => ({ wave: input.wave, tables: tables.length, done, failed: failed.length, running: running.size }));
+  upsertSearchAttributes([{ key: SA.status, value: 'running' }]);
+  const details = (): void =>
+    setCurrentDetails(`**Wave ${input.wave}** of plan \`${planId(input.planHash)}\`\n\n| tables | migrated | views (unchanged) | failed | running |\n|---|---|---|---|---|\n| ${tables.length} | ${done - failed.length - skipped} | ${skipped} | ${failed.length} | ${running.size} |\n${failed.length > 0 ? `\nFailed: ${failed.slice(0, 20).map((f) => `\`${f.tableId}\` (${f.code})`).join(', ')}\n` : ''}`);
+  details();
+  const limit = Math.max(1, Math.min(input.concurrency, 200));
+  while (cursor < tables.length || running.size > 0) {
+    while (cursor < tables.length && running.size < limit) {
+      const tableId = tables[cursor++] as string;
+      const handle: ChildWorkflowHandle<typeof tableWorkflow> = await startChild(tableWorkflow, {
+        args: [{ planHash: input.planHash, tableId }],
+        workflowId: `migrate/${planId(input.planHash)}/wave-${input.wave}/${tableId}`,
+        staticSummary: `migrate ${tableId}`,
+      });
+      running.set(tableId, handle.result().then((r) => r));
+    }
+    const r = await Promise.race(running.values());
+    running.delete(r.tableId);
+    done++;
+    if (r.status === 'failed') failed.push({ tableId: r.tableId, code: r.code });
+    if (r.status === 'skipped') skipped++;
+    details();
+    if (workflowInfo().continueAsNewSuggested && cursor < tables.length) {
+      // Drain the window, then start over with a cursor (the table list is re-read by reference).
+      while (running.size > 0) {
+        const x = await Promise.race(running.values());
+        running.delete(x.tableId);
+        done++;
+        if (x.status === 'failed') failed.push({ tableId: x.tableId, code: x.code });
+        if (x.status === 'skipped') skipped++;
+      }
+      await continueAsNew<typeof waveWorkflow>({ ...input, cursor, done, skipped, failed });
+    }
+  }
+  const status = failed.length === 0 ? 'succeeded' : 'failed';
+  upsertSearchAttributes([{ key: SA.status, value: status }]);
+  details();
+  return { wave: input.wave, tables: tables.length, migrated: done - failed.length - skipped, skipped, failed, status };
+}
+
+// ---------------------------------------------------------------- plan
+export interface MigrationInput {
+  readonly planHash: string;
+  readonly autoApprove: boolean;
+  /** Stop the plan when a wave has more failed tables than this (default 0: any failure stops). */
+  readonly maxFailedPerWave?: number;
+  readonly concurrency?: number;
+}
+
+export interface MigrationStatus {
+  readonly planHash: string;
+  readonly state: 'waiting-approval' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+  readonly currentWave: number | null;
+  readonly approved: readonly number[];
+  readonly waves: readonly WaveResult[];
+  readonly totalWaves: number;
+}
+
+export const approveUpdate = defineUpdate<{ approved: number[] }, [{ wave: number; by: string }]>('approve');
+export const pauseSignal = defineSignal('pause');
+export const resumeSignal = defineSignal('resume');
+export const cancelSignal = defineSignal('cancel');
+export const statusQuery = defineQuery<MigrationStatus>('status');
+
+export async function migrationWorkflow(input: MigrationInput): Promise<MigrationStatus> {
+  const outline = await short.planOutline(input.planHash);
+  const approved = new Set<number>();
+  const results: WaveResult[] = [];
+  let paused = false;
+  let cancelled = false;
+  let current: number | null = null;
+  let state: MigrationStatus['state'] = 'running';
+  const status = (): MigrationStatus => ({ planHash: input.planHash, state: paused && state === 'running' ? 'paused' : state, currentWave: current, approved: [...approved].sort((a, b) => a - b), waves: results, totalWaves: outline.waves.length });
+  setHandler(statusQuery, status);
+  setHandler(pauseSignal, () => void (paused = true));
+  setHandler(resumeSignal, () => void (paused = false));
+  setHandler(cancelSignal, () => void (cancelled = true));
+  setHandler(
+    approveUpdate,
+    async ({ wave, by }) => {
+      if (!approved.has(wave)) {
+        approved.add(wave);
+        await short.recordApproval(input.planHash, wave, by);
+      }
+      return { approved: [...approved].sort((a, b) => a - b) };
+    },
+    {
+      validator: ({ wave, by }) => {
+        if (!outline.waves.some((w) => w.number === wave)) throw new Error(`plan has no wave ${wave}`);
+        if (typeof by !== 'string' || by.trim() === '') throw new Error('approval needs the approver (by)');
+        if (results.some((r) => r.wave === wave)) throw new Error(`wave ${wave} already ran`);
+      },
+    },
+  );
+  const maxFailed = input.maxFailedPerWave ?? 0;
+  for (const w of outline.waves) {
+    current = w.number;
+    if (!input.autoApprove && !approved.has(w.number)) {
+      state = 'waiting-approval';
+      setCurrentDetails(`Waiting for approval of wave ${w.number} (${w.tables} tables; teams ${w.teams.join(', ')}): \`migrate approve ${planId(input.planHash)} --wave ${w.number}\``);
+      await condition(() => approved.has(w.number) || cancelled);
+    } else if (input.autoApprove && !approved.has(w.number)) {
+      approved.add(w.number);
+      await short.recordApproval(input.planHash, w.number, 'auto-approve');
+    }
+    await condition(() => !paused || cancelled);
+    if (cancelled) {
+      state = 'cancelled';
+      return status();
+    }
+    state = 'running';
+    setCurrentDetails(`Running wave ${w.number} of ${outline.waves.length}`);
+    const r = await executeChild(waveWorkflow, {
+      args: [{ planHash: input.planHash, wave: w.number, teams: w.teams, concurrency: input.concurrency ?? 8 }],
+      workflowId: `migrate/${planId(input.planHash)}/wave-${w.number}`,
+      typedSearchAttributes: [
+        { key: SA.plan, value: planId(input.planHash) },
+        { key: SA.wave, value: w.number },
+        { key: SA.team, value: [...w.teams] },
+        { key: SA.status, value: 'pending' },
+      ],
+      staticSummary: `plan ${planId(input.planHash)} · wave ${w.number}/${outline.waves.length} · ${w.tables} tables`,
+      staticDetails: `### Wave ${w.number} of plan \`${planId(input.planHash)}\`\n\n| tables | files | bytes | expected |\n|---|---|---|---|\n| ${w.tables} | ${w.files} | ${w.bytes} | ${w.expectedSeconds} s |\n\nTeams: ${w.teams.map((t) => `\`${t}\``).join(', ')}\n`,
+    });
+    results.push(r);
+    if (r.failed.length > maxFailed) {
+      state = 'failed';
+      return status();
+    }
+  }
+  current = null;
+  state = 'succeeded';
+  return status();
+}
+
+// ---------------------------------------------------------------- rollback
+export interface RollbackInput {
+  readonly planHash: string;
+  readonly wave: number;
+  readonly force: boolean;
+  readonly by: string;
+}
+
+export interface RollbackResult {
+  readonly wave: number;
+  readonly rolledBack: readonly string[];
+  readonly refused: readonly { tableId: string; code: string; message: string }[];
+}
+
+export async function rollbackWaveWorkflow(input: RollbackInput): Promise<RollbackResult> {
+  const tables = await short.migratedTables(input.planHash, input.wave);
+  const rolledBack: string[] = [];
+  const refused: { tableId: string; code: string; message: string }[] = [];
+  // Reverse order of the wave (dependents first), one at a time: rollback is rare and careful.
+  for (const tableId of [...tables].reverse()) {
+    try {
+      await short.rollbackTable({ planHash: input.planHash, tableId }, input.force, input.by);
+      rolledBack.push(tableId);
+    } catch (e) {
+      refused.push({ tableId, ...failureOf(e) });
+    }
+  }
+  upsertSearchAttributes([{ key: SA.status, value: refused.length === 0 ? 'rolled-back' : 'rollback-incomplete' }]);
+  return { wave: input.wave, rolledBack, refused };
+}
