@@ -15,7 +15,7 @@ const common = {
 module.exports = {
   testTimeout: 180000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/workflows/**/*.test.ts'] },
     {
       ...common,
       displayName: 'integration',

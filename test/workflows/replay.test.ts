@@ -1,0 +1,28 @@
+// Recorded histories (test/fixtures/histories/, recorded from a real apply on the dev server with
+// dev/tools/record-histories.ts) replay against today's workflow code without nondeterminism
+// errors: a change to workflows/ that would break running migrations fails here first. Also
+// checks that a deliberately changed workflow does fail replay (the test can fail).
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+
+const dir = path.join(__dirname, '..', 'fixtures', 'histories');
+const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+
+describe('workflow replay', () => {
+  it('has recorded histories of every workflow type, including a compensated failure and a view', () => {
+    const types = new Set(files.map((f) => f.split('-')[0]));
+    expect([...types].sort()).toEqual(['migrationWorkflow', 'rollbackWaveWorkflow', 'tableWorkflow', 'waveWorkflow']);
+    expect(files).toEqual(expect.arrayContaining(['tableWorkflow-failed-compensated.json', 'tableWorkflow-view-skipped.json']));
+  });
+
+  it.each(files)('%s replays without nondeterminism', async (file) => {
+    const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as unknown;
+    await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows/index'), replayName: file }, history as never);
+  }, 120_000);
+
+  it('a changed step order is caught as nondeterminism', async () => {
+    const history = JSON.parse(readFileSync(path.join(dir, 'tableWorkflow-0.json'), 'utf8')) as unknown;
+    await expect(Worker.runReplayHistory({ workflowsPath: require.resolve('../fixtures/workflows-changed'), replayName: 'changed' }, history as never)).rejects.toThrow(/[Nn]ondetermin/);
+  }, 120_000);
+});
