@@ -3,6 +3,8 @@
 // ApplicationFailure whose type is the code and nonRetryable = !retryable. Every step is
 // idempotent: it reads the table's record first and does only what is missing, so a retry or a
 // worker killed mid-step ends in the same state as one clean run.
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AuditAction, AuditEventInput } from '../core/audit/chain';
 import { AuditAction as A, digestOf } from '../core/audit/chain';
@@ -20,6 +22,21 @@ import { deleteOurMetadata } from './convert/convert-table';
 import { validateConversion } from './convert/validate';
 import type { WriteOptions } from './convert/write-metadata';
 import { writeIcebergMetadata } from './convert/write-metadata';
+
+/**
+ * Failpoints for crash tests: `HIM_FAILPOINTS=after-write,after-register,during-validate` makes the
+ * worker SIGKILL itself at that point, once per (point, table), remembered as marker files in
+ * `HIM_FAILPOINT_DIR`. Unset (always, outside tests): no effect.
+ */
+export function failpoint(name: string, tableId: string, env: NodeJS.ProcessEnv = process.env): void {
+  const points = (env.HIM_FAILPOINTS ?? '').split(',').filter(Boolean);
+  const dir = env.HIM_FAILPOINT_DIR;
+  if (!points.includes(name) || dir === undefined) return;
+  const marker = path.join(dir, `${name}--${tableId}`);
+  if (existsSync(marker)) return;
+  writeFileSync(marker, `${process.pid}\n`);
+  process.kill(process.pid, 'SIGKILL');
+}
 
 export interface ActivityDeps {
   readonly state: PostgresStateStore;
@@ -85,6 +102,11 @@ export function createActivities(deps: ActivityDeps) {
     }
     return p;
   };
+  const event = (action: AuditAction, object: string, planHash: string | null, before: string | null, after: string | null, details: Record<string, unknown> = {}, actor = deps.actor): AuditEventInput =>
+    ({ at: now(), actor, action, object, planHash, beforeDigest: before, afterDigest: after, details });
+  const ORDER = ['pending', 'original-saved', 'written', 'registered', 'migrated'];
+  /** True when the record already shows this step (a retry after the step was recorded). */
+  const reached = (rec: TableRecord, status: string): boolean => ORDER.indexOf(rec.status) >= ORDER.indexOf(status);
   const audit = (action: AuditAction, object: string, planHash: string | null, before: string | null, after: string | null, details: Record<string, unknown> = {}, actor = deps.actor): Promise<unknown> =>
     deps.state.appendAudit({ at: now(), actor, action, object, planHash, beforeDigest: before, afterDigest: after, details } satisfies AuditEventInput);
   const [dbOf, nameOf] = [(id: string) => id.slice(0, id.indexOf('.')), (id: string) => id.slice(id.indexOf('.') + 1)];
@@ -146,9 +168,8 @@ export function createActivities(deps: ActivityDeps) {
       if (digest !== entry.fingerprint) {
         throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId} changed in HMS since the plan was made (fingerprint ${digest.slice(0, 12)} ≠ planned ${entry.fingerprint.slice(0, 12)}); run migrate plan again`, { tableId: ref.tableId });
       }
-      const saved = await deps.state.saveOriginal(ref.planHash, ref.tableId, inv, digest);
-      if (saved.saved) await audit(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length });
-      return { digest: saved.digest, view: isView(inv) };
+      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'original-saved', original: inv, originalDigest: digest }, event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }));
+      return { digest, view: isView(inv) };
     },
 
     async markSkipped(ref: TableRef, reason: string): Promise<void> {
@@ -162,8 +183,10 @@ export function createActivities(deps: ActivityDeps) {
       const ctx = Context.current();
       const w = await writeIcebergMetadata(storeOf(p), p, { ...deps.write, progressEvery: 200, onProgress: (pr) => ctx.heartbeat(pr) });
       const files = w.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome }));
-      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'written', metadataLocation: w.metadataLocation, snapshotId: w.snapshotId?.toString() ?? null, writtenFiles: files, target: `${(await plan(ref.planHash)).targetCatalog}:${formatTableIdent(target(ref.tableId))}` });
-      await audit(A.TABLE_METADATA_WRITTEN, `hms:${ref.tableId}`, ref.planHash, null, digestOf(files), { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records, files: files.length });
+      const update = { status: 'written' as const, metadataLocation: w.metadataLocation, snapshotId: w.snapshotId?.toString() ?? null, writtenFiles: files, target: `${(await plan(ref.planHash)).targetCatalog}:${formatTableIdent(target(ref.tableId))}` };
+      if (reached(rec, 'written')) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: files });
+      else await deps.state.recordStep(ref.planHash, ref.tableId, update, event(A.TABLE_METADATA_WRITTEN, `hms:${ref.tableId}`, ref.planHash, null, digestOf(files), { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records, files: files.length }));
+      failpoint('after-write', ref.tableId);
       return { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records };
     },
 
@@ -174,8 +197,11 @@ export function createActivities(deps: ActivityDeps) {
       const ident = target(ref.tableId);
       await deps.catalog.createNamespace(ident.namespace);
       const { outcome } = await deps.catalog.registerTable(ident, p.metadataLocation);
-      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'registered' });
-      if (outcome === 'registered') await audit(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation });
+      // Recorded once: by the attempt that registered, or by the retry that found its entry after a crash.
+      if (!reached(rec, 'registered')) {
+        await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'registered' }, event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation, outcome }));
+      }
+      failpoint('after-register', ref.tableId);
       return { outcome };
     },
 
@@ -185,8 +211,10 @@ export function createActivities(deps: ActivityDeps) {
       const p = await prepared(ref, rec);
       const original = rec.original as TableInventory;
       const ev = await validateConversion(storeOf(p), deps.catalog, target(ref.tableId), p, original, deps.write);
-      await deps.state.updateTable(ref.planHash, ref.tableId, { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) });
-      await audit(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), { ok: ev.ok, snapshotId: ev.snapshotId, rows: ev.rows.footers, files: ev.files.listed, findings: ev.findings.length });
+      failpoint('during-validate', ref.tableId);
+      if (!reached(rec, 'migrated')) {
+        await deps.state.recordStep(ref.planHash, ref.tableId, { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) }, event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), { ok: ev.ok, snapshotId: ev.snapshotId, rows: ev.rows.footers, files: ev.files.listed, findings: ev.findings.length }));
+      }
       if (!ev.ok) {
         const first = ev.findings[0];
         throw new MigrationError((first?.code ?? ErrorCode.VALIDATION_FILES_MISMATCH) as ErrorCode, `${ref.tableId}: validation failed: ${ev.findings.map((f) => f.message).slice(0, 3).join('; ')}`, { tableId: ref.tableId }, { retryable: false });
@@ -218,8 +246,9 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     async markFailed(ref: TableRef, code: string, message: string): Promise<void> {
-      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000) });
-      await audit(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, { code, message: message.slice(0, 500) });
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      if (rec.status === 'failed') return;
+      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000) }, event(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, { code, message: message.slice(0, 500) }));
     },
 
     /**
@@ -250,8 +279,7 @@ export function createActivities(deps: ActivityDeps) {
       if (digest !== rec.originalDigest) {
         throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId}: the HMS object no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)})`, { tableId: ref.tableId }, { retryable: false });
       }
-      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'rolled-back' });
-      await audit(A.TABLE_ROLLED_BACK, `hms:${ref.tableId}`, ref.planHash, digestOf(p.metadataLocation), rec.originalDigest, { verified: true }, by);
+      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'rolled-back' }, event(A.TABLE_ROLLED_BACK, `hms:${ref.tableId}`, ref.planHash, digestOf(p.metadataLocation), rec.originalDigest, { verified: true, metadataFilesDeleted: deleted }, by));
       return { status: 'rolled-back' };
     },
 

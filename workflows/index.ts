@@ -30,8 +30,21 @@ export const SA = {
   status: defineSearchAttributeKey('MigrationStatus', SearchAttributeType.KEYWORD),
 };
 
-const short = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2, maximumAttempts: 10 } });
-const long = proxyActivities<Activities>({ startToCloseTimeout: '2 hours', heartbeatTimeout: '30 seconds', retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2, maximumAttempts: 10 } });
+/** Activity deadlines; a dead worker's activity is retried elsewhere after these. */
+export interface Timeouts {
+  /** startToClose of the short steps (snapshot, register, compensations), seconds. Default 120. */
+  readonly stepSeconds?: number;
+  /** heartbeat timeout of the long steps (footers, validation), seconds. Default 30. */
+  readonly heartbeatSeconds?: number;
+}
+
+const retry = { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2, maximumAttempts: 10 } as const;
+function activities(t: Timeouts = {}) {
+  return {
+    short: proxyActivities<Activities>({ startToCloseTimeout: `${t.stepSeconds ?? 120} seconds`, retry }),
+    long: proxyActivities<Activities>({ startToCloseTimeout: '2 hours', heartbeatTimeout: `${t.heartbeatSeconds ?? 30} seconds`, retry }),
+  };
+}
 
 export const planId = (hash: string): string => hash.slice(0, 12);
 
@@ -39,6 +52,7 @@ export const planId = (hash: string): string => hash.slice(0, 12);
 export interface TableInput {
   readonly planHash: string;
   readonly tableId: string;
+  readonly timeouts?: Timeouts;
 }
 
 function failureOf(e: unknown): { code: string; message: string } {
@@ -51,6 +65,7 @@ function failureOf(e: unknown): { code: string; message: string } {
 }
 
 export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
+  const { short, long } = activities(input.timeouts);
   const ref = { planHash: input.planHash, tableId: input.tableId };
   const undo: (() => Promise<unknown>)[] = [];
   try {
@@ -81,6 +96,7 @@ export interface WaveInput {
   readonly teams: readonly string[];
   /** Tables migrating at once (sliding window of child workflows). */
   readonly concurrency: number;
+  readonly timeouts?: Timeouts;
   /** Carried across continue-as-new. */
   readonly cursor?: number;
   readonly done?: number;
@@ -100,6 +116,7 @@ export interface WaveResult {
 export const waveStatusQuery = defineQuery<{ wave: number; tables: number; done: number; failed: number; running: number }>('waveStatus');
 
 export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
+  const { short } = activities(input.timeouts);
   const tables = await short.waveTables(input.planHash, input.wave);
   let cursor = input.cursor ?? 0;
   let done = input.done ?? 0;
@@ -116,7 +133,7 @@ export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
     while (cursor < tables.length && running.size < limit) {
       const tableId = tables[cursor++] as string;
       const handle: ChildWorkflowHandle<typeof tableWorkflow> = await startChild(tableWorkflow, {
-        args: [{ planHash: input.planHash, tableId }],
+        args: [{ planHash: input.planHash, tableId, timeouts: input.timeouts }],
         workflowId: `migrate/${planId(input.planHash)}/wave-${input.wave}/${tableId}`,
         staticSummary: `migrate ${tableId}`,
       });
@@ -153,6 +170,7 @@ export interface MigrationInput {
   /** Stop the plan when a wave has more failed tables than this (default 0: any failure stops). */
   readonly maxFailedPerWave?: number;
   readonly concurrency?: number;
+  readonly timeouts?: Timeouts;
 }
 
 export interface MigrationStatus {
@@ -171,6 +189,7 @@ export const cancelSignal = defineSignal('cancel');
 export const statusQuery = defineQuery<MigrationStatus>('status');
 
 export async function migrationWorkflow(input: MigrationInput): Promise<MigrationStatus> {
+  const { short } = activities(input.timeouts);
   const outline = await short.planOutline(input.planHash);
   const approved = new Set<number>();
   const results: WaveResult[] = [];
@@ -219,7 +238,7 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
     state = 'running';
     setCurrentDetails(`Running wave ${w.number} of ${outline.waves.length}`);
     const r = await executeChild(waveWorkflow, {
-      args: [{ planHash: input.planHash, wave: w.number, teams: w.teams, concurrency: input.concurrency ?? 8 }],
+      args: [{ planHash: input.planHash, wave: w.number, teams: w.teams, concurrency: input.concurrency ?? 8, timeouts: input.timeouts }],
       workflowId: `migrate/${planId(input.planHash)}/wave-${w.number}`,
       typedSearchAttributes: [
         { key: SA.plan, value: planId(input.planHash) },
@@ -243,6 +262,7 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
 
 // ---------------------------------------------------------------- rollback
 export interface RollbackInput {
+  readonly timeouts?: Timeouts;
   readonly planHash: string;
   readonly wave: number;
   readonly force: boolean;
@@ -256,6 +276,7 @@ export interface RollbackResult {
 }
 
 export async function rollbackWaveWorkflow(input: RollbackInput): Promise<RollbackResult> {
+  const { short } = activities(input.timeouts);
   const tables = await short.migratedTables(input.planHash, input.wave);
   const rolledBack: string[] = [];
   const refused: { tableId: string; code: string; message: string }[] = [];

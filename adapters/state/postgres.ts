@@ -199,22 +199,33 @@ export class PostgresStateStore {
     if (r.rowCount === 0) throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${tableId} is not in plan ${planHash.slice(0, 12)}`, { planHash, tableId });
   }
 
-  /** Save the original once: a retry keeps the first saved object (it is what rollback restores). */
-  async saveOriginal(planHash: string, tableId: string, original: TableInventory, digest: string): Promise<{ saved: boolean; digest: string }> {
-    const r = await this.q<{ original_digest: string }>(
-      "UPDATE him_tables SET original = $3, original_digest = $4, status = 'original-saved', updated_at = now() WHERE plan_hash = $1 AND table_id = $2 AND original IS NULL RETURNING original_digest",
-      [planHash, tableId, JSON.stringify(original), digest],
-    );
-    if ((r.rowCount ?? 0) > 0) return { saved: true, digest };
-    const existing = await this.getTable(planHash, tableId);
-    return { saved: false, digest: existing.originalDigest ?? digest };
+  /** Append one event to the chain (serialised: one writer at a time). */
+  appendAudit(e: AuditEventInput): Promise<AuditEvent> {
+    return this.record(null, e);
   }
 
-  /** Append one event to the chain (serialised: one writer at a time). */
-  async appendAudit(e: AuditEventInput): Promise<AuditEvent> {
+  /**
+   * A table's state change and its audit event in one transaction: both or neither, so a crash
+   * can never leave a recorded mutation without its event (or an event twice after a retry).
+   */
+  async recordStep(planHash: string, tableId: string, u: TableUpdate, e: AuditEventInput): Promise<AuditEvent> {
+    return this.record({ planHash, tableId, u }, e);
+  }
+
+  private async record(step: { planHash: string; tableId: string; u: TableUpdate } | null, e: AuditEventInput): Promise<AuditEvent> {
     const client = await this.pool.connect().catch((x: unknown) => Promise.reject(unreachable(x)));
     try {
       await client.query('BEGIN');
+      if (step !== null) {
+        const sets: string[] = [];
+        const params: unknown[] = [step.planHash, step.tableId];
+        for (const [k, v] of Object.entries(step.u) as [keyof TableUpdate, unknown][]) {
+          if (v === undefined) continue;
+          params.push(JSON_COLUMNS.has(k) && v !== null ? JSON.stringify(v) : v);
+          sets.push(`${COLUMNS[k]} = $${params.length}`);
+        }
+        if (sets.length > 0) await client.query(`UPDATE him_tables SET ${sets.join(', ')}, updated_at = now() WHERE plan_hash = $1 AND table_id = $2`, params);
+      }
       await client.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
       const last = await client.query<{ seq: string; hash: string }>('SELECT seq, hash FROM him_audit ORDER BY seq DESC LIMIT 1');
       const seq = last.rows[0] === undefined ? 1 : Number(last.rows[0].seq) + 1;

@@ -42,7 +42,10 @@ function readPlan(file: string) {
 
 function renderStatus(s: MigrationStatus): string {
   const lines = [`plan ${planId(s.planHash)}: ${s.state}${s.currentWave !== null ? ` (wave ${s.currentWave} of ${s.totalWaves})` : ''}`];
-  for (const w of s.waves) lines.push(`  wave ${w.wave}: ${w.status} — ${w.migrated}/${w.tables} migrated${w.failed.length ? `, failed: ${w.failed.map((f) => `${f.tableId} (${f.code})`).join(', ')}` : ''}`);
+  for (const w of s.waves) {
+    const parts = [`${w.migrated} migrated`, ...(w.skipped ? [`${w.skipped} view(s) unchanged`] : []), ...(w.failed.length ? [`${w.failed.length} failed: ${w.failed.map((f) => `${f.tableId} (${f.code})`).join(', ')}`] : [])];
+    lines.push(`  wave ${w.wave}: ${w.status} (${w.tables} tables) — ${parts.join(', ')}`);
+  }
   if (s.state === 'waiting-approval' && s.currentWave !== null) lines.push(`next: migrate approve ${planId(s.planHash)} --wave ${s.currentWave}`);
   return `${lines.join('\n')}\n`;
 }
@@ -87,9 +90,11 @@ export function registerOrchestration(program: Command, io: IO): void {
     .option('--wait', 'wait for the plan to finish and print the per-wave result')
     .option('--concurrency <n>', 'tables migrating at once per wave', (v) => Number(v), 8)
     .option('--max-failed <n>', 'stop the plan when a wave has more failed tables', (v) => Number(v), 0)
+    .option('--step-timeout <s>', 'deadline of one short step; a dead worker\'s step is retried after it', (v) => Number(v), 120)
+    .option('--heartbeat-timeout <s>', 'heartbeat deadline of footer reading and validation', (v) => Number(v), 30)
     .option('--json', 'machine-readable output')
     .addHelpText('after', '\nExamples:\n  migrate apply plan.json -c migrate.yaml\n  migrate apply plan.json --auto-approve --wait\n\nExit code 1 when --wait and the plan did not succeed; 2 for a plan file that fails its hash or schema.')
-    .action(async (file: string, opts: { autoApprove?: boolean; wait?: boolean; concurrency: number; maxFailed: number; json?: boolean }, cmd: Command) => {
+    .action(async (file: string, opts: { autoApprove?: boolean; wait?: boolean; concurrency: number; maxFailed: number; stepTimeout: number; heartbeatTimeout: number; json?: boolean }, cmd: Command) => {
       const config = cfg(cmd);
       const plan = readPlan(file);
       const state = await openState(config);
@@ -104,7 +109,7 @@ export function registerOrchestration(program: Command, io: IO): void {
             tmp.client.workflow.start(migrationWorkflow, {
               taskQueue: tmp.taskQueue,
               workflowId,
-              args: [{ planHash: plan.hash, autoApprove: opts.autoApprove === true, concurrency: opts.concurrency, maxFailedPerWave: opts.maxFailed }],
+              args: [{ planHash: plan.hash, autoApprove: opts.autoApprove === true, concurrency: opts.concurrency, maxFailedPerWave: opts.maxFailed, timeouts: { stepSeconds: opts.stepTimeout, heartbeatSeconds: opts.heartbeatTimeout } }],
               typedSearchAttributes: [{ key: SA.plan, value: planId(plan.hash) }, { key: SA.status, value: 'running' }],
               staticSummary: `migration plan ${planId(plan.hash)} · ${plan.waves.length} waves`,
             }),
