@@ -9,9 +9,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AuditAction, AuditEventInput } from '../core/audit/chain';
 import { AuditAction as A, digestOf } from '../core/audit/chain';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
-import { formatTableIdent, tableIdent } from '../core/catalog/catalog';
+import { formatTableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
-import { prepareConversion } from '../core/convert/prepare';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { HmsReader, TableInventory } from '../core/hive/model';
 import type { PlanFile } from '../core/plan/plan-file';
@@ -19,6 +18,11 @@ import { canonicalJson, sha256Hex } from '../core/plan/hash';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { PostgresStateStore, TableRecord } from '../adapters/state/postgres';
 import { deleteOurMetadata } from './convert/convert-table';
+import { conversionFor, dbOf, nameOf, targetOf } from './plan-conversion';
+import { checkTableDrift } from './validate/drift-check';
+import type { ValidationRow } from '../core/validate/drift';
+import { runStatus, runSummaryMarkdown } from '../core/validate/drift';
+import { writeResults } from '../adapters/results/parquet';
 import { validateConversion } from './convert/validate';
 import type { WriteOptions } from './convert/write-metadata';
 import { writeIcebergMetadata } from './convert/write-metadata';
@@ -50,6 +54,8 @@ export interface ActivityDeps {
   readonly toolVersion: string;
   readonly now?: () => Date;
   readonly write?: WriteOptions;
+  /** Where validation runs write their Parquet results and report (config validation.resultsLocation). */
+  readonly resultsLocation?: string;
 }
 
 export interface TableRef {
@@ -109,21 +115,11 @@ export function createActivities(deps: ActivityDeps) {
   const reached = (rec: TableRecord, status: string): boolean => ORDER.indexOf(rec.status) >= ORDER.indexOf(status);
   const audit = (action: AuditAction, object: string, planHash: string | null, before: string | null, after: string | null, details: Record<string, unknown> = {}, actor = deps.actor): Promise<unknown> =>
     deps.state.appendAudit({ at: now(), actor, action, object, planHash, beforeDigest: before, afterDigest: after, details } satisfies AuditEventInput);
-  const [dbOf, nameOf] = [(id: string) => id.slice(0, id.indexOf('.')), (id: string) => id.slice(id.indexOf('.') + 1)];
-  const target = (tableId: string): TableIdent => tableIdent([`${deps.namespacePrefix}${dbOf(tableId)}`], nameOf(tableId));
+  const target = (tableId: string): TableIdent => targetOf(tableId, deps.namespacePrefix);
 
   async function prepared(ref: TableRef, rec: TableRecord): Promise<PreparedConversion> {
     if (rec.original === null) throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no saved original (snapshot step not run)`, { tableId: ref.tableId });
-    const p = await plan(ref.planHash);
-    const ident = target(ref.tableId);
-    return prepareConversion({
-      inventory: rec.original,
-      identity: { planHash: ref.planHash, table: `hms:${ref.tableId}->${p.targetCatalog}:${formatTableIdent(ident)}` },
-      timestampMs: Date.parse(p.createdAt),
-      toolVersion: deps.toolVersion,
-      // A bucketed table is in a plan only when planning opted in (plan.assess.allowUnbucketed).
-      allowUnbucketed: true,
-    });
+    return conversionFor(await plan(ref.planHash), ref.tableId, rec.original, deps.namespacePrefix, deps.toolVersion);
   }
   const storeOf = (p: PreparedConversion): ObjectStore => deps.storeFor([p.metadataDir]);
 
@@ -281,6 +277,50 @@ export function createActivities(deps: ActivityDeps) {
       }
       await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'rolled-back' }, event(A.TABLE_ROLLED_BACK, `hms:${ref.tableId}`, ref.planHash, digestOf(p.metadataLocation), rec.originalDigest, { verified: true, metadataFilesDeleted: deleted }, by));
       return { status: 'rolled-back' };
+    },
+
+    /** Tables a validation run covers: migrated ones of the plan, optionally limited to waves/tables. */
+    async validationScope(planHash: string, waves: readonly number[] = [], tables: readonly string[] = []): Promise<{ tables: string[]; teams: string[] }> {
+      const p = await plan(planHash);
+      const recs = (await deps.state.listTables(planHash)).filter((t) => t.status === 'migrated' && (waves.length === 0 || waves.includes(t.wave)) && (tables.length === 0 || tables.includes(t.tableId)));
+      const team = new Map(p.waves.flatMap((w) => w.tables.map((t) => [t.id, t.team ?? 'unowned'] as const)));
+      return { tables: recs.map((r) => r.tableId), teams: [...new Set(recs.map((r) => team.get(r.tableId) ?? 'unowned'))].sort() };
+    },
+
+    async startValidationRun(planHash: string, runId: string): Promise<{ previousRunId: string | null }> {
+      return deps.state.startValidationRun(runId, planHash);
+    },
+
+    /** One table's checks; rows go to the state store (not the history), the counts come back. */
+    async checkTable(planHash: string, tableId: string, runId: string): Promise<{ tableId: string; status: 'validated' | 'drifted' | 'failed'; codes: string[] }> {
+      const rec = await deps.state.getTable(planHash, tableId);
+      const rows = await checkTableDrift({ ...deps, footerConcurrency: deps.write?.footerConcurrency }, await plan(planHash), rec, runId, () => deps.now?.() ?? new Date());
+      await deps.state.putValidationRows(runId, tableId, rows);
+      return { tableId, status: runStatus(rows), codes: [...new Set(rows.filter((r) => r.status !== 'ok').map((r) => r.code))].sort() };
+    },
+
+    /** Results file (Parquet) + Markdown report + audit event for a finished run. */
+    async publishValidationRun(planHash: string, runId: string, previousRunId: string | null): Promise<{ status: string; results: string | null; report: string | null; summary: string; rows: number }> {
+      const rows = (await deps.state.getValidationRows(runId)) as ValidationRow[];
+      const status = runStatus(rows);
+      const summary = runSummaryMarkdown(planHash.slice(0, 12), runId, rows, previousRunId);
+      let results: string | null = null;
+      let report: string | null = null;
+      if (deps.resultsLocation !== undefined) {
+        const store = deps.storeFor([]);
+        results = await writeResults(store, deps.resultsLocation, planHash.slice(0, 12), runId, rows).catch(async (e: unknown) => {
+          // A retried publish finds its own file: keep it (same run, same rows).
+          if (e instanceof MigrationError && e.code === ErrorCode.STORAGE_PRECONDITION_FAILED) return `${deps.resultsLocation?.replace(/\/+$/, '')}/${planHash.slice(0, 12)}/${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.parquet`;
+          throw e;
+        });
+        report = results.replace(/\.parquet$/, '.md');
+        await store.put(report, new TextEncoder().encode(summary), { ifNoneMatch: '*' }).catch((e: unknown) => {
+          if (!(e instanceof MigrationError && e.code === ErrorCode.STORAGE_PRECONDITION_FAILED)) throw e;
+        });
+      }
+      await deps.state.finishValidationRun(runId, status, results ?? '');
+      await audit(A.VALIDATION_RUN, `plan:${planHash}`, planHash, null, digestOf(rows), { runId, status, rows: rows.length, tables: new Set(rows.map((r) => r.table)).size, results });
+      return { status, results, report, summary, rows: rows.length };
     },
 
     async migratedTables(planHash: string, wave: number): Promise<string[]> {

@@ -5,6 +5,8 @@ export const ExitCode = {
   FAILED: 1,
   /** Bad command line or configuration: nothing was attempted. */
   USAGE: 2,
+  /** `migrate validate`: the checks ran and found drift. */
+  DRIFT: 3,
   /** A bug: an error we did not anticipate. */
   INTERNAL: 70,
 } as const;

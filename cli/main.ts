@@ -10,6 +10,7 @@ import { registerAssess } from './commands/assess';
 import { registerPlan } from './commands/plan';
 import { registerTable } from './commands/table';
 import { registerOrchestration } from './commands/orchestrate';
+import { registerValidation } from './commands/validate';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -84,6 +85,7 @@ Exit code 1 when any check fails.`)
   registerPlan(program, io);
   registerTable(program, io);
   registerOrchestration(program, io);
+  registerValidation(program, io);
 
   return program;
 }

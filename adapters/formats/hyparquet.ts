@@ -15,24 +15,28 @@ export interface ThriftModule {
 
 let loaded: Promise<ThriftModule> | undefined;
 
-function viaMainContextImport(specifier: string): Promise<ThriftModule> {
+function viaMainContextImport<T>(specifier: string): Promise<T> {
   const constants = (vm as unknown as { constants?: { USE_MAIN_CONTEXT_DEFAULT_LOADER?: symbol } }).constants;
   const loader = constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (loader === undefined) return Promise.reject(new Error('this Node cannot import ESM from CommonJS (need Node ≥ 20.19 or vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER)'));
-  const importer = vm.runInThisContext('(s) => import(s)', { importModuleDynamically: loader } as vm.RunningScriptOptions) as (s: string) => Promise<ThriftModule>;
+  const importer = vm.runInThisContext('(s) => import(s)', { importModuleDynamically: loader } as vm.RunningScriptOptions) as (s: string) => Promise<T>;
   return importer(pathToFileURL(specifier).href);
+}
+
+/** An ESM-only module file, by require() where the runtime allows it, else through the main-context loader. */
+export async function importEsmFile<T>(file: string): Promise<T> {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(file) as T;
+  } catch {
+    return viaMainContextImport<T>(file);
+  }
 }
 
 /** hyparquet's `src/thrift.js`, loaded once. */
 export function loadThrift(): Promise<ThriftModule> {
   loaded ??= (async () => {
-    const file = require.resolve('hyparquet/src/thrift.js');
-    try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      return require(file) as ThriftModule;
-    } catch {
-      return viaMainContextImport(file);
-    }
+    return importEsmFile<ThriftModule>(require.resolve('hyparquet/src/thrift.js'));
   })();
   return loaded;
 }

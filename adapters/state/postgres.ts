@@ -47,6 +47,20 @@ CREATE TABLE IF NOT EXISTS him_audit (
   prev_hash text NOT NULL,
   hash text NOT NULL UNIQUE
 );
+CREATE TABLE IF NOT EXISTS him_validation_runs (
+  run_id text PRIMARY KEY,
+  plan_hash text NOT NULL,
+  started_at timestamptz NOT NULL DEFAULT now(),
+  finished_at timestamptz,
+  status text,
+  results_location text
+);
+CREATE TABLE IF NOT EXISTS him_validation_rows (
+  run_id text NOT NULL,
+  table_id text NOT NULL,
+  rows jsonb NOT NULL,
+  PRIMARY KEY (run_id, table_id)
+);
 CREATE OR REPLACE FUNCTION him_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN RAISE EXCEPTION 'him_audit is append-only'; END $$;
 DO $$ BEGIN
@@ -197,6 +211,27 @@ export class PostgresStateStore {
     if (sets.length === 0) return;
     const r = await this.q(`UPDATE him_tables SET ${sets.join(', ')}, updated_at = now() WHERE plan_hash = $1 AND table_id = $2`, params);
     if (r.rowCount === 0) throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${tableId} is not in plan ${planHash.slice(0, 12)}`, { planHash, tableId });
+  }
+
+  /** Register a validation run (idempotent); returns the previous run of the same plan, if any. */
+  async startValidationRun(runId: string, planHash: string): Promise<{ previousRunId: string | null }> {
+    await this.q('INSERT INTO him_validation_runs (run_id, plan_hash) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING', [runId, planHash]);
+    const r = await this.q<{ run_id: string }>('SELECT run_id FROM him_validation_runs WHERE plan_hash = $1 AND run_id <> $2 AND started_at <= (SELECT started_at FROM him_validation_runs WHERE run_id = $2) ORDER BY started_at DESC LIMIT 1', [planHash, runId]);
+    return { previousRunId: r.rows[0]?.run_id ?? null };
+  }
+
+  /** One table's result rows for a run (a retried check replaces its rows). */
+  async putValidationRows(runId: string, tableId: string, rows: readonly unknown[]): Promise<void> {
+    await this.q('INSERT INTO him_validation_rows (run_id, table_id, rows) VALUES ($1, $2, $3) ON CONFLICT (run_id, table_id) DO UPDATE SET rows = EXCLUDED.rows', [runId, tableId, JSON.stringify(rows)]);
+  }
+
+  async getValidationRows(runId: string): Promise<unknown[]> {
+    const r = await this.q<{ rows: unknown[] }>('SELECT rows FROM him_validation_rows WHERE run_id = $1 ORDER BY table_id', [runId]);
+    return r.rows.flatMap((x) => x.rows);
+  }
+
+  async finishValidationRun(runId: string, status: string, resultsLocation: string): Promise<void> {
+    await this.q('UPDATE him_validation_runs SET finished_at = now(), status = $2, results_location = $3 WHERE run_id = $1', [runId, status, resultsLocation]);
   }
 
   /** Append one event to the chain (serialised: one writer at a time). */

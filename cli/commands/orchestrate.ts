@@ -69,7 +69,7 @@ export function registerOrchestration(program: Command, io: IO): void {
         namespace: t.namespace,
         taskQueue: t.taskQueue,
         workflowsPath: require.resolve('../../workflows/index'),
-        activities: workerActivities({ state, hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', actor: `worker:${os.hostname()}:${process.pid}`, toolVersion: toolVersion() }),
+        activities: workerActivities({ state, hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', actor: `worker:${os.hostname()}:${process.pid}`, toolVersion: toolVersion(), resultsLocation: config.validation?.resultsLocation }),
         maxConcurrentActivityTaskExecutions: opts.concurrency,
       });
       io.err(`worker polling ${t.taskQueue} on ${t.address} (namespace ${t.namespace})\n`);

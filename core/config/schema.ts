@@ -86,8 +86,17 @@ export const planSchema = z
   })
   .strict();
 
+/** Nightly validation (issue 8): where each run's Parquet results and Markdown report go. */
+export const validationSchema = z
+  .object({
+    /** Directory URI or absolute path (s3://bucket/prefix, /var/lib/migrate/results). */
+    resultsLocation: z.string().min(1),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
+    validation: validationSchema.optional(),
     plan: planSchema.optional(),
     hms: hmsSchema.optional(),
     catalog: catalogSchema.optional(),
