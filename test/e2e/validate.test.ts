@@ -206,4 +206,27 @@ print(json.dumps({"schema": [f"{f.name}:{f.type}" for f in t.schema], "rows": ou
     expect((JSON.parse((await migrate(['schedule', 'describe', id, '--json'])).stdout) as { paused: boolean }).paused).toBe(true);
     await connection.close();
   }, 600_000);
+
+  it('rollback refuses a table with Iceberg commits after ours unless --force (audited); HMS objects changed by others are reported, not overwritten', async () => {
+    const wave = 1;
+    const r1 = await migrate(['rollback', id, '--wave', String(wave), '--json']);
+    expect(r1.code).toBe(1);
+    const j1 = JSON.parse(r1.stdout) as { rolledBack: string[]; refused: { tableId: string; code: string }[] };
+    const refused = Object.fromEntries(j1.refused.map((x) => [x.tableId.split('.')[1], x.code]));
+    expect(refused).toMatchObject({ customers: 'ROLLBACK_REFUSED', drifted: 'SOURCE_CHANGED', special_parts: 'SOURCE_CHANGED' });
+    const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
+    expect(await catalog.tableExists({ namespace: [`${nsPrefix}${sales}`], name: 'customers' })).toBe(true);
+    expect(j1.rolledBack.map((x) => x.split('.')[1])).toEqual(expect.arrayContaining(['all_types', 'metrics_orc']));
+
+    const r2 = await migrate(['rollback', id, '--wave', String(wave), '--force', '--json']);
+    const j2 = JSON.parse(r2.stdout) as { rolledBack: string[]; refused: { tableId: string; code: string }[] };
+    expect(j2.rolledBack.map((x) => x.split('.')[1])).toContain('customers');
+    expect(await catalog.tableExists({ namespace: [`${nsPrefix}${sales}`], name: 'customers' })).toBe(false);
+    const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
+    const forced: string[] = [];
+    for await (const e of state.readAudit()) if (e.planHash === planHash && e.action === 'rollback.forced') forced.push(e.object);
+    await state.close();
+    expect(forced).toEqual([`local-rest:${nsPrefix}${sales}.customers`]);
+    expect((await migrate(['audit', 'verify'])).code).toBe(0);
+  }, 300_000);
 });
