@@ -1,0 +1,89 @@
+// `migrate table <db>.<table>`: the CLI binary converts one seeded table (dry run first: decisions,
+// nothing written), registers and validates it, a rerun registers once with byte-identical files,
+// a refused table exits 1 with its code and registers nothing, bad input exits 2.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { RestCatalog } from '../../adapters/catalog/rest';
+import { testStack, uniqueName } from '../helpers/stack-env';
+
+const root = path.resolve(__dirname, '..', '..');
+const env = testStack();
+const prefix = uniqueName('himt').toLowerCase();
+const nsPrefix = `${prefix}_`;
+const sales = `${prefix}_sales`;
+const misc = `${prefix}_misc`;
+let dir = '';
+let cfg = '';
+
+type Run = { code: number; stdout: string; stderr: string };
+async function run(cmd: string, args: string[]): Promise<Run> {
+  return promisify(execFile)(cmd, args, { env: { ...process.env, ...env }, cwd: root, maxBuffer: 64 << 20, timeout: 300_000 }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+}
+const migrate = (args: string[]): Promise<Run> => run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfg]);
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'him-table-'));
+  const s = await run(tsx, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix]);
+  if (s.code !== 0) throw new Error(s.stderr);
+  cfg = path.join(dir, 'migrate.yaml');
+  const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8');
+  writeFileSync(cfg, base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`));
+}, 300_000);
+
+afterAll(async () => {
+  const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
+  for (const db of [sales, misc]) {
+    for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) await catalog.dropTable(t);
+    await catalog.dropNamespace([`${nsPrefix}${db}`]).catch(() => undefined);
+  }
+  await run(tsx, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--drop']);
+  rmSync(dir, { recursive: true, force: true });
+}, 300_000);
+
+describe('migrate table', () => {
+  it('--dry-run decides and writes nothing; a real run registers and validates; a rerun registers once', async () => {
+    const dry = await migrate(['table', `${sales}.orders`, '--dry-run', '--json']);
+    expect(dry.code).toBe(0);
+    const d = JSON.parse(dry.stdout) as { registration: string; partitionFields: string[]; locations: number; files: unknown[]; metadataLocation: string };
+    expect(d).toMatchObject({ registration: 'dry-run', partitionFields: ['year', 'region'], locations: 5, files: [] });
+    const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
+    expect(await catalog.tableExists({ namespace: [`${nsPrefix}${sales}`], name: 'orders' })).toBe(false);
+
+    const real = await migrate(['table', `${sales}.orders`, '--json']);
+    expect(real.code).toBe(0);
+    const r = JSON.parse(real.stdout) as { ok: boolean; registration: string; dataFiles: number; records: number; metadataLocation: string; files: { outcome: string }[]; validation: { ok: boolean } };
+    expect(r).toMatchObject({ ok: true, registration: 'registered', dataFiles: 10, records: 65, metadataLocation: d.metadataLocation, validation: { ok: true } });
+    expect(r.files.every((f) => f.outcome === 'created')).toBe(true);
+    expect((await catalog.loadTable({ namespace: [`${nsPrefix}${sales}`], name: 'orders' })).metadataLocation).toBe(d.metadataLocation);
+
+    const again = await migrate(['table', `${sales}.orders`, '--json']);
+    const a = JSON.parse(again.stdout) as { registration: string; files: { outcome: string }[] };
+    expect(again.code).toBe(0);
+    expect(a.registration).toBe('already-registered');
+    expect(a.files.every((f) => f.outcome === 'identical')).toBe(true);
+
+    const text = await migrate(['table', `${sales}.all_types`]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/all_types → local-rest:.*all_types: registered, validated/);
+  }, 300_000);
+
+  it('refused tables exit 1 with their code; bad input exits 2', async () => {
+    const skew = await migrate(['table', `${misc}.visits_skewed`]);
+    expect(skew.code).toBe(1);
+    expect(skew.stderr).toContain('CONVERT_SUBDIRECTORY');
+    const view = await migrate(['table', `${sales}.v_orders_eu`, '--json']);
+    expect(view.code).toBe(2);
+    expect(JSON.parse(view.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE' } });
+    const missing = await migrate(['table', `${sales}.nope`]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('HMS_NOT_FOUND');
+    expect((await migrate(['table', 'no_dot'])).code).toBe(2);
+  }, 300_000);
+});
