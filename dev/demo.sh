@@ -44,8 +44,8 @@ set -e
 cat <<MSG
 
 Plan report: $DEMO_DIR/plan.md   graph: $DEMO_DIR/plan.svg
-Tables that fail are expected here: the demo warehouse holds a skewed table and an ACID layout
-whose files sit in sub-directories (CONVERT_SUBDIRECTORY); they were compensated and left as Hive.
+The plan leaves out what cannot convert metadata-only (text, insert-only, bucketed, and tables
+whose files sit in sub-directories); see "Not planned" in the report.
 Next:
   ./bin/migrate status <plan> -c $CFG        ./bin/migrate rollback <plan> --wave N -c $CFG
   ./bin/migrate audit verify -c $CFG

@@ -8,7 +8,7 @@ import type { HmsReader, TableInventory } from '../../core/hive/model';
 import { assessTable } from '../../core/plan/assess/assess';
 import type { Assessment } from '../../core/plan/assess/assess';
 import { AssessCode, finding } from '../../core/plan/assess/types';
-import type { AssessOptions } from '../../core/plan/assess/types';
+import type { AssessFinding, AssessOptions } from '../../core/plan/assess/types';
 import { canonicalJson, sha256Hex } from '../../core/plan/hash';
 import { parseOwnership, teamOf } from '../../core/plan/ownership';
 import type { Ownership } from '../../core/plan/ownership';
@@ -16,6 +16,8 @@ import type { PlanEdge, PlanTable } from '../../core/plan/types';
 import { compareIds } from '../../core/plan/types';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { viewDependencies } from '../../adapters/sql/view-deps';
+import { sampleStorage } from '../../activities/assess/storage-sample';
+import { openStores } from '../runtime';
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
 
@@ -47,9 +49,9 @@ export async function readWarehouse(reader: HmsReader, only: readonly string[]):
   return out;
 }
 
-function assessOne(t: TableInventory, options: AssessOptions, ownership: Ownership): AssessedTable {
+function assessOne(t: TableInventory, options: AssessOptions, ownership: Ownership, sampled: ReadonlyMap<string, readonly AssessFinding[]>): AssessedTable {
   let reads: readonly string[] = [];
-  const extra = [];
+  const extra: AssessFinding[] = [...(sampled.get(`${t.table.database}.${t.table.name}`.toLowerCase()) ?? [])];
   if (t.table.tableType === 'VIRTUAL_VIEW') {
     const deps = viewDependencies(t.table);
     reads = deps.refs;
@@ -60,14 +62,26 @@ function assessOne(t: TableInventory, options: AssessOptions, ownership: Ownersh
 }
 
 /** Pure over the inventory: assessments sorted by id, and one view edge per (source, view). */
-export function assessWarehouse(inventory: readonly TableInventory[], options: AssessOptions, ownership: Ownership): AssessResult {
-  const tables = inventory.map((t) => assessOne(t, options, ownership)).sort((a, b) => compareIds(a.id, b.id));
+export function assessWarehouse(inventory: readonly TableInventory[], options: AssessOptions, ownership: Ownership, sampled: ReadonlyMap<string, readonly AssessFinding[]> = new Map()): AssessResult {
+  const tables = inventory.map((t) => assessOne(t, options, ownership, sampled)).sort((a, b) => compareIds(a.id, b.id));
   const edges: PlanEdge[] = tables.flatMap((t) => t.reads.map((from): PlanEdge => ({ from, to: t.id, reason: 'view' })));
   return { tables, edges };
 }
 
 export function toPlanTable(a: AssessedTable): PlanTable {
   return { id: a.id, database: a.database, name: a.name, team: a.team, kind: a.kind, class: a.class, files: a.files, bytes: a.bytes, risk: a.risk, fingerprint: a.fingerprint };
+}
+
+/** Storage facts for the assessment (sub-directories, INT96), when storage is configured and sampling is on. */
+export async function sampleStorageFor(cfg: MigrateConfig, inventory: readonly TableInventory[]): Promise<Map<string, AssessFinding[]>> {
+  const files = cfg.plan?.assess.sampleFiles ?? 3;
+  if (files === 0 || cfg.storage?.s3 === undefined) return new Map();
+  const stores = openStores(cfg);
+  try {
+    return await sampleStorage(stores.storeFor([]), inventory, { filesPerTable: files });
+  } finally {
+    stores.close();
+  }
 }
 
 export function openThrift(cfg: MigrateConfig): ThriftHmsReader {
@@ -100,7 +114,7 @@ export async function runAssess(cfg: MigrateConfig, databases: readonly string[]
   const reader = openThrift(cfg);
   try {
     const inventory = await readWarehouse(reader, databases.length > 0 ? databases : (cfg.plan?.databases ?? []));
-    return assessWarehouse(inventory, options, ownership);
+    return assessWarehouse(inventory, options, ownership, await sampleStorageFor(cfg, inventory));
   } finally {
     await reader.close();
   }

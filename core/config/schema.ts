@@ -79,7 +79,8 @@ export const planSchema = z
     databases: z.array(z.string().min(1)).optional(),
     /** Declared lineage YAML file (version: 1, jobs: [{name, reads, writes}]). */
     lineage: z.string().min(1).optional(),
-    assess: z.object({ allowUnbucketed: z.boolean().default(false) }).strict().default({ allowUnbucketed: false }),
+    /** sampleFiles: Parquet footers read per table for storage-only facts (INT96; 0 = no storage sampling). */
+    assess: z.object({ allowUnbucketed: z.boolean().default(false), sampleFiles: z.number().int().min(0).max(100).default(3) }).strict().default({ allowUnbucketed: false, sampleFiles: 3 }),
     ownership: z.record(z.string(), z.unknown()).default({}),
     waves: z.record(z.string(), z.unknown()).default({}),
     throughput: z.record(z.string(), z.unknown()).optional(),

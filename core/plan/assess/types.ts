@@ -29,6 +29,8 @@ export const AssessCode = {
   MATERIALIZED_VIEW: 'MATERIALIZED_VIEW',
   TEMPORARY_TABLE: 'TEMPORARY_TABLE',
   STATS_MISSING: 'STATS_MISSING',
+  /** Storage sample: a location holds sub-directories (skew, list bucketing, ACID layouts). */
+  DATA_IN_SUBDIRECTORIES: 'DATA_IN_SUBDIRECTORIES',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 
