@@ -39,11 +39,15 @@ export interface Timeouts {
 }
 
 const retry = { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2, maximumAttempts: 10 } as const;
-function activities(t: Timeouts = {}) {
+function activityOptions(t: Timeouts = {}) {
   return {
-    short: proxyActivities<Activities>({ startToCloseTimeout: `${t.stepSeconds ?? 120} seconds`, retry }),
-    long: proxyActivities<Activities>({ startToCloseTimeout: '2 hours', heartbeatTimeout: `${t.heartbeatSeconds ?? 30} seconds`, retry }),
-  };
+    short: { startToCloseTimeout: `${t.stepSeconds ?? 120} seconds`, retry },
+    long: { startToCloseTimeout: '2 hours', heartbeatTimeout: `${t.heartbeatSeconds ?? 30} seconds`, retry },
+  } as const;
+}
+function activities(t: Timeouts = {}) {
+  const o = activityOptions(t);
+  return { short: proxyActivities<Activities>(o.short), long: proxyActivities<Activities>(o.long) };
 }
 
 export const planId = (hash: string): string => hash.slice(0, 12);
@@ -66,25 +70,28 @@ function failureOf(e: unknown): { code: string; message: string } {
 
 export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
   const { short, long } = activities(input.timeouts);
+  const o = activityOptions(input.timeouts);
   const ref = { planHash: input.planHash, tableId: input.tableId };
+  const t = input.tableId;
   const undo: (() => Promise<unknown>)[] = [];
   try {
-    const snap = await short.snapshotOriginal(ref);
+    // Each step carries a one-line summary for the Temporal UI's event history and timeline.
+    const snap = await short.snapshotOriginal.executeWithOptions({ ...o.short, summary: `save HMS original of ${t}` }, [ref]);
     if (snap.view) {
       await short.markSkipped(ref, 'VIEW');
       return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
     }
-    undo.push(() => short.deleteMetadata(ref));
-    await long.writeMetadata(ref);
-    undo.push(() => short.unregisterTable(ref));
-    await short.registerTable(ref);
-    await long.validateTable(ref);
+    undo.push(() => short.deleteMetadata.executeWithOptions({ ...o.short, summary: `undo: delete our metadata of ${t}` }, [ref]));
+    await long.writeMetadata.executeWithOptions({ ...o.long, summary: `list, read footers, write manifests + metadata.json for ${t}` }, [ref]);
+    undo.push(() => short.unregisterTable.executeWithOptions({ ...o.short, summary: `undo: unregister ${t} (no purge)` }, [ref]));
+    await short.registerTable.executeWithOptions({ ...o.short, summary: `register ${t} in the catalog` }, [ref]);
+    await long.validateTable.executeWithOptions({ ...o.long, summary: `validate ${t}: rows, files, schema` }, [ref]);
     return { tableId: input.tableId, status: 'migrated' };
   } catch (e) {
     if (isCancellation(e)) throw e;
     const f = failureOf(e);
     for (const step of undo.reverse()) await step();
-    await short.markFailed(ref, f.code, f.message);
+    await short.markFailed.executeWithOptions({ ...o.short, summary: `${t} failed: ${f.code}` }, [ref, f.code, f.message]);
     return { tableId: input.tableId, status: 'failed', code: f.code, message: f.message };
   }
 }

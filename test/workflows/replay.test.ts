@@ -12,7 +12,7 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 describe('workflow replay', () => {
   it('has recorded histories of every workflow type, including a compensated failure and a view', () => {
     const types = new Set(files.map((f) => f.split('-')[0]));
-    expect([...types].sort()).toEqual(['migrationWorkflow', 'rollbackWaveWorkflow', 'tableWorkflow', 'waveWorkflow']);
+    expect([...types].sort()).toEqual(['migrationWorkflow', 'nightlyValidationWorkflow', 'rollbackWaveWorkflow', 'tableWorkflow', 'waveWorkflow']);
     expect(files).toEqual(expect.arrayContaining(['tableWorkflow-failed-compensated.json', 'tableWorkflow-view-skipped.json']));
   });
 
