@@ -13,6 +13,7 @@ import { openCatalog, openHmsReader, openStores, toolVersion } from '../runtime'
 
 type IO = { out: (s: string) => void; err: (s: string) => void; setExit: (c: number) => void };
 interface Opts {
+  catalog?: string;
   target?: string;
   dryRun?: boolean;
   allowUnbucketed?: boolean;
@@ -25,6 +26,7 @@ export function registerTable(program: Command, io: IO): void {
     .command('table')
     .description('convert one Hive table to Iceberg metadata-only, register it in the configured catalog, and validate it')
     .argument('<table>', 'db.table in HMS')
+    .option('--catalog <name>', 'the catalog to register in (must be the configured catalog.name)')
     .option('--target <ns.name>', 'catalog identifier (default: <catalog.namespacePrefix><db>.<table>)')
     .option('--dry-run', 'decide schema, partition spec, locations and file names; write nothing')
     .option('--allow-unbucketed', 'convert a bucketed table without its bucketing')
@@ -32,13 +34,16 @@ export function registerTable(program: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', `
 Examples:
-  migrate table sales.orders -c migrate.yaml --dry-run
+  migrate table sales.orders -c migrate.yaml --catalog local-rest --dry-run
   migrate table sales.orders -c migrate.yaml --target lake.orders --json
 
 Exit codes: 0 migrated and validated; 1 refused, failed, or validation failed (then nothing stays registered); 2 bad input.`)
     .action(async (name: string, opts: Opts, cmd: Command) => {
       const g = cmd.optsWithGlobals<{ config?: string; set: string[] }>();
       const { config } = loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() });
+      if (opts.catalog !== undefined && opts.catalog !== config.catalog?.name) {
+        throw new MigrationError(ErrorCode.USAGE, `--catalog ${opts.catalog}: the configured catalog is '${config.catalog?.name ?? '(none)'}' (set catalog.name/uri in the config)`);
+      }
       const dot = name.indexOf('.');
       if (dot <= 0 || dot === name.length - 1) throw new MigrationError(ErrorCode.USAGE, `table must be db.table, got '${name}'`);
       const [db, tbl] = [name.slice(0, dot), name.slice(dot + 1)];

@@ -56,7 +56,8 @@ describe('migrate table', () => {
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     expect(await catalog.tableExists({ namespace: [`${nsPrefix}${sales}`], name: 'orders' })).toBe(false);
 
-    const real = await migrate(['table', `${sales}.orders`, '--json']);
+    expect((await migrate(['table', `${sales}.orders`, '--catalog', 'other-catalog'])).code).toBe(2);
+    const real = await migrate(['table', `${sales}.orders`, '--catalog', 'local-rest', '--json']);
     expect(real.code).toBe(0);
     const r = JSON.parse(real.stdout) as { ok: boolean; registration: string; dataFiles: number; records: number; metadataLocation: string; files: { outcome: string }[]; validation: { ok: boolean } };
     expect(r).toMatchObject({ ok: true, registration: 'registered', dataFiles: 10, records: 65, metadataLocation: d.metadataLocation, validation: { ok: true } });
