@@ -1,0 +1,124 @@
+// Apply benchmark (issue 7): N tables × M files end to end through Temporal on this machine — the
+// real CLI (`migrate plan`, `migrate worker` processes, `migrate apply --auto-approve --wait`)
+// against the stack. Prints wall time, tables/s, files/s, and the share of table-workflow time
+// spent outside activities (from the histories of a sample of table workflows). Goal: 1,000 × 20 in
+// ≤ 5 min with ≤ 20% overhead. Uses the scale warehouse of bench/validate (same seeder, reused):
+//   npx tsx bench/apply/apply.bench.ts [--tables 1000] [--files 20] [--concurrency 32] [--workers 1] [--prefix benchval]
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
+import { RestCatalog } from '../../adapters/catalog/rest';
+import { testStack } from '../../test/helpers/stack-env';
+
+const arg = (name: string, dflt: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? (process.argv[i + 1] as string) : dflt;
+};
+const TABLES = Number(arg('tables', '1000'));
+const FILES = Number(arg('files', '20'));
+const CONCURRENCY = Number(arg('concurrency', '32'));
+const WORKERS = Number(arg('workers', '1'));
+const PREFIX = arg('prefix', 'benchval');
+const SAMPLE = Number(arg('sample', '100'));
+const root = path.resolve(__dirname, '..', '..');
+
+const ms = (t: { seconds?: unknown; nanos?: unknown } | null | undefined): number => (t ? Number(t.seconds ?? 0) * 1000 + Number(t.nanos ?? 0) / 1e6 : 0);
+
+function vmHwmMb(pid: number): number {
+  // The node process is tsx's child; read every descendant and take the largest.
+  let best = 0;
+  try {
+    const out = execFileSync('bash', ['-c', `for p in $(pgrep -P ${pid}) ${pid}; do grep VmHWM /proc/$p/status 2>/dev/null; done`]).toString();
+    for (const m of out.matchAll(/VmHWM:\s+(\d+)/g)) best = Math.max(best, Number(m[1]) / 1024);
+  } catch {
+    /* gone */
+  }
+  return Math.round(best);
+}
+
+async function main(): Promise<void> {
+  const env = testStack();
+  Object.assign(process.env, env);
+  const run = `${Date.now().toString(36)}`;
+  execFileSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--scale', `${TABLES},${FILES},1`], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const db = `${PREFIX}_scale_${TABLES}x${FILES}x1`;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'him-bench-apply-'));
+  const nsPrefix = `benchapply_${run}_`;
+  const cfg = path.join(dir, 'migrate.yaml');
+  const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: him-bench-${run}`);
+  writeFileSync(cfg, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n  waves:\n    maxTablesPerWave: ${TABLES}\n    maxFilesPerWave: 100000000\n`);
+  const migrate = (args: string[]): string => execFileSync(path.join(root, 'bin', 'migrate'), [...args, '--config', cfg], { cwd: root, env: process.env, maxBuffer: 256 << 20 }).toString();
+
+  const tPlan = performance.now();
+  migrate(['plan', '--out', path.join(dir, 'plan.json')]);
+  const plan = JSON.parse(readFileSync(path.join(dir, 'plan.json'), 'utf8')) as { hash: string; waves: { tables: unknown[] }[] };
+  process.stderr.write(`[bench] plan: ${plan.waves.length} wave(s), ${plan.waves.reduce((n, w) => n + w.tables.length, 0)} tables in ${((performance.now() - tPlan) / 1000).toFixed(1)} s\n`);
+
+  const workers: ChildProcess[] = [];
+  for (let i = 0; i < WORKERS; i++) workers.push(spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfg, '--concurrency', String(Math.max(16, CONCURRENCY))], { cwd: root, env: process.env, stdio: 'ignore' }));
+  await new Promise((r) => setTimeout(r, 8000)); // workers bundle the workflows before polling
+  const rss: number[] = workers.map(() => 0);
+  const sampler = setInterval(() => workers.forEach((w, i) => (rss[i] = Math.max(rss[i] ?? 0, vmHwmMb(w.pid ?? 0)))), 2000);
+
+  const t0 = performance.now();
+  const out = migrate(['apply', path.join(dir, 'plan.json'), '--auto-approve', '--wait', '--concurrency', String(CONCURRENCY), '--json']);
+  const wall = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  workers.forEach((w, i) => (rss[i] = Math.max(rss[i] ?? 0, vmHwmMb(w.pid ?? 0))));
+  const result = JSON.parse(out) as { ok: boolean; result: { state: string; waves: { migrated: number; failed: unknown[] }[] } };
+  const migrated = result.result.waves.reduce((n, w) => n + w.migrated, 0);
+
+  // Overhead: time inside activities vs the table workflows' lifetimes, over a sample.
+  const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+  const client = new Client({ connection });
+  let inActs = 0;
+  let inWf = 0;
+  let n = 0;
+  const steps = new Map<string, number>();
+  for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'migrate/${plan.hash.slice(0, 12)}/wave-' AND WorkflowType = 'tableWorkflow'` })) {
+    if (n++ >= SAMPLE) break;
+    const h = await client.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
+    const events = h.events ?? [];
+    const scheduled = new Map<number, { name: string; at: number }>();
+    for (const e of events) {
+      const at = ms(e.eventTime as never);
+      if (e.activityTaskScheduledEventAttributes) scheduled.set(Number(e.eventId), { name: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?', at });
+      const done = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes;
+      if (done) {
+        const s = scheduled.get(Number(done.scheduledEventId));
+        if (s) {
+          inActs += at - s.at;
+          steps.set(s.name, (steps.get(s.name) ?? 0) + at - s.at);
+        }
+      }
+    }
+    inWf += ms(events[events.length - 1]?.eventTime as never) - ms(events[0]?.eventTime as never);
+  }
+  await connection.close();
+  const overhead = inWf > 0 ? 1 - inActs / inWf : NaN;
+
+  const files = migrated * FILES;
+  const lines = [
+    `apply: ${TABLES} tables × ${FILES} files through Temporal, ${WORKERS} worker(s), table concurrency ${CONCURRENCY}`,
+    `  state ${result.result.state}, migrated ${migrated}, failed ${result.result.waves.reduce((k, w) => k + w.failed.length, 0)}`,
+    `  wall ${wall.toFixed(1)} s · ${(migrated / wall).toFixed(2)} tables/s · ${(files / wall).toFixed(0)} files/s · worker peak RSS ${rss.join('/')} MB`,
+    `  table workflows (sample ${Math.min(n, SAMPLE)}): ${(overhead * 100).toFixed(1)}% of their time outside activities; activity time by step: ${[...steps].map(([k, v]) => `${k} ${(v / Math.max(1, inActs) * 100).toFixed(0)}%`).join(', ')}`,
+    `  goal ≤ 300 s: ${wall <= 300 ? 'met' : 'NOT met'} · overhead ≤ 20%: ${overhead <= 0.2 ? 'met' : 'NOT met'}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  for (const w of workers) w.kill('SIGTERM');
+  const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
+  for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) await catalog.dropTable(t);
+  await catalog.dropNamespace([`${nsPrefix}${db}`]).catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+void main().catch((e: unknown) => {
+  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});
