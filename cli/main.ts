@@ -14,23 +14,21 @@ import { registerValidation } from './commands/validate';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const PLANNED = `
-Planned commands (not available yet; each arrives with its issue):
-  assess            classify every HMS table (migrate / with warnings / rewrite / skip) with coded reasons
-  plan              build the dependency graph and ordered waves into a versioned, hashed plan file
-  apply             run a reviewed plan on Temporal (one workflow per plan, a child per wave)
-  approve           approve the next wave of a running plan
-  status            progress of a plan, per wave and table (--watch)
-  pause|resume|cancel  control a running plan
-  rollback          undo a wave: unregister without purge, restore the saved HMS objects
-  validate          re-check migrated tables for drift (also run nightly as a Temporal Schedule)
-  schedule          manage the nightly validation schedule
-  audit verify      verify the hash-chained audit log
-  worker            run a Temporal worker for migration activities
+const WORKFLOW = `
+A migration, step by step (every command takes --config and most take --json):
+  migrate doctor -c migrate.yaml                          check every endpoint
+  migrate assess -c migrate.yaml                          class + coded findings per table
+  migrate plan -c migrate.yaml --out plan.json --report plan.html --graph plan.svg
+  migrate worker -c migrate.yaml &                        Temporal worker (run it where the data is reachable)
+  migrate apply plan.json -c migrate.yaml                 waves wait for: migrate approve <plan-id> --wave N
+  migrate status <plan-id> --watch                        progress per wave and table
+  migrate rollback <plan-id> --wave N                     unregister without purge, delete only our metadata
+  migrate schedule create <plan-id>                       nightly drift checks; migrate validate <plan-id> on demand
+  migrate audit verify                                    the hash-chained audit log is intact
 `;
 
 const EXIT_HELP = `
-Exit codes: 0 ok · 1 a check or operation failed · 2 bad usage or configuration · 70 internal error
+Exit codes: 0 ok · 1 a check or operation failed · 2 bad usage or configuration · 3 drift found (validate) · 70 internal error
 
 Configuration: one YAML file (--config, $MIGRATE_CONFIG, or ./migrate.yaml), overridden by
 environment variables MIGRATE__<SECTION>__<KEY> (e.g. MIGRATE__TEMPORAL__ADDRESS=host:7233) and by
@@ -54,7 +52,7 @@ export function buildProgram(io: { out: (s: string) => void; err: (s: string) =>
     .showHelpAfterError('(run migrate --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
-    .addHelpText('after', `${PLANNED}${EXIT_HELP}`);
+    .addHelpText('after', `${WORKFLOW}${EXIT_HELP}`);
 
   program
     .command('doctor')

@@ -17,6 +17,7 @@ import { buildPlan, parsePlan, serializePlan } from '../../core/plan/plan-file';
 import type { PlanFile } from '../../core/plan/plan-file';
 import { toDot, toMermaid } from '../../core/plan/render-graph';
 import { renderReport } from '../../core/plan/report';
+import { renderReportHtml } from '../../core/plan/report-html';
 import type { PlanEdge } from '../../core/plan/types';
 import { parseWaveOptions } from '../../core/plan/types';
 import { planWaves } from '../../core/plan/waves';
@@ -49,6 +50,13 @@ function toolVersion(): string {
   } catch {
     return '0.0.0';
   }
+}
+
+function reportKind(file: string): 'md' | 'html' {
+  const ext = path.extname(file).toLowerCase().slice(1);
+  if (ext === 'md' || ext === 'markdown') return 'md';
+  if (ext === 'html' || ext === 'htm') return 'html';
+  throw new MigrationError(ErrorCode.USAGE, `--report: ${file} must end in .md or .html`);
 }
 
 function graphKind(file: string): 'svg' | 'dot' | 'mmd' {
@@ -109,7 +117,10 @@ export async function buildPlanFromHms(cfg: MigrateConfig, o: { databases: reado
 /** Render every output in memory; only then write each to a temp file and rename them all. */
 export async function writePlanOutputs(built: BuiltPlan, outs: PlanOutputs): Promise<string[]> {
   const files: [string, string][] = [[outs.out, `${serializePlan(built.plan)}\n`]];
-  if (outs.report !== undefined) files.push([outs.report, renderReport(built.plan, built.assessed.tables.map((t) => ({ id: t.id, class: t.class, codes: t.findings.map((f) => f.code) })))]);
+  if (outs.report !== undefined) {
+    const rt = built.assessed.tables.map((t) => ({ id: t.id, class: t.class, codes: t.findings.map((f) => f.code) }));
+    files.push([outs.report, reportKind(outs.report) === 'html' ? renderReportHtml(built.plan, rt) : renderReport(built.plan, rt)]);
+  }
   if (outs.graph !== undefined) {
     const input = { waves: built.plan.waves, edges: built.edges };
     const kind = graphKind(outs.graph);
@@ -173,6 +184,7 @@ async function runPlanCommand(opts: PlanOpts, files: string[], g: GlobalOpts, io
   if (files.length > 0) throw new MigrationError(ErrorCode.USAGE, `unexpected argument(s): ${files.join(' ')}`);
   if (opts.out === undefined) throw new MigrationError(ErrorCode.USAGE, 'plan needs --out plan.json (or --diff old.json new.json)');
   if (opts.graph !== undefined) graphKind(opts.graph);
+  if (opts.report !== undefined) reportKind(opts.report);
   const built = await buildPlanFromHms(config, { databases: opts.database, lineage: opts.lineage, now: new Date() });
   const written = await writePlanOutputs(built, { out: opts.out, report: opts.report, graph: opts.graph });
   const p = built.plan;
@@ -187,7 +199,7 @@ export function registerPlan(program: Command, io: { out: (s: string) => void; e
     .description('build the dependency graph and ordered waves into a versioned, hashed plan file (or --diff two plans)')
     .argument('[files...]', 'with --diff: old.json new.json')
     .option('--out <file>', 'plan file to write (canonical JSON)')
-    .option('--report <file>', 'Markdown report of waves × teams')
+    .option('--report <file>', 'report of waves × teams: .md (Markdown) or .html (one self-contained page)')
     .option('--graph <file>', 'dependency graph: .svg (rendered in-process), .dot or .mmd')
     .option('--lineage <file>', 'declared lineage YAML (overrides plan.lineage)')
     .option('--database <name>', 'only this database (repeatable)', collect, [])
@@ -196,6 +208,7 @@ export function registerPlan(program: Command, io: { out: (s: string) => void; e
     .addHelpText('after', `
 Examples:
   migrate plan -c migrate.yaml --out plan.json --report plan.md --graph plan.svg
+  migrate plan -c migrate.yaml --out plan.json --report plan.html
   migrate plan -c migrate.yaml --out plan.json --lineage lineage.yaml --database sales
   migrate plan --diff old.json new.json
 

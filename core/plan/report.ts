@@ -35,50 +35,63 @@ export function humanSeconds(s: number): string {
   return shown.length > 0 ? shown.join(' ') : '0s';
 }
 
-function teamMatrix(plan: PlanFile): string[] {
-  const teams = [...new Set(plan.waves.flatMap((w) => w.tables.map((t) => t.team ?? NO_TEAM)))].sort(compareIds);
-  const head = `| wave | ${teams.map(cell).join(' | ')} | tables | files | bytes | expected |`;
-  const sep = `|---:|${teams.map(() => '---:').join('|')}|---:|---:|---:|---:|`;
-  const rows = plan.waves.map((w) => {
-    const counts = teams.map((team) => String(w.tables.filter((t) => (t.team ?? NO_TEAM) === team).length));
-    return `| ${w.number} | ${counts.join(' | ')} | ${w.tables.length} | ${w.estimates.files} | ${humanBytes(w.estimates.bytes)} | ${humanSeconds(w.estimates.expectedSeconds)} |`;
-  });
-  const totals = teams.map((team) => String(plan.waves.reduce((n, w) => n + w.tables.filter((t) => (t.team ?? NO_TEAM) === team).length, 0)));
-  const all = plan.waves.reduce((a, w) => ({ t: a.t + w.tables.length, f: a.f + w.estimates.files, b: a.b + w.estimates.bytes, s: a.s + w.estimates.expectedSeconds }), { t: 0, f: 0, b: 0, s: 0 });
-  return [head, sep, ...rows, `| **total** | ${totals.join(' | ')} | ${all.t} | ${all.f} | ${humanBytes(all.b)} | ${humanSeconds(all.s)} |`];
+/** The report's content, shared by the Markdown and HTML renderers (report-html.ts). */
+export interface ReportModel {
+  readonly title: string;
+  readonly facts: readonly string[];
+  readonly matrix: { readonly head: readonly string[]; readonly rows: readonly (readonly string[])[]; readonly total: readonly string[] };
+  readonly waves: readonly { readonly number: number; readonly rows: readonly (readonly string[])[] }[];
+  readonly notPlanned: readonly (readonly string[])[];
+  readonly findings: readonly { readonly code: string; readonly severity: string; readonly message: string }[];
 }
 
-function header(plan: PlanFile): string[] {
-  const planned = plan.waves.reduce((n, w) => n + w.tables.length, 0);
-  const o = plan.options;
-  return [
-    '# Migration plan',
-    '',
-    `- source: ${plan.source.uri}${plan.source.label ? ` (${plan.source.label})` : ''}`,
-    `- target catalog: \`${plan.targetCatalog}\``,
-    `- created: ${plan.createdAt} by ${plan.toolVersion} · plan hash \`${plan.hash}\``,
-    `- ${plan.waves.length} wave(s), ${planned} table(s) planned, ${plan.notPlanned.length} not planned`,
-    `- caps per wave: ${o.maxTablesPerWave} tables, ${o.maxFilesPerWave} files, ${humanBytes(o.maxBytesPerWave)}; team blast radius ${o.teamBlastRadiusPct}%` +
-      (o.canary ? `; canary wave of ${o.canary.tables} table(s)` : '; no canary wave'),
-  ];
-}
+export const WAVE_HEAD = ['table', 'team', 'class', 'files', 'bytes', 'findings'] as const;
+export const NOT_PLANNED_HEAD = ['table', 'reason', 'class', 'findings'] as const;
 
-export function renderReport(plan: PlanFile, tables: readonly ReportTable[]): string {
+export function reportModel(plan: PlanFile, tables: readonly ReportTable[]): ReportModel {
   const byId = new Map(tables.map((t) => [t.id, t]));
   const codes = (id: string): string => (byId.get(id)?.codes ?? []).join(', ') || '-';
-  const out = [...header(plan), '', '## Waves × teams', '', ...teamMatrix(plan)];
-  for (const w of plan.waves) {
-    out.push('', `## Wave ${w.number}`, '', '| table | team | class | files | bytes | findings |', '|---|---|---|---:|---:|---|');
-    for (const t of w.tables) out.push(`| ${cell(t.id)} | ${cell(t.team ?? NO_TEAM)} | ${t.class} | ${t.files} | ${humanBytes(t.bytes)} | ${cell(codes(t.id))} |`);
+  const teams = [...new Set(plan.waves.flatMap((w) => w.tables.map((t) => t.team ?? NO_TEAM)))].sort(compareIds);
+  const rows = plan.waves.map((w) => [
+    String(w.number),
+    ...teams.map((team) => String(w.tables.filter((t) => (t.team ?? NO_TEAM) === team).length)),
+    String(w.tables.length), String(w.estimates.files), humanBytes(w.estimates.bytes), humanSeconds(w.estimates.expectedSeconds),
+  ]);
+  const all = plan.waves.reduce((a, w) => ({ t: a.t + w.tables.length, f: a.f + w.estimates.files, b: a.b + w.estimates.bytes, s: a.s + w.estimates.expectedSeconds }), { t: 0, f: 0, b: 0, s: 0 });
+  const total = ['total', ...teams.map((team) => String(plan.waves.reduce((n, w) => n + w.tables.filter((t) => (t.team ?? NO_TEAM) === team).length, 0))), String(all.t), String(all.f), humanBytes(all.b), humanSeconds(all.s)];
+  const planned = plan.waves.reduce((n, w) => n + w.tables.length, 0);
+  const o = plan.options;
+  return {
+    title: 'Migration plan',
+    facts: [
+      `source: ${plan.source.uri}${plan.source.label ? ` (${plan.source.label})` : ''}`,
+      `target catalog: ${plan.targetCatalog}`,
+      `created: ${plan.createdAt} by ${plan.toolVersion} · plan hash ${plan.hash}`,
+      `${plan.waves.length} wave(s), ${planned} table(s) planned, ${plan.notPlanned.length} not planned`,
+      `caps per wave: ${o.maxTablesPerWave} tables, ${o.maxFilesPerWave} files, ${humanBytes(o.maxBytesPerWave)}; team blast radius ${o.teamBlastRadiusPct}%` + (o.canary ? `; canary wave of ${o.canary.tables} table(s)` : '; no canary wave'),
+    ],
+    matrix: { head: ['wave', ...teams, 'tables', 'files', 'bytes', 'expected'], rows, total },
+    waves: plan.waves.map((w) => ({ number: w.number, rows: w.tables.map((t) => [t.id, t.team ?? NO_TEAM, t.class, String(t.files), humanBytes(t.bytes), codes(t.id)]) })),
+    notPlanned: plan.notPlanned.map((n) => [n.id, n.reason, byId.get(n.id)?.class ?? '-', codes(n.id)]),
+    findings: plan.findings.map((f) => ({ code: f.code, severity: f.severity, message: f.message })),
+  };
+}
+
+const mdRow = (cells: readonly string[]): string => `| ${cells.map(cell).join(' | ')} |`;
+
+export function renderReport(plan: PlanFile, tables: readonly ReportTable[]): string {
+  const m = reportModel(plan, tables);
+  const code = (s: string): string => `\`${s}\``;
+  const facts = m.facts.map((f) => `- ${f.replace(/^target catalog: (.*)$/, (_x, c: string) => `target catalog: ${code(c)}`).replace(/plan hash ([0-9a-f]{64})$/, (_x, h: string) => `plan hash ${code(h)}`)}`);
+  const out = [`# ${m.title}`, '', ...facts, '', '## Waves × teams', '', mdRow(m.matrix.head), `|---:|${m.matrix.head.slice(1).map(() => '---:').join('|')}|`, ...m.matrix.rows.map(mdRow), mdRow([`**${m.matrix.total[0] ?? ''}**`, ...m.matrix.total.slice(1)])];
+  for (const w of m.waves) {
+    out.push('', `## Wave ${w.number}`, '', mdRow([...WAVE_HEAD]), '|---|---|---|---:|---:|---|', ...w.rows.map(mdRow));
   }
   out.push('', '## Not planned', '');
-  if (plan.notPlanned.length === 0) out.push('Every table is planned.');
-  else {
-    out.push('| table | reason | class | findings |', '|---|---|---|---|');
-    for (const n of plan.notPlanned) out.push(`| ${cell(n.id)} | ${n.reason} | ${byId.get(n.id)?.class ?? '-'} | ${cell(codes(n.id))} |`);
-  }
+  if (m.notPlanned.length === 0) out.push('Every table is planned.');
+  else out.push(mdRow([...NOT_PLANNED_HEAD]), '|---|---|---|---|', ...m.notPlanned.map(mdRow));
   out.push('', '## Planner findings', '');
-  if (plan.findings.length === 0) out.push('None.');
-  for (const f of plan.findings) out.push(`- **${f.code}** (${f.severity}): ${cell(f.message)}`);
+  if (m.findings.length === 0) out.push('None.');
+  for (const f of m.findings) out.push(`- **${f.code}** (${f.severity}): ${cell(f.message)}`);
   return `${out.join('\n')}\n`;
 }

@@ -56,12 +56,13 @@ describe('migrate doctor', () => {
     expect(r.stderr).toContain('hms.thrift.uri: expected thrift://host:port (from --set hms.thrift.uri)');
   });
 
-  it('--help lists doctor with examples and the planned commands', async () => {
+  it('--help lists every command and the migration step by step; each command has examples', async () => {
     const top = await migrate(['--help']);
     expect(top.code).toBe(0);
     expect(top.stdout).toMatch(/doctor \[options\]/);
-    expect(top.stdout).toMatch(/Planned commands[\s\S]*plan[\s\S]*apply[\s\S]*rollback/);
-    const doc = await migrate(['doctor', '--help']);
-    expect(doc.stdout).toContain('Examples:');
+    for (const c of ['inventory', 'assess', 'plan', 'table', 'worker', 'apply', 'approve', 'status', 'rollback', 'audit', 'validate', 'schedule']) expect(top.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    expect(top.stdout).not.toContain('Planned commands');
+    expect(top.stdout).toMatch(/A migration, step by step[\s\S]*migrate plan[\s\S]*migrate apply[\s\S]*migrate rollback/);
+    for (const c of ['doctor', 'plan', 'table', 'apply', 'approve', 'rollback', 'validate']) expect((await migrate([c, '--help'])).stdout).toContain('Examples:');
   });
 });

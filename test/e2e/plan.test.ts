@@ -100,6 +100,12 @@ describe('migrate assess / plan (seeded warehouse)', () => {
     const report = readFileSync(path.join(dir, 'report.md'), 'utf8');
     expect(report).toContain('Waves × teams');
     expect(report).toContain(`${sales}.orders`);
+    const html = path.join(dir, 'report.html');
+    expect((await migrate(['plan', '--config', stackCfg, ...scope, '--out', path.join(dir, 'plan2.json'), '--report', html])).code).toBe(0);
+    expect(readFileSync(html, 'utf8')).toMatch(/^<!DOCTYPE html>[\s\S]*Waves × teams[\s\S]*<\/html>\n$/);
+    const bad = await migrate(['plan', '--config', stackCfg, ...scope, '--out', path.join(dir, 'plan3.json'), '--report', path.join(dir, 'report.pdf')]);
+    expect(bad.code).toBe(2);
+    expect(existsSync(path.join(dir, 'plan3.json'))).toBe(false);
     const svg = readFileSync(path.join(dir, 'plan.svg'), 'utf8');
     expect(svg).toMatch(/^<\?xml[\s\S]*<svg[\s\S]*<\/svg>\s*$/);
     const nodes = svg.match(/<g id="node\d+" class="node">/g) ?? [];
