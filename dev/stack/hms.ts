@@ -179,6 +179,9 @@ export function metastoreSiteXml(ctx: StackContext, name: string): string {
     ['fs.s3a.directory.marker.retention', 'keep'],
     // Only the configured keys: no environment, profile or instance-metadata probing.
     ['fs.s3a.aws.credentials.provider', 'org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider'],
+    // Iceberg writes s3:// locations (S3FileIO); an HMS that holds Iceberg tables maps the scheme
+    // to S3A, as Hadoop-based deployments do, or create_table fails with "No FileSystem for scheme s3".
+    ['fs.s3.impl', 'org.apache.hadoop.fs.s3a.S3AFileSystem'],
   ];
   const body = props.map(([k, v]) => `  <property><name>${k}</name><value>${xmlEscape(v)}</value></property>`).join('\n');
   return `<?xml version="1.0"?>\n<!-- Written by dev/stack/hms.ts on every start; edit temporal-dev.yml instead. -->\n<configuration>\n${body}\n</configuration>\n`;

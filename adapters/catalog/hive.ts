@@ -1,0 +1,247 @@
+// The Hive Metastore as the Iceberg catalog (Iceberg's HiveCatalog layout, HiveOperationsBase): an
+// Iceberg table is an EXTERNAL_TABLE with parameters table_type=ICEBERG and metadata_location, no
+// partition keys (partition columns become ordinary columns), FileInputFormat/FileOutputFormat +
+// LazySimpleSerDe (Hive engine integration off). Two ways in:
+//   - registerTable on a name HMS does not have: create_table (HiveCatalog.registerTable);
+//   - in place (`originals` given; unpartitioned tables only, since HMS alter_table cannot drop
+//     partition keys): the Hive table itself is altered into the Iceberg form — its
+//     original object must have been saved first, must still equal what HMS holds, and is put back
+//     by unregisterTable, only while the table still points at our metadata file (HMS's
+//     expected-parameter check makes that compare-and-set atomic on HMS 4).
+// Data files are never touched: drops always send deleteData=false.
+import type { IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
+import { existingEntryOutcome, formatTableIdent } from '../../core/catalog/catalog';
+import { ErrorCode, MigrationError } from '../../core/errors';
+import type { HiveTable } from '../../core/hive/model';
+import { fromMetadataJson } from '../../core/iceberg/metadata-json';
+import { canonicalJson } from '../../core/plan/hash';
+import type { IcebergType } from '../../core/iceberg/types';
+import type { ObjectStore } from '../../core/storage/object-store';
+import type { ThriftHmsReader } from '../hms/thrift/reader';
+import type { ThriftHmsWriter } from '../hms/thrift/writer';
+
+export const ICEBERG_TABLE_TYPE = 'ICEBERG';
+const FILE_INPUT = 'org.apache.hadoop.mapred.FileInputFormat';
+const FILE_OUTPUT = 'org.apache.hadoop.mapred.FileOutputFormat';
+const LAZY_SIMPLE = 'org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe';
+
+/** HMS answers 4.x alter_table with an EnvironmentContext check of one parameter (HIVE-26882). */
+export const EXPECTED_PARAMETER_KEY = 'expected_parameter_key';
+export const EXPECTED_PARAMETER_VALUE = 'expected_parameter_value';
+
+export interface HiveCatalogOptions {
+  readonly name: string;
+  readonly reader: ThriftHmsReader;
+  readonly writer: ThriftHmsWriter;
+  /** Reads metadata.json for loadTable. */
+  readonly store: ObjectStore;
+  /** In-place mode: the saved original of a Hive table (from the state store), by identifier. */
+  readonly originals?: (ident: TableIdent) => Promise<HiveTable | undefined>;
+}
+
+const isIceberg = (t: HiveTable): boolean => (t.parameters.table_type ?? '').toUpperCase() === ICEBERG_TABLE_TYPE;
+/** What must not change between saving the original and altering it (HMS bumps times itself). */
+const comparable = (t: HiveTable): string => canonicalJson({ ...t, lastAccessTime: 0, parameters: { ...t.parameters, transient_lastDdlTime: '' } });
+
+/** The Iceberg form of a Hive table, in place: same name, owner, location and columns. */
+export function icebergForm(original: HiveTable, metadataLocation: string, previous: string | null): HiveTable {
+  const params: Record<string, string> = { ...original.parameters, EXTERNAL: 'TRUE', table_type: ICEBERG_TABLE_TYPE, metadata_location: metadataLocation };
+  if (previous !== null) params.previous_metadata_location = previous;
+  delete params.transient_lastDdlTime;
+  return {
+    ...original,
+    tableType: 'EXTERNAL_TABLE',
+    partitionKeys: [],
+    parameters: params,
+    sd: {
+      ...original.sd,
+      columns: [...original.sd.columns, ...original.partitionKeys],
+      inputFormat: FILE_INPUT,
+      outputFormat: FILE_OUTPUT,
+      serde: { name: null, serializationLib: LAZY_SIMPLE, parameters: {} },
+      numBuckets: 0,
+      bucketColumns: [],
+      sortColumns: [],
+      skewed: null,
+      storedAsSubDirectories: false,
+    },
+  };
+}
+
+export class HiveIcebergCatalog implements IcebergCatalog {
+  readonly name: string;
+  constructor(private readonly o: HiveCatalogOptions) {
+    this.name = o.name;
+  }
+
+  private db(ns: Namespace): string {
+    if (ns.length !== 1) throw new MigrationError(ErrorCode.USAGE, `Hive catalog namespaces have one level (a database), got ${ns.join('.')}`, { namespace: ns });
+    return ns[0] as string;
+  }
+
+  private async current(ident: TableIdent): Promise<HiveTable | undefined> {
+    try {
+      const [t] = await this.o.reader.getTables(this.db(ident.namespace), [ident.name]);
+      return t?.table;
+    } catch (e) {
+      if (e instanceof MigrationError && e.code === ErrorCode.HMS_NOT_FOUND) return undefined;
+      throw e;
+    }
+  }
+
+  async namespaceExists(ns: Namespace): Promise<boolean> {
+    try {
+      await this.o.reader.getDatabase(this.db(ns));
+      return true;
+    } catch (e) {
+      if (e instanceof MigrationError && e.code === ErrorCode.HMS_NOT_FOUND) return false;
+      throw e;
+    }
+  }
+
+  async createNamespace(ns: Namespace, properties: Readonly<Record<string, string>> = {}): Promise<{ created: boolean }> {
+    if (await this.namespaceExists(ns)) return { created: false };
+    try {
+      await this.o.writer.createDatabase({ name: this.db(ns), description: null, locationUri: null, parameters: { ...properties }, owner: null, ownerType: null });
+      return { created: true };
+    } catch (e) {
+      if (e instanceof MigrationError && e.code === ErrorCode.HMS_ALREADY_EXISTS) return { created: false };
+      throw e;
+    }
+  }
+
+  async dropNamespace(ns: Namespace): Promise<{ dropped: boolean }> {
+    if (!(await this.namespaceExists(ns))) return { dropped: false };
+    if ((await this.o.reader.listTables(this.db(ns))).length > 0) throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `database ${this.db(ns)} is not empty`, { namespace: ns });
+    await this.o.writer.dropDatabase(this.db(ns));
+    return { dropped: true };
+  }
+
+  async listNamespaces(parent: Namespace = []): Promise<Namespace[]> {
+    if (parent.length > 0) return [];
+    return (await this.o.reader.listDatabases()).map((d) => [d]);
+  }
+
+  async listTables(ns: Namespace): Promise<TableIdent[]> {
+    const names = await this.o.reader.listTables(this.db(ns));
+    const out: TableIdent[] = [];
+    for (let i = 0; i < names.length; i += 100) {
+      for (const t of await this.o.reader.getTables(this.db(ns), names.slice(i, i + 100))) if (isIceberg(t.table)) out.push({ namespace: [...ns], name: t.table.name });
+    }
+    return out;
+  }
+
+  async tableExists(ident: TableIdent): Promise<boolean> {
+    const t = await this.current(ident);
+    return t !== undefined && isIceberg(t);
+  }
+
+  async loadTable(ident: TableIdent): Promise<LoadedTable> {
+    const t = await this.current(ident);
+    const loc = t === undefined || !isIceberg(t) ? undefined : t.parameters.metadata_location;
+    if (loc === undefined) throw new MigrationError(ErrorCode.CATALOG_NOT_FOUND, `${formatTableIdent(ident)} is not an Iceberg table in HMS catalog ${this.name}`, { table: formatTableIdent(ident) });
+    try {
+      const { size } = await this.o.store.head(loc);
+      return { ident, metadataLocation: loc, metadata: fromMetadataJson(new TextDecoder().decode(await this.o.store.readRange(loc, 0, size))), config: {} };
+    } catch (e) {
+      throw new MigrationError(ErrorCode.CATALOG_METADATA_UNREADABLE, `${formatTableIdent(ident)}: cannot read ${loc}: ${(e as Error).message}`, { metadataLocation: loc }, { cause: e });
+    }
+  }
+
+  async registerTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: RegisterOutcome; table: LoadedTable }> {
+    const text = await this.o.store.head(metadataLocation).then(
+      async ({ size }) => new TextDecoder().decode(await this.o.store.readRange(metadataLocation, 0, size)),
+      (e: unknown) => {
+        throw new MigrationError(ErrorCode.CATALOG_METADATA_UNREADABLE, `cannot read ${metadataLocation}: ${(e as Error).message}`, { metadataLocation }, { cause: e });
+      },
+    );
+    const md = fromMetadataJson(text);
+    const now = await this.current(ident);
+    if (now !== undefined && isIceberg(now)) {
+      return { outcome: existingEntryOutcome(ident, now.parameters.metadata_location ?? '', metadataLocation), table: await this.loadTable(ident) };
+    }
+    if (now === undefined) {
+      if (this.o.originals !== undefined && (await this.o.originals(ident)) !== undefined) {
+        throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)}: the Hive table to convert in place is gone from HMS`, { table: formatTableIdent(ident) });
+      }
+      const created: HiveTable = {
+        database: this.db(ident.namespace), name: ident.name, owner: null, ownerType: null, createTime: Math.floor(md.lastUpdatedMs / 1000), lastAccessTime: 0, retention: 0,
+        tableType: 'EXTERNAL_TABLE', partitionKeys: [], parameters: { EXTERNAL: 'TRUE', table_type: ICEBERG_TABLE_TYPE, metadata_location: metadataLocation },
+        viewOriginalText: null, viewExpandedText: null, temporary: false,
+        sd: {
+          columns: md.schemas.find((s) => s.schemaId === md.currentSchemaId)?.fields.map((f) => ({ name: f.name, type: hiveType(f.type), comment: f.doc ?? null })) ?? [],
+          location: md.location, inputFormat: FILE_INPUT, outputFormat: FILE_OUTPUT, compressed: false, numBuckets: 0,
+          serde: { name: null, serializationLib: LAZY_SIMPLE, parameters: {} }, bucketColumns: [], sortColumns: [], parameters: {}, skewed: null, storedAsSubDirectories: false,
+        },
+      };
+      try {
+        await this.o.writer.createTable(created);
+      } catch (e) {
+        if (!(e instanceof MigrationError && e.code === ErrorCode.HMS_ALREADY_EXISTS)) throw e;
+        return this.registerTable(ident, metadataLocation); // raced: decide on what is there now
+      }
+      return { outcome: 'registered', table: await this.loadTable(ident) };
+    }
+    // A Hive table of that name: in place, only with its saved original, only if unchanged since.
+    const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
+    if (original === undefined) {
+      throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)} is a Hive table; converting it in place needs its saved original (apply saves it first)`, { table: formatTableIdent(ident) });
+    }
+    if (now.partitionKeys.length > 0) {
+      // HMS alter_table refuses to change partition keys ("partition keys can not be changed"); an
+      // in-place conversion of a partitioned table needs rename-to-backup + create, not done here.
+      throw new MigrationError(ErrorCode.CATALOG_IN_PLACE_UNSUPPORTED, `${formatTableIdent(ident)} is partitioned; the Hive catalog converts only unpartitioned tables in place (HMS cannot drop partition keys with alter_table). Register it under a new name or use the REST catalog.`, { table: formatTableIdent(ident) });
+    }
+    if (comparable(original) !== comparable(now)) {
+      throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${formatTableIdent(ident)} changed in HMS since its original was saved; not converting in place`, { table: formatTableIdent(ident) });
+    }
+    await this.o.writer.alterTable(this.db(ident.namespace), ident.name, icebergForm(original, metadataLocation, null), { DO_NOT_UPDATE_STATS: 'true' });
+    return { outcome: 'registered', table: await this.loadTable(ident) };
+  }
+
+  async unregisterTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: UnregisterOutcome }> {
+    const now = await this.current(ident);
+    if (now === undefined || !isIceberg(now)) return { outcome: 'absent' };
+    if (now.parameters.metadata_location !== metadataLocation) {
+      throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)} now points at ${now.parameters.metadata_location ?? '?'}, not at ${metadataLocation}: committed to after us; not unregistering`, { current: now.parameters.metadata_location, ours: metadataLocation });
+    }
+    const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
+    if (original === undefined) {
+      await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
+      return { outcome: 'unregistered' };
+    }
+    // Put the saved Hive table back, only while HMS still points at our metadata (atomic on HMS 4).
+    await this.o.writer.alterTable(this.db(ident.namespace), ident.name, original, {
+      DO_NOT_UPDATE_STATS: 'true',
+      [EXPECTED_PARAMETER_KEY]: 'metadata_location',
+      [EXPECTED_PARAMETER_VALUE]: metadataLocation,
+    });
+    return { outcome: 'unregistered' };
+  }
+
+  async dropTable(ident: TableIdent): Promise<{ dropped: boolean }> {
+    if (!(await this.tableExists(ident))) return { dropped: false };
+    await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
+    return { dropped: true };
+  }
+}
+
+/** Iceberg type → Hive type string (HiveSchemaUtil.convert). */
+function hiveType(t: IcebergType): string {
+  switch (t.kind) {
+    case 'boolean': return 'boolean';
+    case 'int': return 'int';
+    case 'long': return 'bigint';
+    case 'float': return 'float';
+    case 'double': return 'double';
+    case 'date': return 'date';
+    case 'time': case 'string': case 'uuid': return 'string';
+    case 'timestamp': return 'timestamp';
+    case 'timestamptz': return 'timestamp with local time zone';
+    case 'binary': case 'fixed': return 'binary';
+    case 'decimal': return `decimal(${t.precision},${t.scale})`;
+    case 'struct': return `struct<${t.fields.map((f) => `${f.name}:${hiveType(f.type)}`).join(',')}>`;
+    case 'list': return `array<${hiveType(t.element)}>`;
+    case 'map': return `map<${hiveType(t.key)},${hiveType(t.value)}>`;
+  }
+}
