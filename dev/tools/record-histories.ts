@@ -12,7 +12,9 @@ async function main(): Promise<void> {
   const outIdx = process.argv.indexOf('--out');
   const out = outIdx > 0 ? (process.argv[outIdx + 1] as string) : path.join(__dirname, '..', '..', 'test', 'fixtures', 'histories');
   mkdirSync(out, { recursive: true });
-  const connection = await Connection.connect({ address: process.env.HIM_TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
+  const address = process.env.HIM_TEMPORAL_ADDRESS;
+  if (address === undefined) throw new Error('set HIM_TEMPORAL_ADDRESS (eval "$(npm run -s stack -- env)")');
+  const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   const kinds = new Map<string, number>();
   const save = async (workflowId: string, runId: string, name: string): Promise<void> => {
