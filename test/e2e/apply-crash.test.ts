@@ -50,6 +50,8 @@ function startWorker(): void {
     env: { ...process.env, ...env, HIM_FAILPOINTS: 'after-write,after-register,during-validate', HIM_FAILPOINT_DIR: failpointDir },
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: afterAll kills the group, so tsx's node child cannot outlive the test.
+    detached: true,
   });
   w.stdout?.on('data', (d: Buffer) => (log += d.toString()));
   w.stderr?.on('data', (d: Buffer) => (log += d.toString()));
@@ -78,7 +80,13 @@ describe('apply survives worker crashes; a corrupt data file fails only its tabl
 
   afterAll(async () => {
     stopping = true;
-    worker?.kill('SIGKILL');
+    if (worker?.pid !== undefined) {
+      try {
+        process.kill(-worker.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) await catalog.dropTable(t);
     await catalog.dropNamespace([`${nsPrefix}${db}`]).catch(() => undefined);
