@@ -5,21 +5,22 @@
 // table's metadata directory holds exactly the files its record names). One table's data file is
 // truncated before apply: it ends failed with FORMAT_CORRUPT_FOOTER, compensated (no catalog
 // entry, no metadata files), and the rest of its wave completes.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { PostgresStateStore } from '../../adapters/state/postgres';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { SeedManifest } from '../../dev/seed/manifest';
+import type { Run } from '../helpers/cli';
+import { ROOT, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
-const root = path.resolve(__dirname, '..', '..');
+const root = ROOT;
 const env = testStack();
 const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const prefix = uniqueName('himc').toLowerCase();
@@ -34,15 +35,8 @@ let stopping = false;
 let kills = 0;
 let log = '';
 
-type Run = { code: number; stdout: string; stderr: string };
-async function run(cmd: string, args: string[], timeout = 600_000): Promise<Run> {
-  return promisify(execFile)(cmd, args, { env: { ...process.env, ...env }, cwd: root, maxBuffer: 64 << 20, timeout }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
 const migrate = (args: string[], timeout?: number): Promise<Run> => run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+const tsx = TSX;
 
 /** A supervisor: restart the worker whenever it dies (as systemd or Kubernetes would). */
 function startWorker(): void {

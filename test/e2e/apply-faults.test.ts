@@ -4,20 +4,20 @@
 // `table.registered` audit event each) and no failed table; the retries show in the workflow
 // histories, not in the result. A blackholed Temporal connection makes `migrate status` fail with a
 // coded error within its deadline instead of hanging.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { PostgresStateStore } from '../../adapters/state/postgres';
 import type { ToxicType } from '../helpers/toxiproxy';
 import { proxyListenPort, ToxiproxyClient } from '../helpers/toxiproxy';
+import { ROOT, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
-const root = path.resolve(__dirname, '..', '..');
+const root = ROOT;
 const env = testStack();
 const prefix = uniqueName('himf').toLowerCase();
 const TABLES = 50;
@@ -38,15 +38,8 @@ let dir = '';
 let cfg = '';
 let worker: ChildProcess | undefined;
 
-type Run = { code: number; stdout: string; stderr: string };
-async function run(cmd: string, args: string[], timeout = 600_000): Promise<Run> {
-  return promisify(execFile)(cmd, args, { env: { ...process.env, ...env }, cwd: root, maxBuffer: 64 << 20, timeout }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+const tsx = TSX;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-faults-'));

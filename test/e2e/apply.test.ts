@@ -5,13 +5,12 @@
 // wave workflows are findable by MigrationPlan/MigrationStatus, tables whose data cannot convert
 // (skewed sub-directories) end failed with their code and compensated while the wave completes,
 // and no secret from the environment appears in any workflow history.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
@@ -20,9 +19,11 @@ import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { fingerprintOf } from '../../activities/index';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { SeedManifest } from '../../dev/seed/manifest';
+import type { Run } from '../helpers/cli';
+import { ROOT, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
-const root = path.resolve(__dirname, '..', '..');
+const root = ROOT;
 const env = testStack();
 const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const prefix = uniqueName('hima').toLowerCase();
@@ -34,15 +35,8 @@ let manifest: SeedManifest;
 let worker: ChildProcess | undefined;
 let workerLog = '';
 
-type Run = { code: number; stdout: string; stderr: string };
-async function run(cmd: string, args: string[], timeout = 600_000): Promise<Run> {
-  return promisify(execFile)(cmd, args, { env: { ...process.env, ...env }, cwd: root, maxBuffer: 64 << 20, timeout }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
 const migrate = (args: string[], timeout?: number): Promise<Run> => run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+const tsx = TSX;
 
 function startWorker(): void {
   worker = spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfgFile], { env: { ...process.env, ...env }, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });

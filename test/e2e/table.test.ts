@@ -1,15 +1,15 @@
 // `migrate table <db>.<table>`: the CLI binary converts one seeded table (dry run first: decisions,
 // nothing written), registers and validates it, a rerun registers once with byte-identical files,
 // a refused table exits 1 with its code and registers nothing, bad input exits 2.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { RestCatalog } from '../../adapters/catalog/rest';
+import type { Run } from '../helpers/cli';
+import { ROOT, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
-const root = path.resolve(__dirname, '..', '..');
+const root = ROOT;
 const env = testStack();
 const prefix = uniqueName('himt').toLowerCase();
 const nsPrefix = `${prefix}_`;
@@ -18,15 +18,8 @@ const misc = `${prefix}_misc`;
 let dir = '';
 let cfg = '';
 
-type Run = { code: number; stdout: string; stderr: string };
-async function run(cmd: string, args: string[]): Promise<Run> {
-  return promisify(execFile)(cmd, args, { env: { ...process.env, ...env }, cwd: root, maxBuffer: 64 << 20, timeout: 300_000 }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
 const migrate = (args: string[]): Promise<Run> => run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfg]);
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+const tsx = TSX;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-table-'));

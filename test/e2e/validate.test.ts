@@ -4,12 +4,11 @@
 // affected (`migrate validate`, exit 3). The Temporal Schedule: exists after `schedule create`,
 // fires on `trigger`, honours pause, its runs are found with MigrationPlan/MigrationStatus; the
 // run's Parquet results file is read back by pyarrow with exactly the run's rows.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
@@ -18,9 +17,11 @@ import { PostgresStateStore } from '../../adapters/state/postgres';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import type { ValidationRow } from '../../core/validate/drift';
 import type { SeedManifest } from '../../dev/seed/manifest';
+import type { Run } from '../helpers/cli';
+import { ROOT, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
-const root = path.resolve(__dirname, '..', '..');
+const root = ROOT;
 const env = testStack();
 const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const prefix = uniqueName('himv').toLowerCase();
@@ -34,15 +35,8 @@ let worker: ChildProcess | undefined;
 let planHash = '';
 let id = '';
 
-type Run = { code: number; stdout: string; stderr: string };
-async function run(cmd: string, args: string[], timeout = 600_000, extraEnv: Record<string, string> = {}): Promise<Run> {
-  return promisify(execFile)(cmd, args, { env: { ...process.env, ...env, ...extraEnv }, cwd: root, maxBuffer: 64 << 20, timeout }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
 const migrate = (args: string[], timeout?: number): Promise<Run> => run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+const tsx = TSX;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const store = new RoutingObjectStore({ metadataPrefixes: [`s3a://hive/seed/`, `s3://hive/seed/`], s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
 
