@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The peer of bench/convert: PyIceberg add_files on the same files. Creates a table (schema from the
 first file, identity partition on `dt`) in a REST catalog (S3) or a SqlCatalog on sqlite (local
-files), then times `add_files` alone. Prints one JSON line {files, seconds, rows}.
+files), then times `add_files` alone. Prints one JSON line {files, seconds, rows, manifests}.
 
-    pyiceberg_add_files.py --catalog rest --uri URI --s3-endpoint URL --table ns.t --list files.txt
+    pyiceberg_add_files.py --catalog rest --uri URI --s3-endpoint URL --table ns.t --list files.txt [--location s3://b/prefix/peer] [--drop]
     pyiceberg_add_files.py --catalog sql --warehouse /tmp/wh --table ns.t --list files.txt
 """
 import argparse, json, os, sys, time
@@ -16,7 +16,8 @@ p.add_argument("--s3-endpoint")
 p.add_argument("--warehouse")
 p.add_argument("--table", required=True)
 p.add_argument("--list", required=True)
-p.add_argument("--drop", action="store_true", help="drop the table afterwards (no purge)")
+p.add_argument("--location", help="table location (keeps the peer's metadata under the bench's own prefix)")
+p.add_argument("--drop", action="store_true", help="drop the table afterwards (no purge), also on failure")
 a = p.parse_args()
 from pyiceberg.catalog import load_catalog
 from pyiceberg.partitioning import PartitionField, PartitionSpec
@@ -40,15 +41,18 @@ if first.startswith("s3://") or first.startswith("s3a://"):
     arrow_schema = pq.read_schema(first.split("://", 1)[1], filesystem=s3)
 else:
     arrow_schema = pq.read_schema(first.replace("file://", ""))
-tbl = cat.create_table(a.table, schema=arrow_schema)
-with tbl.update_spec() as u:
-    u.add_identity("dt")
-tbl = cat.load_table(a.table)
-t0 = time.monotonic()
-tbl.add_files(file_paths=files)
-secs = time.monotonic() - t0
-snap = cat.load_table(a.table).current_snapshot()
-rows = int(snap.summary["total-records"]) if snap else 0
-if a.drop:
-    cat.drop_table(a.table)
-print(json.dumps({"files": len(files), "seconds": round(secs, 3), "rows": rows}))
+tbl = cat.create_table(a.table, schema=arrow_schema, **({"location": a.location} if a.location else {}))
+try:
+    with tbl.update_spec() as u:
+        u.add_identity("dt")
+    tbl = cat.load_table(a.table)
+    t0 = time.monotonic()
+    tbl.add_files(file_paths=files)
+    secs = time.monotonic() - t0
+    snap = cat.load_table(a.table).current_snapshot()
+    rows = int(snap.summary["total-records"]) if snap else 0
+    manifests = len(snap.manifests(tbl.io)) if snap else 0
+finally:
+    if a.drop:
+        cat.drop_table(a.table)  # not purge_table: the data files are the bench's, removed with its prefix
+print(json.dumps({"files": len(files), "seconds": round(secs, 3), "rows": rows, "manifests": manifests}))

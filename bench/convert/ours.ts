@@ -1,0 +1,128 @@
+// One timed conversion for bench/convert, in its own fresh process so that its peak RSS is ours alone
+// (not the bench driver's file list) and no run inherits another's warm JIT or heap. Builds the
+// in-memory TableInventory HMS would give for the generated table, then times prepareConversion +
+// writeIcebergMetadata (+ REST register on S3). Prints one JSON line (OursResult) on stdout.
+//   npx tsx bench/convert/ours.ts '<OursJob JSON>'
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { writeIcebergMetadata } from '../../activities/convert/write-metadata';
+import { RestCatalog } from '../../adapters/catalog/rest';
+import { RoutingObjectStore } from '../../adapters/storage/routing-store';
+import { tableIdent } from '../../core/catalog/catalog';
+import { prepareConversion } from '../../core/convert/prepare';
+import type { HiveColumn, StorageDescriptor, TableInventory } from '../../core/hive/model';
+
+export interface OursJob {
+  /** Table location: `s3://warehouse/<prefix>/t` or `file:///tmp/.../t`. */
+  readonly location: string;
+  readonly columns: readonly (readonly [string, string])[];
+  readonly days: readonly string[];
+  readonly footerConcurrency: number;
+  readonly planHash: string;
+  /** Register in the REST catalog as `<namespace>.<table>` (S3 runs; the namespace exists). */
+  readonly register?: { readonly uri: string; readonly namespace: string; readonly table: string };
+  readonly s3?: { readonly endpoint: string; readonly region: string };
+}
+
+export interface OursResult {
+  readonly seconds: number;
+  readonly dataFiles: number;
+  readonly records: number;
+  readonly partitions: number;
+  readonly metadataFiles: number;
+  readonly registered: string | null;
+  /** process.resourceUsage().maxRSS and /proc/self/status VmHWM, MB. */
+  readonly maxRssMb: number;
+  readonly vmHwmMb: number | null;
+  readonly heapUsedMb: number;
+}
+
+const HIVE_TYPE: Readonly<Record<string, string>> = { long: 'bigint', string: 'string', double: 'double', date: 'date', decimal: 'decimal(12,2)', timestamp: 'timestamp', boolean: 'boolean' };
+
+function parquetSd(columns: readonly HiveColumn[], location: string): StorageDescriptor {
+  return {
+    columns,
+    location,
+    inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+    outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+    compressed: false,
+    numBuckets: -1,
+    serde: { name: null, serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe', parameters: { 'serialization.format': '1' } },
+    bucketColumns: [],
+    sortColumns: [],
+    parameters: {},
+    skewed: null,
+    storedAsSubDirectories: false,
+  };
+}
+
+/** The inventory HMS would return: an external Parquet table partitioned by `dt string`. */
+export function benchInventory(job: Pick<OursJob, 'location' | 'columns' | 'days'>): TableInventory {
+  const cols = job.columns.map(([name, kind]) => ({ name, type: HIVE_TYPE[kind] ?? 'string', comment: null }));
+  return {
+    table: {
+      database: 'bench',
+      name: 'convert',
+      owner: 'bench',
+      ownerType: 'USER',
+      createTime: 1,
+      lastAccessTime: 0,
+      retention: 0,
+      tableType: 'EXTERNAL_TABLE',
+      sd: parquetSd(cols, job.location),
+      partitionKeys: [{ name: 'dt', type: 'string', comment: null }],
+      parameters: { EXTERNAL: 'TRUE' },
+      viewOriginalText: null,
+      viewExpandedText: null,
+      temporary: false,
+    },
+    partitions: job.days.map((d) => ({ values: [d], name: `dt=${d}`, createTime: 1, lastAccessTime: 0, sd: parquetSd(cols, `${job.location}/dt=${d}`), parameters: {} })),
+  };
+}
+
+function vmHwmMb(): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function runOnce(job: OursJob): Promise<OursResult> {
+  const inventory = benchInventory(job);
+  const store = new RoutingObjectStore({ metadataPrefixes: [`${job.location}/metadata/`], ...(job.s3 ? { s3: { ...job.s3, forcePathStyle: true } } : {}) });
+  const t0 = performance.now();
+  const prepared = prepareConversion({ inventory, identity: { planHash: job.planHash, table: 'bench.convert' }, timestampMs: Date.now(), toolVersion: 'bench' });
+  const written = await writeIcebergMetadata(store, prepared, { footerConcurrency: job.footerConcurrency, listConcurrency: 16 });
+  let registered: string | null = null;
+  if (job.register) {
+    const catalog = await RestCatalog.connect({ uri: job.register.uri });
+    registered = (await catalog.registerTable(tableIdent([job.register.namespace], job.register.table), prepared.metadataLocation)).outcome;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  store.destroy();
+  return {
+    seconds,
+    dataFiles: written.dataFiles,
+    records: written.records,
+    partitions: written.partitions,
+    metadataFiles: written.files.length,
+    registered,
+    maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    vmHwmMb: vmHwmMb(),
+    heapUsedMb: Math.round(process.memoryUsage().heapUsed / 1048576),
+  };
+}
+
+if (require.main === module) {
+  runOnce(JSON.parse(process.argv[2] ?? '{}') as OursJob)
+    .then((r) => {
+      process.stdout.write(`${JSON.stringify(r)}\n`);
+      process.exit(0);
+    })
+    .catch((e: unknown) => {
+      process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+      process.exit(1);
+    });
+}
