@@ -31,6 +31,9 @@ export const component: Component = {
         logTo: logFile(ctx, NAME),
       });
     }
+    // A socket left by a server that died uncleanly (host reboot) would pass the wait below while
+    // nothing listens on it; the port is free (checked above), so no server owns it.
+    await fs.rm(p.sock, { force: true });
     const pid = await spawnDaemon(ctx, NAME, '/usr/sbin/mariadbd', [
       '--no-defaults', `--datadir=${p.data}`, `--port=${ctx.port(NAME)}`, '--bind-address=127.0.0.1', `--socket=${p.sock}`,
       `--pid-file=${p.pidf}`, '--user=root', '--skip-name-resolve', '--innodb-flush-log-at-trx-commit=2', '--character-set-server=utf8mb4',
