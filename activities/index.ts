@@ -123,7 +123,7 @@ export function createActivities(deps: ActivityDeps) {
   }
   const storeOf = (p: PreparedConversion): ObjectStore => deps.storeFor([p.metadataDir]);
 
-  return {
+  const acts = {
     async planOutline(planHash: string): Promise<PlanOutline> {
       const p = await plan(planHash);
       return {
@@ -166,6 +166,17 @@ export function createActivities(deps: ActivityDeps) {
       }
       await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'original-saved', original: inv, originalDigest: digest }, event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }));
       return { digest, view: isView(inv) };
+    },
+
+    /**
+     * Steps 1-5 as one activity (one workflow task fewer per table): save the original, then, unless
+     * it is a view, write the metadata. Each half is idempotent and recorded on its own, so a retry
+     * after a crash in either resumes where the record says.
+     */
+    async saveOriginalAndWrite(ref: TableRef): Promise<{ view: true } | { view: false; metadataLocation: string; dataFiles: number; records: number }> {
+      const snap = await acts.snapshotOriginal(ref);
+      if (snap.view) return { view: true };
+      return { view: false, ...(await acts.writeMetadata(ref)) };
     },
 
     async markSkipped(ref: TableRef, reason: string): Promise<void> {
@@ -327,6 +338,7 @@ export function createActivities(deps: ActivityDeps) {
       return (await deps.state.listTables(planHash, wave)).filter((t) => t.status !== 'pending' && t.status !== 'rolled-back' && t.status !== 'skipped').map((t) => t.tableId);
     },
   };
+  return acts;
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -13,6 +13,7 @@ import {
   defineUpdate,
   executeChild,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -76,13 +77,24 @@ export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
   const undo: (() => Promise<unknown>)[] = [];
   try {
     // Each step carries a one-line summary for the Temporal UI's event history and timeline.
-    const snap = await short.snapshotOriginal.executeWithOptions({ ...o.short, summary: `save HMS original of ${t}` }, [ref]);
-    if (snap.view) {
-      await short.markSkipped(ref, 'VIEW');
-      return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
+    // Since 0.2 the original is saved inside the write step (one workflow task fewer per table);
+    // histories recorded before that keep the two-step path.
+    if (patched('save-original-in-write-step')) {
+      undo.push(() => short.deleteMetadata.executeWithOptions({ ...o.short, summary: `undo: delete our metadata of ${t}` }, [ref]));
+      const w = await long.saveOriginalAndWrite.executeWithOptions({ ...o.long, summary: `save HMS original; list, read footers, write manifests + metadata.json for ${t}` }, [ref]);
+      if (w.view) {
+        await short.markSkipped(ref, 'VIEW');
+        return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
+      }
+    } else {
+      const snap = await short.snapshotOriginal.executeWithOptions({ ...o.short, summary: `save HMS original of ${t}` }, [ref]);
+      if (snap.view) {
+        await short.markSkipped(ref, 'VIEW');
+        return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
+      }
+      undo.push(() => short.deleteMetadata.executeWithOptions({ ...o.short, summary: `undo: delete our metadata of ${t}` }, [ref]));
+      await long.writeMetadata.executeWithOptions({ ...o.long, summary: `list, read footers, write manifests + metadata.json for ${t}` }, [ref]);
     }
-    undo.push(() => short.deleteMetadata.executeWithOptions({ ...o.short, summary: `undo: delete our metadata of ${t}` }, [ref]));
-    await long.writeMetadata.executeWithOptions({ ...o.long, summary: `list, read footers, write manifests + metadata.json for ${t}` }, [ref]);
     undo.push(() => short.unregisterTable.executeWithOptions({ ...o.short, summary: `undo: unregister ${t} (no purge)` }, [ref]));
     await short.registerTable.executeWithOptions({ ...o.short, summary: `register ${t} in the catalog` }, [ref]);
     await long.validateTable.executeWithOptions({ ...o.long, summary: `validate ${t}: rows, files, schema` }, [ref]);

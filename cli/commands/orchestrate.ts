@@ -3,6 +3,7 @@
 // starts `migrate/<plan>`; everything else addresses that workflow by the plan id (first 12 hex).
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { Option } from 'commander';
 import type { Command } from 'commander';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
@@ -55,29 +56,36 @@ export function registerOrchestration(program: Command, io: IO): void {
     .command('worker')
     .description('run a Temporal worker: the migration workflows and the per-table activities')
     .option('--concurrency <n>', 'activities at once', (v) => Number(v), 16)
-    .addHelpText('after', '\nExamples:\n  migrate worker -c migrate.yaml\n\nStops on SIGINT/SIGTERM after in-flight activities are handed back.')
-    .action(async (opts: { concurrency: number }, cmd: Command) => {
+    .addOption(new Option('--role <role>', 'what this process runs: both (default), only the workflows, or only the activities').choices(['all', 'workflows', 'activities']).default('all'))
+    .addHelpText('after', '\nExamples:\n  migrate worker -c migrate.yaml\n  migrate worker -c migrate.yaml --role activities --concurrency 32   # more activity processes, one workflow process\n\nStops on SIGINT/SIGTERM after in-flight activities are handed back.\nWorkflow tasks are short but latency-bound; the activities are CPU-bound (footer decoding). In one\nprocess they share one event loop, and workflow tasks wait behind activity work; with --role the two\ncan run in separate processes (or hosts) on the same task queue.')
+    .action(async (opts: { concurrency: number; role: 'all' | 'workflows' | 'activities' }, cmd: Command) => {
       const config = cfg(cmd);
       const t = config.temporal;
       if (t === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, 'temporal is not configured');
-      const [state, catalog] = [await openState(config), await openCatalog(config)];
-      const hms = openHmsReader(config);
-      const stores = openStores(config);
+      const withActivities = opts.role !== 'workflows';
+      const closers: (() => Promise<unknown> | void)[] = [];
+      let activities: ReturnType<typeof workerActivities> | undefined;
+      if (withActivities) {
+        const [state, catalog] = [await openState(config), await openCatalog(config)];
+        const hms = openHmsReader(config);
+        const stores = openStores(config);
+        closers.push(() => state.close(), () => hms.close(), () => stores.close());
+        activities = workerActivities({ state, hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', actor: `worker:${os.hostname()}:${process.pid}`, toolVersion: toolVersion(), resultsLocation: config.validation?.resultsLocation });
+      }
       const connection = await NativeConnection.connect({ address: t.address });
+      closers.push(() => connection.close());
       const worker = await Worker.create({
         connection,
         namespace: t.namespace,
         taskQueue: t.taskQueue,
-        workflowsPath: require.resolve('../../workflows/index'),
-        activities: workerActivities({ state, hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', actor: `worker:${os.hostname()}:${process.pid}`, toolVersion: toolVersion(), resultsLocation: config.validation?.resultsLocation }),
-        maxConcurrentActivityTaskExecutions: opts.concurrency,
+        ...(opts.role !== 'activities' ? { workflowsPath: require.resolve('../../workflows/index') } : {}),
+        ...(activities !== undefined ? { activities, maxConcurrentActivityTaskExecutions: opts.concurrency } : {}),
       });
-      io.err(`worker polling ${t.taskQueue} on ${t.address} (namespace ${t.namespace})\n`);
+      io.err(`worker (${opts.role}) polling ${t.taskQueue} on ${t.address} (namespace ${t.namespace})\n`);
       try {
         await worker.run();
       } finally {
-        await Promise.allSettled([state.close(), hms.close(), connection.close()]);
-        stores.close();
+        await Promise.allSettled(closers.map(async (c) => c()));
       }
       io.setExit(ExitCode.OK);
     });

@@ -54,6 +54,10 @@ function serverEnv(ctx: StackContext): NodeJS.ProcessEnv {
     CATALOG_URI: `jdbc:sqlite:file:${path.join(dataDir(ctx, NAME), 'catalog.db')}`,
     // As the upstream Docker image: namespaces exist only when created, not implied by tables.
     CATALOG_JDBC_STRICT__MODE: 'true',
+    // One pooled SQLite connection: with the default two, concurrent registers (apply at 24 tables
+    // in flight) hit SQLITE_BUSY and one connection was left holding the write lock, after which
+    // every write answered 500 until the server restarted. SQLite serialises writes anyway.
+    CATALOG_CLIENTS: '1',
     CATALOG_WAREHOUSE: s.warehouse,
     CATALOG_IO__IMPL: 'org.apache.iceberg.aws.s3.S3FileIO',
     CATALOG_S3_ENDPOINT: `http://127.0.0.1:${ctx.port('s3')}`,
