@@ -1,6 +1,7 @@
 // Saves the event histories of one plan's workflows (migration, waves, a few tables, a rollback)
 // from the dev server into test/fixtures/histories/, for the replay test (test/workflows/replay).
-// Run after a real apply: npx tsx dev/tools/record-histories.ts <plan-id> [--out dir]
+// Run after a real apply: npx tsx dev/tools/record-histories.ts <plan-id> [--out dir] [--name-prefix p-]
+// (a name prefix keeps the histories of an older workflow version next to the new ones).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -11,6 +12,8 @@ async function main(): Promise<void> {
   if (id === undefined) throw new Error('usage: record-histories.ts <plan-id> [--out dir]');
   const outIdx = process.argv.indexOf('--out');
   const out = outIdx > 0 ? (process.argv[outIdx + 1] as string) : path.join(__dirname, '..', '..', 'test', 'fixtures', 'histories');
+  const pIdx = process.argv.indexOf('--name-prefix');
+  const namePrefix = pIdx > 0 ? (process.argv[pIdx + 1] as string) : '';
   mkdirSync(out, { recursive: true });
   const address = process.env.HIM_TEMPORAL_ADDRESS;
   if (address === undefined) throw new Error('set HIM_TEMPORAL_ADDRESS (eval "$(npm run -s stack -- env)")');
@@ -18,7 +21,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection });
   const kinds = new Map<string, number>();
   const save = async (workflowId: string, runId: string, name: string): Promise<void> => {
-    const file = path.join(out, `${name}.json`);
+    const file = path.join(out, `${namePrefix}${name}.json`);
     writeFileSync(file, historyToJSON(await client.workflow.getHandle(workflowId, runId).fetchHistory()));
     process.stdout.write(`${file}\n`);
   };

@@ -11,9 +11,20 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 
 describe('workflow replay', () => {
   it('has recorded histories of every workflow type, including a compensated failure and a view', () => {
-    const types = new Set(files.map((f) => f.split('-')[0]));
+    const types = new Set(files.map((f) => f.replace(/^v[\d.]+-/, '').split('-')[0]));
     expect([...types].sort()).toEqual(['migrationWorkflow', 'nightlyValidationWorkflow', 'rollbackWaveWorkflow', 'tableWorkflow', 'waveWorkflow']);
     expect(files).toEqual(expect.arrayContaining(['tableWorkflow-failed-compensated.json', 'tableWorkflow-view-skipped.json']));
+  });
+
+  it('covers both table-step versions: histories from before and after the original moved into the write step', () => {
+    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    // Activity type names are plain strings in the history JSON.
+    expect(read('tableWorkflow-0.json')).toContain('"snapshotOriginal"');
+    expect(read('tableWorkflow-0.json')).not.toContain('saveOriginalAndWrite');
+    for (const f of ['v0.2-tableWorkflow-0.json', 'v0.2-tableWorkflow-failed-compensated.json', 'v0.2-tableWorkflow-view-skipped.json']) {
+      expect(read(f)).toContain('"saveOriginalAndWrite"');
+      expect(read(f)).not.toContain('"snapshotOriginal"');
+    }
   });
 
   it.each(files)('%s replays without nondeterminism', async (file) => {
