@@ -12,6 +12,7 @@ import type { IcebergType, NestedField, PrimitiveType, PrimitiveValue } from '..
 import type { FileStats, FooterContext, FooterReader } from '../../core/storage/file-stats';
 import type { ObjectStore } from '../../core/storage/object-store';
 import { loadThrift } from './hyparquet';
+import { decodeFileMetaData } from './parquet-compact';
 import { isWithheld, pickMinMax, statValue } from './parquet-bounds';
 import type { Withheld } from './parquet-bounds';
 import { ConvertedType, PhysicalType, Repetition, fileMetaData } from './parquet-thrift';
@@ -46,8 +47,19 @@ export async function readParquetFooterBytes(store: ObjectStore, path: string, s
   return out;
 }
 
-/** Decodes serialized FileMetaData. */
-export async function decodeParquetFooter(path: string, meta: Uint8Array): Promise<FileMetaData> {
+/** Decodes serialized FileMetaData (parquet-compact.ts: only the fields the stats need). */
+export function decodeParquetFooterSync(path: string, meta: Uint8Array): FileMetaData {
+  try {
+    const md = decodeFileMetaData(meta);
+    if (md.schema.length === 0) throw new Error('empty schema');
+    return md;
+  } catch (e) {
+    throw corrupt(path, `cannot decode FileMetaData: ${(e as Error).message}`, e);
+  }
+}
+
+/** Decodes serialized FileMetaData with the generic Thrift decoder (hyparquet): the cross-check. */
+export async function decodeParquetFooterGeneric(path: string, meta: Uint8Array): Promise<FileMetaData> {
   const thrift = await loadThrift();
   try {
     const reader = { view: new DataView(meta.buffer, meta.byteOffset, meta.byteLength), offset: 0 };
@@ -57,6 +69,10 @@ export async function decodeParquetFooter(path: string, meta: Uint8Array): Promi
   } catch (e) {
     throw corrupt(path, `cannot decode FileMetaData: ${(e as Error).message}`, e);
   }
+}
+
+export function decodeParquetFooter(path: string, meta: Uint8Array): Promise<FileMetaData> {
+  return Promise.resolve(decodeParquetFooterSync(path, meta));
 }
 
 interface SchemaNode {
@@ -263,7 +279,7 @@ export class ParquetFooterReader implements FooterReader {
 
   async readStats(path: string, size: number, context: FooterContext): Promise<FileStats> {
     const meta = await readParquetFooterBytes(this.store, path, size, this.tailBytes);
-    const md = await decodeParquetFooter(path, meta);
+    const md = decodeParquetFooterSync(path, meta);
     try {
       return parquetStats(path, md, context);
     } catch (e) {

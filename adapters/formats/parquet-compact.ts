@@ -1,0 +1,338 @@
+// A Thrift compact-protocol decoder for exactly the parts of Parquet's FileMetaData the footer
+// reader uses, skipping everything else without materialising it (encodings, encoding stats,
+// key/value metadata — pyarrow puts the whole Arrow schema there —, page/bloom index offsets,
+// size statistics). Integers are decoded as numbers (counts, sizes and offsets of one file stay
+// far below 2^53; a larger varint is rejected as corrupt rather than rounded).
+//
+// Wire format: Thrift compact protocol (thrift/doc/specs/thrift-compact-protocol.md); field ids:
+// parquet-format's parquet.thrift. Produces the same FileMetaData shape as before (parquet-thrift.ts),
+// so the stats mapping is unchanged; test/unit/formats/parquet-compact.test.ts checks it against
+// the generic decoder on pyarrow-written footers.
+import type { ColumnChunk, FileMetaData, LogicalType, RawStatistics, RowGroup, SchemaElement } from './parquet-thrift';
+
+const T = { STOP: 0, TRUE: 1, FALSE: 2, BYTE: 3, I16: 4, I32: 5, I64: 6, DOUBLE: 7, BINARY: 8, LIST: 9, SET: 10, MAP: 11, STRUCT: 12, UUID: 13 } as const;
+
+export class CompactDecodeError extends Error {}
+
+const utf8 = new TextDecoder();
+
+class Reader {
+  pos = 0;
+  constructor(readonly buf: Uint8Array) {}
+
+  byte(): number {
+    if (this.pos >= this.buf.length) throw new CompactDecodeError(`unexpected end of footer at byte ${this.pos}`);
+    return this.buf[this.pos++] as number;
+  }
+
+  /** Unsigned varint as a number (≤ 2^53). */
+  uvarint(): number {
+    let result = 0;
+    let mul = 1;
+    for (let i = 0; i < 8; i++) {
+      const b = this.byte();
+      result += (b & 0x7f) * mul;
+      if ((b & 0x80) === 0) return result;
+      mul *= 128;
+    }
+    throw new CompactDecodeError(`varint longer than 56 bits at byte ${this.pos}`);
+  }
+
+  /** Zigzag varint (i16/i32/i64) as a number. */
+  int(): number {
+    const u = this.uvarint();
+    // (u >>> 1) ^ -(u & 1), without 32-bit truncation.
+    return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+  }
+
+  binary(): Uint8Array {
+    const n = this.uvarint();
+    const end = this.pos + n;
+    if (end > this.buf.length) throw new CompactDecodeError(`binary of ${n} bytes runs past the footer at byte ${this.pos}`);
+    const out = this.buf.subarray(this.pos, end);
+    this.pos = end;
+    return out;
+  }
+
+  string(): string {
+    return utf8.decode(this.binary());
+  }
+
+  /** List/set header: [size, element type]. */
+  listHeader(): [number, number] {
+    const h = this.byte();
+    const size = h >> 4 === 15 ? this.uvarint() : h >> 4;
+    return [size, h & 0x0f];
+  }
+
+  skip(type: number, depth = 0): void {
+    if (depth > 64) throw new CompactDecodeError('nesting too deep');
+    switch (type) {
+      case T.TRUE:
+      case T.FALSE:
+        return;
+      case T.BYTE:
+        this.pos++;
+        return;
+      case T.I16:
+      case T.I32:
+      case T.I64:
+        this.uvarint();
+        return;
+      case T.DOUBLE:
+        this.pos += 8;
+        return;
+      case T.UUID:
+        this.pos += 16;
+        return;
+      case T.BINARY: {
+        const n = this.uvarint(); // not `pos += uvarint()`: that adds to the position before the length
+        this.pos += n;
+        return;
+      }
+      case T.LIST:
+      case T.SET: {
+        const [n, et] = this.listHeader();
+        if (et === T.TRUE || et === T.FALSE) this.pos += n; // booleans in containers: one byte each
+        else for (let i = 0; i < n; i++) this.skip(et, depth + 1);
+        return;
+      }
+      case T.MAP: {
+        const n = this.uvarint();
+        if (n === 0) return;
+        const kv = this.byte();
+        for (let i = 0; i < n; i++) {
+          this.skip(kv >> 4, depth + 1);
+          this.skip(kv & 0x0f, depth + 1);
+        }
+        return;
+      }
+      case T.STRUCT:
+        this.struct(() => false, depth + 1);
+        return;
+      default:
+        throw new CompactDecodeError(`unknown compact type ${type} at byte ${this.pos - 1}`);
+    }
+    if (this.pos > this.buf.length) throw new CompactDecodeError('field runs past the footer');
+  }
+
+  /**
+   * Reads a struct's fields in order; `field(id, type)` consumes the value and returns true, or
+   * returns false to have it skipped.
+   */
+  struct(field: (id: number, type: number) => boolean, depth = 0): void {
+    let last = 0;
+    for (;;) {
+      const h = this.byte();
+      const type = h & 0x0f;
+      if (type === T.STOP) return;
+      const delta = h >> 4;
+      const id = delta === 0 ? this.int() : last + delta;
+      last = id;
+      if (!field(id, type)) this.skip(type, depth);
+    }
+  }
+
+  /** A list of structs. */
+  structs<R>(one: () => R): R[] {
+    const [n, et] = this.listHeader();
+    if (et !== T.STRUCT) throw new CompactDecodeError(`expected a list of structs, found element type ${et}`);
+    const out = new Array<R>(n);
+    for (let i = 0; i < n; i++) out[i] = one();
+    return out;
+  }
+}
+
+function schemaElement(r: Reader): SchemaElement {
+  let type: number | undefined;
+  let typeLength: number | undefined;
+  let repetition: number | undefined;
+  let name = '';
+  let numChildren: number | undefined;
+  let convertedType: number | undefined;
+  let scale: number | undefined;
+  let precision: number | undefined;
+  let fieldId: number | undefined;
+  let logicalType: LogicalType | undefined;
+  r.struct((id, t) => {
+    if (id === 4 && t === T.BINARY) name = r.string();
+    else if (id === 10 && t === T.STRUCT) logicalType = logical(r);
+    else if (id >= 1 && id <= 9 && t === T.I32) {
+      const v = r.int();
+      if (id === 1) type = v;
+      else if (id === 2) typeLength = v;
+      else if (id === 3) repetition = v;
+      else if (id === 5) numChildren = v;
+      else if (id === 6) convertedType = v;
+      else if (id === 7) scale = v;
+      else if (id === 8) precision = v;
+      else fieldId = v;
+    } else return false;
+    return true;
+  });
+  return { type, typeLength, repetition, name, numChildren, convertedType, scale, precision, fieldId, logicalType };
+}
+
+const SIMPLE: Readonly<Record<number, LogicalType>> = {
+  1: { kind: 'STRING' }, 2: { kind: 'MAP' }, 3: { kind: 'LIST' }, 4: { kind: 'ENUM' }, 6: { kind: 'DATE' },
+  12: { kind: 'JSON' }, 13: { kind: 'BSON' }, 14: { kind: 'UUID' }, 15: { kind: 'FLOAT16' },
+};
+
+/** parquet.thrift `LogicalType` (a union: the first set member decides). */
+function logical(r: Reader): LogicalType {
+  let out: LogicalType | undefined;
+  r.struct((id, t) => {
+    if (t !== T.STRUCT || out !== undefined) return false;
+    const simple = SIMPLE[id];
+    if (simple !== undefined) {
+      r.skip(T.STRUCT);
+      out = simple;
+    } else if (id === 5) {
+      let scale = 0;
+      let precision = 0;
+      r.struct((fid, ft) => {
+        if (ft !== T.I32) return false;
+        if (fid === 1) scale = r.int();
+        else if (fid === 2) precision = r.int();
+        else return false;
+        return true;
+      });
+      out = { kind: 'DECIMAL', scale, precision };
+    } else if (id === 7 || id === 8) {
+      let isAdjustedToUTC = false;
+      let unit: 'MILLIS' | 'MICROS' | 'NANOS' = 'NANOS';
+      r.struct((fid, ft) => {
+        if (fid === 1 && (ft === T.TRUE || ft === T.FALSE)) isAdjustedToUTC = ft === T.TRUE;
+        else if (fid === 2 && ft === T.STRUCT) {
+          r.struct((uid, ut) => {
+            if (ut !== T.STRUCT) return false;
+            unit = uid === 1 ? 'MILLIS' : uid === 2 ? 'MICROS' : 'NANOS';
+            r.skip(T.STRUCT);
+            return true;
+          });
+        } else return false;
+        return true;
+      });
+      out = { kind: id === 7 ? 'TIME' : 'TIMESTAMP', isAdjustedToUTC, unit };
+    } else if (id === 10) {
+      let bitWidth = 0;
+      let isSigned = false;
+      r.struct((fid, ft) => {
+        if (fid === 1 && ft === T.BYTE) bitWidth = (r.byte() << 24) >> 24;
+        else if (fid === 2 && (ft === T.TRUE || ft === T.FALSE)) isSigned = ft === T.TRUE;
+        else return false;
+        return true;
+      });
+      out = { kind: 'INTEGER', bitWidth, isSigned };
+    } else return false;
+    return true;
+  });
+  return out ?? { kind: 'OTHER' };
+}
+
+function statistics(r: Reader): RawStatistics {
+  let max: Uint8Array | undefined;
+  let min: Uint8Array | undefined;
+  let nullCount: bigint | undefined;
+  let maxValue: Uint8Array | undefined;
+  let minValue: Uint8Array | undefined;
+  r.struct((id, t) => {
+    if (t === T.BINARY) {
+      if (id === 1) max = r.binary();
+      else if (id === 2) min = r.binary();
+      else if (id === 5) maxValue = r.binary();
+      else if (id === 6) minValue = r.binary();
+      else return false;
+    } else if (id === 3 && t === T.I64) nullCount = BigInt(r.int());
+    else return false;
+    return true;
+  });
+  return { max, min, nullCount, maxValue, minValue };
+}
+
+function columnMetaData(r: Reader): ColumnChunk {
+  let physicalType = -1;
+  const path: string[] = [];
+  let numValues = 0;
+  let totalCompressedSize = 0;
+  let dataPageOffset = 0;
+  let dictionaryPageOffset: number | undefined;
+  let stats: RawStatistics | undefined;
+  r.struct((id, t) => {
+    if (id === 1 && t === T.I32) physicalType = r.int();
+    else if (id === 3 && t === T.LIST) {
+      const [n, et] = r.listHeader();
+      if (et !== T.BINARY) throw new CompactDecodeError('path_in_schema is not a list of strings');
+      for (let i = 0; i < n; i++) path.push(r.string());
+    } else if (t === T.I64 && (id === 5 || id === 7 || id === 9 || id === 11)) {
+      const v = r.int();
+      if (id === 5) numValues = v;
+      else if (id === 7) totalCompressedSize = v;
+      else if (id === 9) dataPageOffset = v;
+      else dictionaryPageOffset = v;
+    } else if (id === 12 && t === T.STRUCT) stats = statistics(r);
+    else return false;
+    return true;
+  });
+  return {
+    physicalType,
+    path,
+    numValues: BigInt(numValues),
+    totalCompressedSize: BigInt(totalCompressedSize),
+    dataPageOffset: BigInt(dataPageOffset),
+    dictionaryPageOffset: dictionaryPageOffset === undefined ? undefined : BigInt(dictionaryPageOffset),
+    statistics: stats,
+  };
+}
+
+function columnChunk(r: Reader): ColumnChunk {
+  let md: ColumnChunk | undefined;
+  r.struct((id, t) => {
+    if (id !== 3 || t !== T.STRUCT) return false;
+    md = columnMetaData(r);
+    return true;
+  });
+  if (md === undefined) throw new CompactDecodeError('column chunk without meta_data (encrypted or external column chunks are not supported)');
+  return md;
+}
+
+function rowGroup(r: Reader): RowGroup {
+  let columns: ColumnChunk[] = [];
+  let numRows = 0;
+  r.struct((id, t) => {
+    if (id === 1 && t === T.LIST) columns = r.structs(() => columnChunk(r));
+    else if (id === 3 && t === T.I64) numRows = r.int();
+    else return false;
+    return true;
+  });
+  return { columns, numRows: BigInt(numRows) };
+}
+
+/** FileMetaData from its serialized bytes (the footer without the length and magic). */
+export function decodeFileMetaData(bytes: Uint8Array): FileMetaData {
+  const r = new Reader(bytes);
+  let schema: SchemaElement[] = [];
+  let numRows = 0;
+  let rowGroups: RowGroup[] = [];
+  let createdBy: string | undefined;
+  let typeDefinedOrder: boolean[] | undefined;
+  r.struct((id, t) => {
+    if (id === 2 && t === T.LIST) schema = r.structs(() => schemaElement(r));
+    else if (id === 3 && t === T.I64) numRows = r.int();
+    else if (id === 4 && t === T.LIST) rowGroups = r.structs(() => rowGroup(r));
+    else if (id === 6 && t === T.BINARY) createdBy = r.string();
+    else if (id === 7 && t === T.LIST) {
+      typeDefinedOrder = r.structs(() => {
+        let typeOrder = false;
+        r.struct((oid, ot) => {
+          if (oid === 1 && ot === T.STRUCT) typeOrder = true;
+          return false; // skipped either way (TypeDefinedOrder is an empty struct)
+        });
+        return typeOrder;
+      });
+    } else return false;
+    return true;
+  });
+  if (r.pos > bytes.length) throw new CompactDecodeError('footer ends inside a field');
+  return { schema, numRows: BigInt(numRows), rowGroups, createdBy, typeDefinedOrder };
+}
