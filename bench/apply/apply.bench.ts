@@ -62,7 +62,19 @@ async function main(): Promise<void> {
 
   const workers: ChildProcess[] = [];
   const roles = SPLIT ? ['workflows', ...Array.from({ length: WORKERS }, () => 'activities')] : Array.from({ length: WORKERS }, () => 'all');
-  for (const role of roles) workers.push(spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfg, '--role', role, '--concurrency', String(Math.max(16, CONCURRENCY))], { cwd: root, env: process.env, stdio: 'ignore' }));
+  for (const role of roles) workers.push(spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfg, '--role', role, '--concurrency', String(Math.max(16, CONCURRENCY))], { cwd: root, env: process.env, stdio: 'ignore', detached: true }));
+  // Each worker leads its own process group (bin/migrate → tsx → node); stop the whole group, also
+  // when the bench fails (an orphaned worker kept polling after a failed run).
+  const stopWorkers = (): void => {
+    for (const w of workers) {
+      try {
+        if (w.pid !== undefined) process.kill(-w.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+    }
+  };
+  process.on('exit', stopWorkers);
   await new Promise((r) => setTimeout(r, 8000)); // workers bundle the workflows before polling
   const rss: number[] = workers.map(() => 0);
   const sampler = setInterval(() => workers.forEach((w, i) => (rss[i] = Math.max(rss[i] ?? 0, vmHwmMb(w.pid ?? 0)))), 2000);
@@ -132,7 +144,7 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 
-  for (const w of workers) w.kill('SIGTERM');
+  stopWorkers();
   const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
   for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) await catalog.dropTable(t);
   await catalog.dropNamespace([`${nsPrefix}${db}`]).catch(() => undefined);

@@ -34,7 +34,9 @@ export const component: Component = {
     const root = dataDir(ctx, NAME);
     await fs.mkdir(root, { recursive: true });
     const bin = path.join(installDir(ctx, NAME), 'bin', 'versitygw');
-    const pid = await spawnDaemon(ctx, NAME, bin, ['--port', `127.0.0.1:${ctx.port(NAME)}`, '--quiet', 'posix', root], {
+    // --keep-alive: versitygw closes every connection after one response by default (Connection:
+    // close), so each ranged GET paid a TCP connect; S3 itself keeps connections open.
+    const pid = await spawnDaemon(ctx, NAME, bin, ['--port', `127.0.0.1:${ctx.port(NAME)}`, '--quiet', '--keep-alive', 'posix', root], {
       env: { ROOT_ACCESS_KEY: cred(ctx, 's3AccessKey'), ROOT_SECRET_KEY: cred(ctx, 's3SecretKey') },
     });
     await waitFor(ctx, NAME, async () => (await this.health(ctx)).ok, 30_000, pid);
