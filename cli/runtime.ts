@@ -12,6 +12,7 @@ import type { ObjectStore } from '../core/storage/object-store';
 import { RestCatalog } from '../adapters/catalog/rest';
 import { ThriftHmsReader } from '../adapters/hms/thrift/reader';
 import { PostgresStateStore } from '../adapters/state/postgres';
+import { S3RangedGet } from '../adapters/storage/s3-ranged-get';
 import { RoutingObjectStore } from '../adapters/storage/routing-store';
 
 export function toolVersion(): string {
@@ -48,10 +49,18 @@ export interface Stores {
 /** One S3 client shared by per-table stores (each guarded to its own metadata prefix). */
 export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env): Stores {
   const s3 = config.storage?.s3;
-  const client = new S3Client({ endpoint: s3?.endpoint, region: s3?.region ?? env.AWS_REGION ?? 'us-east-1', forcePathStyle: s3?.forcePathStyle ?? s3?.endpoint !== undefined });
+  const region = s3?.region ?? env.AWS_REGION ?? 'us-east-1';
+  const pathStyle = s3?.forcePathStyle ?? s3?.endpoint !== undefined;
+  const client = new S3Client({ endpoint: s3?.endpoint, region, forcePathStyle: pathStyle });
+  // One keep-alive socket pool for every table's footer reads: a pool per store leaked its idle
+  // sockets (a worker crashed out of file descriptors after ~500 tables against a keep-alive S3).
+  const rangedGet = s3?.endpoint === undefined ? undefined : new S3RangedGet(client, region, s3.endpoint, pathStyle, 64, 60_000);
   return {
-    storeFor: (metadataPrefixes) => new RoutingObjectStore({ metadataPrefixes, s3: { client, endpoint: s3?.endpoint, region: s3?.region, forcePathStyle: s3?.forcePathStyle ?? s3?.endpoint !== undefined } }),
-    close: () => client.destroy(),
+    storeFor: (metadataPrefixes) => new RoutingObjectStore({ metadataPrefixes, s3: { client, endpoint: s3?.endpoint, region: s3?.region, forcePathStyle: pathStyle, ...(rangedGet !== undefined ? { rangedGet } : {}) } }),
+    close: () => {
+      rangedGet?.destroy();
+      client.destroy();
+    },
   };
 }
 

@@ -38,6 +38,11 @@ export interface S3StoreOptions {
    * the SDK's per-request CPU cost caps footer reads on small machines.
    */
   readonly leanRangedGets?: boolean;
+  /**
+   * A shared lean GET path (its keep-alive sockets are pooled across stores; the store does not
+   * destroy it). Without it each store opens its own pool, which a per-table store must destroy.
+   */
+  readonly rangedGet?: S3RangedGet;
 }
 
 interface S3Path {
@@ -64,6 +69,7 @@ export class S3ObjectStore implements ObjectStore {
   private readonly endpoint: string;
   private readonly ownsClient: boolean;
   private readonly lean: S3RangedGet | undefined;
+  private readonly ownsLean: boolean;
   /** HTTP GET attempts sent (both paths), for tests and benchmarks. */
   readonly stats = { gets: 0 };
 
@@ -93,11 +99,12 @@ export class S3ObjectStore implements ObjectStore {
     const region = opts.region ?? process.env.AWS_REGION ?? 'us-east-1';
     const pathStyle = opts.forcePathStyle ?? opts.endpoint !== undefined;
     // A caller-provided client without an endpoint: we cannot know where to send lean requests.
-    this.lean = opts.leanRangedGets === false || (opts.client !== undefined && opts.endpoint === undefined) ? undefined : new S3RangedGet(this.client, region, opts.endpoint, pathStyle, maxSockets, opts.requestTimeoutMs ?? 60_000);
+    this.ownsLean = opts.rangedGet === undefined;
+    this.lean = opts.leanRangedGets === false ? undefined : opts.rangedGet ?? (opts.client !== undefined && opts.endpoint === undefined ? undefined : new S3RangedGet(this.client, region, opts.endpoint, pathStyle, maxSockets, opts.requestTimeoutMs ?? 60_000));
   }
 
   destroy(): void {
-    this.lean?.destroy();
+    if (this.ownsLean) this.lean?.destroy();
     if (this.ownsClient) this.client.destroy();
   }
 

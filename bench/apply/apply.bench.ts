@@ -6,7 +6,7 @@
 //   npx tsx bench/apply/apply.bench.ts [--tables 1000] [--files 20] [--concurrency 32] [--workers 1] [--prefix benchval]
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -62,7 +62,13 @@ async function main(): Promise<void> {
 
   const workers: ChildProcess[] = [];
   const roles = SPLIT ? ['workflows', ...Array.from({ length: WORKERS }, () => 'activities')] : Array.from({ length: WORKERS }, () => 'all');
-  for (const role of roles) workers.push(spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfg, '--role', role, '--concurrency', String(Math.max(16, CONCURRENCY))], { cwd: root, env: process.env, stdio: 'ignore', detached: true }));
+  // Worker logs stay after the run (a worker that dies mid-run is otherwise a silent hang).
+  const logs = roles.map((role, i) => path.join(os.tmpdir(), `him-bench-apply-${run}-worker-${i}-${role}.log`));
+  roles.forEach((role, i) => {
+    const log = openSync(logs[i] as string, 'w');
+    workers.push(spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfg, '--role', role, '--concurrency', String(Math.max(16, CONCURRENCY))], { cwd: root, env: process.env, stdio: ['ignore', log, log], detached: true }));
+  });
+  workers.forEach((w, i) => w.on('exit', (code, signal) => process.stderr.write(`[bench] worker ${i} exited (code ${code}, signal ${signal}); log ${logs[i]}\n`)));
   // Each worker leads its own process group (bin/migrate → tsx → node); stop the whole group, also
   // when the bench fails (an orphaned worker kept polling after a failed run).
   const stopWorkers = (): void => {
