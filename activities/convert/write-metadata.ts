@@ -20,7 +20,8 @@ import { writeManifestList } from '../../adapters/avro/manifest-list-writer';
 import { writeManifests } from '../../adapters/avro/manifest-writer';
 import { AvroFooterReader } from '../../adapters/formats/avro';
 import { OrcFooterReader } from '../../adapters/formats/orc';
-import { ParquetFooterReader } from '../../adapters/formats/parquet';
+import { sharedFooterThreads } from '../../adapters/formats/footer-threads';
+import { DEFAULT_TAIL_BYTES, ParquetFooterReader } from '../../adapters/formats/parquet';
 import type { ListingFinding, LocationListing } from '../../adapters/storage/list-partition';
 import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
 import { mapOrdered } from './ordered-pool';
@@ -89,7 +90,8 @@ function putOnceOutput(store: ObjectStore, path: string, written: WrittenFile[])
 }
 
 function defaultFooters(store: ObjectStore): Record<DataFileFormat, FooterReader> {
-  return { PARQUET: new ParquetFooterReader(store), ORC: new OrcFooterReader(store), AVRO: new AvroFooterReader(store) };
+  // Parquet's decode + metrics mapping run on the footer threads when there are any (HIM_FOOTER_THREADS).
+  return { PARQUET: new ParquetFooterReader(store, DEFAULT_TAIL_BYTES, sharedFooterThreads()), ORC: new OrcFooterReader(store), AVRO: new AvroFooterReader(store) };
 }
 
 /** Listing of every location of the table, in location order; our own metadata directory is not data. */

@@ -273,18 +273,28 @@ function assemble(acc: Map<number, Acc>, index: Map<number, { type: PrimitiveTyp
   return { columnSizes, valueCounts, nullValueCounts, lowerBounds, upperBounds, boundsWithheld };
 }
 
+/** parquetStats with a non-coded failure reported as a corrupt footer naming the file. */
+export function parquetStatsChecked(path: string, md: FileMetaData, context: FooterContext): FileStats {
+  try {
+    return parquetStats(path, md, context);
+  } catch (e) {
+    if (e instanceof MigrationError) throw e;
+    throw corrupt(path, `inconsistent footer: ${(e as Error).message}`, e);
+  }
+}
+
+/** Where the CPU half of a footer read runs: the calling thread, or a pool (footer-threads.ts). */
+export interface FooterStatsDecoder {
+  stats(path: string, bytes: Uint8Array, context: FooterContext): Promise<FileStats>;
+}
+
 /** FooterReader for Parquet over any ObjectStore. */
 export class ParquetFooterReader implements FooterReader {
-  constructor(private readonly store: ObjectStore, private readonly tailBytes = DEFAULT_TAIL_BYTES) {}
+  constructor(private readonly store: ObjectStore, private readonly tailBytes = DEFAULT_TAIL_BYTES, private readonly decoder: FooterStatsDecoder | null = null) {}
 
   async readStats(path: string, size: number, context: FooterContext): Promise<FileStats> {
     const meta = await readParquetFooterBytes(this.store, path, size, this.tailBytes);
-    const md = decodeParquetFooterSync(path, meta);
-    try {
-      return parquetStats(path, md, context);
-    } catch (e) {
-      if (e instanceof MigrationError) throw e;
-      throw corrupt(path, `inconsistent footer: ${(e as Error).message}`, e);
-    }
+    if (this.decoder !== null) return this.decoder.stats(path, meta, context);
+    return parquetStatsChecked(path, decodeParquetFooterSync(path, meta), context);
   }
 }

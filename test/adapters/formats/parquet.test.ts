@@ -4,6 +4,7 @@
 // exactly two GETs.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { FooterThreads } from '../../../adapters/formats/footer-threads';
 import { ParquetFooterReader, DEFAULT_TAIL_BYTES, decodeParquetFooterGeneric, decodeParquetFooterSync } from '../../../adapters/formats/parquet';
 import { trustsBinaryDeprecatedStats } from '../../../adapters/formats/parquet-bounds';
 import { ErrorCode, MigrationError } from '../../../core/errors';
@@ -221,4 +222,29 @@ describe('the compact FileMetaData decoder (parquet-compact.ts)', () => {
       }
     }
   });
+});
+
+describe('footer threads (footer-threads.ts)', () => {
+  test('stats from a worker thread equal the calling thread\'s, and a corrupt footer fails with its code and file', async () => {
+    const pool = new FooterThreads(2);
+    try {
+      const inline = new ParquetFooterReader(fx.store());
+      const threaded = new ParquetFooterReader(fx.store(), DEFAULT_TAIL_BYTES, pool);
+      for (const name of ['basic.parquet', 'dec_int.parquet', 'int96.parquet', 'bigfooter.parquet']) {
+        const size = fx.facts[name]?.size ?? 0;
+        const [a, b] = await Promise.all([inline.readStats(fx.uri(name), size, ctx), threaded.readStats(fx.uri(name), size, ctx)]);
+        expect(b).toEqual(a);
+        expect(b.recordCount).toBe(fx.facts[name]?.num_rows);
+      }
+      const meta = readFileSync(join(fx.dir, 'basic.parquet'));
+      const len = meta.readUInt32LE(meta.length - 8);
+      const cut = new Uint8Array(meta.subarray(meta.length - 8 - len, meta.length - 8 - Math.floor(len / 2)));
+      const err = await pool.stats('s3://warehouse/x/cut.parquet', cut, ctx).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(MigrationError);
+      expect((err as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
+      expect((err as MigrationError).message).toContain('s3://warehouse/x/cut.parquet');
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 });

@@ -1,0 +1,101 @@
+// A small pool of worker threads for the CPU half of Parquet footer reads (footer-thread.ts). The
+// main thread does the ranged GET and hands the FileMetaData bytes over; a thread decodes them and
+// maps the column chunks to Iceberg metrics. Round-robin over the threads; each table's
+// FooterContext (schema, name mapping) crosses once per thread. Threads are unref'd: an idle pool
+// never keeps a process alive. Memory: one footer per request in flight (bounded by the caller's
+// footer concurrency).
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { ErrorCode, MigrationError } from '../../core/errors';
+import type { FileStats, FooterContext } from '../../core/storage/file-stats';
+import type { StatsRequest } from './footer-thread';
+
+interface Pending {
+  resolve(s: FileStats): void;
+  reject(e: Error): void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  readonly pending: Map<number, Pending>;
+  readonly sent: Set<number>;
+  inFlight: number;
+}
+
+type Reply = { id: number; stats: FileStats } | { id: number; error: { code: string | null; message: string; context: Record<string, unknown> } };
+
+export class FooterThreads {
+  private readonly slots: Slot[] = [];
+  private nextId = 0;
+  private nextCtx = 0;
+  /** One id per schema object (every file of a table shares it). */
+  private readonly ctxIds = new WeakMap<object, number>();
+
+  constructor(readonly size: number) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(path.join(__dirname, 'footer-thread-entry.cjs'));
+    worker.unref();
+    const slot: Slot = { worker, pending: new Map(), sent: new Set(), inFlight: 0 };
+    worker.on('message', (r: Reply) => {
+      const p = slot.pending.get(r.id);
+      if (p === undefined) return;
+      slot.pending.delete(r.id);
+      if (--slot.inFlight === 0) worker.unref();
+      if ('stats' in r) p.resolve(r.stats);
+      else p.reject(r.error.code !== null ? new MigrationError(r.error.code as ErrorCode, r.error.message, r.error.context) : new Error(r.error.message));
+    });
+    worker.on('error', (e) => {
+      // A thread that dies fails its requests (the activity retries) and is replaced.
+      for (const p of slot.pending.values()) p.reject(new MigrationError(ErrorCode.INTERNAL, `footer thread failed: ${e.message}`, {}, { cause: e }));
+      slot.pending.clear();
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots[i] = this.spawn();
+    });
+    return slot;
+  }
+
+  /** FileStats of one Parquet footer (the FileMetaData bytes, without length and magic). */
+  stats(filePath: string, bytes: Uint8Array, ctx: FooterContext): Promise<FileStats> {
+    let ctxId = this.ctxIds.get(ctx.schema);
+    if (ctxId === undefined) {
+      ctxId = this.nextCtx++;
+      this.ctxIds.set(ctx.schema, ctxId);
+    }
+    // Least busy thread (ties: the first).
+    let slot = this.slots[0] as Slot;
+    for (const s of this.slots) if (s.inFlight < slot.inFlight) slot = s;
+    const id = this.nextId++;
+    const firstForThread = !slot.sent.has(ctxId);
+    if (firstForThread) slot.sent.add(ctxId);
+    // Its own buffer, transferred: a view would clone the whole 64 KiB tail buffer behind it.
+    const own = bytes.slice();
+    const msg: StatsRequest = { id, ctxId, path: filePath, bytes: own, ...(firstForThread ? { ctx } : {}) };
+    return new Promise<FileStats>((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject });
+      if (slot.inFlight++ === 0) slot.worker.ref();
+      slot.worker.postMessage(msg, [own.buffer as ArrayBuffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}
+
+let shared: FooterThreads | null | undefined;
+
+/**
+ * The process-wide pool, or null when threads are off. `HIM_FOOTER_THREADS`: number of threads
+ * (0 = off, decode on the calling thread); default: one per CPU beyond the first, at most 4.
+ */
+export function sharedFooterThreads(env: NodeJS.ProcessEnv = process.env): FooterThreads | null {
+  if (shared !== undefined) return shared;
+  const cpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  const n = env.HIM_FOOTER_THREADS !== undefined && env.HIM_FOOTER_THREADS !== '' ? Number(env.HIM_FOOTER_THREADS) : Math.min(4, Math.max(0, cpus - 1));
+  shared = Number.isInteger(n) && n > 0 ? new FooterThreads(n) : null;
+  return shared;
+}
