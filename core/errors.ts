@@ -17,6 +17,10 @@ export const ErrorCode = {
   STORAGE_UNREACHABLE: 'STORAGE_UNREACHABLE',
   STORAGE_ACCESS_DENIED: 'STORAGE_ACCESS_DENIED',
   TEMPORAL_UNREACHABLE: 'TEMPORAL_UNREACHABLE',
+  /** A running workflow's query got no answer: no worker polls its task queue. */
+  TEMPORAL_NO_WORKER: 'TEMPORAL_NO_WORKER',
+  /** The plan's workflow ended without a result (failed, terminated, timed out). */
+  TEMPORAL_WORKFLOW_ENDED: 'TEMPORAL_WORKFLOW_ENDED',
   STATE_DB_UNREACHABLE: 'STATE_DB_UNREACHABLE',
   INTERNAL: 'INTERNAL',
   /** Planning input (tables, edges, options) or a plan file does not match its schema. */

@@ -7,6 +7,7 @@ import { Option } from 'commander';
 import type { Command } from 'commander';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { verifyChain } from '../../core/audit/chain';
 import { AuditAction } from '../../core/audit/chain';
 import { ErrorCode, MigrationError } from '../../core/errors';
@@ -28,6 +29,24 @@ const cfg = (cmd: Command) => {
   return loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() }).config;
 };
 const CALL_MS = 30_000;
+/** A status query waits this long for a worker before the workflow's own record is consulted. */
+const QUERY_MS = 10_000;
+
+/**
+ * A query needs a worker. Without one, a finished plan still has its result on the server (the
+ * workflow returns its final status); a running one gets a coded error naming the task queue.
+ */
+async function statusWithoutWorker(tmp: Awaited<ReturnType<typeof openTemporal>>, h: WorkflowHandle, cause: unknown): Promise<MigrationStatus> {
+  const d = await tmp.deadline(CALL_MS, () => h.describe());
+  const status = d.status.name;
+  if (status === 'COMPLETED') return tmp.deadline(CALL_MS, () => h.result() as Promise<MigrationStatus>);
+  if (status === 'RUNNING') {
+    throw new MigrationError(ErrorCode.TEMPORAL_NO_WORKER, `plan workflow ${h.workflowId} is running but no worker answered (task queue ${d.taskQueue}): start one with migrate worker -c <config>`, { workflowId: h.workflowId, taskQueue: d.taskQueue }, { cause });
+  }
+  let reason = '';
+  if (status === 'FAILED') reason = await h.result().then(() => '', (e: unknown) => `: ${(e as { cause?: Error }).cause?.message ?? (e as Error).message}`);
+  throw new MigrationError(ErrorCode.TEMPORAL_WORKFLOW_ENDED, `plan workflow ${h.workflowId} ended ${status.toLowerCase()}${reason}; see it in the Temporal UI, fix the cause, then migrate apply again`, { workflowId: h.workflowId, status });
+}
 const who = (): string => process.env.MIGRATE_ACTOR ?? `${os.userInfo().username}@${os.hostname()}`;
 export const migrationWorkflowId = (planHash: string): string => `migrate/${planId(planHash)}`;
 
@@ -187,10 +206,10 @@ export function registerOrchestration(program: Command, io: IO): void {
         for (;;) {
           let s: MigrationStatus;
           try {
-            s = await tmp.deadline(CALL_MS, () => h.query(statusQuery));
+            s = await tmp.deadline(QUERY_MS, () => h.query(statusQuery));
           } catch (e) {
             if (e instanceof WorkflowNotFoundError) throw new MigrationError(ErrorCode.USAGE, `no migration workflow for plan ${plan} (run migrate apply first)`);
-            throw e;
+            s = await statusWithoutWorker(tmp, h, e);
           }
           io.out(opts.json ? `${JSON.stringify(s)}\n` : renderStatus(s));
           const ended = ['succeeded', 'failed', 'cancelled'].includes(s.state);
