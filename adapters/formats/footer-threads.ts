@@ -23,6 +23,9 @@ interface Slot {
   inFlight: number;
 }
 
+/** Table contexts a thread keeps (each: a schema and its name mapping). */
+const MAX_CONTEXTS = 64;
+
 type Reply = { id: number; stats: FileStats } | { id: number; error: { code: string | null; message: string; context: Record<string, unknown> } };
 
 export class FooterThreads {
@@ -70,10 +73,20 @@ export class FooterThreads {
     for (const s of this.slots) if (s.inFlight < slot.inFlight) slot = s;
     const id = this.nextId++;
     const firstForThread = !slot.sent.has(ctxId);
-    if (firstForThread) slot.sent.add(ctxId);
+    const drop: number[] = [];
+    if (firstForThread) {
+      slot.sent.add(ctxId);
+      // A long-running worker converts thousands of tables: the thread keeps the latest contexts
+      // only (Set order = insertion order; a dropped one is sent again when next used).
+      for (const old of slot.sent) {
+        if (slot.sent.size <= MAX_CONTEXTS) break;
+        slot.sent.delete(old);
+        drop.push(old);
+      }
+    }
     // Its own buffer, transferred: a view would clone the whole 64 KiB tail buffer behind it.
     const own = bytes.slice();
-    const msg: StatsRequest = { id, ctxId, path: filePath, bytes: own, ...(firstForThread ? { ctx } : {}) };
+    const msg: StatsRequest = { id, ctxId, path: filePath, bytes: own, ...(firstForThread ? { ctx } : {}), ...(drop.length > 0 ? { drop } : {}) };
     return new Promise<FileStats>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
       if (slot.inFlight++ === 0) slot.worker.ref();

@@ -236,6 +236,14 @@ describe('footer threads (footer-threads.ts)', () => {
         expect(b).toEqual(a);
         expect(b.recordCount).toBe(fx.facts[name]?.num_rows);
       }
+      // More tables than a thread keeps contexts for (64), revisited: evicted ones are sent again.
+      const size = fx.facts['basic.parquet']?.size ?? 0;
+      const expected = await inline.readStats(fx.uri('basic.parquet'), size, ctx);
+      const tables = Array.from({ length: 150 }, () => ({ ...ctx, schema: { ...schema } }));
+      for (const order of [tables, [...tables].reverse()]) {
+        const got = await Promise.all(order.map((c) => threaded.readStats(fx.uri('basic.parquet'), size, c)));
+        for (const g of got) expect(g).toEqual(expected);
+      }
       const meta = readFileSync(join(fx.dir, 'basic.parquet'));
       const len = meta.readUInt32LE(meta.length - 8);
       const cut = new Uint8Array(meta.subarray(meta.length - 8 - len, meta.length - 8 - Math.floor(len / 2)));
