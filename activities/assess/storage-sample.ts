@@ -9,7 +9,7 @@ import { FileFormat, TableType } from '../../core/hive/model';
 import type { AssessFinding } from '../../core/plan/assess/types';
 import { AssessCode, finding } from '../../core/plan/assess/types';
 import type { ObjectStore } from '../../core/storage/object-store';
-import { decodeParquetFooter, readParquetFooterBytes } from '../../adapters/formats/parquet';
+import { decodeParquetFooterSync, readParquetFooterBytes } from '../../adapters/formats/parquet';
 import { PhysicalType } from '../../adapters/formats/parquet-thrift';
 import { listPartition } from '../../adapters/storage/list-partition';
 import { mapOrdered } from '../convert/ordered-pool';
@@ -42,7 +42,7 @@ async function sampleOne(store: ObjectStore, t: TableInventory, filesPerTable: n
       const picks = [...new Set([0, n - 1, Math.floor(n / 2)].slice(0, Math.max(1, filesPerTable)))].map((i) => l.files[i]).filter((f) => f !== undefined);
       const int96: string[] = [];
       for (const f of picks) {
-        const md = await decodeParquetFooter(f.path, await readParquetFooterBytes(store, f.path, f.size));
+        const md = decodeParquetFooterSync(f.path, await readParquetFooterBytes(store, f.path, f.size));
         for (const e of md.schema) if (e.type === PhysicalType.INT96 && !int96.includes(e.name)) int96.push(e.name);
       }
       if (int96.length > 0) out.push(finding(AssessCode.INT96_TIMESTAMP, 'warn', `INT96 timestamps in ${int96.join(', ')} (sampled ${picks.length} file(s) of ${loc})`, 'migrates as is: readers convert INT96; bounds are withheld for those columns, so predicates on them do not prune files'));

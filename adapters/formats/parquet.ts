@@ -71,9 +71,6 @@ export async function decodeParquetFooterGeneric(path: string, meta: Uint8Array)
   }
 }
 
-export function decodeParquetFooter(path: string, meta: Uint8Array): Promise<FileMetaData> {
-  return Promise.resolve(decodeParquetFooterSync(path, meta));
-}
 
 interface SchemaNode {
   readonly element: SchemaElement;
