@@ -42,6 +42,18 @@ function columnsOf(rows: readonly Row[] | undefined, prefix: 'COLUMN' | 'PKEY'):
     : sorted.map((r) => ({ name: String(r.PKEY_NAME), type: String(r.PKEY_TYPE ?? ''), comment: str(r.PKEY_COMMENT) }));
 }
 
+type Pairs = [string, string | null][] | null;
+/** PART_ID, TBL_ID, SD_ID, PART_NAME, CREATE_TIME, LAST_ACCESS_TIME, key values, parameters. */
+/**
+ * One partition of a JSON page: [PART_ID, TBL_ID, PART_NAME, CREATE_TIME, LAST_ACCESS_TIME, SD_ID,
+ * CD_ID, LOCATION, INPUT_FORMAT, OUTPUT_FORMAT, IS_COMPRESSED, NUM_BUCKETS, IS_STOREDASSUBDIRECTORIES,
+ * SERDE_ID, SERDE NAME, SLIB] as text, key values, parameters, SerDe parameters, SD parameters,
+ * bucket columns, sort columns, has skew rows.
+ */
+type PageTuple = [(string | null)[], (string | null)[] | null, Pairs, Pairs, Pairs, string[] | null, [string, unknown][] | null, boolean];
+/** SDS + SERDES columns, serde params, SD params, bucket columns, sort columns, has skew rows. */
+type SdTuple = [unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown, Pairs, Pairs, string[] | null, [string, unknown][] | null, boolean];
+
 interface TableRow {
   readonly tblId: Id;
   readonly sdId: Id | null;
@@ -51,6 +63,9 @@ interface TableRow {
 export class BackingDbReader implements HmsReader {
   private readonly opts: Required<HmsDbOptions>;
   private closed = false;
+  /** Extra sessions on the leader's snapshot (Postgres), made on first use; closed with the reader. */
+  private readonly forks: SqlSession[] = [];
+  private forkFailed = false;
 
   constructor(
     private readonly session: SqlSession,
@@ -59,10 +74,10 @@ export class BackingDbReader implements HmsReader {
     this.opts = { ...DEFAULT_DB_OPTIONS, ...opts };
   }
 
-  private async q(what: string, sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+  private async q(what: string, sql: string, params: readonly unknown[] = [], session: SqlSession = this.session): Promise<Row[]> {
     if (this.closed) throw new MigrationError(ErrorCode.HMS_UNREACHABLE, `HMS backing DB (${this.session.backend}): reader is closed`, { operation: what }, { retryable: false });
     try {
-      return await this.session.query(sql, params);
+      return await session.query(sql, params);
     } catch (e) {
       throw translateSqlError(e, this.session.backend, what);
     }
@@ -130,11 +145,12 @@ export class BackingDbReader implements HmsReader {
     }
     const tables = [...byName.values()];
     const tblIds = tables.map((t) => t.tblId);
+    const cdCache = new Map<Id, HiveColumn[]>();
     const [tableParams, partKeys, sds, partitions] = [
       groupBy(await this.qIn('getTables', 'SELECT "TBL_ID", "PARAM_KEY", "PARAM_VALUE" FROM "TABLE_PARAMS" WHERE "TBL_ID" IN ({in})', tblIds), 'TBL_ID'),
       groupBy(await this.qIn('getTables', 'SELECT "TBL_ID", "PKEY_NAME", "PKEY_TYPE", "PKEY_COMMENT", "INTEGER_IDX" FROM "PARTITION_KEYS" WHERE "TBL_ID" IN ({in})', tblIds), 'TBL_ID'),
-      await this.storageDescriptors(tables.flatMap((t) => (t.sdId === null ? [] : [t.sdId]))),
-      await this.partitions(tblIds),
+      await this.sds(tables.flatMap((t) => (t.sdId === null ? [] : [t.sdId])), cdCache),
+      this.session.backend === 'postgres' ? await this.partitionsJson(tblIds, cdCache) : await this.partitions(tblIds),
     ];
     const dbName = String(db.NAME);
     return wanted.map((n) => {
@@ -205,6 +221,180 @@ export class BackingDbReader implements HmsReader {
       if (list) list.push(p);
       else out.set(k, [p]);
     }
+  }
+
+  /** Storage descriptors: the one-document JSON path on Postgres, the portable row path elsewhere. */
+  private sds(sdIds: readonly Id[], cdCache: Map<Id, HiveColumn[]>): Promise<Map<Id, StorageDescriptor>> {
+    return this.session.backend === 'postgres' ? this.storageDescriptorsJson(sdIds, cdCache) : this.storageDescriptors(sdIds);
+  }
+
+  /** Up to `parallel - 1` forks on the leader's snapshot (sessions that can fork), then the leader. */
+  private async workers(): Promise<SqlSession[]> {
+    const fork = this.session.fork?.bind(this.session);
+    while (fork !== undefined && this.forks.length < this.opts.parallel - 1 && !this.forkFailed) {
+      try {
+        this.forks.push(await fork());
+      } catch {
+        // No second snapshot (e.g. a server that cannot export one): carry on with what we have.
+        this.forkFailed = true;
+      }
+    }
+    // Forks first: they take the first groups (the leader also serves the skew look-ups).
+    return [...this.forks, this.session];
+  }
+
+  /**
+   * Postgres: all partitions of these tables. Tables are cut into groups; each group is walked in
+   * keyset pages of `pageSize` (PART_ID) by one of the sessions sharing the snapshot, side by side.
+   * A page is one statement whose answer is one JSON document built by the server — partition row,
+   * key values in order, parameters, its storage descriptor with SerDe, parameters, bucket and sort
+   * columns, and whether it has skew rows — so the client does one JSON.parse per page instead of
+   * a row object per value. Same model as partitions() + partitionPage().
+   */
+  private async partitionsJson(tblIds: readonly Id[], cdCache: Map<Id, HiveColumn[]>): Promise<Map<Id, HivePartition[]>> {
+    const out = new Map<Id, HivePartition[]>();
+    const sessions = await this.workers();
+    const groups = chunks(tblIds, Math.max(1, Math.ceil(tblIds.length / (sessions.length * 4))));
+    let next = 0;
+    await Promise.all(
+      sessions.map(async (session) => {
+        while (next < groups.length) {
+          const group = groups[next++] as Id[];
+          await this.partitionGroupJson(session, group, cdCache, out);
+        }
+      }),
+    );
+    return out;
+  }
+
+  private async partitionGroupJson(session: SqlSession, tblIds: readonly Id[], cdCache: Map<Id, HiveColumn[]>, out: Map<Id, HivePartition[]>): Promise<void> {
+    let after = '-1';
+    for (;;) {
+      const rows = await this.q(
+        'partitions',
+        `SELECT json_agg(json_build_array(
+           array_to_json(ARRAY[p."PART_ID"::text, p."TBL_ID"::text, p."PART_NAME", p."CREATE_TIME"::text, p."LAST_ACCESS_TIME"::text,
+             s."SD_ID"::text, s."CD_ID"::text, s."LOCATION", s."INPUT_FORMAT", s."OUTPUT_FORMAT", s."IS_COMPRESSED"::text, s."NUM_BUCKETS"::text,
+             s."IS_STOREDASSUBDIRECTORIES"::text, s."SERDE_ID"::text, d."NAME", d."SLIB"]),
+           (SELECT array_to_json(array_agg(x."PART_KEY_VAL" ORDER BY x."INTEGER_IDX")) FROM "PARTITION_KEY_VALS" x WHERE x."PART_ID" = p."PART_ID"),
+           (SELECT array_to_json(array_agg(ARRAY[x."PARAM_KEY", x."PARAM_VALUE"])) FROM "PARTITION_PARAMS" x WHERE x."PART_ID" = p."PART_ID"),
+           (SELECT array_to_json(array_agg(ARRAY[x."PARAM_KEY", x."PARAM_VALUE"])) FROM "SERDE_PARAMS" x WHERE x."SERDE_ID" = s."SERDE_ID"),
+           (SELECT array_to_json(array_agg(ARRAY[x."PARAM_KEY", x."PARAM_VALUE"])) FROM "SD_PARAMS" x WHERE x."SD_ID" = s."SD_ID"),
+           (SELECT array_to_json(array_agg(x."BUCKET_COL_NAME" ORDER BY x."INTEGER_IDX")) FROM "BUCKETING_COLS" x WHERE x."SD_ID" = s."SD_ID"),
+           (SELECT json_agg(json_build_array(x."COLUMN_NAME", x."ORDER") ORDER BY x."INTEGER_IDX") FROM "SORT_COLS" x WHERE x."SD_ID" = s."SD_ID"),
+           (EXISTS (SELECT 1 FROM "SKEWED_COL_NAMES" x WHERE x."SD_ID" = s."SD_ID") OR EXISTS (SELECT 1 FROM "SKEWED_VALUES" x WHERE x."SD_ID_OID" = s."SD_ID")
+             OR EXISTS (SELECT 1 FROM "SKEWED_COL_VALUE_LOC_MAP" x WHERE x."SD_ID" = s."SD_ID"))
+         ) ORDER BY p."PART_ID")::text AS "DOC", max(p."PART_ID") AS "LAST", count(*) AS "N"
+         FROM (SELECT * FROM "PARTITIONS" WHERE "TBL_ID" = ANY(?::bigint[]) AND "PART_ID" > ? ORDER BY "PART_ID" LIMIT ${this.opts.pageSize}) p
+         LEFT JOIN "SDS" s ON s."SD_ID" = p."SD_ID" LEFT JOIN "SERDES" d ON d."SERDE_ID" = s."SERDE_ID"`,
+        [tblIds, after],
+        session,
+      );
+      const n = sqlNumber(rows[0]?.N);
+      if (n === 0) return;
+      const page = JSON.parse(String(rows[0]?.DOC)) as PageTuple[];
+      await this.columnsFor(page.flatMap((r) => (r[0][6] == null ? [] : [r[0][6]])), cdCache, session);
+      const skewed = page.filter((r) => r[7] === true).map((r) => r[0][5] as string);
+      const skew = skewed.length === 0 ? new Map<Id, never>() : await this.skew(skewed);
+      for (const [f, vals, params, serdeParams, sdParams, buckets, sorts] of page) {
+        const [, tblId, name, createTime, lastAccessTime, sdId, cdId, location, inputFormat, outputFormat, compressed, numBuckets, subDirs, serdeId, serdeName, slib] = f;
+        if (sdId == null) throw new MigrationError(ErrorCode.HMS_BAD_METADATA, `partition ${name}: no storage descriptor in the HMS backing DB`, { partition: name });
+        const sk = skew.get(sdId);
+        const sd: StorageDescriptor = {
+          columns: cdId == null ? [] : [...(cdCache.get(cdId) ?? [])],
+          location: str(location),
+          inputFormat: str(inputFormat),
+          outputFormat: str(outputFormat),
+          compressed: sqlBoolean(compressed),
+          numBuckets: sqlNumber(numBuckets, -1),
+          serde: serdeId == null ? { name: null, serializationLib: null, parameters: {} } : { name: str(serdeName), serializationLib: str(slib), parameters: normalizeParams(serdeParams ?? []) },
+          bucketColumns: (buckets ?? []).map(String),
+          sortColumns: (sorts ?? []).map(([column, order]) => ({ column: String(column), order: sqlNumber(order) })),
+          parameters: normalizeParams(sdParams ?? []),
+          skewed: normalizeSkewed(sk?.names ?? [], sk?.values ?? [], sk?.locations ?? []),
+          storedAsSubDirectories: sqlBoolean(subDirs),
+        };
+        const p: HivePartition = {
+          values: (vals ?? []).map((v) => partitionValue(v)),
+          name: String(name),
+          createTime: sqlNumber(createTime),
+          lastAccessTime: sqlNumber(lastAccessTime),
+          sd,
+          parameters: normalizeParams(params ?? []),
+        };
+        const k = tblId as string;
+        const list = out.get(k);
+        if (list) list.push(p);
+        else out.set(k, [p]);
+      }
+      if (n < this.opts.pageSize) return;
+      after = id(rows[0]?.LAST);
+    }
+  }
+
+  /** Columns of these CD_IDs into the cache (once per getTables call), in INTEGER_IDX order. */
+  private async columnsFor(cdIds: readonly (string | null)[], cdCache: Map<Id, HiveColumn[]>, session: SqlSession = this.session): Promise<void> {
+    const missing = [...new Set(cdIds.flatMap((c) => (c == null || cdCache.has(c) ? [] : [c])))];
+    if (missing.length === 0) return;
+    const cols = await this.q(
+      'columns',
+      `SELECT coalesce(json_agg(json_build_array(c."CD_ID"::text, c."COLUMN_NAME", c."TYPE_NAME", c."COMMENT") ORDER BY c."CD_ID", c."INTEGER_IDX"), '[]')::text AS "DOC"
+       FROM "COLUMNS_V2" c WHERE c."CD_ID" = ANY(?::bigint[])`,
+      [missing],
+      session,
+    );
+    const got = new Map<Id, HiveColumn[]>(missing.map((cd) => [cd, []]));
+    for (const [cd, name, type, comment] of JSON.parse(String(cols[0]?.DOC ?? '[]')) as [string, string, string | null, string | null][]) {
+      got.get(cd)?.push({ name: String(name), type: String(type ?? ''), comment: str(comment) });
+    }
+    for (const [cd, c] of got) cdCache.set(cd, c);
+  }
+
+  /**
+   * Postgres: storage descriptors as one JSON document (SerDe, its and the SD's parameters, bucket and
+   * sort columns in INTEGER_IDX order, whether any skew rows exist); columns once per CD_ID for the
+   * whole getTables call; skew through the portable path, only for the SDs that have any.
+   */
+  private async storageDescriptorsJson(sdIds: readonly Id[], cdCache: Map<Id, HiveColumn[]>): Promise<Map<Id, StorageDescriptor>> {
+    const out = new Map<Id, StorageDescriptor>();
+    if (sdIds.length === 0) return out;
+    const rows = await this.q(
+      'storageDescriptors',
+      `SELECT coalesce(json_agg(json_build_array(s."SD_ID", s."CD_ID", s."LOCATION", s."INPUT_FORMAT", s."OUTPUT_FORMAT", s."IS_COMPRESSED", s."NUM_BUCKETS",
+         s."IS_STOREDASSUBDIRECTORIES", s."SERDE_ID", d."NAME", d."SLIB",
+         (SELECT json_agg(json_build_array(x."PARAM_KEY", x."PARAM_VALUE")) FROM "SERDE_PARAMS" x WHERE x."SERDE_ID" = s."SERDE_ID"),
+         (SELECT json_agg(json_build_array(x."PARAM_KEY", x."PARAM_VALUE")) FROM "SD_PARAMS" x WHERE x."SD_ID" = s."SD_ID"),
+         (SELECT json_agg(x."BUCKET_COL_NAME" ORDER BY x."INTEGER_IDX") FROM "BUCKETING_COLS" x WHERE x."SD_ID" = s."SD_ID"),
+         (SELECT json_agg(json_build_array(x."COLUMN_NAME", x."ORDER") ORDER BY x."INTEGER_IDX") FROM "SORT_COLS" x WHERE x."SD_ID" = s."SD_ID"),
+         (EXISTS (SELECT 1 FROM "SKEWED_COL_NAMES" x WHERE x."SD_ID" = s."SD_ID") OR EXISTS (SELECT 1 FROM "SKEWED_VALUES" x WHERE x."SD_ID_OID" = s."SD_ID")
+           OR EXISTS (SELECT 1 FROM "SKEWED_COL_VALUE_LOC_MAP" x WHERE x."SD_ID" = s."SD_ID"))
+       )), '[]')::text AS "DOC"
+       FROM "SDS" s LEFT JOIN "SERDES" d ON d."SERDE_ID" = s."SERDE_ID" WHERE s."SD_ID" = ANY(?::bigint[])`,
+      [[...new Set(sdIds)]],
+    );
+    const sds = JSON.parse(String(rows[0]?.DOC ?? '[]')) as SdTuple[];
+    await this.columnsFor(sds.map((r) => (r[1] == null ? null : id(r[1]))), cdCache);
+    const skewed = sds.filter((r) => r[15] === true).map((r) => id(r[0]));
+    const skew = skewed.length === 0 ? new Map<Id, never>() : await this.skew(skewed);
+    for (const [sdId, cdId, location, inputFormat, outputFormat, compressed, numBuckets, subDirs, serdeId, serdeName, slib, serdeParams, sdParams, buckets, sorts] of sds) {
+      const k = id(sdId);
+      const s = skew.get(k);
+      out.set(k, {
+        columns: cdId == null ? [] : [...(cdCache.get(id(cdId)) ?? [])],
+        location: str(location),
+        inputFormat: str(inputFormat),
+        outputFormat: str(outputFormat),
+        compressed: sqlBoolean(compressed),
+        numBuckets: sqlNumber(numBuckets, -1),
+        serde: serdeId == null ? { name: null, serializationLib: null, parameters: {} } : { name: str(serdeName), serializationLib: str(slib), parameters: normalizeParams(serdeParams ?? []) },
+        bucketColumns: (buckets ?? []).map(String),
+        sortColumns: (sorts ?? []).map(([column, order]) => ({ column: String(column), order: sqlNumber(order) })),
+        parameters: normalizeParams(sdParams ?? []),
+        skewed: normalizeSkewed(s?.names ?? [], s?.values ?? [], s?.locations ?? []),
+        storedAsSubDirectories: sqlBoolean(subDirs),
+      });
+    }
+    return out;
   }
 
   /** Storage descriptors by SD_ID, with SerDe, columns (once per CD_ID), params, bucketing, sort and skew. */
@@ -290,6 +480,7 @@ export class BackingDbReader implements HmsReader {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await Promise.all(this.forks.map((f) => f.close()));
     await this.session.close();
   }
 }

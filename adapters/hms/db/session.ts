@@ -10,6 +10,11 @@ export interface SqlSession {
   readonly backend: 'postgres' | 'mysql';
   /** Run one statement; `sql` uses `?` placeholders and double-quoted identifiers. */
   query(sql: string, params: readonly unknown[]): Promise<Row[]>;
+  /**
+   * Optional: another connection in a transaction on this session's snapshot (Postgres
+   * `SET TRANSACTION SNAPSHOT`), so reads can run side by side and still see one state.
+   */
+  fork?(): Promise<SqlSession>;
   /** End the transaction and the connection (idempotent). */
   close(): Promise<void>;
 }
@@ -24,6 +29,8 @@ export interface HmsDbOptions {
   readonly pageSize?: number;
   /** Ids per `IN (...)` list. */
   readonly inChunk?: number;
+  /** Connections reading partitions side by side on one snapshot (Postgres only; MySQL reads on one). */
+  readonly parallel?: number;
 }
 
 export const DEFAULT_DB_OPTIONS = {
@@ -32,6 +39,7 @@ export const DEFAULT_DB_OPTIONS = {
   queryTimeoutMs: 120_000,
   pageSize: 5_000,
   inChunk: 1_000,
+  parallel: 2,
 } as const satisfies Required<HmsDbOptions>;
 
 /** A URL without its password, for messages. */

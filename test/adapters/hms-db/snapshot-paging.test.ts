@@ -110,6 +110,39 @@ describe.each(backends)('backing-DB reader on %s', (_name, thriftUri, open) => {
     }
   });
 
+  it('partitions read side by side on several connections come from the one snapshot', async () => {
+    const before = await open({ parallel: 3, pageSize: 2 });
+    const [first] = await hms.call('get_partitions', (c) => c.get_partitions(db, 'sales', 1));
+    const late = new ttypes.Partition({ ...(first as ttypes.Partition), values: [(first as ttypes.Partition).values[0] as string, 'late'] });
+    late.sd = new ttypes.StorageDescriptor({ ...(first as ttypes.Partition).sd, location: `file://${LOCAL_ROOT}/${db}/sales_late` });
+    try {
+      await hms.call('add_partitions', (c) => c.add_partitions([late]));
+      const got = await before.getTables(db, ['sales', 'plain_text']);
+      expect(got).toEqual([table('sales'), table('plain_text')]);
+      if (_name.includes('Postgres')) {
+        // The leader plus two forks, all inside their read-only transaction.
+        const { Client } = await import('pg');
+        const c = new Client({ connectionString: env.HIM_POSTGRES_URL as string });
+        await c.connect();
+        try {
+          const r = await c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'hms-iceberg-migrator' AND state = 'idle in transaction'");
+          expect(r.rows[0]?.n).toBeGreaterThanOrEqual(3);
+        } finally {
+          await c.end();
+        }
+      }
+      const after = await open({ parallel: 3, pageSize: 2 });
+      try {
+        expect((await after.getTables(db, ['sales']))[0]?.partitions.map((p) => p.values[1])).toContain('late');
+      } finally {
+        await after.close();
+      }
+    } finally {
+      // The late partition goes with the fixture (afterAll); no later test reads 'sales'.
+      await before.close();
+    }
+  });
+
   it('a closed reader → HMS_UNREACHABLE, not retryable', async () => {
     const closed = await open();
     await closed.close();
