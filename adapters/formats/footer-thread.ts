@@ -4,7 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import { MigrationError } from '../../core/errors';
 import type { FooterContext } from '../../core/storage/file-stats';
-import { decodeParquetFooterSync, parquetStatsChecked } from './parquet';
+import { decodeParquetFooterSync, parquetStatsChecked, readParquetFooterBytesLocalSync } from './parquet';
 
 export interface StatsRequest {
   readonly id: number;
@@ -14,7 +14,9 @@ export interface StatsRequest {
   /** Context ids the main thread no longer uses. */
   readonly drop?: readonly number[];
   readonly path: string;
-  readonly bytes: Uint8Array;
+  /** The FileMetaData bytes, or (no bytes) the local file to read them from. */
+  readonly bytes?: Uint8Array;
+  readonly local?: { readonly file: string; readonly size: number; readonly tailBytes: number };
 }
 
 const contexts = new Map<number, FooterContext>();
@@ -25,7 +27,9 @@ parentPort?.on('message', (m: StatsRequest) => {
   try {
     const ctx = contexts.get(m.ctxId);
     if (ctx === undefined) throw new Error(`footer thread: unknown context ${m.ctxId}`);
-    parentPort?.postMessage({ id: m.id, stats: parquetStatsChecked(m.path, decodeParquetFooterSync(m.path, m.bytes), ctx) });
+    const bytes = m.bytes ?? (m.local === undefined ? undefined : readParquetFooterBytesLocalSync(m.path, m.local.file, m.local.size, m.local.tailBytes));
+    if (bytes === undefined) throw new Error('footer thread: a request without bytes or a local file');
+    parentPort?.postMessage({ id: m.id, stats: parquetStatsChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx) });
   } catch (e) {
     const err = e instanceof MigrationError ? { code: e.code, message: e.message, context: e.context } : { code: null, message: (e as Error).message ?? String(e), context: {} };
     parentPort?.postMessage({ id: m.id, error: err });

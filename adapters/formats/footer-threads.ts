@@ -63,6 +63,17 @@ export class FooterThreads {
 
   /** FileStats of one Parquet footer (the FileMetaData bytes, without length and magic). */
   stats(filePath: string, bytes: Uint8Array, ctx: FooterContext): Promise<FileStats> {
+    // Its own buffer, transferred: a view would clone the whole 64 KiB tail buffer behind it.
+    const own = bytes.slice();
+    return this.send({ path: filePath, bytes: own }, ctx, [own.buffer as ArrayBuffer]);
+  }
+
+  /** FileStats of a local Parquet file: the thread reads the footer itself (blocking preads there). */
+  statsLocal(filePath: string, file: string, size: number, tailBytes: number, ctx: FooterContext): Promise<FileStats> {
+    return this.send({ path: filePath, local: { file, size, tailBytes } }, ctx, []);
+  }
+
+  private send(req: Pick<StatsRequest, 'path' | 'bytes' | 'local'>, ctx: FooterContext, transfer: ArrayBuffer[]): Promise<FileStats> {
     let ctxId = this.ctxIds.get(ctx.schema);
     if (ctxId === undefined) {
       ctxId = this.nextCtx++;
@@ -84,13 +95,11 @@ export class FooterThreads {
         drop.push(old);
       }
     }
-    // Its own buffer, transferred: a view would clone the whole 64 KiB tail buffer behind it.
-    const own = bytes.slice();
-    const msg: StatsRequest = { id, ctxId, path: filePath, bytes: own, ...(firstForThread ? { ctx } : {}), ...(drop.length > 0 ? { drop } : {}) };
+    const msg: StatsRequest = { id, ctxId, ...req, ...(firstForThread ? { ctx } : {}), ...(drop.length > 0 ? { drop } : {}) };
     return new Promise<FileStats>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
       if (slot.inFlight++ === 0) slot.worker.ref();
-      slot.worker.postMessage(msg, [own.buffer as ArrayBuffer]);
+      slot.worker.postMessage(msg, transfer);
     });
   }
 

@@ -3,6 +3,7 @@
 // with hyparquet's Thrift decoder, columns mapped to field ids (Parquet field_id when the file has
 // ids, else the name mapping), counts summed over row groups, bounds only where safe
 // (parquet-bounds.ts), split offsets = row-group starts. The file size comes from the listing.
+import { closeSync, openSync, readSync } from 'node:fs';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { serializeBound } from '../../core/iceberg/bounds';
 import { compareValues } from '../../core/iceberg/manifest';
@@ -11,6 +12,7 @@ import { isPrimitive } from '../../core/iceberg/types';
 import type { IcebergType, NestedField, PrimitiveType, PrimitiveValue } from '../../core/iceberg/types';
 import type { FileStats, FooterContext, FooterReader } from '../../core/storage/file-stats';
 import type { ObjectStore } from '../../core/storage/object-store';
+import { fromFsError } from '../storage/errors';
 import { loadThrift } from './hyparquet';
 import { decodeFileMetaData } from './parquet-compact';
 import { isWithheld, pickMinMax, statValue } from './parquet-bounds';
@@ -27,11 +29,11 @@ function corrupt(path: string, why: string, cause?: unknown): MigrationError {
   return new MigrationError(ErrorCode.FORMAT_CORRUPT_FOOTER, `Parquet file ${path}: ${why}`, { path, format: 'PARQUET' }, { cause });
 }
 
-/** The serialized FileMetaData of `path` (exact `size`), in one GET, or two for a large footer. */
-export async function readParquetFooterBytes(store: ObjectStore, path: string, size: number, tailBytes = DEFAULT_TAIL_BYTES): Promise<Uint8Array> {
-  if (size < 12) throw corrupt(path, `${size} bytes is too small for a Parquet file`);
-  const tailStart = Math.max(0, size - tailBytes);
-  const tail = await store.readRange(path, tailStart, size);
+/**
+ * Checks the tail [tailStart, size) of a Parquet file; returns the FileMetaData bytes when the tail
+ * holds them all, else where they start (a second read of [metaStart, tailStart) completes them).
+ */
+function footerFromTail(path: string, size: number, tailStart: number, tail: Uint8Array): Uint8Array | { metaStart: number; metaLen: number } {
   if (tail.length !== size - tailStart) throw corrupt(path, `read ${tail.length} bytes of the tail, expected ${size - tailStart} (file shorter than listed?)`);
   const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
   if (view.getUint32(tail.length - 4, true) !== MAGIC) throw corrupt(path, 'no PAR1 magic at the end (not Parquet, or truncated)');
@@ -40,11 +42,58 @@ export async function readParquetFooterBytes(store: ObjectStore, path: string, s
   if (metaLen === 0 || metaLen > size - 12) throw corrupt(path, `footer length ${metaLen} does not fit in ${size} bytes`);
   const metaStart = size - FOOTER_TRAILER - metaLen;
   if (metaStart >= tailStart) return tail.subarray(metaStart - tailStart, tail.length - FOOTER_TRAILER);
-  const head = await store.readRange(path, metaStart, tailStart);
+  return { metaStart, metaLen };
+}
+
+function joinFooter(head: Uint8Array, tail: Uint8Array, metaLen: number): Uint8Array {
   const out = new Uint8Array(metaLen);
   out.set(head, 0);
   out.set(tail.subarray(0, tail.length - FOOTER_TRAILER), head.length);
   return out;
+}
+
+/** The serialized FileMetaData of `path` (exact `size`), in one GET, or two for a large footer. */
+export async function readParquetFooterBytes(store: ObjectStore, path: string, size: number, tailBytes = DEFAULT_TAIL_BYTES): Promise<Uint8Array> {
+  if (size < 12) throw corrupt(path, `${size} bytes is too small for a Parquet file`);
+  const tailStart = Math.max(0, size - tailBytes);
+  const tail = await store.readRange(path, tailStart, size);
+  const got = footerFromTail(path, size, tailStart, tail);
+  if (got instanceof Uint8Array) return got;
+  return joinFooter(await store.readRange(path, got.metaStart, tailStart), tail, got.metaLen);
+}
+
+/**
+ * The same from a local file with blocking syscalls (open, one or two preads, close): for a worker
+ * thread, where a blocking read of a page-cached tail costs less than a round trip through libuv.
+ * `path` names the file in errors; `file` is its local path.
+ */
+export function readParquetFooterBytesLocalSync(path: string, file: string, size: number, tailBytes = DEFAULT_TAIL_BYTES): Uint8Array {
+  if (size < 12) throw corrupt(path, `${size} bytes is too small for a Parquet file`);
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw fromFsError(e, 'read', path);
+  }
+  try {
+    const pread = (start: number, end: number): Uint8Array => {
+      const buf = Buffer.allocUnsafe(end - start);
+      let n = 0;
+      try {
+        for (let r = -1; n < buf.length && r !== 0; n += r) r = readSync(fd, buf, n, buf.length - n, start + n);
+      } catch (e) {
+        throw fromFsError(e, 'read', path);
+      }
+      return new Uint8Array(buf.buffer, buf.byteOffset, n);
+    };
+    const tailStart = Math.max(0, size - tailBytes);
+    const tail = pread(tailStart, size);
+    const got = footerFromTail(path, size, tailStart, tail);
+    if (got instanceof Uint8Array) return got;
+    return joinFooter(pread(got.metaStart, tailStart), tail, got.metaLen);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Decodes serialized FileMetaData (parquet-compact.ts: only the fields the stats need). */
@@ -283,6 +332,8 @@ export function parquetStatsChecked(path: string, md: FileMetaData, context: Foo
 /** Where the CPU half of a footer read runs: the calling thread, or a pool (footer-threads.ts). */
 export interface FooterStatsDecoder {
   stats(path: string, bytes: Uint8Array, context: FooterContext): Promise<FileStats>;
+  /** Optional: read the footer of a local file itself too (readParquetFooterBytesLocalSync). */
+  statsLocal?(path: string, file: string, size: number, tailBytes: number, context: FooterContext): Promise<FileStats>;
 }
 
 /** FooterReader for Parquet over any ObjectStore. */
@@ -290,6 +341,9 @@ export class ParquetFooterReader implements FooterReader {
   constructor(private readonly store: ObjectStore, private readonly tailBytes = DEFAULT_TAIL_BYTES, private readonly decoder: FooterStatsDecoder | null = null) {}
 
   async readStats(path: string, size: number, context: FooterContext): Promise<FileStats> {
+    // A local file and a decoder that can read it itself (a footer thread): the I/O moves there too.
+    const file = this.decoder?.statsLocal !== undefined ? this.store.localFile?.(path) : undefined;
+    if (file !== undefined && this.decoder?.statsLocal !== undefined) return this.decoder.statsLocal(path, file, size, this.tailBytes, context);
     const meta = await readParquetFooterBytes(this.store, path, size, this.tailBytes);
     if (this.decoder !== null) return this.decoder.stats(path, meta, context);
     return parquetStatsChecked(path, decodeParquetFooterSync(path, meta), context);

@@ -114,6 +114,10 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
+  localFile(p: string): string {
+    return localPath(p);
+  }
+
   async readTail(p: string, n: number): Promise<{ bytes: Uint8Array; size: number }> {
     try {
       return await readAt(localPath(p), n, n, true);

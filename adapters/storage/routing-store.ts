@@ -40,6 +40,9 @@ export class RoutingObjectStore implements ObjectStore {
   readTail(path: string, n: number): Promise<{ bytes: Uint8Array; size: number }> {
     return this.route(path).readTail(path, n);
   }
+  localFile(path: string): string | undefined {
+    return parseStorageUri(path).kind === 'local' ? this.local.localFile(path) : undefined;
+  }
   put(path: string, bytes: Uint8Array, options?: PutOptions): Promise<void> {
     return this.route(path).put(path, bytes, options);
   }

@@ -178,6 +178,8 @@ function codePoints(s: string): number[] {
 
 /** Lower bound of a string: its first `length` code points (UnicodeUtil.truncateStringMin). */
 export function truncateStringLower(s: string, length = DEFAULT_TRUNCATE_LENGTH): string {
+  // UTF-16 length ≥ code points: a short string needs no code-point walk.
+  if (s.length <= length) return s;
   const cps = codePoints(s);
   return cps.length <= length ? s : String.fromCodePoint(...cps.slice(0, length));
 }
@@ -188,6 +190,7 @@ export function truncateStringLower(s: string, length = DEFAULT_TRUNCATE_LENGTH)
  * null when no upper bound of that length exists.
  */
 export function truncateStringUpper(s: string, length = DEFAULT_TRUNCATE_LENGTH): string | null {
+  if (s.length <= length) return s;
   const cps = codePoints(s);
   if (cps.length <= length) return s;
   const prefix = cps.slice(0, length);

@@ -42,6 +42,11 @@ export interface ObjectStore {
   readTail(path: string, n: number): Promise<{ readonly bytes: Uint8Array; readonly size: number }>;
   put(path: string, bytes: Uint8Array, options?: PutOptions): Promise<void>;
   delete(path: string): Promise<void>;
+  /**
+   * Optional: the local filesystem path behind `path` when this store reads it from local disk
+   * (so a worker thread can read it with plain syscalls), else undefined.
+   */
+  localFile?(path: string): string | undefined;
 }
 
 export const S3_SCHEMES = ['s3', 's3a', 's3n'] as const;

@@ -2,11 +2,13 @@
 // bound and split offset must equal what pyarrow's read_metadata reports; INT96 gets no bounds;
 // corrupt footers are coded errors naming the file; a footer larger than the first tail read costs
 // exactly two GETs.
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FooterThreads } from '../../../adapters/formats/footer-threads';
 import { ParquetFooterReader, DEFAULT_TAIL_BYTES, decodeParquetFooterGeneric, decodeParquetFooterSync } from '../../../adapters/formats/parquet';
 import { trustsBinaryDeprecatedStats } from '../../../adapters/formats/parquet-bounds';
+import { LocalObjectStore } from '../../../adapters/storage/local-store';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import { bigIntFromBytes, serializeBound } from '../../../core/iceberg/bounds';
 import { buildNameMapping } from '../../../core/iceberg/name-mapping';
@@ -252,6 +254,41 @@ describe('footer threads (footer-threads.ts)', () => {
       expect((err as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
       expect((err as MigrationError).message).toContain('s3://warehouse/x/cut.parquet');
     } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  test('local files: the thread reads the footer itself (one or two preads) with the same stats and the same coded errors', async () => {
+    const pool = new FooterThreads(1);
+    const local = new LocalObjectStore({ metadataPrefixes: [] });
+    const viaThread = jest.spyOn(pool, 'statsLocal');
+    const scratch = mkdtempSync(join(tmpdir(), 'him-footer-local-'));
+    try {
+      const inline = new ParquetFooterReader(local);
+      for (const tail of [DEFAULT_TAIL_BYTES, 64]) {
+        const threaded = new ParquetFooterReader(local, tail, pool);
+        for (const name of ['basic.parquet', 'dec_int.parquet', 'int96.parquet', 'bigfooter.parquet']) {
+          const uri = `file://${join(fx.dir, name)}`;
+          const size = fx.facts[name]?.size ?? 0;
+          expect(await threaded.readStats(uri, size, ctx)).toEqual(await inline.readStats(uri, size, ctx));
+        }
+      }
+      expect(viaThread).toHaveBeenCalledTimes(8);
+      // Truncated (the footer's second half gone) and missing files: coded errors naming the file.
+      const whole = readFileSync(join(fx.dir, 'basic.parquet'));
+      const cutPath = join(scratch, 'cut.parquet');
+      writeFileSync(cutPath, whole.subarray(0, whole.length - 100));
+      const threaded = new ParquetFooterReader(local, DEFAULT_TAIL_BYTES, pool);
+      const cut = await threaded.readStats(`file://${cutPath}`, whole.length - 100, ctx).then(() => null, (e: unknown) => e);
+      expect((cut as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
+      expect((cut as MigrationError).message).toContain(`file://${cutPath}`);
+      const shorter = await threaded.readStats(`file://${cutPath}`, whole.length, ctx).then(() => null, (e: unknown) => e);
+      expect((shorter as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
+      expect((shorter as MigrationError).message).toContain('shorter than listed');
+      const gone = await threaded.readStats(`file://${join(scratch, 'gone.parquet')}`, 1000, ctx).then(() => null, (e: unknown) => e);
+      expect((gone as MigrationError).code).toBe(ErrorCode.STORAGE_NOT_FOUND);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
       await pool.close();
     }
   }, 60_000);
