@@ -4,6 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import { MigrationError } from '../../core/errors';
 import type { FooterContext } from '../../core/storage/file-stats';
+import { encodeFileStats } from './file-stats-codec';
 import { decodeParquetFooterSync, parquetStatsChecked, readParquetFooterBytesLocalSync } from './parquet';
 
 export interface StatsRequest {
@@ -29,7 +30,9 @@ parentPort?.on('message', (m: StatsRequest) => {
     if (ctx === undefined) throw new Error(`footer thread: unknown context ${m.ctxId}`);
     const bytes = m.bytes ?? (m.local === undefined ? undefined : readParquetFooterBytesLocalSync(m.path, m.local.file, m.local.size, m.local.tailBytes));
     if (bytes === undefined) throw new Error('footer thread: a request without bytes or a local file');
-    parentPort?.postMessage({ id: m.id, stats: parquetStatsChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx) });
+    // One transferred buffer (file-stats-codec.ts), not a structured clone of Maps of Uint8Arrays.
+    const packed = encodeFileStats(parquetStatsChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx));
+    parentPort?.postMessage({ id: m.id, packed }, [packed.buffer as ArrayBuffer]);
   } catch (e) {
     const err = e instanceof MigrationError ? { code: e.code, message: e.message, context: e.context } : { code: null, message: (e as Error).message ?? String(e), context: {} };
     parentPort?.postMessage({ id: m.id, error: err });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { FileStats, FooterContext } from '../../core/storage/file-stats';
+import { decodeFileStats } from './file-stats-codec';
 import type { StatsRequest } from './footer-thread';
 
 interface Pending {
@@ -26,7 +27,7 @@ interface Slot {
 /** Table contexts a thread keeps (each: a schema and its name mapping). */
 const MAX_CONTEXTS = 64;
 
-type Reply = { id: number; stats: FileStats } | { id: number; error: { code: string | null; message: string; context: Record<string, unknown> } };
+type Reply = { id: number; packed: Uint8Array } | { id: number; error: { code: string | null; message: string; context: Record<string, unknown> } };
 
 export class FooterThreads {
   private readonly slots: Slot[] = [];
@@ -48,7 +49,7 @@ export class FooterThreads {
       if (p === undefined) return;
       slot.pending.delete(r.id);
       if (--slot.inFlight === 0) worker.unref();
-      if ('stats' in r) p.resolve(r.stats);
+      if ('packed' in r) p.resolve(decodeFileStats(r.packed));
       else p.reject(r.error.code !== null ? new MigrationError(r.error.code as ErrorCode, r.error.message, r.error.context) : new Error(r.error.message));
     });
     worker.on('error', (e) => {
