@@ -64,7 +64,8 @@ function partitionAvroValue(type: PrimitiveType, v: PrimitiveValue): unknown {
 const kv = <V>(m: ReadonlyMap<number, V> | undefined, f: (v: V) => unknown): unknown =>
   m === undefined ? null : [...m.entries()].sort((a, b) => a[0] - b[0]).map(([key, value]) => ({ key, value: f(value) }));
 const id = <V>(v: V): V => v;
-const buf = (b: Uint8Array): Buffer => Buffer.from(b);
+/** A Buffer view of the same bytes (avsc copies them into its output; no per-bound copy here). */
+const buf = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
 function entryRecord(f: DataFile, parts: { name: string; type: PrimitiveType }[]): unknown {
   if (f.partition.length !== parts.length) {
