@@ -142,7 +142,7 @@ async function openReader(cfg: MigrateConfig, source: InventorySource, callsPerS
   }
   const url = cfg.hms.db?.url;
   if (url === undefined) throw new MigrationError(ErrorCode.USAGE, '--source db needs hms.db.url in the config (postgres://… or mysql://… of the HMS backing database)');
-  const opts = { connectTimeoutMs: cfg.hms.thrift.connectTimeoutMs, queryTimeoutMs: cfg.hms.thrift.callTimeoutMs };
+  const opts = { connectTimeoutMs: cfg.hms.thrift.connectTimeoutMs, queryTimeoutMs: cfg.hms.thrift.callTimeoutMs, parallel: cfg.hms.db?.connections ?? 2 };
   const reader = /^postgres(ql)?:/.test(url) ? await PostgresHmsReader.open(url, opts) : await MysqlHmsReader.open(url.replace(/^mariadb:/, 'mysql:'), opts);
   return { reader, endpoint: redactUrl(url) };
 }

@@ -18,7 +18,11 @@ export const hmsSchema = z
       .strict(),
     /** Optional direct reader of the HMS backing database (faster inventory). */
     db: z
-      .object({ url: z.string().regex(/^(postgres|postgresql|mysql|mariadb):\/\//, 'expected postgres://… or mysql://…') })
+      .object({
+        url: z.string().regex(/^(postgres|postgresql|mysql|mariadb):\/\//, 'expected postgres://… or mysql://…'),
+        /** Postgres: connections reading partitions side by side on one exported snapshot (MySQL/MariaDB: always 1). */
+        connections: z.number().int().min(1).max(8).default(2),
+      })
       .strict()
       .optional(),
   })

@@ -52,6 +52,15 @@ describe('loadConfig', () => {
     expect(f.message).toMatch(/temporal\.taskQueue: .*\(from --set temporal\.taskQueue\)/);
   });
 
+  it('hms.db: connections defaults to 2 and is bounded', () => {
+    const withDb = write('db.yaml', 'hms:\n  thrift:\n    uri: thrift://h:9083\n  db:\n    url: postgres://ro@db:5432/metastore\n');
+    expect(loadConfig({ file: withDb, env: {}, sets: [], cwd: dir }).config.hms?.db).toEqual({ url: 'postgres://ro@db:5432/metastore', connections: 2 });
+    expect(loadConfig({ file: withDb, env: {}, sets: ['hms.db.connections=4'], cwd: dir }).config.hms?.db?.connections).toBe(4);
+    const e = errorOf(() => loadConfig({ file: withDb, env: {}, sets: ['hms.db.connections=0'], cwd: dir }));
+    expect(e.code).toBe('CONFIG_INVALID');
+    expect(e.message).toContain('hms.db.connections');
+  });
+
   it('rejects unknown keys (strict) with their path', () => {
     const f = write('typo.yaml', 'temporal:\n  adress: x:1\n');
     const e = errorOf(() => loadConfig({ file: f, env: {}, sets: [], cwd: dir }));
