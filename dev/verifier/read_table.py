@@ -20,7 +20,7 @@ import shutil
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from canonical import summary  # noqa: E402
@@ -67,7 +67,12 @@ def read_pyiceberg(args: argparse.Namespace, phases: Dict[str, float]) -> Any:
     return pyiceberg_catalog(args.catalog_uri, args.s3_endpoint).load_table(args.table).scan().to_arrow()
 
 
-def spark_session(args: argparse.Namespace, scratch: str) -> Any:
+def spark_session(
+    args: argparse.Namespace, scratch: str, catalog_name: str = SPARK_CATALOG, catalog: Optional[Dict[str, str]] = None
+) -> Any:
+    """A local Spark session with one Iceberg catalog `catalog_name`: the REST catalog at
+    args.catalog_uri unless `catalog` gives other catalog properties (type or catalog-impl, uri, ...).
+    Tables are read with S3FileIO at args.s3_endpoint (path-style) whichever catalog names them."""
     jars = sorted(glob.glob(os.path.join(args.jars_dir or "", "*.jar")))
     if not jars:
         raise SystemExit(f"no jars in --jars-dir {args.jars_dir!r} (iceberg-spark-runtime + iceberg-aws-bundle)")
@@ -76,7 +81,8 @@ def spark_session(args: argparse.Namespace, scratch: str) -> Any:
     from pyspark.sql import SparkSession
 
     a = aws()
-    cat = f"spark.sql.catalog.{SPARK_CATALOG}"
+    cat = f"spark.sql.catalog.{catalog_name}"
+    props = {"type": "rest", "uri": args.catalog_uri} if catalog is None else catalog
     conf = {
         "spark.jars": ",".join(jars),
         "spark.driver.memory": "768m",
@@ -89,8 +95,7 @@ def spark_session(args: argparse.Namespace, scratch: str) -> Any:
         "spark.local.dir": scratch,
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         cat: "org.apache.iceberg.spark.SparkCatalog",
-        f"{cat}.type": "rest",
-        f"{cat}.uri": args.catalog_uri,
+        **{f"{cat}.{k}": v for k, v in props.items()},
         f"{cat}.io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
         f"{cat}.s3.endpoint": args.s3_endpoint,
         f"{cat}.s3.path-style-access": "true",

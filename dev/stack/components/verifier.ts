@@ -1,5 +1,6 @@
 // Independent readers for tests: a Python venv with PyIceberg + pyarrow and PySpark, plus the Iceberg
-// Spark runtime and AWS bundle jars. No server: it is "up" when installed and importable.
+// Spark runtime and AWS bundle jars and the Postgres JDBC driver (for Spark's Iceberg JdbcCatalog).
+// No server: it is "up" when installed and importable.
 // Dev tooling; used by dev/verifier/*.py, never by the product.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -46,7 +47,14 @@ const IMPORT_PROBE =
 export const component: Component = {
   name: NAME,
   async install(ctx) {
-    await cachedInstall(ctx, NAME, versionOf(ctx, NAME), (dir) => build(ctx, dir), { inPlace: true });
+    const dir = await cachedInstall(ctx, NAME, versionOf(ctx, NAME), (d) => build(ctx, d), { inPlace: true });
+    // A jar added to the manifest later is fetched into the existing install (the venv is kept):
+    // only the missing ones, so a second `up` fetches nothing.
+    const missing = settings(ctx, NAME, Settings).jars.filter((j) => !existsSync(path.join(dir, 'jars', jarFile(j))));
+    if (missing.length > 0) {
+      ctx.log(`${NAME}: fetching ${missing.join(', ')} into ${path.join(dir, 'jars')}`);
+      await mavenCopy(ctx, missing, path.join(dir, 'jars'));
+    }
   },
   async start(ctx) {
     // Nothing to run: readers are started per call by dev/verifier/read_table.py.
