@@ -11,9 +11,30 @@ import { promisify } from 'node:util';
 const root = path.resolve(__dirname, '..', '..', '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'him-lifecycle-'));
-const offset = 30_000 + Math.floor(Math.random() * 400);
-const env: NodeJS.ProcessEnv = { ...process.env, HIM_STATE_DIR: stateDir, HIM_PORT_OFFSET: String(offset) };
+// Shifted ports stay below the kernel's ephemeral range (32768+ on Linux): there an outgoing
+// connection of any other test may hold the port for a moment, which made `up` fail with PORT_BUSY
+// in CI. The offset is also chosen so that every port this file uses is free when it starts.
+let offset = 0;
+const env: NodeJS.ProcessEnv = { ...process.env, HIM_STATE_DIR: stateDir };
 for (const k of Object.keys(env)) if (/^HIM_[A-Z_]+_PORT$/.test(k)) delete env[k];
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+async function pickOffset(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const o = 3_000 + Math.floor(Math.random() * 400);
+    const ports = [9000 + o, 9000 + o + 1, 15432 + o, 13306 + o];
+    if (Math.max(...ports) >= 32768) throw new Error('lifecycle offset would reach the ephemeral port range');
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return o;
+  }
+  throw new Error('no free port offset for the private stack after 50 tries');
+}
 
 async function stack(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -53,6 +74,11 @@ function processesUsing(dir: string): string[] {
 describe('stack lifecycle (private stack)', () => {
   const components = ['s3', 'postgres', 'mariadb'];
   let pids: number[] = [];
+
+  beforeAll(async () => {
+    offset = await pickOffset();
+    env.HIM_PORT_OFFSET = String(offset);
+  });
 
   afterAll(async () => {
     await stack('down');
