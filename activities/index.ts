@@ -49,6 +49,8 @@ export interface ActivityDeps {
   /** A store that may delete/overwrite only under `metadataPrefixes` (one per table). */
   readonly storeFor: (metadataPrefixes: readonly string[]) => ObjectStore;
   readonly namespacePrefix: string;
+  /** The catalog converts in place (config catalog.mode: in-place); nightly checks read the HMS accordingly. */
+  readonly inPlace?: boolean;
   /** Worker identity for the audit log. */
   readonly actor: string;
   readonly toolVersion: string;
@@ -122,6 +124,9 @@ export function createActivities(deps: ActivityDeps) {
     return conversionFor(await plan(ref.planHash), ref.tableId, rec.original, deps.namespacePrefix, deps.toolVersion);
   }
   const storeOf = (p: PreparedConversion): ObjectStore => deps.storeFor([p.metadataDir]);
+  /** The catalog for this table: an in-place catalog learns its saved original (register replaces it, unregister puts it back). */
+  const catalogOf = (ref: TableRef, rec: TableRecord): IcebergCatalog =>
+    rec.original === null || deps.catalog.withSavedOriginal === undefined ? deps.catalog : deps.catalog.withSavedOriginal(target(ref.tableId), rec.original.table);
 
   const acts = {
     async planOutline(planHash: string): Promise<PlanOutline> {
@@ -202,8 +207,9 @@ export function createActivities(deps: ActivityDeps) {
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       const p = await prepared(ref, rec);
       const ident = target(ref.tableId);
-      await deps.catalog.createNamespace(ident.namespace);
-      const { outcome } = await deps.catalog.registerTable(ident, p.metadataLocation);
+      const catalog = catalogOf(ref, rec);
+      await catalog.createNamespace(ident.namespace);
+      const { outcome } = await catalog.registerTable(ident, p.metadataLocation);
       // Recorded once: by the attempt that registered, or by the retry that found its entry after a crash.
       if (!reached(rec, 'registered')) {
         await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'registered' }, event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation, outcome }));
@@ -235,7 +241,7 @@ export function createActivities(deps: ActivityDeps) {
       if (rec.original === null) return { outcome: 'absent' };
       const p = await prepared(ref, rec);
       const ident = target(ref.tableId);
-      const { outcome } = await deps.catalog.unregisterTable(ident, p.metadataLocation);
+      const { outcome } = await catalogOf(ref, rec).unregisterTable(ident, p.metadataLocation);
       if (outcome === 'unregistered') await audit(A.TABLE_UNREGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(p.metadataLocation), null, { metadataLocation: p.metadataLocation });
       return { outcome };
     },
@@ -261,23 +267,30 @@ export function createActivities(deps: ActivityDeps) {
     /**
      * Rollback of one migrated table: refuse when the Iceberg table moved on after our commit
      * (unless forced, audited), unregister without purge, delete our metadata, then verify the HMS
-     * object still equals the saved original (this catalog never altered it).
+     * object still equals the saved original (a register-only catalog never altered it; an
+     * in-place one has just put it back).
      */
     async rollbackTable(ref: TableRef, force: boolean, by: string): Promise<{ status: string }> {
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       if (rec.status === 'rolled-back' || rec.original === null) return { status: rec.status };
       const p = await prepared(ref, rec);
       const ident = target(ref.tableId);
-      if (await deps.catalog.tableExists(ident)) {
-        const loaded = await deps.catalog.loadTable(ident);
+      const catalog = catalogOf(ref, rec);
+      if (await catalog.tableExists(ident)) {
+        const loaded = await catalog.loadTable(ident);
         if (loaded.metadataLocation !== p.metadataLocation) {
           if (!force) throw new MigrationError(ErrorCode.ROLLBACK_REFUSED, `${ref.tableId}: ${formatTableIdent(ident)} has commits after ours (now at ${loaded.metadataLocation}); rolling back would lose them. Use --force to drop the entry anyway (audited).`, { tableId: ref.tableId, current: loaded.metadataLocation }, { retryable: false });
-          await audit(A.ROLLBACK_FORCED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(loaded.metadataLocation), null, { ours: p.metadataLocation, current: loaded.metadataLocation }, by);
-          await deps.catalog.dropTable(ident);
+          await audit(A.ROLLBACK_FORCED, `${catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(loaded.metadataLocation), null, { ours: p.metadataLocation, current: loaded.metadataLocation }, by);
+          // In place, dropping the entry puts the saved Hive table back under its name.
+          await catalog.dropTable(ident);
         } else {
-          await deps.catalog.unregisterTable(ident, p.metadataLocation);
+          await catalog.unregisterTable(ident, p.metadataLocation);
         }
-        await audit(A.TABLE_UNREGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(p.metadataLocation), null, { metadataLocation: p.metadataLocation }, by);
+        await audit(A.TABLE_UNREGISTERED, `${catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(p.metadataLocation), null, { metadataLocation: p.metadataLocation }, by);
+      } else if ((await catalog.unregisterTable(ident, p.metadataLocation)).outcome === 'unregistered') {
+        // No entry, yet something to undo: an in-place rollback that crashed after dropping the
+        // Iceberg table put the Hive original back now.
+        await audit(A.TABLE_UNREGISTERED, `${catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(p.metadataLocation), null, { metadataLocation: p.metadataLocation, resumed: true }, by);
       }
       const deleted = await deleteOurMetadata(storeOf(p), p, rec.writtenFiles ?? []);
       if (deleted > 0) await audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(rec.writtenFiles), null, { files: deleted }, by);

@@ -9,7 +9,9 @@ import type { IcebergCatalog } from '../core/catalog/catalog';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { ObjectStore } from '../core/storage/object-store';
+import { HiveIcebergCatalog } from '../adapters/catalog/hive';
 import { RestCatalog } from '../adapters/catalog/rest';
+import { ThriftHmsWriter } from '../adapters/hms/thrift/writer';
 import { ThriftHmsReader } from '../adapters/hms/thrift/reader';
 import { PostgresStateStore } from '../adapters/state/postgres';
 import { S3RangedGet } from '../adapters/storage/s3-ranged-get';
@@ -33,9 +35,20 @@ export function openHmsReader(config: MigrateConfig): ThriftHmsReader {
   return new ThriftHmsReader({ uri: t.uri, connectTimeoutMs: t.connectTimeoutMs, callTimeoutMs: t.callTimeoutMs, callsPerSecond: 200 });
 }
 
-export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env): Promise<IcebergCatalog> {
+/**
+ * The configured catalog. A hive catalog opens its own HMS connections (closed by `close()`) and
+ * reads metadata.json through `stores` (given, or opened for it).
+ */
+export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env, stores?: Stores): Promise<IcebergCatalog> {
   const c = need(config.catalog, 'catalog');
-  if (c.type !== 'rest') throw new MigrationError(ErrorCode.CONFIG_INVALID, `catalog.type '${c.type}': only 'rest' is wired into apply and table so far`, { path: 'catalog.type' });
+  if (c.type === 'hive') {
+    const t = config.hms?.thrift;
+    const opts = { uri: c.uri, connectTimeoutMs: t?.connectTimeoutMs, callTimeoutMs: t?.callTimeoutMs };
+    const reader = new ThriftHmsReader(opts);
+    const writer = new ThriftHmsWriter(reader.caller);
+    const own = stores === undefined ? openStores(config, env) : undefined;
+    return new HiveIcebergCatalog({ name: c.name, reader, writer, store: (stores ?? (own as Stores)).storeFor([]), mode: c.mode ?? 'register', ownsConnections: true, onClose: () => own?.close() });
+  }
   const token = c.tokenEnv === undefined ? undefined : env[c.tokenEnv];
   if (c.tokenEnv !== undefined && (token === undefined || token === '')) throw new MigrationError(ErrorCode.CONFIG_INVALID, `catalog.tokenEnv names ${c.tokenEnv}, which is not set`, { path: 'catalog.tokenEnv' });
   return RestCatalog.connect({ name: c.name, uri: c.uri, warehouse: c.warehouse, auth: token === undefined ? undefined : { type: 'bearer', token } });

@@ -3,12 +3,19 @@
 // partition keys (partition columns become ordinary columns), FileInputFormat/FileOutputFormat +
 // LazySimpleSerDe (Hive engine integration off). Two ways in:
 //   - registerTable on a name HMS does not have: create_table (HiveCatalog.registerTable);
-//   - in place (`originals` given; unpartitioned tables only, since HMS alter_table cannot drop
-//     partition keys): the Hive table itself is altered into the Iceberg form — its
-//     original object must have been saved first, must still equal what HMS holds, and is put back
-//     by unregisterTable, only while the table still points at our metadata file (HMS's
-//     expected-parameter check makes that compare-and-set atomic on HMS 4).
-// Data files are never touched: drops always send deleteData=false.
+//   - in place (`originals` given): the Hive table's original object must have been saved first
+//     and must still equal what HMS holds.
+//       unpartitioned: the table itself is altered into the Iceberg form, and put back by
+//         unregisterTable only while it still points at our metadata file (HMS's expected-parameter
+//         check makes that compare-and-set atomic on HMS 4);
+//       partitioned (HMS alter_table refuses to change partition keys): the Hive table is made
+//         EXTERNAL (so nothing can move or drop its files), renamed to `<name>__him_original` with
+//         its partitions untouched, and the Iceberg table is created under the original name, the
+//         way Iceberg's own `migrate` procedure keeps a backup. unregisterTable drops the Iceberg
+//         entry and renames the original back, restoring the saved object (its table type included).
+//     Every step checks what HMS holds first, so a crash between two steps resumes on the next call.
+// Data files are never touched: drops always send deleteData=false, and the rename happens only on
+// an EXTERNAL table (HMS moves the directory of a renamed MANAGED table).
 import type { IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
 import { existingEntryOutcome, formatTableIdent } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
@@ -37,11 +44,30 @@ export interface HiveCatalogOptions {
   readonly store: ObjectStore;
   /** In-place mode: the saved original of a Hive table (from the state store), by identifier. */
   readonly originals?: (ident: TableIdent) => Promise<HiveTable | undefined>;
+  /** `in-place`: withSavedOriginal hands out a catalog that converts that table in place. */
+  readonly mode?: 'register' | 'in-place';
+  /** Close the reader and writer with the catalog (they were opened for it). */
+  readonly ownsConnections?: boolean;
+  /** Called once by close() after the connections are closed (e.g. a store opened for this catalog). */
+  readonly onClose?: () => void;
 }
 
 const isIceberg = (t: HiveTable): boolean => (t.parameters.table_type ?? '').toUpperCase() === ICEBERG_TABLE_TYPE;
 /** What must not change between saving the original and altering it (HMS bumps times itself). */
 const comparable = (t: HiveTable): string => canonicalJson({ ...t, lastAccessTime: 0, parameters: { ...t.parameters, transient_lastDdlTime: '' } });
+
+/** Where an in-place conversion keeps a partitioned Hive table (with its partitions) while the Iceberg table has its name. */
+export const ORIGINAL_SUFFIX = '__him_original';
+export const originalAsideName = (name: string): string => `${name}${ORIGINAL_SUFFIX}`;
+
+/** The original made EXTERNAL (first step of moving a partitioned table aside). */
+export function externalized(original: HiveTable): HiveTable {
+  return { ...original, tableType: 'EXTERNAL_TABLE', parameters: { ...original.parameters, EXTERNAL: 'TRUE' } };
+}
+const isExternal = (t: HiveTable): boolean => t.tableType === 'EXTERNAL_TABLE' && (t.parameters.EXTERNAL ?? '').toUpperCase() === 'TRUE';
+/** `t` is the saved original, possibly made EXTERNAL and renamed by us. */
+const isOriginal = (t: HiveTable, original: HiveTable): boolean =>
+  comparable({ ...t, name: original.name }) === comparable(original) || comparable({ ...t, name: original.name }) === comparable(externalized(original));
 
 /** The Iceberg form of a Hive table, in place: same name, owner, location and columns. */
 export function icebergForm(original: HiveTable, metadataLocation: string, previous: string | null): HiveTable {
@@ -72,6 +98,20 @@ export class HiveIcebergCatalog implements IcebergCatalog {
   readonly name: string;
   constructor(private readonly o: HiveCatalogOptions) {
     this.name = o.name;
+  }
+
+  withSavedOriginal(ident: TableIdent, original: HiveTable): IcebergCatalog {
+    if (this.o.mode !== 'in-place') return this;
+    const key = formatTableIdent(ident);
+    const outer = this.o.originals;
+    return new HiveIcebergCatalog({ ...this.o, ownsConnections: false, onClose: undefined, originals: async (i) => (formatTableIdent(i) === key ? original : outer?.(i)) });
+  }
+
+  async close(): Promise<void> {
+    if (this.o.ownsConnections !== true) return;
+    await this.o.reader.close();
+    await this.o.writer.close();
+    this.o.onClose?.();
   }
 
   private db(ns: Namespace): string {
@@ -160,20 +200,30 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     if (now !== undefined && isIceberg(now)) {
       return { outcome: existingEntryOutcome(ident, now.parameters.metadata_location ?? '', metadataLocation), table: await this.loadTable(ident) };
     }
+    const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
+    const db = this.db(ident.namespace);
     if (now === undefined) {
-      if (this.o.originals !== undefined && (await this.o.originals(ident)) !== undefined) {
-        throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)}: the Hive table to convert in place is gone from HMS`, { table: formatTableIdent(ident) });
+      let created: HiveTable;
+      if (original !== undefined) {
+        // In place, after the partitioned original was moved aside (a crash before the create): go on
+        // only when the table aside is that original.
+        const aside = original.partitionKeys.length > 0 ? await this.current({ namespace: ident.namespace, name: originalAsideName(ident.name) }) : undefined;
+        if (aside === undefined || !isOriginal(aside, original)) {
+          throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)}: the Hive table to convert in place is gone from HMS`, { table: formatTableIdent(ident) });
+        }
+        created = icebergForm(original, metadataLocation, null);
+      } else {
+        created = {
+          database: db, name: ident.name, owner: null, ownerType: null, createTime: Math.floor(md.lastUpdatedMs / 1000), lastAccessTime: 0, retention: 0,
+          tableType: 'EXTERNAL_TABLE', partitionKeys: [], parameters: { EXTERNAL: 'TRUE', table_type: ICEBERG_TABLE_TYPE, metadata_location: metadataLocation },
+          viewOriginalText: null, viewExpandedText: null, temporary: false,
+          sd: {
+            columns: md.schemas.find((s) => s.schemaId === md.currentSchemaId)?.fields.map((f) => ({ name: f.name, type: hiveType(f.type), comment: f.doc ?? null })) ?? [],
+            location: md.location, inputFormat: FILE_INPUT, outputFormat: FILE_OUTPUT, compressed: false, numBuckets: 0,
+            serde: { name: null, serializationLib: LAZY_SIMPLE, parameters: {} }, bucketColumns: [], sortColumns: [], parameters: {}, skewed: null, storedAsSubDirectories: false,
+          },
+        };
       }
-      const created: HiveTable = {
-        database: this.db(ident.namespace), name: ident.name, owner: null, ownerType: null, createTime: Math.floor(md.lastUpdatedMs / 1000), lastAccessTime: 0, retention: 0,
-        tableType: 'EXTERNAL_TABLE', partitionKeys: [], parameters: { EXTERNAL: 'TRUE', table_type: ICEBERG_TABLE_TYPE, metadata_location: metadataLocation },
-        viewOriginalText: null, viewExpandedText: null, temporary: false,
-        sd: {
-          columns: md.schemas.find((s) => s.schemaId === md.currentSchemaId)?.fields.map((f) => ({ name: f.name, type: hiveType(f.type), comment: f.doc ?? null })) ?? [],
-          location: md.location, inputFormat: FILE_INPUT, outputFormat: FILE_OUTPUT, compressed: false, numBuckets: 0,
-          serde: { name: null, serializationLib: LAZY_SIMPLE, parameters: {} }, bucketColumns: [], sortColumns: [], parameters: {}, skewed: null, storedAsSubDirectories: false,
-        },
-      };
       try {
         await this.o.writer.createTable(created);
       } catch (e) {
@@ -183,29 +233,43 @@ export class HiveIcebergCatalog implements IcebergCatalog {
       return { outcome: 'registered', table: await this.loadTable(ident) };
     }
     // A Hive table of that name: in place, only with its saved original, only if unchanged since.
-    const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
     if (original === undefined) {
       throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)} is a Hive table; converting it in place needs its saved original (apply saves it first)`, { table: formatTableIdent(ident) });
     }
     if (now.partitionKeys.length > 0) {
-      // HMS alter_table refuses to change partition keys ("partition keys can not be changed"); an
-      // in-place conversion of a partitioned table needs rename-to-backup + create, not done here.
-      throw new MigrationError(ErrorCode.CATALOG_IN_PLACE_UNSUPPORTED, `${formatTableIdent(ident)} is partitioned; the Hive catalog converts only unpartitioned tables in place (HMS cannot drop partition keys with alter_table). Register it under a new name or use the REST catalog.`, { table: formatTableIdent(ident) });
+      // HMS alter_table refuses to change partition keys: move the original aside, create in its place.
+      if (!isOriginal(now, original)) {
+        throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${formatTableIdent(ident)} changed in HMS since its original was saved; not converting in place`, { table: formatTableIdent(ident) });
+      }
+      const asideName = originalAsideName(ident.name);
+      if ((await this.current({ namespace: ident.namespace, name: asideName })) !== undefined) {
+        throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${db}.${asideName} already exists; the in-place conversion of ${formatTableIdent(ident)} keeps the Hive table under that name. Rename or drop it first.`, { table: formatTableIdent(ident), aside: `${db}.${asideName}` });
+      }
+      // EXTERNAL first, as its own alter: HMS decides whether a rename moves the directory on the
+      // table as it was before the call, and moves it for a MANAGED table.
+      if (!isExternal(now)) await this.o.writer.alterTable(db, ident.name, externalized(original), { DO_NOT_UPDATE_STATS: 'true' });
+      await this.o.writer.alterTable(db, ident.name, { ...externalized(original), name: asideName }, { DO_NOT_UPDATE_STATS: 'true' });
+      return this.registerTable(ident, metadataLocation);
     }
     if (comparable(original) !== comparable(now)) {
       throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${formatTableIdent(ident)} changed in HMS since its original was saved; not converting in place`, { table: formatTableIdent(ident) });
     }
-    await this.o.writer.alterTable(this.db(ident.namespace), ident.name, icebergForm(original, metadataLocation, null), { DO_NOT_UPDATE_STATS: 'true' });
+    await this.o.writer.alterTable(db, ident.name, icebergForm(original, metadataLocation, null), { DO_NOT_UPDATE_STATS: 'true' });
     return { outcome: 'registered', table: await this.loadTable(ident) };
   }
 
   async unregisterTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: UnregisterOutcome }> {
     const now = await this.current(ident);
-    if (now === undefined || !isIceberg(now)) return { outcome: 'absent' };
-    if (now.parameters.metadata_location !== metadataLocation) {
+    const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
+    if (now !== undefined && isIceberg(now) && now.parameters.metadata_location !== metadataLocation) {
       throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)} now points at ${now.parameters.metadata_location ?? '?'}, not at ${metadataLocation}: committed to after us; not unregistering`, { current: now.parameters.metadata_location, ours: metadataLocation });
     }
-    const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
+    if (original !== undefined && original.partitionKeys.length > 0) {
+      if (now !== undefined && !isIceberg(now)) return { outcome: 'absent' };
+      const moved = await this.restoreAside(ident, original, now !== undefined);
+      return { outcome: moved || now !== undefined ? 'unregistered' : 'absent' };
+    }
+    if (now === undefined || !isIceberg(now)) return { outcome: 'absent' };
     if (original === undefined) {
       await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
       return { outcome: 'unregistered' };
@@ -219,8 +283,39 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     return { outcome: 'unregistered' };
   }
 
+  /**
+   * Partitioned in place: drop the Iceberg entry (when `dropIceberg`), then rename the original
+   * back from aside, as the saved object. False when there was nothing aside to restore.
+   */
+  private async restoreAside(ident: TableIdent, original: HiveTable, dropIceberg: boolean): Promise<boolean> {
+    const db = this.db(ident.namespace);
+    const asideName = originalAsideName(ident.name);
+    const aside = await this.current({ namespace: ident.namespace, name: asideName });
+    if (aside !== undefined && !isOriginal(aside, original)) {
+      throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${db}.${asideName} is no longer the saved original of ${formatTableIdent(ident)}; not restoring it`, { table: formatTableIdent(ident), aside: `${db}.${asideName}` });
+    }
+    if (dropIceberg) {
+      if (aside === undefined) throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)}: its Hive original is not at ${db}.${asideName}; not dropping the Iceberg table`, { table: formatTableIdent(ident) });
+      await this.o.writer.dropTable(db, ident.name);
+    }
+    if (aside === undefined) return false;
+    // The table aside is EXTERNAL, so the rename back moves nothing; the saved object returns whole.
+    await this.o.writer.alterTable(db, asideName, original, { DO_NOT_UPDATE_STATS: 'true' });
+    return true;
+  }
+
   async dropTable(ident: TableIdent): Promise<{ dropped: boolean }> {
-    if (!(await this.tableExists(ident))) return { dropped: false };
+    const now = await this.current(ident);
+    const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
+    if (original !== undefined) {
+      // In place: dropping the Iceberg entry means the saved Hive table takes its name back
+      // (forced rollback), whatever the metadata location says now.
+      if (now === undefined || !isIceberg(now)) return { dropped: original.partitionKeys.length > 0 && (await this.restoreAside(ident, original, false)) };
+      if (original.partitionKeys.length > 0) await this.restoreAside(ident, original, true);
+      else await this.o.writer.alterTable(this.db(ident.namespace), ident.name, original, { DO_NOT_UPDATE_STATS: 'true' });
+      return { dropped: true };
+    }
+    if (now === undefined || !isIceberg(now)) return { dropped: false };
     await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
     return { dropped: true };
   }

@@ -85,11 +85,11 @@ export function registerOrchestration(program: Command, io: IO): void {
       const closers: (() => Promise<unknown> | void)[] = [];
       let activities: ReturnType<typeof workerActivities> | undefined;
       if (withActivities) {
-        const [state, catalog] = [await openState(config), await openCatalog(config)];
-        const hms = openHmsReader(config);
         const stores = openStores(config);
-        closers.push(() => state.close(), () => hms.close(), () => stores.close());
-        activities = workerActivities({ state, hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', actor: `worker:${os.hostname()}:${process.pid}`, toolVersion: toolVersion(), resultsLocation: config.validation?.resultsLocation });
+        const [state, catalog] = [await openState(config), await openCatalog(config, process.env, stores)];
+        const hms = openHmsReader(config);
+        closers.push(() => state.close(), () => hms.close(), async () => catalog.close?.(), () => stores.close());
+        activities = workerActivities({ state, hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', inPlace: config.catalog?.mode === 'in-place', actor: `worker:${os.hostname()}:${process.pid}`, toolVersion: toolVersion(), resultsLocation: config.validation?.resultsLocation });
       }
       const connection = await NativeConnection.connect({ address: t.address });
       closers.push(() => connection.close());

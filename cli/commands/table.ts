@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { convertTable } from '../../activities/convert/convert-table';
 import { fingerprintOf } from '../../activities/index';
+import type { IcebergCatalog } from '../../core/catalog/catalog';
 import { formatTableIdent, parseTableIdent, tableIdent } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { loadConfig } from '../config';
@@ -50,16 +51,18 @@ Exit codes: 0 migrated and validated; 1 refused, failed, or validation failed (t
       const target = opts.target !== undefined ? parseTableIdent(opts.target) : tableIdent([`${config.catalog?.namespacePrefix ?? ''}${db}`], tbl);
       const hms = openHmsReader(config);
       const stores = openStores(config);
+      let catalog: IcebergCatalog | undefined;
       try {
         const [inv] = await hms.getTables(db, [tbl]);
         if (inv === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${name} not found in HMS`);
-        const catalog = await openCatalog(config);
+        catalog = await openCatalog(config, process.env, stores);
         const fingerprint = fingerprintOf(inv);
         const timestampMs = Math.max(1, (Number(inv.table.parameters.transient_lastDdlTime ?? 0) || inv.table.createTime || 1) * 1000);
         const metadataDir = `${(inv.table.sd.location ?? '').replace(/\/+$/, '')}/metadata/`;
         const started = Date.now();
         let last = 0;
-        const r = await convertTable(stores.storeFor([metadataDir]), catalog, {
+        // In place (hive catalog, mode in-place): the table as read now is the original to save and restore.
+        const r = await convertTable(stores.storeFor([metadataDir]), catalog.withSavedOriginal?.(target, inv.table) ?? catalog, {
           inventory: inv,
           identity: { planHash: `table:${fingerprint}`, table: `hms:${db}.${tbl}->${catalog.name}:${formatTableIdent(target)}` },
           timestampMs,
@@ -109,6 +112,7 @@ Exit codes: 0 migrated and validated; 1 refused, failed, or validation failed (t
         }
         io.setExit(ok ? ExitCode.OK : ExitCode.FAILED);
       } finally {
+        await catalog?.close?.();
         await hms.close();
         stores.close();
       }

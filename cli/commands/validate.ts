@@ -1,6 +1,7 @@
 // `migrate validate` (the nightly checks on demand, in this process) and `migrate schedule …`
 // (a Temporal Schedule that runs nightlyValidationWorkflow for a plan). Exit codes of validate:
 // 0 clean, 3 drift found, 1 a check could not run.
+import type { IcebergCatalog } from '../../core/catalog/catalog';
 import type { Command } from 'commander';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { ErrorCode, MigrationError } from '../../core/errors';
@@ -46,20 +47,22 @@ export function registerValidation(program: Command, io: IO): void {
       const state = await openState(config);
       const hms = openHmsReader(config);
       const stores = openStores(config);
+      let catalog: IcebergCatalog | undefined;
       try {
-        const catalog = await openCatalog(config);
+        catalog = await openCatalog(config, process.env, stores);
         const planHash = await state.resolvePlan(plan);
         const p = await state.getPlan(planHash);
         const recs = (await state.listTables(planHash)).filter((t) => t.status === 'migrated' && (opts.wave.length === 0 || opts.wave.includes(t.wave)) && (opts.table.length === 0 || opts.table.includes(t.tableId)));
         if (recs.length === 0) throw new MigrationError(ErrorCode.USAGE, `no migrated table of plan ${planId(planHash)} matches the scope`);
         const runId = `${planId(planHash)}-cli-${Date.now()}`;
         const rows: ValidationRow[] = [];
-        const deps = { hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', toolVersion: toolVersion() };
+        const deps = { hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', inPlace: config.catalog?.mode === 'in-place', toolVersion: toolVersion() };
         for await (const r of mapOrdered(recs, opts.concurrency, (rec) => checkTableDrift(deps, p, rec, runId, () => new Date()))) rows.push(...r);
         io.out(opts.json ? `${JSON.stringify({ ok: runStatus(rows) === 'validated', status: runStatus(rows), rows }, null, 2)}\n` : renderRows(rows));
         const s = runStatus(rows);
         io.setExit(s === 'validated' ? ExitCode.OK : s === 'drifted' ? ExitCode.DRIFT : ExitCode.FAILED);
       } finally {
+        await catalog?.close?.();
         await state.close();
         await hms.close();
         stores.close();

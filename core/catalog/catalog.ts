@@ -5,6 +5,7 @@
 // Steps are declared with their inverses (STYLE.md §8): createNamespace/dropNamespace,
 // registerTable/unregisterTable. No operation can ask for a purge: dropping a table only removes
 // the catalog entry (ARCHITECTURE.md "Never delete data"; iceberg.md §7, §9.5).
+import type { HiveTable } from '../hive/model';
 import { ErrorCode, MigrationError } from '../errors';
 import type { TableMetadata } from '../iceberg/metadata';
 
@@ -87,6 +88,14 @@ export interface IcebergCatalog {
   unregisterTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: UnregisterOutcome }>;
   /** Drop the catalog entry; data and metadata files stay (purge is never requested). */
   dropTable(ident: TableIdent): Promise<{ dropped: boolean }>;
+  /**
+   * Catalogs that convert in place (the Hive catalog in mode `in-place`): this catalog, knowing the
+   * saved original of the Hive table at `ident`, which register replaces and unregister/drop put
+   * back. Absent, or returning itself, for catalogs that only register new entries.
+   */
+  withSavedOriginal?(ident: TableIdent, original: HiveTable): IcebergCatalog;
+  /** Release connections (CLI commands end with it; a worker keeps its catalog). */
+  close?(): Promise<void>;
 }
 
 // No control characters: 0x1F separates REST namespace levels (iceberg.md §6).

@@ -39,11 +39,20 @@ export const catalogSchema = z
     tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
     /** Prefix for the target namespace of every migrated table: `<prefix><hms database>` (default none). */
     namespacePrefix: z.string().regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and underscores').optional(),
+    /**
+     * Hive catalog only. `register` (default): a new HMS table per migrated table (needs a
+     * namespacePrefix when the catalog is the source HMS). `in-place`: the Hive table itself becomes
+     * the Iceberg table (partitioned ones keep their Hive original as `<name>__him_original`);
+     * rollback restores the saved original.
+     */
+    mode: z.enum(['register', 'in-place']).optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
     const ok = c.type === 'rest' ? /^https?:\/\//.test(c.uri) : /^thrift:\/\//.test(c.uri);
     if (!ok) ctx.addIssue({ code: 'custom', path: ['uri'], message: c.type === 'rest' ? 'a rest catalog needs an http(s):// uri' : 'a hive catalog needs a thrift:// uri' });
+    if (c.mode !== undefined && c.type !== 'hive') ctx.addIssue({ code: 'custom', path: ['mode'], message: 'mode applies to a hive catalog only' });
+    if (c.mode === 'in-place' && (c.namespacePrefix ?? '') !== '') ctx.addIssue({ code: 'custom', path: ['namespacePrefix'], message: 'an in-place catalog converts each table under its own name: no namespacePrefix' });
   });
 
 export const storageSchema = z
@@ -109,6 +118,12 @@ export const configSchema = z
     temporal: temporalSchema.optional(),
     state: stateSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    // In place means the catalog IS the source HMS; anything else would convert one HMS's tables into another's names.
+    if (c.catalog?.mode === 'in-place' && c.hms !== undefined && c.catalog.uri.replace(/\/+$/, '') !== c.hms.thrift.uri.replace(/\/+$/, '')) {
+      ctx.addIssue({ code: 'custom', path: ['catalog', 'uri'], message: `an in-place hive catalog must be the source HMS (hms.thrift.uri ${c.hms.thrift.uri})` });
+    }
+  });
 
 export type MigrateConfig = z.infer<typeof configSchema>;
