@@ -75,6 +75,22 @@ describe('loadConfig', () => {
     expect(e.message).toContain('catalog.uri: a rest catalog needs an http(s):// uri');
   });
 
+  it('catalog.mode: in-place only for a hive catalog that is the source HMS, without a namespacePrefix', () => {
+    const hms = 'hms:\n  thrift:\n    uri: thrift://meta:9083\n';
+    const ok = write('inplace.yaml', `${hms}catalog:\n  name: prod\n  type: hive\n  uri: thrift://meta:9083\n  mode: in-place\n`);
+    expect(loadConfig({ file: ok, env: {}, sets: [], cwd: dir }).config.catalog?.mode).toBe('in-place');
+    const cases: [string, string][] = [
+      [`${hms}catalog:\n  name: prod\n  type: rest\n  uri: http://r:8181\n  mode: in-place\n`, 'catalog.mode: mode applies to a hive catalog only'],
+      [`${hms}catalog:\n  name: prod\n  type: hive\n  uri: thrift://meta:9083\n  mode: in-place\n  namespacePrefix: lake_\n`, 'catalog.namespacePrefix: an in-place catalog converts each table under its own name'],
+      [`${hms}catalog:\n  name: prod\n  type: hive\n  uri: thrift://other:9083\n  mode: in-place\n`, 'catalog.uri: an in-place hive catalog must be the source HMS (hms.thrift.uri thrift://meta:9083)'],
+      [`${hms}catalog:\n  name: prod\n  type: hive\n  uri: thrift://meta:9083\n  mode: sideways\n`, 'catalog.mode'],
+    ];
+    for (const [i, [text, message]] of cases.entries()) {
+      const e = errorOf(() => loadConfig({ file: write(`inplace-${i}.yaml`, text), env: {}, sets: [], cwd: dir }));
+      expect({ i, code: e.code, has: e.message.includes(message) ? message : e.message }).toEqual({ i, code: 'CONFIG_INVALID', has: message });
+    }
+  });
+
   it('reports malformed YAML with line and column', () => {
     const f = write('bad.yaml', 'temporal:\n  address: [unclosed\n');
     const e = errorOf(() => loadConfig({ file: f, env: {}, sets: [], cwd: dir }));
