@@ -49,7 +49,7 @@ function probes(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.ProcessEnv): 
       run: async () => {
         if (c.type === 'hive') {
           const p = await probeHms(c.uri, timeoutMs);
-          return { version: p.version, latencyMs: p.latencyMs, detail: `hive catalog, ${p.databases} databases` };
+          return { version: p.version, latencyMs: p.latencyMs, detail: `hive catalog (${c.mode ?? 'register'}), ${p.databases} databases` };
         }
         const p = await probeRestCatalog(c.uri, timeoutMs, c.tokenEnv ? env[c.tokenEnv] : undefined);
         return { latencyMs: p.latencyMs, detail: `GET /v1/config ok (${Object.keys(p.defaults).length} defaults, ${Object.keys(p.overrides).length} overrides)` };
