@@ -45,6 +45,11 @@ Exit codes: 0 migrated and validated; 1 refused, failed, or validation failed (t
       if (opts.catalog !== undefined && opts.catalog !== config.catalog?.name) {
         throw new MigrationError(ErrorCode.USAGE, `--catalog ${opts.catalog}: the configured catalog is '${config.catalog?.name ?? '(none)'}' (set catalog.name/uri in the config)`);
       }
+      if (config.catalog?.mode === 'in-place' && opts.dryRun !== true) {
+        // Replacing a Hive table needs what only apply keeps: the saved original in the state store,
+        // the audit trail, and `rollback` to put it back.
+        throw new MigrationError(ErrorCode.USAGE, `catalog ${config.catalog.name} converts in place; migrate table does not replace Hive tables (no saved original, no rollback). Use migrate plan + apply, or --dry-run, or a catalog with mode: register.`);
+      }
       const dot = name.indexOf('.');
       if (dot <= 0 || dot === name.length - 1) throw new MigrationError(ErrorCode.USAGE, `table must be db.table, got '${name}'`);
       const [db, tbl] = [name.slice(0, dot), name.slice(dot + 1)];
@@ -61,8 +66,7 @@ Exit codes: 0 migrated and validated; 1 refused, failed, or validation failed (t
         const metadataDir = `${(inv.table.sd.location ?? '').replace(/\/+$/, '')}/metadata/`;
         const started = Date.now();
         let last = 0;
-        // In place (hive catalog, mode in-place): the table as read now is the original to save and restore.
-        const r = await convertTable(stores.storeFor([metadataDir]), catalog.withSavedOriginal?.(target, inv.table) ?? catalog, {
+        const r = await convertTable(stores.storeFor([metadataDir]), catalog, {
           inventory: inv,
           identity: { planHash: `table:${fingerprint}`, table: `hms:${db}.${tbl}->${catalog.name}:${formatTableIdent(target)}` },
           timestampMs,

@@ -1,10 +1,14 @@
 // `migrate table <db>.<table>`: the CLI binary converts one seeded table (dry run first: decisions,
 // nothing written), registers and validates it, a rerun registers once with byte-identical files,
-// a refused table exits 1 with its code and registers nothing, bad input exits 2.
+// a refused table exits 1 with its code and registers nothing, bad input exits 2. Through the Hive
+// catalog: register mode creates the Iceberg table in HMS under the prefixed database; an in-place
+// catalog is refused (replacing a Hive table is apply's job: saved original, audit, rollback).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RestCatalog } from '../../adapters/catalog/rest';
+import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
+import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
 import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
@@ -66,6 +70,35 @@ describe('migrate table', () => {
     const text = await migrate(['table', `${sales}.all_types`]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/all_types → local-rest:.*all_types: registered, validated/);
+  }, 300_000);
+
+  it('hive catalog: register mode registers and validates in HMS; in-place mode is refused and changes nothing', async () => {
+    const hiveCfg = path.join(dir, 'hive.yaml');
+    const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8');
+    const hmsUri = env.HIM_HMS_PG_URI as string;
+    const withCatalog = (c: string): string => base.replace(/catalog:\n(\s+.*\n)+?(?=\S)/, c);
+    writeFileSync(hiveCfg, withCatalog(`catalog:\n  name: hms\n  type: hive\n  uri: ${hmsUri}\n  namespacePrefix: ${nsPrefix}hive_\n`));
+    const reg = await run(path.join(root, 'bin', 'migrate'), ['table', `${sales}.orders`, '--json', '--config', hiveCfg]);
+    expect({ code: reg.code, err: reg.code === 0 ? '' : reg.stderr }).toEqual({ code: 0, err: '' });
+    expect(JSON.parse(reg.stdout)).toMatchObject({ ok: true, registration: 'registered', target: `hms:${nsPrefix}hive_${sales}.orders`, validation: { ok: true } });
+    const hms = new ThriftHmsReader({ uri: hmsUri });
+    try {
+      const [t] = await hms.getTables(`${nsPrefix}hive_${sales}`, ['orders']);
+      expect(t?.table.parameters).toMatchObject({ table_type: 'ICEBERG', metadata_location: JSON.parse(reg.stdout).metadataLocation });
+      const [before] = await hms.getTables(sales, ['customers']);
+      writeFileSync(hiveCfg, withCatalog(`catalog:\n  name: hms\n  type: hive\n  uri: ${hmsUri}\n  mode: in-place\n`));
+      const inPlace = await run(path.join(root, 'bin', 'migrate'), ['table', `${sales}.customers`, '--json', '--config', hiveCfg]);
+      expect(inPlace.code).toBe(2);
+      expect(JSON.parse(inPlace.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE' } });
+      expect(JSON.parse(inPlace.stdout).error.message).toContain('migrate plan + apply');
+      const [after] = await hms.getTables(sales, ['customers']);
+      expect(after).toEqual(before);
+    } finally {
+      const writer = new ThriftHmsWriter(hms.caller);
+      await writer.dropTable(`${nsPrefix}hive_${sales}`, 'orders').catch(() => undefined);
+      await writer.dropDatabase(`${nsPrefix}hive_${sales}`).catch(() => undefined);
+      await hms.close();
+    }
   }, 300_000);
 
   it('refused tables exit 1 with their code; bad input exits 2', async () => {
