@@ -17,6 +17,7 @@ import type { PlanFile } from '../core/plan/plan-file';
 import { canonicalJson, sha256Hex } from '../core/plan/hash';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { PostgresStateStore, TableRecord } from '../adapters/state/postgres';
+import { originalAsideName } from '../adapters/catalog/hive';
 import { deleteOurMetadata } from './convert/convert-table';
 import { conversionFor, dbOf, nameOf, targetOf } from './plan-conversion';
 import { checkTableDrift } from './validate/drift-check';
@@ -125,6 +126,12 @@ export function createActivities(deps: ActivityDeps) {
   }
   const storeOf = (p: PreparedConversion): ObjectStore => deps.storeFor([p.metadataDir]);
   /** The catalog for this table: an in-place catalog learns its saved original (register replaces it, unregister puts it back). */
+  /** For the audit trail: what an in-place conversion did to the Hive table itself. */
+  const inPlaceDetails = (ref: TableRef, rec: TableRecord): Record<string, unknown> => {
+    if (deps.inPlace !== true || rec.original === null) return {};
+    const partitioned = rec.original.table.partitionKeys.length > 0;
+    return { inPlace: true, hiveOriginal: partitioned ? `hms:${dbOf(ref.tableId)}.${originalAsideName(nameOf(ref.tableId))} (made EXTERNAL, renamed, partitions kept)` : `hms:${ref.tableId} (altered into the Iceberg form)` };
+  };
   const catalogOf = (ref: TableRef, rec: TableRecord): IcebergCatalog =>
     rec.original === null || deps.catalog.withSavedOriginal === undefined ? deps.catalog : deps.catalog.withSavedOriginal(target(ref.tableId), rec.original.table);
 
@@ -212,7 +219,7 @@ export function createActivities(deps: ActivityDeps) {
       const { outcome } = await catalog.registerTable(ident, p.metadataLocation);
       // Recorded once: by the attempt that registered, or by the retry that found its entry after a crash.
       if (!reached(rec, 'registered')) {
-        await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'registered' }, event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation, outcome }));
+        await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'registered' }, event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation, outcome, ...inPlaceDetails(ref, rec) }));
       }
       failpoint('after-register', ref.tableId);
       return { outcome };

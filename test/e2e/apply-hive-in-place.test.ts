@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client as PgClient } from 'pg';
 import { originalAsideName, ICEBERG_TABLE_TYPE } from '../../adapters/catalog/hive';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { PostgresStateStore } from '../../adapters/state/postgres';
@@ -114,6 +115,19 @@ describe('migrate apply with the Hive catalog in place (HMS 3.1.3)', () => {
       const aside = await table(t.db, originalAsideName(t.name));
       // A partitioned original waits aside with every partition; an unpartitioned one was altered.
       expect({ t: t.name, aside: aside?.partitions.length }).toEqual({ t: t.name, aside: t.partitionKeys.length > 0 ? t.partitions.length : undefined });
+    }
+
+    // The audit trail says what happened to each Hive table itself.
+    const pg = new PgClient({ connectionString: env.HIM_POSTGRES_URL as string });
+    await pg.connect();
+    try {
+      const events = (await pg.query<{ object: string; details: { inPlace?: boolean; hiveOriginal?: string } }>(`SELECT object, details FROM him_audit WHERE plan_hash = $1 AND action = 'table.registered'`, [plan.hash])).rows;
+      for (const t of migrated) {
+        const e = events.find((x) => x.object === `hms-in-place:${t.db}.${t.name}`);
+        expect({ t: t.name, inPlace: e?.details.inPlace, aside: e?.details.hiveOriginal?.includes(originalAsideName(t.name)) }).toEqual({ t: t.name, inPlace: true, aside: t.partitionKeys.length > 0 });
+      }
+    } finally {
+      await pg.end();
     }
 
     // Independent readers through the Hive catalog: PyIceberg (not Avro: PyIceberg 0.12 reads no Avro data files) and Spark.
