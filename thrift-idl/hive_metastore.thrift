@@ -41,6 +41,12 @@ enum DatabaseType {
   REMOTE = 2,
 }
 
+enum PartitionFilterMode {
+  BY_NAMES = 0,
+  BY_VALUES = 1,
+  BY_EXPR = 2,
+}
+
 enum ClientCapability {
   TEST_CAPABILITY = 1,
   INSERT_ONLY_TABLES = 2,
@@ -206,6 +212,57 @@ struct GetProjectionsSpec {
   3: string excludeParamKeyPattern,
 }
 
+struct GetPartitionsFilterSpec {
+  7: optional PartitionFilterMode filterMode,
+  8: optional list<string> filters,
+}
+
+struct GetPartitionsRequest {
+  1: optional string catName,
+  2: string dbName,
+  3: string tblName,
+  4: optional bool withAuth,
+  5: optional string user,
+  6: optional list<string> groupNames,
+  7: GetProjectionsSpec projectionSpec,
+  8: GetPartitionsFilterSpec filterSpec,
+  9: optional list<string> processorCapabilities,
+  10: optional string processorIdentifier,
+  11: optional string validWriteIdList,
+}
+
+struct PartitionWithoutSD {
+  1: list<string> values,
+  2: i32 createTime,
+  3: i32 lastAccessTime,
+  4: string relativePath,
+  5: map<string,string> parameters,
+}
+
+struct PartitionSpecWithSharedSD {
+  1: list<PartitionWithoutSD> partitions,
+  2: StorageDescriptor sd,
+}
+
+struct PartitionListComposingSpec {
+  1: list<Partition> partitions,
+}
+
+struct PartitionSpec {
+  1: string dbName,
+  2: string tableName,
+  3: string rootPath,
+  4: optional PartitionSpecWithSharedSD sharedSDPartitionSpec,
+  5: optional PartitionListComposingSpec partitionList,
+  6: optional string catName,
+  7: optional i64 writeId,
+  8: optional bool isStatsCompliant,
+}
+
+struct GetPartitionsResponse {
+  1: list<PartitionSpec> partitionSpec,
+}
+
 // There is no field 5 upstream.
 struct GetTableRequest {
   1: required string dbName,
@@ -332,6 +389,9 @@ service ThriftHiveMetastore {
       throws (1:NoSuchObjectException o1, 2:MetaException o2)
   list<string> get_partition_names(1:string db_name, 2:string tbl_name, 3:i16 max_parts = -1)
       throws (1:NoSuchObjectException o1, 2:MetaException o2)
+  // 3.0+: partitions of one table with a field projection, grouped by shared storage descriptor.
+  GetPartitionsResponse get_partitions_with_specs(1:GetPartitionsRequest request)
+      throws (1:MetaException o1)
   // o3 exists on 4.x only; 3.1 declares o1 and o2.
   list<Partition> get_partitions_by_names(1:string db_name, 2:string tbl_name, 3:list<string> names)
       throws (1:MetaException o1, 2:NoSuchObjectException o2, 3:InvalidObjectException o3)

@@ -11,6 +11,10 @@ const arg = (k: string, d: string): string => {
   return i >= 0 && argv[i + 1] !== undefined ? (argv[i + 1] as string) : d;
 };
 
+/** Every Partition field the core/hive model keeps. */
+const PARTITION_FIELDS = ['values', 'createTime', 'lastAccessTime', 'parameters', 'sd.location', 'sd.inputFormat', 'sd.outputFormat', 'sd.compressed', 'sd.numBuckets',
+  'sd.serdeInfo.name', 'sd.serdeInfo.serializationLib', 'sd.serdeInfo.parameters', 'sd.cols', 'sd.bucketCols', 'sd.sortCols', 'sd.parameters', 'sd.skewedInfo', 'sd.storedAsSubDirectories'];
+
 async function main(): Promise<void> {
   const db = arg('prefix', 'bench_scale_10000x10x1');
   const n = Number(arg('n', '300'));
@@ -27,6 +31,12 @@ async function main(): Promise<void> {
   await time('get_partition_names', (t) => conn.call('x', (c) => c.get_partition_names(db, t, -1)));
   await time('get_partitions max 1', (t) => conn.call('x', (c) => c.get_partitions(db, t, 1)));
   await time('get_partitions all', (t) => conn.call('x', (c) => c.get_partitions(db, t, -1)));
+  const specs = (fields: string[]) => (t: string) =>
+    conn.call('x', (c) => c.get_partitions_with_specs(new ttypes.GetPartitionsRequest({ dbName: db, tblName: t, projectionSpec: new ttypes.GetProjectionsSpec({ fieldList: fields, includeParamKeyPattern: '', excludeParamKeyPattern: '' }), filterSpec: new ttypes.GetPartitionsFilterSpec({}) })));
+  if (process.env.SHOW) process.stdout.write(`${JSON.stringify(await specs([])(names[0] as string)).slice(0, 4000)}\n`);
+  await time('get_partitions_with_specs, all fields', specs([]));
+  await time('get_partitions_with_specs, values+location', specs(['values', 'sd.location']));
+  await time('get_partitions_with_specs, model fields', specs(PARTITION_FIELDS)).catch((e: unknown) => process.stdout.write(`model fields: ${String(e)}\n`));
   await time('get_table_objects_by_name_req 1 table', (t) => conn.call('x', (c) => c.get_table_objects_by_name_req(new ttypes.GetTablesRequest({ dbName: db, tblNames: [t], capabilities: caps }))));
   const proj = async (fields: string[]): Promise<void> => {
     const spec = new ttypes.GetProjectionsSpec({ fieldList: fields, includeParamKeyPattern: '', excludeParamKeyPattern: '' });

@@ -14,6 +14,7 @@ import ttypes = require('./hive_metastore_types');
 import PrincipalType = ttypes.PrincipalType
 import SerdeType = ttypes.SerdeType
 import DatabaseType = ttypes.DatabaseType
+import PartitionFilterMode = ttypes.PartitionFilterMode
 import ClientCapability = ttypes.ClientCapability
 import DDL_TIME = ttypes.DDL_TIME
 import META_TABLE_STORAGE = ttypes.META_TABLE_STORAGE
@@ -46,6 +47,13 @@ import Partition = ttypes.Partition
 import TableMeta = ttypes.TableMeta
 import ClientCapabilities = ttypes.ClientCapabilities
 import GetProjectionsSpec = ttypes.GetProjectionsSpec
+import GetPartitionsFilterSpec = ttypes.GetPartitionsFilterSpec
+import GetPartitionsRequest = ttypes.GetPartitionsRequest
+import PartitionWithoutSD = ttypes.PartitionWithoutSD
+import PartitionSpecWithSharedSD = ttypes.PartitionSpecWithSharedSD
+import PartitionListComposingSpec = ttypes.PartitionListComposingSpec
+import PartitionSpec = ttypes.PartitionSpec
+import GetPartitionsResponse = ttypes.GetPartitionsResponse
 import GetTableRequest = ttypes.GetTableRequest
 import GetTableResult = ttypes.GetTableResult
 import GetTablesRequest = ttypes.GetTablesRequest
@@ -128,6 +136,10 @@ declare class Client {
 
   get_partition_names(db_name: string, tbl_name: string, max_parts?: number, callback?: (error: ttypes.NoSuchObjectException | ttypes.MetaException, response: string[])=>void): void;
 
+  get_partitions_with_specs(request: GetPartitionsRequest): GetPartitionsResponse;
+
+  get_partitions_with_specs(request: GetPartitionsRequest, callback?: (error: ttypes.MetaException, response: GetPartitionsResponse)=>void): void;
+
   get_partitions_by_names(db_name: string, tbl_name: string, names: string[]): Partition[];
 
   get_partitions_by_names(db_name: string, tbl_name: string, names: string[], callback?: (error: ttypes.MetaException | ttypes.NoSuchObjectException | ttypes.InvalidObjectException, response: Partition[])=>void): void;
@@ -163,6 +175,7 @@ declare class Processor {
   process_add_partitions(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
   process_get_partitions(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
   process_get_partition_names(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
+  process_get_partitions_with_specs(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
   process_get_partitions_by_names(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
   process_get_partitions_by_names_req(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
   process_get_config_value(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;

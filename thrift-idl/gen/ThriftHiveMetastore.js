@@ -753,12 +753,12 @@ ThriftHiveMetastore_get_all_databases_result.prototype.read = function(input) {
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3203 = input.readListBegin();
-        var _size202 = _rtmp3203.size || 0;
-        for (var _i204 = 0; _i204 < _size202; ++_i204) {
-          var elem205 = null;
-          elem205 = input.readString();
-          this.success.push(elem205);
+        var _rtmp3245 = input.readListBegin();
+        var _size244 = _rtmp3245.size || 0;
+        for (var _i246 = 0; _i246 < _size244; ++_i246) {
+          var elem247 = null;
+          elem247 = input.readString();
+          this.success.push(elem247);
         }
         input.readListEnd();
       } else {
@@ -787,10 +787,10 @@ ThriftHiveMetastore_get_all_databases_result.prototype.write = function(output) 
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRING, this.success.length);
-    for (var iter206 in this.success) {
-      if (this.success.hasOwnProperty(iter206)) {
-        iter206 = this.success[iter206];
-        output.writeString(iter206);
+    for (var iter248 in this.success) {
+      if (this.success.hasOwnProperty(iter248)) {
+        iter248 = this.success[iter248];
+        output.writeString(iter248);
       }
     }
     output.writeListEnd();
@@ -1168,12 +1168,12 @@ ThriftHiveMetastore_get_table_meta_args.prototype.read = function(input) {
       case 3:
       if (ftype == Thrift.Type.LIST) {
         this.tbl_types = [];
-        var _rtmp3208 = input.readListBegin();
-        var _size207 = _rtmp3208.size || 0;
-        for (var _i209 = 0; _i209 < _size207; ++_i209) {
-          var elem210 = null;
-          elem210 = input.readString();
-          this.tbl_types.push(elem210);
+        var _rtmp3250 = input.readListBegin();
+        var _size249 = _rtmp3250.size || 0;
+        for (var _i251 = 0; _i251 < _size249; ++_i251) {
+          var elem252 = null;
+          elem252 = input.readString();
+          this.tbl_types.push(elem252);
         }
         input.readListEnd();
       } else {
@@ -1204,10 +1204,10 @@ ThriftHiveMetastore_get_table_meta_args.prototype.write = function(output) {
   if (this.tbl_types !== null && this.tbl_types !== undefined) {
     output.writeFieldBegin('tbl_types', Thrift.Type.LIST, 3);
     output.writeListBegin(Thrift.Type.STRING, this.tbl_types.length);
-    for (var iter211 in this.tbl_types) {
-      if (this.tbl_types.hasOwnProperty(iter211)) {
-        iter211 = this.tbl_types[iter211];
-        output.writeString(iter211);
+    for (var iter253 in this.tbl_types) {
+      if (this.tbl_types.hasOwnProperty(iter253)) {
+        iter253 = this.tbl_types[iter253];
+        output.writeString(iter253);
       }
     }
     output.writeListEnd();
@@ -1248,13 +1248,13 @@ ThriftHiveMetastore_get_table_meta_result.prototype.read = function(input) {
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3213 = input.readListBegin();
-        var _size212 = _rtmp3213.size || 0;
-        for (var _i214 = 0; _i214 < _size212; ++_i214) {
-          var elem215 = null;
-          elem215 = new ttypes.TableMeta();
-          elem215.read(input);
-          this.success.push(elem215);
+        var _rtmp3255 = input.readListBegin();
+        var _size254 = _rtmp3255.size || 0;
+        for (var _i256 = 0; _i256 < _size254; ++_i256) {
+          var elem257 = null;
+          elem257 = new ttypes.TableMeta();
+          elem257.read(input);
+          this.success.push(elem257);
         }
         input.readListEnd();
       } else {
@@ -1283,10 +1283,10 @@ ThriftHiveMetastore_get_table_meta_result.prototype.write = function(output) {
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRUCT, this.success.length);
-    for (var iter216 in this.success) {
-      if (this.success.hasOwnProperty(iter216)) {
-        iter216 = this.success[iter216];
-        iter216.write(output);
+    for (var iter258 in this.success) {
+      if (this.success.hasOwnProperty(iter258)) {
+        iter258 = this.success[iter258];
+        iter258.write(output);
       }
     }
     output.writeListEnd();
@@ -1382,12 +1382,12 @@ ThriftHiveMetastore_get_all_tables_result.prototype.read = function(input) {
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3218 = input.readListBegin();
-        var _size217 = _rtmp3218.size || 0;
-        for (var _i219 = 0; _i219 < _size217; ++_i219) {
-          var elem220 = null;
-          elem220 = input.readString();
-          this.success.push(elem220);
+        var _rtmp3260 = input.readListBegin();
+        var _size259 = _rtmp3260.size || 0;
+        for (var _i261 = 0; _i261 < _size259; ++_i261) {
+          var elem262 = null;
+          elem262 = input.readString();
+          this.success.push(elem262);
         }
         input.readListEnd();
       } else {
@@ -1416,10 +1416,10 @@ ThriftHiveMetastore_get_all_tables_result.prototype.write = function(output) {
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRING, this.success.length);
-    for (var iter221 in this.success) {
-      if (this.success.hasOwnProperty(iter221)) {
-        iter221 = this.success[iter221];
-        output.writeString(iter221);
+    for (var iter263 in this.success) {
+      if (this.success.hasOwnProperty(iter263)) {
+        iter263 = this.success[iter263];
+        output.writeString(iter263);
       }
     }
     output.writeListEnd();
@@ -1930,13 +1930,13 @@ ThriftHiveMetastore_add_partitions_args.prototype.read = function(input) {
       case 1:
       if (ftype == Thrift.Type.LIST) {
         this.new_parts = [];
-        var _rtmp3223 = input.readListBegin();
-        var _size222 = _rtmp3223.size || 0;
-        for (var _i224 = 0; _i224 < _size222; ++_i224) {
-          var elem225 = null;
-          elem225 = new ttypes.Partition();
-          elem225.read(input);
-          this.new_parts.push(elem225);
+        var _rtmp3265 = input.readListBegin();
+        var _size264 = _rtmp3265.size || 0;
+        for (var _i266 = 0; _i266 < _size264; ++_i266) {
+          var elem267 = null;
+          elem267 = new ttypes.Partition();
+          elem267.read(input);
+          this.new_parts.push(elem267);
         }
         input.readListEnd();
       } else {
@@ -1960,10 +1960,10 @@ ThriftHiveMetastore_add_partitions_args.prototype.write = function(output) {
   if (this.new_parts !== null && this.new_parts !== undefined) {
     output.writeFieldBegin('new_parts', Thrift.Type.LIST, 1);
     output.writeListBegin(Thrift.Type.STRUCT, this.new_parts.length);
-    for (var iter226 in this.new_parts) {
-      if (this.new_parts.hasOwnProperty(iter226)) {
-        iter226 = this.new_parts[iter226];
-        iter226.write(output);
+    for (var iter268 in this.new_parts) {
+      if (this.new_parts.hasOwnProperty(iter268)) {
+        iter268 = this.new_parts[iter268];
+        iter268.write(output);
       }
     }
     output.writeListEnd();
@@ -2201,13 +2201,13 @@ ThriftHiveMetastore_get_partitions_result.prototype.read = function(input) {
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3228 = input.readListBegin();
-        var _size227 = _rtmp3228.size || 0;
-        for (var _i229 = 0; _i229 < _size227; ++_i229) {
-          var elem230 = null;
-          elem230 = new ttypes.Partition();
-          elem230.read(input);
-          this.success.push(elem230);
+        var _rtmp3270 = input.readListBegin();
+        var _size269 = _rtmp3270.size || 0;
+        for (var _i271 = 0; _i271 < _size269; ++_i271) {
+          var elem272 = null;
+          elem272 = new ttypes.Partition();
+          elem272.read(input);
+          this.success.push(elem272);
         }
         input.readListEnd();
       } else {
@@ -2244,10 +2244,10 @@ ThriftHiveMetastore_get_partitions_result.prototype.write = function(output) {
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRUCT, this.success.length);
-    for (var iter231 in this.success) {
-      if (this.success.hasOwnProperty(iter231)) {
-        iter231 = this.success[iter231];
-        iter231.write(output);
+    for (var iter273 in this.success) {
+      if (this.success.hasOwnProperty(iter273)) {
+        iter273 = this.success[iter273];
+        iter273.write(output);
       }
     }
     output.writeListEnd();
@@ -2385,12 +2385,12 @@ ThriftHiveMetastore_get_partition_names_result.prototype.read = function(input) 
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3233 = input.readListBegin();
-        var _size232 = _rtmp3233.size || 0;
-        for (var _i234 = 0; _i234 < _size232; ++_i234) {
-          var elem235 = null;
-          elem235 = input.readString();
-          this.success.push(elem235);
+        var _rtmp3275 = input.readListBegin();
+        var _size274 = _rtmp3275.size || 0;
+        for (var _i276 = 0; _i276 < _size274; ++_i276) {
+          var elem277 = null;
+          elem277 = input.readString();
+          this.success.push(elem277);
         }
         input.readListEnd();
       } else {
@@ -2427,10 +2427,10 @@ ThriftHiveMetastore_get_partition_names_result.prototype.write = function(output
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRING, this.success.length);
-    for (var iter236 in this.success) {
-      if (this.success.hasOwnProperty(iter236)) {
-        iter236 = this.success[iter236];
-        output.writeString(iter236);
+    for (var iter278 in this.success) {
+      if (this.success.hasOwnProperty(iter278)) {
+        iter278 = this.success[iter278];
+        output.writeString(iter278);
       }
     }
     output.writeListEnd();
@@ -2444,6 +2444,126 @@ ThriftHiveMetastore_get_partition_names_result.prototype.write = function(output
   if (this.o2 !== null && this.o2 !== undefined) {
     output.writeFieldBegin('o2', Thrift.Type.STRUCT, 2);
     this.o2.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_get_partitions_with_specs_args = function(args) {
+  this.request = null;
+  if (args) {
+    if (args.request !== undefined && args.request !== null) {
+      this.request = new ttypes.GetPartitionsRequest(args.request);
+    }
+  }
+};
+ThriftHiveMetastore_get_partitions_with_specs_args.prototype = {};
+ThriftHiveMetastore_get_partitions_with_specs_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.request = new ttypes.GetPartitionsRequest();
+        this.request.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_get_partitions_with_specs_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_get_partitions_with_specs_args');
+  if (this.request !== null && this.request !== undefined) {
+    output.writeFieldBegin('request', Thrift.Type.STRUCT, 1);
+    this.request.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_get_partitions_with_specs_result = function(args) {
+  this.success = null;
+  this.o1 = null;
+  if (args instanceof ttypes.MetaException) {
+    this.o1 = args;
+    return;
+  }
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = new ttypes.GetPartitionsResponse(args.success);
+    }
+    if (args.o1 !== undefined && args.o1 !== null) {
+      this.o1 = args.o1;
+    }
+  }
+};
+ThriftHiveMetastore_get_partitions_with_specs_result.prototype = {};
+ThriftHiveMetastore_get_partitions_with_specs_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.success = new ttypes.GetPartitionsResponse();
+        this.success.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o1 = new ttypes.MetaException();
+        this.o1.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_get_partitions_with_specs_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_get_partitions_with_specs_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.STRUCT, 0);
+    this.success.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o1 !== null && this.o1 !== undefined) {
+    output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
+    this.o1.write(output);
     output.writeFieldEnd();
   }
   output.writeFieldStop();
@@ -2495,12 +2615,12 @@ ThriftHiveMetastore_get_partitions_by_names_args.prototype.read = function(input
       case 3:
       if (ftype == Thrift.Type.LIST) {
         this.names = [];
-        var _rtmp3238 = input.readListBegin();
-        var _size237 = _rtmp3238.size || 0;
-        for (var _i239 = 0; _i239 < _size237; ++_i239) {
-          var elem240 = null;
-          elem240 = input.readString();
-          this.names.push(elem240);
+        var _rtmp3280 = input.readListBegin();
+        var _size279 = _rtmp3280.size || 0;
+        for (var _i281 = 0; _i281 < _size279; ++_i281) {
+          var elem282 = null;
+          elem282 = input.readString();
+          this.names.push(elem282);
         }
         input.readListEnd();
       } else {
@@ -2531,10 +2651,10 @@ ThriftHiveMetastore_get_partitions_by_names_args.prototype.write = function(outp
   if (this.names !== null && this.names !== undefined) {
     output.writeFieldBegin('names', Thrift.Type.LIST, 3);
     output.writeListBegin(Thrift.Type.STRING, this.names.length);
-    for (var iter241 in this.names) {
-      if (this.names.hasOwnProperty(iter241)) {
-        iter241 = this.names[iter241];
-        output.writeString(iter241);
+    for (var iter283 in this.names) {
+      if (this.names.hasOwnProperty(iter283)) {
+        iter283 = this.names[iter283];
+        output.writeString(iter283);
       }
     }
     output.writeListEnd();
@@ -2591,13 +2711,13 @@ ThriftHiveMetastore_get_partitions_by_names_result.prototype.read = function(inp
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3243 = input.readListBegin();
-        var _size242 = _rtmp3243.size || 0;
-        for (var _i244 = 0; _i244 < _size242; ++_i244) {
-          var elem245 = null;
-          elem245 = new ttypes.Partition();
-          elem245.read(input);
-          this.success.push(elem245);
+        var _rtmp3285 = input.readListBegin();
+        var _size284 = _rtmp3285.size || 0;
+        for (var _i286 = 0; _i286 < _size284; ++_i286) {
+          var elem287 = null;
+          elem287 = new ttypes.Partition();
+          elem287.read(input);
+          this.success.push(elem287);
         }
         input.readListEnd();
       } else {
@@ -2642,10 +2762,10 @@ ThriftHiveMetastore_get_partitions_by_names_result.prototype.write = function(ou
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRUCT, this.success.length);
-    for (var iter246 in this.success) {
-      if (this.success.hasOwnProperty(iter246)) {
-        iter246 = this.success[iter246];
-        iter246.write(output);
+    for (var iter288 in this.success) {
+      if (this.success.hasOwnProperty(iter288)) {
+        iter288 = this.success[iter288];
+        iter288.write(output);
       }
     }
     output.writeListEnd();
@@ -4056,6 +4176,68 @@ ThriftHiveMetastoreClient.prototype.recv_get_partition_names = function(input,mt
   return callback('get_partition_names failed: unknown result');
 };
 
+ThriftHiveMetastoreClient.prototype.get_partitions_with_specs = function(request, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_get_partitions_with_specs(request);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_get_partitions_with_specs(request);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_get_partitions_with_specs = function(request) {
+  var output = new this.pClass(this.output);
+  var params = {
+    request: request
+  };
+  var args = new ThriftHiveMetastore_get_partitions_with_specs_args(params);
+  try {
+    output.writeMessageBegin('get_partitions_with_specs', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_get_partitions_with_specs = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_get_partitions_with_specs_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.o1) {
+    return callback(result.o1);
+  }
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('get_partitions_with_specs failed: unknown result');
+};
+
 ThriftHiveMetastoreClient.prototype.get_partitions_by_names = function(db_name, tbl_name, names, callback) {
   this._seqid = this.new_seqid();
   if (callback === undefined) {
@@ -4974,6 +5156,48 @@ ThriftHiveMetastoreProcessor.prototype.process_get_partition_names = function(se
       } else {
         result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
         output.writeMessageBegin("get_partition_names", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_get_partitions_with_specs = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_get_partitions_with_specs_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.get_partitions_with_specs.length === 1) {
+    Q.fcall(this._handler.get_partitions_with_specs.bind(this._handler),
+      args.request
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_get_partitions_with_specs_result({success: result});
+      output.writeMessageBegin("get_partitions_with_specs", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.MetaException) {
+        result = new ThriftHiveMetastore_get_partitions_with_specs_result(err);
+        output.writeMessageBegin("get_partitions_with_specs", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("get_partitions_with_specs", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.get_partitions_with_specs(args.request, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.MetaException) {
+        result_obj = new ThriftHiveMetastore_get_partitions_with_specs_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("get_partitions_with_specs", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("get_partitions_with_specs", Thrift.MessageType.EXCEPTION, seqid);
       }
       result_obj.write(output);
       output.writeMessageEnd();

@@ -26,6 +26,12 @@ declare enum DatabaseType {
   REMOTE = 2,
 }
 
+declare enum PartitionFilterMode {
+  BY_NAMES = 0,
+  BY_VALUES = 1,
+  BY_EXPR = 2,
+}
+
 declare enum ClientCapability {
   TEST_CAPABILITY = 1,
   INSERT_ONLY_TABLES = 2,
@@ -211,6 +217,71 @@ declare class GetProjectionsSpec {
   public excludeParamKeyPattern: string;
 
     constructor(args?: { fieldList: string[]; includeParamKeyPattern: string; excludeParamKeyPattern: string; });
+}
+
+declare class GetPartitionsFilterSpec {
+  public filterMode?: PartitionFilterMode;
+  public filters?: string[];
+
+    constructor(args?: { filterMode?: PartitionFilterMode; filters?: string[]; });
+}
+
+declare class GetPartitionsRequest {
+  public catName?: string;
+  public dbName: string;
+  public tblName: string;
+  public withAuth?: boolean;
+  public user?: string;
+  public groupNames?: string[];
+  public projectionSpec: GetProjectionsSpec;
+  public filterSpec: GetPartitionsFilterSpec;
+  public processorCapabilities?: string[];
+  public processorIdentifier?: string;
+  public validWriteIdList?: string;
+
+    constructor(args?: { catName?: string; dbName: string; tblName: string; withAuth?: boolean; user?: string; groupNames?: string[]; projectionSpec: GetProjectionsSpec; filterSpec: GetPartitionsFilterSpec; processorCapabilities?: string[]; processorIdentifier?: string; validWriteIdList?: string; });
+}
+
+declare class PartitionWithoutSD {
+  public values: string[];
+  public createTime: number;
+  public lastAccessTime: number;
+  public relativePath: string;
+  public parameters: { [k: string]: string; };
+
+    constructor(args?: { values: string[]; createTime: number; lastAccessTime: number; relativePath: string; parameters: { [k: string]: string; }; });
+}
+
+declare class PartitionSpecWithSharedSD {
+  public partitions: PartitionWithoutSD[];
+  public sd: StorageDescriptor;
+
+    constructor(args?: { partitions: PartitionWithoutSD[]; sd: StorageDescriptor; });
+}
+
+declare class PartitionListComposingSpec {
+  public partitions: Partition[];
+
+    constructor(args?: { partitions: Partition[]; });
+}
+
+declare class PartitionSpec {
+  public dbName: string;
+  public tableName: string;
+  public rootPath: string;
+  public sharedSDPartitionSpec?: PartitionSpecWithSharedSD;
+  public partitionList?: PartitionListComposingSpec;
+  public catName?: string;
+  public writeId?: Int64;
+  public isStatsCompliant?: boolean;
+
+    constructor(args?: { dbName: string; tableName: string; rootPath: string; sharedSDPartitionSpec?: PartitionSpecWithSharedSD; partitionList?: PartitionListComposingSpec; catName?: string; writeId?: Int64; isStatsCompliant?: boolean; });
+}
+
+declare class GetPartitionsResponse {
+  public partitionSpec: PartitionSpec[];
+
+    constructor(args?: { partitionSpec: PartitionSpec[]; });
 }
 
 declare class GetTableRequest {

@@ -33,6 +33,14 @@ ttypes.DatabaseType = {
   '2' : 'REMOTE',
   'REMOTE' : 2
 };
+ttypes.PartitionFilterMode = {
+  '0' : 'BY_NAMES',
+  'BY_NAMES' : 0,
+  '1' : 'BY_VALUES',
+  'BY_VALUES' : 1,
+  '2' : 'BY_EXPR',
+  'BY_EXPR' : 2
+};
 ttypes.ClientCapability = {
   '1' : 'TEST_CAPABILITY',
   'TEST_CAPABILITY' : 1,
@@ -2670,6 +2678,840 @@ GetProjectionsSpec.prototype.write = function(output) {
   return;
 };
 
+var GetPartitionsFilterSpec = module.exports.GetPartitionsFilterSpec = function(args) {
+  this.filterMode = null;
+  this.filters = null;
+  if (args) {
+    if (args.filterMode !== undefined && args.filterMode !== null) {
+      this.filterMode = args.filterMode;
+    }
+    if (args.filters !== undefined && args.filters !== null) {
+      this.filters = Thrift.copyList(args.filters, [null]);
+    }
+  }
+};
+GetPartitionsFilterSpec.prototype = {};
+GetPartitionsFilterSpec.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 7:
+      if (ftype == Thrift.Type.I32) {
+        this.filterMode = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 8:
+      if (ftype == Thrift.Type.LIST) {
+        this.filters = [];
+        var _rtmp3168 = input.readListBegin();
+        var _size167 = _rtmp3168.size || 0;
+        for (var _i169 = 0; _i169 < _size167; ++_i169) {
+          var elem170 = null;
+          elem170 = input.readString();
+          this.filters.push(elem170);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+GetPartitionsFilterSpec.prototype.write = function(output) {
+  output.writeStructBegin('GetPartitionsFilterSpec');
+  if (this.filterMode !== null && this.filterMode !== undefined) {
+    output.writeFieldBegin('filterMode', Thrift.Type.I32, 7);
+    output.writeI32(this.filterMode);
+    output.writeFieldEnd();
+  }
+  if (this.filters !== null && this.filters !== undefined) {
+    output.writeFieldBegin('filters', Thrift.Type.LIST, 8);
+    output.writeListBegin(Thrift.Type.STRING, this.filters.length);
+    for (var iter171 in this.filters) {
+      if (this.filters.hasOwnProperty(iter171)) {
+        iter171 = this.filters[iter171];
+        output.writeString(iter171);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var GetPartitionsRequest = module.exports.GetPartitionsRequest = function(args) {
+  this.catName = null;
+  this.dbName = null;
+  this.tblName = null;
+  this.withAuth = null;
+  this.user = null;
+  this.groupNames = null;
+  this.projectionSpec = null;
+  this.filterSpec = null;
+  this.processorCapabilities = null;
+  this.processorIdentifier = null;
+  this.validWriteIdList = null;
+  if (args) {
+    if (args.catName !== undefined && args.catName !== null) {
+      this.catName = args.catName;
+    }
+    if (args.dbName !== undefined && args.dbName !== null) {
+      this.dbName = args.dbName;
+    }
+    if (args.tblName !== undefined && args.tblName !== null) {
+      this.tblName = args.tblName;
+    }
+    if (args.withAuth !== undefined && args.withAuth !== null) {
+      this.withAuth = args.withAuth;
+    }
+    if (args.user !== undefined && args.user !== null) {
+      this.user = args.user;
+    }
+    if (args.groupNames !== undefined && args.groupNames !== null) {
+      this.groupNames = Thrift.copyList(args.groupNames, [null]);
+    }
+    if (args.projectionSpec !== undefined && args.projectionSpec !== null) {
+      this.projectionSpec = new ttypes.GetProjectionsSpec(args.projectionSpec);
+    }
+    if (args.filterSpec !== undefined && args.filterSpec !== null) {
+      this.filterSpec = new ttypes.GetPartitionsFilterSpec(args.filterSpec);
+    }
+    if (args.processorCapabilities !== undefined && args.processorCapabilities !== null) {
+      this.processorCapabilities = Thrift.copyList(args.processorCapabilities, [null]);
+    }
+    if (args.processorIdentifier !== undefined && args.processorIdentifier !== null) {
+      this.processorIdentifier = args.processorIdentifier;
+    }
+    if (args.validWriteIdList !== undefined && args.validWriteIdList !== null) {
+      this.validWriteIdList = args.validWriteIdList;
+    }
+  }
+};
+GetPartitionsRequest.prototype = {};
+GetPartitionsRequest.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.catName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.dbName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.STRING) {
+        this.tblName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.BOOL) {
+        this.withAuth = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 5:
+      if (ftype == Thrift.Type.STRING) {
+        this.user = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 6:
+      if (ftype == Thrift.Type.LIST) {
+        this.groupNames = [];
+        var _rtmp3173 = input.readListBegin();
+        var _size172 = _rtmp3173.size || 0;
+        for (var _i174 = 0; _i174 < _size172; ++_i174) {
+          var elem175 = null;
+          elem175 = input.readString();
+          this.groupNames.push(elem175);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 7:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.projectionSpec = new ttypes.GetProjectionsSpec();
+        this.projectionSpec.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 8:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.filterSpec = new ttypes.GetPartitionsFilterSpec();
+        this.filterSpec.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 9:
+      if (ftype == Thrift.Type.LIST) {
+        this.processorCapabilities = [];
+        var _rtmp3177 = input.readListBegin();
+        var _size176 = _rtmp3177.size || 0;
+        for (var _i178 = 0; _i178 < _size176; ++_i178) {
+          var elem179 = null;
+          elem179 = input.readString();
+          this.processorCapabilities.push(elem179);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 10:
+      if (ftype == Thrift.Type.STRING) {
+        this.processorIdentifier = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 11:
+      if (ftype == Thrift.Type.STRING) {
+        this.validWriteIdList = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+GetPartitionsRequest.prototype.write = function(output) {
+  output.writeStructBegin('GetPartitionsRequest');
+  if (this.catName !== null && this.catName !== undefined) {
+    output.writeFieldBegin('catName', Thrift.Type.STRING, 1);
+    output.writeString(this.catName);
+    output.writeFieldEnd();
+  }
+  if (this.dbName !== null && this.dbName !== undefined) {
+    output.writeFieldBegin('dbName', Thrift.Type.STRING, 2);
+    output.writeString(this.dbName);
+    output.writeFieldEnd();
+  }
+  if (this.tblName !== null && this.tblName !== undefined) {
+    output.writeFieldBegin('tblName', Thrift.Type.STRING, 3);
+    output.writeString(this.tblName);
+    output.writeFieldEnd();
+  }
+  if (this.withAuth !== null && this.withAuth !== undefined) {
+    output.writeFieldBegin('withAuth', Thrift.Type.BOOL, 4);
+    output.writeBool(this.withAuth);
+    output.writeFieldEnd();
+  }
+  if (this.user !== null && this.user !== undefined) {
+    output.writeFieldBegin('user', Thrift.Type.STRING, 5);
+    output.writeString(this.user);
+    output.writeFieldEnd();
+  }
+  if (this.groupNames !== null && this.groupNames !== undefined) {
+    output.writeFieldBegin('groupNames', Thrift.Type.LIST, 6);
+    output.writeListBegin(Thrift.Type.STRING, this.groupNames.length);
+    for (var iter180 in this.groupNames) {
+      if (this.groupNames.hasOwnProperty(iter180)) {
+        iter180 = this.groupNames[iter180];
+        output.writeString(iter180);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.projectionSpec !== null && this.projectionSpec !== undefined) {
+    output.writeFieldBegin('projectionSpec', Thrift.Type.STRUCT, 7);
+    this.projectionSpec.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.filterSpec !== null && this.filterSpec !== undefined) {
+    output.writeFieldBegin('filterSpec', Thrift.Type.STRUCT, 8);
+    this.filterSpec.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.processorCapabilities !== null && this.processorCapabilities !== undefined) {
+    output.writeFieldBegin('processorCapabilities', Thrift.Type.LIST, 9);
+    output.writeListBegin(Thrift.Type.STRING, this.processorCapabilities.length);
+    for (var iter181 in this.processorCapabilities) {
+      if (this.processorCapabilities.hasOwnProperty(iter181)) {
+        iter181 = this.processorCapabilities[iter181];
+        output.writeString(iter181);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.processorIdentifier !== null && this.processorIdentifier !== undefined) {
+    output.writeFieldBegin('processorIdentifier', Thrift.Type.STRING, 10);
+    output.writeString(this.processorIdentifier);
+    output.writeFieldEnd();
+  }
+  if (this.validWriteIdList !== null && this.validWriteIdList !== undefined) {
+    output.writeFieldBegin('validWriteIdList', Thrift.Type.STRING, 11);
+    output.writeString(this.validWriteIdList);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var PartitionWithoutSD = module.exports.PartitionWithoutSD = function(args) {
+  this.values = null;
+  this.createTime = null;
+  this.lastAccessTime = null;
+  this.relativePath = null;
+  this.parameters = null;
+  if (args) {
+    if (args.values !== undefined && args.values !== null) {
+      this.values = Thrift.copyList(args.values, [null]);
+    }
+    if (args.createTime !== undefined && args.createTime !== null) {
+      this.createTime = args.createTime;
+    }
+    if (args.lastAccessTime !== undefined && args.lastAccessTime !== null) {
+      this.lastAccessTime = args.lastAccessTime;
+    }
+    if (args.relativePath !== undefined && args.relativePath !== null) {
+      this.relativePath = args.relativePath;
+    }
+    if (args.parameters !== undefined && args.parameters !== null) {
+      this.parameters = Thrift.copyMap(args.parameters, [null]);
+    }
+  }
+};
+PartitionWithoutSD.prototype = {};
+PartitionWithoutSD.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.values = [];
+        var _rtmp3183 = input.readListBegin();
+        var _size182 = _rtmp3183.size || 0;
+        for (var _i184 = 0; _i184 < _size182; ++_i184) {
+          var elem185 = null;
+          elem185 = input.readString();
+          this.values.push(elem185);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.I32) {
+        this.createTime = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.I32) {
+        this.lastAccessTime = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.STRING) {
+        this.relativePath = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 5:
+      if (ftype == Thrift.Type.MAP) {
+        this.parameters = {};
+        var _rtmp3187 = input.readMapBegin();
+        var _size186 = _rtmp3187.size || 0;
+        for (var _i188 = 0; _i188 < _size186; ++_i188) {
+          var key189 = null;
+          var val190 = null;
+          key189 = input.readString();
+          val190 = input.readString();
+          this.parameters[key189] = val190;
+        }
+        input.readMapEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+PartitionWithoutSD.prototype.write = function(output) {
+  output.writeStructBegin('PartitionWithoutSD');
+  if (this.values !== null && this.values !== undefined) {
+    output.writeFieldBegin('values', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.STRING, this.values.length);
+    for (var iter191 in this.values) {
+      if (this.values.hasOwnProperty(iter191)) {
+        iter191 = this.values[iter191];
+        output.writeString(iter191);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.createTime !== null && this.createTime !== undefined) {
+    output.writeFieldBegin('createTime', Thrift.Type.I32, 2);
+    output.writeI32(this.createTime);
+    output.writeFieldEnd();
+  }
+  if (this.lastAccessTime !== null && this.lastAccessTime !== undefined) {
+    output.writeFieldBegin('lastAccessTime', Thrift.Type.I32, 3);
+    output.writeI32(this.lastAccessTime);
+    output.writeFieldEnd();
+  }
+  if (this.relativePath !== null && this.relativePath !== undefined) {
+    output.writeFieldBegin('relativePath', Thrift.Type.STRING, 4);
+    output.writeString(this.relativePath);
+    output.writeFieldEnd();
+  }
+  if (this.parameters !== null && this.parameters !== undefined) {
+    output.writeFieldBegin('parameters', Thrift.Type.MAP, 5);
+    output.writeMapBegin(Thrift.Type.STRING, Thrift.Type.STRING, Thrift.objectLength(this.parameters));
+    for (var kiter192 in this.parameters) {
+      if (this.parameters.hasOwnProperty(kiter192)) {
+        var viter193 = this.parameters[kiter192];
+        output.writeString(kiter192);
+        output.writeString(viter193);
+      }
+    }
+    output.writeMapEnd();
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var PartitionSpecWithSharedSD = module.exports.PartitionSpecWithSharedSD = function(args) {
+  this.partitions = null;
+  this.sd = null;
+  if (args) {
+    if (args.partitions !== undefined && args.partitions !== null) {
+      this.partitions = Thrift.copyList(args.partitions, [ttypes.PartitionWithoutSD]);
+    }
+    if (args.sd !== undefined && args.sd !== null) {
+      this.sd = new ttypes.StorageDescriptor(args.sd);
+    }
+  }
+};
+PartitionSpecWithSharedSD.prototype = {};
+PartitionSpecWithSharedSD.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.partitions = [];
+        var _rtmp3195 = input.readListBegin();
+        var _size194 = _rtmp3195.size || 0;
+        for (var _i196 = 0; _i196 < _size194; ++_i196) {
+          var elem197 = null;
+          elem197 = new ttypes.PartitionWithoutSD();
+          elem197.read(input);
+          this.partitions.push(elem197);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.sd = new ttypes.StorageDescriptor();
+        this.sd.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+PartitionSpecWithSharedSD.prototype.write = function(output) {
+  output.writeStructBegin('PartitionSpecWithSharedSD');
+  if (this.partitions !== null && this.partitions !== undefined) {
+    output.writeFieldBegin('partitions', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.STRUCT, this.partitions.length);
+    for (var iter198 in this.partitions) {
+      if (this.partitions.hasOwnProperty(iter198)) {
+        iter198 = this.partitions[iter198];
+        iter198.write(output);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.sd !== null && this.sd !== undefined) {
+    output.writeFieldBegin('sd', Thrift.Type.STRUCT, 2);
+    this.sd.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var PartitionListComposingSpec = module.exports.PartitionListComposingSpec = function(args) {
+  this.partitions = null;
+  if (args) {
+    if (args.partitions !== undefined && args.partitions !== null) {
+      this.partitions = Thrift.copyList(args.partitions, [ttypes.Partition]);
+    }
+  }
+};
+PartitionListComposingSpec.prototype = {};
+PartitionListComposingSpec.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.partitions = [];
+        var _rtmp3200 = input.readListBegin();
+        var _size199 = _rtmp3200.size || 0;
+        for (var _i201 = 0; _i201 < _size199; ++_i201) {
+          var elem202 = null;
+          elem202 = new ttypes.Partition();
+          elem202.read(input);
+          this.partitions.push(elem202);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+PartitionListComposingSpec.prototype.write = function(output) {
+  output.writeStructBegin('PartitionListComposingSpec');
+  if (this.partitions !== null && this.partitions !== undefined) {
+    output.writeFieldBegin('partitions', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.STRUCT, this.partitions.length);
+    for (var iter203 in this.partitions) {
+      if (this.partitions.hasOwnProperty(iter203)) {
+        iter203 = this.partitions[iter203];
+        iter203.write(output);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var PartitionSpec = module.exports.PartitionSpec = function(args) {
+  this.dbName = null;
+  this.tableName = null;
+  this.rootPath = null;
+  this.sharedSDPartitionSpec = null;
+  this.partitionList = null;
+  this.catName = null;
+  this.writeId = null;
+  this.isStatsCompliant = null;
+  if (args) {
+    if (args.dbName !== undefined && args.dbName !== null) {
+      this.dbName = args.dbName;
+    }
+    if (args.tableName !== undefined && args.tableName !== null) {
+      this.tableName = args.tableName;
+    }
+    if (args.rootPath !== undefined && args.rootPath !== null) {
+      this.rootPath = args.rootPath;
+    }
+    if (args.sharedSDPartitionSpec !== undefined && args.sharedSDPartitionSpec !== null) {
+      this.sharedSDPartitionSpec = new ttypes.PartitionSpecWithSharedSD(args.sharedSDPartitionSpec);
+    }
+    if (args.partitionList !== undefined && args.partitionList !== null) {
+      this.partitionList = new ttypes.PartitionListComposingSpec(args.partitionList);
+    }
+    if (args.catName !== undefined && args.catName !== null) {
+      this.catName = args.catName;
+    }
+    if (args.writeId !== undefined && args.writeId !== null) {
+      this.writeId = args.writeId;
+    }
+    if (args.isStatsCompliant !== undefined && args.isStatsCompliant !== null) {
+      this.isStatsCompliant = args.isStatsCompliant;
+    }
+  }
+};
+PartitionSpec.prototype = {};
+PartitionSpec.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.dbName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.tableName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.STRING) {
+        this.rootPath = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.sharedSDPartitionSpec = new ttypes.PartitionSpecWithSharedSD();
+        this.sharedSDPartitionSpec.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 5:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.partitionList = new ttypes.PartitionListComposingSpec();
+        this.partitionList.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 6:
+      if (ftype == Thrift.Type.STRING) {
+        this.catName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 7:
+      if (ftype == Thrift.Type.I64) {
+        this.writeId = input.readI64();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 8:
+      if (ftype == Thrift.Type.BOOL) {
+        this.isStatsCompliant = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+PartitionSpec.prototype.write = function(output) {
+  output.writeStructBegin('PartitionSpec');
+  if (this.dbName !== null && this.dbName !== undefined) {
+    output.writeFieldBegin('dbName', Thrift.Type.STRING, 1);
+    output.writeString(this.dbName);
+    output.writeFieldEnd();
+  }
+  if (this.tableName !== null && this.tableName !== undefined) {
+    output.writeFieldBegin('tableName', Thrift.Type.STRING, 2);
+    output.writeString(this.tableName);
+    output.writeFieldEnd();
+  }
+  if (this.rootPath !== null && this.rootPath !== undefined) {
+    output.writeFieldBegin('rootPath', Thrift.Type.STRING, 3);
+    output.writeString(this.rootPath);
+    output.writeFieldEnd();
+  }
+  if (this.sharedSDPartitionSpec !== null && this.sharedSDPartitionSpec !== undefined) {
+    output.writeFieldBegin('sharedSDPartitionSpec', Thrift.Type.STRUCT, 4);
+    this.sharedSDPartitionSpec.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.partitionList !== null && this.partitionList !== undefined) {
+    output.writeFieldBegin('partitionList', Thrift.Type.STRUCT, 5);
+    this.partitionList.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.catName !== null && this.catName !== undefined) {
+    output.writeFieldBegin('catName', Thrift.Type.STRING, 6);
+    output.writeString(this.catName);
+    output.writeFieldEnd();
+  }
+  if (this.writeId !== null && this.writeId !== undefined) {
+    output.writeFieldBegin('writeId', Thrift.Type.I64, 7);
+    output.writeI64(this.writeId);
+    output.writeFieldEnd();
+  }
+  if (this.isStatsCompliant !== null && this.isStatsCompliant !== undefined) {
+    output.writeFieldBegin('isStatsCompliant', Thrift.Type.BOOL, 8);
+    output.writeBool(this.isStatsCompliant);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var GetPartitionsResponse = module.exports.GetPartitionsResponse = function(args) {
+  this.partitionSpec = null;
+  if (args) {
+    if (args.partitionSpec !== undefined && args.partitionSpec !== null) {
+      this.partitionSpec = Thrift.copyList(args.partitionSpec, [ttypes.PartitionSpec]);
+    }
+  }
+};
+GetPartitionsResponse.prototype = {};
+GetPartitionsResponse.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.partitionSpec = [];
+        var _rtmp3205 = input.readListBegin();
+        var _size204 = _rtmp3205.size || 0;
+        for (var _i206 = 0; _i206 < _size204; ++_i206) {
+          var elem207 = null;
+          elem207 = new ttypes.PartitionSpec();
+          elem207.read(input);
+          this.partitionSpec.push(elem207);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+GetPartitionsResponse.prototype.write = function(output) {
+  output.writeStructBegin('GetPartitionsResponse');
+  if (this.partitionSpec !== null && this.partitionSpec !== undefined) {
+    output.writeFieldBegin('partitionSpec', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.STRUCT, this.partitionSpec.length);
+    for (var iter208 in this.partitionSpec) {
+      if (this.partitionSpec.hasOwnProperty(iter208)) {
+        iter208 = this.partitionSpec[iter208];
+        iter208.write(output);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
 var GetTableRequest = module.exports.GetTableRequest = function(args) {
   this.dbName = null;
   this.tblName = null;
@@ -2775,12 +3617,12 @@ GetTableRequest.prototype.read = function(input) {
       case 8:
       if (ftype == Thrift.Type.LIST) {
         this.processorCapabilities = [];
-        var _rtmp3168 = input.readListBegin();
-        var _size167 = _rtmp3168.size || 0;
-        for (var _i169 = 0; _i169 < _size167; ++_i169) {
-          var elem170 = null;
-          elem170 = input.readString();
-          this.processorCapabilities.push(elem170);
+        var _rtmp3210 = input.readListBegin();
+        var _size209 = _rtmp3210.size || 0;
+        for (var _i211 = 0; _i211 < _size209; ++_i211) {
+          var elem212 = null;
+          elem212 = input.readString();
+          this.processorCapabilities.push(elem212);
         }
         input.readListEnd();
       } else {
@@ -2852,10 +3694,10 @@ GetTableRequest.prototype.write = function(output) {
   if (this.processorCapabilities !== null && this.processorCapabilities !== undefined) {
     output.writeFieldBegin('processorCapabilities', Thrift.Type.LIST, 8);
     output.writeListBegin(Thrift.Type.STRING, this.processorCapabilities.length);
-    for (var iter171 in this.processorCapabilities) {
-      if (this.processorCapabilities.hasOwnProperty(iter171)) {
-        iter171 = this.processorCapabilities[iter171];
-        output.writeString(iter171);
+    for (var iter213 in this.processorCapabilities) {
+      if (this.processorCapabilities.hasOwnProperty(iter213)) {
+        iter213 = this.processorCapabilities[iter213];
+        output.writeString(iter213);
       }
     }
     output.writeListEnd();
@@ -3006,12 +3848,12 @@ GetTablesRequest.prototype.read = function(input) {
       case 2:
       if (ftype == Thrift.Type.LIST) {
         this.tblNames = [];
-        var _rtmp3173 = input.readListBegin();
-        var _size172 = _rtmp3173.size || 0;
-        for (var _i174 = 0; _i174 < _size172; ++_i174) {
-          var elem175 = null;
-          elem175 = input.readString();
-          this.tblNames.push(elem175);
+        var _rtmp3215 = input.readListBegin();
+        var _size214 = _rtmp3215.size || 0;
+        for (var _i216 = 0; _i216 < _size214; ++_i216) {
+          var elem217 = null;
+          elem217 = input.readString();
+          this.tblNames.push(elem217);
         }
         input.readListEnd();
       } else {
@@ -3036,12 +3878,12 @@ GetTablesRequest.prototype.read = function(input) {
       case 5:
       if (ftype == Thrift.Type.LIST) {
         this.processorCapabilities = [];
-        var _rtmp3177 = input.readListBegin();
-        var _size176 = _rtmp3177.size || 0;
-        for (var _i178 = 0; _i178 < _size176; ++_i178) {
-          var elem179 = null;
-          elem179 = input.readString();
-          this.processorCapabilities.push(elem179);
+        var _rtmp3219 = input.readListBegin();
+        var _size218 = _rtmp3219.size || 0;
+        for (var _i220 = 0; _i220 < _size218; ++_i220) {
+          var elem221 = null;
+          elem221 = input.readString();
+          this.processorCapabilities.push(elem221);
         }
         input.readListEnd();
       } else {
@@ -3089,10 +3931,10 @@ GetTablesRequest.prototype.write = function(output) {
   if (this.tblNames !== null && this.tblNames !== undefined) {
     output.writeFieldBegin('tblNames', Thrift.Type.LIST, 2);
     output.writeListBegin(Thrift.Type.STRING, this.tblNames.length);
-    for (var iter180 in this.tblNames) {
-      if (this.tblNames.hasOwnProperty(iter180)) {
-        iter180 = this.tblNames[iter180];
-        output.writeString(iter180);
+    for (var iter222 in this.tblNames) {
+      if (this.tblNames.hasOwnProperty(iter222)) {
+        iter222 = this.tblNames[iter222];
+        output.writeString(iter222);
       }
     }
     output.writeListEnd();
@@ -3111,10 +3953,10 @@ GetTablesRequest.prototype.write = function(output) {
   if (this.processorCapabilities !== null && this.processorCapabilities !== undefined) {
     output.writeFieldBegin('processorCapabilities', Thrift.Type.LIST, 5);
     output.writeListBegin(Thrift.Type.STRING, this.processorCapabilities.length);
-    for (var iter181 in this.processorCapabilities) {
-      if (this.processorCapabilities.hasOwnProperty(iter181)) {
-        iter181 = this.processorCapabilities[iter181];
-        output.writeString(iter181);
+    for (var iter223 in this.processorCapabilities) {
+      if (this.processorCapabilities.hasOwnProperty(iter223)) {
+        iter223 = this.processorCapabilities[iter223];
+        output.writeString(iter223);
       }
     }
     output.writeListEnd();
@@ -3164,13 +4006,13 @@ GetTablesResult.prototype.read = function(input) {
       case 1:
       if (ftype == Thrift.Type.LIST) {
         this.tables = [];
-        var _rtmp3183 = input.readListBegin();
-        var _size182 = _rtmp3183.size || 0;
-        for (var _i184 = 0; _i184 < _size182; ++_i184) {
-          var elem185 = null;
-          elem185 = new ttypes.Table();
-          elem185.read(input);
-          this.tables.push(elem185);
+        var _rtmp3225 = input.readListBegin();
+        var _size224 = _rtmp3225.size || 0;
+        for (var _i226 = 0; _i226 < _size224; ++_i226) {
+          var elem227 = null;
+          elem227 = new ttypes.Table();
+          elem227.read(input);
+          this.tables.push(elem227);
         }
         input.readListEnd();
       } else {
@@ -3194,10 +4036,10 @@ GetTablesResult.prototype.write = function(output) {
   if (this.tables !== null && this.tables !== undefined) {
     output.writeFieldBegin('tables', Thrift.Type.LIST, 1);
     output.writeListBegin(Thrift.Type.STRUCT, this.tables.length);
-    for (var iter186 in this.tables) {
-      if (this.tables.hasOwnProperty(iter186)) {
-        iter186 = this.tables[iter186];
-        iter186.write(output);
+    for (var iter228 in this.tables) {
+      if (this.tables.hasOwnProperty(iter228)) {
+        iter228 = this.tables[iter228];
+        iter228.write(output);
       }
     }
     output.writeListEnd();
@@ -3296,12 +4138,12 @@ GetPartitionsByNamesRequest.prototype.read = function(input) {
       case 3:
       if (ftype == Thrift.Type.LIST) {
         this.names = [];
-        var _rtmp3188 = input.readListBegin();
-        var _size187 = _rtmp3188.size || 0;
-        for (var _i189 = 0; _i189 < _size187; ++_i189) {
-          var elem190 = null;
-          elem190 = input.readString();
-          this.names.push(elem190);
+        var _rtmp3230 = input.readListBegin();
+        var _size229 = _rtmp3230.size || 0;
+        for (var _i231 = 0; _i231 < _size229; ++_i231) {
+          var elem232 = null;
+          elem232 = input.readString();
+          this.names.push(elem232);
         }
         input.readListEnd();
       } else {
@@ -3318,12 +4160,12 @@ GetPartitionsByNamesRequest.prototype.read = function(input) {
       case 5:
       if (ftype == Thrift.Type.LIST) {
         this.processorCapabilities = [];
-        var _rtmp3192 = input.readListBegin();
-        var _size191 = _rtmp3192.size || 0;
-        for (var _i193 = 0; _i193 < _size191; ++_i193) {
-          var elem194 = null;
-          elem194 = input.readString();
-          this.processorCapabilities.push(elem194);
+        var _rtmp3234 = input.readListBegin();
+        var _size233 = _rtmp3234.size || 0;
+        for (var _i235 = 0; _i235 < _size233; ++_i235) {
+          var elem236 = null;
+          elem236 = input.readString();
+          this.processorCapabilities.push(elem236);
         }
         input.readListEnd();
       } else {
@@ -3410,10 +4252,10 @@ GetPartitionsByNamesRequest.prototype.write = function(output) {
   if (this.names !== null && this.names !== undefined) {
     output.writeFieldBegin('names', Thrift.Type.LIST, 3);
     output.writeListBegin(Thrift.Type.STRING, this.names.length);
-    for (var iter195 in this.names) {
-      if (this.names.hasOwnProperty(iter195)) {
-        iter195 = this.names[iter195];
-        output.writeString(iter195);
+    for (var iter237 in this.names) {
+      if (this.names.hasOwnProperty(iter237)) {
+        iter237 = this.names[iter237];
+        output.writeString(iter237);
       }
     }
     output.writeListEnd();
@@ -3427,10 +4269,10 @@ GetPartitionsByNamesRequest.prototype.write = function(output) {
   if (this.processorCapabilities !== null && this.processorCapabilities !== undefined) {
     output.writeFieldBegin('processorCapabilities', Thrift.Type.LIST, 5);
     output.writeListBegin(Thrift.Type.STRING, this.processorCapabilities.length);
-    for (var iter196 in this.processorCapabilities) {
-      if (this.processorCapabilities.hasOwnProperty(iter196)) {
-        iter196 = this.processorCapabilities[iter196];
-        output.writeString(iter196);
+    for (var iter238 in this.processorCapabilities) {
+      if (this.processorCapabilities.hasOwnProperty(iter238)) {
+        iter238 = this.processorCapabilities[iter238];
+        output.writeString(iter238);
       }
     }
     output.writeListEnd();
@@ -3509,13 +4351,13 @@ GetPartitionsByNamesResult.prototype.read = function(input) {
       case 1:
       if (ftype == Thrift.Type.LIST) {
         this.partitions = [];
-        var _rtmp3198 = input.readListBegin();
-        var _size197 = _rtmp3198.size || 0;
-        for (var _i199 = 0; _i199 < _size197; ++_i199) {
-          var elem200 = null;
-          elem200 = new ttypes.Partition();
-          elem200.read(input);
-          this.partitions.push(elem200);
+        var _rtmp3240 = input.readListBegin();
+        var _size239 = _rtmp3240.size || 0;
+        for (var _i241 = 0; _i241 < _size239; ++_i241) {
+          var elem242 = null;
+          elem242 = new ttypes.Partition();
+          elem242.read(input);
+          this.partitions.push(elem242);
         }
         input.readListEnd();
       } else {
@@ -3544,10 +4386,10 @@ GetPartitionsByNamesResult.prototype.write = function(output) {
   if (this.partitions !== null && this.partitions !== undefined) {
     output.writeFieldBegin('partitions', Thrift.Type.LIST, 1);
     output.writeListBegin(Thrift.Type.STRUCT, this.partitions.length);
-    for (var iter201 in this.partitions) {
-      if (this.partitions.hasOwnProperty(iter201)) {
-        iter201 = this.partitions[iter201];
-        iter201.write(output);
+    for (var iter243 in this.partitions) {
+      if (this.partitions.hasOwnProperty(iter243)) {
+        iter243 = this.partitions[iter243];
+        iter243.write(output);
       }
     }
     output.writeListEnd();
