@@ -265,7 +265,10 @@ export class HiveIcebergCatalog implements IcebergCatalog {
       throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)} now points at ${now.parameters.metadata_location ?? '?'}, not at ${metadataLocation}: committed to after us; not unregistering`, { current: now.parameters.metadata_location, ours: metadataLocation });
     }
     if (original !== undefined && original.partitionKeys.length > 0) {
-      if (now !== undefined && !isIceberg(now)) return { outcome: 'absent' };
+      if (now !== undefined && !isIceberg(now)) {
+        await this.undoExternalized(ident, now, original);
+        return { outcome: 'absent' };
+      }
       const moved = await this.restoreAside(ident, original, now !== undefined);
       return { outcome: moved || now !== undefined ? 'unregistered' : 'absent' };
     }
@@ -281,6 +284,15 @@ export class HiveIcebergCatalog implements IcebergCatalog {
       [EXPECTED_PARAMETER_VALUE]: metadataLocation,
     });
     return { outcome: 'unregistered' };
+  }
+
+  /**
+   * A conversion that stopped after making the Hive table EXTERNAL and before renaming it: put the
+   * saved table type back (nothing else was changed). Any other difference is not ours to undo.
+   */
+  private async undoExternalized(ident: TableIdent, now: HiveTable, original: HiveTable): Promise<void> {
+    if (comparable(now) === comparable(original) || comparable(now) !== comparable(externalized(original))) return;
+    await this.o.writer.alterTable(this.db(ident.namespace), ident.name, original, { DO_NOT_UPDATE_STATS: 'true' });
   }
 
   /**
@@ -310,7 +322,11 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     if (original !== undefined) {
       // In place: dropping the Iceberg entry means the saved Hive table takes its name back
       // (forced rollback), whatever the metadata location says now.
-      if (now === undefined || !isIceberg(now)) return { dropped: original.partitionKeys.length > 0 && (await this.restoreAside(ident, original, false)) };
+      if (now !== undefined && !isIceberg(now)) {
+        if (original.partitionKeys.length > 0) await this.undoExternalized(ident, now, original);
+        return { dropped: false };
+      }
+      if (now === undefined) return { dropped: original.partitionKeys.length > 0 && (await this.restoreAside(ident, original, false)) };
       if (original.partitionKeys.length > 0) await this.restoreAside(ident, original, true);
       else await this.o.writer.alterTable(this.db(ident.namespace), ident.name, original, { DO_NOT_UPDATE_STATS: 'true' });
       return { dropped: true };

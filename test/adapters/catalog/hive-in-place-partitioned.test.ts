@@ -141,6 +141,15 @@ for (const hms of [
       }, 240_000);
     }
 
+    it('a crash after only the EXTERNAL step: unregister puts the MANAGED original back', async () => {
+      const saved = await createSaved('half', true);
+      await writer.alterTable(db, 'half', externalized(saved.table));
+      expect((await reader.getTables(db, ['half']))[0]?.table.tableType).toBe('EXTERNAL_TABLE');
+      expect(await catalog.unregisterTable(tableIdent([db], 'half'), written.metadataLocation)).toEqual({ outcome: 'absent' });
+      const [back] = await reader.getTables(db, ['half']);
+      expect(byName(back)).toEqual(byName(saved));
+    }, 240_000);
+
     it('a crash after the rename resumes on register; a crash after the drop resumes on unregister', async () => {
       const saved = await createSaved('resumed', true);
       const ident = tableIdent([db], 'resumed');
