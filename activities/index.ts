@@ -50,8 +50,6 @@ export interface ActivityDeps {
   /** A store that may delete/overwrite only under `metadataPrefixes` (one per table). */
   readonly storeFor: (metadataPrefixes: readonly string[]) => ObjectStore;
   readonly namespacePrefix: string;
-  /** The catalog converts in place (config catalog.mode: in-place); nightly checks read the HMS accordingly. */
-  readonly inPlace?: boolean;
   /** Worker identity for the audit log. */
   readonly actor: string;
   readonly toolVersion: string;
@@ -125,13 +123,13 @@ export function createActivities(deps: ActivityDeps) {
     return conversionFor(await plan(ref.planHash), ref.tableId, rec.original, deps.namespacePrefix, deps.toolVersion);
   }
   const storeOf = (p: PreparedConversion): ObjectStore => deps.storeFor([p.metadataDir]);
-  /** The catalog for this table: an in-place catalog learns its saved original (register replaces it, unregister puts it back). */
   /** For the audit trail: what an in-place conversion did to the Hive table itself. */
   const inPlaceDetails = (ref: TableRef, rec: TableRecord): Record<string, unknown> => {
-    if (deps.inPlace !== true || rec.original === null) return {};
+    if (deps.catalog.inPlace !== true || rec.original === null) return {};
     const partitioned = rec.original.table.partitionKeys.length > 0;
     return { inPlace: true, hiveOriginal: partitioned ? `hms:${dbOf(ref.tableId)}.${originalAsideName(nameOf(ref.tableId))} (made EXTERNAL, renamed, partitions kept)` : `hms:${ref.tableId} (altered into the Iceberg form)` };
   };
+  /** The catalog for this table: an in-place catalog learns its saved original (register replaces it, unregister puts it back). */
   const catalogOf = (ref: TableRef, rec: TableRecord): IcebergCatalog =>
     rec.original === null || deps.catalog.withSavedOriginal === undefined ? deps.catalog : deps.catalog.withSavedOriginal(target(ref.tableId), rec.original.table);
 
@@ -294,7 +292,7 @@ export function createActivities(deps: ActivityDeps) {
           await catalog.unregisterTable(ident, p.metadataLocation);
         }
         await audit(A.TABLE_UNREGISTERED, `${catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(p.metadataLocation), null, { metadataLocation: p.metadataLocation }, by);
-      } else if ((await catalog.unregisterTable(ident, p.metadataLocation)).outcome === 'unregistered') {
+      } else if (catalog.inPlace === true && (await catalog.unregisterTable(ident, p.metadataLocation)).outcome === 'unregistered') {
         // No entry, yet something to undo: an in-place rollback that crashed after dropping the
         // Iceberg table put the Hive original back now.
         await audit(A.TABLE_UNREGISTERED, `${catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(p.metadataLocation), null, { metadataLocation: p.metadataLocation, resumed: true }, by);

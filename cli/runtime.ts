@@ -47,7 +47,11 @@ export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv 
     const reader = new ThriftHmsReader(opts);
     const writer = new ThriftHmsWriter(reader.caller);
     const own = stores === undefined ? openStores(config, env) : undefined;
-    return new HiveIcebergCatalog({ name: c.name, reader, writer, store: (stores ?? (own as Stores)).storeFor([]), mode: c.mode ?? 'register', ownsConnections: true, onClose: () => own?.close() });
+    const onClose = async (): Promise<void> => {
+      await reader.close(); // the writer shares its connections
+      own?.close();
+    };
+    return new HiveIcebergCatalog({ name: c.name, reader, writer, store: (stores ?? (own as Stores)).storeFor([]), mode: c.mode ?? 'register', onClose });
   }
   const token = c.tokenEnv === undefined ? undefined : env[c.tokenEnv];
   if (c.tokenEnv !== undefined && (token === undefined || token === '')) throw new MigrationError(ErrorCode.CONFIG_INVALID, `catalog.tokenEnv names ${c.tokenEnv}, which is not set`, { path: 'catalog.tokenEnv' });

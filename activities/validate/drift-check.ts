@@ -3,10 +3,10 @@
 // our snapshot's files, and the row counts at our snapshot (manifests, summary, footers re-read).
 // Listing + footers only, no data scans. A check that cannot run yields a `failed` row with
 // CHECK_FAILED and the error, never an exception: one broken table must not stop the run.
-import { originalAsideName } from '../../adapters/catalog/hive';
+import { fromAside, originalAsideName } from '../../adapters/catalog/hive';
 import type { IcebergCatalog } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import type { HiveTable, HmsReader } from '../../core/hive/model';
+import type { HmsReader } from '../../core/hive/model';
 import { fromMetadataJson } from '../../core/iceberg/metadata-json';
 import type { PlanFile } from '../../core/plan/plan-file';
 import { canonicalJson, sha256Hex } from '../../core/plan/hash';
@@ -30,19 +30,10 @@ export interface DriftDeps {
   readonly namespacePrefix: string;
   readonly toolVersion: string;
   readonly footerConcurrency?: number;
-  /** The catalog converts in place: the HMS object at the source name is the Iceberg table; a partitioned original is kept aside. */
-  readonly inPlace?: boolean;
 }
 
 const tableDigest = (t: unknown): string => sha256Hex(canonicalJson(t));
 
-/** The table kept aside by an in-place conversion, seen as the saved original it was (name, type, EXTERNAL). */
-function asSaved(aside: HiveTable, original: HiveTable): HiveTable {
-  const parameters = { ...aside.parameters };
-  if (original.parameters.EXTERNAL === undefined) delete parameters.EXTERNAL;
-  else parameters.EXTERNAL = original.parameters.EXTERNAL;
-  return { ...aside, name: original.name, tableType: original.tableType, parameters };
-}
 const failedRow = (check: RowInput['check'], e: unknown): RowInput => ({ check, status: 'failed', code: DriftCode.CHECK_FAILED, expected: '', actual: e instanceof MigrationError ? `${e.code}: ${e.message}` : String((e as Error).message ?? e) });
 
 async function readJson(store: ObjectStore, path: string): Promise<string> {
@@ -65,7 +56,8 @@ export async function checkTableDrift(deps: DriftDeps, plan: PlanFile, rec: Tabl
 
   // HMS: the object and its partitions.
   try {
-    const inPlace = deps.inPlace === true;
+    // In place, the HMS object at the source name is the Iceberg table (checked as the catalog entry).
+    const inPlace = deps.catalog.inPlace === true;
     const partitioned = original.table.partitionKeys.length > 0;
     if (inPlace && !partitioned) {
       add({ check: DriftCheck.HMS_OBJECT, status: 'ok', code: DriftCode.OK, expected: 'converted in place', actual: 'the HMS object is the Iceberg table (checked as the catalog entry)' });
@@ -76,7 +68,7 @@ export async function checkTableDrift(deps: DriftDeps, plan: PlanFile, rec: Tabl
         if (e instanceof MigrationError && e.code === ErrorCode.HMS_NOT_FOUND) return [];
         throw e;
       });
-      const now_ = found === undefined || !inPlace ? found : { ...found, table: asSaved(found.table, original.table) };
+      const now_ = found === undefined || !inPlace ? found : { ...found, table: fromAside(found.table, original.table) };
       add(objectDrift(tableDigest(original.table), now_ === undefined ? null : tableDigest(now_.table), now_ === undefined ? [] : changedKeys(original, now_)));
       if (now_ !== undefined) partitionDrift(original.partitions, now_.partitions).forEach(add);
     }

@@ -46,10 +46,8 @@ export interface HiveCatalogOptions {
   readonly originals?: (ident: TableIdent) => Promise<HiveTable | undefined>;
   /** `in-place`: withSavedOriginal hands out a catalog that converts that table in place. */
   readonly mode?: 'register' | 'in-place';
-  /** Close the reader and writer with the catalog (they were opened for it). */
-  readonly ownsConnections?: boolean;
-  /** Called once by close() after the connections are closed (e.g. a store opened for this catalog). */
-  readonly onClose?: () => void;
+  /** What close() releases (connections and stores opened for this catalog); none by default. */
+  readonly onClose?: () => Promise<void>;
 }
 
 const isIceberg = (t: HiveTable): boolean => (t.parameters.table_type ?? '').toUpperCase() === ICEBERG_TABLE_TYPE;
@@ -63,6 +61,13 @@ export const originalAsideName = (name: string): string => `${name}${ORIGINAL_SU
 /** The original made EXTERNAL (first step of moving a partitioned table aside). */
 export function externalized(original: HiveTable): HiveTable {
   return { ...original, tableType: 'EXTERNAL_TABLE', parameters: { ...original.parameters, EXTERNAL: 'TRUE' } };
+}
+/** The table aside (EXTERNAL, renamed) seen as the saved original it was: name, table type, EXTERNAL back. */
+export function fromAside(aside: HiveTable, original: HiveTable): HiveTable {
+  const parameters = { ...aside.parameters };
+  if (original.parameters.EXTERNAL === undefined) delete parameters.EXTERNAL;
+  else parameters.EXTERNAL = original.parameters.EXTERNAL;
+  return { ...aside, name: original.name, tableType: original.tableType, parameters };
 }
 const isExternal = (t: HiveTable): boolean => t.tableType === 'EXTERNAL_TABLE' && (t.parameters.EXTERNAL ?? '').toUpperCase() === 'TRUE';
 /** `t` is the saved original, possibly made EXTERNAL and renamed by us. */
@@ -96,22 +101,21 @@ export function icebergForm(original: HiveTable, metadataLocation: string, previ
 
 export class HiveIcebergCatalog implements IcebergCatalog {
   readonly name: string;
+  readonly inPlace: boolean;
   constructor(private readonly o: HiveCatalogOptions) {
     this.name = o.name;
+    this.inPlace = o.mode === 'in-place';
   }
 
   withSavedOriginal(ident: TableIdent, original: HiveTable): IcebergCatalog {
-    if (this.o.mode !== 'in-place') return this;
+    if (!this.inPlace) return this;
     const key = formatTableIdent(ident);
     const outer = this.o.originals;
-    return new HiveIcebergCatalog({ ...this.o, ownsConnections: false, onClose: undefined, originals: async (i) => (formatTableIdent(i) === key ? original : outer?.(i)) });
+    return new HiveIcebergCatalog({ ...this.o, onClose: undefined, originals: async (i) => (formatTableIdent(i) === key ? original : outer?.(i)) });
   }
 
   async close(): Promise<void> {
-    if (this.o.ownsConnections !== true) return;
-    await this.o.reader.close();
-    await this.o.writer.close();
-    this.o.onClose?.();
+    await this.o.onClose?.();
   }
 
   private db(ns: Namespace): string {
@@ -121,8 +125,9 @@ export class HiveIcebergCatalog implements IcebergCatalog {
 
   private async current(ident: TableIdent): Promise<HiveTable | undefined> {
     try {
-      const [t] = await this.o.reader.getTables(this.db(ident.namespace), [ident.name]);
-      return t?.table;
+      // The table object only: an in-place step never needs the partitions of the table it checks.
+      const [t] = await this.o.reader.getTableObjects(this.db(ident.namespace), [ident.name]);
+      return t;
     } catch (e) {
       if (e instanceof MigrationError && e.code === ErrorCode.HMS_NOT_FOUND) return undefined;
       throw e;
@@ -166,7 +171,7 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     const names = await this.o.reader.listTables(this.db(ns));
     const out: TableIdent[] = [];
     for (let i = 0; i < names.length; i += 100) {
-      for (const t of await this.o.reader.getTables(this.db(ns), names.slice(i, i + 100))) if (isIceberg(t.table)) out.push({ namespace: [...ns], name: t.table.name });
+      for (const t of await this.o.reader.getTableObjects(this.db(ns), names.slice(i, i + 100))) if (isIceberg(t)) out.push({ namespace: [...ns], name: t.name });
     }
     return out;
   }
@@ -264,26 +269,29 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     if (now !== undefined && isIceberg(now) && now.parameters.metadata_location !== metadataLocation) {
       throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)} now points at ${now.parameters.metadata_location ?? '?'}, not at ${metadataLocation}: committed to after us; not unregistering`, { current: now.parameters.metadata_location, ours: metadataLocation });
     }
-    if (original !== undefined && original.partitionKeys.length > 0) {
-      if (now !== undefined && !isIceberg(now)) {
-        await this.undoExternalized(ident, now, original);
-        return { outcome: 'absent' };
-      }
-      const moved = await this.restoreAside(ident, original, now !== undefined);
-      return { outcome: moved || now !== undefined ? 'unregistered' : 'absent' };
-    }
+    if (original !== undefined) return { outcome: (await this.putBack(ident, now, original, metadataLocation)) ? 'unregistered' : 'absent' };
     if (now === undefined || !isIceberg(now)) return { outcome: 'absent' };
-    if (original === undefined) {
-      await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
-      return { outcome: 'unregistered' };
-    }
-    // Put the saved Hive table back, only while HMS still points at our metadata (atomic on HMS 4).
-    await this.o.writer.alterTable(this.db(ident.namespace), ident.name, original, {
-      DO_NOT_UPDATE_STATS: 'true',
-      [EXPECTED_PARAMETER_KEY]: 'metadata_location',
-      [EXPECTED_PARAMETER_VALUE]: metadataLocation,
-    });
+    await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
     return { outcome: 'unregistered' };
+  }
+
+  /**
+   * In place: the saved Hive table takes its name back. With `ours` (unregister) an unpartitioned
+   * table is altered back only while it still points at our metadata (atomic on HMS 4); without it
+   * (a forced drop) whatever it points at. A stop halfway through either direction is finished.
+   * True when an Iceberg entry was replaced or a table aside renamed back.
+   */
+  private async putBack(ident: TableIdent, now: HiveTable | undefined, original: HiveTable, ours?: string): Promise<boolean> {
+    const partitioned = original.partitionKeys.length > 0;
+    if (now !== undefined && !isIceberg(now)) {
+      if (partitioned) await this.undoExternalized(ident, now, original);
+      return false;
+    }
+    if (partitioned) return this.restoreAside(ident, original, now !== undefined);
+    if (now === undefined) return false;
+    const check: Record<string, string> = ours === undefined ? {} : { [EXPECTED_PARAMETER_KEY]: 'metadata_location', [EXPECTED_PARAMETER_VALUE]: ours };
+    await this.o.writer.alterTable(this.db(ident.namespace), ident.name, original, { DO_NOT_UPDATE_STATS: 'true', ...check });
+    return true;
   }
 
   /**
@@ -319,18 +327,8 @@ export class HiveIcebergCatalog implements IcebergCatalog {
   async dropTable(ident: TableIdent): Promise<{ dropped: boolean }> {
     const now = await this.current(ident);
     const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
-    if (original !== undefined) {
-      // In place: dropping the Iceberg entry means the saved Hive table takes its name back
-      // (forced rollback), whatever the metadata location says now.
-      if (now !== undefined && !isIceberg(now)) {
-        if (original.partitionKeys.length > 0) await this.undoExternalized(ident, now, original);
-        return { dropped: false };
-      }
-      if (now === undefined) return { dropped: original.partitionKeys.length > 0 && (await this.restoreAside(ident, original, false)) };
-      if (original.partitionKeys.length > 0) await this.restoreAside(ident, original, true);
-      else await this.o.writer.alterTable(this.db(ident.namespace), ident.name, original, { DO_NOT_UPDATE_STATS: 'true' });
-      return { dropped: true };
-    }
+    // In place, dropping the Iceberg entry (a forced rollback) means the saved Hive table takes its name back.
+    if (original !== undefined) return { dropped: await this.putBack(ident, now, original) };
     if (now === undefined || !isIceberg(now)) return { dropped: false };
     await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
     return { dropped: true };

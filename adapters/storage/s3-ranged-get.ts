@@ -77,7 +77,8 @@ export class S3RangedGet {
     return k;
   }
 
-  async get(bucket: string, key: string, range: string): Promise<RangedGetResult> {
+  /** The path and SigV4-signed headers of a ranged GET (UNSIGNED-PAYLOAD). */
+  async signedGet(bucket: string, key: string, range: string): Promise<{ path: string; headers: Record<string, string> }> {
     const creds = await this.credentials();
     const host = this.pathStyle ? this.base.host : `${bucket}.${this.base.host}`;
     const path = `${this.pathStyle ? `/${encodeSegment(bucket)}` : ''}/${key.split('/').map(encodeSegment).join('/')}`;
@@ -91,6 +92,11 @@ export class S3RangedGet {
     const toSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${createHash('sha256').update(canonical).digest('hex')}`;
     const signature = createHmac('sha256', this.signingKey(creds.secretAccessKey, date)).update(toSign).digest('hex');
     headers.authorization = `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`;
+    return { path, headers };
+  }
+
+  async get(bucket: string, key: string, range: string): Promise<RangedGetResult> {
+    const { path, headers } = await this.signedGet(bucket, key, range);
     const mod = this.base.protocol === 'https:' ? https : http;
     return new Promise<RangedGetResult>((resolve, reject) => {
       const req = mod.request({ protocol: this.base.protocol, hostname: this.base.hostname, port: this.base.port, method: 'GET', path, headers, agent: this.agent, timeout: this.timeoutMs }, (res) => {

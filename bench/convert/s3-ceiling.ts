@@ -9,7 +9,6 @@
 //   npx tsx bench/convert/s3-ceiling.ts [--objects 2000] [--gets 20000] [--size 30000] [--concurrency 16,64,128]
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createHash, createHmac } from 'node:crypto';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import path from 'node:path';
@@ -53,19 +52,9 @@ function connectionHeader(endpoint: string): Promise<string> {
   });
 }
 
-/** One SigV4-signed ranged GET written by hand on a fresh socket; resolves the body length (bench only). */
-function bareGet(endpoint: URL, region: string, creds: { ak: string; sk: string }, key: string, range: string): Promise<number> {
-  const amzDate = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-  const date = amzDate.slice(0, 8);
-  const p = `/${BUCKET}/${key}`;
-  const headers: Record<string, string> = { host: endpoint.host, range, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'x-amz-date': amzDate };
-  const names = Object.keys(headers).sort();
-  const canonical = ['GET', p, '', ...names.map((n) => `${n}:${headers[n] ?? ''}`), '', names.join(';'), 'UNSIGNED-PAYLOAD'].join('\n');
-  const scope = `${date}/${region}/s3/aws4_request`;
-  let k = createHmac('sha256', `AWS4${creds.sk}`).update(date).digest();
-  for (const part of [region, 's3', 'aws4_request']) k = createHmac('sha256', k).update(part).digest();
-  const sig = createHmac('sha256', k).update(`AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${createHash('sha256').update(canonical).digest('hex')}`).digest('hex');
-  headers.authorization = `AWS4-HMAC-SHA256 Credential=${creds.ak}/${scope}, SignedHeaders=${names.join(';')}, Signature=${sig}`;
+/** The same signed request (S3RangedGet.signedGet) written by hand on a fresh socket; resolves the body length (bench only). */
+async function bareGet(get: S3RangedGet, endpoint: URL, key: string, range: string): Promise<number> {
+  const { path: p, headers } = await get.signedGet(BUCKET, key, range);
   const request = `GET ${p} HTTP/1.1\r\n${Object.entries(headers).map(([a, b]) => `${a}: ${b}`).join('\r\n')}\r\nconnection: close\r\n\r\n`;
   return new Promise((resolve, reject) => {
     const s = net.connect({ host: endpoint.hostname, port: Number(endpoint.port) }, () => s.write(request));
@@ -96,12 +85,11 @@ async function main(): Promise<void> {
     for await (const _ of mapOrdered(keys, 32, (Key) => client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: body })))) void _;
     console.log(`s3 ceiling: ${OBJECTS} objects of ${SIZE} B uploaded; server Connection header: ${await connectionHeader(endpoint)}; ${GETS} tail GETs (64 KB range) per run`);
     const range = `bytes=${Math.max(0, SIZE - 65_536)}-${SIZE - 1}`;
-    const creds = { ak: process.env.AWS_ACCESS_KEY_ID ?? '', sk: process.env.AWS_SECRET_ACCESS_KEY ?? '' };
     for (const c of CONCURRENCIES) {
       const get = new S3RangedGet(client, region, endpoint, true, c, 60_000);
       const transports: [string, (k: string) => Promise<number>][] = [
         ['S3RangedGet (node:http)', async (k) => (await get.get(BUCKET, k, range)).bytes.length],
-        ['bare socket (bench only)', (k) => bareGet(new URL(endpoint), region, creds, k, range)],
+        ['bare socket (bench only)', (k) => bareGet(get, new URL(endpoint), k, range)],
       ];
       for (const [label, fetchOne] of transports) {
         const [cpu0, srv0, t0] = [process.cpuUsage(), cpuSeconds(pid), performance.now()];

@@ -89,7 +89,7 @@ export function registerOrchestration(program: Command, io: IO): void {
         const [state, catalog] = [await openState(config), await openCatalog(config, process.env, stores)];
         const hms = openHmsReader(config);
         closers.push(() => state.close(), () => hms.close(), async () => catalog.close?.(), () => stores.close());
-        activities = workerActivities({ state, hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', inPlace: config.catalog?.mode === 'in-place', actor: `worker:${os.hostname()}:${process.pid}`, toolVersion: toolVersion(), resultsLocation: config.validation?.resultsLocation });
+        activities = workerActivities({ state, hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', actor: `worker:${os.hostname()}:${process.pid}`, toolVersion: toolVersion(), resultsLocation: config.validation?.resultsLocation });
       }
       const connection = await NativeConnection.connect({ address: t.address });
       closers.push(() => connection.close());

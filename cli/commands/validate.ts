@@ -56,7 +56,7 @@ export function registerValidation(program: Command, io: IO): void {
         if (recs.length === 0) throw new MigrationError(ErrorCode.USAGE, `no migrated table of plan ${planId(planHash)} matches the scope`);
         const runId = `${planId(planHash)}-cli-${Date.now()}`;
         const rows: ValidationRow[] = [];
-        const deps = { hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', inPlace: config.catalog?.mode === 'in-place', toolVersion: toolVersion() };
+        const deps = { hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', toolVersion: toolVersion() };
         for await (const r of mapOrdered(recs, opts.concurrency, (rec) => checkTableDrift(deps, p, rec, runId, () => new Date()))) rows.push(...r);
         io.out(opts.json ? `${JSON.stringify({ ok: runStatus(rows) === 'validated', status: runStatus(rows), rows }, null, 2)}\n` : renderRows(rows));
         const s = runStatus(rows);

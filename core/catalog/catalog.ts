@@ -89,10 +89,12 @@ export interface IcebergCatalog {
   /** Drop the catalog entry; data and metadata files stay (purge is never requested). */
   dropTable(ident: TableIdent): Promise<{ dropped: boolean }>;
   /**
-   * Catalogs that convert in place (the Hive catalog in mode `in-place`): this catalog, knowing the
-   * saved original of the Hive table at `ident`, which register replaces and unregister/drop put
-   * back. Absent, or returning itself, for catalogs that only register new entries.
+   * True for a catalog that converts in place (the Hive catalog in mode `in-place`): register
+   * replaces the Hive table at the source name, unregister/drop put it back, and a partitioned
+   * original waits aside meanwhile. Absent or false: only new entries are registered.
    */
+  readonly inPlace?: boolean;
+  /** An in-place catalog knowing the saved original of the Hive table at `ident`; others return themselves. */
   withSavedOriginal?(ident: TableIdent, original: HiveTable): IcebergCatalog;
   /** Release connections (CLI commands end with it; a worker keeps its catalog). */
   close?(): Promise<void>;

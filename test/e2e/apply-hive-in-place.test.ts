@@ -21,7 +21,7 @@ import { fingerprintOf } from '../../activities/index';
 import type { TableInventory } from '../../core/hive/model';
 import type { SeedManifest } from '../../dev/seed/manifest';
 import type { Run } from '../helpers/cli';
-import { ROOT, TSX, run } from '../helpers/cli';
+import { ROOT, TSX, run, withCatalogSection } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
 const env = testStack();
@@ -54,9 +54,7 @@ describe('migrate apply with the Hive catalog in place (HMS 3.1.3)', () => {
     if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
     manifest = JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
     // The stack's config with HMS 3.1.3 as the source and, in place, as the catalog.
-    const base = readFileSync(stackCfg, 'utf8')
-      .replace(/uri: thrift:\/\/\S+/, `uri: ${hmsUri}`)
-      .replace(/catalog:\n(\s+.*\n)+?(?=\S)/, `catalog:\n  name: hms-in-place\n  type: hive\n  uri: ${hmsUri}\n  mode: in-place\n`)
+    const base = withCatalogSection(readFileSync(stackCfg, 'utf8').replace(/uri: thrift:\/\/\S+/, `uri: ${hmsUri}`), `catalog:\n  name: hms-in-place\n  type: hive\n  uri: ${hmsUri}\n  mode: in-place\n`)
       .replace(/taskQueue:.*\n/, '')
       .replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`);
     cfgFile = path.join(dir, 'migrate.yaml');

@@ -10,7 +10,7 @@ import { RestCatalog } from '../../adapters/catalog/rest';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
 import type { Run } from '../helpers/cli';
-import { ROOT, TSX, run } from '../helpers/cli';
+import { ROOT, TSX, run, withCatalogSection } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
 const root = ROOT;
@@ -76,7 +76,7 @@ describe('migrate table', () => {
     const hiveCfg = path.join(dir, 'hive.yaml');
     const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8');
     const hmsUri = env.HIM_HMS_PG_URI as string;
-    const withCatalog = (c: string): string => base.replace(/catalog:\n(\s+.*\n)+?(?=\S)/, c);
+    const withCatalog = (c: string): string => withCatalogSection(base, c);
     writeFileSync(hiveCfg, withCatalog(`catalog:\n  name: hms\n  type: hive\n  uri: ${hmsUri}\n  namespacePrefix: ${nsPrefix}hive_\n`));
     const reg = await run(path.join(root, 'bin', 'migrate'), ['table', `${sales}.orders`, '--json', '--config', hiveCfg]);
     expect({ code: reg.code, err: reg.code === 0 ? '' : reg.stderr }).toEqual({ code: 0, err: '' });

@@ -17,3 +17,10 @@ export async function run(cmd: string, args: readonly string[], timeout = 600_00
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
 }
+
+/** The stack's migrate.yaml text with its `catalog:` section replaced by `section` (YAML lines, `catalog:` first). */
+export function withCatalogSection(config: string, section: string): string {
+  const out = config.replace(/catalog:\n(\s+.*\n)+?(?=\S)/, section);
+  if (out === config) throw new Error('no catalog section to replace in the config');
+  return out;
+}

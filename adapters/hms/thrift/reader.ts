@@ -4,7 +4,7 @@
 // capabilities (HMS 4's transformer then leaves tables as stored: reference/hms.md §1.6), and bounds
 // calls per second, connections and tables in flight (client.ts). Adapter code.
 import { ErrorCode } from '../../../core/errors';
-import type { HiveDatabase, HivePartition, HmsReader, TableInventory } from '../../../core/hive/model';
+import type { HiveDatabase, HivePartition, HiveTable, HmsReader, TableInventory } from '../../../core/hive/model';
 import { partitionValue, sortNames } from '../../../core/hive/normalize';
 import { makePartName, parsePartName } from '../../../core/hive/partition-names';
 import * as ttypes from '../../../thrift-idl/gen/hive_metastore_types';
@@ -44,17 +44,22 @@ export class ThriftHmsReader implements HmsReader {
     return sortNames(names);
   }
 
-  async getTables(database: string, names: readonly string[]): Promise<TableInventory[]> {
+  /** The table objects alone, no partitions (HMS_NOT_FOUND names the first missing table). */
+  async getTableObjects(database: string, names: readonly string[]): Promise<HiveTable[]> {
     const { tableBatchSize, concurrency } = this.caller.opts;
     const batches = await mapLimit(chunks(names, tableBatchSize), concurrency, (batch) => this.tableObjects(database, batch));
     // HMS lower-cases names; it leaves unknown names out of the answer.
     const found = new Map(batches.flat().map((t) => [t.tableName.toLowerCase(), t] as const));
-    const tables = names.map((n) => {
+    return names.map((n) => {
       const t = found.get(n.toLowerCase());
       if (t === undefined) throw hmsError(ErrorCode.HMS_NOT_FOUND, `table ${database}.${n} does not exist in ${this.caller.opts.uri}`, { database, table: n });
       return toTable(t);
     });
-    return mapLimit(tables, concurrency, async (table) => ({
+  }
+
+  async getTables(database: string, names: readonly string[]): Promise<TableInventory[]> {
+    const tables = await this.getTableObjects(database, names);
+    return mapLimit(tables, this.caller.opts.concurrency, async (table) => ({
       table,
       partitions: table.partitionKeys.length === 0 ? [] : await this.partitions(table.database, table.name, table.partitionKeys.map((k) => k.name)),
     }));
