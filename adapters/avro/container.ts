@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import * as avro from 'avsc';
 import { ErrorCode, MigrationError } from '../../core/errors';
+import { AvroBytes } from './entry-encoder';
 import type { AvroSchema } from './schemas';
 
 /** Where a manifest or manifest list goes (local disk, S3 multipart, memory in tests). */
@@ -64,8 +65,8 @@ export class AvroContainerWriter {
   private readonly sync: Buffer;
   private readonly codec: AvroCodec;
   private readonly blockBytes: number;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  /** The block being filled: records are encoded straight into it. */
+  private readonly pending = new AvroBytes();
   private pendingCount = 0;
   private headerWritten = false;
   private written = 0;
@@ -98,27 +99,41 @@ export class AvroContainerWriter {
   }
 
   async append(record: unknown): Promise<void> {
-    await this.header();
     let buf: Buffer;
     try {
       buf = this.type.toBuffer(record);
     } catch (e) {
       throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, `cannot encode an Avro record: ${(e as Error).message}`, {}, { cause: e });
     }
-    this.pending.push(buf);
-    this.pendingBytes += buf.length;
+    await this.appendEncoded((out) => out.raw(buf));
+  }
+
+  /**
+   * Appends one record that `encode` writes in Avro binary form itself (entry-encoder.ts), for
+   * records too many for avsc's per-record cost. `encode` must write exactly one record of this
+   * writer's schema; on a throw the partial record is dropped.
+   */
+  async appendEncoded(encode: (out: AvroBytes) => void): Promise<void> {
+    await this.header();
+    const start = this.pending.length;
+    try {
+      encode(this.pending);
+    } catch (e) {
+      this.pending.truncate(start);
+      throw e;
+    }
     this.pendingCount++;
-    if (this.pendingBytes >= this.blockBytes) await this.flushBlock();
+    if (this.pending.length >= this.blockBytes) await this.flushBlock();
   }
 
   private async flushBlock(): Promise<void> {
     if (this.pendingCount === 0) return;
-    const raw = Buffer.concat(this.pending);
-    const data = this.codec === 'deflate' ? deflateRawSync(raw) : raw;
-    await this.emit(Buffer.concat([longType.toBuffer(this.pendingCount), longType.toBuffer(data.length), data, this.sync]));
-    this.pending = [];
-    this.pendingBytes = 0;
+    const raw = this.pending.view();
+    const data = this.codec === 'deflate' ? deflateRawSync(raw) : Buffer.from(raw);
+    const count = this.pendingCount;
+    this.pending.reset();
     this.pendingCount = 0;
+    await this.emit(Buffer.concat([longType.toBuffer(count), longType.toBuffer(data.length), data, this.sync]));
   }
 
   /** Flush, close the output and return the exact file length. */

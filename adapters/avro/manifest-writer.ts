@@ -10,11 +10,12 @@ import { PartitionSummaryBuilder } from '../../core/iceberg/manifest';
 import type { PartitionSpec } from '../../core/iceberg/partition-spec';
 import { partitionType } from '../../core/iceberg/partition-spec';
 import { partitionFieldsToJson, schemaToJson } from '../../core/iceberg/schema-json';
-import { DataFileContent, FORMAT_VERSION, ManifestEntryStatus, ManifestMetadataKey } from '../../core/iceberg/spec-constants';
+import { FORMAT_VERSION, ManifestMetadataKey } from '../../core/iceberg/spec-constants';
 import type { PrimitiveType, PrimitiveValue, Schema } from '../../core/iceberg/types';
 import type { AvroCodec, OutputFile } from './container';
-import { AvroContainerWriter } from './container';
-import { avroName, manifestEntrySchema } from './schemas';
+import { AvroContainerWriter, avroType } from './container';
+import { encodeAddedEntry } from './entry-encoder';
+import { avroName, manifestEntrySchema, partitionRecord } from './schemas';
 
 export interface ManifestTarget {
   /** Absolute URI recorded in the manifest list. */
@@ -61,13 +62,8 @@ function partitionAvroValue(type: PrimitiveType, v: PrimitiveValue): unknown {
   }
 }
 
-const kv = <V>(m: ReadonlyMap<number, V> | undefined, f: (v: V) => unknown): unknown =>
-  m === undefined ? null : [...m.entries()].sort((a, b) => a[0] - b[0]).map(([key, value]) => ({ key, value: f(value) }));
-const id = <V>(v: V): V => v;
-/** A Buffer view of the same bytes (avsc copies them into its output; no per-bound copy here). */
-const buf = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-
-function entryRecord(f: DataFile, parts: { name: string; type: PrimitiveType }[]): unknown {
+/** The r102 partition record of one tuple, validated (ICEBERG_VALUE_INVALID names file and field). */
+function partitionRecordValue(f: DataFile, parts: readonly { name: string; type: PrimitiveType }[]): Record<string, unknown> {
   if (f.partition.length !== parts.length) {
     throw new MigrationError(ErrorCode.ICEBERG_VALUE_INVALID, `data file ${f.filePath} has ${f.partition.length} partition values, the spec has ${parts.length}`, { file: f.filePath });
   }
@@ -80,31 +76,14 @@ function entryRecord(f: DataFile, parts: { name: string; type: PrimitiveType }[]
       throw new MigrationError(ErrorCode.ICEBERG_VALUE_INVALID, `data file ${f.filePath}: partition value of '${p.name}': ${(e as Error).message}`, { file: f.filePath, field: p.name }, { cause: e });
     }
   });
-  return {
-    status: ManifestEntryStatus.ADDED,
-    snapshot_id: null,
-    sequence_number: null,
-    file_sequence_number: null,
-    data_file: {
-      content: DataFileContent.DATA,
-      file_path: f.filePath,
-      file_format: f.fileFormat,
-      partition,
-      record_count: f.recordCount,
-      file_size_in_bytes: f.fileSizeInBytes,
-      column_sizes: kv(f.columnSizes, id),
-      value_counts: kv(f.valueCounts, id),
-      null_value_counts: kv(f.nullValueCounts, id),
-      nan_value_counts: kv(f.nanValueCounts, id),
-      lower_bounds: kv(f.lowerBounds, buf),
-      upper_bounds: kv(f.upperBounds, buf),
-      key_metadata: f.keyMetadata === undefined ? null : buf(f.keyMetadata),
-      split_offsets: f.splitOffsets === undefined ? null : [...f.splitOffsets],
-      equality_ids: null,
-      sort_order_id: f.sortOrderId ?? null,
-      referenced_data_file: null,
-    },
-  };
+  return partition;
+}
+
+interface EncodedPartition {
+  /** Identity of the tuple for `changed-partition-count`. */
+  readonly key: string;
+  /** The r102 record in Avro binary form. */
+  readonly bytes: Buffer;
 }
 
 /** Avro file metadata of a data manifest (spec "Manifests"; schema-id written although Java omits it). */
@@ -135,6 +114,23 @@ export async function writeManifests(files: AsyncIterable<DataFile> | Iterable<D
   const types = partitionType(opts.schema, opts.spec);
   const parts = types.map(({ field, type }) => ({ name: avroName(field.name), type }));
   const schema = manifestEntrySchema(opts.schema, opts.spec);
+  const partitionAvro = avroType(partitionRecord(opts.schema, opts.spec));
+  // Files of one location share their partition tuple (the same array): encoded once per tuple.
+  const encoded = new WeakMap<readonly unknown[], EncodedPartition>();
+  const encodePartition = (f: DataFile): EncodedPartition => {
+    const hit = encoded.get(f.partition);
+    if (hit !== undefined) return hit;
+    const value = partitionRecordValue(f, parts);
+    let bytes: Buffer;
+    try {
+      bytes = partitionAvro.toBuffer(value);
+    } catch (e) {
+      throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, `cannot encode the partition of ${f.filePath}: ${(e as Error).message}`, { file: f.filePath }, { cause: e });
+    }
+    const out = { key: partitionKey(f.partition), bytes };
+    encoded.set(f.partition, out);
+    return out;
+  };
   const metadata = manifestMetadata(opts.schema, opts.spec);
   const manifests: WrittenManifest[] = [];
   const partitions = new Set<string>();
@@ -153,20 +149,20 @@ export async function writeManifests(files: AsyncIterable<DataFile> | Iterable<D
       await finish(current);
       current = null;
     }
-    const record = entryRecord(f, parts);
+    const partition = encodePartition(f);
     if (current === null) {
       const target = await opts.open(manifests.length);
       const writer = new AvroContainerWriter(target.file, schema, metadata, { path: target.path, codec: opts.codec ?? 'deflate' });
       current = { path: target.path, writer, summary: new PartitionSummaryBuilder(types.map((t) => t.type)), files: 0, rows: 0 };
     }
-    await current.writer.append(record);
+    await current.writer.appendEncoded((out) => encodeAddedEntry(out, f, partition.bytes));
     current.summary.add(f.partition);
     current.files++;
     current.rows += f.recordCount;
     dataFiles++;
     records += f.recordCount;
     filesSize += f.fileSizeInBytes;
-    partitions.add(partitionKey(f.partition));
+    partitions.add(partition.key);
   }
   if (current !== null) await finish(current);
   return { manifests, dataFiles, records, filesSize, changedPartitions: partitions.size };
