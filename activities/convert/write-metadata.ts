@@ -13,7 +13,7 @@ import type { TableMetadata } from '../../core/iceberg/metadata';
 import { toMetadataJson } from '../../core/iceberg/metadata-json';
 import { buildNameMapping, footerAliases, nameMappingToJson } from '../../core/iceberg/name-mapping';
 import { TableProperty } from '../../core/iceberg/spec-constants';
-import type { FooterReader } from '../../core/storage/file-stats';
+import type { FileStats, FooterReader } from '../../core/storage/file-stats';
 import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
 import type { OutputFile } from '../../adapters/avro/container';
 import { writeManifestList } from '../../adapters/avro/manifest-list-writer';
@@ -142,11 +142,17 @@ async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOp
     }
   }
 
+  // Files of a table mostly spell their columns alike (a footer thread hands the same array back):
+  // aliases from an array already merged add nothing.
+  let merged: FileStats['fileColumns'];
   const readFooter = async ({ info, index }: { info: ObjectInfo; index: number }): Promise<DataFile> => {
     const loc = p.locations[index];
     if (loc === undefined) throw new MigrationError(ErrorCode.INTERNAL, `no location ${index}`);
     const stats = await readers[loc.format].readStats(info.path, info.size, { schema: p.schema, nameMapping: p.baseNameMapping });
-    if (stats.fileColumns !== undefined) footerAliases(p.schema, dataColumnCount, stats.fileColumns, aliases);
+    if (stats.fileColumns !== undefined && stats.fileColumns !== merged) {
+      footerAliases(p.schema, dataColumnCount, stats.fileColumns, aliases);
+      merged = stats.fileColumns;
+    }
     progress.footersRead++;
     progress.bytesRead += info.size;
     if (progress.footersRead % every === 0) opts.onProgress?.({ ...progress });

@@ -10,9 +10,12 @@ import { Worker } from 'node:worker_threads';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { FileStats, FooterContext } from '../../core/storage/file-stats';
 import { decodeFileStats } from './file-stats-codec';
-import type { StatsRequest } from './footer-thread';
+import type { StatsReply, StatsRequest } from './footer-thread';
 
 interface Pending {
+  readonly ctxId: number;
+  /** Contexts this request told the thread to drop (their kept column paths go when it answers). */
+  readonly drop: readonly number[];
   resolve(s: FileStats): void;
   reject(e: Error): void;
 }
@@ -21,13 +24,17 @@ interface Slot {
   readonly worker: Worker;
   readonly pending: Map<number, Pending>;
   readonly sent: Set<number>;
+  /** Per context: the column paths this thread last sent (a `sameColumns` reply reuses them). */
+  readonly columns: Map<number, FileStats['fileColumns']>;
+  /** Requests of this turn, posted together (setImmediate) with their transfers. */
+  queue: StatsRequest[];
+  transfer: ArrayBuffer[];
   inFlight: number;
 }
 
 /** Table contexts a thread keeps (each: a schema and its name mapping). */
 const MAX_CONTEXTS = 64;
 
-type Reply = { id: number; packed: Uint8Array } | { id: number; error: { code: string | null; message: string; context: Record<string, unknown> } };
 
 export class FooterThreads {
   private readonly slots: Slot[] = [];
@@ -43,23 +50,49 @@ export class FooterThreads {
   private spawn(): Slot {
     const worker = new Worker(path.join(__dirname, 'footer-thread-entry.cjs'));
     worker.unref();
-    const slot: Slot = { worker, pending: new Map(), sent: new Set(), inFlight: 0 };
-    worker.on('message', (r: Reply) => {
-      const p = slot.pending.get(r.id);
-      if (p === undefined) return;
-      slot.pending.delete(r.id);
-      if (--slot.inFlight === 0) worker.unref();
-      if ('packed' in r) p.resolve(decodeFileStats(r.packed));
-      else p.reject(r.error.code !== null ? new MigrationError(r.error.code as ErrorCode, r.error.message, r.error.context) : new Error(r.error.message));
+    const slot: Slot = { worker, pending: new Map(), sent: new Set(), columns: new Map(), queue: [], transfer: [], inFlight: 0 };
+    worker.on('message', (m: { replies: readonly StatsReply[]; packed: Uint8Array }) => {
+      for (const r of m.replies) this.settle(slot, r, m.packed);
     });
     worker.on('error', (e) => {
       // A thread that dies fails its requests (the activity retries) and is replaced.
       for (const p of slot.pending.values()) p.reject(new MigrationError(ErrorCode.INTERNAL, `footer thread failed: ${e.message}`, {}, { cause: e }));
       slot.pending.clear();
+      slot.queue = [];
+      slot.transfer = [];
       const i = this.slots.indexOf(slot);
       if (i >= 0) this.slots[i] = this.spawn();
     });
     return slot;
+  }
+
+  private settle(slot: Slot, r: StatsReply, packed: Uint8Array): void {
+    const p = slot.pending.get(r.id);
+    if (p === undefined) return;
+    slot.pending.delete(r.id);
+    if (--slot.inFlight === 0) slot.worker.unref();
+    // Replies come in request order: once this one is here, the thread has applied its drops.
+    for (const d of p.drop) slot.columns.delete(d);
+    if ('error' in r) {
+      p.reject(r.error.code !== null ? new MigrationError(r.error.code as ErrorCode, r.error.message, r.error.context) : new Error(r.error.message));
+      return;
+    }
+    try {
+      p.resolve(this.unpack(slot, p.ctxId, packed.subarray(r.at, r.at + r.len), r.sameColumns === true));
+    } catch (e) {
+      p.reject(e as Error);
+    }
+  }
+
+  private unpack(slot: Slot, ctxId: number, bytes: Uint8Array, sameColumns: boolean): FileStats {
+    const stats = decodeFileStats(bytes);
+    if (sameColumns) {
+      const fileColumns = slot.columns.get(ctxId);
+      if (fileColumns === undefined) throw new MigrationError(ErrorCode.INTERNAL, `footer thread: no column paths kept for context ${ctxId}`);
+      return { ...stats, fileColumns };
+    }
+    if (stats.fileColumns !== undefined) slot.columns.set(ctxId, stats.fileColumns);
+    return stats;
   }
 
   /** FileStats of one Parquet footer (the FileMetaData bytes, without length and magic). */
@@ -98,10 +131,20 @@ export class FooterThreads {
     }
     const msg: StatsRequest = { id, ctxId, ...req, ...(firstForThread ? { ctx } : {}), ...(drop.length > 0 ? { drop } : {}) };
     return new Promise<FileStats>((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject });
+      slot.pending.set(id, { ctxId: ctxId as number, drop, resolve, reject });
       if (slot.inFlight++ === 0) slot.worker.ref();
-      slot.worker.postMessage(msg, transfer);
+      if (slot.queue.length === 0) setImmediate(() => this.flush(slot));
+      slot.queue.push(msg);
+      slot.transfer.push(...transfer);
     });
+  }
+
+  private flush(slot: Slot): void {
+    if (slot.queue.length === 0) return;
+    const [batch, transfer] = [slot.queue, slot.transfer];
+    slot.queue = [];
+    slot.transfer = [];
+    slot.worker.postMessage(batch, transfer);
   }
 
   async close(): Promise<void> {

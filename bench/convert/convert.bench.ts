@@ -141,7 +141,7 @@ function report(b: Bench, ours: readonly (OursResult & { concurrency: number })[
   const rate = (r: OursResult): number => r.dataFiles / r.seconds;
   const lines = [`convert (${where}): ${best.dataFiles} files × ${COLUMNS} columns, ${best.partitions} partitions, ${best.records} rows; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`];
   for (const r of ours) {
-    lines.push(`  ours @ footer concurrency ${r.concurrency}: ${r.seconds.toFixed(2)} s = ${rate(r).toFixed(0)} files/s${r.registered ? ` (incl. REST register: ${r.registered})` : ''} · peak RSS ${r.maxRssMb} MB (VmHWM ${r.vmHwmMb ?? '?'} MB, heap at end ${r.heapUsedMb} MB) · ${r.metadataFiles} metadata files`);
+    lines.push(`  ours @ footer concurrency ${r.concurrency}: ${r.seconds.toFixed(2)} s = ${rate(r).toFixed(0)} files/s${r.registered ? ` (incl. REST register: ${r.registered})` : ''} · peak RSS ${r.maxRssMb} MB (VmHWM ${r.vmHwmMb ?? '?'} MB, heap at end ${r.heapUsedMb} MB) · CPU ${r.cpuSeconds.toFixed(2)} s = ${((r.cpuSeconds * 1e6) / r.dataFiles).toFixed(0)} µs per file · ${r.metadataFiles} metadata files`);
   }
   lines.push(`  ours best: ${rate(best).toFixed(0)} files/s at footer concurrency ${best.concurrency}, peak RSS ${Math.max(...ours.map((r) => r.maxRssMb))} MB`);
   if (peer) {
@@ -185,7 +185,7 @@ async function bench(b: Bench): Promise<void> {
   const ours = CONCURRENCIES.map((c) => {
     const r = runOurs(b, c);
     if (r.dataFiles !== FILES) throw new Error(`ours wrote ${r.dataFiles} data files, expected ${FILES}`);
-    log(`ours @ ${c}: ${r.seconds.toFixed(2)} s, RSS ${r.maxRssMb} MB`);
+    log(`ours @ ${c}: ${r.seconds.toFixed(2)} s, CPU ${r.cpuSeconds.toFixed(2)} s, RSS ${r.maxRssMb} MB`);
     return { ...r, concurrency: c };
   });
   const peer = SKIP_PEER ? undefined : runPeer(b);

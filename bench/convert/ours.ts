@@ -35,6 +35,8 @@ export interface OursResult {
   readonly maxRssMb: number;
   readonly vmHwmMb: number | null;
   readonly heapUsedMb: number;
+  /** CPU seconds (user + system, every thread of the process) spent in the timed part. */
+  readonly cpuSeconds: number;
 }
 
 const HIVE_TYPE: Readonly<Record<string, string>> = { long: 'bigint', string: 'string', double: 'double', date: 'date', decimal: 'decimal(12,2)', timestamp: 'timestamp', boolean: 'boolean' };
@@ -93,6 +95,7 @@ async function runOnce(job: OursJob): Promise<OursResult> {
   const inventory = benchInventory(job);
   const store = new RoutingObjectStore({ metadataPrefixes: [`${job.location}/metadata/`], ...(job.s3 ? { s3: { ...job.s3, forcePathStyle: true } } : {}) });
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const prepared = prepareConversion({ inventory, identity: { planHash: job.planHash, table: 'bench.convert' }, timestampMs: Date.now(), toolVersion: 'bench' });
   const written = await writeIcebergMetadata(store, prepared, { footerConcurrency: job.footerConcurrency, listConcurrency: 16 });
   let registered: string | null = null;
@@ -101,6 +104,7 @@ async function runOnce(job: OursJob): Promise<OursResult> {
     registered = (await catalog.registerTable(tableIdent([job.register.namespace], job.register.table), prepared.metadataLocation)).outcome;
   }
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   store.destroy();
   return {
     seconds,
@@ -112,6 +116,7 @@ async function runOnce(job: OursJob): Promise<OursResult> {
     maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     vmHwmMb: vmHwmMb(),
     heapUsedMb: Math.round(process.memoryUsage().heapUsed / 1048576),
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
 }
 

@@ -246,6 +246,15 @@ describe('footer threads (footer-threads.ts)', () => {
         const got = await Promise.all(order.map((c) => threaded.readStats(fx.uri('basic.parquet'), size, c)));
         for (const g of got) expect(g).toEqual(expected);
       }
+      // One table whose files spell their columns differently, interleaved and in flight together:
+      // a reply that reuses the last column paths (sameColumns) must carry the right ones.
+      const names = ['basic.parquet', 'basic.parquet', 'dec_int.parquet', 'dec_int.parquet', 'basic.parquet', 'int96.parquet', 'int96.parquet', 'basic.parquet'];
+      const want = new Map<string, FileStats>();
+      for (const name of new Set(names)) want.set(name, await inline.readStats(fx.uri(name), fx.facts[name]?.size ?? 0, ctx));
+      expect(want.get('basic.parquet')?.fileColumns).not.toEqual(want.get('dec_int.parquet')?.fileColumns);
+      const mixed = Array.from({ length: 120 }, (_, i) => names[i % names.length] as string);
+      const stats = await Promise.all(mixed.map((name) => threaded.readStats(fx.uri(name), fx.facts[name]?.size ?? 0, ctx)));
+      stats.forEach((s, i) => expect(s).toEqual(want.get(mixed[i] as string)));
       const meta = readFileSync(join(fx.dir, 'basic.parquet'));
       const len = meta.readUInt32LE(meta.length - 8);
       const cut = new Uint8Array(meta.subarray(meta.length - 8 - len, meta.length - 8 - Math.floor(len / 2)));
