@@ -15,42 +15,55 @@ const fromUtf8 = new TextDecoder();
 type NumMap = ReadonlyMap<number, number> | undefined;
 type BytesMap = ReadonlyMap<number, Uint8Array> | undefined;
 
-export function encodeFileStats(s: FileStats): Uint8Array {
-  const split = s.splitOffsets === undefined ? undefined : new Map(s.splitOffsets.map((o, i) => [i, o] as const));
-  const nums: NumMap[] = [s.columnSizes, s.valueCounts, s.nullValueCounts, split];
-  const bytes: BytesMap[] = [s.lowerBounds, s.upperBounds];
-  const extra = utf8.encode(
+const NO_EXTRA = utf8.encode('{}');
+
+function extraOf(s: FileStats): Uint8Array {
+  const withheld = s.boundsWithheld !== undefined && s.boundsWithheld.size > 0;
+  if (s.fileColumns === undefined && !withheld && s.boundsWithheld === undefined) return NO_EXTRA;
+  return utf8.encode(
     JSON.stringify({
       ...(s.fileColumns !== undefined ? { fileColumns: s.fileColumns } : {}),
       ...(s.boundsWithheld !== undefined ? { boundsWithheld: [...s.boundsWithheld] } : {}),
     }),
   );
-  let size = 8 + 4 * 6 + 4 + extra.length;
+}
+
+// forEach rather than for-of over entries: no [key, value] array per entry (this runs per file).
+export function encodeFileStats(s: FileStats): Uint8Array {
+  const nums: NumMap[] = [s.columnSizes, s.valueCounts, s.nullValueCounts];
+  const bytes: BytesMap[] = [s.lowerBounds, s.upperBounds];
+  const extra = extraOf(s);
+  let size = 8 + 4 * 6 + 4 + extra.length + (s.splitOffsets?.length ?? 0) * 12;
   for (const m of nums) size += (m?.size ?? 0) * 12;
-  for (const m of bytes) for (const b of m?.values() ?? []) size += 8 + b.length;
+  for (const m of bytes) m?.forEach((b) => (size += 8 + b.length));
   const out = new Uint8Array(size);
   const v = new DataView(out.buffer);
   let at = 0;
   v.setFloat64(at, s.recordCount, true);
   at += 8;
+  const num = (n: number, k: number): void => {
+    v.setUint32(at, k, true);
+    v.setFloat64(at + 4, n, true);
+    at += 12;
+  };
   for (const m of nums) {
     v.setInt32(at, m === undefined ? -1 : m.size, true);
     at += 4;
-    for (const [k, n] of m ?? []) {
-      v.setUint32(at, k, true);
-      v.setFloat64(at + 4, n, true);
-      at += 12;
-    }
+    m?.forEach(num);
   }
+  // splitOffsets as a map of index → offset.
+  v.setInt32(at, s.splitOffsets === undefined ? -1 : s.splitOffsets.length, true);
+  at += 4;
+  s.splitOffsets?.forEach(num);
   for (const m of bytes) {
     v.setInt32(at, m === undefined ? -1 : m.size, true);
     at += 4;
-    for (const [k, b] of m ?? []) {
+    m?.forEach((b, k) => {
       v.setUint32(at, k, true);
       v.setUint32(at + 4, b.length, true);
       out.set(b, at + 8);
       at += 8 + b.length;
-    }
+    });
   }
   v.setUint32(at, extra.length, true);
   out.set(extra, at + 4);

@@ -5,7 +5,7 @@ import { parentPort } from 'node:worker_threads';
 import { MigrationError } from '../../core/errors';
 import type { FooterContext } from '../../core/storage/file-stats';
 import { encodeFileStats } from './file-stats-codec';
-import { decodeParquetFooterSync, parquetStatsChecked, readParquetFooterBytesLocalSync } from './parquet';
+import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, parquetStatsChecked, readParquetFooterBytesLocalSync } from './parquet';
 
 export interface StatsRequest {
   readonly id: number;
@@ -21,6 +21,8 @@ export interface StatsRequest {
 }
 
 const contexts = new Map<number, FooterContext>();
+/** Tail reads of local files land here; each footer is decoded before the next read. */
+const scratch = new Uint8Array(DEFAULT_TAIL_BYTES);
 /** The column paths last sent per context: the same ones again are not re-sent (most files of a table agree). */
 const lastColumns = new Map<number, readonly (readonly string[])[]>();
 
@@ -50,7 +52,7 @@ function answer(m: StatsRequest): { packed: Uint8Array; same: boolean } | StatsR
   try {
     const ctx = contexts.get(m.ctxId);
     if (ctx === undefined) throw new Error(`footer thread: unknown context ${m.ctxId}`);
-    const bytes = m.bytes ?? (m.local === undefined ? undefined : readParquetFooterBytesLocalSync(m.path, m.local.file, m.local.size, m.local.tailBytes));
+    const bytes = m.bytes ?? (m.local === undefined ? undefined : readParquetFooterBytesLocalSync(m.path, m.local.file, m.local.size, m.local.tailBytes, scratch));
     if (bytes === undefined) throw new Error('footer thread: a request without bytes or a local file');
     const stats = parquetStatsChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx);
     // `sameColumns`: the file's column paths equal the last ones sent for this context; the main

@@ -32,6 +32,9 @@ interface Slot {
   inFlight: number;
 }
 
+/** Requests per message at most. */
+const MAX_BATCH = 8;
+
 /** Table contexts a thread keeps (each: a schema and its name mapping). */
 const MAX_CONTEXTS = 64;
 
@@ -136,6 +139,8 @@ export class FooterThreads {
       if (slot.queue.length === 0) setImmediate(() => this.flush(slot));
       slot.queue.push(msg);
       slot.transfer.push(...transfer);
+      // Small batches keep several in flight: the thread starts on one while the next fills.
+      if (slot.queue.length >= MAX_BATCH) this.flush(slot);
     });
   }
 

@@ -55,7 +55,15 @@ class Reader {
   }
 
   string(): string {
-    return utf8.decode(this.binary());
+    const b = this.binary();
+    // Column and schema names are short and mostly ASCII: building those directly is several
+    // times cheaper than a TextDecoder call; anything else goes through the decoder.
+    if (b.length <= 64) {
+      let ascii = true;
+      for (let i = 0; i < b.length; i++) if ((b[i] as number) >= 0x80) ascii = false;
+      if (ascii) return String.fromCharCode.apply(null, b as unknown as number[]);
+    }
+    return utf8.decode(b);
   }
 
   /** List/set header: [size, element type]. */

@@ -65,9 +65,10 @@ export async function readParquetFooterBytes(store: ObjectStore, path: string, s
 /**
  * The same from a local file with blocking syscalls (open, one or two preads, close): for a worker
  * thread, where a blocking read of a page-cached tail costs less than a round trip through libuv.
- * `path` names the file in errors; `file` is its local path.
+ * `path` names the file in errors; `file` is its local path. With `scratch`, the result may be a
+ * view into it: valid until the next call with the same scratch.
  */
-export function readParquetFooterBytesLocalSync(path: string, file: string, size: number, tailBytes = DEFAULT_TAIL_BYTES): Uint8Array {
+export function readParquetFooterBytesLocalSync(path: string, file: string, size: number, tailBytes = DEFAULT_TAIL_BYTES, scratch?: Uint8Array): Uint8Array {
   if (size < 12) throw corrupt(path, `${size} bytes is too small for a Parquet file`);
   let fd: number;
   try {
@@ -76,8 +77,9 @@ export function readParquetFooterBytesLocalSync(path: string, file: string, size
     throw fromFsError(e, 'read', path);
   }
   try {
-    const pread = (start: number, end: number): Uint8Array => {
-      const buf = Buffer.allocUnsafe(end - start);
+    // `scratch` (a thread's reusable buffer): the tail lands there when it fits, no allocation per file.
+    const pread = (start: number, end: number, reuse: boolean): Uint8Array => {
+      const buf = reuse && scratch !== undefined && scratch.length >= end - start ? scratch.subarray(0, end - start) : Buffer.allocUnsafe(end - start);
       let n = 0;
       try {
         for (let r = -1; n < buf.length && r !== 0; n += r) r = readSync(fd, buf, n, buf.length - n, start + n);
@@ -87,10 +89,10 @@ export function readParquetFooterBytesLocalSync(path: string, file: string, size
       return new Uint8Array(buf.buffer, buf.byteOffset, n);
     };
     const tailStart = Math.max(0, size - tailBytes);
-    const tail = pread(tailStart, size);
+    const tail = pread(tailStart, size, true);
     const got = footerFromTail(path, size, tailStart, tail);
     if (got instanceof Uint8Array) return got;
-    return joinFooter(pread(got.metaStart, tailStart), tail, got.metaLen);
+    return joinFooter(pread(got.metaStart, tailStart, false), tail, got.metaLen);
   } finally {
     closeSync(fd);
   }

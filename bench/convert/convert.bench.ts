@@ -108,7 +108,7 @@ function runOurs(b: Bench, concurrency: number): OursResult {
     footerConcurrency: concurrency,
     // A distinct identity per run: distinct metadata file names, so no run finds another's files.
     planHash: `bench-${b.run}-c${concurrency}`,
-    ...(LOCAL ? {} : { register: { uri: b.env.HIM_ICEBERG_REST_URI as string, namespace: b.namespace as string, table: name }, s3: { endpoint: b.env.HIM_S3_ENDPOINT as string, region: b.env.AWS_REGION as string } }),
+    ...(LOCAL ? {} : { register: { uri: b.env.HIM_ICEBERG_REST_URI as string, namespace: b.namespace as string, table: name }, s3: { endpoint: process.env.BENCH_OURS_S3 ?? (b.env.HIM_S3_ENDPOINT as string), region: b.env.AWS_REGION as string } }),
   };
   if (!LOCAL) b.tables.push(name);
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.cwd(), 'bench-convert-prof')}`] : [];
