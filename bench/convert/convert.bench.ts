@@ -6,10 +6,12 @@
 // Prints files/s for each, the ratio of our best to the peer and our peak RSS. Everything it makes
 // (S3 prefix, local dirs, REST tables and namespace) is removed afterwards, also on failure.
 //   npx tsx bench/convert/convert.bench.ts [--files 20000] [--columns 20] [--partitions 100] [--local]
-//        [--concurrency 32,64,128] [--no-peer] [--peer-workers N] [--cpu-prof]
+//        [--concurrency 32,64,128] [--no-peer] [--peer-workers N] [--cpu-prof] [--s3-keep-alive]
 //   npx tsx bench/convert/convert.bench.ts --million [--files 1000000]   (local disk, tiny files, ours only)
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +19,8 @@ import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client 
 import { mapOrdered } from '../../activities/convert/ordered-pool';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { tableIdent } from '../../core/catalog/catalog';
+import { installDir } from '../../dev/stack/env';
+import { createContext } from '../../dev/stack/manifest';
 import { testStack } from '../../test/helpers/stack-env';
 import type { OursJob, OursResult } from './ours';
 
@@ -33,6 +37,7 @@ const CONCURRENCIES = arg('concurrency', MILLION ? '64' : '32,64,128').split(','
 const SKIP_PEER = MILLION || process.argv.includes('--no-peer');
 const PEER_WORKERS = arg('peer-workers', '');
 const CPU_PROF = process.argv.includes('--cpu-prof');
+const S3_KEEP_ALIVE = process.argv.includes('--s3-keep-alive');
 const BUCKET = 'warehouse';
 
 interface Generated {
@@ -48,6 +53,8 @@ interface Bench {
   readonly perPartition: number;
   readonly days: readonly string[];
   location: string;
+  /** `--s3-keep-alive`: our reads go through a second gateway that keeps connections open. */
+  oursEndpoint?: string;
   s3?: S3Client;
   namespace?: string;
   readonly tables: string[];
@@ -108,7 +115,7 @@ function runOurs(b: Bench, concurrency: number): OursResult {
     footerConcurrency: concurrency,
     // A distinct identity per run: distinct metadata file names, so no run finds another's files.
     planHash: `bench-${b.run}-c${concurrency}`,
-    ...(LOCAL ? {} : { register: { uri: b.env.HIM_ICEBERG_REST_URI as string, namespace: b.namespace as string, table: name }, s3: { endpoint: process.env.BENCH_OURS_S3 ?? (b.env.HIM_S3_ENDPOINT as string), region: b.env.AWS_REGION as string } }),
+    ...(LOCAL ? {} : { register: { uri: b.env.HIM_ICEBERG_REST_URI as string, namespace: b.namespace as string, table: name }, s3: { endpoint: b.oursEndpoint ?? (b.env.HIM_S3_ENDPOINT as string), region: b.env.AWS_REGION as string } }),
   };
   if (!LOCAL) b.tables.push(name);
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.cwd(), 'bench-convert-prof')}`] : [];
@@ -136,7 +143,7 @@ function runPeer(b: Bench): PeerResult {
 }
 
 function report(b: Bench, ours: readonly (OursResult & { concurrency: number })[], peer: PeerResult | undefined): string[] {
-  const where = LOCAL ? 'local disk' : 'S3 server';
+  const where = LOCAL ? 'local disk' : b.oursEndpoint !== undefined ? 'S3 server, ours through a keep-alive gateway' : 'S3 server';
   const best = ours.reduce((x, y) => (y.dataFiles / y.seconds > x.dataFiles / x.seconds ? y : x));
   const rate = (r: OursResult): number => r.dataFiles / r.seconds;
   const lines = [`convert (${where}): ${best.dataFiles} files × ${COLUMNS} columns, ${best.partitions} partitions, ${best.records} rows; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`];
@@ -194,17 +201,54 @@ async function bench(b: Bench): Promise<void> {
   process.stdout.write(`${report(b, ours, peer).join('\n')}\n`);
 }
 
+/**
+ * `--s3-keep-alive`: the stack's versitygw answers every request with `Connection: close` (its
+ * `--keep-alive` breaks pyarrow's multipart uploads, dev/stack/components/s3.ts), so each footer GET
+ * pays a TCP connect on both sides. Real S3 endpoints keep connections open; to measure ours that
+ * way, a second versitygw (same binary, same bucket directory, same credentials) is started here
+ * with `--keep-alive` on a free loopback port, and only our conversion reads through it (files are
+ * placed and the peer runs through the stack's gateway). Stopped by pid at the end.
+ */
+async function keepAliveGateway(b: Bench, stop: (() => void)[]): Promise<string> {
+  const ctx = createContext(process.env, true);
+  const bin = path.join(installDir(ctx, 's3'), 'bin', 'versitygw');
+  const port = await new Promise<number>((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => (typeof a === 'object' && a !== null ? resolve(a.port) : reject(new Error('no port'))));
+    });
+  });
+  const child = spawn(bin, ['--port', `127.0.0.1:${port}`, '--quiet', '--keep-alive', 'posix', path.join(ctx.stateDir, 'data', 's3')], {
+    env: { ...process.env, ROOT_ACCESS_KEY: b.env.AWS_ACCESS_KEY_ID as string, ROOT_SECRET_KEY: b.env.AWS_SECRET_ACCESS_KEY as string },
+    stdio: 'ignore',
+  });
+  stop.push(() => void child.kill('SIGTERM'));
+  const endpoint = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise<boolean>((resolve) => http.get(`${endpoint}/`, (res) => (res.resume(), resolve(res.headers.connection !== 'close'))).on('error', () => resolve(false)));
+    if (ok) {
+      log(`keep-alive gateway (versitygw --keep-alive, pid ${child.pid ?? '?'}) at ${endpoint} over the stack's bucket directory`);
+      return endpoint;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`versitygw --keep-alive did not answer on ${endpoint}`);
+}
+
 async function main(): Promise<void> {
   const env = testStack();
   Object.assign(process.env, env);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'him-bench-convert-'));
+  const stop: (() => void)[] = [];
   const b: Bench = { env, run: Date.now().toString(36), tmp, gen: { variants: [], columns: [] }, perPartition: Math.ceil(FILES / PARTITIONS), days: [], location: '', tables: [] };
   try {
     const gen = generate(env.HIM_VERIFIER_PYTHON as string, path.join(tmp, 'variants'));
     Object.assign(b, { gen, days: gen.variants.map((v) => v.dt) });
+    if (S3_KEEP_ALIVE && !LOCAL) b.oursEndpoint = await keepAliveGateway(b, stop);
     log(`${FILES} files, ${COLUMNS} columns, ${PARTITIONS} partitions, ${LOCAL ? 'local disk' : 's3'}, footer concurrency ${CONCURRENCIES.join('/')}; uptime load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     await bench(b);
   } finally {
+    for (const f of stop) f();
     await cleanup(b);
   }
 }
