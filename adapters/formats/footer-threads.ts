@@ -158,15 +158,26 @@ export class FooterThreads {
 }
 
 let shared: FooterThreads | null | undefined;
+let everyCpu = false;
+
+/**
+ * For processes that run no workflow tasks (`migrate table`, `migrate worker --role activities`):
+ * the default becomes one thread per CPU, since no event loop work waits behind the threads. Call
+ * before the first conversion; HIM_FOOTER_THREADS still wins.
+ */
+export function footerThreadsOnEveryCpu(): void {
+  everyCpu = true;
+}
 
 /**
  * The process-wide pool, or null when threads are off. `HIM_FOOTER_THREADS`: number of threads
- * (0 = off, decode on the calling thread); default: one per CPU beyond the first, at most 4.
+ * (0 = off, decode on the calling thread); default: one per CPU beyond the first (one per CPU after
+ * footerThreadsOnEveryCpu), at most 4.
  */
 export function sharedFooterThreads(env: NodeJS.ProcessEnv = process.env): FooterThreads | null {
   if (shared !== undefined) return shared;
   const cpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  const n = env.HIM_FOOTER_THREADS !== undefined && env.HIM_FOOTER_THREADS !== '' ? Number(env.HIM_FOOTER_THREADS) : Math.min(4, Math.max(0, cpus - 1));
+  const n = env.HIM_FOOTER_THREADS !== undefined && env.HIM_FOOTER_THREADS !== '' ? Number(env.HIM_FOOTER_THREADS) : Math.min(4, Math.max(0, everyCpu ? cpus : cpus - 1));
   shared = Number.isInteger(n) && n > 0 ? new FooterThreads(n) : null;
   return shared;
 }

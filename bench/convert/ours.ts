@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { writeIcebergMetadata } from '../../activities/convert/write-metadata';
 import { RestCatalog } from '../../adapters/catalog/rest';
+import { footerThreadsOnEveryCpu } from '../../adapters/formats/footer-threads';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import { prepareConversion } from '../../core/convert/prepare';
@@ -92,6 +93,8 @@ function vmHwmMb(): number | null {
 }
 
 async function runOnce(job: OursJob): Promise<OursResult> {
+  // As `migrate table` converts (one footer thread per CPU unless HIM_FOOTER_THREADS says otherwise).
+  footerThreadsOnEveryCpu();
   const inventory = benchInventory(job);
   const store = new RoutingObjectStore({ metadataPrefixes: [`${job.location}/metadata/`], ...(job.s3 ? { s3: { ...job.s3, forcePathStyle: true } } : {}) });
   const t0 = performance.now();

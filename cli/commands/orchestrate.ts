@@ -18,6 +18,7 @@ import { approveUpdate, cancelSignal, migrationWorkflow, pauseSignal, planId, re
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
 import { openCatalog, openHmsReader, openState, openStores, openTemporal, toolVersion } from '../runtime';
+import { footerThreadsOnEveryCpu } from '../../adapters/formats/footer-threads';
 
 type IO = { out: (s: string) => void; err: (s: string) => void; setExit: (c: number) => void };
 interface GlobalOpts {
@@ -82,6 +83,8 @@ export function registerOrchestration(program: Command, io: IO): void {
       const t = config.temporal;
       if (t === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, 'temporal is not configured');
       const withActivities = opts.role !== 'workflows';
+      // No workflow tasks here: footer threads may take every CPU.
+      if (opts.role === 'activities') footerThreadsOnEveryCpu();
       const closers: (() => Promise<unknown> | void)[] = [];
       let activities: ReturnType<typeof workerActivities> | undefined;
       if (withActivities) {
