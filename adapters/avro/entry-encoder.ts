@@ -93,35 +93,26 @@ export class AvroBytes {
 const NULL_BRANCH = 0;
 const VALUE_BRANCH = 1;
 
-/** Optional int-keyed map as Iceberg writes it: ["null", array<k/v record>], keys ascending. */
-function intMap<V>(out: AvroBytes, m: ReadonlyMap<number, V> | undefined, value: (v: V) => void): void {
-  if (m === undefined) {
+/** ["null", array<T>]: null, or the value branch and the items as one block (count, items, 0). */
+function optionalArray<T>(out: AvroBytes, items: readonly T[] | undefined, write: (x: T) => void): void {
+  if (items === undefined) {
     out.long(NULL_BRANCH);
     return;
   }
   out.long(VALUE_BRANCH);
-  if (m.size > 0) {
-    out.long(m.size);
-    const keys = [...m.keys()].sort((a, b) => a - b);
-    for (const k of keys) {
-      out.long(k);
-      value(m.get(k) as V);
-    }
+  if (items.length > 0) {
+    out.long(items.length);
+    for (const x of items) write(x);
   }
   out.long(0);
 }
 
-function optionalLongs(out: AvroBytes, xs: readonly number[] | undefined): void {
-  if (xs === undefined) {
-    out.long(NULL_BRANCH);
-    return;
-  }
-  out.long(VALUE_BRANCH);
-  if (xs.length > 0) {
-    out.long(xs.length);
-    for (const x of xs) out.long(x);
-  }
-  out.long(0);
+/** Optional int-keyed map as Iceberg writes it: an optional array of k/v records, keys ascending. */
+function intMap<V>(out: AvroBytes, m: ReadonlyMap<number, V> | undefined, value: (v: V) => void): void {
+  optionalArray(out, m === undefined ? undefined : [...m.keys()].sort((a, b) => a - b), (k) => {
+    out.long(k);
+    value(m?.get(k) as V);
+  });
 }
 
 /**
@@ -153,7 +144,7 @@ export function encodeAddedEntry(out: AvroBytes, f: DataFile, partition: Uint8Ar
       out.long(VALUE_BRANCH);
       out.bytes(f.keyMetadata);
     }
-    optionalLongs(out, f.splitOffsets);
+    optionalArray(out, f.splitOffsets, long);
     out.long(NULL_BRANCH); // equality_ids
     if (f.sortOrderId === undefined) out.long(NULL_BRANCH);
     else {
