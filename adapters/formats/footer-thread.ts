@@ -1,11 +1,15 @@
 // Body of a footer worker thread (footer-threads.ts): Parquet FileMetaData bytes in, FileStats out.
 // The CPU half of a footer read — Thrift decode and the column-to-metrics mapping — runs here so
-// the main thread keeps only the I/O, manifest writing and (in a Temporal worker) workflow tasks.
+// the main thread keeps only the listing, manifest writing and (in a Temporal worker) workflow
+// tasks. The thread also does the read itself where it can: blocking preads of a local file, or
+// the HTTP GET of a tail the main thread signed (thread-http.ts).
 import { parentPort } from 'node:worker_threads';
 import { MigrationError } from '../../core/errors';
 import type { FooterContext } from '../../core/storage/file-stats';
+import type { SignedRead } from '../../core/storage/object-store';
 import { encodeFileStats } from './file-stats-codec';
-import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, parquetStatsChecked, readParquetFooterBytesLocalSync } from './parquet';
+import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, footerFromTail, parquetStatsChecked, readParquetFooterBytesLocalSync } from './parquet';
+import { threadGet } from './thread-http';
 
 export interface StatsRequest {
   readonly id: number;
@@ -18,6 +22,8 @@ export interface StatsRequest {
   /** The FileMetaData bytes, or (no bytes) the local file to read them from. */
   readonly bytes?: Uint8Array;
   readonly local?: { readonly file: string; readonly size: number; readonly tailBytes: number };
+  /** Or a signed GET of the tail [tailStart, size) to send from here. */
+  readonly remote?: { readonly read: SignedRead; readonly size: number; readonly tailStart: number };
 }
 
 const contexts = new Map<number, FooterContext>();
@@ -37,10 +43,22 @@ function samePaths(a: readonly (readonly string[])[] | undefined, b: readonly (r
   return true;
 }
 
-/** One answer of a batch: its stats are bytes [at, at + len) of the batch's packed buffer. */
-export type StatsReply = { id: number; at: number; len: number; sameColumns?: true } | { id: number; error: { code: string | null; message: string; context: Record<string, unknown> } };
+/**
+ * One answer; bytes [at, at + len) of the message's packed buffer hold its stats (or, `large`, the
+ * tail read). `fallback`: the thread's GET failed; the main thread reads through the store, which
+ * retries and maps the error. `remote` answers may come out of request order and never use the
+ * column-path shortcut (`sameColumns`), which relies on order.
+ */
+export type StatsReply =
+  | { id: number; at: number; len: number; sameColumns?: true; remote?: true }
+  | { id: number; at: number; len: number; large: { metaStart: number; metaLen: number } }
+  | { id: number; fallback: string }
+  | { id: number; error: { code: string | null; message: string; context: Record<string, unknown> } };
 
-function answer(m: StatsRequest): { packed: Uint8Array; same: boolean } | StatsReply {
+type Answer = { reply: StatsReply; part?: Uint8Array };
+
+/** Drops and (re)sets contexts in request order; the request's own context, captured now. */
+function contextOf(m: StatsRequest): FooterContext | undefined {
   for (const d of m.drop ?? []) {
     contexts.delete(d);
     lastColumns.delete(d);
@@ -49,46 +67,89 @@ function answer(m: StatsRequest): { packed: Uint8Array; same: boolean } | StatsR
     contexts.set(m.ctxId, m.ctx);
     lastColumns.delete(m.ctxId);
   }
+  return contexts.get(m.ctxId);
+}
+
+function failed(id: number, e: unknown): Answer {
+  const error = e instanceof MigrationError ? { code: e.code, message: e.message, context: e.context } : { code: null, message: (e as Error).message ?? String(e), context: {} };
+  return { reply: { id, error } };
+}
+
+function statsOf(m: StatsRequest, ctx: FooterContext | undefined, bytes: Uint8Array, inOrder: boolean): Answer {
+  if (ctx === undefined) throw new Error(`footer thread: unknown context ${m.ctxId}`);
+  const stats = parquetStatsChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx);
+  if (!inOrder) return { reply: { id: m.id, at: 0, len: 0, remote: true }, part: encodeFileStats(stats) };
+  // `sameColumns`: the file's column paths equal the last ones sent for this context; the main
+  // thread attaches the array it kept (footer-threads.ts), so FileStats stay complete.
+  const same = stats.fileColumns !== undefined && samePaths(lastColumns.get(m.ctxId), stats.fileColumns);
+  if (stats.fileColumns !== undefined && !same) lastColumns.set(m.ctxId, stats.fileColumns);
+  const { fileColumns: _sent, ...rest } = stats;
+  return { reply: { id: m.id, at: 0, len: 0, ...(same ? { sameColumns: true as const } : {}) }, part: encodeFileStats(same ? rest : stats) };
+}
+
+function answerNow(m: StatsRequest, ctx: FooterContext | undefined): Answer {
   try {
-    const ctx = contexts.get(m.ctxId);
-    if (ctx === undefined) throw new Error(`footer thread: unknown context ${m.ctxId}`);
     const bytes = m.bytes ?? (m.local === undefined ? undefined : readParquetFooterBytesLocalSync(m.path, m.local.file, m.local.size, m.local.tailBytes, scratch));
     if (bytes === undefined) throw new Error('footer thread: a request without bytes or a local file');
-    const stats = parquetStatsChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx);
-    // `sameColumns`: the file's column paths equal the last ones sent for this context; the main
-    // thread attaches the array it kept (footer-threads.ts), so FileStats stay complete.
-    const same = stats.fileColumns !== undefined && samePaths(lastColumns.get(m.ctxId), stats.fileColumns);
-    if (stats.fileColumns !== undefined && !same) lastColumns.set(m.ctxId, stats.fileColumns);
-    const { fileColumns: _sent, ...rest } = stats;
-    return { packed: encodeFileStats(same ? rest : stats), same };
+    return statsOf(m, ctx, bytes, true);
   } catch (e) {
-    const error = e instanceof MigrationError ? { code: e.code, message: e.message, context: e.context } : { code: null, message: (e as Error).message ?? String(e), context: {} };
-    return { id: m.id, error };
+    return failed(m.id, e);
   }
 }
 
-// A batch in, one message out: the stats of every file (file-stats-codec.ts) side by side in one
-// transferred buffer. postMessage and a transfer cost about as much as decoding a small footer, so
-// they are paid per batch (the main thread batches whatever it asks within one turn).
-parentPort?.on('message', (batch: readonly StatsRequest[]) => {
-  const replies: StatsReply[] = [];
-  const parts: Uint8Array[] = [];
+async function answerRemote(m: StatsRequest & { remote: NonNullable<StatsRequest['remote']> }, ctx: FooterContext | undefined): Promise<Answer> {
+  let tail: Uint8Array;
+  try {
+    tail = await threadGet(m.remote.read);
+  } catch (e) {
+    return { reply: { id: m.id, fallback: (e as Error).message ?? String(e) } };
+  }
+  try {
+    const got = footerFromTail(m.path, m.remote.size, m.remote.tailStart, tail);
+    if (!(got instanceof Uint8Array)) return { reply: { id: m.id, at: 0, len: 0, large: got }, part: tail };
+    return statsOf(m, ctx, got, false);
+  } catch (e) {
+    return failed(m.id, e);
+  }
+}
+
+/** Answers posted together: the stats side by side in one transferred buffer. */
+function post(answers: readonly Answer[]): void {
+  if (answers.length === 0) return;
+  const size = answers.reduce((n, a) => n + (a.part?.length ?? 0), 0);
+  const packed = new Uint8Array(size);
   let at = 0;
-  for (const m of batch) {
-    const r = answer(m);
-    if ('id' in r) {
-      replies.push(r);
-      continue;
-    }
-    replies.push({ id: m.id, at, len: r.packed.length, ...(r.same ? { sameColumns: true as const } : {}) });
-    parts.push(r.packed);
-    at += r.packed.length;
-  }
-  const packed = new Uint8Array(at);
-  at = 0;
-  for (const p of parts) {
-    packed.set(p, at);
-    at += p.length;
-  }
+  const replies = answers.map(({ reply, part }) => {
+    if (part === undefined) return reply;
+    packed.set(part, at);
+    const placed = { ...reply, at, len: part.length };
+    at += part.length;
+    return placed;
+  });
   parentPort?.postMessage({ replies, packed }, [packed.buffer as ArrayBuffer]);
+}
+
+/** Remote answers finished within one turn go out together. */
+let remoteDone: Answer[] = [];
+function finishRemote(a: Answer): void {
+  if (remoteDone.length === 0) {
+    setImmediate(() => {
+      const done = remoteDone;
+      remoteDone = [];
+      post(done);
+    });
+  }
+  remoteDone.push(a);
+}
+
+// A batch in, one message out for everything answerable now (postMessage and a transfer cost about
+// as much as decoding a small footer, so they are paid per batch); remote reads answer as they land.
+parentPort?.on('message', (batch: readonly StatsRequest[]) => {
+  const now: Answer[] = [];
+  for (const m of batch) {
+    const ctx = contextOf(m);
+    if (m.remote !== undefined) void answerRemote({ ...m, remote: m.remote }, ctx).then(finishRemote);
+    else now.push(answerNow(m, ctx));
+  }
+  post(now);
 });

@@ -1,6 +1,7 @@
-// A small pool of worker threads for the CPU half of Parquet footer reads (footer-thread.ts). The
-// main thread does the ranged GET and hands the FileMetaData bytes over; a thread decodes them and
-// maps the column chunks to Iceberg metrics. Round-robin over the threads; each table's
+// A small pool of worker threads for Parquet footer reads (footer-thread.ts): a thread decodes the
+// FileMetaData and maps the column chunks to Iceberg metrics, reading the footer itself when it can
+// (a local file, or a GET the main thread signed), else from bytes the main thread read. The least
+// busy thread takes each request; each table's
 // FooterContext (schema, name mapping) crosses once per thread. Threads are unref'd: an idle pool
 // never keeps a process alive. Memory: one footer per request in flight (bounded by the caller's
 // footer concurrency).
@@ -9,14 +10,14 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { FileStats, FooterContext } from '../../core/storage/file-stats';
+import type { SignedRead } from '../../core/storage/object-store';
 import { decodeFileStats } from './file-stats-codec';
 import type { StatsReply, StatsRequest } from './footer-thread';
+import type { RemoteStats } from './parquet';
 
 interface Pending {
   readonly ctxId: number;
-  /** Contexts this request told the thread to drop (their kept column paths go when it answers). */
-  readonly drop: readonly number[];
-  resolve(s: FileStats): void;
+  resolve(s: FileStats | RemoteStats): void;
   reject(e: Error): void;
 }
 
@@ -24,7 +25,11 @@ interface Slot {
   readonly worker: Worker;
   readonly pending: Map<number, Pending>;
   readonly sent: Set<number>;
-  /** Per context: the column paths this thread last sent (a `sameColumns` reply reuses them). */
+  /**
+   * Per context: the column paths this thread last sent in order (a `sameColumns` reply reuses
+   * them). Bounded by recency: a thread keeps MAX_CONTEXTS contexts, so one that can still answer
+   * `sameColumns` is among the last 2 × MAX_CONTEXTS set here.
+   */
   readonly columns: Map<number, FileStats['fileColumns']>;
   /** Requests of this turn, posted together (setImmediate) with their transfers. */
   queue: StatsRequest[];
@@ -74,19 +79,28 @@ export class FooterThreads {
     if (p === undefined) return;
     slot.pending.delete(r.id);
     if (--slot.inFlight === 0) slot.worker.unref();
-    // Replies come in request order: once this one is here, the thread has applied its drops.
-    for (const d of p.drop) slot.columns.delete(d);
     if ('error' in r) {
       p.reject(r.error.code !== null ? new MigrationError(r.error.code as ErrorCode, r.error.message, r.error.context) : new Error(r.error.message));
       return;
     }
+    if ('fallback' in r) {
+      p.resolve({ kind: 'fallback', why: r.fallback });
+      return;
+    }
+    const bytes = packed.subarray(r.at, r.at + r.len);
+    if ('large' in r) {
+      p.resolve({ kind: 'large', tail: bytes, metaStart: r.large.metaStart, metaLen: r.large.metaLen });
+      return;
+    }
     try {
-      p.resolve(this.unpack(slot, p.ctxId, packed.subarray(r.at, r.at + r.len), r.sameColumns === true));
+      const stats = r.remote === true ? decodeFileStats(bytes) : this.unpack(slot, p.ctxId, bytes, r.sameColumns === true);
+      p.resolve(r.remote === true ? { kind: 'stats', stats } : stats);
     } catch (e) {
       p.reject(e as Error);
     }
   }
 
+  /** An in-order reply's stats, its column paths reattached or kept (remote replies do neither). */
   private unpack(slot: Slot, ctxId: number, bytes: Uint8Array, sameColumns: boolean): FileStats {
     const stats = decodeFileStats(bytes);
     if (sameColumns) {
@@ -94,7 +108,14 @@ export class FooterThreads {
       if (fileColumns === undefined) throw new MigrationError(ErrorCode.INTERNAL, `footer thread: no column paths kept for context ${ctxId}`);
       return { ...stats, fileColumns };
     }
-    if (stats.fileColumns !== undefined) slot.columns.set(ctxId, stats.fileColumns);
+    if (stats.fileColumns !== undefined) {
+      slot.columns.delete(ctxId);
+      slot.columns.set(ctxId, stats.fileColumns);
+      for (const old of slot.columns.keys()) {
+        if (slot.columns.size <= 2 * MAX_CONTEXTS) break;
+        slot.columns.delete(old);
+      }
+    }
     return stats;
   }
 
@@ -102,15 +123,20 @@ export class FooterThreads {
   stats(filePath: string, bytes: Uint8Array, ctx: FooterContext): Promise<FileStats> {
     // Its own buffer, transferred: a view would clone the whole 64 KiB tail buffer behind it.
     const own = bytes.slice();
-    return this.send({ path: filePath, bytes: own }, ctx, [own.buffer as ArrayBuffer]);
+    return this.send({ path: filePath, bytes: own }, ctx, [own.buffer as ArrayBuffer]) as Promise<FileStats>;
   }
 
   /** FileStats of a local Parquet file: the thread reads the footer itself (blocking preads there). */
   statsLocal(filePath: string, file: string, size: number, tailBytes: number, ctx: FooterContext): Promise<FileStats> {
-    return this.send({ path: filePath, local: { file, size, tailBytes } }, ctx, []);
+    return this.send({ path: filePath, local: { file, size, tailBytes } }, ctx, []) as Promise<FileStats>;
   }
 
-  private send(req: Pick<StatsRequest, 'path' | 'bytes' | 'local'>, ctx: FooterContext, transfer: ArrayBuffer[]): Promise<FileStats> {
+  /** The thread sends the signed GET of the tail [tailStart, size) itself, then decodes. */
+  statsRemote(filePath: string, read: SignedRead, size: number, tailStart: number, ctx: FooterContext): Promise<RemoteStats> {
+    return this.send({ path: filePath, remote: { read, size, tailStart } }, ctx, []) as Promise<RemoteStats>;
+  }
+
+  private send(req: Pick<StatsRequest, 'path' | 'bytes' | 'local' | 'remote'>, ctx: FooterContext, transfer: ArrayBuffer[]): Promise<FileStats | RemoteStats> {
     let ctxId = this.ctxIds.get(ctx.schema);
     if (ctxId === undefined) {
       ctxId = this.nextCtx++;
@@ -133,8 +159,8 @@ export class FooterThreads {
       }
     }
     const msg: StatsRequest = { id, ctxId, ...req, ...(firstForThread ? { ctx } : {}), ...(drop.length > 0 ? { drop } : {}) };
-    return new Promise<FileStats>((resolve, reject) => {
-      slot.pending.set(id, { ctxId: ctxId as number, drop, resolve, reject });
+    return new Promise<FileStats | RemoteStats>((resolve, reject) => {
+      slot.pending.set(id, { ctxId: ctxId as number, resolve, reject });
       if (slot.inFlight++ === 0) slot.worker.ref();
       if (slot.queue.length === 0) setImmediate(() => this.flush(slot));
       slot.queue.push(msg);

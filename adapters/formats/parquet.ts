@@ -11,7 +11,7 @@ import type { MappedField } from '../../core/iceberg/name-mapping';
 import { isPrimitive } from '../../core/iceberg/types';
 import type { IcebergType, NestedField, PrimitiveType, PrimitiveValue } from '../../core/iceberg/types';
 import type { FileStats, FooterContext, FooterReader } from '../../core/storage/file-stats';
-import type { ObjectStore } from '../../core/storage/object-store';
+import type { ObjectStore, SignedRead } from '../../core/storage/object-store';
 import { fromFsError } from '../storage/errors';
 import { loadThrift } from './hyparquet';
 import { decodeFileMetaData } from './parquet-compact';
@@ -33,7 +33,7 @@ function corrupt(path: string, why: string, cause?: unknown): MigrationError {
  * Checks the tail [tailStart, size) of a Parquet file; returns the FileMetaData bytes when the tail
  * holds them all, else where they start (a second read of [metaStart, tailStart) completes them).
  */
-function footerFromTail(path: string, size: number, tailStart: number, tail: Uint8Array): Uint8Array | { metaStart: number; metaLen: number } {
+export function footerFromTail(path: string, size: number, tailStart: number, tail: Uint8Array): Uint8Array | { metaStart: number; metaLen: number } {
   if (tail.length !== size - tailStart) throw corrupt(path, `read ${tail.length} bytes of the tail, expected ${size - tailStart} (file shorter than listed?)`);
   const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
   if (view.getUint32(tail.length - 4, true) !== MAGIC) throw corrupt(path, 'no PAR1 magic at the end (not Parquet, or truncated)');
@@ -45,7 +45,7 @@ function footerFromTail(path: string, size: number, tailStart: number, tail: Uin
   return { metaStart, metaLen };
 }
 
-function joinFooter(head: Uint8Array, tail: Uint8Array, metaLen: number): Uint8Array {
+export function joinFooter(head: Uint8Array, tail: Uint8Array, metaLen: number): Uint8Array {
   const out = new Uint8Array(metaLen);
   out.set(head, 0);
   out.set(tail.subarray(0, tail.length - FOOTER_TRAILER), head.length);
@@ -331,11 +331,21 @@ export function parquetStatsChecked(path: string, md: FileMetaData, context: Foo
   }
 }
 
+/** What a remote read (statsRemote) came to. */
+export type RemoteStats =
+  | { readonly kind: 'stats'; readonly stats: FileStats }
+  /** The tail did not hold the whole footer: read [metaStart, tailStart) and join (parquet.ts joinFooter). */
+  | { readonly kind: 'large'; readonly tail: Uint8Array; readonly metaStart: number; readonly metaLen: number }
+  /** The thread's GET failed: read through the store instead (it retries and maps the error). */
+  | { readonly kind: 'fallback'; readonly why: string };
+
 /** Where the CPU half of a footer read runs: the calling thread, or a pool (footer-threads.ts). */
 export interface FooterStatsDecoder {
   stats(path: string, bytes: Uint8Array, context: FooterContext): Promise<FileStats>;
   /** Optional: read the footer of a local file itself too (readParquetFooterBytesLocalSync). */
   statsLocal?(path: string, file: string, size: number, tailBytes: number, context: FooterContext): Promise<FileStats>;
+  /** Optional: send a signed GET of the tail itself (ObjectStore.signedRead), then decode. */
+  statsRemote?(path: string, read: SignedRead, size: number, tailStart: number, context: FooterContext): Promise<RemoteStats>;
 }
 
 /** FooterReader for Parquet over any ObjectStore. */
@@ -346,6 +356,17 @@ export class ParquetFooterReader implements FooterReader {
     // A local file and a decoder that can read it itself (a footer thread): the I/O moves there too.
     const file = this.decoder?.statsLocal !== undefined ? this.store.localFile?.(path) : undefined;
     if (file !== undefined && this.decoder?.statsLocal !== undefined) return this.decoder.statsLocal(path, file, size, this.tailBytes, context);
+    // A store that can sign the GET and a decoder that can send it: the HTTP work moves there too.
+    if (this.decoder?.statsRemote !== undefined && this.store.signedRead !== undefined && size >= 12) {
+      const tailStart = Math.max(0, size - this.tailBytes);
+      const read = await this.store.signedRead(path, tailStart, size);
+      if (read !== undefined) {
+        const r = await this.decoder.statsRemote(path, read, size, tailStart, context);
+        if (r.kind === 'stats') return r.stats;
+        if (r.kind === 'large') return this.decoder.stats(path, joinFooter(await this.store.readRange(path, r.metaStart, tailStart), r.tail, r.metaLen), context);
+        // 'fallback': the thread's GET failed; the store's own read below retries and maps the error.
+      }
+    }
     const meta = await readParquetFooterBytes(this.store, path, size, this.tailBytes);
     if (this.decoder !== null) return this.decoder.stats(path, meta, context);
     return parquetStatsChecked(path, decodeParquetFooterSync(path, meta), context);

@@ -2,7 +2,7 @@
 // file:// URIs and absolute paths to the local store. Both share one set of metadata prefixes.
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { parseStorageUri } from '../../core/storage/object-store';
-import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions } from '../../core/storage/object-store';
+import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions, SignedRead } from '../../core/storage/object-store';
 import { LocalObjectStore } from './local-store';
 import { S3ObjectStore } from './s3-store';
 import type { S3StoreOptions } from './s3-store';
@@ -42,6 +42,9 @@ export class RoutingObjectStore implements ObjectStore {
   }
   localFile(path: string): string | undefined {
     return parseStorageUri(path).kind === 'local' ? this.local.localFile(path) : undefined;
+  }
+  async signedRead(path: string, start: number, end: number): Promise<SignedRead | undefined> {
+    return parseStorageUri(path).kind === 's3' ? this.route(path).signedRead?.(path, start, end) : undefined;
   }
   put(path: string, bytes: Uint8Array, options?: PutOptions): Promise<void> {
     return this.route(path).put(path, bytes, options);

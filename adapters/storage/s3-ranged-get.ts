@@ -95,6 +95,13 @@ export class S3RangedGet {
     return { path, headers };
   }
 
+  /** A signed ranged GET as a URL and headers, for a worker thread to send (ObjectStore.signedRead). */
+  async signedUrl(bucket: string, key: string, range: string): Promise<{ url: string; headers: Record<string, string>; timeoutMs: number }> {
+    const { path, headers } = await this.signedGet(bucket, key, range);
+    const host = this.pathStyle ? this.base.host : `${bucket}.${this.base.host}`;
+    return { url: `${this.base.protocol}//${host}${path}`, headers, timeoutMs: this.timeoutMs };
+  }
+
   async get(bucket: string, key: string, range: string): Promise<RangedGetResult> {
     const { path, headers } = await this.signedGet(bucket, key, range);
     const mod = this.base.protocol === 'https:' ? https : http;

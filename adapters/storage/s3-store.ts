@@ -12,7 +12,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2
 import type { ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { MutationGuard, asDirectory, parseStorageUri } from '../../core/storage/object-store';
-import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions, S3Scheme } from '../../core/storage/object-store';
+import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions, S3Scheme, SignedRead } from '../../core/storage/object-store';
 import { fromS3Error } from './errors';
 import { S3RangedGet } from './s3-ranged-get';
 
@@ -146,6 +146,13 @@ export class S3ObjectStore implements ObjectStore {
   async readRange(path: string, start: number, end: number): Promise<Uint8Array> {
     if (end <= start) return new Uint8Array(0);
     return (await this.get(path, `bytes=${start}-${end - 1}`)).bytes;
+  }
+
+  async signedRead(path: string, start: number, end: number): Promise<SignedRead | undefined> {
+    if (this.lean === undefined || end <= start) return undefined;
+    const { bucket, key } = s3Path(path);
+    this.stats.gets++;
+    return this.lean.signedUrl(bucket, key, `bytes=${start}-${end - 1}`);
   }
 
   async readTail(path: string, n: number): Promise<{ bytes: Uint8Array; size: number }> {

@@ -47,6 +47,19 @@ export interface ObjectStore {
    * (so a worker thread can read it with plain syscalls), else undefined.
    */
   localFile?(path: string): string | undefined;
+  /**
+   * Optional: a ready-to-send HTTP GET of bytes [start, end) of `path` (URL and signed headers),
+   * so a worker thread can fetch it on its own sockets; undefined when this store has none. The
+   * caller falls back to readRange on any failure of that request (retries stay here).
+   */
+  signedRead?(path: string, start: number, end: number): Promise<SignedRead | undefined>;
+}
+
+/** An HTTP GET that needs nothing but sending (signedRead). */
+export interface SignedRead {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
 }
 
 export const S3_SCHEMES = ['s3', 's3a', 's3n'] as const;

@@ -267,6 +267,49 @@ describe('footer threads (footer-threads.ts)', () => {
     }
   }, 60_000);
 
+  test('S3: the thread sends the signed GET itself; large footers, corrupt files, missing objects and a failing GET end as on the main thread', async () => {
+    const pool = new FooterThreads(2);
+    const remote = jest.spyOn(pool, 'statsRemote');
+    try {
+      const inline = new ParquetFooterReader(fx.store());
+      const threaded = new ParquetFooterReader(fx.store(), DEFAULT_TAIL_BYTES, pool);
+      for (const name of ['basic.parquet', 'dec_int.parquet', 'int96.parquet']) {
+        const size = fx.facts[name]?.size ?? 0;
+        const want = await inline.readStats(fx.uri(name), size, ctx);
+        const gets = fx.gets();
+        expect(await threaded.readStats(fx.uri(name), size, ctx)).toEqual(want);
+        expect(fx.gets() - gets).toBe(1); // the thread's GET only: no fallback read
+      }
+      expect(remote).toHaveBeenCalledTimes(3);
+      expect(await Promise.all(remote.mock.results.map((r) => r.value as Promise<{ kind: string }>))).toEqual([expect.objectContaining({ kind: 'stats' }), expect.objectContaining({ kind: 'stats' }), expect.objectContaining({ kind: 'stats' })]);
+      // A footer larger than the tail: the thread hands the tail back, one more GET here: two in all.
+      const big = fx.facts['bigfooter.parquet'];
+      const bigSchema: Schema = { schemaId: 0, fields: Array.from({ length: 400 }, (_, i) => f(i + 1, `column_with_a_rather_long_name_to_grow_the_footer_${String(i).padStart(4, '0')}`, prim.string)) };
+      const bigCtx = { schema: bigSchema, nameMapping: buildNameMapping(bigSchema) };
+      const before = fx.gets();
+      const bigStats = await threaded.readStats(fx.uri('bigfooter.parquet'), big?.size ?? 0, bigCtx);
+      expect(fx.gets() - before).toBe(2);
+      expect(bigStats).toEqual(await inline.readStats(fx.uri('bigfooter.parquet'), big?.size ?? 0, bigCtx));
+      // Corrupt files and a size larger than the object: the same coded error as inline, naming the file.
+      const basicSize = fx.facts['basic.parquet']?.size ?? 0;
+      for (const [name, size] of [['truncated.parquet', basicSize - 100], ['badlen.parquet', 32], ['rows.avro', fx.facts['rows.avro']?.size ?? 0], ['basic.parquet', basicSize + 10]] as const) {
+        const [a, b] = await Promise.all([inline.readStats(fx.uri(name), size, ctx).catch((e: unknown) => e), threaded.readStats(fx.uri(name), size, ctx).catch((e: unknown) => e)]);
+        expect((b as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
+        expect((b as MigrationError).message).toBe((a as MigrationError).message);
+      }
+      // A missing object: the thread's GET fails (404), the store's own read maps it.
+      const gone = await threaded.readStats(fx.uri('no-such-file.parquet'), basicSize, ctx).catch((e: unknown) => e);
+      expect((gone as MigrationError).code).toBe(ErrorCode.STORAGE_NOT_FOUND);
+      // A GET that cannot be sent at all (nothing listens there): falls back to the store's read.
+      const store = fx.store();
+      const broken: typeof store = Object.assign(Object.create(store) as typeof store, { signedRead: () => Promise.resolve({ url: 'http://127.0.0.1:9/x.parquet', headers: {}, timeoutMs: 2000 }) });
+      const viaFallback = await new ParquetFooterReader(broken, DEFAULT_TAIL_BYTES, pool).readStats(fx.uri('basic.parquet'), basicSize, ctx);
+      expect(viaFallback).toEqual(await inline.readStats(fx.uri('basic.parquet'), basicSize, ctx));
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
   test('local files: the thread reads the footer itself (one or two preads) with the same stats and the same coded errors', async () => {
     const pool = new FooterThreads(1);
     const local = new LocalObjectStore({ metadataPrefixes: [] });
