@@ -241,7 +241,7 @@ function logical(r: Reader): LogicalType {
 function statistics(r: Reader): RawStatistics {
   let max: Uint8Array | undefined;
   let min: Uint8Array | undefined;
-  let nullCount: bigint | undefined;
+  let nullCount: number | undefined;
   let maxValue: Uint8Array | undefined;
   let minValue: Uint8Array | undefined;
   r.struct((id, t) => {
@@ -251,7 +251,7 @@ function statistics(r: Reader): RawStatistics {
       else if (id === 5) maxValue = r.binary();
       else if (id === 6) minValue = r.binary();
       else return false;
-    } else if (id === 3 && t === T.I64) nullCount = BigInt(r.int());
+    } else if (id === 3 && t === T.I64) nullCount = r.int();
     else return false;
     return true;
   });
@@ -285,10 +285,10 @@ function columnMetaData(r: Reader): ColumnChunk {
   return {
     physicalType,
     path,
-    numValues: BigInt(numValues),
-    totalCompressedSize: BigInt(totalCompressedSize),
-    dataPageOffset: BigInt(dataPageOffset),
-    dictionaryPageOffset: dictionaryPageOffset === undefined ? undefined : BigInt(dictionaryPageOffset),
+    numValues,
+    totalCompressedSize,
+    dataPageOffset,
+    dictionaryPageOffset,
     statistics: stats,
   };
 }
@@ -313,7 +313,7 @@ function rowGroup(r: Reader): RowGroup {
     else return false;
     return true;
   });
-  return { columns, numRows: BigInt(numRows) };
+  return { columns, numRows };
 }
 
 /** FileMetaData from its serialized bytes (the footer without the length and magic). */
@@ -342,5 +342,5 @@ export function decodeFileMetaData(bytes: Uint8Array): FileMetaData {
     return true;
   });
   if (r.pos > bytes.length) throw new CompactDecodeError('footer ends inside a field');
-  return { schema, numRows: BigInt(numRows), rowGroups, createdBy, typeDefinedOrder };
+  return { schema, numRows, rowGroups, createdBy, typeDefinedOrder };
 }

@@ -32,7 +32,7 @@ export interface SchemaElement {
 export interface RawStatistics {
   readonly max: Uint8Array | undefined;
   readonly min: Uint8Array | undefined;
-  readonly nullCount: bigint | undefined;
+  readonly nullCount: number | undefined;
   readonly maxValue: Uint8Array | undefined;
   readonly minValue: Uint8Array | undefined;
 }
@@ -40,21 +40,21 @@ export interface RawStatistics {
 export interface ColumnChunk {
   readonly physicalType: number;
   readonly path: readonly string[];
-  readonly numValues: bigint;
-  readonly totalCompressedSize: bigint;
-  readonly dataPageOffset: bigint;
-  readonly dictionaryPageOffset: bigint | undefined;
+  readonly numValues: number;
+  readonly totalCompressedSize: number;
+  readonly dataPageOffset: number;
+  readonly dictionaryPageOffset: number | undefined;
   readonly statistics: RawStatistics | undefined;
 }
 
 export interface RowGroup {
   readonly columns: readonly ColumnChunk[];
-  readonly numRows: bigint;
+  readonly numRows: number;
 }
 
 export interface FileMetaData {
   readonly schema: readonly SchemaElement[];
-  readonly numRows: bigint;
+  readonly numRows: number;
   readonly rowGroups: readonly RowGroup[];
   readonly createdBy: string | undefined;
   /** Per leaf column: true = TypeDefinedOrder; undefined when the file has no column_orders. */
@@ -73,9 +73,12 @@ function num(s: ThriftStruct | undefined, id: number): number | undefined {
   const v = get(s, id);
   return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : undefined;
 }
-function big(s: ThriftStruct | undefined, id: number): bigint | undefined {
+/** An i64 count or offset as a number; beyond 2^53 the footer is corrupt (as parquet-compact.ts decides). */
+function big(s: ThriftStruct | undefined, id: number): number | undefined {
   const v = get(s, id);
-  return typeof v === 'bigint' ? v : typeof v === 'number' ? BigInt(v) : undefined;
+  const n = typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? v : undefined;
+  if (n !== undefined && !Number.isSafeInteger(n)) throw new Error(`i64 field ${id} out of range: ${String(v)}`);
+  return n;
 }
 /** Bytes copied into this realm (hyparquet may live in another one, see hyparquet.ts). */
 /** A view in this realm over a decoded binary (no element-wise copy; ArrayBuffers cross realms). */
@@ -138,9 +141,9 @@ function columnChunk(c: ThriftStruct): ColumnChunk {
   return {
     physicalType: num(md, 1) ?? -1,
     path: list(md, 3).map((p) => utf8.decode(view(p))),
-    numValues: big(md, 5) ?? 0n,
-    totalCompressedSize: big(md, 7) ?? 0n,
-    dataPageOffset: big(md, 9) ?? 0n,
+    numValues: big(md, 5) ?? 0,
+    totalCompressedSize: big(md, 7) ?? 0,
+    dataPageOffset: big(md, 9) ?? 0,
     dictionaryPageOffset: big(md, 11),
     statistics: statistics(struct(md, 12)),
   };
@@ -162,8 +165,8 @@ export function fileMetaData(t: ThriftStruct): FileMetaData {
       fieldId: num(e, 9),
       logicalType: logicalType(struct(e, 10)),
     })),
-    numRows: big(t, 3) ?? 0n,
-    rowGroups: list(t, 4).map((rg) => ({ columns: list(rg, 1).map(columnChunk), numRows: big(rg, 3) ?? 0n })),
+    numRows: big(t, 3) ?? 0,
+    rowGroups: list(t, 4).map((rg) => ({ columns: list(rg, 1).map(columnChunk), numRows: big(rg, 3) ?? 0 })),
     createdBy: str(t, 6),
     typeDefinedOrder: Array.isArray(orders) ? (orders as ThriftStruct[]).map((o) => get(o, 1) !== undefined) : undefined,
   };

@@ -234,14 +234,14 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext)
   const ids = leafFieldIds(root, ctx.nameMapping, leaves.length);
   const index = primitiveIndex(ctx.schema.fields);
   const acc = new Map<number, Acc>();
-  let records = 0n;
+  let records = 0;
   const splits: number[] = [];
   for (const rg of md.rowGroups) {
     records += rg.numRows;
     const first = rg.columns[0];
     if (first !== undefined) {
       const dict = first.dictionaryPageOffset;
-      splits.push(Number(dict !== undefined && dict > 0n && dict < first.dataPageOffset ? dict : first.dataPageOffset));
+      splits.push(dict !== undefined && dict > 0 && dict < first.dataPageOffset ? dict : first.dataPageOffset);
     }
     rg.columns.forEach((col, i) => {
       const id = ids[i];
@@ -251,8 +251,8 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext)
       if (ctx.metricsFieldIds !== undefined && !ctx.metricsFieldIds.has(id)) return;
       const a = acc.get(id) ?? { size: 0, values: 0, nulls: 0 };
       acc.set(id, a);
-      a.size += Number(col.totalCompressedSize);
-      a.values += Number(col.numValues);
+      a.size += col.totalCompressedSize;
+      a.values += col.numValues;
       if (col.physicalType === PhysicalType.INT96) a.withheld = 'int96';
       const st = col.statistics;
       if (st === undefined) {
@@ -260,9 +260,9 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext)
         a.withheld ??= 'missing-stats';
         return;
       }
-      a.nulls = a.nulls === undefined || st.nullCount === undefined ? undefined : a.nulls + Number(st.nullCount);
+      a.nulls = a.nulls === undefined || st.nullCount === undefined ? undefined : a.nulls + st.nullCount;
       if (!field.structOnly || a.withheld !== undefined) return;
-      const hasValues = st.nullCount === undefined || BigInt(col.numValues) > st.nullCount;
+      const hasValues = st.nullCount === undefined || col.numValues > st.nullCount;
       const mm = pickMinMax(element, col.physicalType, st, md.typeDefinedOrder?.[i], md.createdBy);
       if (mm === undefined) {
         if (hasValues) a.withheld = 'missing-stats';
@@ -288,7 +288,7 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext)
       if (a.max === undefined || compareValues(field.type, hi, a.max) > 0) a.max = hi;
     });
   }
-  return { ...assemble(acc, index, ctx), recordCount: Number(records), splitOffsets: splits.sort((a, b) => a - b), fileColumns: leafPaths };
+  return { ...assemble(acc, index, ctx), recordCount: records, splitOffsets: splits.sort((a, b) => a - b), fileColumns: leafPaths };
 }
 
 function assemble(acc: Map<number, Acc>, index: Map<number, { type: PrimitiveType }>, ctx: FooterContext): Omit<FileStats, 'recordCount'> {
