@@ -86,6 +86,29 @@ interface EncodedPartition {
   readonly bytes: Buffer;
 }
 
+/**
+ * The encoder of r102 partition records: files of one location share their partition tuple (the
+ * same array), so each tuple is validated and encoded once.
+ */
+function partitionEncoder(schema: Schema, spec: PartitionSpec, parts: readonly { name: string; type: PrimitiveType }[]): (f: DataFile) => EncodedPartition {
+  const type = avroType(partitionRecord(schema, spec));
+  const encoded = new WeakMap<readonly unknown[], EncodedPartition>();
+  return (f) => {
+    const hit = encoded.get(f.partition);
+    if (hit !== undefined) return hit;
+    const value = partitionRecordValue(f, parts);
+    let bytes: Buffer;
+    try {
+      bytes = type.toBuffer(value);
+    } catch (e) {
+      throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, `cannot encode the partition of ${f.filePath}: ${(e as Error).message}`, { file: f.filePath }, { cause: e });
+    }
+    const out = { key: partitionKey(f.partition), bytes };
+    encoded.set(f.partition, out);
+    return out;
+  };
+}
+
 /** Avro file metadata of a data manifest (spec "Manifests"; schema-id written although Java omits it). */
 export function manifestMetadata(schema: Schema, spec: PartitionSpec): Record<string, string> {
   return {
@@ -114,23 +137,7 @@ export async function writeManifests(files: AsyncIterable<DataFile> | Iterable<D
   const types = partitionType(opts.schema, opts.spec);
   const parts = types.map(({ field, type }) => ({ name: avroName(field.name), type }));
   const schema = manifestEntrySchema(opts.schema, opts.spec);
-  const partitionAvro = avroType(partitionRecord(opts.schema, opts.spec));
-  // Files of one location share their partition tuple (the same array): encoded once per tuple.
-  const encoded = new WeakMap<readonly unknown[], EncodedPartition>();
-  const encodePartition = (f: DataFile): EncodedPartition => {
-    const hit = encoded.get(f.partition);
-    if (hit !== undefined) return hit;
-    const value = partitionRecordValue(f, parts);
-    let bytes: Buffer;
-    try {
-      bytes = partitionAvro.toBuffer(value);
-    } catch (e) {
-      throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, `cannot encode the partition of ${f.filePath}: ${(e as Error).message}`, { file: f.filePath }, { cause: e });
-    }
-    const out = { key: partitionKey(f.partition), bytes };
-    encoded.set(f.partition, out);
-    return out;
-  };
+  const encodePartition = partitionEncoder(opts.schema, opts.spec, parts);
   const metadata = manifestMetadata(opts.schema, opts.spec);
   const manifests: WrittenManifest[] = [];
   const partitions = new Set<string>();
