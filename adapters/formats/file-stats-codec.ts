@@ -18,8 +18,7 @@ type BytesMap = ReadonlyMap<number, Uint8Array> | undefined;
 const NO_EXTRA = utf8.encode('{}');
 
 function extraOf(s: FileStats): Uint8Array {
-  const withheld = s.boundsWithheld !== undefined && s.boundsWithheld.size > 0;
-  if (s.fileColumns === undefined && !withheld && s.boundsWithheld === undefined) return NO_EXTRA;
+  if (s.fileColumns === undefined && s.boundsWithheld === undefined) return NO_EXTRA;
   return utf8.encode(
     JSON.stringify({
       ...(s.fileColumns !== undefined ? { fileColumns: s.fileColumns } : {}),

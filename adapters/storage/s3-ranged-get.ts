@@ -98,35 +98,59 @@ export class S3RangedGet {
   /** A signed ranged GET as a URL and headers, for a worker thread to send (ObjectStore.signedRead). */
   async signedUrl(bucket: string, key: string, range: string): Promise<{ url: string; headers: Record<string, string>; timeoutMs: number }> {
     const { path, headers } = await this.signedGet(bucket, key, range);
-    const host = this.pathStyle ? this.base.host : `${bucket}.${this.base.host}`;
-    return { url: `${this.base.protocol}//${host}${path}`, headers, timeoutMs: this.timeoutMs };
+    // Sent where get() sends it: the endpoint, with the signed Host header.
+    return { url: new URL(path, this.base).toString(), headers, timeoutMs: this.timeoutMs };
   }
 
   async get(bucket: string, key: string, range: string): Promise<RangedGetResult> {
     const { path, headers } = await this.signedGet(bucket, key, range);
-    const mod = this.base.protocol === 'https:' ? https : http;
-    return new Promise<RangedGetResult>((resolve, reject) => {
-      const req = mod.request({ protocol: this.base.protocol, hostname: this.base.hostname, port: this.base.port, method: 'GET', path, headers, agent: this.agent, timeout: this.timeoutMs }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => reject(sdkLikeError(undefined, 'NetworkingError', e.message, (e as NodeJS.ErrnoException).code)));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          const status = res.statusCode ?? 0;
-          if (status === 200 || status === 206) {
-            const m = /\/(\d+)$/.exec(res.headers['content-range'] ?? '');
-            resolve({ bytes: new Uint8Array(body.buffer, body.byteOffset, body.length), total: m === null ? (status === 200 ? body.length : undefined) : Number(m[1]) });
-            return;
-          }
-          const text = body.toString('utf8');
-          const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? (status === 404 ? 'NotFound' : `Http${status}`);
-          const message = /<Message>([^<]+)<\/Message>/.exec(text)?.[1] ?? `HTTP ${status}`;
-          reject(sdkLikeError(status, code, message));
-        });
-      });
-      req.on('timeout', () => req.destroy(sdkLikeError(undefined, 'TimeoutError', `no response in ${this.timeoutMs} ms`)));
-      req.on('error', (e) => reject('$metadata' in e ? e : sdkLikeError(undefined, 'NetworkingError', e.message, (e as NodeJS.ErrnoException).code)));
-      req.end();
-    });
+    let res: HttpGetResponse;
+    try {
+      res = await httpGet(new URL(path, this.base), headers, this.agent, this.timeoutMs);
+    } catch (e) {
+      throw '$metadata' in (e as object) ? e : sdkLikeError(undefined, (e as Error).name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError', (e as Error).message, (e as NodeJS.ErrnoException).code);
+    }
+    const { status, body } = res;
+    if (status === 200 || status === 206) {
+      const m = /\/(\d+)$/.exec(res.contentRange ?? '');
+      return { bytes: body, total: m === null ? (status === 200 ? body.length : undefined) : Number(m[1]) };
+    }
+    const text = Buffer.from(body).toString('utf8');
+    const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? (status === 404 ? 'NotFound' : `Http${status}`);
+    const message = /<Message>([^<]+)<\/Message>/.exec(text)?.[1] ?? `HTTP ${status}`;
+    throw sdkLikeError(status, code, message);
   }
+}
+
+export interface HttpGetResponse {
+  readonly status: number;
+  readonly contentRange: string | undefined;
+  readonly body: Uint8Array;
+}
+
+/**
+ * One GET over `agent`, the whole body in one buffer: shared by S3RangedGet and the footer threads'
+ * own sends of signed reads (formats/thread-http.ts). Rejects on a network error or `timeoutMs`
+ * without a byte (an Error named TimeoutError); any status resolves.
+ */
+export function httpGet(url: URL, headers: Readonly<Record<string, string>>, agent: http.Agent, timeoutMs: number): Promise<HttpGetResponse> {
+  const mod = url.protocol === 'https:' ? https : http;
+  return new Promise<HttpGetResponse>((resolve, reject) => {
+    const req = mod.request(url, { method: 'GET', headers, agent, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, contentRange: res.headers['content-range'], body: new Uint8Array(body.buffer, body.byteOffset, body.length) });
+      });
+    });
+    req.on('timeout', () => {
+      const e = new Error(`no response in ${timeoutMs} ms`);
+      e.name = 'TimeoutError';
+      req.destroy(e);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
