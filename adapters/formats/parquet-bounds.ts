@@ -168,3 +168,100 @@ export function statValue(type: PrimitiveType, e: SchemaElement, physical: numbe
 export function isWithheld(v: PrimitiveValue | WithheldBound): v is WithheldBound {
   return typeof v === 'object' && !(v instanceof Uint8Array);
 }
+
+/**
+ * How parquet.ts turns a column's stats into bounds without typed values: the Iceberg bound is the
+ * stat's own bytes or a cheap function of them (same results as statValue + serializeBound, checked
+ * against that path in test/adapters/formats/parquet.test.ts). 'slow': statValue and serializeBound.
+ *  i32: int/date from INT32 (4-byte LE) · i64: long, timestamp(tz) µs from INT64 (8-byte LE)
+ *  f32/f64: float from FLOAT, double from DOUBLE · bool · str: string from BYTE_ARRAY
+ *  dec: decimal from FIXED_LEN_BYTE_ARRAY/BYTE_ARRAY (big-endian two's complement → minimal bytes)
+ */
+export type FastKind = 'i32' | 'i64' | 'f32' | 'f64' | 'bool' | 'str' | 'dec' | 'slow';
+
+export function fastKind(type: PrimitiveType, e: SchemaElement): FastKind {
+  const p = e.type;
+  const dec = decimalScale(e);
+  switch (type.kind) {
+    case 'int':
+      return p === PhysicalType.INT32 && dec === undefined ? 'i32' : 'slow';
+    case 'date':
+      return p === PhysicalType.INT32 && (e.convertedType === ConvertedType.DATE || e.logicalType?.kind === 'DATE') ? 'i32' : 'slow';
+    case 'long':
+      return p === PhysicalType.INT64 && dec === undefined && timestampUnit(e) === undefined ? 'i64' : 'slow';
+    case 'timestamp':
+    case 'timestamptz':
+      return p === PhysicalType.INT64 && timestampUnit(e) === 'MICROS' ? 'i64' : 'slow';
+    case 'float':
+      return p === PhysicalType.FLOAT ? 'f32' : 'slow';
+    case 'double':
+      return p === PhysicalType.DOUBLE ? 'f64' : 'slow';
+    case 'boolean':
+      return p === PhysicalType.BOOLEAN ? 'bool' : 'slow';
+    case 'string':
+      return p === PhysicalType.BYTE_ARRAY && dec === undefined ? 'str' : 'slow';
+    case 'decimal':
+      return (p === PhysicalType.FIXED_LEN_BYTE_ARRAY || p === PhysicalType.BYTE_ARRAY) && dec === type.scale ? 'dec' : 'slow';
+    default:
+      return 'slow';
+  }
+}
+
+/** True when every byte is ASCII (then the bytes are valid UTF-8 with one code point per byte). */
+export function isAscii(b: Uint8Array): boolean {
+  for (let i = 0; i < b.length; i++) if ((b[i] as number) >= 0x80) return false;
+  return true;
+}
+
+/** Whether `b` is valid UTF-8 (statValue's strict decode). */
+export function isUtf8(b: Uint8Array): boolean {
+  if (isAscii(b)) return true;
+  try {
+    strictUtf8.decode(b);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Valid UTF-8 bytes as text, decoded exactly as statValue decodes them. */
+export function utf8Text(b: Uint8Array): string {
+  return strictUtf8.decode(b);
+}
+
+/** Big-endian two's complement → the shortest such bytes of the same value (bigIntToMinimalBytes). */
+export function minimalTwos(b: Uint8Array): Uint8Array {
+  if (b.length === 0) return ZERO;
+  let i = 0;
+  while (i < b.length - 1) {
+    const x = b[i] as number;
+    const next = (b[i + 1] as number) & 0x80;
+    if ((x === 0 && next === 0) || (x === 0xff && next !== 0)) i++;
+    else break;
+  }
+  return b.subarray(i);
+}
+const ZERO = Uint8Array.of(0);
+
+/** Orders minimal two's complement bytes by value (no bigint): sign, then length, then bytes. */
+export function compareMinimalTwos(a: Uint8Array, b: Uint8Array): number {
+  const na = ((a[0] as number) & 0x80) !== 0;
+  const nb = ((b[0] as number) & 0x80) !== 0;
+  if (na !== nb) return na ? -1 : 1;
+  if (a.length !== b.length) return (a.length < b.length) !== na ? -1 : 1;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as number) < (b[i] as number) ? -1 : 1;
+  return 0;
+}
+
+/** |minimal two's complement value| < 10^precision (statValue's decimal check). */
+export function fitsPrecision(m: Uint8Array, precision: number): boolean {
+  if (m.length <= 6) {
+    let x = 0;
+    for (let i = 0; i < m.length; i++) x = x * 256 + (m[i] as number);
+    if (((m[0] as number) & 0x80) !== 0) x -= 2 ** (8 * m.length);
+    return precision >= 16 || Math.abs(x) < 10 ** precision;
+  }
+  const v = bigIntFromBytes(m);
+  const limit = 10n ** BigInt(precision);
+  return v < limit && v > -limit;
+}

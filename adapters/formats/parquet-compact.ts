@@ -66,11 +66,31 @@ class Reader {
     return utf8.decode(b);
   }
 
-  /** List/set header: [size, element type]. */
-  listHeader(): [number, number] {
+  /** Element type of the last list header read by list(). */
+  elementType = 0;
+
+  /** List/set header: returns the size and leaves the element type in `elementType` (no tuple). */
+  list(): number {
     const h = this.byte();
-    const size = h >> 4 === 15 ? this.uvarint() : h >> 4;
-    return [size, h & 0x0f];
+    this.elementType = h & 0x0f;
+    return h >> 4 === 15 ? this.uvarint() : h >> 4;
+  }
+
+  /** Field id of the last header read by field(). */
+  fieldId = 0;
+
+  /**
+   * The next field header of a struct whose previous field id was `last`: returns its type (STOP =
+   * end of struct) and leaves its id in `fieldId` — for hand-written loops on hot structs.
+   */
+  field(last: number): number {
+    const h = this.byte();
+    const type = h & 0x0f;
+    if (type !== T.STOP) {
+      const delta = h >> 4;
+      this.fieldId = delta === 0 ? this.int() : last + delta;
+    }
+    return type;
   }
 
   skip(type: number, depth = 0): void {
@@ -100,8 +120,10 @@ class Reader {
       }
       case T.LIST:
       case T.SET: {
-        const [n, et] = this.listHeader();
+        const n = this.list();
+        const et = this.elementType;
         if (et === T.TRUE || et === T.FALSE) this.pos += n; // booleans in containers: one byte each
+        else if (et === T.I32 || et === T.I64 || et === T.I16) for (let i = 0; i < n; i++) this.uvarint();
         else for (let i = 0; i < n; i++) this.skip(et, depth + 1);
         return;
       }
@@ -115,9 +137,14 @@ class Reader {
         }
         return;
       }
-      case T.STRUCT:
-        this.struct(() => false, depth + 1);
+      case T.STRUCT: {
+        let id = 0;
+        for (let t = this.field(0); t !== T.STOP; t = this.field(id)) {
+          id = this.fieldId; // before the skip: a nested struct overwrites fieldId
+          this.skip(t, depth + 1);
+        }
         return;
+      }
       default:
         throw new CompactDecodeError(`unknown compact type ${type} at byte ${this.pos - 1}`);
     }
@@ -143,7 +170,8 @@ class Reader {
 
   /** A list of structs. */
   structs<R>(one: () => R): R[] {
-    const [n, et] = this.listHeader();
+    const n = this.list();
+    const et = this.elementType;
     if (et !== T.STRUCT) throw new CompactDecodeError(`expected a list of structs, found element type ${et}`);
     const out = new Array<R>(n);
     for (let i = 0; i < n; i++) out[i] = one();
@@ -244,62 +272,53 @@ function statistics(r: Reader): RawStatistics {
   let nullCount: number | undefined;
   let maxValue: Uint8Array | undefined;
   let minValue: Uint8Array | undefined;
-  r.struct((id, t) => {
-    if (t === T.BINARY) {
-      if (id === 1) max = r.binary();
-      else if (id === 2) min = r.binary();
-      else if (id === 5) maxValue = r.binary();
-      else if (id === 6) minValue = r.binary();
-      else return false;
-    } else if (id === 3 && t === T.I64) nullCount = r.int();
-    else return false;
-    return true;
-  });
+  let id = 0;
+  for (let t = r.field(0); t !== T.STOP; t = r.field(id)) {
+    id = r.fieldId; // read first: nested structs overwrite it
+    if (t === T.BINARY && id === 1) max = r.binary();
+    else if (t === T.BINARY && id === 2) min = r.binary();
+    else if (t === T.BINARY && id === 5) maxValue = r.binary();
+    else if (t === T.BINARY && id === 6) minValue = r.binary();
+    else if (t === T.I64 && id === 3) nullCount = r.int();
+    else r.skip(t);
+  }
   return { max, min, nullCount, maxValue, minValue };
 }
 
 function columnMetaData(r: Reader): ColumnChunk {
   let physicalType = -1;
-  const path: string[] = [];
   let numValues = 0;
   let totalCompressedSize = 0;
   let dataPageOffset = 0;
   let dictionaryPageOffset: number | undefined;
   let stats: RawStatistics | undefined;
-  r.struct((id, t) => {
+  let id = 0;
+  for (let t = r.field(0); t !== T.STOP; t = r.field(id)) {
+    id = r.fieldId; // read first: nested structs overwrite it
     if (id === 1 && t === T.I32) physicalType = r.int();
     else if (id === 3 && t === T.LIST) {
-      const [n, et] = r.listHeader();
-      if (et !== T.BINARY) throw new CompactDecodeError('path_in_schema is not a list of strings');
-      for (let i = 0; i < n; i++) path.push(r.string());
-    } else if (t === T.I64 && (id === 5 || id === 7 || id === 9 || id === 11)) {
-      const v = r.int();
-      if (id === 5) numValues = v;
-      else if (id === 7) totalCompressedSize = v;
-      else if (id === 9) dataPageOffset = v;
-      else dictionaryPageOffset = v;
-    } else if (id === 12 && t === T.STRUCT) stats = statistics(r);
-    else return false;
-    return true;
-  });
-  return {
-    physicalType,
-    path,
-    numValues,
-    totalCompressedSize,
-    dataPageOffset,
-    dictionaryPageOffset,
-    statistics: stats,
-  };
+      // path_in_schema: column chunks follow the schema's leaf order, which is what the stats use.
+      const n = r.list();
+      if (r.elementType !== T.BINARY) throw new CompactDecodeError('path_in_schema is not a list of strings');
+      for (let i = 0; i < n; i++) r.skip(T.BINARY);
+    } else if (t === T.I64 && id === 5) numValues = r.int();
+    else if (t === T.I64 && id === 7) totalCompressedSize = r.int();
+    else if (t === T.I64 && id === 9) dataPageOffset = r.int();
+    else if (t === T.I64 && id === 11) dictionaryPageOffset = r.int();
+    else if (id === 12 && t === T.STRUCT) stats = statistics(r);
+    else r.skip(t);
+  }
+  return { physicalType, numValues, totalCompressedSize, dataPageOffset, dictionaryPageOffset, statistics: stats };
 }
 
 function columnChunk(r: Reader): ColumnChunk {
   let md: ColumnChunk | undefined;
-  r.struct((id, t) => {
-    if (id !== 3 || t !== T.STRUCT) return false;
-    md = columnMetaData(r);
-    return true;
-  });
+  let id = 0;
+  for (let t = r.field(0); t !== T.STOP; t = r.field(id)) {
+    id = r.fieldId;
+    if (id === 3 && t === T.STRUCT) md = columnMetaData(r);
+    else r.skip(t);
+  }
   if (md === undefined) throw new CompactDecodeError('column chunk without meta_data (encrypted or external column chunks are not supported)');
   return md;
 }
@@ -307,13 +326,43 @@ function columnChunk(r: Reader): ColumnChunk {
 function rowGroup(r: Reader): RowGroup {
   let columns: ColumnChunk[] = [];
   let numRows = 0;
-  r.struct((id, t) => {
-    if (id === 1 && t === T.LIST) columns = r.structs(() => columnChunk(r));
-    else if (id === 3 && t === T.I64) numRows = r.int();
-    else return false;
-    return true;
-  });
+  let id = 0;
+  for (let t = r.field(0); t !== T.STOP; t = r.field(id)) {
+    id = r.fieldId; // read first: nested structs overwrite it
+    if (id === 1 && t === T.LIST) {
+      const n = r.list();
+      if (r.elementType !== T.STRUCT) throw new CompactDecodeError(`expected a list of structs, found element type ${r.elementType}`);
+      columns = new Array<ColumnChunk>(n);
+      for (let i = 0; i < n; i++) columns[i] = columnChunk(r);
+    } else if (id === 3 && t === T.I64) numRows = r.int();
+    else r.skip(t);
+  }
   return { columns, numRows };
+}
+
+/**
+ * Recently decoded schema lists, keyed by their exact bytes (most recent first). Files of one table
+ * written by one writer carry byte-identical schemas: a match skips the decode and hands out the
+ * same SchemaElement array, which parquet.ts keys its per-layout plan on. Treat it as read-only.
+ */
+const schemaCache: { bytes: Buffer; schema: SchemaElement[] }[] = [];
+const SCHEMA_CACHE_SIZE = 8;
+
+function cachedSchema(r: Reader): SchemaElement[] {
+  const start = r.pos;
+  const buf = r.buf;
+  for (const c of schemaCache) {
+    const n = c.bytes.length;
+    // Decoding is deterministic and reads forward only: equal leading bytes decode to the same list.
+    if (start + n <= buf.length && c.bytes.equals(Buffer.from(buf.buffer, buf.byteOffset + start, n))) {
+      r.pos = start + n;
+      return c.schema;
+    }
+  }
+  const schema = r.structs(() => schemaElement(r));
+  schemaCache.unshift({ bytes: Buffer.from(buf.subarray(start, r.pos)), schema });
+  if (schemaCache.length > SCHEMA_CACHE_SIZE) schemaCache.pop();
+  return schema;
 }
 
 /** FileMetaData from its serialized bytes (the footer without the length and magic). */
@@ -325,7 +374,7 @@ export function decodeFileMetaData(bytes: Uint8Array): FileMetaData {
   let createdBy: string | undefined;
   let typeDefinedOrder: boolean[] | undefined;
   r.struct((id, t) => {
-    if (id === 2 && t === T.LIST) schema = r.structs(() => schemaElement(r));
+    if (id === 2 && t === T.LIST) schema = cachedSchema(r);
     else if (id === 3 && t === T.I64) numRows = r.int();
     else if (id === 4 && t === T.LIST) rowGroups = r.structs(() => rowGroup(r));
     else if (id === 6 && t === T.BINARY) createdBy = r.string();

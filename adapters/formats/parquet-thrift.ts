@@ -39,7 +39,6 @@ export interface RawStatistics {
 
 export interface ColumnChunk {
   readonly physicalType: number;
-  readonly path: readonly string[];
   readonly numValues: number;
   readonly totalCompressedSize: number;
   readonly dataPageOffset: number;
@@ -140,7 +139,6 @@ function columnChunk(c: ThriftStruct): ColumnChunk {
   if (md === undefined) throw new Error('column chunk without meta_data (encrypted or external column chunks are not supported)');
   return {
     physicalType: num(md, 1) ?? -1,
-    path: list(md, 3).map((p) => utf8.decode(view(p))),
     numValues: big(md, 5) ?? 0,
     totalCompressedSize: big(md, 7) ?? 0,
     dataPageOffset: big(md, 9) ?? 0,

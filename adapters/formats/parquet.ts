@@ -15,10 +15,10 @@ import type { ObjectStore, SignedRead } from '../../core/storage/object-store';
 import { fromFsError } from '../storage/errors';
 import { loadThrift } from './hyparquet';
 import { decodeFileMetaData } from './parquet-compact';
-import { isWithheld, pickMinMax, statValue } from './parquet-bounds';
-import type { Withheld } from './parquet-bounds';
+import { compareMinimalTwos, fastKind, fitsPrecision, isAscii, isUtf8, isWithheld, minimalTwos, pickMinMax, statValue, utf8Text } from './parquet-bounds';
+import type { FastKind, Withheld } from './parquet-bounds';
 import { ConvertedType, PhysicalType, Repetition, fileMetaData } from './parquet-thrift';
-import type { FileMetaData, SchemaElement } from './parquet-thrift';
+import type { ColumnChunk, FileMetaData, SchemaElement } from './parquet-thrift';
 
 /** First tail read: most footers of small files fit; larger ones cost exactly one more GET. */
 export const DEFAULT_TAIL_BYTES = 64 * 1024;
@@ -207,33 +207,196 @@ function primitiveIndex(fields: readonly NestedField[]): PrimitiveIndex {
   return out;
 }
 
-interface Acc {
-  size: number;
-  values: number;
-  nulls: number | undefined;
-  min?: PrimitiveValue;
-  max?: PrimitiveValue;
-  /** Strings: the raw UTF-8 stat bytes of min/max, compared directly (UTF-8 byte order = code point order). */
-  minRaw?: Uint8Array;
-  maxRaw?: Uint8Array;
-  withheld?: Withheld | 'missing-stats';
+/** Per table and file layout (the decoder shares one schema array across equal schemas): what each leaf column feeds. */
+interface LeafPlan {
+  /** Index into the file's accumulators (one per distinct field id, ascending id). */
+  readonly slot: number;
+  readonly type: PrimitiveType;
+  readonly structOnly: boolean;
+  readonly element: SchemaElement;
+  readonly kind: FastKind;
 }
 
-/** FileStats from decoded metadata (pure; exported for tests). */
-export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext): FileStats {
+interface StatsPlan {
+  readonly nameMapping: FooterContext['nameMapping'];
+  readonly fields: readonly NestedField[];
+  readonly metrics: ReadonlySet<number> | undefined;
+  /** Per leaf column: undefined = no metrics (unmapped, not a primitive of the schema, or excluded). */
+  readonly leaves: readonly (LeafPlan | undefined)[];
+  readonly slots: readonly { readonly id: number; readonly type: PrimitiveType; readonly kind: FastKind }[];
+  readonly leafPaths: readonly (readonly string[])[];
+  /** Two leaves with one field id (a malformed file): every column takes the typed-value path. */
+  readonly sharedIds: boolean;
+}
+
+const planCache = new WeakMap<readonly SchemaElement[], StatsPlan[]>();
+
+function statsPlan(path: string, md: FileMetaData, ctx: FooterContext): StatsPlan {
+  const cached = planCache.get(md.schema);
+  const hit = cached?.find((p) => p.nameMapping === ctx.nameMapping && p.fields === ctx.schema.fields && p.metrics === ctx.metricsFieldIds);
+  if (hit !== undefined) return hit;
   const root = buildTree(md.schema, path);
-  const leaves: SchemaElement[] = [];
+  const elements: SchemaElement[] = [];
   const leafPaths: string[][] = [];
   (function collect(n: SchemaNode, at: string[]): void {
     if (n.leaf !== undefined) {
-      leaves[n.leaf] = n.element;
+      elements[n.leaf] = n.element;
       leafPaths[n.leaf] = at;
     }
     for (const c of n.children) collect(c, [...at, c.element.name]);
   })(root, []);
-  const ids = leafFieldIds(root, ctx.nameMapping, leaves.length);
+  const ids = leafFieldIds(root, ctx.nameMapping, elements.length);
   const index = primitiveIndex(ctx.schema.fields);
-  const acc = new Map<number, Acc>();
+  const used = [...new Set(ids.filter((id, i): id is number => id !== undefined && index.has(id) && elements[i] !== undefined && (ctx.metricsFieldIds === undefined || ctx.metricsFieldIds.has(id))))].sort((a, b) => a - b);
+  const slotOf = new Map(used.map((id, s) => [id, s]));
+  let counted = 0;
+  const leaves = ids.map((id, i): LeafPlan | undefined => {
+    const slot = id === undefined ? undefined : slotOf.get(id);
+    const field = id === undefined ? undefined : index.get(id);
+    const element = elements[i];
+    if (slot === undefined || field === undefined || element === undefined) return undefined;
+    counted++;
+    return { slot, type: field.type, structOnly: field.structOnly, element, kind: fastKind(field.type, element) };
+  });
+  const slots = used.map((id, s) => ({ id, type: (index.get(id) as { type: PrimitiveType }).type, kind: leaves.find((l) => l?.slot === s)?.kind ?? 'slow' }));
+  const plan: StatsPlan = { nameMapping: ctx.nameMapping, fields: ctx.schema.fields, metrics: ctx.metricsFieldIds, leaves, slots, leafPaths, sharedIds: counted !== used.length };
+  planCache.set(md.schema, [plan, ...(cached ?? []).slice(0, 3)]);
+  return plan;
+}
+
+/** One field's metrics over the file's row groups. */
+class Acc {
+  seen = false;
+  size = 0;
+  values = 0;
+  nulls: number | undefined = 0;
+  withheld: Withheld | 'missing-stats' | undefined = undefined;
+  /** Typed values (the 'slow' path). */
+  min: PrimitiveValue | undefined = undefined;
+  max: PrimitiveValue | undefined = undefined;
+  /** Raw stat bytes: strings, INT64 values, minimal decimal bytes. */
+  minRaw: Uint8Array | undefined = undefined;
+  maxRaw: Uint8Array | undefined = undefined;
+  /** Numbers: INT32, booleans (0/1), floats (signed zeros applied). */
+  minN = 0;
+  maxN = 0;
+  has = false;
+}
+
+const MISMATCH = 'type-mismatch' as const;
+
+function i32At(b: Uint8Array): number {
+  return (b[0] as number) | ((b[1] as number) << 8) | ((b[2] as number) << 16) | ((b[3] as number) << 24);
+}
+
+/** Signed 64-bit little-endian order, without a bigint. */
+function compareI64(a: Uint8Array, b: Uint8Array): number {
+  const ha = (a[4] as number) | ((a[5] as number) << 8) | ((a[6] as number) << 16) | ((a[7] as number) << 24);
+  const hb = (b[4] as number) | ((b[5] as number) << 8) | ((b[6] as number) << 16) | ((b[7] as number) << 24);
+  if (ha !== hb) return ha < hb ? -1 : 1;
+  const la = i32At(a) >>> 0;
+  const lb = i32At(b) >>> 0;
+  return la === lb ? 0 : la < lb ? -1 : 1;
+}
+
+/** compareValues for floats: -0 before +0. */
+function compareFloat(x: number, y: number): number {
+  if (x === 0 && y === 0) return (Object.is(x, -0) ? 0 : 1) - (Object.is(y, -0) ? 0 : 1);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+const f32 = new DataView(new ArrayBuffer(8));
+/** A FLOAT/DOUBLE stat as statValue reads it, or why it gives no bound. */
+function floatStat(b: Uint8Array, double: boolean, side: 'lower' | 'upper'): number | Withheld {
+  const n = double ? 8 : 4;
+  if (b.length < n) return MISMATCH;
+  for (let i = 0; i < n; i++) f32.setUint8(i, b[i] as number);
+  const v = double ? f32.getFloat64(0, true) : f32.getFloat32(0, true);
+  if (Number.isNaN(v)) return 'nan';
+  return v === 0 ? (side === 'lower' ? -0 : 0) : v;
+}
+
+/** statValue + compareValues for the fast kinds, straight from the stat bytes. */
+function accumulateFast(a: Acc, kind: Exclude<FastKind, 'slow'>, lo: Uint8Array, hi: Uint8Array, type: PrimitiveType): Withheld | undefined {
+  switch (kind) {
+    case 'i32':
+    case 'bool': {
+      const n = kind === 'i32' ? 4 : 1;
+      if (lo.length < n || hi.length < n) return MISMATCH;
+      const x = kind === 'i32' ? i32At(lo) : lo[0] !== 0 ? 1 : 0;
+      const y = kind === 'i32' ? i32At(hi) : hi[0] !== 0 ? 1 : 0;
+      if (!a.has || x < a.minN) a.minN = x;
+      if (!a.has || y > a.maxN) a.maxN = y;
+      break;
+    }
+    case 'f32':
+    case 'f64': {
+      const x = floatStat(lo, kind === 'f64', 'lower');
+      if (typeof x === 'string') return x;
+      const y = floatStat(hi, kind === 'f64', 'upper');
+      if (typeof y === 'string') return y;
+      if (!a.has || compareFloat(x, a.minN) < 0) a.minN = x;
+      if (!a.has || compareFloat(y, a.maxN) > 0) a.maxN = y;
+      break;
+    }
+    case 'i64':
+      if (lo.length < 8 || hi.length < 8) return MISMATCH;
+      if (!a.has || compareI64(lo, a.minRaw as Uint8Array) < 0) a.minRaw = lo;
+      if (!a.has || compareI64(hi, a.maxRaw as Uint8Array) > 0) a.maxRaw = hi;
+      break;
+    case 'str':
+      if (!isUtf8(lo) || !isUtf8(hi)) return MISMATCH;
+      if (!a.has || Buffer.compare(lo, a.minRaw as Uint8Array) < 0) a.minRaw = lo;
+      if (!a.has || Buffer.compare(hi, a.maxRaw as Uint8Array) > 0) a.maxRaw = hi;
+      break;
+    case 'dec': {
+      const precision = (type as { precision: number }).precision;
+      const x = minimalTwos(lo);
+      if (!fitsPrecision(x, precision)) return MISMATCH;
+      const y = minimalTwos(hi);
+      if (!fitsPrecision(y, precision)) return MISMATCH;
+      if (!a.has || compareMinimalTwos(x, a.minRaw as Uint8Array) < 0) a.minRaw = x;
+      if (!a.has || compareMinimalTwos(y, a.maxRaw as Uint8Array) > 0) a.maxRaw = y;
+      break;
+    }
+  }
+  a.has = true;
+  return undefined;
+}
+
+/** The typed-value path (statValue, compareValues) for one chunk's min/max. */
+function accumulateTyped(a: Acc, type: PrimitiveType, element: SchemaElement, physical: number, mm: { min: Uint8Array; max: Uint8Array }): Withheld | undefined {
+  const lo = statValue(type, element, physical, mm.min, 'lower');
+  const hi = statValue(type, element, physical, mm.max, 'upper');
+  if (isWithheld(lo)) return lo.withheld;
+  if (isWithheld(hi)) return hi.withheld;
+  if (type.kind === 'string') {
+    // Skips compareValues' re-encoding of both strings on every chunk.
+    if (a.minRaw === undefined || Buffer.compare(mm.min, a.minRaw) < 0) [a.min, a.minRaw] = [lo, mm.min];
+    if (a.maxRaw === undefined || Buffer.compare(mm.max, a.maxRaw) > 0) [a.max, a.maxRaw] = [hi, mm.max];
+    return undefined;
+  }
+  if (a.min === undefined || compareValues(type, lo, a.min) < 0) a.min = lo;
+  if (a.max === undefined || compareValues(type, hi, a.max) > 0) a.max = hi;
+  return undefined;
+}
+
+/**
+ * FileStats from decoded metadata (pure; exported for tests and the bench). `typedOnly` sends every
+ * column through statValue/serializeBound (the reference the fast kinds are tested against).
+ */
+export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext, typedOnly = false): FileStats {
+  const plan = statsPlan(path, md, ctx);
+  const accs = plan.slots.map(() => new Acc());
+  // A chunk whose physical type differs from its schema element's (a malformed file) is read only
+  // as statValue reads it; so is every column when one field id has two leaves.
+  let typed = typedOnly || plan.sharedIds;
+  for (const rg of md.rowGroups) {
+    for (let i = 0; i < rg.columns.length && !typed; i++) {
+      const leaf = plan.leaves[i];
+      if (leaf !== undefined && (rg.columns[i] as ColumnChunk).physicalType !== leaf.element.type) typed = true;
+    }
+  }
   let records = 0;
   const splits: number[] = [];
   for (const rg of md.rowGroups) {
@@ -243,14 +406,12 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext)
       const dict = first.dictionaryPageOffset;
       splits.push(dict !== undefined && dict > 0 && dict < first.dataPageOffset ? dict : first.dataPageOffset);
     }
-    rg.columns.forEach((col, i) => {
-      const id = ids[i];
-      const field = id === undefined ? undefined : index.get(id);
-      const element = leaves[i];
-      if (id === undefined || field === undefined || element === undefined) return;
-      if (ctx.metricsFieldIds !== undefined && !ctx.metricsFieldIds.has(id)) return;
-      const a = acc.get(id) ?? { size: 0, values: 0, nulls: 0 };
-      acc.set(id, a);
+    for (let i = 0; i < rg.columns.length; i++) {
+      const leaf = plan.leaves[i];
+      if (leaf === undefined) continue;
+      const col = rg.columns[i] as ColumnChunk;
+      const a = accs[leaf.slot] as Acc;
+      a.seen = true;
       a.size += col.totalCompressedSize;
       a.values += col.numValues;
       if (col.physicalType === PhysicalType.INT96) a.withheld = 'int96';
@@ -258,40 +419,61 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext)
       if (st === undefined) {
         a.nulls = undefined;
         a.withheld ??= 'missing-stats';
-        return;
+        continue;
       }
       a.nulls = a.nulls === undefined || st.nullCount === undefined ? undefined : a.nulls + st.nullCount;
-      if (!field.structOnly || a.withheld !== undefined) return;
+      if (!leaf.structOnly || a.withheld !== undefined) continue;
       const hasValues = st.nullCount === undefined || col.numValues > st.nullCount;
-      const mm = pickMinMax(element, col.physicalType, st, md.typeDefinedOrder?.[i], md.createdBy);
+      const mm = pickMinMax(leaf.element, col.physicalType, st, md.typeDefinedOrder?.[i], md.createdBy);
       if (mm === undefined) {
         if (hasValues) a.withheld = 'missing-stats';
-        return;
+        continue;
       }
       if (typeof mm === 'string') {
         a.withheld = mm;
-        return;
+        continue;
       }
-      const lo = statValue(field.type, element, col.physicalType, mm.min, 'lower');
-      const hi = statValue(field.type, element, col.physicalType, mm.max, 'upper');
-      if (isWithheld(lo) || isWithheld(hi)) {
-        a.withheld = isWithheld(lo) ? lo.withheld : (hi as { withheld: Withheld }).withheld;
-        return;
-      }
-      if (field.type.kind === 'string') {
-        // Skips compareValues' re-encoding of both strings on every chunk.
-        if (a.minRaw === undefined || Buffer.compare(mm.min, a.minRaw) < 0) [a.min, a.minRaw] = [lo, mm.min];
-        if (a.maxRaw === undefined || Buffer.compare(mm.max, a.maxRaw) > 0) [a.max, a.maxRaw] = [hi, mm.max];
-        return;
-      }
-      if (a.min === undefined || compareValues(field.type, lo, a.min) < 0) a.min = lo;
-      if (a.max === undefined || compareValues(field.type, hi, a.max) > 0) a.max = hi;
-    });
+      const w = typed || leaf.kind === 'slow' ? accumulateTyped(a, leaf.type, leaf.element, col.physicalType, mm) : accumulateFast(a, leaf.kind, mm.min, mm.max, leaf.type);
+      if (w !== undefined) a.withheld = w;
+    }
   }
-  return { ...assemble(acc, index, ctx), recordCount: records, splitOffsets: splits.sort((a, b) => a - b), fileColumns: leafPaths };
+  return { ...assemble(plan, accs, ctx, typed), recordCount: records, splitOffsets: splits.sort((a, b) => a - b), fileColumns: plan.leafPaths };
 }
 
-function assemble(acc: Map<number, Acc>, index: Map<number, { type: PrimitiveType }>, ctx: FooterContext): Omit<FileStats, 'recordCount'> {
+/** The Iceberg bound of a fast-kind accumulator side, or null when none (a truncated string can have none). */
+function fastBound(kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): Uint8Array | null {
+  const n = side === 'lower' ? a.minN : a.maxN;
+  const raw = side === 'lower' ? a.minRaw : a.maxRaw;
+  switch (kind) {
+    case 'i32': {
+      const out = new Uint8Array(4);
+      new DataView(out.buffer).setInt32(0, n, true);
+      return out;
+    }
+    case 'bool':
+      return Uint8Array.of(n);
+    case 'f32':
+    case 'f64': {
+      const out = new Uint8Array(kind === 'f32' ? 4 : 8);
+      const view = new DataView(out.buffer);
+      if (kind === 'f32') view.setFloat32(0, n, true);
+      else view.setFloat64(0, n, true);
+      return out;
+    }
+    case 'i64':
+      return (raw as Uint8Array).slice(0, 8);
+    case 'dec':
+      return (raw as Uint8Array).slice();
+    case 'str': {
+      const b = raw as Uint8Array;
+      // ASCII within the truncation length is its own bound; anything else is truncated as text.
+      if ((trunc === null || b.length <= trunc) && isAscii(b)) return b.slice();
+      return serializeBound(type, utf8Text(b), side, trunc);
+    }
+  }
+}
+
+function assemble(plan: StatsPlan, accs: readonly Acc[], ctx: FooterContext, typed: boolean): Omit<FileStats, 'recordCount'> {
   const columnSizes = new Map<number, number>();
   const valueCounts = new Map<number, number>();
   const nullValueCounts = new Map<number, number>();
@@ -299,14 +481,23 @@ function assemble(acc: Map<number, Acc>, index: Map<number, { type: PrimitiveTyp
   const upperBounds = new Map<number, Uint8Array>();
   const boundsWithheld = new Map<number, string>();
   const trunc = ctx.truncateLength === undefined ? 16 : ctx.truncateLength;
-  for (const [id, a] of [...acc.entries()].sort((x, y) => x[0] - y[0])) {
-    const type = index.get(id)?.type;
-    if (type === undefined) continue;
+  for (let s = 0; s < accs.length; s++) {
+    const a = accs[s] as Acc;
+    if (!a.seen) continue;
+    const { id, type, kind } = plan.slots[s] as StatsPlan['slots'][number];
     columnSizes.set(id, a.size);
     valueCounts.set(id, a.values);
     if (a.nulls !== undefined) nullValueCounts.set(id, a.nulls);
     if (a.withheld !== undefined) {
       boundsWithheld.set(id, a.withheld);
+      continue;
+    }
+    if (!typed && kind !== 'slow') {
+      if (!a.has) continue;
+      const lo = fastBound(kind, type, a, 'lower', trunc);
+      const hi = fastBound(kind, type, a, 'upper', trunc);
+      if (lo !== null) lowerBounds.set(id, lo);
+      if (hi !== null) upperBounds.set(id, hi);
       continue;
     }
     if (a.min !== undefined) {
