@@ -6,7 +6,9 @@
 //   4 × numeric map (columnSizes, valueCounts, nullValueCounts, splitOffsets as a map of index → offset):
 //     i32 n (-1 = absent), then n × (u32 key, f64 value)
 //   2 × bytes map (lowerBounds, upperBounds): i32 n (-1 = absent), then n × (u32 key, u32 len, bytes)
-//   u32 len, UTF-8 JSON of { fileColumns?, boundsWithheld?: [id, why][] }
+//   boundsWithheld: i32 n (-1 = absent), then n × (u32 key, u8 len, ASCII reason)
+//   u32 len, UTF-8 JSON of the fileColumns, or len 0 when absent (most replies: footer-thread.ts
+//   sends a file's column paths only when they differ from the previous file's)
 import type { FileStats } from '../../core/storage/file-stats';
 
 const utf8 = new TextEncoder();
@@ -15,24 +17,21 @@ const fromUtf8 = new TextDecoder();
 type NumMap = ReadonlyMap<number, number> | undefined;
 type BytesMap = ReadonlyMap<number, Uint8Array> | undefined;
 
-const NO_EXTRA = utf8.encode('{}');
+const NONE = new Uint8Array(0);
 
-function extraOf(s: FileStats): Uint8Array {
-  if (s.fileColumns === undefined && s.boundsWithheld === undefined) return NO_EXTRA;
-  return utf8.encode(
-    JSON.stringify({
-      ...(s.fileColumns !== undefined ? { fileColumns: s.fileColumns } : {}),
-      ...(s.boundsWithheld !== undefined ? { boundsWithheld: [...s.boundsWithheld] } : {}),
-    }),
-  );
+function reasonBytes(why: string): number {
+  // Reasons are short ASCII codes (parquet-bounds.ts Withheld); anything else is refused, not mangled.
+  if (why.length > 255 || !/^[\x20-\x7e]*$/.test(why)) throw new Error(`bounds-withheld reason ${JSON.stringify(why)} is not short ASCII`);
+  return why.length;
 }
 
 // forEach rather than for-of over entries: no [key, value] array per entry (this runs per file).
 export function encodeFileStats(s: FileStats): Uint8Array {
   const nums: NumMap[] = [s.columnSizes, s.valueCounts, s.nullValueCounts];
   const bytes: BytesMap[] = [s.lowerBounds, s.upperBounds];
-  const extra = extraOf(s);
-  let size = 8 + 4 * 6 + 4 + extra.length + (s.splitOffsets?.length ?? 0) * 12;
+  const extra = s.fileColumns === undefined ? NONE : utf8.encode(JSON.stringify(s.fileColumns));
+  let size = 8 + 4 * 7 + 4 + extra.length + (s.splitOffsets?.length ?? 0) * 12;
+  s.boundsWithheld?.forEach((why) => (size += 5 + reasonBytes(why)));
   for (const m of nums) size += (m?.size ?? 0) * 12;
   for (const m of bytes) m?.forEach((b) => (size += 8 + b.length));
   const out = new Uint8Array(size);
@@ -64,6 +63,15 @@ export function encodeFileStats(s: FileStats): Uint8Array {
       at += 8 + b.length;
     });
   }
+  const w = s.boundsWithheld;
+  v.setInt32(at, w === undefined ? -1 : w.size, true);
+  at += 4;
+  w?.forEach((why, k) => {
+    v.setUint32(at, k, true);
+    out[at + 4] = why.length;
+    for (let i = 0; i < why.length; i++) out[at + 5 + i] = why.charCodeAt(i);
+    at += 5 + why.length;
+  });
   v.setUint32(at, extra.length, true);
   out.set(extra, at + 4);
   return out;
@@ -103,8 +111,19 @@ export function decodeFileStats(buf: Uint8Array): FileStats {
     }
     bytes.push(m);
   }
+  let boundsWithheld: Map<number, string> | undefined;
+  const nw = v.getInt32(at, true);
+  at += 4;
+  if (nw >= 0) {
+    boundsWithheld = new Map<number, string>();
+    for (let j = 0; j < nw; j++) {
+      const len = buf[at + 4] as number;
+      boundsWithheld.set(v.getUint32(at, true), String.fromCharCode.apply(null, buf.subarray(at + 5, at + 5 + len) as unknown as number[]));
+      at += 5 + len;
+    }
+  }
   const len = v.getUint32(at, true);
-  const extra = JSON.parse(fromUtf8.decode(buf.subarray(at + 4, at + 4 + len))) as { fileColumns?: string[][]; boundsWithheld?: [number, string][] };
+  const fileColumns = len === 0 ? undefined : (JSON.parse(fromUtf8.decode(buf.subarray(at + 4, at + 4 + len))) as string[][]);
   const [columnSizes, valueCounts, nullValueCounts, split] = nums;
   const [lowerBounds, upperBounds] = bytes;
   return {
@@ -115,7 +134,7 @@ export function decodeFileStats(buf: Uint8Array): FileStats {
     ...(lowerBounds !== undefined ? { lowerBounds } : {}),
     ...(upperBounds !== undefined ? { upperBounds } : {}),
     ...(split !== undefined ? { splitOffsets: [...split.values()] } : {}),
-    ...(extra.fileColumns !== undefined ? { fileColumns: extra.fileColumns } : {}),
-    ...(extra.boundsWithheld !== undefined ? { boundsWithheld: new Map(extra.boundsWithheld) } : {}),
+    ...(fileColumns !== undefined ? { fileColumns } : {}),
+    ...(boundsWithheld !== undefined ? { boundsWithheld } : {}),
   };
 }

@@ -38,7 +38,7 @@ interface Slot {
 }
 
 /** Requests per message at most. */
-const MAX_BATCH = 8;
+const MAX_BATCH = 16;
 
 /** Table contexts a thread keeps (each: a schema and its name mapping). */
 const MAX_CONTEXTS = 64;

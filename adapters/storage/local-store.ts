@@ -3,7 +3,8 @@
 // (as an S3 prefix would), create-only puts are atomic (temp file + link), deletes of a missing
 // file succeed, and deletes/overwrites are refused outside the metadata prefixes.
 import { randomBytes } from 'node:crypto';
-import { close, fstat, open, read } from 'node:fs';
+import { close, fstat, open, read, statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { ErrorCode, MigrationError } from '../../core/errors';
@@ -11,8 +12,22 @@ import { MutationGuard, asDirectory, parseStorageUri } from '../../core/storage/
 import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions } from '../../core/storage/object-store';
 import { fromFsError } from './errors';
 
-/** stat() calls in flight per directory page while listing. */
+/**
+ * Entries stat()ed per turn of the event loop while listing. The stats are synchronous (a
+ * page-cached stat is a few µs; fs.promises.stat costs ~3x that in CPU, on the main thread, per
+ * file — 12% of it at 6,000 files/s), in batches small enough that other work (workflow tasks,
+ * heartbeats) waits at most one batch.
+ */
 const STAT_BATCH = 64;
+
+/** stat() of one listed entry: its Stats, undefined when it vanished since readdir, or the error. */
+function statEntry(file: string, uri: string): Stats | MigrationError | undefined {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch (e) {
+    return fromFsError(e, 'list', uri);
+  }
+}
 
 function localPath(p: string): string {
   const loc = parseStorageUri(p);
@@ -74,8 +89,9 @@ export class LocalObjectStore implements ObjectStore {
       throw err;
     }
     for (let i = 0; i < names.length; i += STAT_BATCH) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const batch = names.slice(i, i + STAT_BATCH);
-      const stats = await Promise.all(batch.map((n) => fs.stat(path.join(dir, n)).catch((e: unknown) => fromFsError(e, 'list', dirUri + n))));
+      const stats = batch.map((n) => statEntry(path.join(dir, n), dirUri + n));
       for (const [j, name] of batch.entries()) {
         const st = stats[j];
         const child = dirUri + name;

@@ -14,7 +14,7 @@ describe('file-stats codec', () => {
       upperBounds: new Map([[1, Uint8Array.of(255, 0, 7)], [3, new TextEncoder().encode('café ü')]]),
       splitOffsets: [4, 1_000_000],
       fileColumns: [['id'], ['s', 'a'], ['Ünïcode "q"']],
-      boundsWithheld: new Map([[7, 'int96']]),
+      boundsWithheld: new Map([[7, 'int96'], [2, 'missing-stats'], [9, '']]),
     };
     const back = decodeFileStats(encodeFileStats(s));
     expect(back).toEqual(s);
@@ -29,5 +29,12 @@ describe('file-stats codec', () => {
     expect('columnSizes' in back).toBe(false);
     expect('splitOffsets' in back).toBe(false);
     expect(back.valueCounts?.size).toBe(0);
+    const withEmpty: FileStats = { recordCount: 1, boundsWithheld: new Map(), fileColumns: [] };
+    expect(decodeFileStats(encodeFileStats(withEmpty))).toEqual(withEmpty);
+  });
+
+  it('refuses a withheld reason that is not short ASCII instead of mangling it', () => {
+    expect(() => encodeFileStats({ recordCount: 0, boundsWithheld: new Map([[1, 'ünsafe']]) })).toThrow(/not short ASCII/);
+    expect(() => encodeFileStats({ recordCount: 0, boundsWithheld: new Map([[1, 'x'.repeat(256)]]) })).toThrow(/not short ASCII/);
   });
 });
