@@ -115,6 +115,25 @@ function intMap<V>(out: AvroBytes, m: ReadonlyMap<number, V> | undefined, value:
   });
 }
 
+type Metrics = Pick<DataFile, 'columnSizes' | 'valueCounts' | 'nullValueCounts' | 'nanValueCounts' | 'lowerBounds' | 'upperBounds'>;
+const long = (out: AvroBytes) => (v: number): void => out.long(v);
+
+/**
+ * manifest_entry's column_sizes, value_counts, null_value_counts, nan_value_counts, lower_bounds and
+ * upper_bounds (consecutive in data_file), as encodeAddedEntry writes them: a footer thread encodes
+ * them once, and the manifest writer copies the bytes (DataFile.encodedMetrics).
+ */
+export function encodeMetrics(out: AvroBytes, f: Metrics): void {
+  const asLong = long(out);
+  const bytes = (b: Uint8Array): void => out.bytes(b);
+  intMap(out, f.columnSizes, asLong);
+  intMap(out, f.valueCounts, asLong);
+  intMap(out, f.nullValueCounts, asLong);
+  intMap(out, f.nanValueCounts, asLong);
+  intMap(out, f.lowerBounds, bytes);
+  intMap(out, f.upperBounds, bytes);
+}
+
 /**
  * Appends the manifest_entry of `f` (status ADDED; snapshot id and both sequence numbers null, so
  * they are inherited from the manifest list) to `out`. `partition` is the encoded r102 record.
@@ -131,20 +150,15 @@ export function encodeAddedEntry(out: AvroBytes, f: DataFile, partition: Uint8Ar
     out.raw(partition);
     out.long(f.recordCount);
     out.long(f.fileSizeInBytes);
-    const long = (v: number): void => out.long(v);
-    const bytes = (b: Uint8Array): void => out.bytes(b);
-    intMap(out, f.columnSizes, long);
-    intMap(out, f.valueCounts, long);
-    intMap(out, f.nullValueCounts, long);
-    intMap(out, f.nanValueCounts, long);
-    intMap(out, f.lowerBounds, bytes);
-    intMap(out, f.upperBounds, bytes);
+    if (f.encodedMetrics === undefined) encodeMetrics(out, f);
+    else if (f.columnSizes ?? f.valueCounts ?? f.nullValueCounts ?? f.nanValueCounts ?? f.lowerBounds ?? f.upperBounds) throw new Error('encoded metrics and metric maps together');
+    else out.raw(f.encodedMetrics);
     if (f.keyMetadata === undefined) out.long(NULL_BRANCH);
     else {
       out.long(VALUE_BRANCH);
       out.bytes(f.keyMetadata);
     }
-    optionalArray(out, f.splitOffsets, long);
+    optionalArray(out, f.splitOffsets, long(out));
     out.long(NULL_BRANCH); // equality_ids
     if (f.sortOrderId === undefined) out.long(NULL_BRANCH);
     else {

@@ -6,6 +6,7 @@
 //   4 × numeric map (columnSizes, valueCounts, nullValueCounts, splitOffsets as a map of index → offset):
 //     i32 n (-1 = absent), then n × (u32 key, f64 value)
 //   2 × bytes map (lowerBounds, upperBounds): i32 n (-1 = absent), then n × (u32 key, u32 len, bytes)
+//   encodedMetrics: i32 len (-1 = absent), then the bytes
 //   boundsWithheld: i32 n (-1 = absent), then n × (u32 key, u8 len, ASCII reason)
 //   u32 len, UTF-8 JSON of the fileColumns, or len 0 when absent (most replies: footer-thread.ts
 //   sends a file's column paths only when they differ from the previous file's)
@@ -30,7 +31,7 @@ export function encodeFileStats(s: FileStats): Uint8Array {
   const nums: NumMap[] = [s.columnSizes, s.valueCounts, s.nullValueCounts];
   const bytes: BytesMap[] = [s.lowerBounds, s.upperBounds];
   const extra = s.fileColumns === undefined ? NONE : utf8.encode(JSON.stringify(s.fileColumns));
-  let size = 8 + 4 * 7 + 4 + extra.length + (s.splitOffsets?.length ?? 0) * 12;
+  let size = 8 + 4 * 8 + 4 + extra.length + (s.splitOffsets?.length ?? 0) * 12 + (s.encodedMetrics?.length ?? 0);
   s.boundsWithheld?.forEach((why) => (size += 5 + reasonBytes(why)));
   for (const m of nums) size += (m?.size ?? 0) * 12;
   for (const m of bytes) m?.forEach((b) => (size += 8 + b.length));
@@ -62,6 +63,13 @@ export function encodeFileStats(s: FileStats): Uint8Array {
       out.set(b, at + 8);
       at += 8 + b.length;
     });
+  }
+  const em = s.encodedMetrics;
+  v.setInt32(at, em === undefined ? -1 : em.length, true);
+  at += 4;
+  if (em !== undefined) {
+    out.set(em, at);
+    at += em.length;
   }
   const w = s.boundsWithheld;
   v.setInt32(at, w === undefined ? -1 : w.size, true);
@@ -111,6 +119,10 @@ export function decodeFileStats(buf: Uint8Array): FileStats {
     }
     bytes.push(m);
   }
+  const nm = v.getInt32(at, true);
+  at += 4;
+  const encodedMetrics = nm < 0 ? undefined : buf.subarray(at, at + nm);
+  at += Math.max(0, nm);
   let boundsWithheld: Map<number, string> | undefined;
   const nw = v.getInt32(at, true);
   at += 4;
@@ -135,6 +147,7 @@ export function decodeFileStats(buf: Uint8Array): FileStats {
     ...(upperBounds !== undefined ? { upperBounds } : {}),
     ...(split !== undefined ? { splitOffsets: [...split.values()] } : {}),
     ...(fileColumns !== undefined ? { fileColumns } : {}),
+    ...(encodedMetrics !== undefined ? { encodedMetrics } : {}),
     ...(boundsWithheld !== undefined ? { boundsWithheld } : {}),
   };
 }

@@ -5,8 +5,9 @@
 // the HTTP GET of a tail the main thread signed (thread-http.ts).
 import { parentPort } from 'node:worker_threads';
 import { MigrationError } from '../../core/errors';
-import type { FooterContext } from '../../core/storage/file-stats';
+import type { FileStats, FooterContext } from '../../core/storage/file-stats';
 import type { SignedRead } from '../../core/storage/object-store';
+import { AvroBytes, encodeMetrics } from '../avro/entry-encoder';
 import { encodeFileStats } from './file-stats-codec';
 import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, footerFromTail, parquetStatsChecked, readParquetFooterBytesLocalSync } from './parquet';
 import { threadGet } from './thread-http';
@@ -76,9 +77,22 @@ function failed(id: number, e: unknown): Answer {
   return { reply: { id, error } };
 }
 
+const metrics = new AvroBytes();
+
+/**
+ * The file's metric maps as the manifest entry's Avro bytes (encodeMetrics): encoded here once, the
+ * main thread copies them into the manifest instead of rebuilding five maps and encoding them.
+ */
+function withEncodedMetrics(s: FileStats): FileStats {
+  metrics.reset();
+  encodeMetrics(metrics, s);
+  const { columnSizes: _s, valueCounts: _v, nullValueCounts: _n, lowerBounds: _l, upperBounds: _u, ...rest } = s;
+  return { ...rest, encodedMetrics: metrics.view() };
+}
+
 function statsOf(m: StatsRequest, ctx: FooterContext | undefined, bytes: Uint8Array, inOrder: boolean): Answer {
   if (ctx === undefined) throw new Error(`footer thread: unknown context ${m.ctxId}`);
-  const stats = parquetStatsChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx);
+  const stats = withEncodedMetrics(parquetStatsChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx));
   if (!inOrder) return { reply: { id: m.id, at: 0, len: 0, remote: true }, part: encodeFileStats(stats) };
   // `sameColumns`: the file's column paths equal the last ones sent for this context; the main
   // thread attaches the array it kept (footer-threads.ts), so FileStats stay complete.

@@ -24,6 +24,12 @@ export interface DataFile {
   readonly keyMetadata?: Uint8Array;
   readonly splitOffsets?: readonly number[];
   readonly sortOrderId?: number;
+  /**
+   * column_sizes … upper_bounds (manifest_entry fields 108, 109, 110, 137, 125, 128) already
+   * Avro-encoded (adapters/avro/entry-encoder.ts encodeMetrics), as a footer thread sends them: the
+   * manifest writer copies the bytes. Set only when those six maps are absent.
+   */
+  readonly encodedMetrics?: Uint8Array;
 }
 
 export interface FieldSummary {

@@ -18,6 +18,8 @@ export interface FileStats {
   readonly fileColumns?: readonly (readonly string[])[];
   /** Field ids whose bounds were withheld as unsafe (INT96, untrusted writer stats, unsigned order). */
   readonly boundsWithheld?: ReadonlyMap<number, string>;
+  /** The five metric maps already Avro-encoded instead (DataFile.encodedMetrics): footer-thread replies. */
+  readonly encodedMetrics?: Uint8Array;
 }
 
 export interface FooterContext {

@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AvroBytes, encodeMetrics } from '../../../adapters/avro/entry-encoder';
 import { FooterThreads } from '../../../adapters/formats/footer-threads';
 import { ParquetFooterReader, DEFAULT_TAIL_BYTES, decodeParquetFooterGeneric, decodeParquetFooterSync } from '../../../adapters/formats/parquet';
 import { trustsBinaryDeprecatedStats } from '../../../adapters/formats/parquet-bounds';
@@ -226,6 +227,18 @@ describe('the compact FileMetaData decoder (parquet-compact.ts)', () => {
   });
 });
 
+/**
+ * A footer thread's reply carries the five metric maps already Avro-encoded for the manifest
+ * (encodeMetrics, byte-checked against avsc in test/unit/avro/entry-encoder.test.ts): the inline
+ * stats in that form.
+ */
+function asThreaded(s: FileStats): FileStats {
+  const out = new AvroBytes();
+  encodeMetrics(out, s);
+  const { columnSizes: _s, valueCounts: _v, nullValueCounts: _n, lowerBounds: _l, upperBounds: _u, ...rest } = s;
+  return { ...rest, encodedMetrics: Uint8Array.from(out.view()) };
+}
+
 describe('footer threads (footer-threads.ts)', () => {
   test('stats from a worker thread equal the calling thread\'s, and a corrupt footer fails with its code and file', async () => {
     const pool = new FooterThreads(2);
@@ -235,7 +248,7 @@ describe('footer threads (footer-threads.ts)', () => {
       for (const name of ['basic.parquet', 'dec_int.parquet', 'int96.parquet', 'bigfooter.parquet']) {
         const size = fx.facts[name]?.size ?? 0;
         const [a, b] = await Promise.all([inline.readStats(fx.uri(name), size, ctx), threaded.readStats(fx.uri(name), size, ctx)]);
-        expect(b).toEqual(a);
+        expect(b).toEqual(asThreaded(a));
         expect(b.recordCount).toBe(fx.facts[name]?.num_rows);
       }
       // More tables than a thread keeps contexts for (64), revisited: evicted ones are sent again.
@@ -244,7 +257,7 @@ describe('footer threads (footer-threads.ts)', () => {
       const tables = Array.from({ length: 150 }, () => ({ ...ctx, schema: { ...schema } }));
       for (const order of [tables, [...tables].reverse()]) {
         const got = await Promise.all(order.map((c) => threaded.readStats(fx.uri('basic.parquet'), size, c)));
-        for (const g of got) expect(g).toEqual(expected);
+        for (const g of got) expect(g).toEqual(asThreaded(expected));
       }
       // One table whose files spell their columns differently, interleaved and in flight together:
       // a reply that reuses the last column paths (sameColumns) must carry the right ones.
@@ -254,7 +267,7 @@ describe('footer threads (footer-threads.ts)', () => {
       expect(want.get('basic.parquet')?.fileColumns).not.toEqual(want.get('dec_int.parquet')?.fileColumns);
       const mixed = Array.from({ length: 120 }, (_, i) => names[i % names.length] as string);
       const stats = await Promise.all(mixed.map((name) => threaded.readStats(fx.uri(name), fx.facts[name]?.size ?? 0, ctx)));
-      stats.forEach((s, i) => expect(s).toEqual(want.get(mixed[i] as string)));
+      stats.forEach((s, i) => expect(s).toEqual(asThreaded(want.get(mixed[i] as string) as FileStats)));
       const meta = readFileSync(join(fx.dir, 'basic.parquet'));
       const len = meta.readUInt32LE(meta.length - 8);
       const cut = new Uint8Array(meta.subarray(meta.length - 8 - len, meta.length - 8 - Math.floor(len / 2)));
@@ -277,7 +290,7 @@ describe('footer threads (footer-threads.ts)', () => {
         const size = fx.facts[name]?.size ?? 0;
         const want = await inline.readStats(fx.uri(name), size, ctx);
         const gets = fx.gets();
-        expect(await threaded.readStats(fx.uri(name), size, ctx)).toEqual(want);
+        expect(await threaded.readStats(fx.uri(name), size, ctx)).toEqual(asThreaded(want));
         expect(fx.gets() - gets).toBe(1); // the thread's GET only: no fallback read
       }
       expect(remote).toHaveBeenCalledTimes(3);
@@ -289,7 +302,7 @@ describe('footer threads (footer-threads.ts)', () => {
       const before = fx.gets();
       const bigStats = await threaded.readStats(fx.uri('bigfooter.parquet'), big?.size ?? 0, bigCtx);
       expect(fx.gets() - before).toBe(2);
-      expect(bigStats).toEqual(await inline.readStats(fx.uri('bigfooter.parquet'), big?.size ?? 0, bigCtx));
+      expect(bigStats).toEqual(asThreaded(await inline.readStats(fx.uri('bigfooter.parquet'), big?.size ?? 0, bigCtx)));
       // Corrupt files and a size larger than the object: the same coded error as inline, naming the file.
       const basicSize = fx.facts['basic.parquet']?.size ?? 0;
       for (const [name, size] of [['truncated.parquet', basicSize - 100], ['badlen.parquet', 32], ['rows.avro', fx.facts['rows.avro']?.size ?? 0], ['basic.parquet', basicSize + 10]] as const) {
@@ -304,7 +317,7 @@ describe('footer threads (footer-threads.ts)', () => {
       const store = fx.store();
       const broken: typeof store = Object.assign(Object.create(store) as typeof store, { signedRead: () => Promise.resolve({ url: 'http://127.0.0.1:9/x.parquet', headers: {}, timeoutMs: 2000 }) });
       const viaFallback = await new ParquetFooterReader(broken, DEFAULT_TAIL_BYTES, pool).readStats(fx.uri('basic.parquet'), basicSize, ctx);
-      expect(viaFallback).toEqual(await inline.readStats(fx.uri('basic.parquet'), basicSize, ctx));
+      expect(viaFallback).toEqual(asThreaded(await inline.readStats(fx.uri('basic.parquet'), basicSize, ctx)));
     } finally {
       await pool.close();
     }
@@ -322,7 +335,7 @@ describe('footer threads (footer-threads.ts)', () => {
         for (const name of ['basic.parquet', 'dec_int.parquet', 'int96.parquet', 'bigfooter.parquet']) {
           const uri = `file://${join(fx.dir, name)}`;
           const size = fx.facts[name]?.size ?? 0;
-          expect(await threaded.readStats(uri, size, ctx)).toEqual(await inline.readStats(uri, size, ctx));
+          expect(await threaded.readStats(uri, size, ctx)).toEqual(asThreaded(await inline.readStats(uri, size, ctx)));
         }
       }
       expect(viaThread).toHaveBeenCalledTimes(8);

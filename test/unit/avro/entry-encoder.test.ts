@@ -3,7 +3,7 @@
 // V2Metadata lays it out), on generated data files covering every optional field, empty and absent
 // maps, longs past 2^53, negative values, multi-byte UTF-8 paths and every partition type.
 import { avroType } from '../../../adapters/avro/container';
-import { AvroBytes, encodeAddedEntry } from '../../../adapters/avro/entry-encoder';
+import { AvroBytes, encodeAddedEntry, encodeMetrics } from '../../../adapters/avro/entry-encoder';
 import { manifestEntrySchema, partitionRecord } from '../../../adapters/avro/schemas';
 import type { DataFile } from '../../../core/iceberg/manifest';
 import { identitySpec } from '../../../core/iceberg/partition-spec';
@@ -109,8 +109,20 @@ test('2,000 generated manifest entries encode to exactly the bytes avsc gives', 
     // And it decodes back through avsc to the same record.
     expect(entryType.fromBuffer(Buffer.from(out.view()))).toEqual(entryType.fromBuffer(expected));
     if ((file.lowerBounds?.size ?? 0) > 0) nonEmptyMaps++;
+    // The same entry from metrics a footer thread encoded (encodeMetrics): the same bytes.
+    const metrics = new AvroBytes();
+    encodeMetrics(metrics, file);
+    const { columnSizes: _s, valueCounts: _v, nullValueCounts: _n, nanValueCounts: _nan, lowerBounds: _l, upperBounds: _u, ...rest } = file;
+    const pre = new AvroBytes();
+    encodeAddedEntry(pre, { ...rest, encodedMetrics: Uint8Array.from(metrics.view()) }, partType.toBuffer(partition));
+    expect(Buffer.from(pre.view()).toString('hex')).toBe(expected.toString('hex'));
   }
   expect(nonEmptyMaps).toBeGreaterThan(500);
+});
+
+test('encoded metrics together with metric maps are refused (one source of truth per entry)', () => {
+  const { file } = generated(11);
+  expect(() => encodeAddedEntry(new AvroBytes(), { ...file, valueCounts: new Map([[1, 1]]), encodedMetrics: Uint8Array.of(0, 0, 0, 0, 0, 0) }, Buffer.alloc(0))).toThrow(expect.objectContaining({ code: 'ICEBERG_MANIFEST_WRITE_FAILED' }) as Error);
 });
 
 test('longs at the varint boundaries and past 2^53 (bigint) match avsc', () => {

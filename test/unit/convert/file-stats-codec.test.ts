@@ -15,6 +15,7 @@ describe('file-stats codec', () => {
       splitOffsets: [4, 1_000_000],
       fileColumns: [['id'], ['s', 'a'], ['Ünïcode "q"']],
       boundsWithheld: new Map([[7, 'int96'], [2, 'missing-stats'], [9, '']]),
+      encodedMetrics: Uint8Array.of(2, 4, 6, 0, 0, 0),
     };
     const back = decodeFileStats(encodeFileStats(s));
     expect(back).toEqual(s);
