@@ -109,10 +109,33 @@ function optionalArray<T>(out: AvroBytes, items: readonly T[] | undefined, write
 
 /** Optional int-keyed map as Iceberg writes it: an optional array of k/v records, keys ascending. */
 function intMap<V>(out: AvroBytes, m: ReadonlyMap<number, V> | undefined, value: (v: V) => void): void {
-  optionalArray(out, m === undefined ? undefined : [...m.keys()].sort((a, b) => a - b), (k) => {
-    out.long(k);
-    value(m?.get(k) as V);
-  });
+  if (m === undefined) {
+    out.long(NULL_BRANCH);
+    return;
+  }
+  out.long(VALUE_BRANCH);
+  if (m.size > 0) {
+    out.long(m.size);
+    // Maps from the footer readers are built in ascending key order: no sort needed then.
+    let ascending = true;
+    let last = -Infinity;
+    m.forEach((_v, k) => {
+      if (k <= last) ascending = false;
+      last = k;
+    });
+    if (ascending) {
+      m.forEach((v, k) => {
+        out.long(k);
+        value(v);
+      });
+    } else {
+      for (const k of [...m.keys()].sort((a, b) => a - b)) {
+        out.long(k);
+        value(m.get(k) as V);
+      }
+    }
+  }
+  out.long(0);
 }
 
 type Metrics = Pick<DataFile, 'columnSizes' | 'valueCounts' | 'nullValueCounts' | 'nanValueCounts' | 'lowerBounds' | 'upperBounds'>;

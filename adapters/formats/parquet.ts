@@ -440,25 +440,29 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext,
   return { ...assemble(plan, accs, ctx, typed), recordCount: records, splitOffsets: splits.sort((a, b) => a - b), fileColumns: plan.leafPaths };
 }
 
+const scratch64 = new Float64Array(1);
+const scratch32 = new Float32Array(1);
+const scratchBytes64 = new Uint8Array(scratch64.buffer);
+const scratchBytes32 = new Uint8Array(scratch32.buffer);
+const littleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
 /** The Iceberg bound of a fast-kind accumulator side, or null when none (a truncated string can have none). */
 function fastBound(kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): Uint8Array | null {
   const n = side === 'lower' ? a.minN : a.maxN;
   const raw = side === 'lower' ? a.minRaw : a.maxRaw;
   switch (kind) {
-    case 'i32': {
-      const out = new Uint8Array(4);
-      new DataView(out.buffer).setInt32(0, n, true);
-      return out;
-    }
+    case 'i32':
+      return Uint8Array.of(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);
     case 'bool':
       return Uint8Array.of(n);
     case 'f32':
     case 'f64': {
-      const out = new Uint8Array(kind === 'f32' ? 4 : 8);
-      const view = new DataView(out.buffer);
-      if (kind === 'f32') view.setFloat32(0, n, true);
-      else view.setFloat64(0, n, true);
-      return out;
+      // Typed arrays in platform order; Iceberg's bounds are little-endian.
+      const b = kind === 'f32' ? scratchBytes32 : scratchBytes64;
+      if (kind === 'f32') scratch32[0] = n;
+      else scratch64[0] = n;
+      const out = b.slice();
+      return littleEndian ? out : out.reverse();
     }
     case 'i64':
       return (raw as Uint8Array).slice(0, 8);

@@ -6,7 +6,9 @@
 // Prints files/s for each, the ratio of our best to the peer and our peak RSS. Everything it makes
 // (S3 prefix, local dirs, REST tables and namespace) is removed afterwards, also on failure.
 //   npx tsx bench/convert/convert.bench.ts [--files 20000] [--columns 20] [--partitions 100] [--local]
-//        [--concurrency 32,64,128] [--no-peer] [--peer-workers N] [--cpu-prof] [--s3-keep-alive]
+//        [--concurrency 32,64,128] [--no-peer] [--peer-workers N] [--cpu-prof] [--s3-keep-alive] [--warm]
+//   --warm: our timed runs follow an untimed 2-partition conversion in the same process (threads up,
+//   code compiled: a long-running worker); the peer's timing covers its add_files call only either way.
 //   npx tsx bench/convert/convert.bench.ts --million [--files 1000000]   (local disk, tiny files, ours only)
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +40,8 @@ const SKIP_PEER = MILLION || process.argv.includes('--no-peer');
 const PEER_WORKERS = arg('peer-workers', '');
 const CPU_PROF = process.argv.includes('--cpu-prof');
 const S3_KEEP_ALIVE = process.argv.includes('--s3-keep-alive');
+/** `--warm`: each timed run follows an untimed 2-partition conversion in the same process (ours.ts). */
+const WARM = process.argv.includes('--warm');
 const BUCKET = 'warehouse';
 
 interface Generated {
@@ -113,6 +117,7 @@ function runOurs(b: Bench, concurrency: number): OursResult {
     columns: b.gen.columns,
     days: b.days.slice(0, Math.ceil(FILES / b.perPartition)),
     footerConcurrency: concurrency,
+    ...(WARM ? { warm: 2 } : {}),
     // A distinct identity per run: distinct metadata file names, so no run finds another's files.
     planHash: `bench-${b.run}-c${concurrency}`,
     ...(LOCAL ? {} : { register: { uri: b.env.HIM_ICEBERG_REST_URI as string, namespace: b.namespace as string, table: name }, s3: { endpoint: b.oursEndpoint ?? (b.env.HIM_S3_ENDPOINT as string), region: b.env.AWS_REGION as string } }),
@@ -143,7 +148,7 @@ function runPeer(b: Bench): PeerResult {
 }
 
 function report(b: Bench, ours: readonly (OursResult & { concurrency: number })[], peer: PeerResult | undefined): string[] {
-  const where = LOCAL ? 'local disk' : b.oursEndpoint !== undefined ? 'S3 server, ours through a keep-alive gateway' : 'S3 server';
+  const where = `${LOCAL ? 'local disk' : b.oursEndpoint !== undefined ? 'S3 server, ours through a keep-alive gateway' : 'S3 server'}${WARM ? ', ours warm' : ''}`;
   const best = ours.reduce((x, y) => (y.dataFiles / y.seconds > x.dataFiles / x.seconds ? y : x));
   const rate = (r: OursResult): number => r.dataFiles / r.seconds;
   const lines = [`convert (${where}): ${best.dataFiles} files × ${COLUMNS} columns, ${best.partitions} partitions, ${best.records} rows; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`];

@@ -1,5 +1,6 @@
 // One timed conversion for bench/convert, in its own fresh process so that its peak RSS is ours alone
-// (not the bench driver's file list) and no run inherits another's warm JIT or heap. Builds the
+// (not the bench driver's file list) and no run inherits another's warm JIT or heap — unless the job
+// asks for an untimed warm-up conversion first (`warm`: the state of a long-running worker). Builds the
 // in-memory TableInventory HMS would give for the generated table, then times prepareConversion +
 // writeIcebergMetadata (+ REST register on S3). Prints one JSON line (OursResult) on stdout.
 //   npx tsx bench/convert/ours.ts '<OursJob JSON>'
@@ -23,6 +24,11 @@ export interface OursJob {
   /** Register in the REST catalog as `<namespace>.<table>` (S3 runs; the namespace exists). */
   readonly register?: { readonly uri: string; readonly namespace: string; readonly table: string };
   readonly s3?: { readonly endpoint: string; readonly region: string };
+  /**
+   * Before the timed run, convert the first `warm` partitions as another table in the same process
+   * (untimed): footer threads started, code compiled, sockets open — a long-running worker's state.
+   */
+  readonly warm?: number;
 }
 
 export interface OursResult {
@@ -123,8 +129,17 @@ async function runOnce(job: OursJob): Promise<OursResult> {
   };
 }
 
+/** The warm-up (OursJob.warm) and then the timed run. */
+async function run(job: OursJob): Promise<OursResult> {
+  if (job.warm !== undefined && job.warm > 0) {
+    const { register: _r, ...rest } = job;
+    await runOnce({ ...rest, days: job.days.slice(0, job.warm), planHash: `${job.planHash}-warm-up` });
+  }
+  return runOnce(job);
+}
+
 if (require.main === module) {
-  runOnce(JSON.parse(process.argv[2] ?? '{}') as OursJob)
+  run(JSON.parse(process.argv[2] ?? '{}') as OursJob)
     .then((r) => {
       process.stdout.write(`${JSON.stringify(r)}\n`);
       process.exit(0);
