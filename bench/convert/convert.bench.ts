@@ -57,7 +57,7 @@ interface Bench {
   readonly perPartition: number;
   readonly days: readonly string[];
   location: string;
-  /** `--s3-keep-alive`: our reads go through a second gateway that keeps connections open. */
+  /** `--s3-keep-alive`: ours and the peer read through a second gateway that keeps connections open. */
   oursEndpoint?: string;
   s3?: S3Client;
   namespace?: string;
@@ -140,7 +140,7 @@ function runPeer(b: Bench): PeerResult {
   writeFileSync(list, Array.from({ length: FILES }, (_, i) => `${b.location}/${relPath(b, i).rel}`).join('\n'));
   const args = LOCAL
     ? ['--catalog', 'sql', '--warehouse', path.join(b.tmp, 'pywh'), '--table', 'bench.peer', '--list', list]
-    : ['--catalog', 'rest', '--uri', b.env.HIM_ICEBERG_REST_URI as string, '--s3-endpoint', b.env.HIM_S3_ENDPOINT as string, '--table', `${b.namespace}.peer`, '--location', `s3://${BUCKET}/bench-convert/${b.run}/peer`, '--list', list, '--drop'];
+    : ['--catalog', 'rest', '--uri', b.env.HIM_ICEBERG_REST_URI as string, '--s3-endpoint', b.oursEndpoint ?? (b.env.HIM_S3_ENDPOINT as string), '--table', `${b.namespace}.peer`, '--location', `s3://${BUCKET}/bench-convert/${b.run}/peer`, '--list', list, '--drop'];
   if (!LOCAL) b.tables.push('peer');
   const env = PEER_WORKERS ? { ...process.env, PYICEBERG_MAX_WORKERS: PEER_WORKERS } : process.env;
   const out = execFileSync(b.env.HIM_VERIFIER_PYTHON as string, [path.join(__dirname, 'pyiceberg_add_files.py'), ...args], { env, maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -148,7 +148,7 @@ function runPeer(b: Bench): PeerResult {
 }
 
 function report(b: Bench, ours: readonly (OursResult & { concurrency: number })[], peer: PeerResult | undefined): string[] {
-  const where = `${LOCAL ? 'local disk' : b.oursEndpoint !== undefined ? 'S3 server, ours through a keep-alive gateway' : 'S3 server'}${WARM ? ', ours warm' : ''}`;
+  const where = `${LOCAL ? 'local disk' : b.oursEndpoint !== undefined ? 'S3 server through a keep-alive gateway, ours and the peer' : 'S3 server'}${WARM ? ', ours warm' : ''}`;
   const best = ours.reduce((x, y) => (y.dataFiles / y.seconds > x.dataFiles / x.seconds ? y : x));
   const rate = (r: OursResult): number => r.dataFiles / r.seconds;
   const lines = [`convert (${where}): ${best.dataFiles} files × ${COLUMNS} columns, ${best.partitions} partitions, ${best.records} rows; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`];
@@ -211,8 +211,9 @@ async function bench(b: Bench): Promise<void> {
  * `--keep-alive` breaks pyarrow's multipart uploads, dev/stack/components/s3.ts), so each footer GET
  * pays a TCP connect on both sides. Real S3 endpoints keep connections open; to measure ours that
  * way, a second versitygw (same binary, same bucket directory, same credentials) is started here
- * with `--keep-alive` on a free loopback port, and only our conversion reads through it (files are
- * placed and the peer runs through the stack's gateway). Stopped by pid at the end.
+ * with `--keep-alive` on a free loopback port, and both conversions — ours and the peer's add_files —
+ * go through it (files are placed through the stack's gateway; the peer's writes are small manifest
+ * PUTs, not the multipart uploads that fail there). Stopped by pid at the end.
  */
 async function keepAliveGateway(b: Bench, stop: (() => void)[]): Promise<string> {
   const ctx = createContext(process.env, true);
