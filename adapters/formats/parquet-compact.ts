@@ -27,6 +27,25 @@ class Reader {
 
   /** Unsigned varint as a number (≤ 2^53). */
   uvarint(): number {
+    // Most varints in a footer (field deltas aside: lengths, small counts) are one or two bytes.
+    const buf = this.buf;
+    const p = this.pos;
+    if (p + 1 < buf.length) {
+      const b0 = buf[p] as number;
+      if (b0 < 0x80) {
+        this.pos = p + 1;
+        return b0;
+      }
+      const b1 = buf[p + 1] as number;
+      if (b1 < 0x80) {
+        this.pos = p + 2;
+        return (b0 & 0x7f) | (b1 << 7);
+      }
+    }
+    return this.uvarintSlow();
+  }
+
+  private uvarintSlow(): number {
     let result = 0;
     let mul = 1;
     for (let i = 0; i < 8; i++) {
