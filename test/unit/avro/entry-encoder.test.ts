@@ -9,6 +9,7 @@ import type { DataFile } from '../../../core/iceberg/manifest';
 import { identitySpec } from '../../../core/iceberg/partition-spec';
 import type { NestedField, PrimitiveType, Schema } from '../../../core/iceberg/types';
 import { prim } from '../../../core/iceberg/types';
+import { rng } from '../../helpers/rng';
 
 const col = (id: number, name: string, type: PrimitiveType): NestedField => ({ id, name, required: false, type });
 const schema: Schema = {
@@ -18,17 +19,6 @@ const schema: Schema = {
 const spec = identitySpec(schema, ['p_str', 'p_int', 'p_long', 'p_dbl', 'p_bool', 'p_date']);
 const entryType = avroType(manifestEntrySchema(schema, spec));
 const partType = avroType(partitionRecord(schema, spec));
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LONGS = [0, 1, -1, 63, 64, -64, -65, 127, 128, 8191, 8192, 2 ** 30 - 1, 2 ** 30, -(2 ** 30), -(2 ** 30) - 1, 2 ** 31, 2 ** 32 + 5, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
 

@@ -11,17 +11,7 @@ import { buildNameMapping } from '../../../core/iceberg/name-mapping';
 import { decimalType, prim } from '../../../core/iceberg/types';
 import type { NestedField, PrimitiveType, Schema } from '../../../core/iceberg/types';
 import type { FileStats } from '../../../core/storage/file-stats';
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../../helpers/rng';
 
 interface Col {
   readonly name: string;
