@@ -142,7 +142,16 @@ class Reader {
         const n = this.list();
         const et = this.elementType;
         if (et === T.TRUE || et === T.FALSE) this.pos += n; // booleans in containers: one byte each
-        else if (et === T.I32 || et === T.I64 || et === T.I16) for (let i = 0; i < n; i++) this.uvarint();
+        else if (et === T.I32 || et === T.I64 || et === T.I16) {
+          // A run of varints: count the bytes that end one (no value decoded).
+          const buf = this.buf;
+          let p = this.pos;
+          for (let left = n; left > 0; p++) {
+            if (p >= buf.length) throw new CompactDecodeError(`unexpected end of footer at byte ${p}`);
+            if ((buf[p] as number) < 0x80) left--;
+          }
+          this.pos = p;
+        }
         else for (let i = 0; i < n; i++) this.skip(et, depth + 1);
         return;
       }
@@ -285,22 +294,36 @@ function logical(r: Reader): LogicalType {
   return out ?? { kind: 'OTHER' };
 }
 
+/**
+ * parquet.thrift Statistics. The deprecated `min`/`max` are materialised only when `min_value`/
+ * `max_value` are not both present: the bounds never read them then (parquet-bounds.ts pickMinMax),
+ * and pyarrow writes both pairs, so this saves two views per column chunk.
+ */
 function statistics(r: Reader): RawStatistics {
-  let max: Uint8Array | undefined;
-  let min: Uint8Array | undefined;
+  let maxAt = -1;
+  let maxLen = 0;
+  let minAt = -1;
+  let minLen = 0;
   let nullCount: number | undefined;
   let maxValue: Uint8Array | undefined;
   let minValue: Uint8Array | undefined;
   let id = 0;
   for (let t = r.field(0); t !== T.STOP; t = r.field(id)) {
     id = r.fieldId; // read first: nested structs overwrite it
-    if (t === T.BINARY && id === 1) max = r.binary();
-    else if (t === T.BINARY && id === 2) min = r.binary();
-    else if (t === T.BINARY && id === 5) maxValue = r.binary();
+    if (t === T.BINARY && (id === 1 || id === 2)) {
+      const n = r.uvarint();
+      if (r.pos + n > r.buf.length) throw new CompactDecodeError(`binary of ${n} bytes runs past the footer at byte ${r.pos}`);
+      if (id === 1) [maxAt, maxLen] = [r.pos, n];
+      else [minAt, minLen] = [r.pos, n];
+      r.pos += n;
+    } else if (t === T.BINARY && id === 5) maxValue = r.binary();
     else if (t === T.BINARY && id === 6) minValue = r.binary();
     else if (t === T.I64 && id === 3) nullCount = r.int();
     else r.skip(t);
   }
+  const both = maxValue !== undefined && minValue !== undefined;
+  const max = both || maxAt < 0 ? undefined : r.buf.subarray(maxAt, maxAt + maxLen);
+  const min = both || minAt < 0 ? undefined : r.buf.subarray(minAt, minAt + minLen);
   return { max, min, nullCount, maxValue, minValue };
 }
 
