@@ -16,7 +16,9 @@ import { fromFsError } from './errors';
  * Entries stat()ed per turn of the event loop while listing. The stats are synchronous (a
  * page-cached stat is a few µs; fs.promises.stat costs ~3x that in CPU, on the main thread, per
  * file — 12% of it at 6,000 files/s), in batches small enough that other work (workflow tasks,
- * heartbeats) waits at most one batch.
+ * heartbeats) waits at most one batch. The cost of that choice: on a hung network mount a stat
+ * blocks the event loop (missed heartbeats, so the activity is retried elsewhere) rather than one
+ * libuv pool thread.
  */
 const STAT_BATCH = 64;
 
