@@ -122,9 +122,8 @@ export function statValue(type: PrimitiveType, e: SchemaElement, physical: numbe
     case 'double': {
       const v = physical === PhysicalType.FLOAT && b.length >= 4 ? view.getFloat32(0, true) : physical === PhysicalType.DOUBLE && type.kind === 'double' && b.length >= 8 ? view.getFloat64(0, true) : undefined;
       if (v === undefined) return MISMATCH;
-      if (Number.isNaN(v)) return NAN;
-      if (v === 0) return side === 'lower' ? -0 : 0;
-      return v;
+      const f = floatBound(v, side);
+      return f === 'nan' ? NAN : f;
     }
     case 'timestamp':
     case 'timestamptz': {
@@ -165,6 +164,12 @@ export function statValue(type: PrimitiveType, e: SchemaElement, physical: numbe
   }
 }
 
+/** Rule 5 for one float/double stat: NaN gives no bound; a zero min reads as -0.0, a zero max as +0.0. */
+export function floatBound(v: number, side: 'lower' | 'upper'): number | 'nan' {
+  if (Number.isNaN(v)) return 'nan';
+  return v === 0 ? (side === 'lower' ? -0 : 0) : v;
+}
+
 export function isWithheld(v: PrimitiveValue | WithheldBound): v is WithheldBound {
   return typeof v === 'object' && !(v instanceof Uint8Array);
 }
@@ -172,7 +177,7 @@ export function isWithheld(v: PrimitiveValue | WithheldBound): v is WithheldBoun
 /**
  * How parquet.ts turns a column's stats into bounds without typed values: the Iceberg bound is the
  * stat's own bytes or a cheap function of them (same results as statValue + serializeBound, checked
- * against that path in test/adapters/formats/parquet.test.ts). 'slow': statValue and serializeBound.
+ * against that path in test/unit/formats/parquet-fast-bounds.test.ts). 'slow': statValue and serializeBound.
  *  i32: int/date from INT32 (4-byte LE) · i64: long, timestamp(tz) µs from INT64 (8-byte LE)
  *  f32/f64: float from FLOAT, double from DOUBLE · bool · str: string from BYTE_ARRAY
  *  dec: decimal from FIXED_LEN_BYTE_ARRAY/BYTE_ARRAY (big-endian two's complement → minimal bytes)

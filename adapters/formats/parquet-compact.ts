@@ -64,13 +64,22 @@ class Reader {
     return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
   }
 
-  binary(): Uint8Array {
+  /** Length of the last binary passed over by span(). */
+  spanLength = 0;
+
+  /** Passes over a binary: returns where its bytes start, leaves its length in `spanLength` (no view made). */
+  span(): number {
     const n = this.uvarint();
-    const end = this.pos + n;
-    if (end > this.buf.length) throw new CompactDecodeError(`binary of ${n} bytes runs past the footer at byte ${this.pos}`);
-    const out = this.buf.subarray(this.pos, end);
-    this.pos = end;
-    return out;
+    const start = this.pos;
+    if (start + n > this.buf.length) throw new CompactDecodeError(`binary of ${n} bytes runs past the footer at byte ${start}`);
+    this.pos = start + n;
+    this.spanLength = n;
+    return start;
+  }
+
+  binary(): Uint8Array {
+    const start = this.span();
+    return this.buf.subarray(start, this.pos);
   }
 
   string(): string {
@@ -132,11 +141,9 @@ class Reader {
       case T.UUID:
         this.pos += 16;
         return;
-      case T.BINARY: {
-        const n = this.uvarint(); // not `pos += uvarint()`: that adds to the position before the length
-        this.pos += n;
+      case T.BINARY:
+        this.span();
         return;
-      }
       case T.LIST:
       case T.SET: {
         const n = this.list();
@@ -184,15 +191,10 @@ class Reader {
    * returns false to have it skipped.
    */
   struct(field: (id: number, type: number) => boolean, depth = 0): void {
-    let last = 0;
-    for (;;) {
-      const h = this.byte();
-      const type = h & 0x0f;
-      if (type === T.STOP) return;
-      const delta = h >> 4;
-      const id = delta === 0 ? this.int() : last + delta;
-      last = id;
-      if (!field(id, type)) this.skip(type, depth);
+    let id = 0;
+    for (let t = this.field(0); t !== T.STOP; t = this.field(id)) {
+      id = this.fieldId; // before the callback: a nested struct overwrites fieldId
+      if (!field(id, t)) this.skip(t, depth);
     }
   }
 
@@ -310,13 +312,9 @@ function statistics(r: Reader): RawStatistics {
   let id = 0;
   for (let t = r.field(0); t !== T.STOP; t = r.field(id)) {
     id = r.fieldId; // read first: nested structs overwrite it
-    if (t === T.BINARY && (id === 1 || id === 2)) {
-      const n = r.uvarint();
-      if (r.pos + n > r.buf.length) throw new CompactDecodeError(`binary of ${n} bytes runs past the footer at byte ${r.pos}`);
-      if (id === 1) [maxAt, maxLen] = [r.pos, n];
-      else [minAt, minLen] = [r.pos, n];
-      r.pos += n;
-    } else if (t === T.BINARY && id === 5) maxValue = r.binary();
+    if (t === T.BINARY && id === 1) [maxAt, maxLen] = [r.span(), r.spanLength];
+    else if (t === T.BINARY && id === 2) [minAt, minLen] = [r.span(), r.spanLength];
+    else if (t === T.BINARY && id === 5) maxValue = r.binary();
     else if (t === T.BINARY && id === 6) minValue = r.binary();
     else if (t === T.I64 && id === 3) nullCount = r.int();
     else r.skip(t);

@@ -15,7 +15,7 @@ import type { ObjectStore, SignedRead } from '../../core/storage/object-store';
 import { fromFsError } from '../storage/errors';
 import { loadThrift } from './hyparquet';
 import { decodeFileMetaData } from './parquet-compact';
-import { compareMinimalTwos, fastKind, fitsPrecision, isAscii, isUtf8, isWithheld, minimalTwos, pickMinMax, statValue, utf8Text } from './parquet-bounds';
+import { compareMinimalTwos, fastKind, fitsPrecision, floatBound, isAscii, isUtf8, isWithheld, minimalTwos, pickMinMax, statValue, utf8Text } from './parquet-bounds';
 import type { FastKind, Withheld } from './parquet-bounds';
 import { ConvertedType, PhysicalType, Repetition, fileMetaData } from './parquet-thrift';
 import type { ColumnChunk, FileMetaData, SchemaElement } from './parquet-thrift';
@@ -299,21 +299,13 @@ function compareI64(a: Uint8Array, b: Uint8Array): number {
   return la === lb ? 0 : la < lb ? -1 : 1;
 }
 
-/** compareValues for floats: -0 before +0. */
-function compareFloat(x: number, y: number): number {
-  if (x === 0 && y === 0) return (Object.is(x, -0) ? 0 : 1) - (Object.is(y, -0) ? 0 : 1);
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 const f32 = new DataView(new ArrayBuffer(8));
-/** A FLOAT/DOUBLE stat as statValue reads it, or why it gives no bound. */
+/** A FLOAT/DOUBLE stat as statValue reads it (without a DataView per stat), or why it gives no bound. */
 function floatStat(b: Uint8Array, double: boolean, side: 'lower' | 'upper'): number | Withheld {
   const n = double ? 8 : 4;
   if (b.length < n) return MISMATCH;
   for (let i = 0; i < n; i++) f32.setUint8(i, b[i] as number);
-  const v = double ? f32.getFloat64(0, true) : f32.getFloat32(0, true);
-  if (Number.isNaN(v)) return 'nan';
-  return v === 0 ? (side === 'lower' ? -0 : 0) : v;
+  return floatBound(double ? f32.getFloat64(0, true) : f32.getFloat32(0, true), side);
 }
 
 /** statValue + compareValues for the fast kinds, straight from the stat bytes. */
@@ -335,8 +327,8 @@ function accumulateFast(a: Acc, kind: Exclude<FastKind, 'slow'>, lo: Uint8Array,
       if (typeof x === 'string') return x;
       const y = floatStat(hi, kind === 'f64', 'upper');
       if (typeof y === 'string') return y;
-      if (!a.has || compareFloat(x, a.minN) < 0) a.minN = x;
-      if (!a.has || compareFloat(y, a.maxN) > 0) a.maxN = y;
+      if (!a.has || compareValues(type, x, a.minN) < 0) a.minN = x;
+      if (!a.has || compareValues(type, y, a.maxN) > 0) a.maxN = y;
       break;
     }
     case 'i64':

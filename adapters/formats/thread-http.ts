@@ -94,7 +94,11 @@ function parseHead(head: string): { status: number; length: number; close: boole
       if (!/^\d+$/.test(value) || length >= 0) throw new RawHttpError('bad or repeated Content-Length');
       length = Number(value);
     } else if (name === 'transfer-encoding') throw new RawHttpError(`Transfer-Encoding ${value} is not handled here`);
-    else if (name === 'connection') close = value.toLowerCase().split(',').some((t) => t.trim() === 'close') ? true : value.toLowerCase().includes('keep-alive') ? false : close;
+    else if (name === 'connection') {
+      const tokens = value.toLowerCase().split(',').map((t) => t.trim());
+      if (tokens.includes('close')) close = true;
+      else if (tokens.includes('keep-alive')) close = false;
+    }
   }
   if (length < 0) throw new RawHttpError('no Content-Length');
   return { status: Number(m[2]), length, close };
@@ -112,6 +116,7 @@ export function rawGet(url: URL, headers: Readonly<Record<string, string>>, time
   let request = `GET ${url.pathname}${url.search} HTTP/1.1\r\n`;
   for (const name of Object.keys(headers)) request += `${name}: ${headers[name] as string}\r\n`;
   request += '\r\n';
+  const connect = (): net.Socket => net.connect({ host: url.hostname, port, noDelay: true });
   const attempt = (socket: net.Socket, reused: boolean): Promise<Uint8Array> =>
     new Promise<Uint8Array>((resolve, reject) => {
       let head: Buffer | undefined;
@@ -129,7 +134,7 @@ export function rawGet(url: URL, headers: Readonly<Record<string, string>>, time
         if (err !== undefined) {
           socket.destroy();
           if (reused && head === undefined && !(err instanceof RawHttpError) && err.name !== 'TimeoutError') {
-            attempt(net.connect({ host: url.hostname, port, noDelay: true }), false).then(resolve, reject);
+            attempt(connect(), false).then(resolve, reject);
           } else reject(err);
           return;
         }
@@ -137,15 +142,14 @@ export function rawGet(url: URL, headers: Readonly<Record<string, string>>, time
         else keepIdle(key, socket);
         resolve(out as Uint8Array);
       };
+      const answer = (status: number, bytes: Uint8Array): void => (status === 200 || status === 206 ? done(undefined, bytes) : done(new Error(`HTTP ${status}`)));
       const onBody = (chunk: Buffer): void => {
         const p = parsed as { status: number; length: number };
         if (got + chunk.length > p.length) return done(new RawHttpError('more bytes than Content-Length'));
         if (body === undefined) body = chunk.length === p.length ? chunk : Buffer.allocUnsafe(p.length);
         if (body !== chunk) chunk.copy(body, got);
         got += chunk.length;
-        if (got < p.length) return;
-        if (p.status !== 200 && p.status !== 206) return done(new Error(`HTTP ${p.status}`));
-        done(undefined, new Uint8Array(body.buffer, body.byteOffset, body.length));
+        if (got === p.length) answer(p.status, new Uint8Array(body.buffer, body.byteOffset, body.length));
       };
       function onData(chunk: Buffer): void {
         if (parsed !== undefined) return onBody(chunk);
@@ -163,7 +167,7 @@ export function rawGet(url: URL, headers: Readonly<Record<string, string>>, time
         const rest = head.subarray(end + 4);
         if (parsed.length === 0) {
           if (rest.length > 0) return done(new RawHttpError('bytes after an empty body'));
-          return parsed.status === 200 || parsed.status === 206 ? done(undefined, new Uint8Array(0)) : done(new Error(`HTTP ${parsed.status}`));
+          return answer(parsed.status, new Uint8Array(0));
         }
         if (rest.length > 0) onBody(rest);
       }
@@ -187,5 +191,5 @@ export function rawGet(url: URL, headers: Readonly<Record<string, string>>, time
     });
   const reuse = takeIdle(key);
   if (reuse !== undefined) return attempt(reuse, true);
-  return attempt(net.connect({ host: url.hostname, port, noDelay: true }), false);
+  return attempt(connect(), false);
 }

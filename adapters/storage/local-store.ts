@@ -97,8 +97,9 @@ export class LocalObjectStore implements ObjectStore {
       for (const [j, name] of batch.entries()) {
         const st = stats[j];
         const child = dirUri + name;
+        // Vanished between readdir and stat (undefined, or a not-found error such as ENOTDIR): gone,
+        // like an object deleted mid-listing.
         if (st === undefined) continue;
-        // Vanished between readdir and stat: gone, like an object deleted mid-listing.
         if (st instanceof MigrationError) {
           if (st.code === ErrorCode.STORAGE_NOT_FOUND) continue;
           throw st;
