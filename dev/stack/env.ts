@@ -15,6 +15,21 @@ export function installDir(ctx: StackContext, component: string): string {
   return path.join(ctx.cacheDir, `${component}-${c?.version ?? 'unknown'}`);
 }
 
+/**
+ * For every AWS SDK client the stack starts or the tests run (pyarrow/PyIceberg, Spark's and the REST
+ * catalog's S3FileIO, the Hive Metastore): send checksums only where S3 requires them. With the SDKs'
+ * default (WHEN_SUPPORTED) aws-sdk-cpp sends each upload part as aws-chunked inside
+ * `Transfer-Encoding: chunked` with a checksum trailer; versitygw 1.8.0 answers before the final
+ * `0\r\n\r\n` chunk arrives and then parses those five bytes as the next request on the kept-alive
+ * connection (400, connection closed), so the following CompleteMultipartUpload fails. With
+ * WHEN_REQUIRED the part goes with a Content-Length and the gateway can keep connections alive
+ * (components/s3.ts). Our own S3 client sets the same in code (adapters/storage/s3-store.ts).
+ */
+export const S3_CHECKSUM_ENV = {
+  AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+  AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+} as const;
+
 export function stackEnv(ctx: StackContext): Record<string, string> {
   const p = (c: string, n?: string): number => ctx.port(c, n);
   return {
@@ -24,6 +39,7 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     AWS_SECRET_ACCESS_KEY: cred(ctx, 's3SecretKey'),
     AWS_REGION: cred(ctx, 's3Region'),
     AWS_EC2_METADATA_DISABLED: 'true',
+    ...S3_CHECKSUM_ENV,
     // @aws-sdk/client-s3 is pinned (stack.md §3); its Node-22 notice is known and says nothing new.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     HIM_S3_ENDPOINT: `http://127.0.0.1:${p('s3')}`,

@@ -9,7 +9,7 @@ import { createConnection as mysqlConnect } from 'mysql2/promise';
 import { z } from 'zod';
 import type { Component, StackContext } from './types';
 import { settings, versionOf } from './manifest';
-import { cred } from './env';
+import { S3_CHECKSUM_ENV, cred } from './env';
 import { mavenCopy, mavenCopyDependencies } from './installers';
 import { assertPortsFree, cachedInstall, dataDir, logFile, run, spawnDaemon, stopPid, waitFor, StackError } from './util';
 import { probeHms } from '../../adapters/hms/thrift/connection';
@@ -215,7 +215,7 @@ function classpath(ctx: StackContext, name: string, home: string): string {
 }
 
 function javaEnv(ctx: StackContext, home: string): NodeJS.ProcessEnv {
-  return { METASTORE_HOME: home, AWS_REGION: cred(ctx, 's3Region'), AWS_EC2_METADATA_DISABLED: 'true' };
+  return { METASTORE_HOME: home, AWS_REGION: cred(ctx, 's3Region'), AWS_EC2_METADATA_DISABLED: 'true', ...S3_CHECKSUM_ENV };
 }
 
 /** What the backing database holds: a finished schema (its version), nothing, or a half-made one. */

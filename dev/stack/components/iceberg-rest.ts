@@ -7,7 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Component, StackContext } from '../types';
 import { settings, versionOf } from '../manifest';
-import { cred } from '../env';
+import { S3_CHECKSUM_ENV, cred } from '../env';
 import { mavenCopy } from '../installers';
 import { assertPortsFree, cachedInstall, dataDir, httpGet, run, spawnDaemon, stopPid, waitFor, StackError } from '../util';
 
@@ -68,6 +68,7 @@ function serverEnv(ctx: StackContext): NodeJS.ProcessEnv {
     // Without a region create_table answers 500 "Unable to load region from any of the providers".
     AWS_REGION: cred(ctx, 's3Region'),
     AWS_EC2_METADATA_DISABLED: 'true',
+    ...S3_CHECKSUM_ENV,
   };
 }
 
