@@ -10,7 +10,7 @@ import type { SignedRead } from '../../core/storage/object-store';
 import { AvroBytes, encodeMetrics } from '../avro/entry-encoder';
 import { encodeFileStats } from './file-stats-codec';
 import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, footerFromTail, parquetStatsChecked, readParquetFooterBytesLocalSync } from './parquet';
-import { threadGet } from './thread-http';
+import { type BodyAllocator, threadGet } from './thread-http';
 
 export interface StatsRequest {
   readonly id: number;
@@ -112,20 +112,35 @@ function answerNow(m: StatsRequest, ctx: FooterContext | undefined): Answer {
   }
 }
 
+/**
+ * Response buffers of tail GETs, reused: a tail is decoded (and its stats copied out) before its
+ * answer is queued, so the buffer is free again then — unless the tail itself is the answer (a
+ * footer larger than the tail). Bounded by the requests in flight, at most MAX_BODIES kept.
+ */
+const bodies: ArrayBuffer[] = [];
+const MAX_BODIES = 128;
+const takeBody: BodyAllocator = (n) => (n <= DEFAULT_TAIL_BYTES ? new Uint8Array(bodies.pop() ?? new ArrayBuffer(DEFAULT_TAIL_BYTES), 0, n) : new Uint8Array(n));
+function giveBack(b: Uint8Array): void {
+  if (b.buffer.byteLength === DEFAULT_TAIL_BYTES && bodies.length < MAX_BODIES) bodies.push(b.buffer as ArrayBuffer);
+}
+
 async function answerRemote(m: StatsRequest & { remote: NonNullable<StatsRequest['remote']> }, ctx: FooterContext | undefined): Promise<Answer> {
   let tail: Uint8Array;
   try {
-    tail = await threadGet(m.remote.read);
+    tail = await threadGet(m.remote.read, takeBody);
   } catch (e) {
     return { reply: { id: m.id, fallback: (e as Error).message ?? String(e) } };
   }
+  let answer: Answer;
   try {
     const got = footerFromTail(m.path, m.remote.size, m.remote.tailStart, tail);
     if (!(got instanceof Uint8Array)) return { reply: { id: m.id, at: 0, len: 0, large: got }, part: tail };
-    return statsOf(m, ctx, got, false);
+    answer = statsOf(m, ctx, got, false);
   } catch (e) {
-    return failed(m.id, e);
+    answer = failed(m.id, e);
   }
+  giveBack(tail);
+  return answer;
 }
 
 /** Answers posted together: the stats side by side in one transferred buffer. */

@@ -17,57 +17,103 @@ import { httpGet } from '../storage/s3-ranged-get';
 
 const tlsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
 
-export async function threadGet(read: SignedRead): Promise<Uint8Array> {
+export async function threadGet(read: SignedRead, alloc?: BodyAllocator): Promise<Uint8Array> {
   const url = new URL(read.url);
-  if (url.protocol === 'http:') return rawGet(url, read.headers, read.timeoutMs);
+  if (url.protocol === 'http:') return rawGet(url, read.headers, read.timeoutMs, alloc);
   const res = await httpGet(url, read.headers, tlsAgent, read.timeoutMs);
   if (res.status !== 200 && res.status !== 206) throw new Error(`HTTP ${res.status}`);
   return res.body;
 }
 
-/** Idle keep-alive sockets per `host:port`, each with the listener that drops it from the pool. */
-const idle = new Map<string, { socket: net.Socket; drop: () => void }[]>();
-const MAX_IDLE_PER_HOST = 64;
 /** Response heads larger than this are refused (S3 heads are well under 2 KB). */
 const MAX_HEAD_BYTES = 64 * 1024;
-const CRLFCRLF = Buffer.from('\r\n\r\n');
+/** Idle keep-alive connections kept per `host:port`. */
+const MAX_IDLE_PER_HOST = 64;
+/**
+ * Every socket of this thread reads into this one buffer (net `onread`): its bytes are copied out
+ * (head parsed, body copied into the response buffer) before the callback returns, so sockets can
+ * share it. Node would otherwise allocate a fresh 64 KiB buffer per read, and those external
+ * allocations drove most of the thread's garbage collection (bench/convert on S3).
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 export class RawHttpError extends Error {}
 
-function takeIdle(key: string): net.Socket | undefined {
+/** The request a connection is answering. */
+interface Exchange {
+  /** Bytes of this connection's data: `n` bytes at the start of `buf`, valid during the call. */
+  data(buf: Buffer, n: number): void;
+  /** The connection failed or closed before the exchange ended. */
+  fail(e: Error): void;
+  timeout(): void;
+}
+
+/** One kept-alive socket: listeners registered once, each event handed to the current exchange. */
+class Conn {
+  readonly socket: net.Socket;
+  exchange: Exchange | undefined;
+  /** Set while in the idle pool: removes the connection from it. */
+  unpool: (() => void) | undefined;
+
+  constructor(host: string, port: number) {
+    this.socket = net.connect({
+      host,
+      port,
+      noDelay: true,
+      onread: {
+        buffer: READ_BUFFER,
+        callback: (n: number, buf: Uint8Array): boolean => {
+          if (this.exchange !== undefined) this.exchange.data(buf as Buffer, n);
+          else this.drop(); // unsolicited bytes on an idle connection
+          return true;
+        },
+      },
+    });
+    const failed = (e: Error): void => {
+      if (this.exchange !== undefined) this.exchange.fail(e);
+      else this.drop();
+    };
+    this.socket.on('error', failed);
+    this.socket.on('close', () => failed(new Error('connection closed before the whole response')));
+    this.socket.on('timeout', () => this.exchange?.timeout());
+  }
+
+  /** Leave the pool (if in it) and close. */
+  drop(): void {
+    this.unpool?.();
+    this.unpool = undefined;
+    this.socket.destroy();
+  }
+}
+
+/** Idle keep-alive connections per `host:port`. */
+const idle = new Map<string, Conn[]>();
+
+function takeIdle(key: string): Conn | undefined {
   const list = idle.get(key);
   while (list !== undefined && list.length > 0) {
-    const { socket, drop } = list.pop() as { socket: net.Socket; drop: () => void };
-    socket.removeListener('close', drop);
-    socket.removeListener('error', drop);
-    socket.removeListener('data', drop);
-    if (!socket.destroyed && socket.readyState === 'open') return socket;
-    socket.destroy();
+    const conn = list.pop() as Conn;
+    conn.unpool = undefined;
+    if (!conn.socket.destroyed && conn.socket.readyState === 'open') return conn;
+    conn.socket.destroy();
   }
   return undefined;
 }
 
-function keepIdle(key: string, socket: net.Socket): void {
-  const list = idle.get(key) ?? [];
-  idle.set(key, list);
+function keepIdle(key: string, conn: Conn): void {
+  let list = idle.get(key);
+  if (list === undefined) idle.set(key, (list = []));
   if (list.length >= MAX_IDLE_PER_HOST) {
-    socket.destroy();
+    conn.socket.destroy();
     return;
   }
-  socket.setTimeout(0);
-  // An idle socket the server closes, that errors, or that receives unsolicited bytes leaves the pool.
-  const entry = {
-    socket,
-    drop: (): void => {
-      const i = list.indexOf(entry);
-      if (i >= 0) list.splice(i, 1);
-      socket.destroy();
-    },
+  conn.socket.setTimeout(0);
+  const pool = list;
+  conn.unpool = (): void => {
+    const i = pool.indexOf(conn);
+    if (i >= 0) pool.splice(i, 1);
   };
-  socket.once('close', entry.drop);
-  socket.once('error', entry.drop);
-  socket.once('data', entry.drop);
-  list.push(entry);
+  pool.push(conn);
 }
 
 /** Idle sockets kept (tests). */
@@ -104,92 +150,106 @@ function parseHead(head: string): { status: number; length: number; close: boole
   return { status: Number(m[2]), length, close };
 }
 
+/** Index of CRLFCRLF in `b[from, to)`, or -1. */
+function headEnd(b: Uint8Array, from: number, to: number): number {
+  for (let i = Math.max(from, 3); i < to; i++) {
+    if (b[i] === 10 && b[i - 1] === 13 && b[i - 2] === 10 && b[i - 3] === 13) return i - 3;
+  }
+  return -1;
+}
+
+/** Where a response body goes: a buffer of exactly `length` bytes (the caller may hand out pooled ones). */
+export type BodyAllocator = (length: number) => Uint8Array;
+
+const allocate: BodyAllocator = (n) => new Uint8Array(n);
+
 /**
  * One GET with the given (signed) headers over a raw socket: resolves the body of a 200/206,
  * rejects on any other status, a network error, a malformed or unsupported response, or no
  * complete answer within `timeoutMs`. A reused socket that fails before answering is replaced by a
- * fresh connection once (the server may have closed it while idle).
+ * fresh connection once (the server may have closed it while idle). The body lands in
+ * `alloc(length)`.
  */
-export function rawGet(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<Uint8Array> {
+export function rawGet(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number, alloc: BodyAllocator = allocate): Promise<Uint8Array> {
   const port = Number(url.port || 80);
   const key = `${url.hostname}:${port}`;
   let request = `GET ${url.pathname}${url.search} HTTP/1.1\r\n`;
   for (const name of Object.keys(headers)) request += `${name}: ${headers[name] as string}\r\n`;
   request += '\r\n';
-  const connect = (): net.Socket => net.connect({ host: url.hostname, port, noDelay: true });
-  const attempt = (socket: net.Socket, reused: boolean): Promise<Uint8Array> =>
+  const attempt = (conn: Conn, reused: boolean): Promise<Uint8Array> =>
     new Promise<Uint8Array>((resolve, reject) => {
+      /** Head bytes so far, when the head spans reads. */
       let head: Buffer | undefined;
+      let headSeen = false;
       let parsed: { status: number; length: number; close: boolean } | undefined;
-      let body: Buffer | undefined;
+      let body: Uint8Array | undefined;
       let got = 0;
-      let answered = false;
       const done = (err: Error | undefined, out?: Uint8Array): void => {
-        if (answered) return;
-        answered = true;
-        socket.removeListener('data', onData);
-        socket.removeListener('error', onError);
-        socket.removeListener('close', onClose);
-        socket.removeListener('timeout', onTimeout);
+        if (conn.exchange !== exchange) return;
+        conn.exchange = undefined;
         if (err !== undefined) {
-          socket.destroy();
-          if (reused && head === undefined && !(err instanceof RawHttpError) && err.name !== 'TimeoutError') {
-            attempt(connect(), false).then(resolve, reject);
+          conn.socket.destroy();
+          if (reused && !headSeen && !(err instanceof RawHttpError) && err.name !== 'TimeoutError') {
+            attempt(new Conn(url.hostname, port), false).then(resolve, reject);
           } else reject(err);
           return;
         }
-        if (parsed?.close === true) socket.destroy();
-        else keepIdle(key, socket);
+        if (parsed?.close === true) conn.socket.destroy();
+        else keepIdle(key, conn);
         resolve(out as Uint8Array);
       };
       const answer = (status: number, bytes: Uint8Array): void => (status === 200 || status === 206 ? done(undefined, bytes) : done(new Error(`HTTP ${status}`)));
-      const onBody = (chunk: Buffer): void => {
+      /** Body bytes b[from, to). */
+      const onBody = (b: Uint8Array, from: number, to: number): void => {
         const p = parsed as { status: number; length: number };
-        if (got + chunk.length > p.length) return done(new RawHttpError('more bytes than Content-Length'));
-        if (body === undefined) body = chunk.length === p.length ? chunk : Buffer.allocUnsafe(p.length);
-        if (body !== chunk) chunk.copy(body, got);
-        got += chunk.length;
-        if (got === p.length) answer(p.status, new Uint8Array(body.buffer, body.byteOffset, body.length));
+        if (got + (to - from) > p.length) return done(new RawHttpError('more bytes than Content-Length'));
+        body ??= alloc(p.length);
+        body.set(b.subarray(from, to), got);
+        got += to - from;
+        if (got === p.length) answer(p.status, body);
       };
-      function onData(chunk: Buffer): void {
-        if (parsed !== undefined) return onBody(chunk);
-        head = head === undefined ? chunk : Buffer.concat([head, chunk]);
-        const end = head.indexOf(CRLFCRLF);
-        if (end < 0) {
-          if (head.length > MAX_HEAD_BYTES) done(new RawHttpError('response head too large'));
-          return;
-        }
-        try {
-          parsed = parseHead(head.toString('latin1', 0, end));
-        } catch (e) {
-          return done(e as Error);
-        }
-        const rest = head.subarray(end + 4);
-        if (parsed.length === 0) {
-          if (rest.length > 0) return done(new RawHttpError('bytes after an empty body'));
-          return answer(parsed.status, new Uint8Array(0));
-        }
-        if (rest.length > 0) onBody(rest);
-      }
-      function onError(e: Error): void {
-        done(e);
-      }
-      function onClose(): void {
-        done(new Error('connection closed before the whole response'));
-      }
-      function onTimeout(): void {
-        const e = new Error(`no complete response in ${timeoutMs} ms`);
-        e.name = 'TimeoutError';
-        done(e);
-      }
-      socket.on('data', onData);
-      socket.on('error', onError);
-      socket.on('close', onClose);
-      socket.on('timeout', onTimeout);
-      socket.setTimeout(timeoutMs);
-      socket.write(request, 'latin1');
+      const exchange: Exchange = {
+        data(buf, n) {
+          headSeen = true;
+          if (parsed !== undefined) return onBody(buf, 0, n);
+          let b: Uint8Array = buf;
+          let len = n;
+          let from = 0;
+          if (head !== undefined) {
+            from = Math.max(0, head.length - 3);
+            head = Buffer.concat([head, buf.subarray(0, n)]);
+            b = head;
+            len = head.length;
+          }
+          const end = headEnd(b, from, len);
+          if (end < 0) {
+            if (head === undefined) head = Buffer.from(buf.subarray(0, n));
+            if (head.length > MAX_HEAD_BYTES) done(new RawHttpError('response head too large'));
+            return;
+          }
+          try {
+            parsed = parseHead(Buffer.from(b.buffer, b.byteOffset, end).toString('latin1'));
+          } catch (e) {
+            return done(e as Error);
+          }
+          if (parsed.length === 0) {
+            if (end + 4 < len) return done(new RawHttpError('bytes after an empty body'));
+            return answer(parsed.status, alloc(0));
+          }
+          if (end + 4 < len) onBody(b, end + 4, len);
+        },
+        fail: (e) => done(e),
+        timeout() {
+          const e = new Error(`no complete response in ${timeoutMs} ms`);
+          e.name = 'TimeoutError';
+          done(e);
+        },
+      };
+      conn.exchange = exchange;
+      conn.socket.setTimeout(timeoutMs);
+      conn.socket.write(request, 'latin1');
     });
   const reuse = takeIdle(key);
   if (reuse !== undefined) return attempt(reuse, true);
-  return attempt(connect(), false);
+  return attempt(new Conn(url.hostname, port), false);
 }

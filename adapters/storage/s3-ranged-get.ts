@@ -4,6 +4,7 @@
 // per GetObject — the bottleneck at thousands of small footers per second on 2 cores. Everything
 // else (list, head, put, delete) stays on the SDK. Errors are shaped like SDK errors
 // ({ name, $metadata.httpStatusCode }) so errors.ts translates both the same way.
+import * as crypto from 'node:crypto';
 import { createHash, createHmac } from 'node:crypto';
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -28,6 +29,28 @@ export interface RangedGetResult {
 /** RFC 3986 encoding of one path segment, as S3 canonical URIs need (no double encoding). */
 function encodeSegment(s: string): string {
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Keys made only of unreserved characters and '/' encode to themselves (most warehouse paths). */
+const PLAIN_KEY = /^[A-Za-z0-9\-._~/]*$/;
+
+/** The S3 canonical URI path of an object key: each '/'-separated segment RFC 3986-encoded. */
+export function encodeKey(key: string): string {
+  return PLAIN_KEY.test(key) ? key : key.split('/').map(encodeSegment).join('/');
+}
+
+/** sha256 hex of a string: one-shot crypto.hash where this Node has it (≥ 20.12), else a Hash object. */
+const sha256Hex: (s: string) => string =
+  typeof (crypto as { hash?: unknown }).hash === 'function'
+    ? (s) => (crypto as unknown as { hash(alg: string, data: string, enc: 'hex'): string }).hash('sha256', s, 'hex')
+    : (s) => createHash('sha256').update(s).digest('hex');
+
+/** x-amz-date (YYYYMMDDTHHMMSSZ) of the current second, formatted once per second. */
+let amzDateCache = { second: -1, value: '' };
+function amzDateNow(): string {
+  const second = Math.floor(Date.now() / 1000);
+  if (amzDateCache.second !== second) amzDateCache = { second, value: new Date(second * 1000).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '') };
+  return amzDateCache.value;
 }
 
 function sdkLikeError(status: number | undefined, name: string, message: string, code?: string): Error {
@@ -81,25 +104,29 @@ export class S3RangedGet {
   async signedGet(bucket: string, key: string, range: string): Promise<{ path: string; headers: Record<string, string> }> {
     const creds = await this.credentials();
     const host = this.pathStyle ? this.base.host : `${bucket}.${this.base.host}`;
-    const path = `${this.pathStyle ? `/${encodeSegment(bucket)}` : ''}/${key.split('/').map(encodeSegment).join('/')}`;
-    const amzDate = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const path = `${this.pathStyle ? `/${encodeSegment(bucket)}` : ''}/${encodeKey(key)}`;
+    const amzDate = amzDateNow();
     const date = amzDate.slice(0, 8);
-    const headers: Record<string, string> = { host, range, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'x-amz-date': amzDate };
-    if (creds.sessionToken !== undefined) headers['x-amz-security-token'] = creds.sessionToken;
-    const names = Object.keys(headers).sort();
-    const canonical = ['GET', path, '', ...names.map((n) => `${n}:${headers[n] ?? ''}`), '', names.join(';'), 'UNSIGNED-PAYLOAD'].join('\n');
+    // Signed headers in their canonical (sorted) order: host, range, x-amz-content-sha256,
+    // x-amz-date[, x-amz-security-token].
+    const token = creds.sessionToken;
+    const names = token === undefined ? 'host;range;x-amz-content-sha256;x-amz-date' : 'host;range;x-amz-content-sha256;x-amz-date;x-amz-security-token';
+    const canonical = `GET\n${path}\n\nhost:${host}\nrange:${range}\nx-amz-content-sha256:UNSIGNED-PAYLOAD\nx-amz-date:${amzDate}\n${token === undefined ? '' : `x-amz-security-token:${token}\n`}\n${names}\nUNSIGNED-PAYLOAD`;
     const scope = `${date}/${this.region}/s3/aws4_request`;
-    const toSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${createHash('sha256').update(canonical).digest('hex')}`;
+    const toSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${sha256Hex(canonical)}`;
     const signature = createHmac('sha256', this.signingKey(creds.secretAccessKey, date)).update(toSign).digest('hex');
-    headers.authorization = `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`;
+    const headers: Record<string, string> = { host, range, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'x-amz-date': amzDate };
+    if (token !== undefined) headers['x-amz-security-token'] = token;
+    headers.authorization = `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`;
     return { path, headers };
   }
 
   /** A signed ranged GET as a URL and headers, for a worker thread to send (ObjectStore.signedRead). */
   async signedUrl(bucket: string, key: string, range: string): Promise<{ url: string; headers: Record<string, string>; timeoutMs: number }> {
     const { path, headers } = await this.signedGet(bucket, key, range);
-    // Sent where get() sends it: the endpoint, with the signed Host header.
-    return { url: new URL(path, this.base).toString(), headers, timeoutMs: this.timeoutMs };
+    // Sent where get() sends it: the endpoint's origin (an absolute path replaces any base path),
+    // with the signed Host header.
+    return { url: this.base.origin + path, headers, timeoutMs: this.timeoutMs };
   }
 
   async get(bucket: string, key: string, range: string): Promise<RangedGetResult> {
