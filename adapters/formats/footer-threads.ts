@@ -12,6 +12,7 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import type { FileStats, FooterContext } from '../../core/storage/file-stats';
 import type { SignedRead } from '../../core/storage/object-store';
 import { decodeFileStats } from './file-stats-codec';
+import { threadBundle } from './thread-bundle';
 import type { StatsReply, StatsRequest } from './footer-thread';
 import type { RemoteStats } from './parquet';
 
@@ -44,6 +45,14 @@ const MAX_BATCH = 16;
 const MAX_CONTEXTS = 64;
 
 
+/**
+ * The file a footer thread runs: the prebuilt bundle of footer-thread.ts (thread-bundle.ts: no tsx
+ * start-up per thread), or the tsx entry when no bundle can be had.
+ */
+export function footerThreadFile(): string {
+  return threadBundle(path.join(__dirname, 'footer-thread.ts')) ?? path.join(__dirname, 'footer-thread-entry.cjs');
+}
+
 export class FooterThreads {
   private readonly slots: Slot[] = [];
   private nextId = 0;
@@ -56,7 +65,7 @@ export class FooterThreads {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(path.join(__dirname, 'footer-thread-entry.cjs'));
+    const worker = new Worker(footerThreadFile());
     worker.unref();
     const slot: Slot = { worker, pending: new Map(), sent: new Set(), columns: new Map(), queue: [], transfer: [], inFlight: 0 };
     worker.on('message', (m: { replies: readonly StatsReply[]; packed: Uint8Array }) => {

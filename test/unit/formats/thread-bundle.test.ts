@@ -1,0 +1,70 @@
+// adapters/formats/thread-bundle.ts: a worker body bundled once and reused while its inputs are
+// unchanged; rebuilt when any file that went into it changes; null (the tsx fallback) on a build
+// error or when switched off; and the footer threads actually run from the bundle.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { footerThreadFile } from '../../../adapters/formats/footer-threads';
+import { buildOrReuse, threadBundle } from '../../../adapters/formats/thread-bundle';
+
+let root: string;
+let cache: string;
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'him-bundle-'));
+  cache = path.join(root, 'cache');
+  await fs.writeFile(path.join(root, 'dep.ts'), "export const answer = (n: number): number => n * 2;\n");
+  await fs.writeFile(path.join(root, 'entry.ts'), "import { parentPort } from 'node:worker_threads';\nimport { answer } from './dep';\nparentPort?.postMessage(answer(21));\n");
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+function run(file: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(file);
+    w.once('message', (m) => {
+      void w.terminate();
+      resolve(m);
+    });
+    w.once('error', reject);
+  });
+}
+
+test('built once, reused while unchanged, rebuilt when an imported file changes', async () => {
+  const entry = path.join(root, 'entry.ts');
+  const file = buildOrReuse(entry, root, cache);
+  expect(file).not.toBeNull();
+  expect(await run(file as string)).toBe(42);
+  const built = (await fs.stat(file as string)).mtimeMs;
+  const record = JSON.parse(await fs.readFile((file as string).replace(/\.cjs$/, '.json'), 'utf8')) as { inputs: Record<string, unknown> };
+  expect(Object.keys(record.inputs).sort()).toEqual(['dep.ts', 'entry.ts']);
+
+  // Another process's view: same inputs → the same file, not rewritten.
+  await new Promise((r) => setTimeout(r, 20));
+  expect(buildOrReuse(entry, root, cache)).toBe(file);
+  expect((await fs.stat(file as string)).mtimeMs).toBe(built);
+
+  // A changed dependency (not the entry) → rebuilt with the new code.
+  await fs.writeFile(path.join(root, 'dep.ts'), "export const answer = (n: number): number => n * 3;\n");
+  expect(buildOrReuse(entry, root, cache)).toBe(file);
+  expect(await run(file as string)).toBe(63);
+});
+
+test('a build error gives null (the caller falls back to tsx) and leaves no bundle', async () => {
+  await fs.writeFile(path.join(root, 'dep.ts'), 'export const answer = (n: number): number => ;\n');
+  expect(buildOrReuse(path.join(root, 'entry.ts'), root, cache)).toBeNull();
+  const left = await fs.readdir(cache).catch(() => [] as string[]);
+  expect(left.filter((f) => f.endsWith('.cjs'))).toEqual([]);
+});
+
+test('HIM_THREAD_BUNDLE=0 switches bundling off', () => {
+  expect(threadBundle(path.join(root, 'entry.ts'), { root, cacheDir: cache, env: { HIM_THREAD_BUNDLE: '0' } })).toBeNull();
+  expect(threadBundle(path.join(root, 'entry.ts'), { root, cacheDir: cache, env: {} })).not.toBeNull();
+});
+
+test('footer threads run from the bundle of footer-thread.ts', () => {
+  const file = footerThreadFile();
+  expect(file).toMatch(/node_modules\/\.cache\/hms-iceberg-migrator\/footer-thread-[0-9a-f]{12}\.cjs$/);
+});
