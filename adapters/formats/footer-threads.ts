@@ -36,6 +36,8 @@ interface Slot {
   queue: StatsRequest[];
   transfer: ArrayBuffer[];
   inFlight: number;
+  /** Resolves when the thread has loaded its code and listens. */
+  readonly loaded: Promise<void>;
 }
 
 /** Requests per message at most. */
@@ -67,11 +69,14 @@ export class FooterThreads {
   private spawn(): Slot {
     const worker = new Worker(footerThreadFile());
     worker.unref();
-    const slot: Slot = { worker, pending: new Map(), sent: new Set(), columns: new Map(), queue: [], transfer: [], inFlight: 0 };
-    worker.on('message', (m: { replies: readonly StatsReply[]; packed: Uint8Array }) => {
+    let loaded!: () => void;
+    const slot: Slot = { worker, pending: new Map(), sent: new Set(), columns: new Map(), queue: [], transfer: [], inFlight: 0, loaded: new Promise<void>((r) => (loaded = r)) };
+    worker.on('message', (m: { replies: readonly StatsReply[]; packed: Uint8Array } | { ready: true }) => {
+      if ('ready' in m) return loaded();
       for (const r of m.replies) this.settle(slot, r, m.packed);
     });
     worker.on('error', (e) => {
+      loaded(); // ready() never waits on a thread that died (its replacement is waited for by nobody)
       // A thread that dies fails its requests (the activity retries) and is replaced.
       for (const p of slot.pending.values()) p.reject(new MigrationError(ErrorCode.INTERNAL, `footer thread failed: ${e.message}`, {}, { cause: e }));
       slot.pending.clear();
@@ -81,6 +86,24 @@ export class FooterThreads {
       if (i >= 0) this.slots[i] = this.spawn();
     });
     return slot;
+  }
+
+  /**
+   * Resolves once every thread has loaded its code (threads start on construction; a caller with
+   * other I/O to do first — HMS, the catalog — lets them boot meanwhile, and can wait here).
+   */
+  async ready(): Promise<void> {
+    await Promise.all(
+      this.slots.map(async (s) => {
+        // Threads are unref'd; held while waited for, or an otherwise idle process would exit here.
+        s.worker.ref();
+        try {
+          await s.loaded;
+        } finally {
+          if (s.inFlight === 0) s.worker.unref();
+        }
+      }),
+    );
   }
 
   private settle(slot: Slot, r: StatsReply, packed: Uint8Array): void {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { writeIcebergMetadata } from '../../activities/convert/write-metadata';
 import { RestCatalog } from '../../adapters/catalog/rest';
-import { footerThreadsOnEveryCpu } from '../../adapters/formats/footer-threads';
+import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import { prepareConversion } from '../../core/convert/prepare';
@@ -99,8 +99,12 @@ function vmHwmMb(): number | null {
 }
 
 async function runOnce(job: OursJob): Promise<OursResult> {
-  // As `migrate table` converts (one footer thread per CPU unless HIM_FOOTER_THREADS says otherwise).
+  // As `migrate table` converts (one footer thread per CPU unless HIM_FOOTER_THREADS says otherwise),
+  // the threads started before the table's inventory is read: there they boot while HMS and the
+  // catalog answer; here (a synthetic inventory) the timed window starts once they have loaded —
+  // booted, but with nothing compiled hot yet (that is what `warm` adds).
   footerThreadsOnEveryCpu();
+  await sharedFooterThreads()?.ready();
   const inventory = benchInventory(job);
   const store = new RoutingObjectStore({ metadataPrefixes: [`${job.location}/metadata/`], ...(job.s3 ? { s3: { ...job.s3, forcePathStyle: true } } : {}) });
   const t0 = performance.now();

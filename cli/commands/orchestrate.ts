@@ -18,7 +18,7 @@ import { approveUpdate, cancelSignal, migrationWorkflow, pauseSignal, planId, re
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
 import { openCatalog, openHmsReader, openState, openStores, openTemporal, toolVersion } from '../runtime';
-import { footerThreadsOnEveryCpu } from '../../adapters/formats/footer-threads';
+import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
 
 type IO = { out: (s: string) => void; err: (s: string) => void; setExit: (c: number) => void };
 interface GlobalOpts {
@@ -85,6 +85,8 @@ export function registerOrchestration(program: Command, io: IO): void {
       const withActivities = opts.role !== 'workflows';
       // No workflow tasks here: footer threads may take every CPU.
       if (opts.role === 'activities') footerThreadsOnEveryCpu();
+      // Footer threads boot now, not inside the first conversion.
+      if (withActivities) sharedFooterThreads();
       const closers: (() => Promise<unknown> | void)[] = [];
       let activities: ReturnType<typeof workerActivities> | undefined;
       if (withActivities) {

@@ -11,7 +11,7 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
 import { openCatalog, openHmsReader, openStores, toolVersion } from '../runtime';
-import { footerThreadsOnEveryCpu } from '../../adapters/formats/footer-threads';
+import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
 
 type IO = { out: (s: string) => void; err: (s: string) => void; setExit: (c: number) => void };
 interface Opts {
@@ -41,8 +41,10 @@ Examples:
 
 Exit codes: 0 migrated and validated; 1 refused, failed, or validation failed (then nothing stays registered); 2 bad input.`)
     .action(async (name: string, opts: Opts, cmd: Command) => {
-      // One conversion and no workflow tasks in this process: a footer thread per CPU.
+      // One conversion and no workflow tasks in this process: a footer thread per CPU, started now so
+      // they boot while HMS and the catalog answer.
       footerThreadsOnEveryCpu();
+      sharedFooterThreads();
       const g = cmd.optsWithGlobals<{ config?: string; set: string[] }>();
       const { config } = loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() });
       if (opts.catalog !== undefined && opts.catalog !== config.catalog?.name) {

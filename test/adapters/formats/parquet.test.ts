@@ -252,6 +252,23 @@ function asThreaded(s: FileStats): FileStats {
 }
 
 describe('footer threads (footer-threads.ts)', () => {
+  test('ready() resolves once every thread has loaded, then the threads answer at once', async () => {
+    const pool = new FooterThreads(2);
+    try {
+      let ready = false;
+      const waiting = pool.ready().then(() => (ready = true));
+      expect(ready).toBe(false);
+      await waiting;
+      expect(ready).toBe(true);
+      await pool.ready(); // again: already loaded
+      const size = fx.facts['basic.parquet']?.size ?? 0;
+      const stats = await new ParquetFooterReader(fx.store(), DEFAULT_TAIL_BYTES, pool).readStats(fx.uri('basic.parquet'), size, ctx);
+      expect(stats.recordCount).toBe(fx.facts['basic.parquet']?.num_rows);
+    } finally {
+      await pool.close();
+    }
+  });
+
   test('stats from a worker thread equal the calling thread\'s, and a corrupt footer fails with its code and file', async () => {
     const pool = new FooterThreads(2);
     try {
