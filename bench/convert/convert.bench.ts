@@ -6,14 +6,12 @@
 // Prints files/s for each, the ratio of our best to the peer and our peak RSS. Everything it makes
 // (S3 prefix, local dirs, REST tables and namespace) is removed afterwards, also on failure.
 //   npx tsx bench/convert/convert.bench.ts [--files 20000] [--columns 20] [--partitions 100] [--local]
-//        [--concurrency 32,64,128] [--no-peer] [--peer-workers N] [--cpu-prof] [--s3-keep-alive] [--warm]
+//        [--concurrency 32,64,128] [--no-peer] [--peer-workers N] [--cpu-prof] [--warm]
 //   --warm: our timed runs follow an untimed 2-partition conversion in the same process (threads up,
 //   code compiled: a long-running worker); the peer's timing covers its add_files call only either way.
 //   npx tsx bench/convert/convert.bench.ts --million [--files 1000000]   (local disk, tiny files, ours only)
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as http from 'node:http';
-import * as net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,8 +19,6 @@ import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client 
 import { mapOrdered } from '../../activities/convert/ordered-pool';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { tableIdent } from '../../core/catalog/catalog';
-import { installDir } from '../../dev/stack/env';
-import { createContext } from '../../dev/stack/manifest';
 import { testStack } from '../../test/helpers/stack-env';
 import type { OursJob, OursResult } from './ours';
 
@@ -39,7 +35,6 @@ const CONCURRENCIES = arg('concurrency', MILLION ? '64' : '32,64,128').split(','
 const SKIP_PEER = MILLION || process.argv.includes('--no-peer');
 const PEER_WORKERS = arg('peer-workers', '');
 const CPU_PROF = process.argv.includes('--cpu-prof');
-const S3_KEEP_ALIVE = process.argv.includes('--s3-keep-alive');
 /** `--warm`: each timed run follows an untimed 2-partition conversion in the same process (ours.ts). */
 const WARM = process.argv.includes('--warm');
 const BUCKET = 'warehouse';
@@ -57,8 +52,6 @@ interface Bench {
   readonly perPartition: number;
   readonly days: readonly string[];
   location: string;
-  /** `--s3-keep-alive`: ours and the peer read through a second gateway that keeps connections open. */
-  oursEndpoint?: string;
   s3?: S3Client;
   namespace?: string;
   readonly tables: string[];
@@ -120,7 +113,7 @@ function runOurs(b: Bench, concurrency: number): OursResult {
     ...(WARM ? { warm: 2 } : {}),
     // A distinct identity per run: distinct metadata file names, so no run finds another's files.
     planHash: `bench-${b.run}-c${concurrency}`,
-    ...(LOCAL ? {} : { register: { uri: b.env.HIM_ICEBERG_REST_URI as string, namespace: b.namespace as string, table: name }, s3: { endpoint: b.oursEndpoint ?? (b.env.HIM_S3_ENDPOINT as string), region: b.env.AWS_REGION as string } }),
+    ...(LOCAL ? {} : { register: { uri: b.env.HIM_ICEBERG_REST_URI as string, namespace: b.namespace as string, table: name }, s3: { endpoint: b.env.HIM_S3_ENDPOINT as string, region: b.env.AWS_REGION as string } }),
   };
   if (!LOCAL) b.tables.push(name);
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.cwd(), 'bench-convert-prof')}`] : [];
@@ -140,7 +133,7 @@ function runPeer(b: Bench): PeerResult {
   writeFileSync(list, Array.from({ length: FILES }, (_, i) => `${b.location}/${relPath(b, i).rel}`).join('\n'));
   const args = LOCAL
     ? ['--catalog', 'sql', '--warehouse', path.join(b.tmp, 'pywh'), '--table', 'bench.peer', '--list', list]
-    : ['--catalog', 'rest', '--uri', b.env.HIM_ICEBERG_REST_URI as string, '--s3-endpoint', b.oursEndpoint ?? (b.env.HIM_S3_ENDPOINT as string), '--table', `${b.namespace}.peer`, '--location', `s3://${BUCKET}/bench-convert/${b.run}/peer`, '--list', list, '--drop'];
+    : ['--catalog', 'rest', '--uri', b.env.HIM_ICEBERG_REST_URI as string, '--s3-endpoint', b.env.HIM_S3_ENDPOINT as string, '--table', `${b.namespace}.peer`, '--location', `s3://${BUCKET}/bench-convert/${b.run}/peer`, '--list', list, '--drop'];
   if (!LOCAL) b.tables.push('peer');
   const env = PEER_WORKERS ? { ...process.env, PYICEBERG_MAX_WORKERS: PEER_WORKERS } : process.env;
   const out = execFileSync(b.env.HIM_VERIFIER_PYTHON as string, [path.join(__dirname, 'pyiceberg_add_files.py'), ...args], { env, maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -148,7 +141,7 @@ function runPeer(b: Bench): PeerResult {
 }
 
 function report(b: Bench, ours: readonly (OursResult & { concurrency: number })[], peer: PeerResult | undefined): string[] {
-  const where = `${LOCAL ? 'local disk' : b.oursEndpoint !== undefined ? 'S3 server through a keep-alive gateway, ours and the peer' : 'S3 server'}${WARM ? ', ours warm' : ''}`;
+  const where = `${LOCAL ? 'local disk' : 'S3 server'}${WARM ? ', ours warm' : ''}`;
   const best = ours.reduce((x, y) => (y.dataFiles / y.seconds > x.dataFiles / x.seconds ? y : x));
   const rate = (r: OursResult): number => r.dataFiles / r.seconds;
   const lines = [`convert (${where}): ${best.dataFiles} files × ${COLUMNS} columns, ${best.partitions} partitions, ${best.records} rows; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`];
@@ -206,55 +199,17 @@ async function bench(b: Bench): Promise<void> {
   process.stdout.write(`${report(b, ours, peer).join('\n')}\n`);
 }
 
-/**
- * `--s3-keep-alive`: the stack's versitygw answers every request with `Connection: close` (its
- * `--keep-alive` breaks pyarrow's multipart uploads, dev/stack/components/s3.ts), so each footer GET
- * pays a TCP connect on both sides. Real S3 endpoints keep connections open; to measure ours that
- * way, a second versitygw (same binary, same bucket directory, same credentials) is started here
- * with `--keep-alive` on a free loopback port, and both conversions — ours and the peer's add_files —
- * go through it (files are placed through the stack's gateway; the peer's writes are small manifest
- * PUTs, not the multipart uploads that fail there). Stopped by pid at the end.
- */
-async function keepAliveGateway(b: Bench, stop: (() => void)[]): Promise<string> {
-  const ctx = createContext(process.env, true);
-  const bin = path.join(installDir(ctx, 's3'), 'bin', 'versitygw');
-  const port = await new Promise<number>((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => (typeof a === 'object' && a !== null ? resolve(a.port) : reject(new Error('no port'))));
-    });
-  });
-  const child = spawn(bin, ['--port', `127.0.0.1:${port}`, '--quiet', '--keep-alive', 'posix', path.join(ctx.stateDir, 'data', 's3')], {
-    env: { ...process.env, ROOT_ACCESS_KEY: b.env.AWS_ACCESS_KEY_ID as string, ROOT_SECRET_KEY: b.env.AWS_SECRET_ACCESS_KEY as string },
-    stdio: 'ignore',
-  });
-  stop.push(() => void child.kill('SIGTERM'));
-  const endpoint = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise<boolean>((resolve) => http.get(`${endpoint}/`, (res) => (res.resume(), resolve(res.headers.connection !== 'close'))).on('error', () => resolve(false)));
-    if (ok) {
-      log(`keep-alive gateway (versitygw --keep-alive, pid ${child.pid ?? '?'}) at ${endpoint} over the stack's bucket directory`);
-      return endpoint;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`versitygw --keep-alive did not answer on ${endpoint}`);
-}
-
 async function main(): Promise<void> {
   const env = testStack();
   Object.assign(process.env, env);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'him-bench-convert-'));
-  const stop: (() => void)[] = [];
   const b: Bench = { env, run: Date.now().toString(36), tmp, gen: { variants: [], columns: [] }, perPartition: Math.ceil(FILES / PARTITIONS), days: [], location: '', tables: [] };
   try {
     const gen = generate(env.HIM_VERIFIER_PYTHON as string, path.join(tmp, 'variants'));
     Object.assign(b, { gen, days: gen.variants.map((v) => v.dt) });
-    if (S3_KEEP_ALIVE && !LOCAL) b.oursEndpoint = await keepAliveGateway(b, stop);
     log(`${FILES} files, ${COLUMNS} columns, ${PARTITIONS} partitions, ${LOCAL ? 'local disk' : 's3'}, footer concurrency ${CONCURRENCIES.join('/')}; uptime load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     await bench(b);
   } finally {
-    for (const f of stop) f();
     await cleanup(b);
   }
 }
