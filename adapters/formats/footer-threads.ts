@@ -7,12 +7,12 @@
 // footer concurrency).
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { FileStats, FooterContext } from '../../core/storage/file-stats';
 import type { SignedRead } from '../../core/storage/object-store';
 import { decodeFileStats } from './file-stats-codec';
-import { threadBundle } from './thread-bundle';
+import { threadBundle, withoutTsx } from './thread-bundle';
 import type { StatsReply, StatsRequest } from './footer-thread';
 import type { RemoteStats } from './parquet';
 
@@ -55,6 +55,11 @@ export function footerThreadFile(): string {
   return threadBundle(path.join(__dirname, 'footer-thread.ts')) ?? path.join(__dirname, 'footer-thread-entry.cjs');
 }
 
+/** Worker options for footerThreadFile(): a bundle runs without the tsx loader flags the process may carry. */
+function footerThreadOptions(file: string): WorkerOptions {
+  return file.endsWith('.cjs') && !file.endsWith('footer-thread-entry.cjs') ? { execArgv: withoutTsx(process.execArgv) } : {};
+}
+
 export class FooterThreads {
   private readonly slots: Slot[] = [];
   private nextId = 0;
@@ -67,7 +72,8 @@ export class FooterThreads {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(footerThreadFile());
+    const file = footerThreadFile();
+    const worker = new Worker(file, footerThreadOptions(file));
     worker.unref();
     let loaded!: () => void;
     const slot: Slot = { worker, pending: new Map(), sent: new Set(), columns: new Map(), queue: [], transfer: [], inFlight: 0, loaded: new Promise<void>((r) => (loaded = r)) };

@@ -134,3 +134,31 @@ export function buildOrReuse(entry: string, root: string, cacheDir: string): str
     return null;
   }
 }
+
+/** A `--import`/`--require`/`--loader` value that loads tsx (`tsx`, `tsx/esm`, a path into tsx's dist). */
+function isTsx(spec: string): boolean {
+  return /^tsx(\/|$)/.test(spec) || /[\\/]node_modules[\\/]tsx[\\/]/.test(spec);
+}
+
+const LOADER_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader']);
+
+/**
+ * `execArgv` for a worker that runs a bundle: the process's own flags without those that load tsx.
+ * Workers inherit the parent's execArgv, so under `tsx` (bin/migrate) or `node --import tsx` each
+ * thread would still register tsx's loader — the very start-up cost the bundle avoids.
+ */
+export function withoutTsx(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const a = execArgv[i] as string;
+    const eq = a.indexOf('=');
+    if (eq > 0 && LOADER_FLAGS.has(a.slice(0, eq)) && isTsx(a.slice(eq + 1))) continue;
+    if (LOADER_FLAGS.has(a) && i + 1 < execArgv.length && isTsx(execArgv[i + 1] as string)) {
+      i++;
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
+

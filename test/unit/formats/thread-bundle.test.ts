@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { footerThreadFile } from '../../../adapters/formats/footer-threads';
-import { buildOrReuse, threadBundle } from '../../../adapters/formats/thread-bundle';
+import { buildOrReuse, threadBundle, withoutTsx } from '../../../adapters/formats/thread-bundle';
 
 let root: string;
 let cache: string;
@@ -68,3 +68,14 @@ test('footer threads run from the bundle of footer-thread.ts', () => {
   const file = footerThreadFile();
   expect(file).toMatch(/node_modules\/\.cache\/hms-iceberg-migrator\/footer-thread-[0-9a-f]{12}\.cjs$/);
 });
+
+test('withoutTsx drops exactly the flags that load tsx (workers inherit execArgv)', () => {
+  // What the tsx CLI (bin/migrate) and `node --import tsx` put there, among flags that must stay.
+  const viaCli = ['--require', '/w/node_modules/tsx/dist/preflight.cjs', '--import', 'file:///w/node_modules/tsx/dist/loader.mjs'];
+  expect(withoutTsx(viaCli)).toEqual([]);
+  expect(withoutTsx(['--cpu-prof', '--import', 'tsx', '--max-old-space-size=512'])).toEqual(['--cpu-prof', '--max-old-space-size=512']);
+  expect(withoutTsx(['--import=tsx', '-r', 'tsx/cjs', '--loader', 'tsx/esm', '--enable-source-maps'])).toEqual(['--enable-source-maps']);
+  expect(withoutTsx(['--import', './my-hooks.mjs', '--require', 'dotenv/config'])).toEqual(['--import', './my-hooks.mjs', '--require', 'dotenv/config']);
+  expect(withoutTsx(['--import'])).toEqual(['--import']);
+});
+
