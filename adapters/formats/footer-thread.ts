@@ -172,11 +172,11 @@ function finishRemote(a: Answer): void {
   remoteDone.push(a);
 }
 
-// A batch in, one message out for everything answerable now (postMessage and a transfer cost about
-// as much as decoding a small footer, so they are paid per batch); remote reads answer as they land.
 // Loaded and listening: FooterThreads.ready() waits for this.
 parentPort?.postMessage({ ready: true });
 
+// A batch in, one message out for everything answerable now (postMessage and a transfer cost about
+// as much as decoding a small footer, so they are paid per batch); remote reads answer as they land.
 parentPort?.on('message', (batch: readonly StatsRequest[]) => {
   const now: Answer[] = [];
   for (const m of batch) {

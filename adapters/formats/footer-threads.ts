@@ -48,16 +48,13 @@ const MAX_CONTEXTS = 64;
 
 
 /**
- * The file a footer thread runs: the prebuilt bundle of footer-thread.ts (thread-bundle.ts: no tsx
- * start-up per thread), or the tsx entry when no bundle can be had.
+ * How a footer thread starts: the prebuilt bundle of footer-thread.ts (thread-bundle.ts), without
+ * the tsx loader flags a worker would inherit from this process; or, when no bundle can be had, the
+ * tsx entry.
  */
-export function footerThreadFile(): string {
-  return threadBundle(path.join(__dirname, 'footer-thread.ts')) ?? path.join(__dirname, 'footer-thread-entry.cjs');
-}
-
-/** Worker options for footerThreadFile(): a bundle runs without the tsx loader flags the process may carry. */
-function footerThreadOptions(file: string): WorkerOptions {
-  return file.endsWith('.cjs') && !file.endsWith('footer-thread-entry.cjs') ? { execArgv: withoutTsx(process.execArgv) } : {};
+export function footerThreadStart(): { readonly file: string; readonly options: WorkerOptions } {
+  const bundle = threadBundle(path.join(__dirname, 'footer-thread.ts'));
+  return bundle !== null ? { file: bundle, options: { execArgv: withoutTsx(process.execArgv) } } : { file: path.join(__dirname, 'footer-thread-entry.cjs'), options: {} };
 }
 
 export class FooterThreads {
@@ -72,8 +69,8 @@ export class FooterThreads {
   }
 
   private spawn(): Slot {
-    const file = footerThreadFile();
-    const worker = new Worker(file, footerThreadOptions(file));
+    const start = footerThreadStart();
+    const worker = new Worker(start.file, start.options);
     worker.unref();
     let loaded!: () => void;
     const slot: Slot = { worker, pending: new Map(), sent: new Set(), columns: new Map(), queue: [], transfer: [], inFlight: 0, loaded: new Promise<void>((r) => (loaded = r)) };

@@ -5,7 +5,6 @@
 // else (list, head, put, delete) stays on the SDK. Errors are shaped like SDK errors
 // ({ name, $metadata.httpStatusCode }) so errors.ts translates both the same way.
 import * as crypto from 'node:crypto';
-import { createHash, createHmac } from 'node:crypto';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -43,7 +42,7 @@ export function encodeKey(key: string): string {
 const sha256Hex: (s: string) => string =
   typeof (crypto as { hash?: unknown }).hash === 'function'
     ? (s) => (crypto as unknown as { hash(alg: string, data: string, enc: 'hex'): string }).hash('sha256', s, 'hex')
-    : (s) => createHash('sha256').update(s).digest('hex');
+    : (s) => crypto.createHash('sha256').update(s).digest('hex');
 
 /** x-amz-date (YYYYMMDDTHHMMSSZ) of the current second, formatted once per second. */
 let amzDateCache = { second: -1, value: '' };
@@ -94,8 +93,8 @@ export class S3RangedGet {
 
   private signingKey(secret: string, date: string): Buffer {
     if (this.keyCache?.date === date && this.keyCache.secret === secret) return this.keyCache.key;
-    let k = createHmac('sha256', `AWS4${secret}`).update(date).digest();
-    for (const part of [this.region, 's3', 'aws4_request']) k = createHmac('sha256', k).update(part).digest();
+    let k = crypto.createHmac('sha256', `AWS4${secret}`).update(date).digest();
+    for (const part of [this.region, 's3', 'aws4_request']) k = crypto.createHmac('sha256', k).update(part).digest();
     this.keyCache = { date, secret, key: k };
     return k;
   }
@@ -114,7 +113,7 @@ export class S3RangedGet {
     const canonical = `GET\n${path}\n\nhost:${host}\nrange:${range}\nx-amz-content-sha256:UNSIGNED-PAYLOAD\nx-amz-date:${amzDate}\n${token === undefined ? '' : `x-amz-security-token:${token}\n`}\n${names}\nUNSIGNED-PAYLOAD`;
     const scope = `${date}/${this.region}/s3/aws4_request`;
     const toSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${sha256Hex(canonical)}`;
-    const signature = createHmac('sha256', this.signingKey(creds.secretAccessKey, date)).update(toSign).digest('hex');
+    const signature = crypto.createHmac('sha256', this.signingKey(creds.secretAccessKey, date)).update(toSign).digest('hex');
     const headers: Record<string, string> = { host, range, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'x-amz-date': amzDate };
     if (token !== undefined) headers['x-amz-security-token'] = token;
     headers.authorization = `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`;

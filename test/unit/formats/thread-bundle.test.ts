@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { footerThreadFile } from '../../../adapters/formats/footer-threads';
+import { footerThreadStart } from '../../../adapters/formats/footer-threads';
 import { buildOrReuse, threadBundle, withoutTsx } from '../../../adapters/formats/thread-bundle';
 
 let root: string;
@@ -64,9 +64,10 @@ test('HIM_THREAD_BUNDLE=0 switches bundling off', () => {
   expect(threadBundle(path.join(root, 'entry.ts'), { root, cacheDir: cache, env: {} })).not.toBeNull();
 });
 
-test('footer threads run from the bundle of footer-thread.ts', () => {
-  const file = footerThreadFile();
-  expect(file).toMatch(/node_modules\/\.cache\/hms-iceberg-migrator\/footer-thread-[0-9a-f]{12}\.cjs$/);
+test('footer threads run from the bundle of footer-thread.ts, without tsx flags', () => {
+  const start = footerThreadStart();
+  expect(start.file).toMatch(/node_modules\/\.cache\/hms-iceberg-migrator\/footer-thread-[0-9a-f]{12}\.cjs$/);
+  expect(start.options.execArgv).toEqual(withoutTsx(process.execArgv));
 });
 
 test('withoutTsx drops exactly the flags that load tsx (workers inherit execArgv)', () => {
