@@ -119,9 +119,16 @@ function answerNow(m: StatsRequest, ctx: FooterContext | undefined): Answer {
  */
 const bodies: ArrayBuffer[] = [];
 const MAX_BODIES = 128;
-const takeBody: BodyAllocator = (n) => (n <= DEFAULT_TAIL_BYTES ? new Uint8Array(bodies.pop() ?? new ArrayBuffer(DEFAULT_TAIL_BYTES), 0, n) : new Uint8Array(n));
+/** Buffers takeBody made: only those go back (an https answer's body is node's, maybe shared). */
+const pooled = new WeakSet<ArrayBufferLike>();
+const takeBody: BodyAllocator = (n) => {
+  if (n > DEFAULT_TAIL_BYTES) return new Uint8Array(n);
+  let b = bodies.pop();
+  if (b === undefined) pooled.add((b = new ArrayBuffer(DEFAULT_TAIL_BYTES)));
+  return new Uint8Array(b, 0, n);
+};
 function giveBack(b: Uint8Array): void {
-  if (b.buffer.byteLength === DEFAULT_TAIL_BYTES && bodies.length < MAX_BODIES) bodies.push(b.buffer as ArrayBuffer);
+  if (pooled.has(b.buffer) && bodies.length < MAX_BODIES) bodies.push(b.buffer as ArrayBuffer);
 }
 
 async function answerRemote(m: StatsRequest & { remote: NonNullable<StatsRequest['remote']> }, ctx: FooterContext | undefined): Promise<Answer> {
