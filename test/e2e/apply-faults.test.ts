@@ -81,11 +81,22 @@ describe('apply under injected faults (toxiproxy)', () => {
     const applying = run(path.join(root, 'bin', 'migrate'), ['apply', planFile, '--config', cfg, '--auto-approve', '--wait', '--concurrency', '8', '--step-timeout', '20', '--heartbeat-timeout', '15', '--json'], 600_000);
     let done = false;
     void applying.then(() => (done = true));
-    // Fault rounds until apply returns: each round puts one toxic on every proxy for a moment.
+    // The rounds start once a wave workflow exists, so the first one lands on activities in flight
+    // (a fast apply used to finish before the first stall: CI run of 8227059, 0 retried histories).
+    const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+    const client = new Client({ connection });
+    const waves = `WorkflowId STARTS_WITH 'migrate/${plan.hash.slice(0, 12)}/wave-'`;
+    for (let seen = false; !seen && !done; ) {
+      for await (const _ of client.workflow.list({ query: waves })) seen = true;
+      if (!seen) await sleep(100);
+    }
+    // Fault rounds until apply returns: each round puts one toxic on every proxy for a moment. The
+    // stall comes first: it drops the bytes of calls in flight, which then wait for their own
+    // deadlines (HMS 60 s) past the 20 s step timeout, so Temporal times the attempt out and retries.
     const rounds: [ToxicType, Record<string, number>, number, number][] = [
+      ['timeout', { timeout: 0 }, 1, 2000],
       ['latency', { latency: 400, jitter: 300 }, 1, 3000],
       ['reset_peer', { timeout: 0 }, 0.3, 1500],
-      ['timeout', { timeout: 0 }, 1, 2000],
     ];
     let injected = 0;
     for (let r = 0; !done && r < 60; r++) {
@@ -114,10 +125,8 @@ describe('apply under injected faults (toxiproxy)', () => {
     expect([...registered.values()].every((n) => n === 1)).toBe(true);
 
     // The retries are in the histories: activity attempts > 1 or failed/timed-out attempts recorded.
-    const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
-    const client = new Client({ connection });
     let retried = 0;
-    for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'migrate/${plan.hash.slice(0, 12)}/wave-'` })) {
+    for await (const w of client.workflow.list({ query: waves })) {
       const h = await client.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
       if ((h.events ?? []).some((e) => Number(e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1 || e.activityTaskTimedOutEventAttributes)) retried++;
     }
