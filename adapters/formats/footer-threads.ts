@@ -57,6 +57,20 @@ export function footerThreadStart(): { readonly file: string; readonly options: 
   return bundle !== null ? { file: bundle, options: { execArgv: withoutTsx(process.execArgv) } } : { file: path.join(__dirname, 'footer-thread-entry.cjs'), options: {} };
 }
 
+/**
+ * A footer thread. Node refuses V8 and per-process flags in a worker's explicit execArgv
+ * (`node --max-old-space-size=4096 …` would fail every conversion with ERR_WORKER_INVALID_EXEC_ARGV);
+ * they are process-wide, so the thread has them anyway: it then starts with none listed.
+ */
+export function startFooterThread(start = footerThreadStart()): Worker {
+  try {
+    return new Worker(start.file, start.options);
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || start.options.execArgv === undefined) throw e;
+    return new Worker(start.file, { ...start.options, execArgv: [] });
+  }
+}
+
 export class FooterThreads {
   private readonly slots: Slot[] = [];
   private nextId = 0;
@@ -69,8 +83,7 @@ export class FooterThreads {
   }
 
   private spawn(): Slot {
-    const start = footerThreadStart();
-    const worker = new Worker(start.file, start.options);
+    const worker = startFooterThread();
     worker.unref();
     let loaded!: () => void;
     const slot: Slot = { worker, pending: new Map(), sent: new Set(), columns: new Map(), queue: [], transfer: [], inFlight: 0, loaded: new Promise<void>((r) => (loaded = r)) };

@@ -1,6 +1,7 @@
 // adapters/formats/thread-bundle.ts: a worker body bundled once and reused while its inputs are
 // unchanged; rebuilt when any file that went into it changes; null (the tsx fallback) on a build
 // error or when switched off; and the footer threads actually run from the bundle.
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -80,3 +81,15 @@ test('withoutTsx drops exactly the flags that load tsx (workers inherit execArgv
   expect(withoutTsx(['--import'])).toEqual(['--import']);
 });
 
+
+test('a process started with V8 flags (node --max-old-space-size=…) still gets footer threads that answer', () => {
+  // Node refuses V8 flags in a worker's explicit execArgv; the pool must start its threads anyway.
+  const script = [
+    "const { FooterThreads } = require('./adapters/formats/footer-threads');",
+    'const t = new FooterThreads(1);',
+    "t.ready().then(() => { process.stdout.write('ready ' + process.execArgv.filter((a) => a.startsWith('--max-old')).join(' ')); return t.close(); })",
+    '  .catch((e) => { process.stdout.write(`failed ${e.code ?? e.message}`); process.exitCode = 1; });',
+  ].join('\n');
+  const out = execFileSync(process.execPath, ['--max-old-space-size=600', '--stack-size=900', '--import', 'tsx', '-e', script], { cwd: path.resolve(__dirname, '../../..'), encoding: 'utf8' });
+  expect(out).toBe('ready --max-old-space-size=600');
+});
