@@ -138,6 +138,24 @@ function intMap<V>(out: AvroBytes, m: ReadonlyMap<number, V> | undefined, value:
   out.long(0);
 }
 
+/**
+ * The Avro framing of one of encodeMetrics' maps, for callers that stream the entries themselves
+ * (parquet.ts parquetStatsEncoded, from its accumulators, without building Maps): `open` with the
+ * entry count, then `count` × (key as a long, value), keys ascending, then `close`; or `absent`.
+ */
+export const metricsMap = {
+  open(out: AvroBytes, count: number): void {
+    out.long(VALUE_BRANCH);
+    if (count > 0) out.long(count);
+  },
+  close(out: AvroBytes): void {
+    out.long(0);
+  },
+  absent(out: AvroBytes): void {
+    out.long(NULL_BRANCH);
+  },
+} as const;
+
 type Metrics = Pick<DataFile, 'columnSizes' | 'valueCounts' | 'nullValueCounts' | 'nanValueCounts' | 'lowerBounds' | 'upperBounds'>;
 const long = (out: AvroBytes) => (v: number): void => out.long(v);
 

@@ -7,9 +7,9 @@ import { parentPort } from 'node:worker_threads';
 import { MigrationError } from '../../core/errors';
 import type { FileStats, FooterContext } from '../../core/storage/file-stats';
 import type { SignedRead } from '../../core/storage/object-store';
-import { AvroBytes, encodeMetrics } from '../avro/entry-encoder';
+import { AvroBytes } from '../avro/entry-encoder';
 import { encodeFileStats } from './file-stats-codec';
-import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, footerFromTail, parquetStatsChecked, readParquetFooterBytesLocalSync } from './parquet';
+import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, footerFromTail, parquetStatsEncodedChecked, readParquetFooterBytesLocalSync } from './parquet';
 import { type BodyAllocator, threadGet } from './thread-http';
 
 export interface StatsRequest {
@@ -77,29 +77,24 @@ function failed(id: number, e: unknown): Answer {
   return { reply: { id, error } };
 }
 
-const metrics = new AvroBytes();
-
 /**
- * The file's metric maps as the manifest entry's Avro bytes (encodeMetrics): encoded here once, the
- * main thread copies them into the manifest instead of rebuilding five maps and encoding them.
+ * The file's metric maps as the manifest entry's Avro bytes, written here once (parquet.ts
+ * parquetStatsEncoded): the main thread copies them into the manifest instead of rebuilding five
+ * maps and encoding them. Reset per file; a reply's bytes are copied out (encodeFileStats) first.
  */
-function withEncodedMetrics(s: FileStats): FileStats {
-  metrics.reset();
-  encodeMetrics(metrics, s);
-  const { columnSizes: _s, valueCounts: _v, nullValueCounts: _n, lowerBounds: _l, upperBounds: _u, ...rest } = s;
-  return { ...rest, encodedMetrics: metrics.view() };
-}
+const metrics = new AvroBytes();
 
 function statsOf(m: StatsRequest, ctx: FooterContext | undefined, bytes: Uint8Array, inOrder: boolean): Answer {
   if (ctx === undefined) throw new Error(`footer thread: unknown context ${m.ctxId}`);
-  const stats = withEncodedMetrics(parquetStatsChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx));
+  metrics.reset();
+  const stats = parquetStatsEncodedChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx, metrics);
   if (!inOrder) return { reply: { id: m.id, at: 0, len: 0, remote: true }, part: encodeFileStats(stats) };
   // `sameColumns`: the file's column paths equal the last ones sent for this context; the main
   // thread attaches the array it kept (footer-threads.ts), so FileStats stay complete.
   const same = stats.fileColumns !== undefined && samePaths(lastColumns.get(m.ctxId), stats.fileColumns);
   if (stats.fileColumns !== undefined && !same) lastColumns.set(m.ctxId, stats.fileColumns);
-  const { fileColumns: _sent, ...rest } = stats;
-  return { reply: { id: m.id, at: 0, len: 0, ...(same ? { sameColumns: true as const } : {}) }, part: encodeFileStats(same ? rest : stats) };
+  const sent: FileStats = same ? { recordCount: stats.recordCount, splitOffsets: stats.splitOffsets, boundsWithheld: stats.boundsWithheld, encodedMetrics: stats.encodedMetrics } : stats;
+  return { reply: { id: m.id, at: 0, len: 0, ...(same ? { sameColumns: true as const } : {}) }, part: encodeFileStats(sent) };
 }
 
 function answerNow(m: StatsRequest, ctx: FooterContext | undefined): Answer {

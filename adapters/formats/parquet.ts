@@ -12,6 +12,7 @@ import { isPrimitive } from '../../core/iceberg/types';
 import type { IcebergType, NestedField, PrimitiveType, PrimitiveValue } from '../../core/iceberg/types';
 import type { FileStats, FooterContext, FooterReader } from '../../core/storage/file-stats';
 import type { ObjectStore, SignedRead } from '../../core/storage/object-store';
+import { AvroBytes, metricsMap } from '../avro/entry-encoder';
 import { fromFsError } from '../storage/errors';
 import { loadThrift } from './hyparquet';
 import { decodeFileMetaData } from './parquet-compact';
@@ -373,11 +374,18 @@ function accumulateTyped(a: Acc, type: PrimitiveType, element: SchemaElement, ph
   return undefined;
 }
 
-/**
- * FileStats from decoded metadata (pure; exported for tests and the bench). `typedOnly` sends every
- * column through statValue/serializeBound (the reference the fast kinds are tested against).
- */
-export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext, typedOnly = false): FileStats {
+/** A file's column chunks summed per field (accumulate), before they become maps or Avro bytes. */
+interface Accumulated {
+  readonly plan: StatsPlan;
+  readonly accs: readonly Acc[];
+  /** Every column takes the typed-value path (typedOnly, shared field ids, or a malformed chunk). */
+  readonly typed: boolean;
+  readonly records: number;
+  /** Row-group start offsets, ascending. */
+  readonly splits: number[];
+}
+
+function accumulate(path: string, md: FileMetaData, ctx: FooterContext, typedOnly: boolean): Accumulated {
   const plan = statsPlan(path, md, ctx);
   const accs = plan.slots.map(() => new Acc());
   // A chunk whose physical type differs from its schema element's (a malformed file) is read only
@@ -429,7 +437,29 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext,
       if (w !== undefined) a.withheld = w;
     }
   }
-  return { ...assemble(plan, accs, ctx, typed), recordCount: records, splitOffsets: splits.sort((a, b) => a - b), fileColumns: plan.leafPaths };
+  return { plan, accs, typed, records, splits: splits.sort((a, b) => a - b) };
+}
+
+/**
+ * FileStats from decoded metadata (pure; exported for tests and the bench). `typedOnly` sends every
+ * column through statValue/serializeBound (the reference the fast kinds are tested against).
+ */
+export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext, typedOnly = false): FileStats {
+  const { plan, accs, typed, records, splits } = accumulate(path, md, ctx, typedOnly);
+  return { ...assemble(plan, accs, ctx, typed), recordCount: records, splitOffsets: splits, fileColumns: plan.leafPaths };
+}
+
+/**
+ * parquetStats with the five metric maps written straight into `out` as the manifest entry's Avro
+ * bytes (what encodeMetrics would write for parquetStats' maps, byte for byte), without the Maps
+ * and a Uint8Array per bound in between: what a footer thread sends (footer-thread.ts). The
+ * result's `encodedMetrics` is a view of `out`, valid until `out` is next reset.
+ */
+export function parquetStatsEncoded(path: string, md: FileMetaData, ctx: FooterContext, out: AvroBytes, typedOnly = false): FileStats & { readonly encodedMetrics: Uint8Array } {
+  const { plan, accs, typed, records, splits } = accumulate(path, md, ctx, typedOnly);
+  const start = out.length;
+  const boundsWithheld = writeMetrics(plan, accs, ctx, typed, out);
+  return { recordCount: records, splitOffsets: splits, fileColumns: plan.leafPaths, boundsWithheld, encodedMetrics: out.view().subarray(start) };
 }
 
 const scratch64 = new Float64Array(1);
@@ -467,6 +497,129 @@ function fastBound(kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc,
       return serializeBound(type, utf8Text(b), side, trunc);
     }
   }
+}
+
+/** Bound entries of one side, gathered here until their count (the map's header) is known. */
+const lowerEntries = new AvroBytes();
+const upperEntries = new AvroBytes();
+const i32Bytes = new Uint8Array(4);
+
+/**
+ * One side's fast-kind bound as an Avro map entry (key, bytes) in `out`, as fastBound would give
+ * it; false when there is none.
+ */
+function writeFastBound(out: AvroBytes, id: number, kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): boolean {
+  const n = side === 'lower' ? a.minN : a.maxN;
+  const raw = side === 'lower' ? a.minRaw : a.maxRaw;
+  switch (kind) {
+    case 'i32':
+      i32Bytes[0] = n & 0xff;
+      i32Bytes[1] = (n >>> 8) & 0xff;
+      i32Bytes[2] = (n >>> 16) & 0xff;
+      i32Bytes[3] = (n >>> 24) & 0xff;
+      out.long(id);
+      out.bytes(i32Bytes);
+      return true;
+    case 'bool':
+      out.long(id);
+      out.long(1);
+      out.byte(n);
+      return true;
+    case 'f32':
+    case 'f64': {
+      if (kind === 'f32') scratch32[0] = n;
+      else scratch64[0] = n;
+      const b = kind === 'f32' ? scratchBytes32 : scratchBytes64;
+      out.long(id);
+      out.bytes(littleEndian ? b : b.slice().reverse());
+      return true;
+    }
+    case 'i64': {
+      const b = raw as Uint8Array;
+      out.long(id);
+      out.bytes(b.length === 8 ? b : b.subarray(0, 8));
+      return true;
+    }
+    case 'dec':
+      out.long(id);
+      out.bytes(raw as Uint8Array);
+      return true;
+    case 'str': {
+      const b = raw as Uint8Array;
+      const bound = (trunc === null || b.length <= trunc) && isAscii(b) ? b : serializeBound(type, utf8Text(b), side, trunc);
+      if (bound === null) return false;
+      out.long(id);
+      out.bytes(bound);
+      return true;
+    }
+  }
+}
+
+/** A typed-path bound as an Avro map entry; false when there is none. */
+function writeTypedBound(out: AvroBytes, id: number, type: PrimitiveType, v: PrimitiveValue | undefined, side: 'lower' | 'upper', trunc: number | null): boolean {
+  if (v === undefined) return false;
+  const b = serializeBound(type, v, side, trunc);
+  if (b === null) return false;
+  out.long(id);
+  out.bytes(b);
+  return true;
+}
+
+/**
+ * assemble + encodeMetrics in one pass: the maps' entries in the same (ascending id) order, the
+ * same skips, written as Avro (entry-encoder.ts metricsMap). Returns the withheld bounds.
+ */
+function writeMetrics(plan: StatsPlan, accs: readonly Acc[], ctx: FooterContext, typed: boolean, out: AvroBytes): Map<number, string> {
+  const boundsWithheld = new Map<number, string>();
+  const trunc = ctx.truncateLength === undefined ? 16 : ctx.truncateLength;
+  let seen = 0;
+  let nulls = 0;
+  for (const a of accs) {
+    if (!a.seen) continue;
+    seen++;
+    if (a.nulls !== undefined) nulls++;
+  }
+  for (const which of [0, 1, 2] as const) {
+    metricsMap.open(out, which === 2 ? nulls : seen);
+    for (let s = 0; s < accs.length; s++) {
+      const a = accs[s] as Acc;
+      if (!a.seen) continue;
+      const v = which === 0 ? a.size : which === 1 ? a.values : a.nulls;
+      if (v === undefined) continue;
+      out.long((plan.slots[s] as StatsPlan['slots'][number]).id);
+      out.long(v);
+    }
+    metricsMap.close(out);
+  }
+  metricsMap.absent(out); // nan_value_counts: Parquet footers carry none
+  lowerEntries.reset();
+  upperEntries.reset();
+  let lows = 0;
+  let highs = 0;
+  for (let s = 0; s < accs.length; s++) {
+    const a = accs[s] as Acc;
+    if (!a.seen) continue;
+    const { id, type, kind } = plan.slots[s] as StatsPlan['slots'][number];
+    if (a.withheld !== undefined) {
+      boundsWithheld.set(id, a.withheld);
+      continue;
+    }
+    if (!typed && kind !== 'slow') {
+      if (!a.has) continue;
+      if (writeFastBound(lowerEntries, id, kind, type, a, 'lower', trunc)) lows++;
+      if (writeFastBound(upperEntries, id, kind, type, a, 'upper', trunc)) highs++;
+      continue;
+    }
+    if (writeTypedBound(lowerEntries, id, type, a.min, 'lower', trunc)) lows++;
+    if (writeTypedBound(upperEntries, id, type, a.max, 'upper', trunc)) highs++;
+  }
+  metricsMap.open(out, lows);
+  out.raw(lowerEntries.view());
+  metricsMap.close(out);
+  metricsMap.open(out, highs);
+  out.raw(upperEntries.view());
+  metricsMap.close(out);
+  return boundsWithheld;
 }
 
 function assemble(plan: StatsPlan, accs: readonly Acc[], ctx: FooterContext, typed: boolean): Omit<FileStats, 'recordCount'> {
@@ -512,6 +665,16 @@ function assemble(plan: StatsPlan, accs: readonly Acc[], ctx: FooterContext, typ
 export function parquetStatsChecked(path: string, md: FileMetaData, context: FooterContext): FileStats {
   try {
     return parquetStats(path, md, context);
+  } catch (e) {
+    if (e instanceof MigrationError) throw e;
+    throw corrupt(path, `inconsistent footer: ${(e as Error).message}`, e);
+  }
+}
+
+/** parquetStatsEncoded with a non-coded failure reported as a corrupt footer naming the file. */
+export function parquetStatsEncodedChecked(path: string, md: FileMetaData, context: FooterContext, out: AvroBytes): FileStats & { readonly encodedMetrics: Uint8Array } {
+  try {
+    return parquetStatsEncoded(path, md, context, out);
   } catch (e) {
     if (e instanceof MigrationError) throw e;
     throw corrupt(path, `inconsistent footer: ${(e as Error).message}`, e);

@@ -4,7 +4,8 @@
 // empty stats, NaN, signed zeros, INT32/INT64 edges, ASCII past the truncation length, 0x7f,
 // multi-byte and invalid UTF-8, decimals with redundant sign bytes and values past their precision,
 // missing and deprecated stats — must give byte-identical FileStats both ways.
-import { parquetStats } from '../../../adapters/formats/parquet';
+import { AvroBytes, encodeMetrics } from '../../../adapters/avro/entry-encoder';
+import { parquetStats, parquetStatsEncoded } from '../../../adapters/formats/parquet';
 import { ConvertedType, PhysicalType } from '../../../adapters/formats/parquet-thrift';
 import type { ColumnChunk, FileMetaData, LogicalType, RawStatistics, SchemaElement } from '../../../adapters/formats/parquet-thrift';
 import { buildNameMapping } from '../../../core/iceberg/name-mapping';
@@ -178,4 +179,34 @@ test('known values: signed zeros, INT64 order across row groups, minimal decimal
   const ss = one(s, [[Buffer.from('abcdefghijklmnopqrstuvwxyz'), Buffer.from('abcdefghijklmnoz~~~~')]]);
   expect(Buffer.from(ss.lowerBounds?.get(sid) ?? []).toString()).toBe('abcdefghijklmnop');
   expect(Buffer.from(ss.upperBounds?.get(sid) ?? []).toString()).toBe('abcdefghijklmno{'); // 16 code points, the last one rounded up ('z' → '{')
+});
+
+test('parquetStatsEncoded writes exactly encodeMetrics(parquetStats(...)), fast and typed, every truncation', () => {
+  // The footer threads' path (no Maps, bounds written straight into the Avro bytes) against the maps
+  // path encoded afterwards: byte-identical metrics and the same remaining FileStats fields.
+  const r = rng(99);
+  const out = new AvroBytes();
+  const expected = new AvroBytes();
+  let compared = 0;
+  for (const truncateLength of [undefined, null, 1, 4, 30]) {
+    const c = truncateLength === undefined ? ctx : { ...ctx, truncateLength };
+    for (let n = 0; n < (truncateLength === undefined ? 3_000 : 300); n++) {
+      const md = file(r);
+      for (const typedOnly of [false, true]) {
+        const maps = parquetStats('gen.parquet', md, c, typedOnly);
+        expected.reset();
+        encodeMetrics(expected, maps);
+        out.reset();
+        out.long(7); // something before: the metrics are the bytes written by this call only
+        const enc = parquetStatsEncoded('gen.parquet', md, c, out, typedOnly);
+        expect(Buffer.from(enc.encodedMetrics).toString('hex')).toBe(Buffer.from(expected.view()).toString('hex'));
+        expect(enc.recordCount).toBe(maps.recordCount);
+        expect(enc.splitOffsets).toEqual(maps.splitOffsets);
+        expect(enc.fileColumns).toBe(maps.fileColumns);
+        expect([...(enc.boundsWithheld ?? [])]).toEqual([...(maps.boundsWithheld ?? [])]);
+        compared++;
+      }
+    }
+  }
+  expect(compared).toBe(2 * (3_000 + 4 * 300));
 });
