@@ -156,8 +156,21 @@ async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOp
     progress.footersRead++;
     progress.bytesRead += info.size;
     if (progress.footersRead % every === 0) opts.onProgress?.({ ...progress });
-    const { fileColumns: _c, boundsWithheld: _w, ...metrics } = stats;
-    return { ...metrics, filePath: info.path, fileFormat: loc.format, partition: loc.partition, fileSizeInBytes: info.size };
+    // Spelled out (no rest/spread of the stats: a runtime property copy per file on the main thread).
+    return {
+      filePath: info.path,
+      fileFormat: loc.format,
+      partition: loc.partition,
+      recordCount: stats.recordCount,
+      fileSizeInBytes: info.size,
+      columnSizes: stats.columnSizes,
+      valueCounts: stats.valueCounts,
+      nullValueCounts: stats.nullValueCounts,
+      lowerBounds: stats.lowerBounds,
+      upperBounds: stats.upperBounds,
+      splitOffsets: stats.splitOffsets,
+      encodedMetrics: stats.encodedMetrics,
+    };
   };
 
   const result = await writeManifests(mapOrdered(listed(), opts.footerConcurrency ?? 32, readFooter), {

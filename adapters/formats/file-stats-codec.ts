@@ -92,7 +92,7 @@ export function decodeFileStats(buf: Uint8Array): FileStats {
   const recordCount = v.getFloat64(at, true);
   at += 8;
   const nums: (Map<number, number> | undefined)[] = [];
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < 3; i++) {
     const n = v.getInt32(at, true);
     at += 4;
     if (n < 0) {
@@ -102,6 +102,14 @@ export function decodeFileStats(buf: Uint8Array): FileStats {
     const m = new Map<number, number>();
     for (let j = 0; j < n; j++, at += 12) m.set(v.getUint32(at, true), v.getFloat64(at + 4, true));
     nums.push(m);
+  }
+  // splitOffsets, written as a map of index → offset: the offsets in index order.
+  const ns = v.getInt32(at, true);
+  at += 4;
+  let split: number[] | undefined;
+  if (ns >= 0) {
+    split = new Array<number>(ns);
+    for (let j = 0; j < ns; j++, at += 12) split[v.getUint32(at, true)] = v.getFloat64(at + 4, true);
   }
   const bytes: (Map<number, Uint8Array> | undefined)[] = [];
   for (let i = 0; i < 2; i++) {
@@ -136,18 +144,18 @@ export function decodeFileStats(buf: Uint8Array): FileStats {
   }
   const len = v.getUint32(at, true);
   const fileColumns = len === 0 ? undefined : (JSON.parse(fromUtf8.decode(buf.subarray(at + 4, at + 4 + len))) as string[][]);
-  const [columnSizes, valueCounts, nullValueCounts, split] = nums;
+  const [columnSizes, valueCounts, nullValueCounts] = nums;
   const [lowerBounds, upperBounds] = bytes;
-  return {
-    recordCount,
-    ...(columnSizes !== undefined ? { columnSizes } : {}),
-    ...(valueCounts !== undefined ? { valueCounts } : {}),
-    ...(nullValueCounts !== undefined ? { nullValueCounts } : {}),
-    ...(lowerBounds !== undefined ? { lowerBounds } : {}),
-    ...(upperBounds !== undefined ? { upperBounds } : {}),
-    ...(split !== undefined ? { splitOffsets: [...split.values()] } : {}),
-    ...(fileColumns !== undefined ? { fileColumns } : {}),
-    ...(encodedMetrics !== undefined ? { encodedMetrics } : {}),
-    ...(boundsWithheld !== undefined ? { boundsWithheld } : {}),
-  };
+  // Absent fields stay absent (not present-and-undefined); set one by one, no spread per field.
+  const out: { -readonly [K in keyof FileStats]: FileStats[K] } = { recordCount };
+  if (columnSizes !== undefined) out.columnSizes = columnSizes;
+  if (valueCounts !== undefined) out.valueCounts = valueCounts;
+  if (nullValueCounts !== undefined) out.nullValueCounts = nullValueCounts;
+  if (lowerBounds !== undefined) out.lowerBounds = lowerBounds;
+  if (upperBounds !== undefined) out.upperBounds = upperBounds;
+  if (split !== undefined) out.splitOffsets = split;
+  if (fileColumns !== undefined) out.fileColumns = fileColumns;
+  if (encodedMetrics !== undefined) out.encodedMetrics = encodedMetrics;
+  if (boundsWithheld !== undefined) out.boundsWithheld = boundsWithheld;
+  return out;
 }

@@ -154,7 +154,9 @@ export class FooterThreads {
     if (sameColumns) {
       const fileColumns = slot.columns.get(ctxId);
       if (fileColumns === undefined) throw new MigrationError(ErrorCode.INTERNAL, `footer thread: no column paths kept for context ${ctxId}`);
-      return { ...stats, fileColumns };
+      // decodeFileStats' object is this reply's own: set the paths on it rather than copy it.
+      (stats as { fileColumns?: FileStats['fileColumns'] }).fileColumns = fileColumns;
+      return stats;
     }
     if (stats.fileColumns !== undefined) {
       slot.columns.delete(ctxId);

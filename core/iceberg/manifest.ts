@@ -111,8 +111,10 @@ export class PartitionSummaryBuilder {
       if (v === null || v === undefined) s.containsNull = true;
       else if (typeof v === 'number' && Number.isNaN(v)) s.containsNan = true;
       else {
-        if (s.min === undefined || compareValues(type, v, s.min) < 0) s.min = v;
-        if (s.max === undefined || compareValues(type, v, s.max) > 0) s.max = v;
+        // Files come partition by partition: mostly the value is the bound already (a string
+        // comparison would encode both sides as UTF-8 on every file).
+        if (s.min === undefined || (!Object.is(v, s.min) && compareValues(type, v, s.min) < 0)) s.min = v;
+        if (s.max === undefined || (!Object.is(v, s.max) && compareValues(type, v, s.max) > 0)) s.max = v;
       }
     });
   }

@@ -76,6 +76,9 @@ function invalidUri(uri: string, why: string): never {
 
 /** Parses `s3://bucket/key`, `s3a://…`, `s3n://…`, `file:///abs/path`, `file:/abs/path` or `/abs/path`. */
 export function parseStorageUri(uri: string): StorageLocation {
+  // The common local form, asked for once per data file (footer reads): the general path below
+  // gives exactly this for `file:///…` without an escape.
+  if (uri.startsWith('file:///') && !uri.includes('%')) return { kind: 'local', scheme: 'file', path: uri.slice(7) };
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$/.exec(uri);
   if (m === null) {
     if (uri.startsWith('/')) return { kind: 'local', scheme: '', path: uri };

@@ -147,6 +147,12 @@ describe('storage URIs and the mutation guard (pure)', () => {
     expect(parseStorageUri('s3a://b/k/x')).toEqual({ kind: 's3', scheme: 's3a', bucket: 'b', key: 'k/x' });
     expect(parseStorageUri('file:///tmp/x')).toEqual({ kind: 'local', scheme: 'file', path: '/tmp/x' });
     expect(parseStorageUri('file:/tmp/x')).toEqual({ kind: 'local', scheme: 'file', path: '/tmp/x' });
+    // The file:/// shortcut and the general path agree: escapes decoded, localhost, odd characters.
+    expect(parseStorageUri('file:///tmp/a%20b/c%25d')).toEqual({ kind: 'local', scheme: 'file', path: '/tmp/a b/c%d' });
+    expect(parseStorageUri('file://localhost/tmp/x')).toEqual({ kind: 'local', scheme: 'file', path: '/tmp/x' });
+    expect(parseStorageUri('file:///localhost/x y=1/ü')).toEqual({ kind: 'local', scheme: 'file', path: '/localhost/x y=1/ü' });
+    expect(parseStorageUri('FILE:///tmp/x')).toEqual({ kind: 'local', scheme: 'file', path: '/tmp/x' });
+    expect(() => parseStorageUri('file:///tmp/%E0%A4%A')).toThrow();
     expect(parseStorageUri('/tmp/x')).toEqual({ kind: 'local', scheme: '', path: '/tmp/x' });
     for (const bad of ['hdfs://nn/x', 'relative/path', 's3://', 'gs://b/k']) expect(() => parseStorageUri(bad)).toThrow(expect.objectContaining({ code: ErrorCode.STORAGE_URI_INVALID }));
   });
