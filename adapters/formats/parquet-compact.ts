@@ -129,7 +129,7 @@ class Reader {
         return;
       case T.BYTE:
         this.pos++;
-        return;
+        break;
       case T.I16:
       case T.I32:
       case T.I64:
@@ -137,10 +137,10 @@ class Reader {
         return;
       case T.DOUBLE:
         this.pos += 8;
-        return;
+        break;
       case T.UUID:
         this.pos += 16;
-        return;
+        break;
       case T.BINARY:
         this.span();
         return;
@@ -149,41 +149,77 @@ class Reader {
         const n = this.list();
         const et = this.elementType;
         if (et === T.TRUE || et === T.FALSE) this.pos += n; // booleans in containers: one byte each
-        else if (et === T.I32 || et === T.I64 || et === T.I16) {
-          // A run of varints: count the bytes that end one (no value decoded).
-          const buf = this.buf;
-          let p = this.pos;
-          for (let left = n; left > 0; p++) {
-            if (p >= buf.length) throw new CompactDecodeError(`unexpected end of footer at byte ${p}`);
-            if ((buf[p] as number) < 0x80) left--;
-          }
-          this.pos = p;
-        }
+        else if (et === T.I32 || et === T.I64 || et === T.I16) this.pos = this.pastVarints(this.pos, n);
+        else if (et === T.STRUCT) for (let i = 0; i < n; i++) this.skipStruct(depth + 1);
         else for (let i = 0; i < n; i++) this.skip(et, depth + 1);
-        return;
+        break;
       }
       case T.MAP: {
         const n = this.uvarint();
         if (n === 0) return;
         const kv = this.byte();
         for (let i = 0; i < n; i++) {
-          this.skip(kv >> 4, depth + 1);
-          this.skip(kv & 0x0f, depth + 1);
+          this.skipElement(kv >> 4, depth + 1);
+          this.skipElement(kv & 0x0f, depth + 1);
         }
-        return;
+        break;
       }
-      case T.STRUCT: {
-        let id = 0;
-        for (let t = this.field(0); t !== T.STOP; t = this.field(id)) {
-          id = this.fieldId; // before the skip: a nested struct overwrites fieldId
-          this.skip(t, depth + 1);
-        }
+      case T.STRUCT:
+        this.skipStruct(depth + 1);
         return;
-      }
       default:
         throw new CompactDecodeError(`unknown compact type ${type} at byte ${this.pos - 1}`);
     }
     if (this.pos > this.buf.length) throw new CompactDecodeError('field runs past the footer');
+  }
+
+  /** A container element: as a field, except that a boolean is one byte here (a field's is in its header). */
+  private skipElement(type: number, depth: number): void {
+    if (type === T.TRUE || type === T.FALSE) this.pos++;
+    else this.skip(type, depth);
+  }
+
+  /** Where a run of `n` varints starting at `p` ends (no value decoded: the bytes that end one are counted). */
+  private pastVarints(p: number, n: number): number {
+    const buf = this.buf;
+    for (let left = n; left > 0; p++) {
+      if (p >= buf.length) throw new CompactDecodeError(`unexpected end of footer at byte ${p}`);
+      if ((buf[p] as number) < 0x80) left--;
+    }
+    return p;
+  }
+
+  /**
+   * Passes over a struct (its header read: the fields follow). Scalar fields — most of what is
+   * skipped: encoding stats, size statistics, page index offsets — are passed over in this loop,
+   * containers and nested structs through skip().
+   */
+  skipStruct(depth: number): void {
+    if (depth > 64) throw new CompactDecodeError('nesting too deep');
+    const buf = this.buf;
+    const end = buf.length;
+    let p = this.pos;
+    for (;;) {
+      if (p >= end) throw new CompactDecodeError(`unexpected end of footer at byte ${p}`);
+      const h = buf[p++] as number;
+      const type = h & 0x0f;
+      if (type === T.STOP) break;
+      if (h >> 4 === 0) p = this.pastVarints(p, 1); // a field id given in full (zigzag varint)
+      if (type === T.I32 || type === T.I64 || type === T.I16) p = this.pastVarints(p, 1);
+      else if (type === T.BINARY) {
+        this.pos = p;
+        this.span();
+        p = this.pos;
+      } else if (type === T.BYTE) p += 1;
+      else if (type === T.DOUBLE) p += 8;
+      else if (type !== T.TRUE && type !== T.FALSE) {
+        this.pos = p;
+        this.skip(type, depth);
+        p = this.pos;
+      }
+    }
+    if (p > end) throw new CompactDecodeError('field runs past the footer');
+    this.pos = p;
   }
 
   /**
