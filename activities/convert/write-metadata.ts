@@ -98,9 +98,11 @@ function defaultFooters(store: ObjectStore): Record<DataFileFormat, FooterReader
 export async function* listTableFiles(store: ObjectStore, p: PreparedConversion, opts: Pick<WriteOptions, 'listConcurrency' | 'recursive'>): AsyncGenerator<LocationListing> {
   const own = p.metadataDir.replace(/\/$/, '');
   for await (const l of mapOrdered(p.locations, opts.listConcurrency ?? 8, (loc) => listPartition(store, loc.location, loc.index, { recursive: opts.recursive ?? false }))) {
-    const files = l.files.filter((f) => !f.path.startsWith(p.metadataDir));
+    // Plain loops (a filter() result's elements kind differs once optimized: a deopt in the consumer).
+    const files: ObjectInfo[] = [];
+    for (const f of l.files) if (!f.path.startsWith(p.metadataDir)) files.push(f);
     const findings = l.findings.filter((f) => !(f.code === ListingFindingCode.LISTING_SUBDIRECTORY && f.path.replace(/\/$/, '') === own));
-    yield { ...l, files, findings };
+    yield { index: l.index, location: l.location, files, findings };
   }
 }
 

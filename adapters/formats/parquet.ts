@@ -387,7 +387,10 @@ interface Accumulated {
 
 function accumulate(path: string, md: FileMetaData, ctx: FooterContext, typedOnly: boolean): Accumulated {
   const plan = statsPlan(path, md, ctx);
-  const accs = plan.slots.map(() => new Acc());
+  // Built by push, not slots.map(): map()'s result array differs in elements kind between the
+  // interpreter and optimized code, which deoptimized this function and writeMetrics once each.
+  const accs: Acc[] = [];
+  for (let s = 0; s < plan.slots.length; s++) accs.push(new Acc());
   // A chunk whose physical type differs from its schema element's (a malformed file) is read only
   // as statValue reads it; so is every column when one field id has two leaves.
   let typed = typedOnly || plan.sharedIds;

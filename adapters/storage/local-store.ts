@@ -92,10 +92,14 @@ export class LocalObjectStore implements ObjectStore {
     }
     for (let i = 0; i < names.length; i += STAT_BATCH) {
       if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      const batch = names.slice(i, i + STAT_BATCH);
-      const stats = batch.map((n) => statEntry(path.join(dir, n), dirUri + n));
-      for (const [j, name] of batch.entries()) {
-        const st = stats[j];
+      // The batch stat()ed first, then yielded (a consumer may take a while per entry). Plain loops:
+      // a map() result's elements kind differs once optimized, which deoptimized this function.
+      const end = Math.min(names.length, i + STAT_BATCH);
+      const stats: (Stats | MigrationError | undefined)[] = [];
+      for (let j = i; j < end; j++) stats.push(statEntry(path.join(dir, names[j] as string), dirUri + names[j]));
+      for (let j = i; j < end; j++) {
+        const name = names[j] as string;
+        const st = stats[j - i];
         const child = dirUri + name;
         // Vanished between readdir and stat (undefined, or a not-found error such as ENOTDIR): gone,
         // like an object deleted mid-listing.
@@ -108,7 +112,9 @@ export class LocalObjectStore implements ObjectStore {
           if (recursive) yield* this.walk(asDirectory(child), true);
           else yield { kind: 'directory', path: child };
         } else if (st.isFile()) {
-          yield { kind: 'file', ...info(child, st) };
+          // Spelled out: a spread's object shape (and so its map) differs once this is optimized.
+          const mtime = Math.floor(st.mtimeMs);
+          yield { kind: 'file', path: child, size: st.size, lastModified: mtime, etag: `${mtime}-${st.size}` };
         }
       }
     }
