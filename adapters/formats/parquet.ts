@@ -471,47 +471,15 @@ const scratchBytes64 = new Uint8Array(scratch64.buffer);
 const scratchBytes32 = new Uint8Array(scratch32.buffer);
 const littleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
-/** The Iceberg bound of a fast-kind accumulator side, or null when none (a truncated string can have none). */
-function fastBound(kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): Uint8Array | null {
-  const n = side === 'lower' ? a.minN : a.maxN;
-  const raw = side === 'lower' ? a.minRaw : a.maxRaw;
-  switch (kind) {
-    case 'i32':
-      return Uint8Array.of(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);
-    case 'bool':
-      return Uint8Array.of(n);
-    case 'f32':
-    case 'f64': {
-      // Typed arrays in platform order; Iceberg's bounds are little-endian.
-      const b = kind === 'f32' ? scratchBytes32 : scratchBytes64;
-      if (kind === 'f32') scratch32[0] = n;
-      else scratch64[0] = n;
-      const out = b.slice();
-      return littleEndian ? out : out.reverse();
-    }
-    case 'i64':
-      return (raw as Uint8Array).slice(0, 8);
-    case 'dec':
-      return (raw as Uint8Array).slice();
-    case 'str': {
-      const b = raw as Uint8Array;
-      // ASCII within the truncation length is its own bound; anything else is truncated as text.
-      if ((trunc === null || b.length <= trunc) && isAscii(b)) return b.slice();
-      return serializeBound(type, utf8Text(b), side, trunc);
-    }
-  }
-}
-
-/** Bound entries of one side, gathered here until their count (the map's header) is known. */
-const lowerEntries = new AvroBytes();
-const upperEntries = new AvroBytes();
 const i32Bytes = new Uint8Array(4);
+const boolByte = new Uint8Array(1);
 
 /**
- * One side's fast-kind bound as an Avro map entry (key, bytes) in `out`, as fastBound would give
- * it; false when there is none.
+ * The Iceberg bound of a fast-kind accumulator side, or null when none (a truncated string can
+ * have none): a view of scratch bytes or of the stat bytes, valid until the next call — copy it to
+ * keep it (fastBound), or write it out (writeFastBound).
  */
-function writeFastBound(out: AvroBytes, id: number, kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): boolean {
+function fastBoundView(kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): Uint8Array | null {
   const n = side === 'lower' ? a.minN : a.maxN;
   const raw = side === 'lower' ? a.minRaw : a.maxRaw;
   switch (kind) {
@@ -520,42 +488,50 @@ function writeFastBound(out: AvroBytes, id: number, kind: Exclude<FastKind, 'slo
       i32Bytes[1] = (n >>> 8) & 0xff;
       i32Bytes[2] = (n >>> 16) & 0xff;
       i32Bytes[3] = (n >>> 24) & 0xff;
-      out.long(id);
-      out.bytes(i32Bytes);
-      return true;
+      return i32Bytes;
     case 'bool':
-      out.long(id);
-      out.long(1);
-      out.byte(n);
-      return true;
+      boolByte[0] = n;
+      return boolByte;
     case 'f32':
     case 'f64': {
+      // Typed arrays in platform order; Iceberg's bounds are little-endian.
+      const b = kind === 'f32' ? scratchBytes32 : scratchBytes64;
       if (kind === 'f32') scratch32[0] = n;
       else scratch64[0] = n;
-      const b = kind === 'f32' ? scratchBytes32 : scratchBytes64;
-      out.long(id);
-      out.bytes(littleEndian ? b : b.slice().reverse());
-      return true;
+      return littleEndian ? b : b.slice().reverse();
     }
     case 'i64': {
       const b = raw as Uint8Array;
-      out.long(id);
-      out.bytes(b.length === 8 ? b : b.subarray(0, 8));
-      return true;
+      return b.length === 8 ? b : b.subarray(0, 8);
     }
     case 'dec':
-      out.long(id);
-      out.bytes(raw as Uint8Array);
-      return true;
+      return raw as Uint8Array;
     case 'str': {
       const b = raw as Uint8Array;
-      const bound = (trunc === null || b.length <= trunc) && isAscii(b) ? b : serializeBound(type, utf8Text(b), side, trunc);
-      if (bound === null) return false;
-      out.long(id);
-      out.bytes(bound);
-      return true;
+      // ASCII within the truncation length is its own bound; anything else is truncated as text.
+      if ((trunc === null || b.length <= trunc) && isAscii(b)) return b;
+      return serializeBound(type, utf8Text(b), side, trunc);
     }
   }
+}
+
+/** fastBoundView, copied. */
+function fastBound(kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): Uint8Array | null {
+  const v = fastBoundView(kind, type, a, side, trunc);
+  return v === null ? null : Uint8Array.prototype.slice.call(v);
+}
+
+/** Bound entries of one side, gathered here until their count (the map's header) is known. */
+const lowerEntries = new AvroBytes();
+const upperEntries = new AvroBytes();
+
+/** One side's fast-kind bound as an Avro map entry (key, bytes) in `out`; false when there is none. */
+function writeFastBound(out: AvroBytes, id: number, kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): boolean {
+  const v = fastBoundView(kind, type, a, side, trunc);
+  if (v === null) return false;
+  out.long(id);
+  out.bytes(v);
+  return true;
 }
 
 /** A typed-path bound as an Avro map entry; false when there is none. */
