@@ -240,13 +240,25 @@ export function createActivities(deps: ActivityDeps) {
       return { ok: true, snapshotId: ev.snapshotId };
     },
 
-    /** Inverse of step 6: drop our catalog entry (never purging); absent is fine. */
+    /**
+     * Inverse of step 6: drop our catalog entry (never purging); absent is fine. `not-ours`: a
+     * pointer catalog (REST, JDBC) holds the name with metadata this table never registered — its
+     * register step failed on exactly that (CATALOG_CONFLICT: an earlier plan migrated the table,
+     * or someone created it): nothing of ours to undo, and the entry is left alone.
+     */
     async unregisterTable(ref: TableRef): Promise<{ outcome: string }> {
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       if (rec.original === null) return { outcome: 'absent' };
       const p = await prepared(ref, rec);
       const ident = target(ref.tableId);
-      const { outcome } = await catalogOf(ref, rec).unregisterTable(ident, p.metadataLocation);
+      let outcome: string;
+      try {
+        ({ outcome } = await catalogOf(ref, rec).unregisterTable(ident, p.metadataLocation));
+      } catch (e) {
+        const pointerOnly = deps.catalog.withSavedOriginal === undefined; // in place (Hive), undo also restores the original
+        if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_CONFLICT && pointerOnly && !reached(rec, 'registered')) return { outcome: 'not-ours' };
+        throw e;
+      }
       if (outcome === 'unregistered') await audit(A.TABLE_UNREGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(p.metadataLocation), null, { metadataLocation: p.metadataLocation });
       return { outcome };
     },

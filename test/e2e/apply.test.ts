@@ -34,6 +34,8 @@ let cfgFile = '';
 let manifest: SeedManifest;
 let worker: ChildProcess | undefined;
 let workerLog = '';
+/** The first test's plan (the second plans the same tables again). */
+let firstPlan: { hash: string; waves: { number: number; tables: { id: string }[] }[] } | undefined;
 
 const migrate = (args: string[], timeout?: number): Promise<Run> => run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
 const tsx = TSX;
@@ -183,5 +185,40 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     expect(v.code).toBe(0);
     expect(JSON.parse(v.stdout)).toMatchObject({ ok: true });
     await connection.close();
+    firstPlan = { hash: plan.hash, waves: plan.waves };
+  }, 900_000);
+
+  it('a second plan over tables the first one migrated: those fail CATALOG_CONFLICT, their entries stay as they are, the plan ends failed (exit 1)', async () => {
+    // Runs after the test above (its tables of the earlier waves are still registered).
+    expect(firstPlan).toBeDefined();
+    const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
+    const before = new Map<string, string>();
+    for (const db of [`${prefix}_sales`, `${prefix}_misc`]) {
+      for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) before.set(`${t.namespace.join('.')}.${t.name}`, (await catalog.loadTable(t)).metadataLocation);
+    }
+    expect(before.size).toBeGreaterThan(0);
+    const planFile = path.join(dir, 'plan-2.json');
+    expect((await migrate(['plan', '--out', planFile])).code).toBe(0);
+    const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string; waves: { number: number; tables: { id: string }[] }[] };
+    expect(plan.hash).not.toBe(firstPlan?.hash); // a new plan: its metadata files have other names
+    const a = await migrate(['apply', planFile, '--auto-approve', '--wait', '--json'], 480_000);
+    // A failed plan, reported as one (not a failed workflow / internal error).
+    expect({ code: a.code, stderr: a.stderr.includes('internal error') }).toEqual({ code: 1, stderr: false });
+    const body = JSON.parse(a.stdout) as { ok: boolean; result: StatusJson };
+    expect(body.ok).toBe(false);
+    expect(body.result.state).toBe('failed');
+    const conflicts = body.result.waves.flatMap((w) => w.failed).filter((f) => f.code === 'CATALOG_CONFLICT');
+    expect(conflicts.length).toBeGreaterThan(0);
+    for (const f of conflicts) {
+      const [db, name] = f.tableId.split('.') as [string, string];
+      const key = `${nsPrefix}${db}.${name}`;
+      // Registered by the first plan; the second's compensation left the entry exactly as it was.
+      expect(before.has(key)).toBe(true);
+      expect((await catalog.loadTable(tableIdent([`${nsPrefix}${db}`], name))).metadataLocation).toBe(before.get(key));
+    }
+    for (const [key, loc] of before) {
+      const [ns, name] = [key.slice(0, key.lastIndexOf('.')), key.slice(key.lastIndexOf('.') + 1)];
+      expect({ key, loc: (await catalog.loadTable(tableIdent([ns], name))).metadataLocation }).toEqual({ key, loc });
+    }
   }, 900_000);
 });
