@@ -640,24 +640,24 @@ function assemble(plan: StatsPlan, accs: readonly Acc[], ctx: FooterContext, typ
   return { columnSizes, valueCounts, nullValueCounts, lowerBounds, upperBounds, boundsWithheld };
 }
 
-/** parquetStats with a non-coded failure reported as a corrupt footer naming the file. */
-export function parquetStatsChecked(path: string, md: FileMetaData, context: FooterContext): FileStats {
+/** `stats()` with a non-coded failure reported as a corrupt footer naming the file. */
+function checked<T>(path: string, stats: () => T): T {
   try {
-    return parquetStats(path, md, context);
+    return stats();
   } catch (e) {
     if (e instanceof MigrationError) throw e;
     throw corrupt(path, `inconsistent footer: ${(e as Error).message}`, e);
   }
 }
 
-/** parquetStatsEncoded with a non-coded failure reported as a corrupt footer naming the file. */
+/** parquetStats, a non-coded failure reported as a corrupt footer naming the file. */
+export function parquetStatsChecked(path: string, md: FileMetaData, context: FooterContext): FileStats {
+  return checked(path, () => parquetStats(path, md, context));
+}
+
+/** parquetStatsEncoded, a non-coded failure reported as a corrupt footer naming the file. */
 export function parquetStatsEncodedChecked(path: string, md: FileMetaData, context: FooterContext, out: AvroBytes): FileStats & { readonly encodedMetrics: Uint8Array } {
-  try {
-    return parquetStatsEncoded(path, md, context, out);
-  } catch (e) {
-    if (e instanceof MigrationError) throw e;
-    throw corrupt(path, `inconsistent footer: ${(e as Error).message}`, e);
-  }
+  return checked(path, () => parquetStatsEncoded(path, md, context, out));
 }
 
 /** What a remote read (statsRemote) came to. */

@@ -65,8 +65,18 @@ function readAt(file: string, start: number, len: number, fromEnd: boolean): Pro
   });
 }
 
+/** A local file's etag: whole-millisecond mtime and size (no content hash is kept on disk). */
+const etagOf = (mtime: number, size: number): string => `${mtime}-${size}`;
+
 function info(p: string, st: { size: number; mtimeMs: number }): ObjectInfo {
-  return { path: p, size: st.size, lastModified: Math.floor(st.mtimeMs), etag: `${Math.floor(st.mtimeMs)}-${st.size}` };
+  const mtime = Math.floor(st.mtimeMs);
+  return { path: p, size: st.size, lastModified: mtime, etag: etagOf(mtime, st.size) };
+}
+
+/** A listed file: info()'s fields with the kind first, spelled out (a spread's shape, and so its map, differs once optimized). */
+function fileEntry(p: string, st: { size: number; mtimeMs: number }): ListEntry {
+  const mtime = Math.floor(st.mtimeMs);
+  return { kind: 'file', path: p, size: st.size, lastModified: mtime, etag: etagOf(mtime, st.size) };
 }
 
 export class LocalObjectStore implements ObjectStore {
@@ -112,9 +122,7 @@ export class LocalObjectStore implements ObjectStore {
           if (recursive) yield* this.walk(asDirectory(child), true);
           else yield { kind: 'directory', path: child };
         } else if (st.isFile()) {
-          // Spelled out: a spread's object shape (and so its map) differs once this is optimized.
-          const mtime = Math.floor(st.mtimeMs);
-          yield { kind: 'file', path: child, size: st.size, lastModified: mtime, etag: `${mtime}-${st.size}` };
+          yield fileEntry(child, st);
         }
       }
     }
