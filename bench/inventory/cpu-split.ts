@@ -1,51 +1,28 @@
 // Where does the time of one inventory go? Runs our Thrift (or DB) inventory of one database and
 // prints the CPU seconds spent by this process, the HMS JVM and the Postgres backends in that window
 // (from /proc, Linux only), next to the wall time. Use it before optimising either side.
-// Run: npx tsx bench/inventory/cpu-split.ts --prefix benchval_scale_1000x20x1 --hms-pid <pid> [--source thrift|db] [--pool 8]
-import { readdirSync, readFileSync } from 'node:fs';
+// Run: npx tsx bench/inventory/cpu-split.ts --prefix benchval_scale_1000x20x1 [--hms-pid <pid>] [--source thrift|db] [--pool 8]
 import { performance } from 'node:perf_hooks';
 import { PostgresHmsReader } from '../../adapters/hms/db/postgres';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import type { HmsReader } from '../../core/hive/model';
+import { cpuOf, hmsPid as serverPid, postgresCpu } from './server-cpu';
 
 const argv = process.argv.slice(2);
 const arg = (k: string, d: string): string => {
   const i = argv.indexOf(`--${k}`);
   return i >= 0 && argv[i + 1] !== undefined ? (argv[i + 1] as string) : d;
 };
-const TICK = 100; // USER_HZ on Linux
-
-function cpuOf(pid: number): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
-    return (Number(rest[11]) + Number(rest[12])) / TICK;
-  } catch {
-    return 0;
-  }
-}
-
-function postgresCpu(): number {
-  let s = 0;
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim().startsWith('postgres')) s += cpuOf(Number(d));
-    } catch {
-      // gone
-    }
-  }
-  return s;
-}
 
 async function main(): Promise<void> {
   const db = arg('prefix', 'benchval_scale_1000x20x1');
-  const hmsPid = Number(arg('hms-pid', '0'));
+  const uri = arg('hms-uri', 'thrift://127.0.0.1:9083');
+  const hmsPid = Number(arg('hms-pid', String(serverPid(Number(new URL(uri).port)) ?? 0)));
   const source = arg('source', 'thrift');
   const reader: HmsReader =
     source === 'db'
       ? await PostgresHmsReader.open(arg('db-url', 'postgres://postgres@127.0.0.1:15432/hms'))
-      : new ThriftHmsReader({ uri: arg('hms-uri', 'thrift://127.0.0.1:9083'), poolSize: Number(arg('pool', '8')), callsPerSecond: 0, callTimeoutMs: 120_000 });
+      : new ThriftHmsReader({ uri, poolSize: Number(arg('pool', '8')), callsPerSecond: 0, callTimeoutMs: 120_000 });
   const c0 = process.cpuUsage();
   const h0 = cpuOf(hmsPid);
   const p0 = postgresCpu();
