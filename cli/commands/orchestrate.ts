@@ -6,7 +6,7 @@ import os from 'node:os';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { CancelledFailure, TerminatedFailure, TimeoutFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { verifyChain } from '../../core/audit/chain';
 import { AuditAction } from '../../core/audit/chain';
@@ -46,8 +46,29 @@ async function statusWithoutWorker(tmp: Awaited<ReturnType<typeof openTemporal>>
   }
   let reason = '';
   if (status === 'FAILED') reason = await h.result().then(() => '', (e: unknown) => `: ${(e as { cause?: Error }).cause?.message ?? (e as Error).message}`);
-  throw new MigrationError(ErrorCode.TEMPORAL_WORKFLOW_ENDED, `plan workflow ${h.workflowId} ended ${status.toLowerCase()}${reason}; see it in the Temporal UI, fix the cause, then migrate apply again`, { workflowId: h.workflowId, status });
+  throw workflowEnded(h.workflowId, status, reason);
 }
+
+function workflowEnded(workflowId: string, status: string, reason: string, cause?: unknown): MigrationError {
+  return new MigrationError(ErrorCode.TEMPORAL_WORKFLOW_ENDED, `plan workflow ${workflowId} ended ${status.toLowerCase()}${reason}; see it in the Temporal UI, fix the cause, then migrate apply again`, { workflowId, status }, cause === undefined ? undefined : { cause });
+}
+
+/**
+ * The plan workflow's result. It returns its status even when tables or waves failed; it only
+ * throws when the workflow itself ended without a result (failed, terminated, cancelled, timed
+ * out): that becomes TEMPORAL_WORKFLOW_ENDED with how and why, not an internal error.
+ */
+async function planResult(h: WorkflowHandle): Promise<MigrationStatus> {
+  try {
+    return (await h.result()) as MigrationStatus;
+  } catch (e) {
+    if (!(e instanceof WorkflowFailedError)) throw e;
+    const status = e.cause instanceof TerminatedFailure ? 'TERMINATED' : e.cause instanceof CancelledFailure ? 'CANCELLED' : e.cause instanceof TimeoutFailure ? 'TIMED_OUT' : 'FAILED';
+    const why = e.cause?.message;
+    throw workflowEnded(h.workflowId, status, why ? `: ${why}` : '', e);
+  }
+}
+
 const who = (): string => process.env.MIGRATE_ACTOR ?? `${os.userInfo().username}@${os.hostname()}`;
 export const migrationWorkflowId = (planHash: string): string => `migrate/${planId(planHash)}`;
 
@@ -155,7 +176,7 @@ export function registerOrchestration(program: Command, io: IO): void {
           io.out(opts.json ? `${JSON.stringify({ ok: true, plan: plan.hash, workflowId, started, ui })}\n` : `${started ? 'started' : 'already running'} ${workflowId}\n${ui ? `watch: ${ui}\n` : ''}next: migrate status ${planId(plan.hash)}${opts.autoApprove ? '' : ` · migrate approve ${planId(plan.hash)} --wave ${plan.waves[0]?.number ?? 1}`}\n`);
           return io.setExit(ExitCode.OK);
         }
-        const result = await tmp.client.workflow.getHandle(workflowId).result() as MigrationStatus;
+        const result = await planResult(tmp.client.workflow.getHandle(workflowId));
         io.out(opts.json ? `${JSON.stringify({ ok: result.state === 'succeeded', result, ui })}\n` : `${renderStatus(result)}${ui ? `UI: ${ui}\n` : ''}`);
         io.setExit(result.state === 'succeeded' ? ExitCode.OK : ExitCode.FAILED);
       } finally {
