@@ -17,7 +17,8 @@ import { compareIds } from '../../core/plan/types';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { viewDependencies } from '../../adapters/sql/view-deps';
 import { sampleStorage } from '../../activities/assess/storage-sample';
-import { openStores } from '../runtime';
+import { targetCatalogFindings } from '../../activities/assess/catalog-presence';
+import { openCatalog, openStores } from '../runtime';
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
 
@@ -72,6 +73,31 @@ export function toPlanTable(a: AssessedTable): PlanTable {
   return { id: a.id, database: a.database, name: a.name, team: a.team, kind: a.kind, class: a.class, files: a.files, bytes: a.bytes, risk: a.risk, fingerprint: a.fingerprint };
 }
 
+/**
+ * Findings the HMS metadata cannot give: the storage sample's and the target catalog's (tables
+ * whose target name is already taken), merged by table id.
+ */
+export async function outsideFindingsFor(cfg: MigrateConfig, inventory: readonly TableInventory[]): Promise<Map<string, AssessFinding[]>> {
+  const out = await sampleStorageFor(cfg, inventory);
+  for (const [id, fs] of await targetCatalogFor(cfg, inventory)) out.set(id, [...(out.get(id) ?? []), ...fs]);
+  return out;
+}
+
+/**
+ * The target catalog's findings, when one is configured. An in-place Hive catalog converts the
+ * source table itself (a converted one is ALREADY_ICEBERG already), so there is nothing to list.
+ */
+export async function targetCatalogFor(cfg: MigrateConfig, inventory: readonly TableInventory[]): Promise<Map<string, AssessFinding[]>> {
+  const c = cfg.catalog;
+  if (c === undefined || (c.type === 'hive' && c.mode === 'in-place')) return new Map();
+  const catalog = await openCatalog(cfg);
+  try {
+    return await targetCatalogFindings(catalog, inventory, c.namespacePrefix ?? '');
+  } finally {
+    await catalog.close?.();
+  }
+}
+
 /** Storage facts for the assessment (sub-directories, INT96), when storage is configured and sampling is on. */
 export async function sampleStorageFor(cfg: MigrateConfig, inventory: readonly TableInventory[]): Promise<Map<string, AssessFinding[]>> {
   const files = cfg.plan?.assess.sampleFiles ?? 3;
@@ -114,7 +140,7 @@ export async function runAssess(cfg: MigrateConfig, databases: readonly string[]
   const reader = openThrift(cfg);
   try {
     const inventory = await readWarehouse(reader, databases.length > 0 ? databases : (cfg.plan?.databases ?? []));
-    return assessWarehouse(inventory, options, ownership, await sampleStorageFor(cfg, inventory));
+    return assessWarehouse(inventory, options, ownership, await outsideFindingsFor(cfg, inventory));
   } finally {
     await reader.close();
   }

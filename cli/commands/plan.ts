@@ -25,7 +25,7 @@ import { dotToSvg } from '../../adapters/graphviz/svg';
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
 import type { AssessResult } from './assess';
-import { openThrift, readWarehouse, assessSettings, assessWarehouse, sampleStorageFor, toPlanTable, withPrefix } from './assess';
+import { openThrift, readWarehouse, assessSettings, assessWarehouse, outsideFindingsFor, toPlanTable, withPrefix } from './assess';
 
 /** Caps used when the config sets none (a wave of at most 100 tables, 1M files, 100 TiB). */
 export const DEFAULT_WAVES = { maxTablesPerWave: 100, maxFilesPerWave: 1_000_000, maxBytesPerWave: 100 * 2 ** 40 } as const;
@@ -103,7 +103,7 @@ export async function buildPlanFromHms(cfg: MigrateConfig, o: { databases: reado
   let assessed: AssessResult;
   try {
     const inventory = await readWarehouse(reader, o.databases.length > 0 ? o.databases : (cfg.plan?.databases ?? []));
-    assessed = assessWarehouse(inventory, s.options, s.ownership, await sampleStorageFor(cfg, inventory));
+    assessed = assessWarehouse(inventory, s.options, s.ownership, await outsideFindingsFor(cfg, inventory));
   } finally {
     await reader.close();
   }

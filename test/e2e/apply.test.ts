@@ -86,6 +86,8 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     const p = await migrate(['plan', '--out', planFile]);
     expect(p.code).toBe(0);
     const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string; waves: { number: number; tables: { id: string }[] }[] };
+    // A second plan of the same, still unmigrated warehouse (the second test applies it late).
+    expect((await migrate(['plan', '--out', path.join(dir, 'plan-early.json')])).code).toBe(0);
     expect(plan.waves.length).toBeGreaterThanOrEqual(3);
     const id = plan.hash.slice(0, 12);
 
@@ -188,7 +190,7 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     firstPlan = { hash: plan.hash, waves: plan.waves };
   }, 900_000);
 
-  it('a second plan over tables the first one migrated: those fail CATALOG_CONFLICT, their entries stay as they are, the plan ends failed (exit 1)', async () => {
+  it('a plan made before the first one ran, applied after it: the tables the first migrated fail CATALOG_CONFLICT, their entries stay as they are, the plan ends failed (exit 1)', async () => {
     // Runs after the test above (its tables of the earlier waves are still registered).
     expect(firstPlan).toBeDefined();
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
@@ -197,10 +199,9 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
       for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) before.set(`${t.namespace.join('.')}.${t.name}`, (await catalog.loadTable(t)).metadataLocation);
     }
     expect(before.size).toBeGreaterThan(0);
-    const planFile = path.join(dir, 'plan-2.json');
-    expect((await migrate(['plan', '--out', planFile])).code).toBe(0);
+    const planFile = path.join(dir, 'plan-early.json');
     const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string; waves: { number: number; tables: { id: string }[] }[] };
-    expect(plan.hash).not.toBe(firstPlan?.hash); // a new plan: its metadata files have other names
+    expect(plan.hash).not.toBe(firstPlan?.hash); // another plan: its metadata files have other names
     const a = await migrate(['apply', planFile, '--auto-approve', '--wait', '--json'], 480_000);
     // A failed plan, reported as one (not a failed workflow / internal error).
     expect({ code: a.code, stderr: a.stderr.includes('internal error') }).toEqual({ code: 1, stderr: false });
@@ -221,4 +222,29 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
       expect({ key, loc: (await catalog.loadTable(tableIdent([ns], name))).metadataLocation }).toEqual({ key, loc });
     }
   }, 900_000);
+  it('a new plan leaves out every table the target catalog already holds (IN_TARGET_CATALOG) and plans the rest again', async () => {
+    // Runs after the tests above: the first plan's earlier waves are registered, its last wave rolled back.
+    expect(firstPlan).toBeDefined();
+    const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
+    const registered = new Set<string>();
+    for (const db of [`${prefix}_sales`, `${prefix}_misc`]) {
+      for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) registered.add(`${db}.${t.name}`);
+    }
+    expect(registered.size).toBeGreaterThan(0);
+    const planFile = path.join(dir, 'plan-3.json');
+    expect((await migrate(['plan', '--out', planFile])).code).toBe(0);
+    const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { waves: { tables: { id: string }[] }[]; notPlanned: { id: string; reason: string }[] };
+    const planned = new Set(plan.waves.flatMap((w) => w.tables.map((t) => t.id)));
+    const firstPlanned = (firstPlan?.waves ?? []).flatMap((w) => w.tables.map((t) => t.id));
+    // Exactly the first plan's tables minus the registered ones: the rolled-back wave, the failed
+    // tables and the views come back; nothing already in the catalog does.
+    expect([...planned].sort()).toEqual(firstPlanned.filter((id) => !registered.has(id)).sort());
+    for (const id of registered) expect(plan.notPlanned).toContainEqual({ id, reason: 'CLASS_SKIP' });
+    const a = await migrate(['assess', '--json']);
+    expect(a.code).toBe(0);
+    const assessed = (JSON.parse(a.stdout) as { tables: { id: string; class: string; findings: { code: string }[] }[] }).tables;
+    const inCatalog = assessed.filter((t) => t.findings.some((f) => f.code === 'IN_TARGET_CATALOG')).map((t) => t.id);
+    expect(inCatalog.sort()).toEqual([...registered].sort());
+    for (const t of assessed.filter((x) => registered.has(x.id))) expect(t.class).toBe('skip');
+  }, 300_000);
 });

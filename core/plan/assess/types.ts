@@ -31,6 +31,11 @@ export const AssessCode = {
   STATS_MISSING: 'STATS_MISSING',
   /** Storage sample: a location holds sub-directories (skew, list bucketing, ACID layouts). */
   DATA_IN_SUBDIRECTORIES: 'DATA_IN_SUBDIRECTORIES',
+  /**
+   * Target catalog: it already holds the name `apply` would register the table under (an earlier
+   * plan migrated it, or the name was registered outside this tool). Registering would conflict.
+   */
+  IN_TARGET_CATALOG: 'IN_TARGET_CATALOG',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 
