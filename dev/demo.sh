@@ -28,9 +28,9 @@ YAML
 echo "== seeding the demo warehouse (prefix 'demo') into $HIM_HMS_PG_URI"
 ./node_modules/.bin/tsx dev/seed/main.ts --hms "$HIM_HMS_PG_URI" --prefix demo --manifest "$DEMO_DIR/seed-manifest.json" >/dev/null
 
-# A plan's hash covers its creation time, so planning again makes a new plan whose metadata files
-# have other names than the tables an earlier demo registered (those would then fail
-# CATALOG_CONFLICT). While the seeded warehouse is the one planned, the demo applies its plan again.
+# Planning again would leave out every table an earlier demo registered (IN_TARGET_CATALOG) and
+# show a nearly empty plan. While the seeded warehouse is the one planned, the demo applies its
+# plan again instead (which re-registers nothing).
 SEEDED=$(sha256sum "$DEMO_DIR/seed-manifest.json" | cut -d' ' -f1)
 if [ -f "$DEMO_DIR/plan.json" ] && [ "$(cat "$DEMO_DIR/plan.seeded" 2>/dev/null)" = "$SEEDED" ]; then
   echo "== migrate plan: the warehouse is unchanged; reusing $DEMO_DIR/plan.json"
