@@ -90,9 +90,15 @@ export async function outsideFindingsFor(cfg: MigrateConfig, inventory: readonly
 export async function targetCatalogFor(cfg: MigrateConfig, inventory: readonly TableInventory[]): Promise<Map<string, AssessFinding[]>> {
   const c = cfg.catalog;
   if (c === undefined || (c.type === 'hive' && c.mode === 'in-place')) return new Map();
-  const catalog = await openCatalog(cfg);
+  const why = (e: unknown): unknown =>
+    e instanceof MigrationError
+      ? new MigrationError(e.code, `${e.message} (the target catalog ${c.name} is read to leave out the tables it already holds: check catalog.uri, or its credentials)`, e.context, { cause: e })
+      : e;
+  const catalog = await openCatalog(cfg).catch((e: unknown) => Promise.reject(why(e)));
   try {
     return await targetCatalogFindings(catalog, inventory, c.namespacePrefix ?? '');
+  } catch (e) {
+    throw why(e);
   } finally {
     await catalog.close?.();
   }

@@ -163,4 +163,12 @@ describe('migrate assess / plan (seeded warehouse)', () => {
     expect(existsSync(out) || existsSync(report)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
+  it('an unreachable target catalog → CATALOG_UNREACHABLE saying why plan reads it, exit 1, nothing written', async () => {
+    const cfg = config('no-catalog.yaml', 'waves:\n  maxTablesPerWave: 10');
+    const out = path.join(dir, 'no-catalog-plan.json');
+    const r = await migrate(['plan', '--config', cfg, ...scope, '--set', 'catalog.uri=http://127.0.0.1:1', '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/CATALOG_UNREACHABLE[\s\S]*read to leave out the tables it already holds/);
+    expect(existsSync(out)).toBe(false);
+  });
 });
