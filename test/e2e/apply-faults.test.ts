@@ -91,16 +91,21 @@ describe('apply under injected faults (toxiproxy)', () => {
       if (!seen) await sleep(100);
     }
     // Fault rounds until apply returns: each round puts one toxic on every proxy for a moment. The
-    // stall comes first: it drops the bytes of calls in flight, which then wait for their own
-    // deadlines (HMS 60 s) past the 20 s step timeout, so Temporal times the attempt out and retries.
+    // first is a stall longer than the 20 s step timeout and the 15 s heartbeat timeout: it drops
+    // the bytes of every call in flight, so each activity running then outlives its deadline (or
+    // exhausts its client's own retries) and Temporal retries it, whatever the clients absorb on
+    // their own. (A 2 s first stall was not enough: the fresh-clone run of e263181 saw 0 retried
+    // histories in 5 rounds — every call in that window was retried inside its client.)
     const rounds: [ToxicType, Record<string, number>, number, number][] = [
       ['timeout', { timeout: 0 }, 1, 2000],
       ['latency', { latency: 400, jitter: 300 }, 1, 3000],
       ['reset_peer', { timeout: 0 }, 0.3, 1500],
     ];
+    const FIRST_STALL_MS = 25_000;
     let injected = 0;
     for (let r = 0; !done && r < 60; r++) {
-      const [type, attributes, toxicity, ms] = rounds[r % rounds.length] as [ToxicType, Record<string, number>, number, number];
+      const [type, attributes, toxicity, roundMs] = rounds[r % rounds.length] as [ToxicType, Record<string, number>, number, number];
+      const ms = r === 0 ? FIRST_STALL_MS : roundMs;
       for (const px of proxies) await toxi.addToxic(px.name, { name: `f${r}`, type, attributes: attributes as never, toxicity });
       injected++;
       await sleep(ms);
