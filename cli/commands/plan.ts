@@ -212,7 +212,10 @@ Examples:
   migrate plan -c migrate.yaml --out plan.json --lineage lineage.yaml --database sales
   migrate plan --diff old.json new.json
 
-Exit code 2 for bad input (config, lineage, pins, caps, plan files); nothing is written then.`)
+Tables the target catalog already holds (an earlier plan migrated them) are left out with the
+finding IN_TARGET_CATALOG; the catalog is listed once per target namespace.
+Exit code 2 for bad input (config, lineage, pins, caps, plan files); 1 when HMS or the catalog
+cannot be read; nothing is written then.`)
     .action(async (files: string[], opts: PlanOpts, cmd: Command) => {
       try {
         await runPlanCommand(opts, files, cmd.optsWithGlobals<GlobalOpts>(), io);
