@@ -2,7 +2,8 @@
 // first location (sub-directories mean files a metadata-only conversion would leave out: skew,
 // list-bucketing, ACID base_/delta_ layouts the metastore does not admit to) and the footers of up
 // to `filesPerTable` Parquet files (INT96 timestamps). Bounded concurrency; a table whose storage
-// cannot be read gets no finding here (the conversion will report it), never a crash.
+// cannot be read gets STORAGE_NOT_SAMPLED (warn) naming the error, never a crash.
+import { MigrationError } from '../../core/errors';
 import { detectFormat } from '../../core/hive/formats';
 import type { TableInventory } from '../../core/hive/model';
 import { FileFormat, TableType } from '../../core/hive/model';
@@ -47,8 +48,10 @@ async function sampleOne(store: ObjectStore, t: TableInventory, filesPerTable: n
       }
       if (int96.length > 0) out.push(finding(AssessCode.INT96_TIMESTAMP, 'warn', `INT96 timestamps in ${int96.join(', ')} (sampled ${picks.length} file(s) of ${loc})`, 'migrates as is: readers convert INT96; bounds are withheld for those columns, so predicates on them do not prune files'));
     }
-  } catch {
-    return out;
+  } catch (e) {
+    // Not a reason to stop planning, but the reviewer must know what the plan could not check.
+    const why = e instanceof MigrationError ? `${e.code}: ${e.message}` : String(e);
+    out.push(finding(AssessCode.STORAGE_NOT_SAMPLED, 'warn', `${loc}: ${why}`, 'its files were not checked for sub-directories or INT96 timestamps: fix storage.* or the AWS credentials in the environment and assess again (apply reads the files anyway and fails the table coded if they are unreadable)'));
   }
   return out;
 }

@@ -19,8 +19,8 @@ const scope = ['--database', sales, '--database', misc];
 let dir = '';
 
 type Run = { code: number; stdout: string; stderr: string };
-async function run(cmd: string, args: string[]): Promise<Run> {
-  return promisify(execFile)(cmd, args, { env: { ...process.env, ...env }, cwd: root, maxBuffer: 64 << 20 }).then(
+async function run(cmd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+  return promisify(execFile)(cmd, args, { env: { ...process.env, ...env, ...extraEnv }, cwd: root, maxBuffer: 64 << 20 }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
@@ -84,6 +84,23 @@ describe('migrate assess / plan (seeded warehouse)', () => {
     const got = Object.fromEntries(out.tables.map((t) => [t.id, [t.class, t.findings.filter((f) => f.severity !== 'info').map((f) => f.code)]]));
     expect(got).toEqual(EXPECTED);
     expect(out.edges).toEqual(expect.arrayContaining([{ from: `${sales}.orders`, to: `${sales}.v_orders_eu`, reason: 'view' }, { from: `${sales}.v_orders_eu_big`, to: `${misc}.v_big_customers`, reason: 'view' }]));
+  });
+
+  it('assess with S3 credentials the server refuses: each sampled table says STORAGE_NOT_SAMPLED with the coded cause, nothing else changes', async () => {
+    const r = await run(path.join(root, 'bin', 'migrate'), ['assess', '--config', stackCfg, '--json', ...scope], { AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { tables: { id: string; class: string; findings: { code: string; severity: string; evidence: string }[] }[] };
+    const sampled = out.tables.filter((t) => t.findings.some((f) => f.code === 'STORAGE_NOT_SAMPLED'));
+    // Every Parquet/ORC/Avro table with a location (not the views, not text/CSV).
+    expect(sampled.map((t) => t.id).sort()).toEqual(Object.keys(EXPECTED).filter((id) => !/\.v_|ledger_csv/.test(id)).sort());
+    for (const t of sampled) {
+      const f = t.findings.find((x) => x.code === 'STORAGE_NOT_SAMPLED');
+      expect(f?.severity).toBe('warn');
+      expect(f?.evidence).toMatch(/STORAGE_ACCESS_DENIED/);
+      // What only the files could tell is absent; the metadata's findings are all still there.
+      const codes = t.findings.filter((x) => x.severity !== 'info').map((x) => x.code);
+      expect(codes).toEqual([...(EXPECTED[t.id]?.[1] ?? []).filter((c) => c !== 'DATA_IN_SUBDIRECTORIES' && c !== 'INT96_TIMESTAMP'), 'STORAGE_NOT_SAMPLED']);
+    }
   });
 
   it('plan --out --report --graph: views after their sources, report and SVG written', async () => {

@@ -31,6 +31,8 @@ export const AssessCode = {
   STATS_MISSING: 'STATS_MISSING',
   /** Storage sample: a location holds sub-directories (skew, list bucketing, ACID layouts). */
   DATA_IN_SUBDIRECTORIES: 'DATA_IN_SUBDIRECTORIES',
+  /** Storage sample: the table's files could not be read, so the two checks above were not made. */
+  STORAGE_NOT_SAMPLED: 'STORAGE_NOT_SAMPLED',
   /**
    * Target catalog: it already holds the name `apply` would register the table under (an earlier
    * plan migrated it, or the name was registered outside this tool). Registering would conflict.
