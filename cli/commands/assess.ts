@@ -78,8 +78,9 @@ export function toPlanTable(a: AssessedTable): PlanTable {
  * whose target name is already taken), merged by table id.
  */
 export async function outsideFindingsFor(cfg: MigrateConfig, inventory: readonly TableInventory[]): Promise<Map<string, AssessFinding[]>> {
-  const out = await sampleStorageFor(cfg, inventory);
-  for (const [id, fs] of await targetCatalogFor(cfg, inventory)) out.set(id, [...(out.get(id) ?? []), ...fs]);
+  // Independent reads (object store, catalog): side by side.
+  const [out, inCatalog] = await Promise.all([sampleStorageFor(cfg, inventory), targetCatalogFor(cfg, inventory)]);
+  for (const [id, fs] of inCatalog) out.set(id, [...(out.get(id) ?? []), ...fs]);
   return out;
 }
 
@@ -90,17 +91,15 @@ export async function outsideFindingsFor(cfg: MigrateConfig, inventory: readonly
 export async function targetCatalogFor(cfg: MigrateConfig, inventory: readonly TableInventory[]): Promise<Map<string, AssessFinding[]>> {
   const c = cfg.catalog;
   if (c === undefined || (c.type === 'hive' && c.mode === 'in-place')) return new Map();
-  const why = (e: unknown): unknown =>
-    e instanceof MigrationError
-      ? new MigrationError(e.code, `${e.message} (the target catalog ${c.name} is read to leave out the tables it already holds: check catalog.uri, or its credentials)`, e.context, { cause: e })
-      : e;
-  const catalog = await openCatalog(cfg).catch((e: unknown) => Promise.reject(why(e)));
+  let catalog: Awaited<ReturnType<typeof openCatalog>> | undefined;
   try {
+    catalog = await openCatalog(cfg);
     return await targetCatalogFindings(catalog, inventory, c.namespacePrefix ?? '');
   } catch (e) {
-    throw why(e);
+    if (!(e instanceof MigrationError)) throw e;
+    throw new MigrationError(e.code, `${e.message} (the target catalog ${c.name} is read to leave out the tables it already holds: check catalog.uri, or its credentials)`, e.context, { cause: e });
   } finally {
-    await catalog.close?.();
+    await catalog?.close?.();
   }
 }
 
