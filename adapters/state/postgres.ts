@@ -10,8 +10,16 @@ import type { TableInventory } from '../../core/hive/model';
 import type { PlanFile } from '../../core/plan/plan-file';
 
 const AUDIT_LOCK = 0x68696d61; // 'hima'
+/**
+ * Held while the schema is created: CREATE TABLE IF NOT EXISTS is not safe against itself in
+ * Postgres (two processes opening a fresh state database at once — apply and a worker — fail with
+ * 23505 on pg_type_typname_nsp_index). The schema text runs as one simple query, i.e. one implicit
+ * transaction, so the xact lock covers every statement in it.
+ */
+const SCHEMA_LOCK = 0x68696d73; // 'hims'
 
 const SCHEMA = `
+SELECT pg_advisory_xact_lock(${SCHEMA_LOCK});
 CREATE TABLE IF NOT EXISTS him_plans (
   plan_hash text PRIMARY KEY,
   plan jsonb NOT NULL,
