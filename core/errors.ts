@@ -101,6 +101,20 @@ export const ErrorCode = {
   VALIDATION_CATALOG_MISMATCH: 'VALIDATION_CATALOG_MISMATCH',
   /** Validation: a Hive column has no Iceberg field (or the types disagree). */
   VALIDATION_SCHEMA_MISMATCH: 'VALIDATION_SCHEMA_MISMATCH',
+  /** Apply re-checked a table live and it is not migratable (class skip or rewrite-required); context names the findings. */
+  TABLE_NOT_MIGRATABLE: 'TABLE_NOT_MIGRATABLE',
+  /** A table's undo could not finish; the state store lists what is left (migrate repair removes it). */
+  COMPENSATION_INCOMPLETE: 'COMPENSATION_INCOMPLETE',
+  /** Rollback refused: the catalog entry is not one this tool registered for the table (left untouched, even with --force). */
+  ROLLBACK_NOT_OURS: 'ROLLBACK_NOT_OURS',
+  /** The table was cancelled while migrating; its steps were undone. */
+  CANCELLED: 'CANCELLED',
+  /** A table's workflow ended without an outcome (terminated, timed out); its state record says so. */
+  TABLE_WORKFLOW_ENDED: 'TABLE_WORKFLOW_ENDED',
+  /** The plan has no such wave. */
+  WAVE_UNKNOWN: 'WAVE_UNKNOWN',
+  /** The wave already ran: it cannot be approved (again). */
+  WAVE_ALREADY_RAN: 'WAVE_ALREADY_RAN',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
