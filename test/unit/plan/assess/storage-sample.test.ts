@@ -51,7 +51,7 @@ describe('storage sample', () => {
 
   it('no HMS stats: files and bytes come from the listing; the plan sees them', async () => {
     const loc = dir('spark', { 'part-0.parquet': parquet, 'part-1.parquet': parquet, _SUCCESS: Buffer.alloc(0) });
-    for (const parameters of [{}, { numFiles: '0', totalSize: '0' }]) {
+    for (const parameters of [{}, { numFiles: '0', totalSize: '0' }] as Record<string, string>[]) {
       const t = inv(table({ name: 'spark', sd: { location: loc }, parameters }));
       const f = (await sampleStorage(store, [t])).get('db.spark');
       expect(codes(f)).toEqual(['SIZE_FROM_STORAGE']);
