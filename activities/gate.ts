@@ -3,9 +3,9 @@
 // is not migratable fails with its coded reason — whatever the plan file says.
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
-import { assessTable } from '../core/plan/assess/assess';
+import { liveBlockers } from '../core/plan/assess/live-blockers';
 import type { AssessFinding, AssessOptions } from '../core/plan/assess/types';
-import { AssessCode, DEFAULT_ASSESS_OPTIONS, isView } from '../core/plan/assess/types';
+import { AssessCode } from '../core/plan/assess/types';
 
 /** Finding codes with an apply error of their own; the rest fail as TABLE_NOT_MIGRATABLE. */
 const ERROR_OF: Readonly<Partial<Record<string, ErrorCode>>> = {
@@ -20,15 +20,9 @@ function errorCodeOf(f: AssessFinding): ErrorCode {
   return (Object.values(ErrorCode) as string[]).includes(f.code) ? (f.code as ErrorCode) : ErrorCode.TABLE_NOT_MIGRATABLE;
 }
 
-/** The findings that keep this table out of a migration (class skip or rewrite-required); views pass. */
-export function blockingFindings(inv: TableInventory, options: AssessOptions = DEFAULT_ASSESS_OPTIONS): AssessFinding[] {
-  if (isView(inv)) return [];
-  return assessTable(inv, options).findings.filter((f) => f.effect === 'skip' || f.effect === 'rewrite');
-}
-
 /** Throws the first blocking finding as a non-retryable coded error naming every one. */
 export function assertMigratable(tableId: string, inv: TableInventory, options?: AssessOptions): void {
-  const blockers = blockingFindings(inv, options);
+  const blockers = liveBlockers(inv, options);
   const first = blockers[0];
   if (first === undefined) return;
   const all = blockers.map((f) => `${f.code}: ${f.evidence}`).join('; ');

@@ -115,6 +115,12 @@ export const ErrorCode = {
   WAVE_UNKNOWN: 'WAVE_UNKNOWN',
   /** The wave already ran: it cannot be approved (again). */
   WAVE_ALREADY_RAN: 'WAVE_ALREADY_RAN',
+  /** Apply's live re-check: the table's location or a partition's is equal to or inside another table's. */
+  LOCATION_SHARED: 'LOCATION_SHARED',
+  /** Apply's live re-check: an empty, missing or relative table/partition location. */
+  LOCATION_INVALID: 'LOCATION_INVALID',
+  /** Apply's live re-check: a partition value that does not parse as its declared type. */
+  PARTITION_VALUE_INVALID: 'PARTITION_VALUE_INVALID',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
