@@ -63,7 +63,9 @@ export interface AuditEventInput {
  * Event formats (STYLE.md §7), kept per event so old chains stay verifiable:
  * 1 — sha256 of {seq, prevHash, at, actor, action, object, planHash, beforeDigest, afterDigest, details};
  * 2 — the same plus {v, actorSource, alg, keyId}, hashed with `alg` (sha256, or HMAC-SHA256 with the key `keyId`).
- * New events are always written as the newest format; a chain may go 1 → 2, never back.
+ * New events are always written as the newest format. Formats may interleave while old and new
+ * writers run side by side (an unkeyed event is recomputable in either format); once an event is
+ * keyed, every later one must be keyed.
  */
 export const AUDIT_EVENT_VERSION = 2;
 export type AuditEventVersion = 1 | 2;
@@ -138,11 +140,10 @@ export interface VerifyOptions {
 type Step = { readonly code: ChainFailureCode; readonly reason: string } | null;
 
 /** One event against its predecessor and the chain so far. */
-function checkEvent(e: AuditEvent, expectSeq: number, prev: string, state: { v: number; keyed: boolean }, key: ChainKey | undefined): Step {
+function checkEvent(e: AuditEvent, expectSeq: number, prev: string, state: { keyed: boolean }, key: ChainKey | undefined): Step {
   const broken = (reason: string): Step => ({ code: ErrorCode.AUDIT_CHAIN_BROKEN, reason });
   if (e.seq !== expectSeq) return broken(`expected event ${expectSeq}, found ${e.seq} (an event was removed or reordered)`);
   if (e.prevHash !== prev) return broken('its link to the previous event does not match');
-  if (e.v < state.v) return broken(`it is in format ${e.v} after an event in format ${state.v} (formats never go back: rewritten)`);
   if (state.keyed && e.alg !== 'hmac-sha256') return broken('it is not keyed but follows keyed events (rewritten without the key)');
   if (e.alg === 'hmac-sha256') {
     if (key === undefined) return { code: ErrorCode.CONFIG_INVALID, reason: `it is keyed (key id ${e.keyId ?? '?'}) and no key is configured: set audit.keyEnv and that variable to verify` };
@@ -158,12 +159,11 @@ export function verifyChain(events: Iterable<AuditEvent>, opts: VerifyOptions = 
   let n = 0;
   let keyed = 0;
   let atAnchor: string | undefined;
-  const state = { v: 1, keyed: false };
+  const state = { keyed: false };
   const anchor = opts.anchor === undefined ? {} : { anchor: opts.anchor };
   for (const e of events) {
     const bad = checkEvent(e, n + 1, prev, state, opts.key);
     if (bad !== null) return { ok: false, events: n, keyed, head: prev, ...anchor, code: bad.code, brokenAt: e.seq, reason: bad.reason };
-    state.v = e.v;
     state.keyed ||= e.alg === 'hmac-sha256';
     if (e.alg === 'hmac-sha256') keyed++;
     if (e.seq === opts.anchor?.seq) atAnchor = e.hash;

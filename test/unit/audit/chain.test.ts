@@ -66,7 +66,7 @@ describe('audit chain format 2: keyed events, legacy events, anchors', () => {
   it('another key is named as such', () => {
     expect(verifyChain(keyed(2), { key: chainKeyFrom('y'.repeat(48)) })).toMatchObject({ ok: false, code: ErrorCode.AUDIT_CHAIN_BROKEN, brokenAt: 1, reason: expect.stringContaining(key.id) });
   });
-  it('a rewrite recomputed with plain sha256 is found: formats and keys never go back', () => {
+  it('a rewrite recomputed with plain sha256 (either format) is found: keyed never goes back to unkeyed', () => {
     const c = keyed(4);
     const third = c[2] as AuditEvent;
     // The attacker rewrites event 3 and re-chains 3..4 without the key.
@@ -74,7 +74,7 @@ describe('audit chain format 2: keyed events, legacy events, anchors', () => {
     const r4 = chainEvent(4, r3.hash, input(4));
     expect(verifyChain([c[0], c[1], r3, r4] as AuditEvent[], { key })).toMatchObject({ ok: false, code: ErrorCode.AUDIT_CHAIN_BROKEN, brokenAt: 3, reason: expect.stringContaining('not keyed') });
     const v1 = legacy(3, third.prevHash);
-    expect(verifyChain([c[0], c[1], v1] as AuditEvent[], { key })).toMatchObject({ ok: false, brokenAt: 3, reason: expect.stringContaining('format 1 after an event in format 2') });
+    expect(verifyChain([c[0], c[1], v1] as AuditEvent[], { key })).toMatchObject({ ok: false, brokenAt: 3, reason: expect.stringContaining('not keyed') });
   });
   it('a legacy (format 1) chain still verifies, and may continue keyed (the upgrade path)', () => {
     const old = [legacy(1, GENESIS_HASH)];
@@ -82,6 +82,10 @@ describe('audit chain format 2: keyed events, legacy events, anchors', () => {
     expect(verifyChain(old)).toMatchObject({ ok: true, events: 2, keyed: 0 });
     const all = [...old, ...keyed(2, 3, (old[1] as AuditEvent).hash)];
     expect(verifyChain(all, { key })).toMatchObject({ ok: true, events: 4, keyed: 2 });
+    // Old and new unkeyed writers side by side (a rolling upgrade): formats may interleave.
+    const mixed = [...old, chainEvent(3, (old[1] as AuditEvent).hash, input(3))];
+    mixed.push(legacy(4, (mixed[2] as AuditEvent).hash));
+    expect(verifyChain(mixed)).toMatchObject({ ok: true, events: 4 });
   });
   it('the anchor: deleted newest events, an empty table and a recomputed chain each fail AUDIT_ANCHOR_MISMATCH', () => {
     const c = keyed(5);
