@@ -121,6 +121,16 @@ export const ErrorCode = {
   LOCATION_INVALID: 'LOCATION_INVALID',
   /** Apply's live re-check: a partition value that does not parse as its declared type. */
   PARTITION_VALUE_INVALID: 'PARTITION_VALUE_INVALID',
+  /** `audit verify`: an audit event was edited, removed, reordered or re-hashed (the chain itself is broken). */
+  AUDIT_CHAIN_BROKEN: 'AUDIT_CHAIN_BROKEN',
+  /** `audit verify`: the chain disagrees with its external anchor (newest events deleted, table truncated/dropped, chain recomputed). */
+  AUDIT_ANCHOR_MISMATCH: 'AUDIT_ANCHOR_MISMATCH',
+  /** An approval by someone not on `audit.approvers` (nothing was recorded or sent). */
+  AUDIT_APPROVER_REFUSED: 'AUDIT_APPROVER_REFUSED',
+  /** The state database refused the credentials of `state.url` (Postgres 28P01/28000). */
+  STATE_DB_AUTH_FAILED: 'STATE_DB_AUTH_FAILED',
+  /** The database named by `state.url` does not exist (Postgres 3D000). */
+  STATE_DB_NOT_FOUND: 'STATE_DB_NOT_FOUND',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

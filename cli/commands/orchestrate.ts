@@ -1,5 +1,5 @@
-// The Temporal-backed commands: worker, apply, approve, pause/resume/cancel, status, rollback, and
-// `audit verify`. apply accepts only a plan file (hash checked), stores it in the state store and
+// The Temporal-backed commands: worker, apply, approve, pause/resume/cancel, status and rollback
+// (`audit verify` is in ./audit.ts). apply accepts only a plan file (hash checked), stores it in the state store and
 // starts `migrate/<plan>`; everything else addresses that workflow by the plan id (first 12 hex).
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -8,7 +8,6 @@ import type { Command } from 'commander';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { CancelledFailure, TerminatedFailure, TimeoutFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import { verifyChain } from '../../core/audit/chain';
 import { AuditAction } from '../../core/audit/chain';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { parsePlan } from '../../core/plan/plan-file';
@@ -276,24 +275,6 @@ export function registerOrchestration(program: Command, io: IO): void {
       } finally {
         await state.close();
         await tmp.close();
-      }
-    });
-
-  const audit = program.command('audit').description('the append-only, hash-chained audit log');
-  audit
-    .command('verify')
-    .description('re-hash the whole chain; exit 1 at the first edited, removed or reordered event')
-    .option('--json', 'machine-readable output')
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const state = await openState(cfg(cmd));
-      try {
-        const events = [];
-        for await (const e of state.readAudit()) events.push(e);
-        const v = verifyChain(events);
-        io.out(opts.json ? `${JSON.stringify(v)}\n` : v.ok ? `audit log intact: ${v.events} events, head ${v.head.slice(0, 16)}\n` : `audit log BROKEN at event ${v.brokenAt}: ${v.reason}\n`);
-        io.setExit(v.ok ? ExitCode.OK : ExitCode.FAILED);
-      } finally {
-        await state.close();
       }
     });
 }
