@@ -11,6 +11,7 @@ import { registerPlan } from './commands/plan';
 import { registerTable } from './commands/table';
 import { registerOrchestration } from './commands/orchestrate';
 import { registerValidation } from './commands/validate';
+import { registerRepair } from './commands/repair';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -84,6 +85,7 @@ Exit code 1 when any check fails.`)
   registerTable(program, io);
   registerOrchestration(program, io);
   registerValidation(program, io);
+  registerRepair(program, io);
 
   return program;
 }
