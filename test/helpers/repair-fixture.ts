@@ -24,8 +24,6 @@ import type { Stores } from '../../cli/runtime';
 import { MIGRATE, TSX, run } from './cli';
 import { testStack, uniqueName } from './stack-env';
 
-const SCALE = '3,1,2';
-
 export interface RepairFixture {
   readonly prefix: string;
   readonly db: string;
@@ -87,7 +85,9 @@ function writeConfig(dir: string, stateUrl: string, nsPrefix: string, db: string
   return file;
 }
 
-export async function setupRepairFixture(): Promise<RepairFixture> {
+/** `tables` partitioned Parquet tables of 1 partition × 2 files each. */
+export async function setupRepairFixture(tables = 3): Promise<RepairFixture> {
+  const SCALE = `${tables},1,2`;
   Object.assign(process.env, testStack());
   const env = testStack();
   const prefix = uniqueName('rep').toLowerCase();
