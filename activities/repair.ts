@@ -244,14 +244,18 @@ export async function repairOrphans(deps: RepairDeps, planHash: string, opts: { 
   const plan = await deps.state.getPlan(planHash);
   const found = await findOrphans(deps, planHash);
   const repaired: RepairOutcome[] = [];
+  const running = found.tables.filter((t) => t.running).map((t) => t.tableId);
   for (const t of found.tables.filter((x) => x.orphan)) {
+    // Looked at again just before acting: a wave may have (re)started the table since the listing.
     const rec = await deps.state.getTable(planHash, t.tableId);
-    repaired.push(await repairOne(deps, plan, rec, t, opts.by));
+    const now = EXAMINED.has(rec.status) ? await inspect(deps, plan, rec) : null;
+    if (now?.running === true) running.push(t.tableId);
+    if (now?.orphan === true) repaired.push(await repairOne(deps, plan, rec, now, opts.by));
   }
   return {
     planHash,
     repaired,
-    running: found.tables.filter((t) => t.running).map((t) => t.tableId),
+    running,
     foreign: found.tables.filter((t) => t.entry?.state === 'foreign').map((t) => ({ tableId: t.tableId, target: t.target, location: t.entry?.location ?? null })),
   };
 }
