@@ -21,7 +21,7 @@ import type { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { loadConfig } from '../../cli/config';
 import { openCatalog, openHmsReader, openStores, toolVersion } from '../../cli/runtime';
 import type { Stores } from '../../cli/runtime';
-import { MIGRATE, TSX, run } from './cli';
+import { MIGRATE, TSX, run, withCatalogSection } from './cli';
 import { testStack, uniqueName } from './stack-env';
 
 export interface RepairFixture {
@@ -36,6 +36,7 @@ export interface RepairFixture {
   readonly catalog: IcebergCatalog;
   readonly stores: Stores;
   readonly acts: ReturnType<typeof createActivities>;
+  readonly hms: ThriftHmsReader;
   /** RepairDeps with every workflow closed (the simulated termination already happened). */
   deps(isRunning?: (planHash: string, tableId: string) => Promise<boolean>): RepairDeps;
   /** Run an activity inside a mock activity context (writeMetadata heartbeats). */
@@ -73,31 +74,40 @@ async function dropStateDb(name: string): Promise<void> {
   await admin.end();
 }
 
-/** The stack's config with this test's state database, namespace prefix, task queue and database. */
-function writeConfig(dir: string, stateUrl: string, nsPrefix: string, db: string, taskQueue: string): string {
+/**
+ * The stack's config with this test's state database, namespace prefix, task queue and database;
+ * in place: HMS 3.1.3 (hms3-pg) as both source and the Hive catalog in mode in-place.
+ */
+function writeConfig(dir: string, stateUrl: string, nsPrefix: string, db: string, taskQueue: string, inPlace: boolean): string {
   const env = testStack();
-  const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8')
+  const stack = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8');
+  const hms3 = env.HIM_HMS3_PG_URI as string;
+  const withCatalog = inPlace
+    ? withCatalogSection(stack.replace(/uri: thrift:\/\/\S+/, `uri: ${hms3}`), `catalog:\n  name: hms-in-place\n  type: hive\n  uri: ${hms3}\n  mode: in-place\n`)
+    : stack.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`);
+  const base = withCatalog
     .replace(/url: postgres:.*\n/, `url: ${stateUrl}\n`)
-    .replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)
     .replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`);
   const file = path.join(dir, 'migrate.yaml');
   writeFileSync(file, `${base}\nplan:\n  databases: [${db}]\n`);
   return file;
 }
 
-/** `tables` partitioned Parquet tables of 1 partition × 2 files each. */
-export async function setupRepairFixture(tables = 3): Promise<RepairFixture> {
+/** `tables` partitioned Parquet tables of 1 partition × 2 files each; `inPlace`: on HMS 3.1.3, converted in place. */
+export async function setupRepairFixture(tables = 3, inPlace = false): Promise<RepairFixture> {
   const SCALE = `${tables},1,2`;
   Object.assign(process.env, testStack());
   const env = testStack();
+  const hmsUri = (inPlace ? env.HIM_HMS3_PG_URI : env.HIM_HMS_PG_URI) as string;
   const prefix = uniqueName('rep').toLowerCase();
   const db = `${prefix}_scale_${SCALE.replace(/,/g, 'x')}`;
-  const nsPrefix = `${prefix}_`;
+  // In place the Iceberg table keeps the Hive name: no namespace prefix.
+  const nsPrefix = inPlace ? '' : `${prefix}_`;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'him-repair-'));
-  const seeded = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--scale', SCALE]);
+  const seeded = await run(TSX, ['dev/seed/main.ts', '--hms', hmsUri, '--prefix', prefix, '--scale', SCALE]);
   if (seeded.code !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
   const stateDb = `${prefix}_state`;
-  const cfgFile = writeConfig(dir, await createStateDb(stateDb), nsPrefix, db, `him-repair-${prefix}`);
+  const cfgFile = writeConfig(dir, await createStateDb(stateDb), nsPrefix, db, `him-repair-${prefix}`, inPlace);
   const planFile = path.join(dir, 'plan.json');
   const planned = await run(MIGRATE, ['plan', '--out', planFile, '--config', cfgFile]);
   if (planned.code !== 0) throw new Error(`plan failed: ${planned.stderr}${planned.stdout}`);
@@ -116,7 +126,7 @@ export async function setupRepairFixture(tables = 3): Promise<RepairFixture> {
     return loc.slice(0, loc.lastIndexOf('/') + 1);
   };
   return {
-    prefix, db, nsPrefix, cfgFile, config, plan, state, catalog, stores, acts,
+    prefix, db, nsPrefix, cfgFile, config, plan, state, catalog, stores, acts, hms,
     tables: plan.waves.flatMap((w) => w.tables.map((t) => t.id)).sort(),
     deps: (isRunning = async () => false) => ({ state, catalog, storeFor: stores.storeFor, namespacePrefix: nsPrefix, isRunning, toolVersion: toolVersion() }),
     activity: (fn) => new MockActivityEnvironment().run(fn),
@@ -138,7 +148,7 @@ export async function setupRepairFixture(tables = 3): Promise<RepairFixture> {
       return { ok: v.ok, events: v.events, actions: events.map((e) => e.action) };
     },
     async close() {
-      for (const ns of [[`${nsPrefix}${db}`]]) {
+      for (const ns of inPlace ? [] : [[`${nsPrefix}${db}`]]) {
         for (const t of await catalog.listTables(ns).catch(() => [])) await catalog.dropTable(t).catch(() => undefined);
         await catalog.dropNamespace(ns).catch(() => undefined);
       }
@@ -146,7 +156,7 @@ export async function setupRepairFixture(tables = 3): Promise<RepairFixture> {
       await hms.close();
       await state.close();
       stores.close();
-      await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--scale', SCALE, '--drop']);
+      await run(TSX, ['dev/seed/main.ts', '--hms', hmsUri, '--prefix', prefix, '--scale', SCALE, '--drop']);
       await dropStateDb(stateDb);
       rmSync(dir, { recursive: true, force: true });
     },
