@@ -12,6 +12,7 @@ import { registerTable } from './commands/table';
 import { registerOrchestration } from './commands/orchestrate';
 import { registerValidation } from './commands/validate';
 import { registerAudit } from './commands/audit';
+import { registerRepair } from './commands/repair';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -86,6 +87,7 @@ Exit code 1 when any check fails.`)
   registerOrchestration(program, io);
   registerValidation(program, io);
   registerAudit(program, io);
+  registerRepair(program, io);
 
   return program;
 }

@@ -24,6 +24,8 @@ export const AuditAction = {
   TABLE_ROLLED_BACK: 'table.rolled-back',
   ROLLBACK_FORCED: 'rollback.forced',
   VALIDATION_RUN: 'validation.run',
+  /** `migrate repair`: a table's orphaned metadata removed and its record closed as failed. */
+  TABLE_REPAIRED: 'table.repaired',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 
