@@ -101,6 +101,16 @@ export const ErrorCode = {
   VALIDATION_CATALOG_MISMATCH: 'VALIDATION_CATALOG_MISMATCH',
   /** Validation: a Hive column has no Iceberg field (or the types disagree). */
   VALIDATION_SCHEMA_MISMATCH: 'VALIDATION_SCHEMA_MISMATCH',
+  /** Plan signing is configured and the plan file carries no signature. */
+  PLAN_UNSIGNED: 'PLAN_UNSIGNED',
+  /** The plan's signature does not verify (edited after signing, another key, unknown key id). */
+  PLAN_SIGNATURE_INVALID: 'PLAN_SIGNATURE_INVALID',
+  /** A plan file larger than the documented limit (64 MiB), or not a regular file; refused unread. */
+  PLAN_TOO_LARGE: 'PLAN_TOO_LARGE',
+  /** A plan with no waves: nothing to apply. */
+  PLAN_EMPTY: 'PLAN_EMPTY',
+  /** The worker's catalog (name, type, mode, namespace prefix) differs from the target pinned in the plan. */
+  TARGET_MISMATCH: 'TARGET_MISMATCH',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
