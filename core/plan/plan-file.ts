@@ -19,8 +19,8 @@ import { FindingCode, NotPlannedReason, TableClass, issuesError, waveOptionsSche
 
 /** Safe integers only (zod's int()): counts never lose precision or overflow. */
 const count = z.number().int().nonnegative();
-/** `db.table`: one dot, no whitespace, slashes or control characters (what HMS names allow). */
-const tableId = z.string().max(512).regex(/^[^.\s/\\\x00-\x1f]+\.[^.\s/\\\x00-\x1f]+$/, 'expected db.table');
+/** `db.table`: exactly one dot, no whitespace or control characters (as lineage and ownership read ids). */
+const tableId = z.string().max(512).regex(/^[^.\s\p{Cc}]+\.[^.\s\p{Cc}]+$/u, 'expected db.table');
 const values = <T extends Record<string, string>>(o: T): [T[keyof T], ...T[keyof T][]] => Object.values(o) as [T[keyof T], ...T[keyof T][]];
 
 const planTableSchema = z
