@@ -4,7 +4,7 @@
 // "Limits"). Pure; no I/O.
 import { ErrorCode, MigrationError } from '../errors';
 
-/** Largest plan file read (bytes); larger files are refused unread. ~150k tables fit in 64 MiB. */
+/** Largest plan file read (bytes); larger files are refused unread. A planned table takes ~200 bytes. */
 export const MAX_PLAN_BYTES = 64 * 2 ** 20;
 /** Wave numbers go into the state store's `him_tables.wave int` column (Postgres int4). */
 export const MAX_WAVE_NUMBER = 2 ** 31 - 1;
