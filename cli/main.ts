@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { isMigrationError, ErrorCode } from '../core/errors';
 import { loadConfig } from './config';
 import { ExitCode } from './exit-codes';
+import { PLAN_INPUT_CODES } from './plan-input';
 import { renderDoctor, runDoctor } from './commands/doctor';
 import { registerInventory } from './commands/inventory';
 import { registerAssess } from './commands/assess';
@@ -112,7 +113,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return ExitCode.USAGE;
     }
     if (isMigrationError(e)) {
-      const usage = e.code === ErrorCode.CONFIG_INVALID || e.code === ErrorCode.CONFIG_NOT_FOUND || e.code === ErrorCode.USAGE;
+      const usage = e.code === ErrorCode.CONFIG_INVALID || e.code === ErrorCode.CONFIG_NOT_FOUND || e.code === ErrorCode.USAGE || PLAN_INPUT_CODES.has(e.code);
       if (json) io.out(`${JSON.stringify({ ok: false, error: { code: e.code, message: e.message, context: e.context } }, null, 2)}\n`);
       else io.err(`error [${e.code}]: ${e.message}\n`);
       return usage ? ExitCode.USAGE : ExitCode.FAILED;

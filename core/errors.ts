@@ -131,6 +131,16 @@ export const ErrorCode = {
   STATE_DB_AUTH_FAILED: 'STATE_DB_AUTH_FAILED',
   /** The database named by `state.url` does not exist (Postgres 3D000). */
   STATE_DB_NOT_FOUND: 'STATE_DB_NOT_FOUND',
+  /** Plan signing is configured and the plan file carries no signature. */
+  PLAN_UNSIGNED: 'PLAN_UNSIGNED',
+  /** The plan's signature does not verify (edited after signing, another key, unknown key id). */
+  PLAN_SIGNATURE_INVALID: 'PLAN_SIGNATURE_INVALID',
+  /** A plan file larger than the documented limit (64 MiB), or not a regular file; refused unread. */
+  PLAN_TOO_LARGE: 'PLAN_TOO_LARGE',
+  /** A plan with no waves: nothing to apply. */
+  PLAN_EMPTY: 'PLAN_EMPTY',
+  /** The worker's catalog (name, type, mode, namespace prefix) differs from the target pinned in the plan. */
+  TARGET_MISMATCH: 'TARGET_MISMATCH',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
