@@ -43,12 +43,7 @@ export function activities(t: Timeouts = {}) {
   return { short: proxyActivities<Activities>(o.short), long: proxyActivities<Activities>(o.long) };
 }
 
-/** The plan id users type: the first 12 hex digits of the plan hash. */
-export const planId = (hash: string): string => hash.slice(0, 12);
-export const planWorkflowId = (hash: string): string => `migrate/${planId(hash)}`;
-export const waveWorkflowId = (hash: string, wave: number): string => `${planWorkflowId(hash)}/wave-${wave}`;
-export const tableWorkflowId = (hash: string, wave: number, tableId: string): string => `${waveWorkflowId(hash, wave)}/${tableId}`;
-export const rollbackWorkflowId = (hash: string, wave: number): string => `${planWorkflowId(hash)}/rollback-wave-${wave}`;
+export { planId, planWorkflowId, rollbackWorkflowId, tableWorkflowId, waveWorkflowId } from '../core/plan/ids';
 
 /** The coded cause of a failure: the first ApplicationFailure type along the cause chain. */
 export function failureOf(e: unknown): { code: string; message: string } {
