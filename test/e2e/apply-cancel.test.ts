@@ -106,6 +106,11 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
+  // A failed run may leave this file's workflows running on its own task queue: end them.
+  const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+  const client = new Client({ connection });
+  for await (const w of client.workflow.list({ query: `TaskQueue = 'him-cancel-${prefix}' AND ExecutionStatus = 'Running'` })) await client.workflow.getHandle(w.workflowId, w.runId).terminate('apply-cancel test cleanup').catch(() => undefined);
+  await connection.close();
   worker?.kill('SIGTERM');
   await sleep(500);
   if (worker && worker.exitCode === null) worker.kill('SIGKILL');
