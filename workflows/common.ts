@@ -16,7 +16,7 @@ export interface Timeouts {
   /** startToClose of the short steps (snapshot, register, compensations), seconds. Default 120. */
   readonly stepSeconds?: number;
   /**
-   * Heartbeat timeout of every step, seconds (default 30). Every activity heartbeats while it runs
+   * Heartbeat timeout of every step, seconds (default 20). Every activity heartbeats while it runs
    * (activities/index.ts), so a killed worker's step is retried elsewhere after this, not after the
    * step deadline.
    */
@@ -30,7 +30,7 @@ const retry = { initialInterval: '1s', maximumInterval: '30s', backoffCoefficien
  * compensation must not run beside a step that is still writing.
  */
 export function activityOptions(t: Timeouts = {}) {
-  const heartbeatTimeout = `${t.heartbeatSeconds ?? 30} seconds` as const;
+  const heartbeatTimeout = `${t.heartbeatSeconds ?? 20} seconds` as const;
   const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
   return {
     short: { startToCloseTimeout: `${t.stepSeconds ?? 120} seconds`, heartbeatTimeout, retry, cancellationType },
