@@ -120,6 +120,8 @@ beforeAll(async () => {
   state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
   catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
   store = new RoutingObjectStore({ metadataPrefixes: [], s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
+  dataBefore = await dataHashes();
+  expect(dataBefore.size).toBe(TABLES * 3);
 }, 600_000);
 
 afterAll(async () => {
@@ -151,10 +153,8 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
     // ~0.4 s per S3 round trip: a table takes several seconds, so tables are in flight when cancelled.
     await toxi.addToxic(s3Proxy.name, { name: 'slow', type: 'latency', attributes: { latency: 200 } });
     const { hash, id } = await planAndApply([]);
-    // Cancel once at least one table has written something and the wave is not done.
-    await waitFor('a table in flight', async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved' || t.status === 'written') ? true : undefined), 240_000);
-    dataBefore = await dataHashes();
-    expect(dataBefore.size).toBe(TABLES * 3);
+    // Cancel as soon as a table is inside its write step (original saved, metadata being written).
+    await waitFor('a table in flight', async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved') ? true : undefined), 240_000);
     const t0 = Date.now();
     expect((await migrate(['cancel', id])).code).toBe(0);
     const st = await waitFor('the plan to end', async () => {
