@@ -7,12 +7,12 @@ import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { parseTableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
 import { ErrorCode, MigrationError } from '../core/errors';
-import type { HmsReader, TableInventory } from '../core/hive/model';
+import type { HmsReader } from '../core/hive/model';
 import type { AssessOptions } from '../core/plan/assess/types';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { TargetConfig } from '../core/plan/target';
 import { targetMismatch } from '../core/plan/target';
-import { canonicalJson, sha256Hex } from '../core/plan/hash';
+import { tableFingerprint } from '../core/hive/fingerprint';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { PostgresStateStore, TableRecord } from '../adapters/state/postgres';
 import { conversionFor, targetOf } from './plan-conversion';
@@ -66,10 +66,8 @@ export function failpoint(name: string, tableId: string, env: NodeJS.ProcessEnv 
   process.kill(process.pid, 'SIGKILL');
 }
 
-/** The table's fingerprint exactly as `migrate plan` computed it (cli/commands/assess.ts). */
-export function fingerprintOf(inv: TableInventory): string {
-  return sha256Hex(canonicalJson(inv));
-}
+/** The table's fingerprint exactly as `migrate plan` computed it (core/hive/fingerprint.ts). */
+export const fingerprintOf = tableFingerprint;
 
 /** The order of a table's forward steps in the state store. */
 const ORDER = ['pending', 'original-saved', 'written', 'registered', 'migrated'];
