@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { RestCatalog } from '../../../adapters/catalog/rest';
+import { PostgresStateStore } from '../../../adapters/state/postgres';
 import type { RoutingObjectStore } from '../../../adapters/storage/routing-store';
 import type { Run } from '../../helpers/cli';
 import type { WorkerProc } from '../../helpers/hostile';
@@ -45,6 +46,8 @@ let planId = '';
 let apply: Run;
 let status: Status | undefined;
 let audit = { exit: -1, ok: false };
+/** The state store's record of each table (status and code), whatever the plan workflow reported. */
+const records = new Map<string, { status: string; code: string | null }>();
 
 /** Move every table that is in no wave into wave 1 (class and fingerprint as assess printed them), re-hashed. */
 function forge(plan: Record<string, unknown>): string {
@@ -82,6 +85,13 @@ beforeAll(async () => {
   }
   after = await dataDigests(store, `${rootOf(prefix)}/`);
   audit = await auditIntact(cfg);
+  const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
+  const hash = (JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string }).hash;
+  for (const b of built) {
+    const rec = await state.getTable(hash, b.id).catch(() => undefined);
+    if (rec) records.set(b.name, { status: rec.status, code: rec.errorCode });
+  }
+  await state.close();
 }, 900_000);
 
 afterAll(async () => {
@@ -99,12 +109,21 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 300_000);
 
+/** The table's failure code as the plan result reports it. */
 const failedCode = (name: string): string | undefined => status?.waves.flatMap((w) => w.failed).find((f) => f.tableId === id(name))?.code;
+const errorMessage = (r: Run): string | undefined => {
+  try {
+    return (JSON.parse(r.stdout) as { error?: { message?: string } }).error?.message;
+  } catch {
+    return r.stdout.slice(0, 500) || undefined;
+  }
+};
 
 /** The invariants of a failed table: the plan's exit code, its code, no catalog entry, no metadata file, data and audit intact. */
 async function expectRefused(name: string, code: string): Promise<void> {
   const t = built.find((b) => b.name === name) as Built;
-  expect({ exit: apply.code, table: failedCode(name) }).toEqual({ exit: 1, table: code });
+  // The plan result and the state store's record both say failed with the code.
+  expect({ exit: apply.code, table: failedCode(name), record: records.get(name) }).toEqual({ exit: 1, table: code, record: { status: 'failed', code } });
   expect(await catalogEntry(catalog, nsPrefix, t.id)).toBeNull();
   expect(await metadataFiles(store, t.location)).toEqual([]);
   expect(after).toEqual(before);
@@ -113,7 +132,7 @@ async function expectRefused(name: string, code: string): Promise<void> {
 
 describe('hostile HMS metadata and files, one forged apply', () => {
   it('the wave ends by itself: apply --wait returns, the plan is failed, exit 1', () => {
-    expect({ exit: apply.code, state: status?.state, code: outcome(apply).code }).toEqual({ exit: 1, state: 'failed', code: undefined });
+    expect({ exit: apply.code, state: status?.state, error: outcome(apply).code, message: errorMessage(apply) }).toEqual({ exit: 1, state: 'failed', error: undefined, message: undefined });
   });
 
   it('forged plan: a bucketed table moved from notPlanned into a wave fails CONVERT_BUCKETED (apply re-checks)', async () => {
@@ -151,11 +170,13 @@ describe('hostile HMS metadata and files, one forged apply', () => {
 
   it('a partition directory missing in storage: the table migrates (an empty partition) or fails coded, and leaves nothing when it fails', async () => {
     const t = built.find((b) => b.name === 'missingdir') as Built;
-    const code = failedCode('missingdir');
-    expect(code === undefined || !['INTERNAL', 'TEMPORAL_WORKFLOW_ENDED'].includes(code)).toBe(true);
+    const rec = records.get('missingdir');
     const entry = await catalogEntry(catalog, nsPrefix, t.id);
-    if (code === undefined) expect(entry).not.toBeNull();
-    else expect({ entry, metadata: await metadataFiles(store, t.location) }).toEqual({ entry: null, metadata: [] });
+    if (rec?.status === 'migrated') expect({ entry: entry !== null, failed: failedCode('missingdir') }).toEqual({ entry: true, failed: undefined });
+    else {
+      const internal = ['INTERNAL', 'TEMPORAL_WORKFLOW_ENDED', null, undefined].includes(rec?.code);
+      expect({ status: rec?.status, internal, reported: failedCode('missingdir'), entry, metadata: await metadataFiles(store, t.location) }).toEqual({ status: 'failed', internal: false, reported: rec?.code, entry: null, metadata: [] });
+    }
     expect(apply.code).toBe(1);
     expect(after).toEqual(before);
   });
