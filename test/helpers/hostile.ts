@@ -5,11 +5,13 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
+import { migrateConfigYaml } from '../../dev/stack/env';
+import { createContext } from '../../dev/stack/manifest';
 import { buildPlan, planHash } from '../../core/plan/plan-file';
 import type { PlanFile } from '../../core/plan/plan-file';
 import { parseWaveOptions } from '../../core/plan/types';
@@ -20,7 +22,6 @@ import { MIGRATE, ROOT, run } from './cli';
 import { testStack } from './stack-env';
 
 export const env = testStack();
-export const stackConfigFile = (): string => path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A port nothing listens on: a command that connects fails (or hangs) instead of passing. */
@@ -33,7 +34,9 @@ export function deadConfigYaml(extra = ''): string {
 
 /** The stack's config with a task queue and a catalog namespace prefix of our own, plus `extra` YAML. */
 export function stackConfigYaml(taskQueue: string, nsPrefix: string, extra = ''): string {
-  const base = readFileSync(stackConfigFile(), 'utf8')
+  // Built from the stack's settings, not read from its migrate.yaml: every jest run's global setup
+  // rewrites that file, and a concurrent run can catch it half-written.
+  const base = migrateConfigYaml(createContext(process.env, true))
     .replace(/taskQueue:.*\n/, '')
     .replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`)
     .replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`);
@@ -114,8 +117,8 @@ export async function dropNamespaces(catalog: RestCatalog, nsPrefix: string, dbs
   }
 }
 
-/** `migrate audit verify --json` with this config: the chain is intact (exit 0, ok true). */
-export async function auditIntact(cfgFile: string): Promise<{ exit: number; ok: boolean }> {
+/** `migrate audit verify --json` with this config: intact is `{exit: 0, ok: true, code: undefined}`. */
+export async function auditIntact(cfgFile: string): Promise<{ exit: number; ok: boolean; code: string | undefined }> {
   const r = await migrate(['audit', 'verify', '--json', '--config', cfgFile]);
   let ok = false;
   try {
@@ -123,7 +126,7 @@ export async function auditIntact(cfgFile: string): Promise<{ exit: number; ok: 
   } catch {
     ok = false;
   }
-  return { exit: r.code, ok };
+  return { exit: r.code, ok, code: errorCode(r) };
 }
 
 /** A `migrate worker` process on the config's task queue (own process group; stop() kills it by pid). */
@@ -171,4 +174,26 @@ export function syntheticPlan(tables: readonly string[] = ['h_db.t1', 'h_db.t2']
 /** The plan document with `hash` recomputed by the project's own function (what a forger does). */
 export function rehash(doc: Record<string, unknown>): string {
   return JSON.stringify({ ...doc, hash: planHash(doc as Parameters<typeof planHash>[0]) });
+}
+
+/**
+ * Runs `start` of every case up front, at most `width` at a time (each CLI start costs seconds of
+ * tsx boot on a small machine); a case's `it` then awaits its own run. Cases stay one `it` each.
+ */
+export function prefetch<K extends string>(starts: Readonly<Record<K, () => Promise<Run>>>, width = 3): Record<K, Promise<Run>> {
+  const keys = Object.keys(starts) as K[];
+  const resolvers = new Map<K, (r: Run) => void>();
+  const out = Object.fromEntries(keys.map((k) => [k, new Promise<Run>((resolve) => resolvers.set(k, resolve))])) as Record<K, Promise<Run>>;
+  const queue = [...keys];
+  const lane = async (): Promise<void> => {
+    for (let k = queue.shift(); k !== undefined; k = queue.shift()) {
+      const key = k;
+      const r = await Promise.resolve()
+        .then(() => starts[key]())
+        .catch((e: unknown): Run => ({ code: -1, stdout: '', stderr: `case setup threw: ${String(e)}` }));
+      resolvers.get(key)?.(r);
+    }
+  };
+  for (let i = 0; i < width; i++) void lane();
+  return out;
 }

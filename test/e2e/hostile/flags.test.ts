@@ -6,18 +6,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serializePlan } from '../../../core/plan/plan-file';
-import { deadConfigYaml, migrate, outcome, syntheticPlan, writeFile } from '../../helpers/hostile';
+import type { Run } from '../../helpers/cli';
+import { deadConfigYaml, migrate, outcome, prefetch, syntheticPlan, writeFile } from '../../helpers/hostile';
 
 let dir = '';
 let cfg = '';
 let planFile = '';
-
-beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'him-hostile-flags-'));
-  cfg = writeFile(dir, 'dead.yaml', deadConfigYaml());
-  planFile = writeFile(dir, 'plan.json', serializePlan(syntheticPlan()));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let runs: Record<string, Promise<Run>> = {};
 
 /** [name, argv builder]; every case must end exit 2 with code USAGE, within the short CLI timeout. */
 const USAGE_CASES: readonly [string, () => string[]][] = [
@@ -40,22 +35,33 @@ const USAGE_CASES: readonly [string, () => string[]][] = [
   ['a missing argument (apply without a plan file)', () => ['apply', '--json', '-c', cfg]],
 ];
 
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'him-hostile-flags-'));
+  cfg = writeFile(dir, 'dead.yaml', deadConfigYaml());
+  planFile = writeFile(dir, 'plan.json', serializePlan(syntheticPlan()));
+  mkdirSync(path.join(dir, 'a-directory'), { recursive: true });
+  runs = prefetch({
+    ...Object.fromEntries(USAGE_CASES.map(([name, argv]) => [name, () => migrate(argv())])),
+    'config-dir': () => migrate(['doctor', '--json', '-c', path.join(dir, 'a-directory')]),
+    'config-missing': () => migrate(['doctor', '--json', '-c', path.join(dir, 'no-such.yaml')]),
+  });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
 describe('hostile flags: coded usage errors before any connection', () => {
-  it.each(USAGE_CASES)('%s → exit 2, USAGE', async (_name, argv) => {
-    const r = await migrate(argv());
+  it.each(USAGE_CASES)('%s → exit 2, USAGE', async (name) => {
+    const r = await (runs[name] as Promise<Run>);
     expect(outcome(r)).toEqual({ exit: 2, code: 'USAGE' });
   });
 
   it('-c pointing to a directory → exit 2, CONFIG_NOT_FOUND or CONFIG_INVALID (not an internal error)', async () => {
-    const d = path.join(dir, 'a-directory');
-    mkdirSync(d, { recursive: true });
-    const r = await migrate(['doctor', '--json', '-c', d]);
+    const r = await (runs['config-dir'] as Promise<Run>);
     expect(r.code).toBe(2);
     expect(['CONFIG_NOT_FOUND', 'CONFIG_INVALID']).toContain(outcome(r).code);
   });
 
   it('-c pointing to a missing file → exit 2, CONFIG_NOT_FOUND', async () => {
-    const r = await migrate(['doctor', '--json', '-c', path.join(dir, 'no-such.yaml')]);
+    const r = await (runs['config-missing'] as Promise<Run>);
     expect(outcome(r)).toEqual({ exit: 2, code: 'CONFIG_NOT_FOUND' });
   });
 });

@@ -45,7 +45,7 @@ let planFile = '';
 let planId = '';
 let apply: Run;
 let status: Status | undefined;
-let audit = { exit: -1, ok: false };
+let audit: { exit: number; ok: boolean; code: string | undefined } = { exit: -1, ok: false, code: undefined };
 /** The state store's record of each table (status and code), whatever the plan workflow reported. */
 const records = new Map<string, { status: string; code: string | null }>();
 
@@ -127,7 +127,7 @@ async function expectRefused(name: string, code: string): Promise<void> {
   expect(await catalogEntry(catalog, nsPrefix, t.id)).toBeNull();
   expect(await metadataFiles(store, t.location)).toEqual([]);
   expect(after).toEqual(before);
-  expect(audit).toEqual({ exit: 0, ok: true });
+  expect(audit).toEqual({ exit: 0, ok: true, code: undefined });
 }
 
 describe('hostile HMS metadata and files, one forged apply', () => {
