@@ -77,7 +77,8 @@ beforeAll(async () => {
   planId = (JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string }).hash.slice(0, 12);
   await dropHmsTable(db, 'dropped');
   worker = startWorker(cfg);
-  apply = await migrate(['apply', planFile, '--auto-approve', '--wait', '--json', '--concurrency', '8', '--step-timeout', '30', '-c', cfg], 300_000);
+  // A wave that does not end within 4 minutes is a hang (the apply is killed: exit 143).
+  apply = await migrate(['apply', planFile, '--auto-approve', '--wait', '--json', '--concurrency', '8', '--step-timeout', '30', '-c', cfg], 240_000);
   try {
     status = (JSON.parse(apply.stdout) as { result?: Status }).result;
   } catch {
