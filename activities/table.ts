@@ -13,6 +13,7 @@ import { writeIcebergMetadata } from './convert/write-metadata';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached } from './context';
 import { assertMigratable } from './gate';
+import { siblingCheck } from './siblings';
 import { locationKey } from '../core/plan/assess/shared-locations';
 import { dbOf, nameOf } from './plan-conversion';
 
@@ -21,6 +22,7 @@ const isView = (i: TableInventory): boolean => i.table.tableType === 'VIRTUAL_VI
 
 export function tableActivities(c: Ctx) {
   const { deps } = c;
+  const sharesNoLocation = siblingCheck(deps.hms);
   /** For the audit trail: what an in-place conversion did to the Hive table itself. */
   const inPlaceDetails = (ref: TableRef, rec: TableRecord): Record<string, unknown> => {
     if (deps.catalog.inPlace !== true || rec.original === null) return {};
@@ -60,6 +62,7 @@ export function tableActivities(c: Ctx) {
         throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId} changed in HMS since the plan was made (fingerprint ${digest.slice(0, 12)} ≠ planned ${entry.fingerprint.slice(0, 12)}); run migrate plan again`, { tableId: ref.tableId });
       }
       assertMigratable(ref.tableId, inv, deps.assessOptions);
+      if (!isView(inv)) await sharesNoLocation(ref.tableId, inv);
       const locationKey = isView(inv) ? null : keyOf(inv);
       await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'original-saved', original: inv, originalDigest: digest, locationKey }, c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }));
       // Checked after the claim is recorded: two tables of one location racing here both see each other.

@@ -1,0 +1,41 @@
+// Apply's cross-table re-check: before a table is converted, the other tables of its HMS database
+// are read (once per database per 5 minutes per worker, shared by the tables in flight) and a
+// location equal to, inside or containing one of theirs fails the table LOCATION_SHARED — so a
+// forged plan cannot move one of two tables sharing a location into a wave. Tables in other
+// databases are covered by the state store's location claim (activities/table.ts).
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { HmsReader, TableInventory } from '../core/hive/model';
+import { sharedLocationFindings } from '../core/plan/assess/shared-locations';
+
+/** Long enough that a large database is read once per wave, short enough to see new tables. */
+const TTL_MS = 300_000;
+const CHUNK = 200;
+
+type Entry = { readonly at: number; readonly tables: Promise<TableInventory[]> };
+
+async function readDatabase(hms: HmsReader, db: string): Promise<TableInventory[]> {
+  const names = await hms.listTables(db);
+  const out: TableInventory[] = [];
+  for (let i = 0; i < names.length; i += CHUNK) out.push(...(await hms.getTables(db, names.slice(i, i + CHUNK))));
+  return out;
+}
+
+export function siblingCheck(hms: HmsReader, now: () => number = Date.now) {
+  const cache = new Map<string, Entry>();
+  const tablesOf = (db: string): Promise<TableInventory[]> => {
+    const hit = cache.get(db);
+    if (hit !== undefined && now() - hit.at < TTL_MS) return hit.tables;
+    const tables = readDatabase(hms, db);
+    cache.set(db, { at: now(), tables });
+    tables.catch(() => cache.delete(db));
+    return tables;
+  };
+  /** Throws LOCATION_SHARED when another table of `inv`'s database shares its location. */
+  return async (tableId: string, inv: TableInventory): Promise<void> => {
+    const others = (await tablesOf(inv.table.database)).filter((t) => `${t.table.database}.${t.table.name}`.toLowerCase() !== tableId);
+    const shared = sharedLocationFindings([inv, ...others]).get(tableId) ?? [];
+    const first = shared[0];
+    if (first === undefined) return;
+    throw new MigrationError(ErrorCode.LOCATION_SHARED, `${tableId}: ${first.evidence}; a table that shares its location cannot be converted on its own (its listing would take the other's files) — nothing was written. ${first.remediation}`, { tableId }, { retryable: false });
+  };
+}
