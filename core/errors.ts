@@ -101,6 +101,12 @@ export const ErrorCode = {
   VALIDATION_CATALOG_MISMATCH: 'VALIDATION_CATALOG_MISMATCH',
   /** Validation: a Hive column has no Iceberg field (or the types disagree). */
   VALIDATION_SCHEMA_MISMATCH: 'VALIDATION_SCHEMA_MISMATCH',
+  /** A wave number the plan does not have (approve, rollback, validate --wave); exit 2. */
+  WAVE_UNKNOWN: 'WAVE_UNKNOWN',
+  /** Approval of a wave that already ran; the CLI reports it as already approved (exit 0). */
+  WAVE_ALREADY_RAN: 'WAVE_ALREADY_RAN',
+  /** The plan's workflow has already ended: nothing left to approve, pause, resume or cancel; exit 2. */
+  PLAN_FINISHED: 'PLAN_FINISHED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
