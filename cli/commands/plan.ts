@@ -32,12 +32,6 @@ export const DEFAULT_WAVES = { maxTablesPerWave: 100, maxFilesPerWave: 1_000_000
 /** Conservative rates until a trial wave measures this warehouse. */
 export const DEFAULT_THROUGHPUT = { filesPerSecond: 100, bytesPerSecond: 50 * 2 ** 20, perTableOverheadSeconds: 5 } as const;
 
-/** Codes that mean "bad input": exit 2, like a configuration error. */
-const BAD_INPUT: ReadonlySet<string> = new Set([
-  ErrorCode.PLAN_INVALID, ErrorCode.PLAN_UNKNOWN_TABLE, ErrorCode.PLAN_CONTRADICTORY_CAPS, ErrorCode.PLAN_PIN_CONFLICT,
-  ErrorCode.PLAN_HASH_MISMATCH, ErrorCode.PLAN_VERSION_UNSUPPORTED, ErrorCode.LINEAGE_INVALID,
-]);
-
 export interface PlanOutputs {
   readonly out: string;
   readonly report?: string;
@@ -214,17 +208,12 @@ Examples:
 
 Tables the target catalog already holds (an earlier plan migrated them) are left out with the
 finding IN_TARGET_CATALOG; the catalog is listed once per target namespace.
-Exit code 2 for bad input (config, lineage, pins, caps, plan files); 1 when HMS or the catalog
-cannot be read; nothing is written then.`)
+Exit codes: 0 written (or compared); 1 HMS or the catalog cannot be read; 2 bad input (flags,
+config, lineage, pins, caps, plan files: PLAN_INVALID, PLAN_HASH_MISMATCH, PLAN_VERSION_UNSUPPORTED,
+LINEAGE_INVALID, ...). Nothing is written on an error.`)
     .action(async (files: string[], opts: PlanOpts, cmd: Command) => {
-      try {
-        await runPlanCommand(opts, files, cmd.optsWithGlobals<GlobalOpts>(), io);
-      } catch (e) {
-        if (!isMigrationError(e) || !BAD_INPUT.has(e.code)) throw e;
-        // Planning-input errors are the user's to fix, like configuration errors: exit 2.
-        if (opts.json) io.out(`${JSON.stringify({ ok: false, error: { code: e.code, message: e.message, context: e.context } }, null, 2)}\n`);
-        else io.err(`error [${e.code}]: ${e.message}\n`);
-        io.setExit(ExitCode.USAGE);
-      }
+      // Planning-input errors (config, lineage, pins, caps, plan files) are the user's to fix: the
+      // one exit point renders them and exits 2 (cli/output.ts USAGE_CODES).
+      await runPlanCommand(opts, files, cmd.optsWithGlobals<GlobalOpts>(), io);
     });
 }

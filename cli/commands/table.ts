@@ -10,6 +10,7 @@ import { formatTableIdent, parseTableIdent, tableIdent } from '../../core/catalo
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
+import { FLAG_RANGES, intFlag } from '../flags';
 import { openCatalog, openHmsReader, openStores, toolVersion } from '../runtime';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
 
@@ -32,14 +33,16 @@ export function registerTable(program: Command, io: IO): void {
     .option('--target <ns.name>', 'catalog identifier (default: <catalog.namespacePrefix><db>.<table>)')
     .option('--dry-run', 'decide schema, partition spec, locations and file names; write nothing')
     .option('--allow-unbucketed', 'convert a bucketed table without its bucketing')
-    .option('--footer-concurrency <n>', 'footers read at once', (v) => Number(v), 32)
+    .option('--footer-concurrency <n>', `footers read at once (${FLAG_RANGES.footerConcurrency.min}-${FLAG_RANGES.footerConcurrency.max})`, intFlag('--footer-concurrency', FLAG_RANGES.footerConcurrency), 32)
     .option('--json', 'machine-readable output')
     .addHelpText('after', `
 Examples:
   migrate table sales.orders -c migrate.yaml --catalog local-rest --dry-run
   migrate table sales.orders -c migrate.yaml --target lake.orders --json
 
-Exit codes: 0 migrated and validated; 1 refused, failed, or validation failed (then nothing stays registered); 2 bad input.`)
+Exit codes: 0 migrated and validated (or, with --dry-run, decided); 1 refused, failed, or validation
+failed (then nothing stays registered), or an endpoint cannot be reached; 2 bad flag, configuration
+or table name.`)
     .action(async (name: string, opts: Opts, cmd: Command) => {
       // One conversion and no workflow tasks in this process: a footer thread per CPU, started now so
       // they boot while HMS and the catalog answer.

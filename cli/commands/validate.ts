@@ -3,7 +3,8 @@
 // 0 clean, 3 drift found, 1 a check could not run.
 import type { IcebergCatalog } from '../../core/catalog/catalog';
 import type { Command } from 'commander';
-import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
+import type { TemporalHandle } from '../runtime';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { ValidationRow } from '../../core/validate/drift';
 import { runStatus } from '../../core/validate/drift';
@@ -12,6 +13,7 @@ import { checkTableDrift } from '../../activities/validate/drift-check';
 import { nightlyValidationWorkflow, planId, SA } from '../../workflows/index';
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
+import { FLAG_RANGES, intFlag, intListFlag } from '../flags';
 import { openCatalog, openHmsReader, openState, openStores, openTemporal, toolVersion } from '../runtime';
 
 type IO = { out: (s: string) => void; err: (s: string) => void; setExit: (c: number) => void };
@@ -21,6 +23,16 @@ const cfg = (cmd: Command) => {
 };
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 const CALL_MS = 30_000;
+
+/** Create a schedule; one that exists already is a usage error (describe, delete or trigger it instead). */
+async function createSchedule(tmp: TemporalHandle, id: string, create: () => Promise<unknown>): Promise<void> {
+  try {
+    await tmp.deadline(CALL_MS, create);
+  } catch (e) {
+    if (e instanceof ScheduleAlreadyRunning) throw new MigrationError(ErrorCode.USAGE, `schedule ${id} exists already (migrate schedule describe|delete)`, { scheduleId: id });
+    throw e;
+  }
+}
 
 export const scheduleIdFor = (planHash: string): string => `validate/${planId(planHash)}`;
 
@@ -37,9 +49,9 @@ export function registerValidation(program: Command, io: IO): void {
     .command('validate')
     .description('check migrated tables for drift now (same checks as the nightly schedule)')
     .argument('<plan>', 'plan id (first 12 hex of the hash) or full hash')
-    .option('--wave <n>', 'only this wave (repeatable)', (v, prev: number[]) => [...prev, Number(v)], [] as number[])
+    .option('--wave <n>', 'only this wave (repeatable)', intListFlag('--wave', FLAG_RANGES.wave), [] as number[])
     .option('--table <db.t>', 'only this table (repeatable)', collect, [])
-    .option('--concurrency <n>', 'tables checked at once', (v) => Number(v), 8)
+    .option('--concurrency <n>', `tables checked at once (${FLAG_RANGES.validateConcurrency.min}-${FLAG_RANGES.validateConcurrency.max})`, intFlag('--concurrency', FLAG_RANGES.validateConcurrency), 8)
     .option('--json', 'every result row as JSON')
     .addHelpText('after', '\nExamples:\n  migrate validate 3f2a9c1b7d4e -c migrate.yaml\n  migrate validate 3f2a9c1b7d4e --wave 2 --table sales.orders --json\n\nExit codes: 0 clean, 3 drift found, 1 a check could not run, 2 bad input.')
     .action(async (plan: string, opts: { wave: number[]; table: string[]; concurrency: number; json?: boolean }, cmd: Command) => {
@@ -78,10 +90,11 @@ export function registerValidation(program: Command, io: IO): void {
     .option('--timezone <tz>', 'IANA time zone of the cron expression', 'UTC')
     .option('--jitter <duration>', 'random delay added to each run', '5m')
     .option('--catchup <duration>', 'how far back missed runs are still taken after an outage', '1h')
-    .option('--concurrency <n>', 'tables checked at once', (v) => Number(v), 16)
+    .option('--concurrency <n>', `tables checked at once (${FLAG_RANGES.validateConcurrency.min}-${FLAG_RANGES.validateConcurrency.max})`, intFlag('--concurrency', FLAG_RANGES.validateConcurrency), 16)
     .option('--paused', 'create it paused')
-    .addHelpText('after', '\nExamples:\n  migrate schedule create 3f2a9c1b7d4e -c migrate.yaml\n  migrate schedule create 3f2a9c1b7d4e --cron "30 1 * * 1-5" --timezone Europe/Berlin\n  migrate schedule create 3f2a9c1b7d4e --every 6h --jitter 10m\n\nOverlap policy: skip (a run still going blocks the next).')
-    .action(async (plan: string, opts: { cron?: string; every?: string; timezone: string; jitter: string; catchup: string; concurrency: number; paused?: boolean }, cmd: Command) => {
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', '\nExamples:\n  migrate schedule create 3f2a9c1b7d4e -c migrate.yaml\n  migrate schedule create 3f2a9c1b7d4e --cron "30 1 * * 1-5" --timezone Europe/Berlin\n  migrate schedule create 3f2a9c1b7d4e --every 6h --jitter 10m\n\nOverlap policy: skip (a run still going blocks the next).\nExit codes: 0 created; 1 Temporal or the state DB unreachable; 2 bad flag or configuration, unknown plan, or the schedule exists.')
+    .action(async (plan: string, opts: { cron?: string; every?: string; timezone: string; jitter: string; catchup: string; concurrency: number; paused?: boolean; json?: boolean }, cmd: Command) => {
       const config = cfg(cmd);
       if (opts.cron !== undefined && opts.every !== undefined) throw new MigrationError(ErrorCode.USAGE, 'give --cron or --every, not both');
       const state = await openState(config);
@@ -89,7 +102,7 @@ export function registerValidation(program: Command, io: IO): void {
       try {
         const planHash = await state.resolvePlan(plan);
         const id = scheduleIdFor(planHash);
-        await tmp.deadline(CALL_MS, () =>
+        await createSchedule(tmp, id, () =>
           tmp.client.schedule.create({
             scheduleId: id,
             spec: { ...(opts.every !== undefined ? { intervals: [{ every: opts.every as never }] } : { cronExpressions: [opts.cron ?? '0 2 * * *'] }), timezone: opts.timezone, jitter: opts.jitter as never },
@@ -107,7 +120,8 @@ export function registerValidation(program: Command, io: IO): void {
             state: { paused: opts.paused === true, note: `validation of plan ${planHash}` },
           }),
         );
-        io.out(`created schedule ${id} (${opts.every !== undefined ? `every ${opts.every}` : `cron ${opts.cron ?? '0 2 * * *'} ${opts.timezone}`})${opts.paused ? ', paused' : ''}\n`);
+        const when = opts.every !== undefined ? `every ${opts.every}` : `cron ${opts.cron ?? '0 2 * * *'} ${opts.timezone}`;
+        io.out(opts.json ? `${JSON.stringify({ ok: true, scheduleId: id, when, paused: opts.paused === true })}\n` : `created schedule ${id} (${when})${opts.paused ? ', paused' : ''}\n`);
         io.setExit(ExitCode.OK);
       } finally {
         await state.close();
@@ -118,6 +132,7 @@ export function registerValidation(program: Command, io: IO): void {
   schedule
     .command('list')
     .option('--json', 'machine-readable output')
+    .addHelpText('after', '\nExit codes: 0 ok; 1 Temporal unreachable; 2 bad configuration.')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const tmp = await openTemporal(cfg(cmd));
       try {
@@ -139,6 +154,7 @@ export function registerValidation(program: Command, io: IO): void {
       .description(what)
       .argument('<plan>', 'plan id or hash')
       .option('--json', 'machine-readable output')
+      .addHelpText('after', '\nExit codes: 0 ok; 1 Temporal unreachable; 2 bad configuration or no such schedule.')
       .action(async (plan: string, opts: { json?: boolean }, cmd: Command) => {
         const tmp = await openTemporal(cfg(cmd));
         try {
@@ -153,7 +169,7 @@ export function registerValidation(program: Command, io: IO): void {
             else if (name === 'delete') await h.delete();
             else await h.trigger();
           });
-          if (name !== 'describe') io.out(`${name}: validate/${plan.slice(0, 12)}\n`);
+          if (name !== 'describe') io.out(opts.json ? `${JSON.stringify({ ok: true, action: name, scheduleId: `validate/${plan.slice(0, 12)}` })}\n` : `${name}: validate/${plan.slice(0, 12)}\n`);
           io.setExit(ExitCode.OK);
         } catch (e) {
           if (e instanceof ScheduleNotFoundError) throw new MigrationError(ErrorCode.USAGE, `no schedule validate/${plan.slice(0, 12)} (create it with migrate schedule create)`);
