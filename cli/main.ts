@@ -2,7 +2,7 @@
 // JSON, and exit through one place with a documented code (STYLE.md §10).
 import { Command, CommanderError } from 'commander';
 import { ErrorCode, isMigrationError } from '../core/errors';
-import { ExitCode } from './exit-codes';
+import { EXIT_HELP_FALLBACK, ExitCode } from './exit-codes';
 import { errorJson, renderError, renderUsage } from './output';
 import type { IO } from './output';
 import { registerDoctor } from './commands/doctor';
@@ -61,14 +61,25 @@ export function buildProgram(io: IO, json = false): Command {
   registerTable(program, io);
   registerOrchestration(program, io);
   registerValidation(program, io);
+  addExitHelp(program, '');
 
   return program;
 }
 
-/** The one exit point: every outcome and every error leaves through here with its documented code. */
-export async function main(argv: readonly string[]): Promise<number> {
+/** Give every command without its own exit-code lines the ones of EXIT_HELP_FALLBACK. */
+function addExitHelp(cmd: Command, prefix: string): void {
+  for (const sub of cmd.commands) {
+    const name = `${prefix}${sub.name()}`;
+    const line = EXIT_HELP_FALLBACK[name];
+    if (line !== undefined) sub.addHelpText('after', `\n${line}`);
+    addExitHelp(sub, `${name} `);
+  }
+}
+
+/** Run one command line with `io` and return its exit code: every outcome and error leaves here. */
+export async function runCli(argv: readonly string[], out: Pick<IO, 'out' | 'err'>): Promise<number> {
   let code: number = ExitCode.OK;
-  const io: IO = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s), setExit: (c) => (code = c) };
+  const io: IO = { out: out.out, err: out.err, setExit: (c) => (code = c) };
   const json = argv.includes('--json');
   const program = buildProgram(io, json);
   try {
@@ -88,6 +99,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     io.err(`internal error: ${(e as Error).stack ?? String(e)}\nThis is a bug; please report it with the command you ran.\n`);
     return ExitCode.INTERNAL;
   }
+}
+
+/** The one exit point of the process. */
+export function main(argv: readonly string[]): Promise<number> {
+  return runCli(argv, { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) });
 }
 
 if (require.main === module) {

@@ -59,6 +59,13 @@ export async function requireRunning(tmp: TemporalHandle, h: WorkflowHandle, pla
   }
 }
 
+/** The innermost message of a failure chain (the activity's own error, not "Activity task failed"). */
+function rootMessage(e: unknown): string {
+  let cur = e as { cause?: unknown; message?: string };
+  while (cur.cause !== undefined && cur.cause !== null) cur = cur.cause as { cause?: unknown; message?: string };
+  return cur.message ?? String(cur);
+}
+
 export function workflowEnded(workflowId: string, status: string, reason: string, cause?: unknown): MigrationError {
   return new MigrationError(ErrorCode.TEMPORAL_WORKFLOW_ENDED, `plan workflow ${workflowId} ended ${status.toLowerCase()}${reason}; see it in the Temporal UI, fix the cause, then migrate apply again`, { workflowId, status }, cause === undefined ? undefined : { cause });
 }
@@ -74,7 +81,7 @@ export async function planResult(h: WorkflowHandle): Promise<MigrationStatus> {
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw e;
     const status = e.cause instanceof TerminatedFailure ? 'TERMINATED' : e.cause instanceof CancelledFailure ? 'CANCELLED' : e.cause instanceof TimeoutFailure ? 'TIMED_OUT' : 'FAILED';
-    const why = e.cause?.message;
+    const why = e.cause === undefined ? undefined : rootMessage(e.cause);
     throw workflowEnded(h.workflowId, status, why ? `: ${why}` : '', e);
   }
 }
@@ -88,7 +95,7 @@ export async function planStatus(tmp: TemporalHandle, h: WorkflowHandle, plan: s
   const d = await describePlan(tmp, h, plan);
   if (d.status === 'COMPLETED') return tmp.deadline(CALL_MS, () => planResult(h));
   if (d.status !== 'RUNNING') {
-    const reason = await h.result().then(() => '', (e: unknown) => `: ${(e as { cause?: Error }).cause?.message ?? (e as Error).message}`);
+    const reason = await h.result().then(() => '', (e: unknown) => `: ${rootMessage(e)}`);
     throw workflowEnded(h.workflowId, d.status, reason);
   }
   try {
