@@ -67,7 +67,7 @@ function rootMessage(e: unknown): string {
 }
 
 export function workflowEnded(workflowId: string, status: string, reason: string, cause?: unknown): MigrationError {
-  return new MigrationError(ErrorCode.TEMPORAL_WORKFLOW_ENDED, `plan workflow ${workflowId} ended ${status.toLowerCase()}${reason}; see it in the Temporal UI, fix the cause, then migrate apply again`, { workflowId, status }, cause === undefined ? undefined : { cause });
+  return new MigrationError(ErrorCode.TEMPORAL_WORKFLOW_ENDED, `plan workflow ${workflowId} ended ${status.toLowerCase().replace('_', ' ')}${reason}; see it in the Temporal UI, fix the cause, then migrate apply again`, { workflowId, status }, cause === undefined ? undefined : { cause });
 }
 
 /**
