@@ -12,10 +12,3 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/**
- * Exit codes of commands whose own --help does not say them (cli/main.ts adds these lines); the
- * others say theirs next to their examples. docs/exit-codes.md has the whole table.
- */
-export const EXIT_HELP_FALLBACK: Readonly<Record<string, string>> = {
-  'audit verify': 'Exit codes: 0 the chain is intact; 1 it is broken, or the state DB cannot be reached; 2 bad configuration.',
-};

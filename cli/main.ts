@@ -2,7 +2,7 @@
 // JSON, and exit through one place with a documented code (STYLE.md §10).
 import { Command, CommanderError } from 'commander';
 import { ErrorCode, isMigrationError } from '../core/errors';
-import { EXIT_HELP_FALLBACK, ExitCode } from './exit-codes';
+import { ExitCode } from './exit-codes';
 import { errorJson, renderError, renderUsage } from './output';
 import type { IO } from './output';
 import { registerDoctor } from './commands/doctor';
@@ -12,6 +12,8 @@ import { registerPlan } from './commands/plan';
 import { registerTable } from './commands/table';
 import { registerOrchestration } from './commands/orchestrate';
 import { registerValidation } from './commands/validate';
+import { registerAudit } from './commands/audit';
+import { registerRepair } from './commands/repair';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -61,19 +63,10 @@ export function buildProgram(io: IO, json = false): Command {
   registerTable(program, io);
   registerOrchestration(program, io);
   registerValidation(program, io);
-  addExitHelp(program, '');
+  registerAudit(program, io);
+  registerRepair(program, io);
 
   return program;
-}
-
-/** Give every command without its own exit-code lines the ones of EXIT_HELP_FALLBACK. */
-function addExitHelp(cmd: Command, prefix: string): void {
-  for (const sub of cmd.commands) {
-    const name = `${prefix}${sub.name()}`;
-    const line = EXIT_HELP_FALLBACK[name];
-    if (line !== undefined) sub.addHelpText('after', `\n${line}`);
-    addExitHelp(sub, `${name} `);
-  }
 }
 
 /** Run one command line with `io` and return its exit code: every outcome and error leaves here. */

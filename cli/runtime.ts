@@ -16,6 +16,7 @@ import { ThriftHmsReader } from '../adapters/hms/thrift/reader';
 import { PostgresStateStore } from '../adapters/state/postgres';
 import { S3RangedGet } from '../adapters/storage/s3-ranged-get';
 import { RoutingObjectStore } from '../adapters/storage/routing-store';
+import { auditStateOptions } from './audit-setup';
 
 export function toolVersion(): string {
   try {
@@ -81,8 +82,10 @@ export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = proce
   };
 }
 
-export function openState(config: MigrateConfig): Promise<PostgresStateStore> {
-  return PostgresStateStore.open(need(config.state, 'state').url);
+/** The state store, with the audit chain key and head anchor of `config.audit` (docs/audit.md). */
+export function openState(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env): Promise<PostgresStateStore> {
+  const url = need(config.state, 'state').url;
+  return PostgresStateStore.open(url, auditStateOptions(config, env, openStores));
 }
 
 export interface TemporalHandle {

@@ -101,10 +101,46 @@ export const ErrorCode = {
   VALIDATION_CATALOG_MISMATCH: 'VALIDATION_CATALOG_MISMATCH',
   /** Validation: a Hive column has no Iceberg field (or the types disagree). */
   VALIDATION_SCHEMA_MISMATCH: 'VALIDATION_SCHEMA_MISMATCH',
-  /** A wave number the plan does not have (approve, rollback, validate --wave); exit 2. */
+  /** Apply re-checked a table live and it is not migratable (class skip or rewrite-required); context names the findings. */
+  TABLE_NOT_MIGRATABLE: 'TABLE_NOT_MIGRATABLE',
+  /** A table's undo could not finish; the state store lists what is left (migrate repair removes it). */
+  COMPENSATION_INCOMPLETE: 'COMPENSATION_INCOMPLETE',
+  /** Rollback refused: the catalog entry is not one this tool registered for the table (left untouched, even with --force). */
+  ROLLBACK_NOT_OURS: 'ROLLBACK_NOT_OURS',
+  /** The table was cancelled while migrating; its steps were undone. */
+  CANCELLED: 'CANCELLED',
+  /** A table's workflow ended without an outcome (terminated, timed out); its state record says so. */
+  TABLE_WORKFLOW_ENDED: 'TABLE_WORKFLOW_ENDED',
+  /** The plan has no such wave. */
   WAVE_UNKNOWN: 'WAVE_UNKNOWN',
-  /** Approval of a wave that already ran; the CLI reports it as already approved (exit 0). */
+  /** The wave already ran: it cannot be approved (again). */
   WAVE_ALREADY_RAN: 'WAVE_ALREADY_RAN',
+  /** Apply's live re-check: the table's location or a partition's is equal to or inside another table's. */
+  LOCATION_SHARED: 'LOCATION_SHARED',
+  /** Apply's live re-check: an empty, missing or relative table/partition location. */
+  LOCATION_INVALID: 'LOCATION_INVALID',
+  /** Apply's live re-check: a partition value that does not parse as its declared type. */
+  PARTITION_VALUE_INVALID: 'PARTITION_VALUE_INVALID',
+  /** `audit verify`: an audit event was edited, removed, reordered or re-hashed (the chain itself is broken). */
+  AUDIT_CHAIN_BROKEN: 'AUDIT_CHAIN_BROKEN',
+  /** `audit verify`: the chain disagrees with its external anchor (newest events deleted, table truncated/dropped, chain recomputed). */
+  AUDIT_ANCHOR_MISMATCH: 'AUDIT_ANCHOR_MISMATCH',
+  /** An approval by someone not on `audit.approvers` (nothing was recorded or sent). */
+  AUDIT_APPROVER_REFUSED: 'AUDIT_APPROVER_REFUSED',
+  /** The state database refused the credentials of `state.url` (Postgres 28P01/28000). */
+  STATE_DB_AUTH_FAILED: 'STATE_DB_AUTH_FAILED',
+  /** The database named by `state.url` does not exist (Postgres 3D000). */
+  STATE_DB_NOT_FOUND: 'STATE_DB_NOT_FOUND',
+  /** Plan signing is configured and the plan file carries no signature. */
+  PLAN_UNSIGNED: 'PLAN_UNSIGNED',
+  /** The plan's signature does not verify (edited after signing, another key, unknown key id). */
+  PLAN_SIGNATURE_INVALID: 'PLAN_SIGNATURE_INVALID',
+  /** A plan file larger than the documented limit (64 MiB), or not a regular file; refused unread. */
+  PLAN_TOO_LARGE: 'PLAN_TOO_LARGE',
+  /** A plan with no waves: nothing to apply. */
+  PLAN_EMPTY: 'PLAN_EMPTY',
+  /** The worker's catalog (name, type, mode, namespace prefix) differs from the target pinned in the plan. */
+  TARGET_MISMATCH: 'TARGET_MISMATCH',
   /** The plan's workflow has already ended: nothing left to approve, pause, resume or cancel; exit 2. */
   PLAN_FINISHED: 'PLAN_FINISHED',
 } as const;

@@ -1,65 +1,107 @@
 // What HMS metadata cannot tell the assessment, read from storage: one listing of each table's
 // first location (sub-directories mean files a metadata-only conversion would leave out: skew,
-// list-bucketing, ACID base_/delta_ layouts the metastore does not admit to) and the footers of up
-// to `filesPerTable` Parquet files (INT96 timestamps). Bounded concurrency; a table whose storage
-// cannot be read gets STORAGE_NOT_SAMPLED (warn) naming the error, never a crash.
-import { MigrationError } from '../../core/errors';
+// list-bucketing, ACID base_/delta_ layouts the metastore does not admit to; zero-byte files; for an
+// unpartitioned table without HMS stats, its files and bytes, bounded by `listLimit`) and the
+// footers of up to `filesPerTable` Parquet files (INT96 timestamps, unreadable files). Bounded
+// concurrency; a table whose storage cannot be read gets STORAGE_NOT_SAMPLED (warn) naming the
+// error, never a crash.
+import { ErrorCode, MigrationError } from '../../core/errors';
 import { detectFormat } from '../../core/hive/formats';
 import type { TableInventory } from '../../core/hive/model';
 import { FileFormat, TableType } from '../../core/hive/model';
-import type { AssessFinding } from '../../core/plan/assess/types';
+import { locationProblem } from '../../core/plan/assess/rules/location';
+import { needsStorageSize } from '../../core/plan/assess/stats';
+import type { AssessFinding, StorageSize } from '../../core/plan/assess/types';
 import { AssessCode, finding } from '../../core/plan/assess/types';
-import type { ObjectStore } from '../../core/storage/object-store';
+import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
 import { decodeParquetFooterSync, readParquetFooterBytes } from '../../adapters/formats/parquet';
 import { PhysicalType } from '../../adapters/formats/parquet-thrift';
-import { listPartition } from '../../adapters/storage/list-partition';
+import type { LocationListing } from '../../adapters/storage/list-partition';
+import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
 import { mapOrdered } from '../convert/ordered-pool';
 
 export interface StorageSampleOptions {
   readonly filesPerTable?: number;
   readonly concurrency?: number;
+  /** Data files listed per table at most (default 10,000); a longer listing gives a lower bound. */
+  readonly listLimit?: number;
 }
+
+export const DEFAULT_LIST_LIMIT = 10_000;
 
 function firstLocation(t: TableInventory): string | null {
   if (t.table.partitionKeys.length === 0) return t.table.sd.location;
   return t.partitions[0]?.sd.location ?? null;
 }
 
-async function sampleOne(store: ObjectStore, t: TableInventory, filesPerTable: number): Promise<AssessFinding[]> {
+const some = (paths: readonly string[]): string => `${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ` (+${paths.length - 3})` : ''}`;
+
+/** What the listing alone tells: sub-directories, zero-byte files, and the size when HMS had none. */
+function listingFindings(t: TableInventory, loc: string, l: LocationListing): AssessFinding[] {
+  const out: AssessFinding[] = [];
+  const subdirs = l.findings.filter((f) => f.code === ListingFindingCode.LISTING_SUBDIRECTORY && !/\/metadata\/?$/.test(f.path)).map((f) => f.path);
+  if (subdirs.length > 0) {
+    out.push(finding(AssessCode.DATA_IN_SUBDIRECTORIES, 'rewrite', `${loc} holds sub-directories: ${some(subdirs)}`, 'rewrite the table (or flatten the directories); a metadata-only conversion would leave those files out'));
+  }
+  const empty = l.findings.filter((f) => f.code === ListingFindingCode.LISTING_EMPTY_FILE).map((f) => f.path);
+  if (empty.length > 0) {
+    out.push(finding(AssessCode.FILE_EMPTY, 'warn', `${empty.length} zero-byte file(s) under ${loc}: ${some(empty)}`, 'apply leaves zero-byte files out (they hold no rows) and lists them in the validation record; delete them, or check the writer that left them'));
+  }
+  if (needsStorageSize(t)) {
+    const size: StorageSize = { files: l.files.length, bytes: l.files.reduce((n, f) => n + f.size, 0), complete: l.truncated !== true };
+    const at = size.complete ? '' : '≥ ';
+    out.push({ ...finding(AssessCode.SIZE_FROM_STORAGE, 'info', `${at}${size.files} file(s), ${at}${size.bytes} bytes listed under ${loc} (HMS numFiles/totalSize absent or zero)${size.complete ? '' : `; the listing stopped at ${size.files} files`}`, 'none: sizing and wave caps use the listing; ANALYZE TABLE … COMPUTE STATISTICS makes HMS agree'), size });
+    if (size.files === 0 && size.complete) out.push({ ...finding(AssessCode.EMPTY_TABLE, 'info', `no data files under ${loc} (storage listing)`, 'none: an empty Iceberg table is created'), size });
+  }
+  return out;
+}
+
+/** INT96 columns in the footers of up to `filesPerTable` Parquet files; unreadable footers are FILE_UNREADABLE. */
+async function footerFindings(store: ObjectStore, loc: string, files: readonly ObjectInfo[], filesPerTable: number): Promise<AssessFinding[]> {
+  const n = files.length;
+  const picks = [...new Set([0, n - 1, Math.floor(n / 2)].slice(0, Math.max(1, filesPerTable)))].map((i) => files[i]).filter((f) => f !== undefined);
+  const int96: string[] = [];
+  const unreadable: string[] = [];
+  for (const f of picks) {
+    try {
+      const md = decodeParquetFooterSync(f.path, await readParquetFooterBytes(store, f.path, f.size));
+      for (const e of md.schema) if (e.type === PhysicalType.INT96 && !int96.includes(e.name)) int96.push(e.name);
+    } catch (e) {
+      // A corrupt file is a fact about the table; a storage error means nothing was checked (caller).
+      if (!(e instanceof MigrationError) || e.code !== ErrorCode.FORMAT_CORRUPT_FOOTER) throw e;
+      unreadable.push(e.message);
+    }
+  }
+  const out: AssessFinding[] = [];
+  if (int96.length > 0) out.push(finding(AssessCode.INT96_TIMESTAMP, 'warn', `INT96 timestamps in ${int96.join(', ')} (sampled ${picks.length} file(s) of ${loc})`, 'migrates as is: readers convert INT96; bounds are withheld for those columns, so predicates on them do not prune files'));
+  if (unreadable.length > 0) out.push(finding(AssessCode.FILE_UNREADABLE, 'rewrite', `${unreadable.length} of ${picks.length} sampled file(s) unreadable: ${unreadable.slice(0, 3).join('; ')}`, 'replace or remove the corrupt files (or rewrite the table): apply reads every footer and would fail the table on them'));
+  return out;
+}
+
+async function sampleOne(store: ObjectStore, t: TableInventory, o: Required<StorageSampleOptions>): Promise<AssessFinding[]> {
   if (t.table.tableType === TableType.VIRTUAL_VIEW || t.table.tableType === TableType.MATERIALIZED_VIEW) return [];
   const format = detectFormat(t.table.sd, t.table.parameters);
   if (format !== FileFormat.PARQUET && format !== FileFormat.ORC && format !== FileFormat.AVRO) return [];
   const loc = firstLocation(t);
-  if (loc === null || loc === '') return [];
-  const out: AssessFinding[] = [];
+  // Missing, empty or relative: LOCATION_INVALID says so; there is nothing to list.
+  if (loc === null || locationProblem(loc) !== null) return [];
   try {
-    const l = await listPartition(store, loc.replace(/\/+$/, ''));
-    const subdirs = l.findings.filter((f) => f.code === 'LISTING_SUBDIRECTORY' && !/\/metadata\/?$/.test(f.path)).map((f) => f.path);
-    if (subdirs.length > 0) {
-      out.push(finding(AssessCode.DATA_IN_SUBDIRECTORIES, 'rewrite', `${loc} holds sub-directories: ${subdirs.slice(0, 3).join(', ')}${subdirs.length > 3 ? ` (+${subdirs.length - 3})` : ''}`, 'rewrite the table (or flatten the directories); a metadata-only conversion would leave those files out'));
-    }
-    if (format === FileFormat.PARQUET && l.files.length > 0) {
-      const n = l.files.length;
-      const picks = [...new Set([0, n - 1, Math.floor(n / 2)].slice(0, Math.max(1, filesPerTable)))].map((i) => l.files[i]).filter((f) => f !== undefined);
-      const int96: string[] = [];
-      for (const f of picks) {
-        const md = decodeParquetFooterSync(f.path, await readParquetFooterBytes(store, f.path, f.size));
-        for (const e of md.schema) if (e.type === PhysicalType.INT96 && !int96.includes(e.name)) int96.push(e.name);
-      }
-      if (int96.length > 0) out.push(finding(AssessCode.INT96_TIMESTAMP, 'warn', `INT96 timestamps in ${int96.join(', ')} (sampled ${picks.length} file(s) of ${loc})`, 'migrates as is: readers convert INT96; bounds are withheld for those columns, so predicates on them do not prune files'));
-    }
+    const l = await listPartition(store, loc.replace(/\/+$/, ''), 0, { limit: o.listLimit });
+    const out = listingFindings(t, loc, l);
+    if (format === FileFormat.PARQUET && l.files.length > 0) out.push(...(await footerFindings(store, loc, l.files, o.filesPerTable)));
+    return out;
   } catch (e) {
     // Not a reason to stop planning, but the reviewer must know what the plan could not check.
     const why = e instanceof MigrationError ? `${e.code}: ${e.message}` : String(e);
-    out.push(finding(AssessCode.STORAGE_NOT_SAMPLED, 'warn', `${loc}: ${why}`, 'its files were not checked for sub-directories or INT96 timestamps: fix storage.* or the AWS credentials in the environment and assess again (apply reads the files anyway and fails the table coded if they are unreadable)'));
+    return [finding(AssessCode.STORAGE_NOT_SAMPLED, 'warn', `${loc}: ${why}`, 'its files were not checked for sub-directories or INT96 timestamps: fix storage.* or the AWS credentials in the environment and assess again (apply reads the files anyway and fails the table coded if they are unreadable)')];
   }
-  return out;
 }
 
 /** Findings per table id (`db.table`, lower-case) for every table whose storage tells something. */
 export async function sampleStorage(store: ObjectStore, inventory: readonly TableInventory[], o: StorageSampleOptions = {}): Promise<Map<string, AssessFinding[]>> {
   const out = new Map<string, AssessFinding[]>();
-  for await (const [t, f] of mapOrdered(inventory, o.concurrency ?? 16, async (t) => [t, await sampleOne(store, t, o.filesPerTable ?? 3)] as const)) {
+  const opts: Required<StorageSampleOptions> = { filesPerTable: o.filesPerTable ?? 3, concurrency: o.concurrency ?? 16, listLimit: o.listLimit ?? DEFAULT_LIST_LIMIT };
+  for await (const [t, f] of mapOrdered(inventory, opts.concurrency, async (t) => [t, await sampleOne(store, t, opts)] as const)) {
     if (f.length > 0) out.set(`${t.table.database}.${t.table.name}`.toLowerCase(), f);
   }
   return out;

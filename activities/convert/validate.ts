@@ -1,7 +1,8 @@
 // Step 7: validation decides success. Independently of what the write step reported: load the
 // table from the catalog (it must point at our metadata file and snapshot), read our manifests back
 // from storage, list every partition location again and re-read each file's footer record count,
-// then compare (core/validate/compare.ts). The evidence is pinned to the snapshot id.
+// then compare (core/validate/compare.ts). The evidence is pinned to the snapshot id, and lists the
+// files the conversion left out on purpose (zero-byte files: no footer, no rows), so none goes silently.
 import type { IcebergCatalog, TableIdent } from '../../core/catalog/catalog';
 import { formatTableIdent } from '../../core/catalog/catalog';
 import type { PreparedConversion } from '../../core/convert/prepare';
@@ -16,6 +17,7 @@ import { readManifest, readManifestList } from '../../adapters/avro/manifest-rea
 import { AvroFooterReader } from '../../adapters/formats/avro';
 import { OrcFooterReader } from '../../adapters/formats/orc';
 import { ParquetFooterReader } from '../../adapters/formats/parquet';
+import { ListingFindingCode } from '../../adapters/storage/list-partition';
 import { mapOrdered } from './ordered-pool';
 import { listTableFiles } from './write-metadata';
 
@@ -27,7 +29,14 @@ export interface ValidationEvidence {
   readonly snapshotId: string | null;
   readonly rows: { readonly footers: number; readonly snapshotTotal: number | null; readonly manifests: number; readonly hms?: number };
   readonly files: { readonly listed: number; readonly inManifests: number; readonly bytes: number };
+  /** Files under the table's locations that are not data files of it: zero-byte files (no footer, no rows). */
+  readonly skipped: readonly SkippedFile[];
   readonly findings: readonly ValidationFinding[];
+}
+
+export interface SkippedFile {
+  readonly path: string;
+  readonly reason: 'zero-byte';
 }
 
 export interface ValidateOptions {
@@ -65,7 +74,7 @@ export async function validateConversion(
   } catch (e) {
     if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_NOT_FOUND) {
       const f: ValidationFinding = { code: ErrorCode.VALIDATION_CATALOG_MISMATCH, check: 'catalog', message: `${catalogTable} is not registered`, expected: p.metadataLocation, actual: 'absent' };
-      return { ...base, ok: false, metadataLocation: null, snapshotId: null, rows: { footers: 0, snapshotTotal: null, manifests: 0 }, files: { listed: 0, inManifests: 0, bytes: 0 }, findings: [f] };
+      return { ...base, ok: false, metadataLocation: null, snapshotId: null, rows: { footers: 0, snapshotTotal: null, manifests: 0 }, files: { listed: 0, inManifests: 0, bytes: 0 }, skipped: [], findings: [f] };
     }
     throw e;
   }
@@ -98,7 +107,9 @@ export async function validateConversion(
   const readers: Record<string, FooterReader> = { PARQUET: new ParquetFooterReader(store), ORC: new OrcFooterReader(store), AVRO: new AvroFooterReader(store) };
   const listed: FileFact[] = [];
   const work: { path: string; size: number; index: number }[] = [];
+  const skipped: SkippedFile[] = [];
   for await (const l of listTableFiles(store, p, opts)) {
+    for (const f of l.findings) if (f.code === ListingFindingCode.LISTING_EMPTY_FILE) skipped.push({ path: f.path, reason: 'zero-byte' });
     const loc = p.locations[l.index];
     for (const f of l.files) {
       listed.push({ path: f.path, size: f.size, partition: loc?.partition ?? [] });
@@ -130,6 +141,7 @@ export async function validateConversion(
     snapshotId: ours === undefined ? null : ours.snapshotId.toString(),
     rows,
     files: { listed: files.listed, inManifests: files.inManifests, bytes },
+    skipped,
     findings,
   };
 }

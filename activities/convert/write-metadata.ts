@@ -69,6 +69,8 @@ export interface WrittenMetadata {
   /** Every file this step wrote (or found identical), manifests first, metadata.json last. */
   readonly files: readonly WrittenFile[];
   readonly findings: readonly ListingFinding[];
+  /** Zero-byte files under the table's locations, left out of the manifests (no footer; no rows). */
+  readonly skippedFiles: readonly string[];
   readonly metadata: TableMetadata;
 }
 
@@ -218,6 +220,7 @@ async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOp
     partitions: result.changedPartitions,
     files: written,
     findings,
+    skippedFiles: findings.filter((f) => f.code === ListingFindingCode.LISTING_EMPTY_FILE).map((f) => f.path),
     metadata,
   };
 }

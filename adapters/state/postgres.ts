@@ -1,10 +1,14 @@
 // The state store (ARCHITECTURE.md "Plans travel by reference", "Originals are saved before
 // mutation"): plans, per-table migration records and the append-only, hash-chained audit log, in
-// Postgres. The audit table refuses UPDATE and DELETE (trigger); appends are serialised with an
-// advisory lock so the chain has no forks. Every failure is a coded MigrationError.
+// Postgres. The audit table refuses UPDATE, DELETE and TRUNCATE (triggers); appends are serialised
+// with an advisory lock so the chain has no forks, keyed when a chain key is given, and each new
+// head is anchored outside the database when an anchor is given (docs/audit.md). Every failure is
+// a coded MigrationError.
 import pg from 'pg';
+import type { AuditAnchor } from '../../core/audit/anchor';
 import type { AuditEvent, AuditEventInput } from '../../core/audit/chain';
 import { GENESIS_HASH, chainEvent } from '../../core/audit/chain';
+import type { ChainKey } from '../../core/audit/keyed';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { TableInventory } from '../../core/hive/model';
 import type { PlanFile } from '../../core/plan/plan-file';
@@ -75,6 +79,14 @@ DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'him_audit_no_change') THEN
     CREATE TRIGGER him_audit_no_change BEFORE UPDATE OR DELETE ON him_audit FOR EACH ROW EXECUTE FUNCTION him_audit_append_only();
   END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'him_audit_no_truncate' AND tgrelid = 'him_audit'::regclass) THEN
+    CREATE TRIGGER him_audit_no_truncate BEFORE TRUNCATE ON him_audit FOR EACH STATEMENT EXECUTE FUNCTION him_audit_append_only();
+  END IF;
+  -- Event format 2 (core/audit/chain.ts): rows written before it keep v = 1 and verify as before.
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_audit' AND column_name = 'v') THEN
+    ALTER TABLE him_audit ADD COLUMN v smallint NOT NULL DEFAULT 1, ADD COLUMN actor_source text,
+      ADD COLUMN alg text NOT NULL DEFAULT 'sha256', ADD COLUMN key_id text;
+  END IF;
 END $$;
 `;
 
@@ -97,6 +109,30 @@ export interface TableRecord {
 }
 
 export type TableUpdate = Partial<Omit<TableRecord, 'planHash' | 'tableId' | 'wave'>>;
+
+/** `postgres://host:port/db` without credentials, for messages. */
+function where(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return 'state.url';
+  }
+}
+
+/** Connection-time refusals that only a change of `state.url` (or the server) can fix. */
+function refused(e: unknown, url: string): MigrationError | undefined {
+  const code = (e as { code?: string }).code;
+  const msg = (e as Error).message ?? String(e);
+  // Postgres 28P01 invalid_password, 28000 invalid_authorization_specification (pg_hba), 3D000 invalid_catalog_name.
+  if (code === '28P01' || code === '28000') {
+    return new MigrationError(ErrorCode.STATE_DB_AUTH_FAILED, `state database ${where(url)} refused the credentials of state.url (${msg}): fix the user/password in state.url, or the server's pg_hba.conf`, { pgCode: code, database: where(url) }, { cause: e });
+  }
+  if (code === '3D000') {
+    return new MigrationError(ErrorCode.STATE_DB_NOT_FOUND, `state database ${where(url)} does not exist: create it (createdb, or CREATE DATABASE) or fix the database name in state.url`, { pgCode: code, database: where(url) }, { cause: e });
+  }
+  return undefined;
+}
 
 function unreachable(e: unknown): MigrationError {
   if (e instanceof MigrationError) return e;
@@ -130,23 +166,44 @@ function rowToRecord(r: Record<string, unknown>): TableRecord {
   };
 }
 
-export class PostgresStateStore {
-  private constructor(private readonly pool: pg.Pool) {}
+export interface StateStoreOptions {
+  readonly max?: number;
+  /** Where each new chain head is anchored (written after the event commits). */
+  readonly anchor?: AuditAnchor;
+  /** The chain key: new events are HMAC-SHA256 (format 2, alg hmac-sha256). */
+  readonly key?: ChainKey;
+  /**
+   * Called when an anchor could not be written. The event is committed by then, so the append
+   * does not fail (a retry would record it twice); the next anchor covers it, `audit verify`
+   * reports events newer than the newest anchor.
+   */
+  readonly onAnchorError?: (e: unknown, seq: number) => void;
+}
 
-  static async open(url: string, opts: { max?: number } = {}): Promise<PostgresStateStore> {
+export class PostgresStateStore {
+  private constructor(private readonly pool: pg.Pool, private readonly opts: StateStoreOptions) {}
+
+  static async open(url: string, opts: StateStoreOptions = {}): Promise<PostgresStateStore> {
     const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, connectionTimeoutMillis: 10_000, query_timeout: 60_000 });
     pool.on('error', () => undefined);
-    const s = new PostgresStateStore(pool);
+    const s = new PostgresStateStore(pool, opts);
     try {
       await pool.query(SCHEMA);
     } catch (e) {
       await pool.end().catch(() => undefined);
-      throw unreachable(e);
+      opts.anchor?.close?.();
+      throw refused(e, url) ?? unreachable(e);
     }
     return s;
   }
 
+  /** The anchor this store writes (for `audit verify`), if any. */
+  get anchor(): AuditAnchor | undefined {
+    return this.opts.anchor;
+  }
+
   async close(): Promise<void> {
+    this.opts.anchor?.close?.();
     await this.pool.end();
   }
 
@@ -273,12 +330,13 @@ export class PostgresStateStore {
       const last = await client.query<{ seq: string; hash: string }>('SELECT seq, hash FROM him_audit ORDER BY seq DESC LIMIT 1');
       const seq = last.rows[0] === undefined ? 1 : Number(last.rows[0].seq) + 1;
       // Normalise the instant to what timestamptz gives back (ms ISO), so verification re-hashes alike.
-      const ev = chainEvent(seq, last.rows[0]?.hash ?? GENESIS_HASH, { ...e, at: new Date(e.at).toISOString() });
+      const ev = chainEvent(seq, last.rows[0]?.hash ?? GENESIS_HASH, { ...e, at: new Date(e.at).toISOString() }, this.opts.key);
       await client.query(
-        'INSERT INTO him_audit (seq, at, actor, action, object, plan_hash, before_digest, after_digest, details, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)',
-        [ev.seq, ev.at, ev.actor, ev.action, ev.object, ev.planHash, ev.beforeDigest, ev.afterDigest, JSON.stringify(ev.details), ev.prevHash, ev.hash],
+        'INSERT INTO him_audit (seq, at, actor, action, object, plan_hash, before_digest, after_digest, details, prev_hash, hash, v, actor_source, alg, key_id) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)',
+        [ev.seq, ev.at, ev.actor, ev.action, ev.object, ev.planHash, ev.beforeDigest, ev.afterDigest, JSON.stringify(ev.details), ev.prevHash, ev.hash, ev.v, ev.actorSource, ev.alg, ev.keyId],
       );
       await client.query('COMMIT');
+      await this.anchorHead(ev);
       return ev;
     } catch (x) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -288,16 +346,32 @@ export class PostgresStateStore {
     }
   }
 
-  /** The whole chain in seq order (paged, so it streams for long logs). */
+  /** After commit, outside the append lock: anchors are per-seq objects, so their order does not matter. */
+  private async anchorHead(ev: AuditEvent): Promise<void> {
+    const anchor = this.opts.anchor;
+    if (anchor === undefined) return;
+    try {
+      await anchor.write({ seq: ev.seq, hash: ev.hash, at: ev.at });
+    } catch (x) {
+      this.opts.onAnchorError?.(x, ev.seq);
+    }
+  }
+
+  /** The whole chain in seq order (paged, so it streams for long logs). A missing audit table is AUDIT_ANCHOR_MISMATCH. */
   async *readAudit(pageSize = 5_000): AsyncGenerator<AuditEvent> {
     let after = 0;
     for (;;) {
-      const r = await this.q('SELECT * FROM him_audit WHERE seq > $1 ORDER BY seq LIMIT $2', [after, pageSize]);
+      const r = await this.q('SELECT * FROM him_audit WHERE seq > $1 ORDER BY seq LIMIT $2', [after, pageSize]).catch((x: MigrationError) => {
+        // 42P01 undefined_table: dropped while this store was open (opening creates it again, empty).
+        if (x.context.pgCode !== '42P01') throw x;
+        throw new MigrationError(ErrorCode.AUDIT_ANCHOR_MISMATCH, 'the audit table him_audit does not exist: it was dropped', { pgCode: '42P01' }, { cause: x });
+      });
       for (const row of r.rows) {
         const at = row.at instanceof Date ? row.at.toISOString() : String(row.at);
         yield {
           seq: Number(row.seq), at, actor: row.actor, action: row.action, object: row.object, planHash: row.plan_hash,
           beforeDigest: row.before_digest, afterDigest: row.after_digest, details: row.details, prevHash: row.prev_hash, hash: row.hash,
+          v: Number(row.v ?? 1), alg: row.alg ?? 'sha256', keyId: row.key_id ?? null, ...(row.actor_source === null || row.actor_source === undefined ? {} : { actorSource: row.actor_source }),
         } as AuditEvent;
         after = Number(row.seq);
       }

@@ -31,6 +31,8 @@ export interface LocationListing {
   /** Data files, sorted by path. */
   readonly files: readonly ObjectInfo[];
   readonly findings: readonly ListingFinding[];
+  /** True when the listing stopped at `limit` data files: more may follow. */
+  readonly truncated?: boolean;
 }
 
 export interface ListPartitionOptions {
@@ -38,6 +40,8 @@ export interface ListPartitionOptions {
   readonly concurrency?: number;
   /** Import files in sub-directories too (hidden directories stay skipped). Default false. */
   readonly recursive?: boolean;
+  /** Stop after this many data files (a bounded look, e.g. the assessment's sample). Default: all. */
+  readonly limit?: number;
 }
 
 /** Hive's hidden-file rule (FileUtils.HIDDEN_FILES_PATH_FILTER): `_…` and `.…` names. */
@@ -54,7 +58,13 @@ function relativeSegments(location: string, path: string): string[] {
 export async function listPartition(store: ObjectStore, location: string, index = 0, options: ListPartitionOptions = {}): Promise<LocationListing> {
   const files: ObjectInfo[] = [];
   const findings: ListingFinding[] = [];
+  const limit = options.limit ?? Infinity;
+  let truncated = false;
   for await (const e of store.list(location, { recursive: options.recursive ?? false })) {
+    if (files.length >= limit) {
+      truncated = true;
+      break;
+    }
     const segments = relativeSegments(location, e.path);
     if (segments.some(isHiddenName)) continue;
     if (e.kind === 'directory') {
@@ -67,7 +77,7 @@ export async function listPartition(store: ObjectStore, location: string, index 
   }
   if (files.length === 0) findings.push({ code: ListingFindingCode.LISTING_EMPTY_LOCATION, location, path: location, message: `no data files under ${location}` });
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { index, location, files, findings };
+  return { index, location, files, findings, ...(truncated ? { truncated } : {}) };
 }
 
 /**

@@ -9,6 +9,7 @@ import { assessTable } from '../../core/plan/assess/assess';
 import type { Assessment } from '../../core/plan/assess/assess';
 import { AssessCode, finding } from '../../core/plan/assess/types';
 import type { AssessFinding, AssessOptions } from '../../core/plan/assess/types';
+import { sharedLocationFindings } from '../../core/plan/assess/shared-locations';
 import { canonicalJson, sha256Hex } from '../../core/plan/hash';
 import { parseOwnership, teamOf } from '../../core/plan/ownership';
 import type { Ownership } from '../../core/plan/ownership';
@@ -62,9 +63,14 @@ function assessOne(t: TableInventory, options: AssessOptions, ownership: Ownersh
   return { ...a, team: teamOf(t.table, ownership), fingerprint: sha256Hex(canonicalJson(t)), reads };
 }
 
-/** Pure over the inventory: assessments sorted by id, and one view edge per (source, view). */
+/**
+ * Pure over the inventory: assessments sorted by id, and one view edge per (source, view). Findings
+ * that need the whole inventory (LOCATION_SHARED) join the outside ones per table.
+ */
 export function assessWarehouse(inventory: readonly TableInventory[], options: AssessOptions, ownership: Ownership, sampled: ReadonlyMap<string, readonly AssessFinding[]> = new Map()): AssessResult {
-  const tables = inventory.map((t) => assessOne(t, options, ownership, sampled)).sort((a, b) => compareIds(a.id, b.id));
+  const extra = new Map<string, readonly AssessFinding[]>(sampled);
+  for (const [id, fs] of sharedLocationFindings(inventory)) extra.set(id, [...fs, ...(extra.get(id) ?? [])]);
+  const tables = inventory.map((t) => assessOne(t, options, ownership, extra)).sort((a, b) => compareIds(a.id, b.id));
   const edges: PlanEdge[] = tables.flatMap((t) => t.reads.map((from): PlanEdge => ({ from, to: t.id, reason: 'view' })));
   return { tables, edges };
 }

@@ -1,7 +1,14 @@
 // The audit log's hash chain (SOX/ICFR evidence): every event carries the hash of the one before
 // it, and its own hash covers its content and that link, so editing, dropping or reordering any
-// event breaks verification from that point on. Pure; no I/O; time comes in with the event.
+// event breaks verification from that point on. With a key (audit.keyEnv) the hash is an
+// HMAC-SHA256, so a rewrite cannot recompute it; an external anchor (./anchor.ts) pins the head,
+// so deleting the newest events or emptying the table is found too. Pure; no I/O; time comes in
+// with the event.
 import { canonicalJson, sha256Hex } from '../plan/hash';
+import { ErrorCode } from '../errors';
+import type { AnchorRecord } from './anchor';
+import type { ChainKey } from './keyed';
+import { hmacSha256Hex } from './keyed';
 
 /** Every mutation the tool makes, and every human decision (approvals, forced rollbacks). */
 export const AuditAction = {
@@ -17,14 +24,33 @@ export const AuditAction = {
   TABLE_ROLLED_BACK: 'table.rolled-back',
   ROLLBACK_FORCED: 'rollback.forced',
   VALIDATION_RUN: 'validation.run',
+  /** `migrate repair`: a table's orphaned metadata removed and its record closed as failed. */
+  TABLE_REPAIRED: 'table.repaired',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
+
+/**
+ * Where the actor's name came from. `declared`: typed by the user (MIGRATE_ACTOR), nothing checks
+ * it; `os`: the operating-system account running the command; `worker`: a worker process
+ * (`worker:<host>:<pid>`); `temporal-identity`: the identity a Temporal client presented;
+ * `unspecified`: not said (events written before format 2, or a caller that did not say).
+ */
+export const ActorSource = {
+  DECLARED: 'declared',
+  OS: 'os',
+  WORKER: 'worker',
+  TEMPORAL_IDENTITY: 'temporal-identity',
+  UNSPECIFIED: 'unspecified',
+} as const;
+export type ActorSource = (typeof ActorSource)[keyof typeof ActorSource];
 
 export interface AuditEventInput {
   /** ISO-8601 instant. */
   readonly at: string;
   /** Who: a user name (CLI), `worker:<identity>` for activities. */
   readonly actor: string;
+  /** Where `actor` came from (format 2); derived from the name when not given. */
+  readonly actorSource?: ActorSource;
   readonly action: AuditAction;
   /** What: `hms:db.table`, `plan:<hash>`, `wave:<n>`. */
   readonly object: string;
@@ -35,46 +61,127 @@ export interface AuditEventInput {
   readonly details: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Event formats (STYLE.md §7), kept per event so old chains stay verifiable:
+ * 1 — sha256 of {seq, prevHash, at, actor, action, object, planHash, beforeDigest, afterDigest, details};
+ * 2 — the same plus {v, actorSource, alg, keyId}, hashed with `alg` (sha256, or HMAC-SHA256 with the key `keyId`).
+ * New events are always written as the newest format. Formats may interleave while old and new
+ * writers run side by side (an unkeyed event is recomputable in either format); once an event is
+ * keyed, every later one must be keyed.
+ */
+export const AUDIT_EVENT_VERSION = 2;
+export type AuditEventVersion = 1 | 2;
+export type HashAlg = 'sha256' | 'hmac-sha256';
+
 export interface AuditEvent extends AuditEventInput {
+  readonly v: AuditEventVersion;
   readonly seq: number;
   readonly prevHash: string;
+  readonly alg: HashAlg;
+  /** The id of the key of an `hmac-sha256` event (keyed.ts chainKeyFrom), else null. */
+  readonly keyId: string | null;
   readonly hash: string;
 }
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** The hash of event `seq` with content `e` following `prevHash`. */
-export function eventHash(seq: number, prevHash: string, e: AuditEventInput): string {
-  return sha256Hex(canonicalJson({ seq, prevHash, at: e.at, actor: e.actor, action: e.action, object: e.object, planHash: e.planHash, beforeDigest: e.beforeDigest, afterDigest: e.afterDigest, details: e.details }));
+type Unhashed = Omit<AuditEvent, 'hash'>;
+
+/** What the hash of an event covers, per format. */
+function hashedContent(e: Unhashed): string {
+  const base = { seq: e.seq, prevHash: e.prevHash, at: e.at, actor: e.actor, action: e.action, object: e.object, planHash: e.planHash, beforeDigest: e.beforeDigest, afterDigest: e.afterDigest, details: e.details };
+  if (e.v === 1) return canonicalJson(base);
+  return canonicalJson({ ...base, v: e.v, actorSource: e.actorSource ?? ActorSource.UNSPECIFIED, alg: e.alg, keyId: e.keyId });
 }
 
-export function chainEvent(seq: number, prevHash: string, e: AuditEventInput): AuditEvent {
-  return { ...e, seq, prevHash, hash: eventHash(seq, prevHash, e) };
+/** The hash of an event: sha256 or, for a keyed event, HMAC-SHA256 with `key` (which must match `keyId`). */
+export function eventHash(e: Unhashed, key?: ChainKey): string {
+  const text = hashedContent(e);
+  if (e.alg === 'sha256') return sha256Hex(text);
+  if (key === undefined) throw new Error('eventHash: a keyed event needs its key');
+  return hmacSha256Hex(key.bytes, text);
 }
+
+/** Where an actor name came from when the caller did not say: worker names are recognisable. */
+export function actorSourceOf(e: AuditEventInput): ActorSource {
+  return e.actorSource ?? (e.actor.startsWith('worker:') ? ActorSource.WORKER : ActorSource.UNSPECIFIED);
+}
+
+/** Event `seq` with content `e` following `prevHash`, in the newest format (keyed when a key is given). */
+export function chainEvent(seq: number, prevHash: string, e: AuditEventInput, key?: ChainKey): AuditEvent {
+  const u: Unhashed = { ...e, actorSource: actorSourceOf(e), v: AUDIT_EVENT_VERSION, seq, prevHash, alg: key === undefined ? 'sha256' : 'hmac-sha256', keyId: key?.id ?? null };
+  return { ...u, hash: eventHash(u, key) };
+}
+
+/** Why verification failed: a coded error (cli/commands/audit.ts maps CONFIG_INVALID to exit 2, the rest to 1). */
+export type ChainFailureCode = typeof ErrorCode.AUDIT_CHAIN_BROKEN | typeof ErrorCode.AUDIT_ANCHOR_MISMATCH | typeof ErrorCode.CONFIG_INVALID;
 
 export interface ChainVerdict {
   readonly ok: boolean;
+  /** Events that verified (all of them when ok). */
   readonly events: number;
+  /** Of those, keyed (HMAC) events. */
+  readonly keyed: number;
+  readonly head: string;
+  /** The newest external anchor checked, if any, and how many events are newer than it. */
+  readonly anchor?: AnchorRecord;
+  readonly unanchored?: number;
+  readonly code?: ChainFailureCode;
   /** The first broken event (seq) and why. */
   readonly brokenAt?: number;
   readonly reason?: string;
-  readonly head: string;
 }
 
-/** Fold the events in seq order; the first gap, bad link or bad hash ends verification. */
-export function verifyChain(events: Iterable<AuditEvent>): ChainVerdict {
+export interface VerifyOptions {
+  /** The configured chain key; needed to verify keyed events. */
+  readonly key?: ChainKey;
+  /** The newest anchor written outside the database. */
+  readonly anchor?: AnchorRecord;
+}
+
+type Step = { readonly code: ChainFailureCode; readonly reason: string } | null;
+
+/** One event against its predecessor and the chain so far. */
+function checkEvent(e: AuditEvent, expectSeq: number, prev: string, state: { keyed: boolean }, key: ChainKey | undefined): Step {
+  const broken = (reason: string): Step => ({ code: ErrorCode.AUDIT_CHAIN_BROKEN, reason });
+  if (e.seq !== expectSeq) return broken(`expected event ${expectSeq}, found ${e.seq} (an event was removed or reordered)`);
+  if (e.prevHash !== prev) return broken('its link to the previous event does not match');
+  if (state.keyed && e.alg !== 'hmac-sha256') return broken('it is not keyed but follows keyed events (rewritten without the key)');
+  if (e.alg === 'hmac-sha256') {
+    if (key === undefined) return { code: ErrorCode.CONFIG_INVALID, reason: `it is keyed (key id ${e.keyId ?? '?'}) and no key is configured: set audit.keyEnv and that variable to verify` };
+    if (e.keyId !== key.id) return broken(`it was keyed with key id ${e.keyId ?? '?'}, the configured key has id ${key.id} (the key was changed, or the event was rewritten)`);
+  }
+  if (eventHash(e, key) !== e.hash) return broken('its content does not match its hash (edited after writing)');
+  return null;
+}
+
+/** Fold the events in seq order; the first gap, bad link, bad hash or disagreement with the anchor ends verification. */
+export function verifyChain(events: Iterable<AuditEvent>, opts: VerifyOptions = {}): ChainVerdict {
   let prev = GENESIS_HASH;
-  let expectSeq = 1;
   let n = 0;
+  let keyed = 0;
+  let atAnchor: string | undefined;
+  const state = { keyed: false };
+  const anchor = opts.anchor === undefined ? {} : { anchor: opts.anchor };
   for (const e of events) {
-    if (e.seq !== expectSeq) return { ok: false, events: n, brokenAt: e.seq, reason: `expected event ${expectSeq}, found ${e.seq} (an event was removed or reordered)`, head: prev };
-    if (e.prevHash !== prev) return { ok: false, events: n, brokenAt: e.seq, reason: 'its link to the previous event does not match', head: prev };
-    if (eventHash(e.seq, e.prevHash, e) !== e.hash) return { ok: false, events: n, brokenAt: e.seq, reason: 'its content does not match its hash (edited after writing)', head: prev };
+    const bad = checkEvent(e, n + 1, prev, state, opts.key);
+    if (bad !== null) return { ok: false, events: n, keyed, head: prev, ...anchor, code: bad.code, brokenAt: e.seq, reason: bad.reason };
+    state.keyed ||= e.alg === 'hmac-sha256';
+    if (e.alg === 'hmac-sha256') keyed++;
+    if (e.seq === opts.anchor?.seq) atAnchor = e.hash;
     prev = e.hash;
-    expectSeq++;
     n++;
   }
-  return { ok: true, events: n, head: prev };
+  const a = opts.anchor;
+  if (a === undefined) return { ok: true, events: n, keyed, head: prev };
+  if (n < a.seq) {
+    const what = n === 0 ? 'the audit table is empty: it was truncated, or dropped and created again' : `the newest ${a.seq - n} event(s) were deleted`;
+    return { ok: false, events: n, keyed, head: prev, anchor: a, code: ErrorCode.AUDIT_ANCHOR_MISMATCH, brokenAt: n + 1, reason: `the chain ends at event ${n} but the anchor written at ${a.at} records event ${a.seq}: ${what}` };
+  }
+  if (atAnchor !== a.hash) {
+    return { ok: false, events: n, keyed, head: prev, anchor: a, code: ErrorCode.AUDIT_ANCHOR_MISMATCH, brokenAt: a.seq, reason: `event ${a.seq} has hash ${(atAnchor ?? '').slice(0, 16)}… but the anchor records ${a.hash.slice(0, 16)}…: events up to ${a.seq} were rewritten (the chain was recomputed)` };
+  }
+  return { ok: true, events: n, keyed, head: prev, anchor: a, unanchored: n - a.seq };
 }
 
 /** Digest of any JSON-able state (saved originals, metadata locations) for before/after fields. */

@@ -108,6 +108,20 @@ export const validationSchema = z
   })
   .strict();
 
+/** The audit log (docs/audit.md): external head anchor, chain key, who may approve waves. */
+export const auditSchema = z
+  .object({
+    /** Directory URI (s3://bucket/prefix or an absolute path) for the immutable head anchors; one chain (state DB) per location. */
+    anchorLocation: z.string().min(1).optional(),
+    /** Name of the environment variable holding the HMAC key of the chain (≥ 32 bytes); unset: unkeyed sha256. */
+    keyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name').optional(),
+    /** Who may approve waves (user names, or user@host); unset or empty: anyone. */
+    approvers: z.array(z.string().min(1)).optional(),
+    /** Whether a self-declared name (MIGRATE_ACTOR) counts for `approvers`; by default only an OS or authenticated identity does. */
+    trustDeclaredActor: z.boolean().default(false),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     validation: validationSchema.optional(),
@@ -117,6 +131,7 @@ export const configSchema = z
     storage: storageSchema.optional(),
     temporal: temporalSchema.optional(),
     state: stateSchema.optional(),
+    audit: auditSchema.optional(),
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -84,5 +84,8 @@ temporal:
   uiUrl: ${e.HIM_TEMPORAL_UI}
 state:
   url: ${e.HIM_POSTGRES_URL}
+# The audit chain's head is anchored outside the state DB (docs/audit.md): one anchor location per state DB.
+audit:
+  anchorLocation: s3://results/audit-anchors/
 `;
 }

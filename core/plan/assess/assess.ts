@@ -8,21 +8,24 @@ import { bucketedRule } from './rules/bucketed';
 import { columnTypesRule } from './rules/column-types';
 import { emptyRule } from './rules/empty';
 import { formatRule } from './rules/format';
+import { locationInvalidRule } from './rules/location';
 import { managedRule } from './rules/managed';
 import { partitionLocationRule } from './rules/partition-location';
+import { partitionValueRule } from './rules/partition-values';
 import { schemaDriftRule } from './rules/schema-drift';
 import { skewedRule } from './rules/skewed';
 import { statsMissingRule } from './rules/stats-missing';
 import { alreadyIcebergRule, storageHandlerRule } from './rules/storage-handler';
 import { temporaryRule, viewRule } from './rules/view';
-import { tableStats } from './stats';
+import { sizeOf, withStorageSize } from './stats';
 import type { AssessFinding, AssessOptions, Rule } from './types';
 import { DEFAULT_ASSESS_OPTIONS, isView } from './types';
 
 /** In report order. */
 export const RULES: readonly Rule[] = [
   alreadyIcebergRule, storageHandlerRule, temporaryRule, viewRule, acidRule, formatRule, bucketedRule,
-  skewedRule, managedRule, partitionLocationRule, schemaDriftRule, columnTypesRule, emptyRule, statsMissingRule,
+  skewedRule, managedRule, locationInvalidRule, partitionLocationRule, partitionValueRule, schemaDriftRule, columnTypesRule,
+  emptyRule, statsMissingRule,
 ];
 
 export interface Assessment {
@@ -34,6 +37,8 @@ export interface Assessment {
   readonly findings: readonly AssessFinding[];
   readonly files: number;
   readonly bytes: number;
+  /** Where files/bytes come from: HMS fast stats, or the storage listing when those were absent or zero. */
+  readonly sizeSource: 'hms' | 'storage';
   readonly risk: Risk;
 }
 
@@ -53,9 +58,9 @@ function riskOf(cls: TableClass, files: number, bytes: number, warnings: number)
 }
 
 export function assessTable(t: TableInventory, options: AssessOptions = DEFAULT_ASSESS_OPTIONS, extra: readonly AssessFinding[] = []): Assessment {
-  const findings = [...RULES.flatMap((r) => r(t, options)), ...extra];
+  const findings = withStorageSize([...RULES.flatMap((r) => r(t, options)), ...extra]);
   const cls = classify(findings);
-  const s = isView(t) ? { files: 0, bytes: 0 } : tableStats(t);
+  const s = sizeOf(t, findings);
   const warnings = findings.filter((f) => f.effect === 'warn').length;
   const database = t.table.database.toLowerCase();
   const name = t.table.name.toLowerCase();
@@ -68,6 +73,7 @@ export function assessTable(t: TableInventory, options: AssessOptions = DEFAULT_
     findings,
     files: s.files,
     bytes: s.bytes,
+    sizeSource: s.source,
     risk: riskOf(cls, s.files, s.bytes, warnings),
   };
 }

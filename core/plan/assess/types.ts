@@ -38,6 +38,21 @@ export const AssessCode = {
    * plan migrated it, or the name was registered outside this tool). Registering would conflict.
    */
   IN_TARGET_CATALOG: 'IN_TARGET_CATALOG',
+  /**
+   * Whole inventory: the table's (or one of its partitions') location equals, contains or lies
+   * inside another table's. Each table would import the other's files (or write metadata into them).
+   */
+  LOCATION_SHARED: 'LOCATION_SHARED',
+  /** The table or a partition has no location, an empty one, or a relative path. */
+  LOCATION_INVALID: 'LOCATION_INVALID',
+  /** A partition value does not parse as its partition column's declared type (e.g. int `abc`). */
+  PARTITION_VALUE_INVALID: 'PARTITION_VALUE_INVALID',
+  /** Storage sample: a zero-byte data file; apply leaves it out and lists it in the validation record. */
+  FILE_EMPTY: 'FILE_EMPTY',
+  /** Storage sample: a data file whose footer cannot be read; apply would fail the table on it. */
+  FILE_UNREADABLE: 'FILE_UNREADABLE',
+  /** Storage listing: HMS fast stats were absent or zero, so files and bytes come from the listing. */
+  SIZE_FROM_STORAGE: 'SIZE_FROM_STORAGE',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 
@@ -59,6 +74,15 @@ export interface AssessFinding {
   readonly remediation: string;
   /** The column concerned, for type findings. */
   readonly column?: string;
+  /** SIZE_FROM_STORAGE: what the listing found (`complete` false: it stopped at its bound, a lower bound). */
+  readonly size?: StorageSize;
+}
+
+/** Files and bytes of a table as listed in storage. */
+export interface StorageSize {
+  readonly files: number;
+  readonly bytes: number;
+  readonly complete: boolean;
 }
 
 export function finding(code: AssessCode, effect: Effect, evidence: string, remediation: string, column?: string): AssessFinding {

@@ -1,0 +1,104 @@
+// What every activity stage shares: the injected ports (ActivityDeps), the plan cache, the audit
+// helpers, the table status order and the per-table catalog/store/conversion lookups.
+import path from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import type { AuditAction, AuditEventInput } from '../core/audit/chain';
+import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import type { PreparedConversion } from '../core/convert/prepare';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { HmsReader, TableInventory } from '../core/hive/model';
+import type { AssessOptions } from '../core/plan/assess/types';
+import type { PlanFile } from '../core/plan/plan-file';
+import { canonicalJson, sha256Hex } from '../core/plan/hash';
+import type { ObjectStore } from '../core/storage/object-store';
+import type { PostgresStateStore, TableRecord } from '../adapters/state/postgres';
+import { conversionFor, targetOf } from './plan-conversion';
+import type { WriteOptions } from './convert/write-metadata';
+
+export interface ActivityDeps {
+  readonly state: PostgresStateStore;
+  readonly hms: HmsReader;
+  readonly catalog: IcebergCatalog;
+  /** A store that may delete/overwrite only under `metadataPrefixes` (one per table). */
+  readonly storeFor: (metadataPrefixes: readonly string[]) => ObjectStore;
+  readonly namespacePrefix: string;
+  /** Worker identity for the audit log. */
+  readonly actor: string;
+  readonly toolVersion: string;
+  readonly now?: () => Date;
+  readonly write?: WriteOptions;
+  /** Where validation runs write their Parquet results and report (config validation.resultsLocation). */
+  readonly resultsLocation?: string;
+  /**
+   * The assessment options apply re-checks every table with (the worker's `plan.assess`): a plan
+   * file cannot widen what the worker's operators allowed.
+   */
+  readonly assessOptions?: AssessOptions;
+  /** Crash-test hook (see `failpoint`); the default reads HIM_FAILPOINTS. */
+  readonly failpoint?: (name: string, tableId: string) => void;
+}
+
+export interface TableRef {
+  readonly planHash: string;
+  readonly tableId: string;
+}
+
+/**
+ * Failpoints for crash tests: `HIM_FAILPOINTS=after-write,after-register,during-validate` makes the
+ * worker SIGKILL itself at that point, once per (point, table), remembered as marker files in
+ * `HIM_FAILPOINT_DIR`. Unset (always, outside tests): no effect.
+ */
+export function failpoint(name: string, tableId: string, env: NodeJS.ProcessEnv = process.env): void {
+  const points = (env.HIM_FAILPOINTS ?? '').split(',').filter(Boolean);
+  const dir = env.HIM_FAILPOINT_DIR;
+  if (!points.includes(name) || dir === undefined) return;
+  const marker = path.join(dir, `${name}--${tableId}`);
+  if (existsSync(marker)) return;
+  writeFileSync(marker, `${process.pid}\n`);
+  process.kill(process.pid, 'SIGKILL');
+}
+
+/** The table's fingerprint exactly as `migrate plan` computed it (cli/commands/assess.ts). */
+export function fingerprintOf(inv: TableInventory): string {
+  return sha256Hex(canonicalJson(inv));
+}
+
+/** The order of a table's forward steps in the state store. */
+const ORDER = ['pending', 'original-saved', 'written', 'registered', 'migrated'];
+/** True when the record already shows this step (a retry after the step was recorded). */
+export const reached = (rec: TableRecord, status: string): boolean => ORDER.indexOf(rec.status) >= ORDER.indexOf(status);
+
+export type Ctx = ReturnType<typeof activityContext>;
+
+export function activityContext(deps: ActivityDeps) {
+  const now = (): string => (deps.now?.() ?? new Date()).toISOString();
+  const plans = new Map<string, PlanFile>();
+  const plan = async (h: string): Promise<PlanFile> => {
+    let p = plans.get(h);
+    if (p === undefined) {
+      p = await deps.state.getPlan(h);
+      plans.set(h, p);
+    }
+    return p;
+  };
+  const event = (action: AuditAction, object: string, planHash: string | null, before: string | null, after: string | null, details: Record<string, unknown> = {}, actor = deps.actor): AuditEventInput =>
+    ({ at: now(), actor, action, object, planHash, beforeDigest: before, afterDigest: after, details });
+  const audit = (action: AuditAction, object: string, planHash: string | null, before: string | null, after: string | null, details: Record<string, unknown> = {}, actor = deps.actor): Promise<unknown> =>
+    deps.state.appendAudit(event(action, object, planHash, before, after, details, actor));
+  const target = (tableId: string): TableIdent => targetOf(tableId, deps.namespacePrefix);
+  /** The conversion of a table whose original is saved (forward steps only: undo uses recorded facts). */
+  const prepared = async (ref: TableRef, rec: TableRecord): Promise<PreparedConversion> => {
+    if (rec.original === null) throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no saved original (snapshot step not run)`, { tableId: ref.tableId });
+    return conversionFor(await plan(ref.planHash), ref.tableId, rec.original, deps.namespacePrefix, deps.toolVersion);
+  };
+  /** The catalog for this table: an in-place catalog learns its saved original (register replaces it, unregister puts it back). */
+  const catalogOf = (ref: TableRef, rec: TableRecord): IcebergCatalog =>
+    rec.original === null || deps.catalog.withSavedOriginal === undefined ? deps.catalog : deps.catalog.withSavedOriginal(target(ref.tableId), rec.original.table);
+  /** What the write step recorded: our metadata.json and the directory every file we wrote is in. */
+  const recorded = (rec: TableRecord): { metadataLocation: string; metadataDir: string; files: readonly { path: string }[] } | null => {
+    if (rec.metadataLocation === null) return null;
+    return { metadataLocation: rec.metadataLocation, metadataDir: rec.metadataLocation.slice(0, rec.metadataLocation.lastIndexOf('/') + 1), files: rec.writtenFiles ?? [] };
+  };
+  const hook = deps.failpoint ?? ((name: string, tableId: string) => failpoint(name, tableId));
+  return { deps, now, plan, event, audit, target, prepared, catalogOf, recorded, failpoint: hook };
+}

@@ -1,0 +1,114 @@
+// The forward steps of one table (apply): save the HMS original after re-checking it, write our
+// metadata, register, validate. Each step reads the table's record first and does only what is
+// missing, so a retry or a worker killed mid-step ends in the same state as one clean run.
+import { Context } from '@temporalio/activity';
+import { AuditAction as A, digestOf } from '../core/audit/chain';
+import { formatTableIdent } from '../core/catalog/catalog';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { TableInventory } from '../core/hive/model';
+import { originalAsideName } from '../adapters/catalog/hive';
+import type { TableRecord } from '../adapters/state/postgres';
+import { validateConversion } from './convert/validate';
+import { writeIcebergMetadata } from './convert/write-metadata';
+import type { Ctx, TableRef } from './context';
+import { fingerprintOf, reached } from './context';
+import { assertMigratable } from './gate';
+import { dbOf, nameOf } from './plan-conversion';
+
+const isView = (i: TableInventory): boolean => i.table.tableType === 'VIRTUAL_VIEW' || i.table.tableType === 'MATERIALIZED_VIEW';
+
+export function tableActivities(c: Ctx) {
+  const { deps } = c;
+  /** For the audit trail: what an in-place conversion did to the Hive table itself. */
+  const inPlaceDetails = (ref: TableRef, rec: TableRecord): Record<string, unknown> => {
+    if (deps.catalog.inPlace !== true || rec.original === null) return {};
+    const partitioned = rec.original.table.partitionKeys.length > 0;
+    return { inPlace: true, hiveOriginal: partitioned ? `hms:${dbOf(ref.tableId)}.${originalAsideName(nameOf(ref.tableId))} (made EXTERNAL, renamed, partitions kept)` : `hms:${ref.tableId} (altered into the Iceberg form)` };
+  };
+
+  const acts = {
+    /**
+     * Step 1: save the HMS object (once) after checking it is what the plan saw and that it is
+     * migratable as it is now (the plan's judgement is not trusted).
+     */
+    async snapshotOriginal(ref: TableRef): Promise<{ digest: string; view: boolean }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      if (rec.original !== null && rec.originalDigest !== null) return { digest: rec.originalDigest, view: isView(rec.original) };
+      const p = await c.plan(ref.planHash);
+      const entry = p.waves.flatMap((w) => w.tables).find((t) => t.id === ref.tableId);
+      if (entry === undefined) throw new MigrationError(ErrorCode.TABLE_NOT_MIGRATABLE, `${ref.tableId} is not in a wave of plan ${ref.planHash.slice(0, 12)}`, { tableId: ref.tableId }, { retryable: false });
+      const [inv] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+      if (inv === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${ref.tableId} no longer exists in HMS (dropped after the plan was made); nothing was written`, { tableId: ref.tableId }, { retryable: false });
+      const digest = fingerprintOf(inv);
+      if (digest !== entry.fingerprint) {
+        throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId} changed in HMS since the plan was made (fingerprint ${digest.slice(0, 12)} ≠ planned ${entry.fingerprint.slice(0, 12)}); run migrate plan again`, { tableId: ref.tableId });
+      }
+      assertMigratable(ref.tableId, inv, deps.assessOptions);
+      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'original-saved', original: inv, originalDigest: digest }, c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }));
+      return { digest, view: isView(inv) };
+    },
+
+    /**
+     * Steps 1-5 as one activity (one workflow task fewer per table): save the original, then, unless
+     * it is a view, write the metadata. Each half is idempotent and recorded on its own, so a retry
+     * after a crash in either resumes where the record says.
+     */
+    async saveOriginalAndWrite(ref: TableRef): Promise<{ view: true } | { view: false; metadataLocation: string; dataFiles: number; records: number }> {
+      const snap = await acts.snapshotOriginal(ref);
+      if (snap.view) return { view: true };
+      return { view: false, ...(await acts.writeMetadata(ref)) };
+    },
+
+    async markSkipped(ref: TableRef, reason: string): Promise<void> {
+      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'skipped', errorCode: reason });
+    },
+
+    /** Steps 2-5: list, footers, manifests, manifest list, metadata.json (heartbeating progress). */
+    async writeMetadata(ref: TableRef): Promise<{ metadataLocation: string; dataFiles: number; records: number }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      const p = await c.prepared(ref, rec);
+      const ctx = Context.current();
+      const w = await writeIcebergMetadata(deps.storeFor([p.metadataDir]), p, { ...deps.write, progressEvery: 200, onProgress: (pr) => ctx.heartbeat(pr) });
+      const files = w.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome }));
+      const update = { status: 'written' as const, metadataLocation: w.metadataLocation, snapshotId: w.snapshotId?.toString() ?? null, writtenFiles: files, target: `${(await c.plan(ref.planHash)).targetCatalog}:${formatTableIdent(c.target(ref.tableId))}` };
+      if (reached(rec, 'written')) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: files });
+      else await deps.state.recordStep(ref.planHash, ref.tableId, update, c.event(A.TABLE_METADATA_WRITTEN, `hms:${ref.tableId}`, ref.planHash, null, digestOf(files), { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records, files: files.length }));
+      c.failpoint('after-write', ref.tableId);
+      return { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records };
+    },
+
+    /** Step 6: register (assert-create; a retry finds its own entry). */
+    async registerTable(ref: TableRef): Promise<{ outcome: string }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      const p = await c.prepared(ref, rec);
+      const ident = c.target(ref.tableId);
+      const catalog = c.catalogOf(ref, rec);
+      await catalog.createNamespace(ident.namespace);
+      const { outcome } = await catalog.registerTable(ident, p.metadataLocation);
+      // Recorded once: by the attempt that registered, or by the retry that found its entry after a crash.
+      if (!reached(rec, 'registered')) {
+        await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'registered' }, c.event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation, outcome, ...inPlaceDetails(ref, rec) }));
+      }
+      c.failpoint('after-register', ref.tableId);
+      return { outcome };
+    },
+
+    /** Step 7: validation decides success; the evidence is stored either way. */
+    async validateTable(ref: TableRef): Promise<{ ok: boolean; snapshotId: string | null }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      const p = await c.prepared(ref, rec);
+      const original = rec.original as TableInventory;
+      const ev = await validateConversion(deps.storeFor([p.metadataDir]), deps.catalog, c.target(ref.tableId), p, original, deps.write);
+      c.failpoint('during-validate', ref.tableId);
+      if (!reached(rec, 'migrated')) {
+        await deps.state.recordStep(ref.planHash, ref.tableId, { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) }, c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), { ok: ev.ok, snapshotId: ev.snapshotId, rows: ev.rows.footers, files: ev.files.listed, findings: ev.findings.length }));
+      }
+      if (!ev.ok) {
+        const first = ev.findings[0];
+        throw new MigrationError((first?.code ?? ErrorCode.VALIDATION_FILES_MISMATCH) as ErrorCode, `${ref.tableId}: validation failed: ${ev.findings.map((f) => f.message).slice(0, 3).join('; ')}`, { tableId: ref.tableId }, { retryable: false });
+      }
+      return { ok: true, snapshotId: ev.snapshotId };
+    },
+  };
+  return acts;
+}

@@ -1,0 +1,140 @@
+// The inverses (STYLE.md §8) and rollback. An undo does only what its forward step did, with the
+// facts recorded at that step (our metadata location and the files we wrote): it never re-runs
+// preparation or validation, so what refused a table cannot also refuse its cleanup. Nothing here
+// touches a catalog entry whose metadata this tool did not record for the table.
+import { AuditAction as A, digestOf } from '../core/audit/chain';
+import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import { formatTableIdent } from '../core/catalog/catalog';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { TableRecord } from '../adapters/state/postgres';
+import type { Ctx, TableRef } from './context';
+import { fingerprintOf, reached } from './context';
+import { dbOf, nameOf } from './plan-conversion';
+
+/** Delete the files we recorded, newest first, each only inside our metadata directory. */
+async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { path: string }[]): Promise<number> {
+  const store = c.deps.storeFor([metadataDir]);
+  let n = 0;
+  for (const f of [...files].reverse()) {
+    if (!f.path.startsWith(metadataDir)) throw new MigrationError(ErrorCode.STORAGE_MUTATION_REFUSED, `${f.path} is outside ${metadataDir}; not deleting`, { path: f.path });
+    await store.delete(f.path);
+    n++;
+  }
+  return n;
+}
+
+export function undoActivities(c: Ctx) {
+  const { deps } = c;
+
+  /**
+   * Who holds the target name: `ours` (our recorded metadata), `descendant` (a commit on top of
+   * ours: its metadata log lists ours), `foreign` (anything else) or `absent`.
+   */
+  async function holder(catalog: IcebergCatalog, ident: TableIdent, ours: string): Promise<{ kind: 'ours' | 'descendant' | 'foreign' | 'absent'; location?: string }> {
+    if (!(await catalog.tableExists(ident))) return { kind: 'absent' };
+    const loaded = await catalog.loadTable(ident);
+    if (loaded.metadataLocation === ours) return { kind: 'ours', location: ours };
+    const descends = loaded.metadata.metadataLog.some((e) => e.metadataFile === ours);
+    return { kind: descends ? 'descendant' : 'foreign', location: loaded.metadataLocation };
+  }
+
+  async function unregisterForRollback(ref: TableRef, rec: TableRecord, ours: string, force: boolean, by: string): Promise<void> {
+    const ident = c.target(ref.tableId);
+    const catalog = c.catalogOf(ref, rec);
+    const name = `${catalog.name}:${formatTableIdent(ident)}`;
+    const h = await holder(catalog, ident, ours);
+    if (h.kind === 'foreign') {
+      throw new MigrationError(ErrorCode.ROLLBACK_NOT_OURS, `${ref.tableId}: ${formatTableIdent(ident)} is held by an entry this tool did not register for it (metadata at ${h.location}; ours was ${ours}); left untouched, with or without --force`, { tableId: ref.tableId, current: h.location, ours }, { retryable: false });
+    }
+    if (h.kind === 'descendant') {
+      if (!force) throw new MigrationError(ErrorCode.ROLLBACK_REFUSED, `${ref.tableId}: ${formatTableIdent(ident)} has commits after ours (now at ${h.location}); rolling back would lose them. Use --force to drop the entry anyway (audited).`, { tableId: ref.tableId, current: h.location }, { retryable: false });
+      await c.audit(A.ROLLBACK_FORCED, name, ref.planHash, digestOf(h.location), null, { ours, current: h.location }, by);
+      // In place, dropping the entry puts the saved Hive table back under its name.
+      await catalog.dropTable(ident);
+      await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(h.location), null, { metadataLocation: h.location, ours, forced: true }, by);
+    } else if (h.kind === 'ours') {
+      await catalog.unregisterTable(ident, ours);
+      await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(ours), null, { metadataLocation: ours }, by);
+    } else if (catalog.inPlace === true && (await catalog.unregisterTable(ident, ours)).outcome === 'unregistered') {
+      // No entry, yet something to undo: an in-place rollback that crashed after dropping the
+      // Iceberg table put the Hive original back now.
+      await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(ours), null, { metadataLocation: ours, resumed: true }, by);
+    }
+  }
+
+  const acts = {
+    /**
+     * Inverse of step 6: drop our catalog entry (never purging); absent is fine. `not-ours`: a
+     * pointer catalog (REST, JDBC) holds the name with metadata this table never registered — its
+     * register step failed on exactly that (CATALOG_CONFLICT: an earlier plan migrated the table,
+     * or someone created it): nothing of ours to undo, and the entry is left alone.
+     */
+    async unregisterTable(ref: TableRef): Promise<{ outcome: string }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      const r = c.recorded(rec);
+      if (rec.original === null || r === null) return { outcome: 'absent' };
+      const ident = c.target(ref.tableId);
+      let outcome: string;
+      try {
+        ({ outcome } = await c.catalogOf(ref, rec).unregisterTable(ident, r.metadataLocation));
+      } catch (e) {
+        const pointerOnly = deps.catalog.withSavedOriginal === undefined; // in place (Hive), undo also restores the original
+        if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_CONFLICT && pointerOnly && !reached(rec, 'registered')) return { outcome: 'not-ours' };
+        throw e;
+      }
+      if (outcome === 'unregistered') await c.audit(A.TABLE_UNREGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(r.metadataLocation), null, { metadataLocation: r.metadataLocation });
+      return { outcome };
+    },
+
+    /** Inverse of steps 2-5: delete the metadata files we recorded (never data; only under metadata/). */
+    async deleteMetadata(ref: TableRef): Promise<{ deleted: number }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      const r = c.recorded(rec);
+      if (r === null) return { deleted: 0 };
+      const deleted = await deleteRecorded(c, r.metadataDir, r.files);
+      if (deleted > 0) await c.audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(r.files), null, { files: deleted });
+      if (r.files.length > 0) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: [] });
+      return { deleted };
+    },
+
+    /** A table's end when its steps failed; a table already migrated stays migrated. */
+    async markFailed(ref: TableRef, code: string, message: string): Promise<void> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      if (rec.status === 'failed' || rec.status === 'migrated') return;
+      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000) }, c.event(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, { code, message: message.slice(0, 500), leftovers: (rec.writtenFiles ?? []).map((f) => f.path) }));
+    },
+
+    /**
+     * Rollback of one table of a wave: unregister without purge only an entry that is ours (a
+     * commit on top of ours only with --force, audited; someone else's never), delete our
+     * recorded metadata, then verify the HMS object equals the saved original (a register-only
+     * catalog never altered it; an in-place one has just put it back).
+     */
+    async rollbackTable(ref: TableRef, force: boolean, by: string): Promise<{ status: string }> {
+      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      const r = c.recorded(rec);
+      if (rec.status === 'rolled-back' || rec.original === null) return { status: rec.status };
+      if (r !== null) await unregisterForRollback(ref, rec, r.metadataLocation, force, by);
+      const deleted = r === null ? 0 : await deleteRecorded(c, r.metadataDir, r.files);
+      if (deleted > 0) await c.audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(rec.writtenFiles), null, { files: deleted }, by);
+      const [now_] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+      const digest = now_ === undefined ? null : fingerprintOf(now_);
+      if (digest !== rec.originalDigest) {
+        throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId}: the HMS object no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)})`, { tableId: ref.tableId }, { retryable: false });
+      }
+      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'rolled-back', writtenFiles: [] }, c.event(A.TABLE_ROLLED_BACK, `hms:${ref.tableId}`, ref.planHash, r === null ? null : digestOf(r.metadataLocation), rec.originalDigest, { verified: true, metadataFilesDeleted: deleted }, by));
+      return { status: 'rolled-back' };
+    },
+
+    /**
+     * The tables a rollback of the wave undoes: every one with something of ours left — not those
+     * never started, rolled back, skipped (views), or failed with their compensation complete.
+     */
+    async migratedTables(planHash: string, wave: number): Promise<string[]> {
+      const recs = await deps.state.listTables(planHash, wave);
+      const done = (t: TableRecord): boolean => t.status === 'pending' || t.status === 'rolled-back' || t.status === 'skipped' || (t.status === 'failed' && t.errorCode !== ErrorCode.COMPENSATION_INCOMPLETE);
+      return recs.filter((t) => !done(t)).map((t) => t.tableId);
+    },
+  };
+  return acts;
+}

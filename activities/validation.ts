@@ -1,0 +1,57 @@
+// Nightly validation: which tables a run covers, each table's drift checks (rows to the state
+// store, counts back to the workflow), and the published results file, report and audit event.
+import { AuditAction as A, digestOf } from '../core/audit/chain';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { ValidationRow } from '../core/validate/drift';
+import { runStatus, runSummaryMarkdown } from '../core/validate/drift';
+import { writeResults } from '../adapters/results/parquet';
+import type { Ctx } from './context';
+import { checkTableDrift } from './validate/drift-check';
+
+export function validationActivities(c: Ctx) {
+  const { deps } = c;
+  const ignoreExisting = (e: unknown): void => {
+    if (!(e instanceof MigrationError && e.code === ErrorCode.STORAGE_PRECONDITION_FAILED)) throw e;
+  };
+  return {
+    /** Tables a validation run covers: migrated ones of the plan, optionally limited to waves/tables. */
+    async validationScope(planHash: string, waves: readonly number[] = [], tables: readonly string[] = []): Promise<{ tables: string[]; teams: string[] }> {
+      const p = await c.plan(planHash);
+      const recs = (await deps.state.listTables(planHash)).filter((t) => t.status === 'migrated' && (waves.length === 0 || waves.includes(t.wave)) && (tables.length === 0 || tables.includes(t.tableId)));
+      const team = new Map(p.waves.flatMap((w) => w.tables.map((t) => [t.id, t.team ?? 'unowned'] as const)));
+      return { tables: recs.map((r) => r.tableId), teams: [...new Set(recs.map((r) => team.get(r.tableId) ?? 'unowned'))].sort() };
+    },
+
+    async startValidationRun(planHash: string, runId: string): Promise<{ previousRunId: string | null }> {
+      return deps.state.startValidationRun(runId, planHash);
+    },
+
+    /** One table's checks; rows go to the state store (not the history), the counts come back. */
+    async checkTable(planHash: string, tableId: string, runId: string): Promise<{ tableId: string; status: 'validated' | 'drifted' | 'failed'; codes: string[] }> {
+      const rec = await deps.state.getTable(planHash, tableId);
+      const rows = await checkTableDrift({ ...deps, footerConcurrency: deps.write?.footerConcurrency }, await c.plan(planHash), rec, runId, () => deps.now?.() ?? new Date());
+      await deps.state.putValidationRows(runId, tableId, rows);
+      return { tableId, status: runStatus(rows), codes: [...new Set(rows.filter((r) => r.status !== 'ok').map((r) => r.code))].sort() };
+    },
+
+    /** Results file (Parquet) + Markdown report + audit event for a finished run. */
+    async publishValidationRun(planHash: string, runId: string, previousRunId: string | null): Promise<{ status: string; results: string | null; report: string | null; summary: string; rows: number }> {
+      const rows = (await deps.state.getValidationRows(runId)) as ValidationRow[];
+      const status = runStatus(rows);
+      const summary = runSummaryMarkdown(planHash.slice(0, 12), runId, rows, previousRunId);
+      let results: string | null = null;
+      let report: string | null = null;
+      if (deps.resultsLocation !== undefined) {
+        const store = deps.storeFor([]);
+        // A retried publish finds its own file: keep it (same run, same rows).
+        const own = `${deps.resultsLocation.replace(/\/+$/, '')}/${planHash.slice(0, 12)}/${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.parquet`;
+        results = await writeResults(store, deps.resultsLocation, planHash.slice(0, 12), runId, rows).catch((e: unknown) => (ignoreExisting(e), own));
+        report = results.replace(/\.parquet$/, '.md');
+        await store.put(report, new TextEncoder().encode(summary), { ifNoneMatch: '*' }).catch(ignoreExisting);
+      }
+      await deps.state.finishValidationRun(runId, status, results ?? '');
+      await c.audit(A.VALIDATION_RUN, `plan:${planHash}`, planHash, null, digestOf(rows), { runId, status, rows: rows.length, tables: new Set(rows.map((r) => r.table)).size, results });
+      return { status, results, report, summary, rows: rows.length };
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// What every workflow shares: the search attributes, the activity proxies with their deadlines,
+// the plan id, and how a failure's code is found. Deterministic; imports only the workflow SDK.
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { ActivityCancellationType, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index';
+
+export const SA = {
+  plan: defineSearchAttributeKey('MigrationPlan', SearchAttributeType.KEYWORD),
+  wave: defineSearchAttributeKey('MigrationWave', SearchAttributeType.INT),
+  team: defineSearchAttributeKey('MigrationTeam', SearchAttributeType.KEYWORD_LIST),
+  status: defineSearchAttributeKey('MigrationStatus', SearchAttributeType.KEYWORD),
+};
+
+/** Activity deadlines; a dead worker's activity is retried elsewhere after these. */
+export interface Timeouts {
+  /** startToClose of the short steps (snapshot, register, compensations), seconds. Default 120. */
+  readonly stepSeconds?: number;
+  /**
+   * Heartbeat timeout of every step, seconds (default 30). Every activity heartbeats while it runs
+   * (activities/index.ts), so a killed worker's step is retried elsewhere after this, not after the
+   * step deadline.
+   */
+  readonly heartbeatSeconds?: number;
+}
+
+const retry = { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2, maximumAttempts: 10 } as const;
+
+/**
+ * A cancelled workflow waits for its running activity to stop (WAIT_CANCELLATION_COMPLETED): its
+ * compensation must not run beside a step that is still writing.
+ */
+export function activityOptions(t: Timeouts = {}) {
+  const heartbeatTimeout = `${t.heartbeatSeconds ?? 30} seconds` as const;
+  const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
+  return {
+    short: { startToCloseTimeout: `${t.stepSeconds ?? 120} seconds`, heartbeatTimeout, retry, cancellationType },
+    long: { startToCloseTimeout: '2 hours', heartbeatTimeout, retry, cancellationType },
+  } as const;
+}
+
+export function activities(t: Timeouts = {}) {
+  const o = activityOptions(t);
+  return { short: proxyActivities<Activities>(o.short), long: proxyActivities<Activities>(o.long) };
+}
+
+/** The plan id users type: the first 12 hex digits of the plan hash. */
+export const planId = (hash: string): string => hash.slice(0, 12);
+export const planWorkflowId = (hash: string): string => `migrate/${planId(hash)}`;
+export const waveWorkflowId = (hash: string, wave: number): string => `${planWorkflowId(hash)}/wave-${wave}`;
+export const tableWorkflowId = (hash: string, wave: number, tableId: string): string => `${waveWorkflowId(hash, wave)}/${tableId}`;
+export const rollbackWorkflowId = (hash: string, wave: number): string => `${planWorkflowId(hash)}/rollback-wave-${wave}`;
+
+/** The coded cause of a failure: the first ApplicationFailure type along the cause chain. */
+export function failureOf(e: unknown): { code: string; message: string } {
+  let cur: unknown = e;
+  while (cur !== undefined && cur !== null) {
+    if (cur instanceof ApplicationFailure && cur.type) return { code: cur.type, message: cur.message };
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
+}
+
+/** A failure raised to a client (update validators): coded, never retried. */
+export function refusal(type: string, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true });
+}

@@ -1,0 +1,170 @@
+// A plan: its waves in order, each behind an approval gate, as child waveWorkflows. It always
+// ends: a wave child that ends without a result fails the plan with the reason; `cancel` (signal)
+// cancels the running wave — its tables in flight compensate — and ends the plan `cancelled`.
+import { CancellationScope, ChildWorkflowCancellationType, condition, defineQuery, defineSignal, defineUpdate, executeChild, isCancellation, ParentClosePolicy, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import type { PlanOutline } from '../activities/index';
+import type { Timeouts } from './common';
+import { activities, failureOf, planId, refusal, SA, waveWorkflowId } from './common';
+import type { WaveResult } from './wave';
+import { waveWorkflow } from './wave';
+
+export interface MigrationInput {
+  readonly planHash: string;
+  readonly autoApprove: boolean;
+  /** Stop the plan when a wave has more failed tables than this (default 0: any failure stops). */
+  readonly maxFailedPerWave?: number;
+  readonly concurrency?: number;
+  readonly timeouts?: Timeouts;
+}
+
+export interface MigrationStatus {
+  readonly planHash: string;
+  readonly state: 'waiting-approval' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+  readonly currentWave: number | null;
+  readonly approved: readonly number[];
+  readonly waves: readonly WaveResult[];
+  readonly totalWaves: number;
+  /** Failed tables over every wave so far, and how many per wave the plan tolerates. */
+  readonly failedTables?: number;
+  readonly maxFailedPerWave?: number;
+  /** Why the plan failed when no wave result says it (a wave workflow that ended without one). */
+  readonly reason?: string;
+}
+
+/** `already`: this wave was approved before; `early`: approved ahead of the wave it waits behind. */
+export interface ApproveResult {
+  approved: number[];
+  already?: boolean;
+  early?: boolean;
+}
+
+export const approveUpdate = defineUpdate<ApproveResult, [{ wave: number; by: string }]>('approve');
+export const pauseSignal = defineSignal('pause');
+export const resumeSignal = defineSignal('resume');
+export const cancelSignal = defineSignal('cancel');
+export const statusQuery = defineQuery<MigrationStatus>('status');
+
+export async function migrationWorkflow(input: MigrationInput): Promise<MigrationStatus> {
+  const { short } = activities(input.timeouts);
+  const outline = await short.planOutline(input.planHash);
+  const approved = new Set<number>();
+  const results: WaveResult[] = [];
+  let paused = false;
+  let cancelled = false;
+  let current: number | null = null;
+  let state: MigrationStatus['state'] = 'running';
+  let reason: string | undefined;
+  let waveScope: CancellationScope | undefined;
+  const maxFailed = input.maxFailedPerWave ?? 0;
+  const status = (): MigrationStatus => ({
+    planHash: input.planHash,
+    state: paused && state === 'running' ? 'paused' : state,
+    currentWave: current,
+    approved: [...approved].sort((a, b) => a - b),
+    waves: results,
+    totalWaves: outline.waves.length,
+    failedTables: results.reduce((n, r) => n + r.failed.length, 0),
+    maxFailedPerWave: maxFailed,
+    ...(reason === undefined ? {} : { reason }),
+  });
+  setHandler(statusQuery, status);
+  setHandler(pauseSignal, () => void (paused = true));
+  setHandler(resumeSignal, () => void (paused = false));
+  setHandler(cancelSignal, () => {
+    cancelled = true;
+    waveScope?.cancel();
+  });
+  registerApprove(input, outline, approved, results, () => current);
+  for (const w of outline.waves) {
+    current = w.number;
+    if (!input.autoApprove && !approved.has(w.number)) {
+      state = 'waiting-approval';
+      setCurrentDetails(`Waiting for approval of wave ${w.number} (${w.tables} tables; teams ${w.teams.join(', ')}): \`migrate approve ${planId(input.planHash)} --wave ${w.number}\``);
+      await condition(() => approved.has(w.number) || cancelled);
+    } else if (input.autoApprove && !approved.has(w.number)) {
+      approved.add(w.number);
+      await short.recordApproval(input.planHash, w.number, 'auto-approve');
+    }
+    await condition(() => !paused || cancelled);
+    if (cancelled) {
+      state = 'cancelled';
+      return status();
+    }
+    state = 'running';
+    setCurrentDetails(`Running wave ${w.number} of ${outline.waves.length}`);
+    waveScope = new CancellationScope();
+    const r = await runWave(input, outline, w, waveScope);
+    waveScope = undefined;
+    if ('reason' in r) {
+      reason = r.reason;
+      state = 'failed';
+      return status();
+    }
+    results.push(r);
+    if (cancelled || r.status === 'cancelled') {
+      state = 'cancelled';
+      return status();
+    }
+    if (r.failed.length > maxFailed) {
+      state = 'failed';
+      return status();
+    }
+  }
+  current = null;
+  state = 'succeeded';
+  return status();
+}
+
+type OutlineWave = PlanOutline['waves'][number];
+
+/** The wave child; a wave that ends without a result (terminated, failed) becomes a reason. */
+async function runWave(input: MigrationInput, outline: PlanOutline, w: OutlineWave, scope: CancellationScope): Promise<WaveResult | { reason: string }> {
+  try {
+    return await scope.run(() =>
+      executeChild(waveWorkflow, {
+        args: [{ planHash: input.planHash, wave: w.number, teams: w.teams, concurrency: input.concurrency ?? 8, timeouts: input.timeouts }],
+        workflowId: waveWorkflowId(input.planHash, w.number),
+        typedSearchAttributes: [
+          { key: SA.plan, value: planId(input.planHash) },
+          { key: SA.wave, value: w.number },
+          { key: SA.team, value: [...w.teams] },
+          { key: SA.status, value: 'pending' },
+        ],
+        staticSummary: `plan ${planId(input.planHash)} · wave ${w.number}/${outline.waves.length} · ${w.tables} tables`,
+        staticDetails: `### Wave ${w.number} of plan \`${planId(input.planHash)}\`\n\n| tables | files | bytes | expected |\n|---|---|---|---|\n| ${w.tables} | ${w.files} | ${w.bytes} | ${w.expectedSeconds} s |\n\nTeams: ${w.teams.map((t) => `\`${t}\``).join(', ')}\n`,
+        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      }),
+    );
+  } catch (e) {
+    if (isCancellation(e)) return { wave: w.number, tables: w.tables, migrated: 0, skipped: 0, failed: [], notStarted: w.tables, status: 'cancelled' };
+    const f = failureOf(e);
+    return { reason: `wave ${w.number} workflow ended without a result (${f.code}: ${f.message}); its tables' state is in migrate status and migrate repair` };
+  }
+}
+
+/**
+ * Approvals: an unknown wave or one that already ran is refused with a coded failure; approving
+ * twice answers `already`; approving a wave behind one still waiting is a pre-approval (`early`).
+ */
+function registerApprove(input: MigrationInput, outline: PlanOutline, approved: Set<number>, results: readonly WaveResult[], current: () => number | null): void {
+  const { short } = activities(input.timeouts);
+  const sorted = (): number[] => [...approved].sort((a, b) => a - b);
+  setHandler(
+    approveUpdate,
+    async ({ wave, by }) => {
+      if (approved.has(wave)) return { approved: sorted(), already: true };
+      approved.add(wave);
+      await short.recordApproval(input.planHash, wave, by);
+      const cur = current();
+      return { approved: sorted(), ...(cur !== null && wave > cur ? { early: true } : {}) };
+    },
+    {
+      validator: ({ wave, by }) => {
+        if (!outline.waves.some((w) => w.number === wave)) throw refusal('WAVE_UNKNOWN', `plan ${planId(input.planHash)} has no wave ${wave} (waves: ${outline.waves.map((w) => w.number).join(', ')})`);
+        if (typeof by !== 'string' || by.trim() === '') throw refusal('USAGE', 'approval needs the approver (by)');
+        if (results.some((r) => r.wave === wave)) throw refusal('WAVE_ALREADY_RAN', `wave ${wave} of plan ${planId(input.planHash)} already ran`);
+      },
+    },
+  );
+}

@@ -1,0 +1,37 @@
+// Undo one wave: its tables one at a time in reverse order (dependents first); a table that cannot
+// be rolled back is reported with its code, the others still are.
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import type { Timeouts } from './common';
+import { activities, failureOf, SA } from './common';
+
+export interface RollbackInput {
+  readonly timeouts?: Timeouts;
+  readonly planHash: string;
+  readonly wave: number;
+  readonly force: boolean;
+  readonly by: string;
+}
+
+export interface RollbackResult {
+  readonly wave: number;
+  readonly rolledBack: readonly string[];
+  readonly refused: readonly { tableId: string; code: string; message: string }[];
+}
+
+export async function rollbackWaveWorkflow(input: RollbackInput): Promise<RollbackResult> {
+  const { short } = activities(input.timeouts);
+  const tables = await short.migratedTables(input.planHash, input.wave);
+  const rolledBack: string[] = [];
+  const refused: { tableId: string; code: string; message: string }[] = [];
+  // Reverse order of the wave (dependents first), one at a time: rollback is rare and careful.
+  for (const tableId of [...tables].reverse()) {
+    try {
+      await short.rollbackTable({ planHash: input.planHash, tableId }, input.force, input.by);
+      rolledBack.push(tableId);
+    } catch (e) {
+      refused.push({ tableId, ...failureOf(e) });
+    }
+  }
+  upsertSearchAttributes([{ key: SA.status, value: refused.length === 0 ? 'rolled-back' : 'rollback-incomplete' }]);
+  return { wave: input.wave, rolledBack, refused };
+}

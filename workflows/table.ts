@@ -1,0 +1,74 @@
+// One table's steps with their compensations (STYLE.md §8): save the HMS original and write our
+// metadata, register, validate; on any failure — or a cancellation — the compensations run in
+// reverse, in a scope that cannot be cancelled, and the table ends `failed` with its code.
+// A compensation that cannot finish does not throw the workflow out: the table ends failed with
+// COMPENSATION_INCOMPLETE and what is left (migrate repair removes it).
+import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
+import type { TableOutcome } from '../activities/index';
+import type { Timeouts } from './common';
+import { activities, activityOptions, failureOf } from './common';
+
+export interface TableInput {
+  readonly planHash: string;
+  readonly tableId: string;
+  readonly timeouts?: Timeouts;
+}
+
+type Undo = { readonly what: string; readonly run: () => Promise<unknown> };
+
+export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
+  const { short, long } = activities(input.timeouts);
+  const o = activityOptions(input.timeouts);
+  const ref = { planHash: input.planHash, tableId: input.tableId };
+  const t = input.tableId;
+  const undo: Undo[] = [];
+  const deleteOurs: Undo = { what: 'delete our metadata', run: () => short.deleteMetadata.executeWithOptions({ ...o.short, summary: `undo: delete our metadata of ${t}` }, [ref]) };
+  try {
+    // Each step carries a one-line summary for the Temporal UI's event history and timeline.
+    // Since 0.2 the original is saved inside the write step (one workflow task fewer per table);
+    // histories recorded before that keep the two-step path.
+    if (patched('save-original-in-write-step')) {
+      undo.push(deleteOurs);
+      const w = await long.saveOriginalAndWrite.executeWithOptions({ ...o.long, summary: `save HMS original; list, read footers, write manifests + metadata.json for ${t}` }, [ref]);
+      if (w.view) {
+        await short.markSkipped(ref, 'VIEW');
+        return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
+      }
+    } else {
+      const snap = await short.snapshotOriginal.executeWithOptions({ ...o.short, summary: `save HMS original of ${t}` }, [ref]);
+      if (snap.view) {
+        await short.markSkipped(ref, 'VIEW');
+        return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
+      }
+      undo.push(deleteOurs);
+      await long.writeMetadata.executeWithOptions({ ...o.long, summary: `list, read footers, write manifests + metadata.json for ${t}` }, [ref]);
+    }
+    undo.push({ what: 'unregister', run: () => short.unregisterTable.executeWithOptions({ ...o.short, summary: `undo: unregister ${t} (no purge)` }, [ref]) });
+    await short.registerTable.executeWithOptions({ ...o.short, summary: `register ${t} in the catalog` }, [ref]);
+    await long.validateTable.executeWithOptions({ ...o.long, summary: `validate ${t}: rows, files, schema` }, [ref]);
+    return { tableId: input.tableId, status: 'migrated' };
+  } catch (e) {
+    const f = isCancellation(e) ? { code: 'CANCELLED', message: `${t}: cancelled while migrating; its steps were undone` } : failureOf(e);
+    return CancellationScope.nonCancellable(() => compensate(input, undo, f));
+  }
+}
+
+/** Run every undo in reverse; each may fail on its own without skipping the others. */
+async function compensate(input: TableInput, undo: readonly Undo[], f: { code: string; message: string }): Promise<TableOutcome> {
+  const { short } = activities(input.timeouts);
+  const o = activityOptions(input.timeouts);
+  const ref = { planHash: input.planHash, tableId: input.tableId };
+  const incomplete: string[] = [];
+  for (const step of [...undo].reverse()) {
+    try {
+      await step.run();
+    } catch (e) {
+      const c = failureOf(e);
+      incomplete.push(`${step.what}: ${c.code}: ${c.message}`);
+    }
+  }
+  const code = incomplete.length === 0 ? f.code : 'COMPENSATION_INCOMPLETE';
+  const message = incomplete.length === 0 ? f.message : `${f.code}: ${f.message} — then the undo could not finish (${incomplete.join('; ')}); run migrate repair ${input.planHash.slice(0, 12)}`;
+  await short.markFailed.executeWithOptions({ ...o.short, summary: `${input.tableId} failed: ${code}` }, [ref, code, message]);
+  return { tableId: input.tableId, status: 'failed', code, message };
+}
