@@ -7,6 +7,7 @@ import { ErrorCode } from '../core/errors';
 import type { MigrationError } from '../core/errors';
 import { loadConfig } from './config';
 import { ExitCode } from './exit-codes';
+import { PLAN_INPUT_CODES } from './plan-input';
 
 export interface IO {
   readonly out: (s: string) => void;
@@ -31,6 +32,7 @@ export const USAGE_CODES: ReadonlySet<string> = new Set<string>([
   ErrorCode.PLAN_INVALID, ErrorCode.PLAN_HASH_MISMATCH, ErrorCode.PLAN_VERSION_UNSUPPORTED,
   ErrorCode.PLAN_UNKNOWN_TABLE, ErrorCode.PLAN_CONTRADICTORY_CAPS, ErrorCode.PLAN_PIN_CONFLICT, ErrorCode.LINEAGE_INVALID,
   ErrorCode.WAVE_UNKNOWN, ErrorCode.WAVE_ALREADY_RAN, ErrorCode.PLAN_FINISHED,
+  ...PLAN_INPUT_CODES,
 ]);
 
 /** A coded error's exit code: 2 for usage/configuration/input, else 1 (a check or operation failed). */

@@ -6,12 +6,14 @@ import { AuditAction } from '../../core/audit/chain';
 import type { PlanFile } from '../../core/plan/plan-file';
 import { migrationWorkflow, planId, SA } from '../../workflows/index';
 import { ExitCode } from '../exit-codes';
+import { actorOf } from '../identity';
+import { readPlanForApply } from '../plan-input';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
 import { openState, openTemporal } from '../runtime';
 import type { TemporalHandle } from '../runtime';
-import { CALL_MS, migrationWorkflowId, outcomeJson, outcomeOf, planInput, planResult, renderStatus, temporalError, who } from './plan-workflow';
+import { CALL_MS, migrationWorkflowId, outcomeJson, outcomeOf, planInput, planResult, renderStatus, temporalError } from './plan-workflow';
 
 interface ApplyOpts {
   autoApprove?: boolean;
@@ -32,7 +34,8 @@ Examples:
 Exit codes: 0 started (or, with --wait, succeeded with no failed table, or with failures that
 --max-failed allowed, which the output says); 1 with --wait, the plan failed, was cancelled or
 ended without a result, or a table failed that --max-failed did not allow; Temporal or the state DB
-unreachable; 2 bad flag, configuration, or a plan file that fails its schema, version or hash.`;
+unreachable; 2 bad flag, configuration, or a plan file that fails its size, schema, version, hash or
+signature, or has no waves (PLAN_*).`;
 
 /** Start the plan's workflow; false when it is already running (the same plan applied again attaches to it). */
 async function startPlan(tmp: TemporalHandle, plan: PlanFile, opts: ApplyOpts): Promise<boolean> {
@@ -63,8 +66,7 @@ async function waitForPlan(tmp: TemporalHandle, plan: PlanFile, opts: ApplyOpts,
   io.setExit(o.exit);
 }
 
-/** `readPlan` reads and checks a plan file (cli/commands/orchestrate.ts owns it; it may be sync or async). */
-export function registerApply(program: Command, io: IO, readPlan: (file: string) => PlanFile | Promise<PlanFile>): void {
+export function registerApply(program: Command, io: IO): void {
   const t = FLAG_RANGES.timeoutSeconds;
   program
     .command('apply')
@@ -80,13 +82,15 @@ export function registerApply(program: Command, io: IO, readPlan: (file: string)
     .addHelpText('after', HELP)
     .action(async (file: string, opts: ApplyOpts, cmd: Command) => {
       const config = configOf(cmd);
-      const plan = await readPlan(file);
+      // Size, UTF-8, schema, version, hash, signature (when plan.signing is configured), waves: exit 2.
+      const { plan, signer } = readPlanForApply(file, config);
       const state = await openState(config);
       try {
         const tmp = await openTemporal(config);
         try {
           const { created } = await state.submitPlan(plan);
-          if (created) await state.appendAudit({ at: new Date().toISOString(), actor: who(), action: AuditAction.PLAN_SUBMITTED, object: `plan:${plan.hash}`, planHash: plan.hash, beforeDigest: null, afterDigest: plan.hash, details: { waves: plan.waves.length, tables: plan.waves.reduce((n, w) => n + w.tables.length, 0), autoApprove: opts.autoApprove === true } });
+          const by = actorOf();
+          if (created) await state.appendAudit({ at: new Date().toISOString(), actor: by.actor, actorSource: by.actorSource, action: AuditAction.PLAN_SUBMITTED, object: `plan:${plan.hash}`, planHash: plan.hash, beforeDigest: null, afterDigest: plan.hash, details: { waves: plan.waves.length, tables: plan.waves.reduce((n, w) => n + w.tables.length, 0), autoApprove: opts.autoApprove === true, signer } });
           const started = await startPlan(tmp, plan, opts);
           const workflowId = migrationWorkflowId(plan.hash);
           const ui = tmp.uiUrl === undefined ? undefined : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows?query=${encodeURIComponent(`MigrationPlan="${planId(plan.hash)}"`)}`;

@@ -4,15 +4,16 @@ import type { Command } from 'commander';
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import type { MigrationStatus } from '../../workflows/index';
+import type { ApproveResult, MigrationStatus } from '../../workflows/index';
 import { approveUpdate, planId, statusQuery } from '../../workflows/index';
 import { ExitCode } from '../exit-codes';
+import { actorOf, checkApprover } from '../identity';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
 import { openTemporal } from '../runtime';
 import type { TemporalHandle } from '../runtime';
-import { CALL_MS, planArg, planHandle, QUERY_MS, requireRunning, temporalError, unknownPlan, who } from './plan-workflow';
+import { CALL_MS, planArg, planHandle, QUERY_MS, requireRunning, temporalError, unknownPlan } from './plan-workflow';
 
 const HELP = `
 Examples:
@@ -21,7 +22,8 @@ Examples:
 
 Approving a wave twice, or a wave that already ran, is "already approved" (exit 0). Approving a
 later wave early pre-approves it: it starts without asking once the waves before it have run.
-Exit codes: 0 approved or already approved; 1 Temporal unreachable or no worker answered;
+Exit codes: 0 approved or already approved; 1 Temporal unreachable, no worker answered, or an
+approver not on audit.approvers (AUDIT_APPROVER_REFUSED);
 2 bad flag or configuration, unknown plan (never applied), unknown wave (WAVE_UNKNOWN), or a plan
 that has already finished (PLAN_FINISHED).`;
 
@@ -39,11 +41,11 @@ function refusal(e: unknown, plan: string, wave: number): MigrationError | 'alre
   const type = e.cause instanceof ApplicationFailure ? e.cause.type : undefined;
   const msg = e.cause?.message ?? e.message;
   if (type === ErrorCode.WAVE_ALREADY_RAN || /already ran/.test(msg)) return 'already-ran';
-  if (type === ErrorCode.WAVE_UNKNOWN || /has no wave/.test(msg)) return new MigrationError(ErrorCode.WAVE_UNKNOWN, `plan ${planId(plan)} has no wave ${wave}`, { plan: planId(plan), wave });
+  if (type === ErrorCode.WAVE_UNKNOWN || /has no wave/.test(msg)) return new MigrationError(ErrorCode.WAVE_UNKNOWN, /has no wave/.test(msg) ? msg : `plan ${planId(plan)} has no wave ${wave}`, { plan: planId(plan), wave });
   return new MigrationError(ErrorCode.USAGE, `approval of wave ${wave} refused: ${msg}`, { plan: planId(plan), wave, ...(type !== undefined ? { type } : {}) });
 }
 
-async function approveWave(tmp: TemporalHandle, h: WorkflowHandle, plan: string, wave: number): Promise<Approval> {
+async function approveWave(tmp: TemporalHandle, h: WorkflowHandle, plan: string, wave: number, by: string): Promise<Approval> {
   await requireRunning(tmp, h, plan, 'approve');
   let before: MigrationStatus;
   try {
@@ -54,8 +56,8 @@ async function approveWave(tmp: TemporalHandle, h: WorkflowHandle, plan: string,
   const early = before.currentWave !== null && wave > before.currentWave;
   if (before.approved.includes(wave)) return { wave, approved: before.approved, already: true, preApproval: false };
   try {
-    const r = (await tmp.deadline(CALL_MS, () => h.executeUpdate(approveUpdate, { args: [{ wave, by: who() }] }))) as { approved: number[]; already?: boolean };
-    return { wave, approved: r.approved, already: r.already === true, preApproval: early && r.already !== true };
+    const r: ApproveResult = await tmp.deadline(CALL_MS, () => h.executeUpdate(approveUpdate, { args: [{ wave, by }] }));
+    return { wave, approved: r.approved, already: r.already === true, preApproval: r.already !== true && (r.early === true || early) };
   } catch (e) {
     if (e instanceof WorkflowNotFoundError) {
       await requireRunning(tmp, h, plan, 'approve'); // it ended meanwhile: PLAN_FINISHED
@@ -84,9 +86,13 @@ export function registerApprove(program: Command, io: IO): void {
     .addHelpText('after', HELP)
     .action(async (planText: string, opts: { wave: number; json?: boolean }, cmd: Command) => {
       const plan = planArg(planText);
-      const tmp = await openTemporal(configOf(cmd));
+      const config = configOf(cmd);
+      // Before anything is sent: a refused approver (audit.approvers) records nothing (exit 1).
+      const by = actorOf();
+      checkApprover(config, by);
+      const tmp = await openTemporal(config);
       try {
-        const a = await approveWave(tmp, planHandle(tmp, plan), plan, opts.wave);
+        const a = await approveWave(tmp, planHandle(tmp, plan), plan, opts.wave, by.actor);
         io.out(opts.json ? `${JSON.stringify({ ok: true, plan: planId(plan), ...a })}\n` : renderApproval(a, plan));
         io.setExit(ExitCode.OK);
       } finally {

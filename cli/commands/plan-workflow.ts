@@ -1,7 +1,6 @@
 // What the Temporal-backed commands share about one plan's workflow `migrate/<plan id>`: finding
 // it (unknown plan, finished plan → coded errors), its status with or without a worker, how it
 // ended, and the outcome's exit code (any failed table → 1 unless --max-failed allowed it).
-import os from 'node:os';
 import { CancelledFailure, isGrpcServiceError, ServiceError, TerminatedFailure, TimeoutFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -9,13 +8,15 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import type { MigrationInput, MigrationStatus } from '../../workflows/index';
 import { planId, statusQuery } from '../../workflows/index';
 import { ExitCode } from '../exit-codes';
+import { actorOf } from '../identity';
 import type { TemporalHandle } from '../runtime';
 
 export const CALL_MS = 30_000;
 /** A status query waits this long for a worker before the workflow's own record is consulted. */
 export const QUERY_MS = 10_000;
 
-export const who = (): string => process.env.MIGRATE_ACTOR ?? `${os.userInfo().username}@${os.hostname()}`;
+/** The name a command records as its actor (cli/identity.ts: MIGRATE_ACTOR, declared, else user@host). */
+export const who = (): string => actorOf().actor;
 export const migrationWorkflowId = (planHash: string): string => `migrate/${planId(planHash)}`;
 
 /** A plan id as typed: 12 to 64 hex characters (the first 12 name the workflow). */

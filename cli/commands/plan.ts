@@ -7,23 +7,25 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { parse, YAMLParseError } from 'yaml';
 import type { MigrateConfig } from '../../core/config/schema';
-import { ErrorCode, MigrationError, isMigrationError } from '../../core/errors';
+import { ErrorCode, MigrationError } from '../../core/errors';
 import { diffPlans, isEmptyDiff } from '../../core/plan/diff';
 import type { PlanDiff } from '../../core/plan/diff';
 import { parseThroughput } from '../../core/plan/estimates';
 import { buildGraph } from '../../core/plan/graph';
 import { lineageEdges, parseLineage } from '../../core/plan/lineage';
-import { buildPlan, parsePlan, serializePlan } from '../../core/plan/plan-file';
+import { buildPlan, serializePlan } from '../../core/plan/plan-file';
 import type { PlanFile } from '../../core/plan/plan-file';
 import { toDot, toMermaid } from '../../core/plan/render-graph';
 import { renderReport } from '../../core/plan/report';
 import { renderReportHtml } from '../../core/plan/report-html';
 import type { PlanEdge } from '../../core/plan/types';
 import { parseWaveOptions } from '../../core/plan/types';
+import { pinnedTarget } from '../../core/plan/target';
 import { planWaves } from '../../core/plan/waves';
 import { dotToSvg } from '../../adapters/graphviz/svg';
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
+import { planSigningKey, readPlanFile, signBuiltPlan } from '../plan-input';
 import type { AssessResult } from './assess';
 import { openThrift, readWarehouse, assessSettings, assessWarehouse, outsideFindingsFor, toPlanTable, withPrefix } from './assess';
 
@@ -104,7 +106,7 @@ export async function buildPlanFromHms(cfg: MigrateConfig, o: { databases: reado
   const edges = [...assessed.edges, ...s.lineage];
   const graph = buildGraph(assessed.tables.map(toPlanTable), edges);
   const waves = withPrefix('plan.waves', () => planWaves(graph, s.waves));
-  const header = { createdAt: o.now.toISOString(), toolVersion: toolVersion(), source: { uri: cfg.hms?.thrift.uri ?? '', label: 'thrift' }, targetCatalog: s.targetCatalog, throughput: s.throughput };
+  const header = { createdAt: o.now.toISOString(), toolVersion: toolVersion(), source: { uri: cfg.hms?.thrift.uri ?? '', label: 'thrift' }, targetCatalog: s.targetCatalog, target: pinnedTarget(cfg), throughput: s.throughput };
   return { plan: buildPlan(header, waves), assessed, edges };
 }
 
@@ -130,15 +132,7 @@ export async function writePlanOutputs(built: BuiltPlan, outs: PlanOutputs): Pro
   return files.map(([f]) => f);
 }
 
-export function readPlanFile(file: string): PlanFile {
-  if (!existsSync(file)) throw new MigrationError(ErrorCode.USAGE, `${file} does not exist`);
-  try {
-    return parsePlan(readFileSync(file, 'utf8'));
-  } catch (e) {
-    if (isMigrationError(e)) throw new MigrationError(e.code, `${file}: ${e.message}`, { ...e.context, file });
-    throw e;
-  }
-}
+export { readPlanFile };
 
 export function renderDiff(d: PlanDiff): string {
   if (isEmptyDiff(d)) return 'The plans place the same tables in the same waves.\n';
@@ -179,11 +173,15 @@ async function runPlanCommand(opts: PlanOpts, files: string[], g: GlobalOpts, io
   if (opts.out === undefined) throw new MigrationError(ErrorCode.USAGE, 'plan needs --out plan.json (or --diff old.json new.json)');
   if (opts.graph !== undefined) graphKind(opts.graph);
   if (opts.report !== undefined) reportKind(opts.report);
-  const built = await buildPlanFromHms(config, { databases: opts.database, lineage: opts.lineage, now: new Date() });
+  // Keys are loaded and checked before HMS is read: a signing misconfiguration writes nothing.
+  const signing = planSigningKey(config);
+  const unsigned = await buildPlanFromHms(config, { databases: opts.database, lineage: opts.lineage, now: new Date() });
+  const built = signing === undefined ? unsigned : { ...unsigned, plan: signBuiltPlan(unsigned.plan, signing) };
   const written = await writePlanOutputs(built, { out: opts.out, report: opts.report, graph: opts.graph });
   const p = built.plan;
-  const summary = `${p.waves.length} waves, ${p.waves.reduce((n, w) => n + w.tables.length, 0)} tables planned, ${p.notPlanned.length} not planned, ${p.findings.length} findings; hash ${p.hash}`;
-  io.out(opts.json ? `${JSON.stringify({ ok: true, written, hash: p.hash, waves: p.waves.length, notPlanned: p.notPlanned.length, findings: p.findings }, null, 2)}\n` : `${summary}\nwrote ${written.join(', ')}\nnext: review ${opts.report ?? opts.out}, then migrate apply ${opts.out}\n`);
+  const signed = p.signature === undefined ? '' : `; signed (${p.signature.type}, key ${p.signature.keyId}) by ${p.signature.signer}`;
+  const summary = `${p.waves.length} waves, ${p.waves.reduce((n, w) => n + w.tables.length, 0)} tables planned, ${p.notPlanned.length} not planned, ${p.findings.length} findings; hash ${p.hash}${signed}`;
+  io.out(opts.json ? `${JSON.stringify({ ok: true, written, hash: p.hash, signature: p.signature ?? null, target: p.target, waves: p.waves.length, notPlanned: p.notPlanned.length, findings: p.findings }, null, 2)}\n` : `${summary}\nwrote ${written.join(', ')}\nnext: review ${opts.report ?? opts.out}, then migrate apply ${opts.out}\n`);
   io.setExit(ExitCode.OK);
 }
 

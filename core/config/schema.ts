@@ -82,6 +82,36 @@ export const temporalSchema = z
 
 export const stateSchema = z.object({ url: z.string().regex(/^postgres(ql)?:\/\//, 'expected postgres://…') }).strict();
 
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name (A-Z, 0-9, _)');
+const keyFile = z.string().min(1);
+
+/**
+ * Plan signing (docs/plan-signing.md): `migrate plan` signs the plan hash with the current key;
+ * `migrate apply` refuses an unsigned plan or one no accepted key verifies. `previous…` keys are
+ * accepted for verification only (key rotation).
+ */
+export const planSigningSchema = z.discriminatedUnion('type', [
+  z
+    .object({
+      type: z.literal('hmac'),
+      /** Environment variable holding the shared key (at least 32 characters; never the key itself here). */
+      keyEnv: envName,
+      previousKeyEnvs: z.array(envName).default([]),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('ed25519'),
+      /** PEM (PKCS#8) private key; needed by `migrate plan` only. */
+      privateKeyFile: keyFile.optional(),
+      /** PEM (SPKI) public key of the current signing key. */
+      publicKeyFile: keyFile,
+      previousPublicKeyFiles: z.array(keyFile).default([]),
+    })
+    .strict(),
+]);
+export type PlanSigningConfig = z.output<typeof planSigningSchema>;
+
 /** `migrate assess` / `migrate plan` (issue 6). Wave options, ownership and throughput are validated by
  * core/plan (parseWaveOptions, parseOwnership, parseThroughput) so their errors keep planner codes. */
 export const planSchema = z
@@ -97,6 +127,7 @@ export const planSchema = z
     ownership: z.record(z.string(), z.unknown()).default({}),
     waves: z.record(z.string(), z.unknown()).default({}),
     throughput: z.record(z.string(), z.unknown()).optional(),
+    signing: planSigningSchema.optional(),
   })
   .strict();
 

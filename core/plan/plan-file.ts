@@ -1,27 +1,36 @@
 // The plan file (ARCHITECTURE.md "migrate apply accepts only a plan file"): strict zod schema with
-// `version: z.literal(1)`, canonical JSON, and a sha256 over the canonical JSON of everything but
-// `hash`, so any edit after planning is detected. Pure; no I/O; time comes in as `createdAt`.
+// `version: z.literal(2)`, canonical JSON, and a sha256 over the canonical JSON of everything but
+// `hash` and `signature`, so any edit after planning is detected (and, with plan.signing, any edit
+// at all is refused: docs/plan-signing.md). Version 2 pins the target (core/plan/target.ts).
+// Pure; no I/O; time comes in as `createdAt`.
 import { z } from 'zod';
 import { ErrorCode, MigrationError } from '../errors';
 import { estimateWave, parseThroughput, throughputSchema } from './estimates';
 import type { Throughput } from './estimates';
 import { canonicalJson, sha256Hex } from './hash';
+import { MAX_PLAN_TABLES, MAX_WAVES, MAX_WAVE_NUMBER, checkJsonDepth, checkPlanTree } from './plan-limits';
+import { planSignatureSchema } from './signing';
+import { planTargetSchema } from './target';
+import type { PlanTarget } from './target';
 import type { PlanDocument } from './upgrade';
 import { upgradePlanDocument } from './upgrade';
 import type { WavePlan } from './waves';
 import { FindingCode, NotPlannedReason, TableClass, issuesError, waveOptionsSchema } from './types';
 
+/** Safe integers only (zod's int()): counts never lose precision or overflow. */
 const count = z.number().int().nonnegative();
+/** `db.table`: exactly one dot, no whitespace or control characters (as lineage and ownership read ids). */
+const tableId = z.string().max(512).regex(/^[^.\s\p{Cc}]+\.[^.\s\p{Cc}]+$/u, 'expected db.table');
 const values = <T extends Record<string, string>>(o: T): [T[keyof T], ...T[keyof T][]] => Object.values(o) as [T[keyof T], ...T[keyof T][]];
 
 const planTableSchema = z
-  .object({ id: z.string().min(3), team: z.string().nullable(), class: z.enum(values(TableClass)), fingerprint: z.string(), files: count, bytes: count })
+  .object({ id: tableId, team: z.string().nullable(), class: z.enum(values(TableClass)), fingerprint: z.string(), files: count, bytes: count })
   .strict();
 
 const waveSchema = z
   .object({
-    number: z.number().int().min(1),
-    tables: z.array(planTableSchema).min(1),
+    number: z.number().int().min(1).max(MAX_WAVE_NUMBER),
+    tables: z.array(planTableSchema).min(1, 'a wave has at least one table').max(MAX_PLAN_TABLES),
     estimates: z.object({ files: count, bytes: count, expectedSeconds: count }).strict(),
   })
   .strict();
@@ -32,33 +41,46 @@ const findingSchema = z
 
 export const planFileSchema = z
   .object({
-    version: z.literal(1),
+    version: z.literal(2),
     createdAt: z.iso.datetime(),
     toolVersion: z.string().min(1),
     source: z.object({ uri: z.string().min(1), label: z.string() }).strict(),
     targetCatalog: z.string().min(1),
+    /** Where tables go, from the config at plan time; null = not pinned (upgraded v1 plan, or no catalog configured). */
+    target: planTargetSchema.nullable(),
     options: waveOptionsSchema,
     throughput: throughputSchema,
-    waves: z.array(waveSchema),
-    notPlanned: z.array(z.object({ id: z.string(), reason: z.enum(values(NotPlannedReason)) }).strict()),
+    waves: z.array(waveSchema).max(MAX_WAVES),
+    notPlanned: z.array(z.object({ id: tableId, reason: z.enum(values(NotPlannedReason)) }).strict()).max(MAX_PLAN_TABLES),
     findings: z.array(findingSchema),
     hash: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits'),
+    /** Present when plan.signing was configured at plan time; not covered by `hash` (it signs it). */
+    signature: planSignatureSchema.optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
     const seen = new Set<string>();
+    let planned = 0;
     p.waves.forEach((w, i) => {
       const prev = p.waves[i - 1];
       if (prev && prev.number >= w.number) ctx.addIssue({ code: 'custom', path: ['waves', i, 'number'], message: 'wave numbers must increase' });
+      planned += w.tables.length;
       w.tables.forEach((t, j) => {
         if (seen.has(t.id)) ctx.addIssue({ code: 'custom', path: ['waves', i, 'tables', j, 'id'], message: `${t.id} appears twice` });
         seen.add(t.id);
       });
     });
+    if (planned > MAX_PLAN_TABLES) ctx.addIssue({ code: 'custom', path: ['waves'], message: `more than ${MAX_PLAN_TABLES} planned tables` });
+    const unplanned = new Set<string>();
+    p.notPlanned.forEach((n, i) => {
+      if (seen.has(n.id)) ctx.addIssue({ code: 'custom', path: ['notPlanned', i, 'id'], message: `${n.id} is both in a wave and not planned` });
+      else if (unplanned.has(n.id)) ctx.addIssue({ code: 'custom', path: ['notPlanned', i, 'id'], message: `${n.id} appears twice` });
+      unplanned.add(n.id);
+    });
   });
 
 export type PlanFile = z.output<typeof planFileSchema>;
-export type UnhashedPlan = Omit<PlanFile, 'hash'>;
+export type UnhashedPlan = Omit<PlanFile, 'hash' | 'signature'>;
 
 export interface PlanHeader {
   /** ISO-8601 instant, passed in (core has no clock). */
@@ -66,6 +88,8 @@ export interface PlanHeader {
   readonly toolVersion: string;
   readonly source: { readonly uri: string; readonly label: string };
   readonly targetCatalog: string;
+  /** The pinned target (pinnedTarget(config)); omitted or null = not pinned. */
+  readonly target?: PlanTarget | null;
   readonly throughput: unknown;
 }
 
@@ -73,11 +97,12 @@ export interface PlanHeader {
 export function buildPlan(header: PlanHeader, plan: WavePlan): PlanFile {
   const throughput: Throughput = parseThroughput(header.throughput);
   const body: UnhashedPlan = {
-    version: 1,
+    version: 2,
     createdAt: header.createdAt,
     toolVersion: header.toolVersion,
     source: { uri: header.source.uri, label: header.source.label },
     targetCatalog: header.targetCatalog,
+    target: header.target ?? null,
     options: plan.options,
     throughput,
     waves: plan.waves.map((w) => ({
@@ -94,10 +119,11 @@ export function buildPlan(header: PlanHeader, plan: WavePlan): PlanFile {
   return parsed.data;
 }
 
-/** sha256 of the canonical JSON of the document without its `hash` member. */
+/** sha256 of the canonical JSON of the document without its `hash` and `signature` members. */
 export function planHash(doc: PlanDocument | UnhashedPlan): string {
   const rest: Record<string, unknown> = { ...doc };
   delete rest['hash'];
+  delete rest['signature'];
   return sha256Hex(canonicalJson(rest));
 }
 
@@ -106,8 +132,13 @@ export function serializePlan(plan: PlanFile | UnhashedPlan): string {
   return canonicalJson({ ...plan, hash: planHash(plan) });
 }
 
-/** Read a plan file: JSON, known version, hash intact (checked on the document as written), upgraded, schema-valid. */
+/**
+ * Read a plan file: bounded nesting, JSON, no prototype keys or infinite numbers, known version,
+ * hash intact (checked on the document as written), upgraded, schema-valid. The signature, when
+ * there is one, is only shape-checked here: verifyPlanSignature checks it against a key.
+ */
 export function parsePlan(text: string): PlanFile {
+  checkJsonDepth(text);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -115,6 +146,7 @@ export function parsePlan(text: string): PlanFile {
     throw new MigrationError(ErrorCode.PLAN_INVALID, `plan file is not JSON: ${(e as Error).message}`, { paths: ['(root)'] });
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new MigrationError(ErrorCode.PLAN_INVALID, '(root): a plan file is a JSON object', { paths: ['(root)'] });
+  checkPlanTree(doc);
   const record = doc as PlanDocument;
   // Version first (a future version may hash differently), then the hash over the document as
   // written; upgrades return new documents and never touch `record`.

@@ -1,14 +1,25 @@
 // Plan file upgrade chain (STYLE.md §7): a map from version n to the function that turns an n
-// document into an n+1 document. Version 1 is the first, so the chain is empty today; a future
-// version 2 adds `1: (doc) => ({ ...doc, version: 2, … })`. Pure; no I/O.
+// document into an n+1 document. Pure; no I/O.
+//   1 → 2: version 2 pins the target (`target`: catalog, type, mode, namespace prefix) and may carry
+//          a `signature`. A version 1 plan never pinned its target, so it upgrades to `target: null`
+//          ("not pinned": apply uses each worker's catalog config, as version 1 always did). Its
+//          recorded hash stays valid: the hash check runs on the document as written.
 import { ErrorCode, MigrationError } from '../errors';
 
-export const CURRENT_PLAN_VERSION = 1;
+export const CURRENT_PLAN_VERSION = 2;
 
 export type PlanDocument = Record<string, unknown>;
 export type PlanUpgrade = (doc: PlanDocument) => PlanDocument;
 
-export const PLAN_UPGRADES: Readonly<Record<number, PlanUpgrade>> = {};
+export const PLAN_UPGRADES: Readonly<Record<number, PlanUpgrade>> = {
+  1: (doc) => {
+    // Members version 1 never had: a v1 document carrying them was assembled by hand.
+    for (const key of ['target', 'signature']) {
+      if (key in doc) throw new MigrationError(ErrorCode.PLAN_INVALID, `${key}: a version 1 plan has no ${key}`, { paths: [key] });
+    }
+    return { ...doc, version: 2, target: null };
+  },
+};
 
 function unsupported(message: string, version: unknown): MigrationError {
   return new MigrationError(ErrorCode.PLAN_VERSION_UNSUPPORTED, `version: ${message}`, { paths: ['version'], version });

@@ -37,6 +37,7 @@ const FLAGS: [string[], string, number, number][] = [
   [['apply', 'plan.json'], '--heartbeat-timeout', 1, FLAG_RANGES.timeoutSeconds.max],
   [['approve', PLAN], '--wave', 1, FLAG_RANGES.wave.max],
   [['rollback', PLAN], '--wave', 1, FLAG_RANGES.wave.max],
+  [['rollback', PLAN, '--wave', '1'], '--max-wait', 1, FLAG_RANGES.timeoutSeconds.max],
   [['validate', PLAN], '--wave', 1, FLAG_RANGES.wave.max],
   [['validate', PLAN], '--concurrency', 1, FLAG_RANGES.validateConcurrency.max],
   [['schedule', 'create', PLAN], '--concurrency', 1, FLAG_RANGES.validateConcurrency.max],

@@ -66,7 +66,7 @@ describe('plan file', () => {
 
   it('refuses future, missing and nonsense versions with PLAN_VERSION_UNSUPPORTED', () => {
     const doc = JSON.parse(serializePlan(make())) as Record<string, unknown>;
-    for (const version of [2, 0, '1', undefined]) {
+    for (const version of [3, 0, '2', undefined]) {
       const e = errorOf(() => parsePlan(JSON.stringify({ ...doc, version })));
       expect([e.code, e.context['paths']]).toEqual(['PLAN_VERSION_UNSUPPORTED', ['version']]);
     }
