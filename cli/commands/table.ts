@@ -70,6 +70,27 @@ function renderTable(summary: Summary, validationFindings: readonly { code: stri
   return `${lines.join('\n')}\n`;
 }
 
+/** What `migrate table` reports of one conversion (the JSON, and the text through renderTable). */
+function summaryOf(r: Awaited<ReturnType<typeof convertTable>>, ok: boolean, table: string, target: string, started: number) {
+  return {
+    ok,
+    table,
+    target,
+    registration: r.registration,
+    metadataLocation: r.prepared.metadataLocation,
+    snapshotId: r.written?.snapshotId?.toString() ?? null,
+    schemaFields: r.prepared.schema.fields.length,
+    partitionFields: r.prepared.spec.fields.map((f) => f.name),
+    locations: r.prepared.locations.length,
+    dataFiles: r.written?.dataFiles ?? null,
+    records: r.written?.records ?? null,
+    files: r.written?.files ?? [],
+    findings: r.written?.findings ?? [],
+    validation: r.validation,
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
 export function registerTable(program: Command, io: IO): void {
   program
     .command('table')
@@ -128,23 +149,7 @@ or table name.`)
         });
         if (!opts.json && process.stderr.isTTY) process.stderr.write('\n');
         const ok = r.registration === 'dry-run' || r.validation?.ok === true;
-        const summary = {
-          ok,
-          table: `${db}.${tbl}`,
-          target: `${catalog.name}:${formatTableIdent(target)}`,
-          registration: r.registration,
-          metadataLocation: r.prepared.metadataLocation,
-          snapshotId: r.written?.snapshotId?.toString() ?? null,
-          schemaFields: r.prepared.schema.fields.length,
-          partitionFields: r.prepared.spec.fields.map((f) => f.name),
-          locations: r.prepared.locations.length,
-          dataFiles: r.written?.dataFiles ?? null,
-          records: r.written?.records ?? null,
-          files: r.written?.files ?? [],
-          findings: r.written?.findings ?? [],
-          validation: r.validation,
-          seconds: (Date.now() - started) / 1000,
-        };
+        const summary = summaryOf(r, ok, `${db}.${tbl}`, `${catalog.name}:${formatTableIdent(target)}`, started);
         io.out(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : renderTable(summary, r.validation?.findings ?? []));
         io.setExit(ok ? ExitCode.OK : ExitCode.FAILED);
       } finally {
