@@ -115,14 +115,16 @@ describe('usage and configuration: exit 2, coded, before anything runs', () => {
     await expect(client.workflow.getHandle(`migrate/${plan.hash.slice(0, 12)}`).describe()).rejects.toThrow();
   });
 
-  it('a plan never applied: approve, pause, status → USAGE exit 2; rollback → PLAN_INVALID exit 2', async () => {
+  it('a plan never applied: approve, pause, status → USAGE exit 2; rollback, validate, schedule create → PLAN_INVALID exit 2', async () => {
     for (const argv of [['approve', 'abcdef123456', '--wave', '1'], ['pause', 'abcdef123456'], ['resume', 'abcdef123456'], ['cancel', 'abcdef123456'], ['status', 'abcdef123456']]) {
       const r = await migrate([...argv, '--json']);
       expect([argv[0], r.code, errorOf(r).code]).toEqual([argv[0], 2, 'USAGE']);
       expect(errorOf(r).message).toContain('run migrate apply first');
     }
-    const rb = await migrate(['rollback', 'abcdef123456', '--wave', '1', '--json']);
-    expect([rb.code, errorOf(rb).code]).toEqual([2, 'PLAN_INVALID']);
+    for (const argv of [['rollback', 'abcdef123456', '--wave', '1'], ['validate', 'abcdef123456'], ['schedule', 'create', 'abcdef123456']]) {
+      const r = await migrate([...argv, '--json']);
+      expect([argv[0], r.code, errorOf(r).code]).toEqual([argv[0], 2, 'PLAN_INVALID']);
+    }
   });
 });
 
