@@ -4,12 +4,15 @@ import path from 'node:path';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { AuditAction, AuditEventInput } from '../core/audit/chain';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import { parseTableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
 import { ErrorCode, MigrationError } from '../core/errors';
-import type { HmsReader, TableInventory } from '../core/hive/model';
+import type { HmsReader } from '../core/hive/model';
 import type { AssessOptions } from '../core/plan/assess/types';
 import type { PlanFile } from '../core/plan/plan-file';
-import { canonicalJson, sha256Hex } from '../core/plan/hash';
+import type { TargetConfig } from '../core/plan/target';
+import { targetMismatch } from '../core/plan/target';
+import { tableFingerprint } from '../core/hive/fingerprint';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { PostgresStateStore, TableRecord } from '../adapters/state/postgres';
 import { conversionFor, targetOf } from './plan-conversion';
@@ -34,6 +37,11 @@ export interface ActivityDeps {
    * file cannot widen what the worker's operators allowed.
    */
   readonly assessOptions?: AssessOptions;
+  /**
+   * This worker's own catalog config (`targetConfigOf(config)`): a plan that pins another target is
+   * refused with TARGET_MISMATCH before any write. Unset (programmatic use): not checked.
+   */
+  readonly targetConfig?: TargetConfig;
   /** Crash-test hook (see `failpoint`); the default reads HIM_FAILPOINTS. */
   readonly failpoint?: (name: string, tableId: string) => void;
 }
@@ -58,10 +66,8 @@ export function failpoint(name: string, tableId: string, env: NodeJS.ProcessEnv 
   process.kill(process.pid, 'SIGKILL');
 }
 
-/** The table's fingerprint exactly as `migrate plan` computed it (cli/commands/assess.ts). */
-export function fingerprintOf(inv: TableInventory): string {
-  return sha256Hex(canonicalJson(inv));
-}
+/** The table's fingerprint exactly as `migrate plan` computed it (core/hive/fingerprint.ts). */
+export const fingerprintOf = tableFingerprint;
 
 /** The order of a table's forward steps in the state store. */
 const ORDER = ['pending', 'original-saved', 'written', 'registered', 'migrated'];
@@ -91,14 +97,28 @@ export function activityContext(deps: ActivityDeps) {
     if (rec.original === null) throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no saved original (snapshot step not run)`, { tableId: ref.tableId });
     return conversionFor(await plan(ref.planHash), ref.tableId, rec.original, deps.namespacePrefix, deps.toolVersion);
   };
-  /** The catalog for this table: an in-place catalog learns its saved original (register replaces it, unregister puts it back). */
-  const catalogOf = (ref: TableRef, rec: TableRecord): IcebergCatalog =>
-    rec.original === null || deps.catalog.withSavedOriginal === undefined ? deps.catalog : deps.catalog.withSavedOriginal(target(ref.tableId), rec.original.table);
   /** What the write step recorded: our metadata.json and the directory every file we wrote is in. */
   const recorded = (rec: TableRecord): { metadataLocation: string; metadataDir: string; files: readonly { path: string }[] } | null => {
     if (rec.metadataLocation === null) return null;
     return { metadataLocation: rec.metadataLocation, metadataDir: rec.metadataLocation.slice(0, rec.metadataLocation.lastIndexOf('/') + 1), files: rec.writtenFiles ?? [] };
   };
+  /**
+   * The catalog identifier the write step recorded for this table (`<catalog>:<ns>.<name>`): undo
+   * acts on it, not on what this worker's config would compute.
+   */
+  const recordedTarget = (ref: TableRef, rec: TableRecord): TableIdent => {
+    const t = rec.target;
+    return t === null ? target(ref.tableId) : parseTableIdent(t.slice(t.indexOf(':') + 1));
+  };
+  /** The catalog for this table: an in-place catalog learns its saved original (register replaces it, unregister puts it back). */
+  const catalogOf = (ref: TableRef, rec: TableRecord): IcebergCatalog =>
+    rec.original === null || deps.catalog.withSavedOriginal === undefined ? deps.catalog : deps.catalog.withSavedOriginal(recordedTarget(ref, rec), rec.original.table);
+  /** Refuse a plan pinned to another target than this worker's (before any write, and before each). */
+  const assertTarget = async (ref: TableRef): Promise<void> => {
+    if (deps.targetConfig === undefined) return;
+    const why = targetMismatch(await plan(ref.planHash), deps.targetConfig);
+    if (why !== null) throw new MigrationError(ErrorCode.TARGET_MISMATCH, `${ref.tableId}: this worker's catalog config differs from the target plan ${ref.planHash.slice(0, 12)} pins (${why}); nothing was written by this worker — run every worker of the task queue with the plan's catalog settings`, { tableId: ref.tableId, worker: deps.actor }, { retryable: false });
+  };
   const hook = deps.failpoint ?? ((name: string, tableId: string) => failpoint(name, tableId));
-  return { deps, now, plan, event, audit, target, prepared, catalogOf, recorded, failpoint: hook };
+  return { deps, now, plan, event, audit, target, recordedTarget, assertTarget, prepared, catalogOf, recorded, failpoint: hook };
 }

@@ -26,7 +26,8 @@ export type TableOutcome =
   | { readonly tableId: string; readonly status: 'migrated' }
   /** Views hold no data: nothing is converted; they are planned only to order what reads them. */
   | { readonly tableId: string; readonly status: 'skipped'; readonly reason: string }
-  | { readonly tableId: string; readonly status: 'failed'; readonly code: string; readonly message: string };
+  /** `ended`: the table workflow ended without an outcome of its own (terminated, timed out). */
+  | { readonly tableId: string; readonly status: 'failed'; readonly code: string; readonly message: string; readonly ended?: boolean };
 
 export function createActivities(deps: ActivityDeps) {
   const c = activityContext(deps);

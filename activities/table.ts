@@ -13,8 +13,10 @@ import { writeIcebergMetadata } from './convert/write-metadata';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached } from './context';
 import { assertMigratable } from './gate';
+import { locationKey } from '../core/plan/assess/shared-locations';
 import { dbOf, nameOf } from './plan-conversion';
 
+const keyOf = (inv: TableInventory): string | null => (inv.table.sd.location === null ? null : locationKey(inv.table.sd.location));
 const isView = (i: TableInventory): boolean => i.table.tableType === 'VIRTUAL_VIEW' || i.table.tableType === 'MATERIALIZED_VIEW';
 
 export function tableActivities(c: Ctx) {
@@ -26,14 +28,28 @@ export function tableActivities(c: Ctx) {
     return { inPlace: true, hiveOriginal: partitioned ? `hms:${dbOf(ref.tableId)}.${originalAsideName(nameOf(ref.tableId))} (made EXTERNAL, renamed, partitions kept)` : `hms:${ref.tableId} (altered into the Iceberg form)` };
   };
 
+  /** No other table holding something of ours shares this table's location (LOCATION_SHARED). */
+  async function assertLocationOwn(ref: TableRef, inv: TableInventory): Promise<void> {
+    const key = keyOf(inv);
+    if (key === null) return; // the gate refused an invalid location already
+    const others = await deps.state.tablesSharingLocation(key, ref);
+    if (others.length === 0) return;
+    const list = others.map((o) => `${o.tableId} (plan ${o.planHash.slice(0, 12)}, ${o.status})`).join(', ');
+    throw new MigrationError(ErrorCode.LOCATION_SHARED, `${ref.tableId}: its location ${inv.table.sd.location} is shared with ${list}; a table that shares its location cannot be converted on its own (its listing would take the other's files) — nothing was written`, { tableId: ref.tableId, others: others.map((o) => o.tableId) }, { retryable: false });
+  }
+
   const acts = {
     /**
      * Step 1: save the HMS object (once) after checking it is what the plan saw and that it is
      * migratable as it is now (the plan's judgement is not trusted).
      */
     async snapshotOriginal(ref: TableRef): Promise<{ digest: string; view: boolean }> {
+      await c.assertTarget(ref);
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-      if (rec.original !== null && rec.originalDigest !== null) return { digest: rec.originalDigest, view: isView(rec.original) };
+      if (rec.original !== null && rec.originalDigest !== null) {
+        if (!isView(rec.original)) await assertLocationOwn(ref, rec.original);
+        return { digest: rec.originalDigest, view: isView(rec.original) };
+      }
       const p = await c.plan(ref.planHash);
       const entry = p.waves.flatMap((w) => w.tables).find((t) => t.id === ref.tableId);
       if (entry === undefined) throw new MigrationError(ErrorCode.TABLE_NOT_MIGRATABLE, `${ref.tableId} is not in a wave of plan ${ref.planHash.slice(0, 12)}`, { tableId: ref.tableId }, { retryable: false });
@@ -44,7 +60,10 @@ export function tableActivities(c: Ctx) {
         throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId} changed in HMS since the plan was made (fingerprint ${digest.slice(0, 12)} ≠ planned ${entry.fingerprint.slice(0, 12)}); run migrate plan again`, { tableId: ref.tableId });
       }
       assertMigratable(ref.tableId, inv, deps.assessOptions);
-      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'original-saved', original: inv, originalDigest: digest }, c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }));
+      const locationKey = isView(inv) ? null : keyOf(inv);
+      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'original-saved', original: inv, originalDigest: digest, locationKey }, c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }));
+      // Checked after the claim is recorded: two tables of one location racing here both see each other.
+      if (!isView(inv)) await assertLocationOwn(ref, inv);
       return { digest, view: isView(inv) };
     },
 
@@ -65,6 +84,7 @@ export function tableActivities(c: Ctx) {
 
     /** Steps 2-5: list, footers, manifests, manifest list, metadata.json (heartbeating progress). */
     async writeMetadata(ref: TableRef): Promise<{ metadataLocation: string; dataFiles: number; records: number }> {
+      await c.assertTarget(ref);
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       const p = await c.prepared(ref, rec);
       const ctx = Context.current();
@@ -79,6 +99,7 @@ export function tableActivities(c: Ctx) {
 
     /** Step 6: register (assert-create; a retry finds its own entry). */
     async registerTable(ref: TableRef): Promise<{ outcome: string }> {
+      await c.assertTarget(ref);
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       const p = await c.prepared(ref, rec);
       const ident = c.target(ref.tableId);

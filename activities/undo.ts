@@ -39,7 +39,7 @@ export function undoActivities(c: Ctx) {
   }
 
   async function unregisterForRollback(ref: TableRef, rec: TableRecord, ours: string, force: boolean, by: string): Promise<void> {
-    const ident = c.target(ref.tableId);
+    const ident = c.recordedTarget(ref, rec);
     const catalog = c.catalogOf(ref, rec);
     const name = `${catalog.name}:${formatTableIdent(ident)}`;
     const h = await holder(catalog, ident, ours);
@@ -73,7 +73,7 @@ export function undoActivities(c: Ctx) {
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       const r = c.recorded(rec);
       if (rec.original === null || r === null) return { outcome: 'absent' };
-      const ident = c.target(ref.tableId);
+      const ident = c.recordedTarget(ref, rec);
       let outcome: string;
       try {
         ({ outcome } = await c.catalogOf(ref, rec).unregisterTable(ident, r.metadataLocation));

@@ -1,11 +1,16 @@
 // Nightly validation: which tables a run covers, each table's drift checks (rows to the state
-// store, counts back to the workflow), and the published results file, report and audit event.
+// store, counts back to the workflow), and the published results file, report and audit event —
+// the report also lists orphans: metadata this tool left for tables not migrated (migrate repair).
 import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { ValidationRow } from '../core/validate/drift';
 import { runStatus, runSummaryMarkdown } from '../core/validate/drift';
 import { writeResults } from '../adapters/results/parquet';
+import { Context } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { tableWorkflowId } from '../core/plan/ids';
 import type { Ctx } from './context';
+import { orphanSummary } from './repair';
 import { checkTableDrift } from './validate/drift-check';
 
 export function validationActivities(c: Ctx) {
@@ -13,6 +18,19 @@ export function validationActivities(c: Ctx) {
   const ignoreExisting = (e: unknown): void => {
     if (!(e instanceof MigrationError && e.code === ErrorCode.STORAGE_PRECONDITION_FAILED)) throw e;
   };
+  /** A table whose workflow still runs is not an orphan (asked through the worker's own client). */
+  const isRunning = async (planHash: string, tableId: string): Promise<boolean> => {
+    const wave = (await deps.state.getTable(planHash, tableId)).wave;
+    try {
+      const d = await Context.current().client.workflow.getHandle(tableWorkflowId(planHash, wave, tableId)).describe();
+      return d.status.name === 'RUNNING';
+    } catch (e) {
+      if (e instanceof WorkflowNotFoundError) return false;
+      throw e;
+    }
+  };
+  /** What this tool left behind for tables that did not end migrated (reported, never removed here). */
+  const orphansOf = (planHash: string) => orphanSummary({ state: deps.state, catalog: deps.catalog, storeFor: deps.storeFor, namespacePrefix: deps.namespacePrefix, isRunning, toolVersion: deps.toolVersion }, planHash);
   return {
     /** Tables a validation run covers: migrated ones of the plan, optionally limited to waves/tables. */
     async validationScope(planHash: string, waves: readonly number[] = [], tables: readonly string[] = []): Promise<{ tables: string[]; teams: string[] }> {
@@ -35,10 +53,11 @@ export function validationActivities(c: Ctx) {
     },
 
     /** Results file (Parquet) + Markdown report + audit event for a finished run. */
-    async publishValidationRun(planHash: string, runId: string, previousRunId: string | null): Promise<{ status: string; results: string | null; report: string | null; summary: string; rows: number }> {
+    async publishValidationRun(planHash: string, runId: string, previousRunId: string | null): Promise<{ status: string; results: string | null; report: string | null; summary: string; rows: number; orphans: number }> {
       const rows = (await deps.state.getValidationRows(runId)) as ValidationRow[];
       const status = runStatus(rows);
-      const summary = runSummaryMarkdown(planHash.slice(0, 12), runId, rows, previousRunId);
+      const orphans = await orphansOf(planHash);
+      const summary = `${runSummaryMarkdown(planHash.slice(0, 12), runId, rows, previousRunId)}${orphans.markdown === '' ? '' : `\n${orphans.markdown}`}`;
       let results: string | null = null;
       let report: string | null = null;
       if (deps.resultsLocation !== undefined) {
@@ -50,8 +69,8 @@ export function validationActivities(c: Ctx) {
         await store.put(report, new TextEncoder().encode(summary), { ifNoneMatch: '*' }).catch(ignoreExisting);
       }
       await deps.state.finishValidationRun(runId, status, results ?? '');
-      await c.audit(A.VALIDATION_RUN, `plan:${planHash}`, planHash, null, digestOf(rows), { runId, status, rows: rows.length, tables: new Set(rows.map((r) => r.table)).size, results });
-      return { status, results, report, summary, rows: rows.length };
+      await c.audit(A.VALIDATION_RUN, `plan:${planHash}`, planHash, null, digestOf(rows), { runId, status, rows: rows.length, tables: new Set(rows.map((r) => r.table)).size, results, orphans: orphans.orphans });
+      return { status, results, report, summary, rows: rows.length, orphans: orphans.orphans };
     },
   };
 }

@@ -16,7 +16,7 @@ export interface Timeouts {
   /** startToClose of the short steps (snapshot, register, compensations), seconds. Default 120. */
   readonly stepSeconds?: number;
   /**
-   * Heartbeat timeout of every step, seconds (default 30). Every activity heartbeats while it runs
+   * Heartbeat timeout of every step, seconds (default 20). Every activity heartbeats while it runs
    * (activities/index.ts), so a killed worker's step is retried elsewhere after this, not after the
    * step deadline.
    */
@@ -30,7 +30,7 @@ const retry = { initialInterval: '1s', maximumInterval: '30s', backoffCoefficien
  * compensation must not run beside a step that is still writing.
  */
 export function activityOptions(t: Timeouts = {}) {
-  const heartbeatTimeout = `${t.heartbeatSeconds ?? 30} seconds` as const;
+  const heartbeatTimeout = `${t.heartbeatSeconds ?? 20} seconds` as const;
   const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
   return {
     short: { startToCloseTimeout: `${t.stepSeconds ?? 120} seconds`, heartbeatTimeout, retry, cancellationType },
@@ -43,12 +43,7 @@ export function activities(t: Timeouts = {}) {
   return { short: proxyActivities<Activities>(o.short), long: proxyActivities<Activities>(o.long) };
 }
 
-/** The plan id users type: the first 12 hex digits of the plan hash. */
-export const planId = (hash: string): string => hash.slice(0, 12);
-export const planWorkflowId = (hash: string): string => `migrate/${planId(hash)}`;
-export const waveWorkflowId = (hash: string, wave: number): string => `${planWorkflowId(hash)}/wave-${wave}`;
-export const tableWorkflowId = (hash: string, wave: number, tableId: string): string => `${waveWorkflowId(hash, wave)}/${tableId}`;
-export const rollbackWorkflowId = (hash: string, wave: number): string => `${planWorkflowId(hash)}/rollback-wave-${wave}`;
+export { planId, planWorkflowId, rollbackWorkflowId, tableWorkflowId, waveWorkflowId } from '../core/plan/ids';
 
 /** The coded cause of a failure: the first ApplicationFailure type along the cause chain. */
 export function failureOf(e: unknown): { code: string; message: string } {

@@ -40,7 +40,7 @@ export const waveStatusQuery = defineQuery<{ wave: number; tables: number; done:
 const ended = (tableId: string, e: unknown): TableOutcome => {
   const f = failureOf(e);
   const code = isCancellation(e) ? 'CANCELLED' : f.code === 'INTERNAL' ? 'TABLE_WORKFLOW_ENDED' : f.code;
-  return { tableId, status: 'failed', code, message: `table workflow ended without an outcome: ${f.message}` };
+  return { tableId, status: 'failed', code, message: `table workflow ended without an outcome: ${f.message}`, ended: true };
 };
 
 export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
@@ -63,7 +63,7 @@ export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
     if (r.status === 'failed') failed.push({ tableId: r.tableId, code: r.code });
     if (r.status === 'skipped') skipped++;
     // A child that ended without running its own failure path: its state record says so now.
-    if (r.status === 'failed' && r.message.startsWith('table workflow ended without an outcome')) {
+    if (r.status === 'failed' && r.ended === true) {
       await CancellationScope.nonCancellable(() => short.markFailed({ planHash: input.planHash, tableId: r.tableId }, r.code, r.message));
     }
   };

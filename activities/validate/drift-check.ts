@@ -9,7 +9,7 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import type { HmsReader } from '../../core/hive/model';
 import { fromMetadataJson } from '../../core/iceberg/metadata-json';
 import type { PlanFile } from '../../core/plan/plan-file';
-import { canonicalJson, sha256Hex } from '../../core/plan/hash';
+import { tableObjectDigest } from '../../core/hive/fingerprint';
 import type { ObjectStore } from '../../core/storage/object-store';
 import type { FileFact } from '../../core/validate/compare';
 import type { RowInput, ValidationRow } from '../../core/validate/drift';
@@ -32,7 +32,6 @@ export interface DriftDeps {
   readonly footerConcurrency?: number;
 }
 
-const tableDigest = (t: unknown): string => sha256Hex(canonicalJson(t));
 
 const failedRow = (check: RowInput['check'], e: unknown): RowInput => ({ check, status: 'failed', code: DriftCode.CHECK_FAILED, expected: '', actual: e instanceof MigrationError ? `${e.code}: ${e.message}` : String((e as Error).message ?? e) });
 
@@ -69,7 +68,7 @@ export async function checkTableDrift(deps: DriftDeps, plan: PlanFile, rec: Tabl
         throw e;
       });
       const now_ = found === undefined || !inPlace ? found : { ...found, table: fromAside(found.table, original.table) };
-      add(objectDrift(tableDigest(original.table), now_ === undefined ? null : tableDigest(now_.table), now_ === undefined ? [] : changedKeys(original, now_)));
+      add(objectDrift(tableObjectDigest(original.table), now_ === undefined ? null : tableObjectDigest(now_.table), now_ === undefined ? [] : changedKeys(original, now_)));
       if (now_ !== undefined) partitionDrift(original.partitions, now_.partitions).forEach(add);
     }
   } catch (e) {

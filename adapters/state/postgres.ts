@@ -12,6 +12,7 @@ import type { ChainKey } from '../../core/audit/keyed';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { TableInventory } from '../../core/hive/model';
 import type { PlanFile } from '../../core/plan/plan-file';
+import { refused, unreachable } from './pg-errors';
 
 const AUDIT_LOCK = 0x68696d61; // 'hima'
 /**
@@ -82,6 +83,9 @@ DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'him_audit_no_truncate' AND tgrelid = 'him_audit'::regclass) THEN
     CREATE TRIGGER him_audit_no_truncate BEFORE TRUNCATE ON him_audit FOR EACH STATEMENT EXECUTE FUNCTION him_audit_append_only();
   END IF;
+  -- Apply's location claims (activities/table.ts): the comparable key of a table's location.
+  ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS location_key text;
+  CREATE INDEX IF NOT EXISTS him_tables_location_key ON him_tables (location_key text_pattern_ops);
   -- Event format 2 (core/audit/chain.ts): rows written before it keep v = 1 and verify as before.
   IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_audit' AND column_name = 'v') THEN
     ALTER TABLE him_audit ADD COLUMN v smallint NOT NULL DEFAULT 1, ADD COLUMN actor_source text,
@@ -106,45 +110,16 @@ export interface TableRecord {
   readonly validation: unknown;
   readonly errorCode: string | null;
   readonly errorMessage: string | null;
+  /** The comparable key of the table's location (core/plan/assess/shared-locations.ts), set with the original. */
+  readonly locationKey?: string | null;
 }
 
 export type TableUpdate = Partial<Omit<TableRecord, 'planHash' | 'tableId' | 'wave'>>;
 
-/** `postgres://host:port/db` without credentials, for messages. */
-function where(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
-  } catch {
-    return 'state.url';
-  }
-}
-
-/** Connection-time refusals that only a change of `state.url` (or the server) can fix. */
-function refused(e: unknown, url: string): MigrationError | undefined {
-  const code = (e as { code?: string }).code;
-  const msg = (e as Error).message ?? String(e);
-  // Postgres 28P01 invalid_password, 28000 invalid_authorization_specification (pg_hba), 3D000 invalid_catalog_name.
-  if (code === '28P01' || code === '28000') {
-    return new MigrationError(ErrorCode.STATE_DB_AUTH_FAILED, `state database ${where(url)} refused the credentials of state.url (${msg}): fix the user/password in state.url, or the server's pg_hba.conf`, { pgCode: code, database: where(url) }, { cause: e });
-  }
-  if (code === '3D000') {
-    return new MigrationError(ErrorCode.STATE_DB_NOT_FOUND, `state database ${where(url)} does not exist: create it (createdb, or CREATE DATABASE) or fix the database name in state.url`, { pgCode: code, database: where(url) }, { cause: e });
-  }
-  return undefined;
-}
-
-function unreachable(e: unknown): MigrationError {
-  if (e instanceof MigrationError) return e;
-  const msg = (e as Error).message ?? String(e);
-  const code = (e as { code?: string }).code;
-  const connection = code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === '57P01' || /Connection terminated/.test(msg);
-  return new MigrationError(connection ? ErrorCode.STATE_DB_UNREACHABLE : ErrorCode.INTERNAL, `state store: ${msg}`, { pgCode: code }, { cause: e, retryable: connection });
-}
-
 const COLUMNS: Record<keyof TableUpdate, string> = {
   status: 'status', original: 'original', originalDigest: 'original_digest', target: 'target', metadataLocation: 'metadata_location',
   snapshotId: 'snapshot_id', writtenFiles: 'written_files', validation: 'validation', errorCode: 'error_code', errorMessage: 'error_message',
+  locationKey: 'location_key',
 };
 const JSON_COLUMNS = new Set(['original', 'writtenFiles', 'validation']);
 
@@ -163,6 +138,7 @@ function rowToRecord(r: Record<string, unknown>): TableRecord {
     validation: r.validation ?? null,
     errorCode: (r.error_code as string | null) ?? null,
     errorMessage: (r.error_message as string | null) ?? null,
+    locationKey: (r.location_key as string | null) ?? null,
   };
 }
 
@@ -263,6 +239,23 @@ export class PostgresStateStore {
       ? await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 ORDER BY wave, table_id', [planHash])
       : await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 AND wave = $2 ORDER BY table_id', [planHash, wave]);
     return r.rows.map(rowToRecord);
+  }
+
+  /**
+   * Other tables (any plan) whose location equals, contains or lies inside `locationKey` and that
+   * hold something of this tool's (a saved original onwards, or a failed undo): two tables sharing
+   * a location must never be converted (LOCATION_SHARED). The same table in another plan is not
+   * "another table" (its register step reports CATALOG_CONFLICT).
+   */
+  async tablesSharingLocation(locationKey: string, self: { planHash: string; tableId: string }): Promise<{ planHash: string; tableId: string; status: string }[]> {
+    const r = await this.q(
+      `SELECT plan_hash, table_id, status FROM him_tables
+        WHERE table_id <> $2 AND (location_key = $1 OR starts_with(location_key, $1 || '/') OR starts_with($1, location_key || '/'))
+          AND (status IN ('original-saved', 'written', 'registered', 'migrated') OR (status = 'failed' AND error_code = 'COMPENSATION_INCOMPLETE'))
+        ORDER BY table_id LIMIT 10`,
+      [locationKey, self.tableId],
+    );
+    return r.rows.map((x: Record<string, unknown>) => ({ planHash: x.plan_hash as string, tableId: x.table_id as string, status: x.status as string }));
   }
 
   async updateTable(planHash: string, tableId: string, u: TableUpdate): Promise<void> {

@@ -10,7 +10,7 @@ import type { Assessment } from '../../core/plan/assess/assess';
 import { AssessCode, finding } from '../../core/plan/assess/types';
 import type { AssessFinding, AssessOptions } from '../../core/plan/assess/types';
 import { sharedLocationFindings } from '../../core/plan/assess/shared-locations';
-import { canonicalJson, sha256Hex } from '../../core/plan/hash';
+import { tableFingerprint } from '../../core/hive/fingerprint';
 import { parseOwnership, teamOf } from '../../core/plan/ownership';
 import type { Ownership } from '../../core/plan/ownership';
 import type { PlanEdge, PlanTable } from '../../core/plan/types';
@@ -60,7 +60,7 @@ function assessOne(t: TableInventory, options: AssessOptions, ownership: Ownersh
     if (deps.error !== null) extra.push(finding(AssessCode.VIEW_SQL_UNPARSEABLE, 'warn', deps.error, 'declare the view’s inputs in the lineage file; its wave is not ordered after them'));
   }
   const a = assessTable(t, options, extra);
-  return { ...a, team: teamOf(t.table, ownership), fingerprint: sha256Hex(canonicalJson(t)), reads };
+  return { ...a, team: teamOf(t.table, ownership), fingerprint: tableFingerprint(t), reads };
 }
 
 /**

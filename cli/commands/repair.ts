@@ -9,7 +9,7 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import type { OrphanReport, RepairReport, TableLeftovers } from '../../activities/repair';
 import { findOrphans, repairOrphans } from '../../activities/repair';
 import type { PostgresStateStore } from '../../adapters/state/postgres';
-import { planId } from '../../workflows/index';
+import { planId, tableWorkflowId } from '../../core/plan/ids';
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
 import type { TemporalHandle } from '../runtime';
@@ -24,7 +24,7 @@ const CALL_MS = 30_000;
 const who = (): string => process.env.MIGRATE_ACTOR ?? `${os.userInfo().username}@${os.hostname()}`;
 
 /** The table workflow's id, as the wave workflow starts it (workflows/index.ts waveWorkflow). */
-export const tableWorkflowId = (planHash: string, wave: number, tableId: string): string => `migrate/${planId(planHash)}/wave-${wave}/${tableId}`;
+
 
 /** Temporal-backed isRunning: the table's child workflow is RUNNING; never started or closed → false. */
 export function temporalIsRunning(tmp: TemporalHandle, state: PostgresStateStore): (planHash: string, tableId: string) => Promise<boolean> {

@@ -40,7 +40,10 @@ let store: RoutingObjectStore;
 let dataBefore = new Map<string, string>();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const migrate = (args: string[], timeout?: number): Promise<Run> => run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', cfg], timeout);
+const migrate = (args: string[], timeout?: number, config = cfg): Promise<Run> => run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', config], timeout);
+/** The third case's own tables (the first two leave none unmigrated). */
+const TABLES2 = 6;
+const db2 = `${prefix}_scale_${TABLES2}x3x1`;
 
 /** sha256 of every data file the seed wrote (everything outside a metadata/ directory). */
 async function dataHashes(): Promise<Map<string, string>> {
@@ -61,9 +64,9 @@ async function metadataFiles(r: TableRecord): Promise<string[]> {
 }
 
 
-async function planAndApply(args: string[]): Promise<{ hash: string; id: string }> {
+async function planAndApply(args: string[], config = cfg): Promise<{ hash: string; id: string }> {
   const planFile = path.join(dir, `plan-${Date.now()}.json`);
-  const p = await migrate(['plan', '--out', planFile]);
+  const p = await migrate(['plan', '--out', planFile], undefined, config);
   if (p.code !== 0) throw new Error(`plan failed: ${p.stderr}`);
   const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string };
   const a = await migrate(['apply', planFile, '--auto-approve', '--concurrency', '3', '--step-timeout', String(STEP_SECONDS), ...args]);
@@ -86,6 +89,22 @@ async function status(id: string): Promise<{ state: string; waves: { status: str
   return JSON.parse(s.stdout) as never;
 }
 
+/** The worker in its own process group, so a SIGKILL takes tsx's node child with it. */
+function startWorker(): void {
+  worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', cfg], { env: { ...process.env, ...env }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
+  worker.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
+}
+
+function killWorker(signal: NodeJS.Signals): void {
+  if (worker?.pid === undefined) return;
+  try {
+    process.kill(-worker.pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-cancel-'));
   const s = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--scale', `${TABLES},3,1`]);
@@ -97,22 +116,30 @@ beforeAll(async () => {
     .replace(/namespace: default/, `namespace: default\n  taskQueue: him-cancel-${prefix}`);
   cfg = path.join(dir, 'migrate.yaml');
   writeFileSync(cfg, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n  waves:\n    maxTablesPerWave: 100\n`);
-  worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', cfg], { env: { ...process.env, ...env }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
-  worker.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
+  startWorker();
   state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
   catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
   store = new RoutingObjectStore({ metadataPrefixes: [], s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
+  dataBefore = await dataHashes();
+  expect(dataBefore.size).toBe(TABLES * 3);
 }, 600_000);
 
 afterAll(async () => {
-  worker?.kill('SIGTERM');
+  // A failed run may leave this file's workflows running on its own task queue: end them.
+  const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+  const client = new Client({ connection });
+  for await (const w of client.workflow.list({ query: `TaskQueue = 'him-cancel-${prefix}' AND ExecutionStatus = 'Running'` })) await client.workflow.getHandle(w.workflowId, w.runId).terminate('apply-cancel test cleanup').catch(() => undefined);
+  await connection.close();
+  killWorker('SIGTERM');
   await sleep(500);
-  if (worker && worker.exitCode === null) worker.kill('SIGKILL');
+  killWorker('SIGKILL');
   await toxi.deleteProxy(s3Proxy.name).catch(() => undefined);
-  for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) await catalog.dropTable(t);
-  await catalog.dropNamespace([`${nsPrefix}${db}`]).catch(() => undefined);
+  for (const d of [db, db2]) {
+    for (const t of await catalog.listTables([`${nsPrefix}${d}`]).catch(() => [])) await catalog.dropTable(t);
+    await catalog.dropNamespace([`${nsPrefix}${d}`]).catch(() => undefined);
+  }
   await state.close();
+  await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--scale', `${TABLES2},3,1`, '--drop']);
   await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--scale', `${TABLES},3,1`, '--drop']);
   rmSync(dir, { recursive: true, force: true });
 }, 600_000);
@@ -126,10 +153,8 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
     // ~0.4 s per S3 round trip: a table takes several seconds, so tables are in flight when cancelled.
     await toxi.addToxic(s3Proxy.name, { name: 'slow', type: 'latency', attributes: { latency: 200 } });
     const { hash, id } = await planAndApply([]);
-    // Cancel once at least one table has written something and the wave is not done.
-    await waitFor('a table in flight', async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved' || t.status === 'written') ? true : undefined), 240_000);
-    dataBefore = await dataHashes();
-    expect(dataBefore.size).toBe(TABLES * 3);
+    // Cancel as soon as a table is inside its write step (original saved, metadata being written).
+    await waitFor('a table in flight', async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved') ? true : undefined), 240_000);
     const t0 = Date.now();
     expect((await migrate(['cancel', id])).code).toBe(0);
     const st = await waitFor('the plan to end', async () => {
@@ -184,5 +209,44 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
     const others = (await state.listTables(hash)).filter((r) => r.tableId !== tableId);
     expect(others.every((r) => r.status === 'migrated')).toBe(true);
     expect(await dataHashes()).toEqual(dataBefore);
+  }, 900_000);
+
+  it('a worker killed mid-step: its steps run again on a new worker within 30 s (heartbeats), with the default timeouts', async () => {
+    const seeded = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--scale', `${TABLES2},3,1`]);
+    if (seeded.code !== 0) throw new Error(seeded.stderr);
+    const cfg2 = path.join(dir, 'migrate-2.yaml');
+    writeFileSync(cfg2, readFileSync(cfg, 'utf8').replace(`databases: [${db}]`, `databases: [${db2}]`));
+    await toxi.addToxic(s3Proxy.name, { name: 'slow', type: 'latency', attributes: { latency: 300 } });
+    const { hash, id } = await planAndApply([], cfg2);
+    await waitFor('a table in flight', async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved') ? true : undefined), 240_000);
+    const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+    const client = new Client({ connection });
+    const running: string[] = [];
+    for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'migrate/${id}/wave-' AND WorkflowType = 'tableWorkflow' AND ExecutionStatus = 'Running'` })) running.push(w.workflowId);
+    killWorker('SIGKILL');
+    const killedAt = Date.now();
+    startWorker();
+    // The first retried attempt of an activity that was in flight on the killed worker.
+    const resumedAt = await waitFor('an activity retried on the new worker', async () => {
+      for (const wid of running) {
+        const d = await client.workflow.getHandle(wid).describe().catch(() => undefined);
+        for (const a of d?.raw.pendingActivities ?? []) {
+          const started = a.lastStartedTime?.seconds;
+          if ((a.attempt ?? 1) > 1 && started !== undefined && started !== null) return Number(started) * 1000 + Math.floor((a.lastStartedTime?.nanos ?? 0) / 1e6);
+        }
+        if (d !== undefined && d.status.name !== 'RUNNING') return Date.now(); // finished already: resumed
+      }
+      return undefined;
+    }, 120_000);
+    const took = (resumedAt - killedAt) / 1000;
+    process.stderr.write(`[apply-cancel] killed worker: an in-flight step started again ${took.toFixed(1)} s after the kill\n`);
+    expect(took).toBeLessThanOrEqual(30);
+    await toxi.removeToxic(s3Proxy.name, 'slow');
+    const st = await waitFor('the plan to end', async () => {
+      const s = await status(id);
+      return ['succeeded', 'failed', 'cancelled'].includes(s.state) ? s : undefined;
+    }, 300_000);
+    await connection.close();
+    expect(st.state).toBe('succeeded');
   }, 900_000);
 });

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { targetOf } from '../../activities/plan-conversion';
-import { tableWorkflowId } from '../../cli/commands/repair';
+import { tableWorkflowId } from '../../core/plan/ids';
 import type { Run } from '../helpers/cli';
 import { ROOT, run } from '../helpers/cli';
 import type { RepairFixture } from '../helpers/repair-fixture';

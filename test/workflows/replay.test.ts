@@ -27,6 +27,15 @@ describe('workflow replay', () => {
     }
   });
 
+  it('covers the failure shapes of 0.3: a cancelled plan and wave, a table compensated on cancel, a wave whose table workflow was terminated', () => {
+    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    expect(files).toEqual(expect.arrayContaining(['v0.3-migrationWorkflow-cancelled.json', 'v0.3-waveWorkflow-cancelled.json', 'v0.3-tableWorkflow-cancelled-compensated.json', 'v0.3-waveWorkflow-child-terminated.json', 'v0.3-migrationWorkflow-table-terminated.json']));
+    // What makes each a failure shape, as recorded: the cancel request, the undo, the terminated child.
+    expect(read('v0.3-waveWorkflow-cancelled.json')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED');
+    expect(read('v0.3-tableWorkflow-cancelled-compensated.json')).toContain('"deleteMetadata"');
+    expect(read('v0.3-waveWorkflow-child-terminated.json')).toContain('EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED');
+  });
+
   it.each(files)('%s replays without nondeterminism', async (file) => {
     const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as unknown;
     await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows/index'), replayName: file }, history as never);
