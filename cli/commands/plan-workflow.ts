@@ -6,7 +6,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { MigrationInput, MigrationStatus } from '../../workflows/index';
-import { planId, statusQuery } from '../../workflows/index';
+import { planId, planWorkflowId } from '../../core/plan/ids';
+import { statusQuery } from '../../workflows/index';
 import { ExitCode } from '../exit-codes';
 import { actorOf } from '../identity';
 import type { TemporalHandle } from '../runtime';
@@ -17,7 +18,7 @@ export const QUERY_MS = 10_000;
 
 /** The name a command records as its actor (cli/identity.ts: MIGRATE_ACTOR, declared, else user@host). */
 export const who = (): string => actorOf().actor;
-export const migrationWorkflowId = (planHash: string): string => `migrate/${planId(planHash)}`;
+export const migrationWorkflowId = planWorkflowId;
 
 /** A plan id as typed: 12 to 64 hex characters (the first 12 name the workflow). */
 export function planArg(plan: string): string {
@@ -25,7 +26,7 @@ export function planArg(plan: string): string {
   return plan.toLowerCase();
 }
 
-export const planHandle = (tmp: TemporalHandle, plan: string): WorkflowHandle => tmp.client.workflow.getHandle(`migrate/${planId(plan)}`);
+export const planHandle = (tmp: TemporalHandle, plan: string): WorkflowHandle => tmp.client.workflow.getHandle(planWorkflowId(plan));
 
 export function unknownPlan(plan: string): MigrationError {
   return new MigrationError(ErrorCode.USAGE, `no migration workflow for plan ${planId(plan)} (run migrate apply first)`, { plan: planId(plan) });
