@@ -60,7 +60,8 @@ function parseYamlFile(abs: string): Tree {
   }
   try {
     const doc = parse(text) as unknown;
-    if (doc === null || doc === undefined) return {};
+    // A file given on purpose that configures nothing (empty, only comments) is a mistake.
+    if (doc === null || doc === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, `config file ${abs} is empty: it configures nothing (see migrate --help)`, { file: abs });
     if (typeof doc !== 'object' || Array.isArray(doc)) throw new MigrationError(ErrorCode.CONFIG_INVALID, `${abs}: the top level must be a mapping`);
     return doc as Tree;
   } catch (e) {

@@ -43,6 +43,15 @@ describe('config error sources', () => {
     expect(errorOf(() => loadConfig({ file: bad, env: {}, sets: [], cwd: dir })).message).toContain(`temporal: unknown key "adress" (from file ${bad})`);
   });
 
+  it('an empty file (or only comments) is CONFIG_INVALID: a config that configures nothing is a mistake', () => {
+    for (const text of ['', '# nothing here\n']) {
+      const f = path.join(dir, 'empty.yaml');
+      writeFileSync(f, text);
+      const e = errorOf(() => loadConfig({ file: f, env: {}, sets: [], cwd: dir }));
+      expect([e.code, e.message]).toEqual(['CONFIG_INVALID', `config file ${f} is empty: it configures nothing (see migrate --help)`]);
+    }
+  });
+
   it('a directory as --config is CONFIG_INVALID (exit 2), not a crash', () => {
     const e = errorOf(() => loadConfig({ file: dir, env: {}, sets: [], cwd: dir }));
     expect(e.code).toBe('CONFIG_INVALID');
