@@ -13,14 +13,15 @@ import { configOf } from '../output';
 import type { IO } from '../output';
 import { openTemporal } from '../runtime';
 import type { TemporalHandle } from '../runtime';
-import { CALL_MS, planArg, planHandle, QUERY_MS, requireRunning, temporalError, unknownPlan } from './plan-workflow';
+import { CALL_MS, describePlan, planArg, planFinished, planHandle, planResult, QUERY_MS, temporalError } from './plan-workflow';
 
 const HELP = `
 Examples:
   migrate approve 3f2a9c1b7d4e --wave 2
   MIGRATE_ACTOR=alice migrate approve 3f2a9c1b7d4e --wave 3 --json
 
-Approving a wave twice, or a wave that already ran, is "already approved" (exit 0). Approving a
+Approving a wave twice, or a wave that already ran (also once the plan has ended), is "already
+approved" (exit 0). Approving a
 later wave early pre-approves it: it starts without asking once the waves before it have run.
 Exit codes: 0 approved or already approved; 1 Temporal unreachable, no worker answered, or an
 approver not on audit.approvers (AUDIT_APPROVER_REFUSED);
@@ -45,8 +46,16 @@ function refusal(e: unknown, plan: string, wave: number): MigrationError | 'alre
   return new MigrationError(ErrorCode.USAGE, `approval of wave ${wave} refused: ${msg}`, { plan: planId(plan), wave, ...(type !== undefined ? { type } : {}) });
 }
 
+/** A plan that has ended: a wave it had approved is "already approved" (idempotent), anything else PLAN_FINISHED. */
+async function approvedWhenEnded(tmp: TemporalHandle, h: WorkflowHandle, plan: string, wave: number): Promise<Approval> {
+  const { status } = await describePlan(tmp, h, plan);
+  const final = status === 'COMPLETED' ? await tmp.deadline(CALL_MS, () => planResult(h)).catch(() => undefined) : undefined;
+  if (final?.approved.includes(wave)) return { wave, approved: final.approved, already: true, preApproval: false };
+  throw planFinished(plan, status, `approve (wave ${wave} was not approved before it ended)`);
+}
+
 async function approveWave(tmp: TemporalHandle, h: WorkflowHandle, plan: string, wave: number, by: string): Promise<Approval> {
-  await requireRunning(tmp, h, plan, 'approve');
+  if ((await describePlan(tmp, h, plan)).status !== 'RUNNING') return approvedWhenEnded(tmp, h, plan, wave);
   let before: MigrationStatus;
   try {
     before = await tmp.deadline(QUERY_MS, () => h.query(statusQuery));
@@ -59,10 +68,7 @@ async function approveWave(tmp: TemporalHandle, h: WorkflowHandle, plan: string,
     const r: ApproveResult = await tmp.deadline(CALL_MS, () => h.executeUpdate(approveUpdate, { args: [{ wave, by }] }));
     return { wave, approved: r.approved, already: r.already === true, preApproval: r.already !== true && (r.early === true || early) };
   } catch (e) {
-    if (e instanceof WorkflowNotFoundError) {
-      await requireRunning(tmp, h, plan, 'approve'); // it ended meanwhile: PLAN_FINISHED
-      throw unknownPlan(plan);
-    }
+    if (e instanceof WorkflowNotFoundError) return approvedWhenEnded(tmp, h, plan, wave); // it ended meanwhile
     const r = refusal(e, plan, wave);
     if (r === 'already-ran') return { wave, approved: before.approved, already: true, preApproval: false };
     throw r ?? temporalError(e, tmp, `approve wave ${wave} of ${h.workflowId}`);

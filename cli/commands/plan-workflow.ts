@@ -53,12 +53,14 @@ export async function describePlan(tmp: TemporalHandle, h: WorkflowHandle, plan:
   }
 }
 
+export function planFinished(plan: string, status: string, action: string): MigrationError {
+  return new MigrationError(ErrorCode.PLAN_FINISHED, `plan ${planId(plan)} has already finished (workflow ${status.toLowerCase()}); nothing to ${action}. See migrate status ${planId(plan)}`, { plan: planId(plan), workflowStatus: status });
+}
+
 /** `plan` must name a running plan workflow, else USAGE (never applied) or PLAN_FINISHED (it ended). */
 export async function requireRunning(tmp: TemporalHandle, h: WorkflowHandle, plan: string, action: string): Promise<void> {
   const { status } = await describePlan(tmp, h, plan);
-  if (status !== 'RUNNING') {
-    throw new MigrationError(ErrorCode.PLAN_FINISHED, `plan ${planId(plan)} has already finished (workflow ${status.toLowerCase()}); nothing to ${action}. See migrate status ${planId(plan)}`, { plan: planId(plan), workflowStatus: status });
-  }
+  if (status !== 'RUNNING') throw planFinished(plan, status, action);
 }
 
 /** The innermost message of a failure chain (the activity's own error, not "Activity task failed"). */

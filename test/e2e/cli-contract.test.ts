@@ -147,7 +147,7 @@ describe('plans on a worker: approve, status, apply --wait, rollback', () => {
     await waitUntil('worker start', async () => (workerLog.includes('polling') ? true : undefined));
   }, 180_000);
 
-  it('approve: early is a pre-approval, twice is "already approved" (exit 0), wave 99 is WAVE_UNKNOWN; a finished plan is PLAN_FINISHED', async () => {
+  it('approve: early is a pre-approval, twice is "already approved" (exit 0, also after the plan ended), wave 99 is WAVE_UNKNOWN; pause/cancel of a finished plan is PLAN_FINISHED', async () => {
     const plan = writePlan('approve.json', 2);
     const id = plan.hash.slice(0, 12);
     expect((await migrate(['apply', path.join(dir, 'approve.json')])).code).toBe(0);
@@ -181,10 +181,14 @@ describe('plans on a worker: approve, status, apply --wait, rollback', () => {
     const text = await migrate(['status', id]);
     expect(text.code).toBe(1);
     expect(text.stdout).toContain('1 table failed');
-    for (const argv of [['approve', id, '--wave', '2'], ['pause', id], ['cancel', id]]) {
+    for (const argv of [['pause', id], ['cancel', id]]) {
       const r = await migrate([...argv, '--json']);
       expect([argv[0], r.code, errorOf(r).code]).toEqual([argv[0], 2, 'PLAN_FINISHED']);
     }
+    // Wave 2 was pre-approved before the plan ended: approving it again is idempotent.
+    const late = await migrate(['approve', id, '--wave', '2', '--json']);
+    expect(late.code).toBe(0);
+    expect(JSON.parse(late.stdout)).toMatchObject({ ok: true, wave: 2, already: true });
     // A wave that exists rolls back (its table failed; what the rollback does with it is the workflow's).
     const rb1 = await migrate(['rollback', id, '--wave', '1', '--json']);
     expect(rb1.code).toBe(0);
@@ -231,5 +235,8 @@ describe('plans on a worker: approve, status, apply --wait, rollback', () => {
       expect(errorOf(r).code).toBe('TEMPORAL_WORKFLOW_ENDED');
       expect(errorOf(r).message).toContain(`ended ${status.toLowerCase().replace('_', ' ')}`);
     }
+    // The cancelled plan never approved its wave: approving it now is PLAN_FINISHED, exit 2.
+    const ap = await migrate(['approve', cancelId, '--wave', '1', '--json']);
+    expect([ap.code, errorOf(ap).code]).toEqual([2, 'PLAN_FINISHED']);
   }, 600_000);
 });
