@@ -1,6 +1,6 @@
 // Resolves the one config: YAML file, then MIGRATE__* environment, then --set flags, validated once
 // by core/config/schema.ts; errors name the exact path and where the bad value came from.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
@@ -30,6 +30,7 @@ export function loadConfig(src: ConfigSources): ResolvedConfig {
   if (file !== undefined) {
     const abs = path.resolve(src.cwd, file);
     if (!existsSync(abs)) throw new MigrationError(ErrorCode.CONFIG_NOT_FOUND, `config file ${abs} does not exist (from ${src.file ? '--config' : 'MIGRATE_CONFIG'})`);
+    if (statSync(abs).isDirectory()) throw new MigrationError(ErrorCode.CONFIG_INVALID, `config file ${abs} is a directory (from ${src.file ? '--config' : 'MIGRATE_CONFIG'}); give the YAML file`, { file: abs });
     tree = parseYamlFile(abs);
   }
   for (const [k, v] of Object.entries(src.env)) {
@@ -51,9 +52,16 @@ export function loadConfig(src: ConfigSources): ResolvedConfig {
 }
 
 function parseYamlFile(abs: string): Tree {
+  let text: string;
   try {
-    const doc = parse(readFileSync(abs, 'utf8')) as unknown;
-    if (doc === null || doc === undefined) return {};
+    text = readFileSync(abs, 'utf8');
+  } catch (e) {
+    throw new MigrationError(ErrorCode.CONFIG_INVALID, `cannot read config file ${abs}: ${(e as Error).message}`, { file: abs });
+  }
+  try {
+    const doc = parse(text) as unknown;
+    // A file given on purpose that configures nothing (empty, only comments) is a mistake.
+    if (doc === null || doc === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, `config file ${abs} is empty: it configures nothing (see migrate --help)`, { file: abs });
     if (typeof doc !== 'object' || Array.isArray(doc)) throw new MigrationError(ErrorCode.CONFIG_INVALID, `${abs}: the top level must be a mapping`);
     return doc as Tree;
   } catch (e) {
@@ -66,13 +74,21 @@ function parseYamlFile(abs: string): Tree {
 }
 
 function configError(err: z.ZodError, origin: Map<string, string>, file: string | undefined): MigrationError {
-  const lines = err.issues.map((i) => {
-    const p = i.path.map(String).join('.') || '(root)';
-    const from = origin.get(p) ?? (file ? `file ${file}` : 'defaults');
-    return `  ${p}: ${i.message} (from ${from})`;
+  const fallback = file ? `file ${file}` : 'defaults';
+  // An unknown key is reported on its parent's path; its source is where the key itself came from
+  // (a mistyped MIGRATE__SECTION__KEY is the environment's fault, not the file's).
+  const issues = err.issues.flatMap((i) => {
+    const p = i.path.map(String);
+    if (i.code !== 'unrecognized_keys') return [{ path: p.join('.') || '(root)', message: i.message, from: origin.get(p.join('.')) ?? fallback }];
+    return i.keys.map((k) => {
+      const at = [...p, k].join('.');
+      return { path: p.join('.') || '(root)', message: `unknown key "${k}"`, from: origin.get(at) ?? [...origin].find(([o]) => o.startsWith(`${at}.`))?.[1] ?? fallback };
+    });
   });
+  const lines = issues.map((i) => `  ${i.path}: ${i.message} (from ${i.from})`);
   return new MigrationError(ErrorCode.CONFIG_INVALID, `invalid configuration:\n${lines.join('\n')}`, {
     paths: err.issues.map((i) => i.path.map(String).join('.')),
+    sources: [...new Set(issues.map((i) => i.from))],
   });
 }
 

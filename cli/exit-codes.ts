@@ -11,3 +11,4 @@ export const ExitCode = {
   INTERNAL: 70,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+

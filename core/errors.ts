@@ -141,6 +141,8 @@ export const ErrorCode = {
   PLAN_EMPTY: 'PLAN_EMPTY',
   /** The worker's catalog (name, type, mode, namespace prefix) differs from the target pinned in the plan. */
   TARGET_MISMATCH: 'TARGET_MISMATCH',
+  /** The plan's workflow has already ended: nothing left to approve, pause, resume or cancel; exit 2. */
+  PLAN_FINISHED: 'PLAN_FINISHED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -185,7 +185,9 @@ export function registerAssess(program: Command, io: { out: (s: string) => void;
     .addHelpText('after', `
 Examples:
   migrate assess --config migrate.yaml
-  migrate assess -c migrate.yaml --database sales --json`)
+  migrate assess -c migrate.yaml --database sales --json
+
+Exit codes: 0 assessed (whatever the classes); 1 HMS cannot be read; 2 bad configuration.`)
     .action(async (opts: { database: string[]; json?: boolean }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       const { config } = loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() });

@@ -1,5 +1,6 @@
 // `migrate doctor`: one real round trip to every configured endpoint, with version, latency and,
 // on failure, the remedy. Exit 1 when any check fails.
+import type { Command } from 'commander';
 import type { MigrateConfig } from '../../core/config/schema';
 import { isMigrationError } from '../../core/errors';
 import { probeHms } from '../../adapters/hms/thrift/connection';
@@ -7,6 +8,10 @@ import { probeRestCatalog } from '../../adapters/catalog/rest-probe';
 import { probeS3 } from '../../adapters/storage/s3-probe';
 import { probePostgres, redact } from '../../adapters/state/pg-probe';
 import { probeTemporal } from '../../adapters/temporal/probe';
+import { ExitCode } from '../exit-codes';
+import { FLAG_RANGES, intFlag } from '../flags';
+import type { IO } from '../output';
+import { configOf } from '../output';
 
 export interface Check {
   readonly component: 'hms' | 'catalog' | 'storage' | 'temporal' | 'state';
@@ -115,4 +120,25 @@ export function renderDoctor(checks: readonly Check[]): string {
   });
   const failed = checks.filter((c) => !c.ok).length;
   return `${lines.join('\n')}\n\n${failed === 0 ? `all ${checks.length} checks passed` : `${failed} of ${checks.length} checks failed`}\n`;
+}
+
+/** Adds `doctor` to the program (cli/main.ts calls this). */
+export function registerDoctor(program: Command, io: IO): void {
+  program
+    .command('doctor')
+    .description('check every configured endpoint (HMS, Iceberg catalog, S3, Temporal, state DB): version, latency, remedy on failure')
+    .option('--json', 'machine-readable output')
+    .option('--timeout <ms>', `per-check timeout in milliseconds (${FLAG_RANGES.doctorTimeoutMs.min}-${FLAG_RANGES.doctorTimeoutMs.max})`, intFlag('--timeout', FLAG_RANGES.doctorTimeoutMs), 10_000)
+    .addHelpText('after', `
+Examples:
+  migrate doctor --config migrate.yaml
+  migrate doctor --config .stack/migrate.yaml --json
+  MIGRATE__TEMPORAL__ADDRESS=temporal.internal:7233 migrate doctor -c prod.yaml --timeout 3000
+
+Exit codes: 0 every check passed; 1 a check failed; 2 bad flag or configuration.`)
+    .action(async (opts: { json?: boolean; timeout: number }, cmd: Command) => {
+      const checks = await runDoctor(configOf(cmd), opts.timeout, process.env);
+      io.out(opts.json ? `${JSON.stringify({ ok: checks.every((c) => c.ok), checks }, null, 2)}\n` : renderDoctor(checks));
+      io.setExit(checks.every((c) => c.ok) ? ExitCode.OK : ExitCode.FAILED);
+    });
 }

@@ -2,7 +2,7 @@
 // format, and partitions — read over Thrift (default) or straight from the HMS backing database
 // (--source db, config hms.db.url). A progress bar goes to stderr on long runs at a terminal.
 import type { Command } from 'commander';
-import { CommanderError, Option } from 'commander';
+import { Option } from 'commander';
 import type { MigrateConfig } from '../../core/config/schema';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { detectFormat } from '../../core/hive/formats';
@@ -15,6 +15,7 @@ import { MysqlHmsReader } from '../../adapters/hms/db/mysql';
 import { redactUrl } from '../../adapters/hms/db/session';
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
+import { FLAG_RANGES, intFlag } from '../flags';
 
 export type InventorySource = 'thrift' | 'db';
 
@@ -198,18 +199,14 @@ export function registerInventory(program: Command, io: { out: (s: string) => vo
     .addOption(new Option('--source <source>', 'read over Thrift or straight from the HMS backing database (hms.db.url)').choices(['thrift', 'db']).default('thrift'))
     .option('--database <name>', 'only this database (repeatable)', collect, [])
     .option('--json', 'machine-readable output')
-    .addOption(new Option('--calls-per-second <n>', 'Thrift calls per second at most (protects a production HMS; 0 = no limit)').default(200).argParser((v) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0) throw new CommanderError(ExitCode.USAGE, 'migrate.usage', `--calls-per-second must be an integer >= 0, got '${v}'`);
-      return n;
-    }))
+    .option('--calls-per-second <n>', `Thrift calls per second at most (protects a production HMS; 0 = no limit; at most ${FLAG_RANGES.callsPerSecond.max})`, intFlag('--calls-per-second', FLAG_RANGES.callsPerSecond), 200)
     .addHelpText('after', `
 Examples:
   migrate inventory --config migrate.yaml
   migrate inventory -c .stack/migrate.yaml --database sales --database web --json
   migrate inventory -c prod.yaml --source db --set hms.db.url=postgres://reader@hms-db/hms
 
-Exit code 1 when the HMS cannot be read (unknown database: HMS_NOT_FOUND).`)
+Exit codes: 0 ok; 1 the HMS cannot be read (unknown database: HMS_NOT_FOUND); 2 bad flag or configuration.`)
     .action(async (opts: { source: InventorySource; database: string[]; json?: boolean; callsPerSecond: number }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       const { config } = loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() });

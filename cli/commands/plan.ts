@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { parse, YAMLParseError } from 'yaml';
 import type { MigrateConfig } from '../../core/config/schema';
-import { ErrorCode, MigrationError, isMigrationError } from '../../core/errors';
+import { ErrorCode, MigrationError } from '../../core/errors';
 import { diffPlans, isEmptyDiff } from '../../core/plan/diff';
 import type { PlanDiff } from '../../core/plan/diff';
 import { parseThroughput } from '../../core/plan/estimates';
@@ -25,7 +25,7 @@ import { planWaves } from '../../core/plan/waves';
 import { dotToSvg } from '../../adapters/graphviz/svg';
 import { loadConfig } from '../config';
 import { ExitCode } from '../exit-codes';
-import { PLAN_INPUT_CODES, planSigningKey, readPlanFile, signBuiltPlan } from '../plan-input';
+import { planSigningKey, readPlanFile, signBuiltPlan } from '../plan-input';
 import type { AssessResult } from './assess';
 import { openThrift, readWarehouse, assessSettings, assessWarehouse, outsideFindingsFor, toPlanTable, withPrefix } from './assess';
 
@@ -33,11 +33,6 @@ import { openThrift, readWarehouse, assessSettings, assessWarehouse, outsideFind
 export const DEFAULT_WAVES = { maxTablesPerWave: 100, maxFilesPerWave: 1_000_000, maxBytesPerWave: 100 * 2 ** 40 } as const;
 /** Conservative rates until a trial wave measures this warehouse. */
 export const DEFAULT_THROUGHPUT = { filesPerSecond: 100, bytesPerSecond: 50 * 2 ** 20, perTableOverheadSeconds: 5 } as const;
-
-/** Codes that mean "bad input": exit 2, like a configuration error. */
-const BAD_INPUT: ReadonlySet<string> = new Set([
-  ...PLAN_INPUT_CODES, ErrorCode.PLAN_UNKNOWN_TABLE, ErrorCode.PLAN_CONTRADICTORY_CAPS, ErrorCode.PLAN_PIN_CONFLICT, ErrorCode.LINEAGE_INVALID,
-]);
 
 export interface PlanOutputs {
   readonly out: string;
@@ -211,17 +206,12 @@ Examples:
 
 Tables the target catalog already holds (an earlier plan migrated them) are left out with the
 finding IN_TARGET_CATALOG; the catalog is listed once per target namespace.
-Exit code 2 for bad input (config, lineage, pins, caps, plan files); 1 when HMS or the catalog
-cannot be read; nothing is written then.`)
+Exit codes: 0 written (or compared); 1 HMS or the catalog cannot be read; 2 bad input (flags,
+config, lineage, pins, caps, plan files: PLAN_INVALID, PLAN_HASH_MISMATCH, PLAN_VERSION_UNSUPPORTED,
+LINEAGE_INVALID, ...). Nothing is written on an error.`)
     .action(async (files: string[], opts: PlanOpts, cmd: Command) => {
-      try {
-        await runPlanCommand(opts, files, cmd.optsWithGlobals<GlobalOpts>(), io);
-      } catch (e) {
-        if (!isMigrationError(e) || !BAD_INPUT.has(e.code)) throw e;
-        // Planning-input errors are the user's to fix, like configuration errors: exit 2.
-        if (opts.json) io.out(`${JSON.stringify({ ok: false, error: { code: e.code, message: e.message, context: e.context } }, null, 2)}\n`);
-        else io.err(`error [${e.code}]: ${e.message}\n`);
-        io.setExit(ExitCode.USAGE);
-      }
+      // Planning-input errors (config, lineage, pins, caps, plan files) are the user's to fix: the
+      // one exit point renders them and exits 2 (cli/output.ts USAGE_CODES).
+      await runPlanCommand(opts, files, cmd.optsWithGlobals<GlobalOpts>(), io);
     });
 }

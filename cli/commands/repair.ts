@@ -86,7 +86,7 @@ export function registerRepair(program: Command, io: IO): void {
     .argument('<plan>', 'plan id (first 12 hex of the hash) or full hash')
     .option('--apply', 'remove the orphans: unregister our entries, delete our metadata files (never data), audited')
     .option('--json', 'machine-readable output')
-    .addHelpText('after', '\nExamples:\n  migrate repair 3f2a9c1b7d4e -c migrate.yaml            # list; exit 1 when orphans are found\n  migrate repair 3f2a9c1b7d4e --apply -c migrate.yaml    # remove them; exit 1 when any is left\n\nTables whose workflow still runs and catalog entries that point at metadata we did not write are\nnever touched. Data files are never deleted. See docs/repair.md.')
+    .addHelpText('after', '\nExamples:\n  migrate repair 3f2a9c1b7d4e -c migrate.yaml            # list; exit 1 when orphans are found\n  migrate repair 3f2a9c1b7d4e --apply -c migrate.yaml    # remove them; exit 1 when any is left\n\nTables whose workflow still runs and catalog entries that point at metadata we did not write are\nnever touched. Data files are never deleted. See docs/repair.md.\nExit codes: 0 nothing left (or all of it removed); 1 orphans found (or some could not be removed); 2 usage or configuration.')
     .action(async (plan: string, opts: { apply?: boolean; json?: boolean }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       const config = loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() }).config;
