@@ -77,7 +77,7 @@ export function registerApply(program: Command, io: IO): void {
     .option('--concurrency <n>', `tables migrating at once per wave (${FLAG_RANGES.tableConcurrency.min}-${FLAG_RANGES.tableConcurrency.max})`, intFlag('--concurrency', FLAG_RANGES.tableConcurrency), 8)
     .option('--max-failed <n>', 'failed tables a wave may have before the plan stops (0: any failure stops it and fails the plan)', intFlag('--max-failed', FLAG_RANGES.maxFailed), 0)
     .option('--step-timeout <s>', `deadline of one short step in seconds; a dead worker's step is retried after it (${t.min}-${t.max})`, intFlag('--step-timeout', t), 120)
-    .option('--heartbeat-timeout <s>', `heartbeat deadline of footer reading and validation in seconds (${t.min}-${t.max})`, intFlag('--heartbeat-timeout', t), 30)
+    .option('--heartbeat-timeout <s>', `heartbeat deadline of every step in seconds (${t.min}-${t.max}): a killed worker's step is retried after it`, intFlag('--heartbeat-timeout', t), 20)
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (file: string, opts: ApplyOpts, cmd: Command) => {

@@ -5,6 +5,7 @@ import { Option } from 'commander';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { workerActivities } from '../../activities/index';
+import { targetConfigOf } from '../../core/plan/target';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
 import type { MigrateConfig } from '../../core/config/schema';
 import { ExitCode } from '../exit-codes';
@@ -36,7 +37,19 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
   const catalog = await openCatalog(config, process.env, stores);
   const hms = openHmsReader(config);
   closers.push(() => hms.close(), async () => catalog.close?.());
-  return workerActivities({ state, hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', actor: `worker:${os.hostname()}:${process.pid}`, toolVersion: toolVersion(), resultsLocation: config.validation?.resultsLocation });
+  return workerActivities({
+    state,
+    hms,
+    catalog,
+    storeFor: stores.storeFor,
+    namespacePrefix: config.catalog?.namespacePrefix ?? '',
+    actor: `worker:${os.hostname()}:${process.pid}`,
+    toolVersion: toolVersion(),
+    resultsLocation: config.validation?.resultsLocation,
+    // Apply re-checks each table with this worker's own assessment options and target (issue 18).
+    assessOptions: { allowUnbucketed: config.plan?.assess.allowUnbucketed ?? false },
+    targetConfig: targetConfigOf(config),
+  });
 }
 
 async function connect(address: string): Promise<NativeConnection> {
