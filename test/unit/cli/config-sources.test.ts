@@ -5,21 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../../cli/config';
 import { exitCodeOf } from '../../../cli/output';
-import { MigrationError } from '../../../core/errors';
+import { errorOf } from '../../helpers/errors';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'him-config-src-'));
 const file = path.join(dir, 'migrate.yaml');
 writeFileSync(file, 'temporal:\n  address: 127.0.0.1:7233\n');
 
-function errorOf(fn: () => unknown): MigrationError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
-}
 
 describe('config error sources', () => {
   it('a mistyped key inside a section names the environment variable', () => {

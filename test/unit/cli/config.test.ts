@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../../cli/config';
-import { MigrationError } from '../../../core/errors';
+import { errorOf } from '../../helpers/errors';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'him-config-'));
 const write = (name: string, text: string): string => {
@@ -13,15 +13,6 @@ const write = (name: string, text: string): string => {
   return f;
 };
 
-function errorOf(fn: () => unknown): MigrationError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
-}
 
 describe('loadConfig', () => {
   const base = write('base.yaml', 'temporal:\n  address: 127.0.0.1:7233\nhms:\n  thrift:\n    uri: thrift://h:9083\n');

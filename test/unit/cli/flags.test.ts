@@ -1,18 +1,10 @@
 // Numeric flags are parsed and range-checked by one helper: a bad value is a coded USAGE error
 // naming the flag, the range and the value (exit 2), never NaN or a silent default.
 import { Command } from 'commander';
-import { ErrorCode, MigrationError } from '../../../core/errors';
+import { ErrorCode } from '../../../core/errors';
 import { FLAG_RANGES, intFlag, intListFlag, parseIntFlag } from '../../../cli/flags';
+import { errorOf as usageOf } from '../../helpers/errors';
 
-function usageOf(fn: () => unknown): MigrationError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
-}
 
 describe('parseIntFlag', () => {
   const r = { min: 1, max: 100 };

@@ -5,16 +5,8 @@ import fc from 'fast-check';
 import { MigrationError } from '../../../core/errors';
 import { formatHiveType, parseHiveType, PRIMITIVE_NAMES } from '../../../core/hive/types';
 import type { HiveType } from '../../../core/hive/types';
+import { errorOf } from '../../helpers/errors';
 
-function errorOf(fn: () => unknown): MigrationError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
-}
 
 describe('parseHiveType', () => {
   it.each([

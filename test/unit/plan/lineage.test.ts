@@ -1,16 +1,7 @@
 // Lineage schema (the caller has parsed the YAML): path-precise LINEAGE_INVALID errors, and edges.
-import { MigrationError } from '../../../core/errors';
 import { lineageEdges, parseLineage } from '../../../core/plan/lineage';
+import { errorOf } from '../../helpers/errors';
 
-function errorOf(fn: () => unknown): MigrationError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
-}
 
 describe('lineage', () => {
   it('turns every read of a job into a dependency of every write, lower-cased, deduplicated, sorted', () => {

@@ -1,6 +1,5 @@
 // Plan file: build → serialize → parse round trip, canonical form, tamper detection, version
 // handling and the upgrade chain, schema errors with paths.
-import { MigrationError } from '../../../core/errors';
 import { canonicalJson, sha256Hex } from '../../../core/plan/hash';
 import { buildGraph } from '../../../core/plan/graph';
 import { buildPlan, parsePlan, planHash, serializePlan } from '../../../core/plan/plan-file';
@@ -8,6 +7,7 @@ import type { PlanFile } from '../../../core/plan/plan-file';
 import { upgradePlanDocument } from '../../../core/plan/upgrade';
 import { planWaves } from '../../../core/plan/waves';
 import { baseOptions, edge, table } from './fixtures';
+import { errorOf } from '../../helpers/errors';
 
 const header = {
   createdAt: '2025-03-01T12:00:00.000Z',
@@ -23,15 +23,6 @@ const make = (): PlanFile =>
     planWaves(buildGraph([table('s.a', { files: 150, bytes: 2e6 }), table('s.v', { kind: 'view', files: 0, bytes: 0 }), table('s.gone', { class: 'skip' })], [edge('s.a', 's.v'), edge('s.a', 'x.unknown')]), baseOptions),
   );
 
-function errorOf(fn: () => unknown): MigrationError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
-}
 
 describe('plan file', () => {
   it('carries waves with table entries and estimates, notPlanned and findings', () => {

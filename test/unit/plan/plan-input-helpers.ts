@@ -5,13 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { configSchema } from '../../../core/config/schema';
 import type { MigrateConfig } from '../../../core/config/schema';
-import { MigrationError } from '../../../core/errors';
 import { buildGraph } from '../../../core/plan/graph';
 import { buildPlan, planHash } from '../../../core/plan/plan-file';
 import type { PlanFile } from '../../../core/plan/plan-file';
 import type { PlanTarget } from '../../../core/plan/target';
 import { planWaves } from '../../../core/plan/waves';
 import { baseOptions, edge, table } from './fixtures';
+export { errorOf } from '../../helpers/errors';
 
 export const TARGET: PlanTarget = { catalog: 'lake', type: 'rest', mode: null, namespacePrefix: 'mig_' };
 
@@ -39,12 +39,3 @@ export function configWith(signing?: unknown): MigrateConfig {
   return configSchema.parse(signing === undefined ? { plan: {} } : { plan: { signing } });
 }
 
-export function errorOf(fn: () => unknown): MigrationError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
-}

@@ -1,26 +1,17 @@
 // Wave planner, by example: ordering, cycles, caps, canary, blast radius, pins, excludes, scope,
 // and coded, path-precise errors for bad options.
-import { MigrationError } from '../../../core/errors';
 import { buildGraph } from '../../../core/plan/graph';
 import { lineageEdges, parseLineage } from '../../../core/plan/lineage';
 import type { PlanEdge, PlanTable, WaveOptionsInput } from '../../../core/plan/types';
 import { planWaves } from '../../../core/plan/waves';
 import type { WavePlan } from '../../../core/plan/waves';
 import { baseOptions, edge, table, violations } from './fixtures';
+import { errorOf } from '../../helpers/errors';
 
 const plan = (tables: PlanTable[], edges: PlanEdge[], over: Partial<WaveOptionsInput> = {}): WavePlan =>
   planWaves(buildGraph(tables, edges), { ...baseOptions, ...over });
 const layout = (p: WavePlan): Record<number, string[]> => Object.fromEntries(p.waves.map((w) => [w.number, w.tables.map((t) => t.id)]));
 
-function errorOf(fn: () => unknown): MigrationError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
-}
 
 describe('planWaves', () => {
   const sales = [table('s.orders'), table('s.customers'), table('s.v_orders', { kind: 'view' }), table('s.v_top', { kind: 'view' })];

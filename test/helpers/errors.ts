@@ -1,0 +1,13 @@
+// The MigrationError a synchronous call throws (for unit tests of coded errors); anything else
+// thrown is re-thrown, and no throw at all fails the test.
+import { MigrationError } from '../../core/errors';
+
+export function errorOf(fn: () => unknown): MigrationError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof MigrationError) return e;
+    throw e;
+  }
+  throw new Error('expected a MigrationError');
+}
