@@ -1,6 +1,7 @@
 // What every activity stage shares: the injected ports (ActivityDeps), the plan cache, the audit
 // helpers, the table status order and the per-table catalog/store/conversion lookups.
 import path from 'node:path';
+import { Context } from '@temporalio/activity';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { AuditAction, AuditEventInput } from '../core/audit/chain';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
@@ -68,6 +69,15 @@ export function failpoint(name: string, tableId: string, env: NodeJS.ProcessEnv 
 
 /** The table's fingerprint exactly as `migrate plan` computed it (core/hive/fingerprint.ts). */
 export const fingerprintOf = tableFingerprint;
+
+/** The workflow run this activity belongs to (undefined outside a worker: `migrate table`, tests). */
+export function runOf(): string | undefined {
+  try {
+    return Context.current().info.workflowExecution?.runId;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The order of a table's forward steps in the state store. */
 const ORDER = ['pending', 'original-saved', 'written', 'registered', 'migrated'];

@@ -11,7 +11,7 @@ import type { TableRecord } from '../adapters/state/postgres';
 import { validateConversion } from './convert/validate';
 import { writeIcebergMetadata } from './convert/write-metadata';
 import type { Ctx, TableRef } from './context';
-import { fingerprintOf, reached } from './context';
+import { fingerprintOf, reached, runOf } from './context';
 import { assertMigratable } from './gate';
 import { siblingCheck } from './siblings';
 import { locationKey } from '../core/plan/assess/shared-locations';
@@ -47,7 +47,10 @@ export function tableActivities(c: Ctx) {
      */
     async snapshotOriginal(ref: TableRef): Promise<{ digest: string; view: boolean }> {
       await c.assertTarget(ref);
+      const run = runOf();
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+      // This run owns the record's forward steps from here (a re-applied plan's new run takes over).
+      if (run !== undefined && rec.ownerRun !== run) await deps.state.updateTable(ref.planHash, ref.tableId, { ownerRun: run });
       if (rec.original !== null && rec.originalDigest !== null) {
         if (!isView(rec.original)) await assertLocationOwn(ref, rec.original);
         return { digest: rec.originalDigest, view: isView(rec.original) };
@@ -64,7 +67,7 @@ export function tableActivities(c: Ctx) {
       assertMigratable(ref.tableId, inv, deps.assessOptions);
       if (!isView(inv)) await sharesNoLocation(ref.tableId, inv);
       const locationKey = isView(inv) ? null : keyOf(inv);
-      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'original-saved', original: inv, originalDigest: digest, locationKey }, c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }));
+      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'original-saved', original: inv, originalDigest: digest, locationKey }, c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }), { run });
       // Checked after the claim is recorded: two tables of one location racing here both see each other.
       if (!isView(inv)) await assertLocationOwn(ref, inv);
       return { digest, view: isView(inv) };
@@ -95,7 +98,7 @@ export function tableActivities(c: Ctx) {
       const files = w.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome }));
       const update = { status: 'written' as const, metadataLocation: w.metadataLocation, snapshotId: w.snapshotId?.toString() ?? null, writtenFiles: files, target: `${(await c.plan(ref.planHash)).targetCatalog}:${formatTableIdent(c.target(ref.tableId))}` };
       if (reached(rec, 'written')) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: files });
-      else await deps.state.recordStep(ref.planHash, ref.tableId, update, c.event(A.TABLE_METADATA_WRITTEN, `hms:${ref.tableId}`, ref.planHash, null, digestOf(files), { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records, files: files.length }));
+      else await deps.state.recordStep(ref.planHash, ref.tableId, update, c.event(A.TABLE_METADATA_WRITTEN, `hms:${ref.tableId}`, ref.planHash, null, digestOf(files), { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records, files: files.length }), { run: runOf() });
       c.failpoint('after-write', ref.tableId);
       return { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records };
     },
@@ -111,7 +114,7 @@ export function tableActivities(c: Ctx) {
       const { outcome } = await catalog.registerTable(ident, p.metadataLocation);
       // Recorded once: by the attempt that registered, or by the retry that found its entry after a crash.
       if (!reached(rec, 'registered')) {
-        await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'registered' }, c.event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation, outcome, ...inPlaceDetails(ref, rec) }));
+        await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'registered' }, c.event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation, outcome, ...inPlaceDetails(ref, rec) }), { run: runOf() });
       }
       c.failpoint('after-register', ref.tableId);
       return { outcome };
@@ -125,7 +128,7 @@ export function tableActivities(c: Ctx) {
       const ev = await validateConversion(deps.storeFor([p.metadataDir]), deps.catalog, c.target(ref.tableId), p, original, deps.write);
       c.failpoint('during-validate', ref.tableId);
       if (!reached(rec, 'migrated')) {
-        await deps.state.recordStep(ref.planHash, ref.tableId, { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) }, c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), { ok: ev.ok, snapshotId: ev.snapshotId, rows: ev.rows.footers, files: ev.files.listed, findings: ev.findings.length }));
+        await deps.state.recordStep(ref.planHash, ref.tableId, { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) }, c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), { ok: ev.ok, snapshotId: ev.snapshotId, rows: ev.rows.footers, files: ev.files.listed, findings: ev.findings.length }), { run: runOf() });
       }
       if (!ev.ok) {
         const first = ev.findings[0];

@@ -97,11 +97,14 @@ export function undoActivities(c: Ctx) {
       return { deleted };
     },
 
-    /** A table's end when its steps failed; a table already migrated stays migrated. */
+    /**
+     * A table's end when its steps failed; a table already migrated stays migrated. The record is
+     * fenced (no owning run): a step of the ended run still running somewhere records nothing.
+     */
     async markFailed(ref: TableRef, code: string, message: string): Promise<void> {
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       if (rec.status === 'failed' || rec.status === 'migrated') return;
-      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000) }, c.event(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, { code, message: message.slice(0, 500), leftovers: (rec.writtenFiles ?? []).map((f) => f.path) }));
+      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000), ownerRun: null }, c.event(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, { code, message: message.slice(0, 500), leftovers: (rec.writtenFiles ?? []).map((f) => f.path) }));
     },
 
     /**

@@ -143,6 +143,8 @@ export const ErrorCode = {
   TARGET_MISMATCH: 'TARGET_MISMATCH',
   /** The plan's workflow has already ended: nothing left to approve, pause, resume or cancel; exit 2. */
   PLAN_FINISHED: 'PLAN_FINISHED',
+  /** A step of a table workflow run that no longer owns the table's record (terminated, superseded): not recorded. */
+  TABLE_RUN_FENCED: 'TABLE_RUN_FENCED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -85,6 +85,8 @@ DO $$ BEGIN
   END IF;
   -- Apply's location claims (activities/table.ts): the comparable key of a table's location.
   ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS location_key text;
+  -- The table workflow run that owns the record's forward steps (activities/table.ts).
+  ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS owner_run text;
   CREATE INDEX IF NOT EXISTS him_tables_location_key ON him_tables (location_key text_pattern_ops);
   -- Event format 2 (core/audit/chain.ts): rows written before it keep v = 1 and verify as before.
   IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_audit' AND column_name = 'v') THEN
@@ -112,6 +114,12 @@ export interface TableRecord {
   readonly errorMessage: string | null;
   /** The comparable key of the table's location (core/plan/assess/shared-locations.ts), set with the original. */
   readonly locationKey?: string | null;
+  /**
+   * The table workflow run whose forward steps may move this record (set by its first step,
+   * cleared when the table ends failed): a step of a terminated run that is still running on some
+   * worker cannot bring a failed table back to life.
+   */
+  readonly ownerRun?: string | null;
 }
 
 export type TableUpdate = Partial<Omit<TableRecord, 'planHash' | 'tableId' | 'wave'>>;
@@ -119,7 +127,7 @@ export type TableUpdate = Partial<Omit<TableRecord, 'planHash' | 'tableId' | 'wa
 const COLUMNS: Record<keyof TableUpdate, string> = {
   status: 'status', original: 'original', originalDigest: 'original_digest', target: 'target', metadataLocation: 'metadata_location',
   snapshotId: 'snapshot_id', writtenFiles: 'written_files', validation: 'validation', errorCode: 'error_code', errorMessage: 'error_message',
-  locationKey: 'location_key',
+  locationKey: 'location_key', ownerRun: 'owner_run',
 };
 const JSON_COLUMNS = new Set(['original', 'writtenFiles', 'validation']);
 
@@ -139,6 +147,7 @@ function rowToRecord(r: Record<string, unknown>): TableRecord {
     errorCode: (r.error_code as string | null) ?? null,
     errorMessage: (r.error_message as string | null) ?? null,
     locationKey: (r.location_key as string | null) ?? null,
+    ownerRun: (r.owner_run as string | null) ?? null,
   };
 }
 
@@ -301,11 +310,15 @@ export class PostgresStateStore {
    * A table's state change and its audit event in one transaction: both or neither, so a crash
    * can never leave a recorded mutation without its event (or an event twice after a retry).
    */
-  async recordStep(planHash: string, tableId: string, u: TableUpdate, e: AuditEventInput): Promise<AuditEvent> {
-    return this.record({ planHash, tableId, u }, e);
+  /**
+   * A table's state change and its audit event, in one transaction. With `run`, only while that
+   * workflow run owns the record (else TABLE_RUN_FENCED, nothing recorded).
+   */
+  async recordStep(planHash: string, tableId: string, u: TableUpdate, e: AuditEventInput, opts: { run?: string } = {}): Promise<AuditEvent> {
+    return this.record({ planHash, tableId, u, run: opts.run }, e);
   }
 
-  private async record(step: { planHash: string; tableId: string; u: TableUpdate } | null, e: AuditEventInput): Promise<AuditEvent> {
+  private async record(step: { planHash: string; tableId: string; u: TableUpdate; run?: string } | null, e: AuditEventInput): Promise<AuditEvent> {
     const client = await this.pool.connect().catch((x: unknown) => Promise.reject(unreachable(x)));
     try {
       await client.query('BEGIN');
@@ -317,7 +330,16 @@ export class PostgresStateStore {
           params.push(JSON_COLUMNS.has(k) && v !== null ? JSON.stringify(v) : v);
           sets.push(`${COLUMNS[k]} = $${params.length}`);
         }
-        if (sets.length > 0) await client.query(`UPDATE him_tables SET ${sets.join(', ')}, updated_at = now() WHERE plan_hash = $1 AND table_id = $2`, params);
+        let fence = '';
+        if (step.run !== undefined) {
+          params.push(step.run);
+          fence = ` AND owner_run IS NOT DISTINCT FROM $${params.length}`;
+        }
+        const r = sets.length > 0 ? await client.query(`UPDATE him_tables SET ${sets.join(', ')}, updated_at = now() WHERE plan_hash = $1 AND table_id = $2${fence}`, params) : null;
+        if (r !== null && step.run !== undefined && r.rowCount === 0) {
+          await client.query('ROLLBACK');
+          throw new MigrationError(ErrorCode.TABLE_RUN_FENCED, `${step.tableId}: this step belongs to workflow run ${step.run}, which no longer owns the table's record (the table ended, or another run took it over); nothing recorded`, { tableId: step.tableId, run: step.run }, { retryable: false });
+        }
       }
       await client.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
       const last = await client.query<{ seq: string; hash: string }>('SELECT seq, hash FROM him_audit ORDER BY seq DESC LIMIT 1');

@@ -150,8 +150,9 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
   });
 
   it('cancel of a running wave: plan cancelled within a step timeout, tables in flight compensated, nothing of ours left for them', async () => {
-    // ~0.4 s per S3 round trip: a table takes several seconds, so tables are in flight when cancelled.
-    await toxi.addToxic(s3Proxy.name, { name: 'slow', type: 'latency', attributes: { latency: 200 } });
+    // ~2 s per S3 round trip: a table's write step takes tens of seconds, so the cancel (a CLI
+    // start on a busy machine takes seconds) lands while tables are inside it.
+    await toxi.addToxic(s3Proxy.name, { name: 'slow', type: 'latency', attributes: { latency: 1000 } });
     const { hash, id } = await planAndApply([]);
     // Cancel as soon as a table is inside its write step (original saved, metadata being written).
     await waitFor('a table in flight', async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved') ? true : undefined), 240_000);
@@ -208,6 +209,14 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
     expect({ status: rec.status, code: rec.errorCode }).toEqual({ status: 'failed', code: 'TABLE_WORKFLOW_ENDED' });
     const others = (await state.listTables(hash)).filter((r) => r.tableId !== tableId);
     expect(others.every((r) => r.status === 'migrated')).toBe(true);
+    // Whatever the terminated run left (its step may still have finished on the worker) is removed
+    // by migrate repair, and nothing of that table is left in the catalog or its metadata directory.
+    await sleep(5000);
+    const rep = await migrate(['repair', id, '--apply', '--json']);
+    expect(rep.code).toBe(0);
+    expect((await migrate(['repair', id, '--json'])).code).toBe(0);
+    expect(await catalog.tableExists(tableIdent([`${nsPrefix}${db}`], tableId.split('.')[1] as string))).toBe(false);
+    expect(await metadataFiles(await state.getTable(hash, tableId))).toEqual([]);
     expect(await dataHashes()).toEqual(dataBefore);
   }, 900_000);
 
