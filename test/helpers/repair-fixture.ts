@@ -85,8 +85,10 @@ function writeConfig(dir: string, stateUrl: string, nsPrefix: string, db: string
   const withCatalog = inPlace
     ? withCatalogSection(stack.replace(/uri: thrift:\/\/\S+/, `uri: ${hms3}`), `catalog:\n  name: hms-in-place\n  type: hive\n  uri: ${hms3}\n  mode: in-place\n`)
     : stack.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`);
+  // One anchor location per state database (docs/audit.md): this test's chain is not the stack's.
   const base = withCatalog
     .replace(/url: postgres:.*\n/, `url: ${stateUrl}\n`)
+    .replace(/anchorLocation: (\S+?)\/?\n/, `anchorLocation: $1/${taskQueue}/\n`)
     .replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`);
   const file = path.join(dir, 'migrate.yaml');
   writeFileSync(file, `${base}\nplan:\n  databases: [${db}]\n`);
