@@ -30,7 +30,15 @@ export function validationActivities(c: Ctx) {
     }
   };
   /** What this tool left behind for tables that did not end migrated (reported, never removed here). */
-  const orphansOf = (planHash: string) => orphanSummary({ state: deps.state, catalog: deps.catalog, storeFor: deps.storeFor, namespacePrefix: deps.namespacePrefix, isRunning, toolVersion: deps.toolVersion }, planHash);
+  const orphansOf = async (planHash: string): Promise<{ orphans: number | null; markdown: string }> => {
+    try {
+      return await orphanSummary({ state: deps.state, catalog: deps.catalog, storeFor: deps.storeFor, namespacePrefix: deps.namespacePrefix, isRunning, toolVersion: deps.toolVersion }, planHash);
+    } catch (e) {
+      // The drift results stand on their own: an orphan scan that cannot run is reported, not fatal.
+      const why = e instanceof MigrationError ? `${e.code}: ${e.message}` : String(e);
+      return { orphans: null, markdown: `### Orphans: not checked (${why}); run migrate repair ${planHash.slice(0, 12)}\n` };
+    }
+  };
   return {
     /** Tables a validation run covers: migrated ones of the plan, optionally limited to waves/tables. */
     async validationScope(planHash: string, waves: readonly number[] = [], tables: readonly string[] = []): Promise<{ tables: string[]; teams: string[] }> {
@@ -53,7 +61,7 @@ export function validationActivities(c: Ctx) {
     },
 
     /** Results file (Parquet) + Markdown report + audit event for a finished run. */
-    async publishValidationRun(planHash: string, runId: string, previousRunId: string | null): Promise<{ status: string; results: string | null; report: string | null; summary: string; rows: number; orphans: number }> {
+    async publishValidationRun(planHash: string, runId: string, previousRunId: string | null): Promise<{ status: string; results: string | null; report: string | null; summary: string; rows: number; orphans: number | null }> {
       const rows = (await deps.state.getValidationRows(runId)) as ValidationRow[];
       const status = runStatus(rows);
       const orphans = await orphansOf(planHash);
