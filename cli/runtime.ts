@@ -69,10 +69,13 @@ export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = proce
   const s3 = config.storage?.s3;
   const region = s3?.region ?? env.AWS_REGION ?? 'us-east-1';
   const pathStyle = s3?.forcePathStyle ?? s3?.endpoint !== undefined;
-  const client = new S3Client({ endpoint: s3?.endpoint, region, forcePathStyle: pathStyle });
+  const timeoutMs = s3?.requestTimeoutMs ?? 60_000;
+  // Every request has a deadline: a stalled connection fails its step (retried by Temporal)
+  // instead of holding it while the activity heartbeats.
+  const client = new S3Client({ endpoint: s3?.endpoint, region, forcePathStyle: pathStyle, requestHandler: { requestTimeout: timeoutMs, connectionTimeout: 10_000 } });
   // One keep-alive socket pool for every table's footer reads: a pool per store leaked its idle
   // sockets (a worker crashed out of file descriptors after ~500 tables against a keep-alive S3).
-  const rangedGet = s3?.endpoint === undefined ? undefined : new S3RangedGet(client, region, s3.endpoint, pathStyle, 64, 60_000);
+  const rangedGet = s3?.endpoint === undefined ? undefined : new S3RangedGet(client, region, s3.endpoint, pathStyle, 64, timeoutMs);
   return {
     storeFor: (metadataPrefixes) => new RoutingObjectStore({ metadataPrefixes, s3: { client, endpoint: s3?.endpoint, region: s3?.region, forcePathStyle: pathStyle, ...(rangedGet !== undefined ? { rangedGet } : {}) } }),
     close: () => {

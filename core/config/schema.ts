@@ -65,6 +65,11 @@ export const storageSchema = z
         forcePathStyle: z.boolean().default(false),
         /** A bucket doctor checks access to (HeadBucket). */
         probeBucket: z.string().optional(),
+        /**
+         * Deadline of one S3 request, milliseconds (then the SDK retries, then STORAGE_UNREACHABLE):
+         * a stalled connection fails the step instead of holding it while it heartbeats.
+         */
+        requestTimeoutMs: z.number().int().min(100).max(600_000).default(60_000),
       })
       .strict()
       .optional(),

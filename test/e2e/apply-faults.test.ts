@@ -53,7 +53,9 @@ beforeAll(async () => {
   const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8')
     .replace(/uri: thrift:\/\/[^\n]+/, `uri: thrift://${hms}`)
     .replace(/uri: http:\/\/127\.0\.0\.1:\d+\n/, `uri: http://${rest}\n`)
-    .replace(/endpoint: http:\/\/[^\n]+/, `endpoint: http://${s3}`)
+    // S3 requests time out well inside the first stall, so the steps in flight then fail and are
+    // retried by Temporal (every step heartbeats, so a stall alone no longer times a step out).
+    .replace(/endpoint: http:\/\/[^\n]+/, `endpoint: http://${s3}\n    requestTimeoutMs: 4000`)
     .replace(/namespace: default/, `namespace: default\n  taskQueue: him-faults-${prefix}`);
   cfg = path.join(dir, 'migrate.yaml');
   writeFileSync(cfg, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n  waves:\n    maxTablesPerWave: 100\n`);
