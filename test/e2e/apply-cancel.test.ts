@@ -105,6 +105,13 @@ function killWorker(signal: NodeJS.Signals): void {
   }
 }
 
+/** The plan's final status, once it has ended. */
+const planEnd = (id: string, ms: number) =>
+  waitFor('the plan to end', async () => {
+    const s = await status(id);
+    return ['succeeded', 'failed', 'cancelled'].includes(s.state) ? s : undefined;
+  }, ms);
+
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-cancel-'));
   const s = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--scale', `${TABLES},3,1`]);
@@ -158,10 +165,7 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
     await waitFor('a table in flight', async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved') ? true : undefined), 240_000);
     const t0 = Date.now();
     expect((await migrate(['cancel', id])).code).toBe(0);
-    const st = await waitFor('the plan to end', async () => {
-      const s = await status(id);
-      return ['succeeded', 'failed', 'cancelled'].includes(s.state) ? s : undefined;
-    }, (STEP_SECONDS + 60) * 1000);
+    const st = await planEnd(id, (STEP_SECONDS + 60) * 1000);
     const took = (Date.now() - t0) / 1000;
     process.stderr.write(`[apply-cancel] plan ended ${st.state} ${took.toFixed(1)} s after cancel\n`);
     expect(st.state).toBe('cancelled');
@@ -197,10 +201,7 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
     }, 240_000);
     await client.workflow.getHandle(victim).terminate('e2e: terminated mid-step');
     await toxi.removeToxic(s3Proxy.name, 'slow');
-    const st = await waitFor('the plan to end', async () => {
-      const s = await status(id);
-      return ['succeeded', 'failed', 'cancelled'].includes(s.state) ? s : undefined;
-    }, 300_000);
+    const st = await planEnd(id, 300_000);
     await connection.close();
     const tableId = victim.split('/').pop() as string;
     expect(st.waves[0]?.failed).toEqual([{ tableId, code: 'TABLE_WORKFLOW_ENDED' }]);
@@ -251,10 +252,7 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
     process.stderr.write(`[apply-cancel] killed worker: an in-flight step started again ${took.toFixed(1)} s after the kill\n`);
     expect(took).toBeLessThanOrEqual(30);
     await toxi.removeToxic(s3Proxy.name, 'slow');
-    const st = await waitFor('the plan to end', async () => {
-      const s = await status(id);
-      return ['succeeded', 'failed', 'cancelled'].includes(s.state) ? s : undefined;
-    }, 300_000);
+    const st = await planEnd(id, 300_000);
     await connection.close();
     expect(st.state).toBe('succeeded');
   }, 900_000);
