@@ -36,6 +36,21 @@ export default tseslint.config(
     },
   },
   { files: ['core/**/*.ts'], rules: fence([{ group: ['**/activities/**', '**/workflows/**'], message: 'core/ is the bottom layer.' }, { group: ['@temporalio/*'], message: 'core/ does not know Temporal.' }]) },
+  // cli/ is thin: flags, the application layer (app/), rendering. It reaches no adapter, activity,
+  // workflow or I/O library directly (docs/architecture.md).
+  {
+    files: ['cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/adapters/**', '**/adapters', '**/activities/**', '**/engine/**', '**/workflows/**', '**/dev/**'], message: 'cli/ reaches adapters, activities and workflows only through app/ (docs/architecture.md).' },
+          { group: [...ioLibraries.filter((l) => l !== 'yaml' && l !== 'commander'), '@temporalio/*'], message: 'cli/ imports no I/O library: app/ owns the connections (docs/architecture.md).' },
+        ],
+      }],
+    },
+  },
+  // Function length in the upper floors: a function that does not fit a screen is split.
+  { files: ['cli/**/*.ts', 'app/**/*.ts'], rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] } },
   // workflows may import activities only as types (checked by consistent-type-imports + this fence on values).
   { files: ['workflows/**/*.ts'], rules: fence([{ group: ['**/activities/**'], message: 'workflows/ import activities with `import type` only.', allowTypeImports: true }]) },
 );

@@ -43,3 +43,8 @@ export const FLAG_RANGES = {
   timeoutSeconds: { min: 1, max: 86_400 },
   wave: { min: 1, max: MAX_WAVE },
 } as const satisfies Record<string, IntRange>;
+
+/** A repeatable string flag (`--database a --database b`), collected in order. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

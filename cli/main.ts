@@ -2,7 +2,7 @@
 // JSON, and exit through one place with a documented code (STYLE.md §10).
 import { Command, CommanderError } from 'commander';
 import { ErrorCode, isMigrationError } from '../core/errors';
-import { ExitCode } from './exit-codes';
+import { ExitCode } from '../core/exit-codes';
 import { errorJson, renderError, renderUsage } from './output';
 import type { IO } from './output';
 import { registerDoctor } from './commands/doctor';

@@ -6,8 +6,8 @@ import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode } from '../core/errors';
 import type { MigrationError } from '../core/errors';
 import { loadConfig } from './config';
-import { ExitCode } from './exit-codes';
-import { PLAN_INPUT_CODES } from './plan-input';
+import { ExitCode } from '../core/exit-codes';
+import { PLAN_INPUT_CODES } from '../app/plan-input';
 
 export interface IO {
   readonly out: (s: string) => void;

@@ -1,19 +1,15 @@
 // `migrate apply`: store a reviewed plan file (hash checked) in the state store and start its
-// workflow `migrate/<plan id>`; with --wait, the per-wave result and the outcome's exit code.
+// workflow `migrate/<plan id>` (app/apply.ts); with --wait, the per-wave result and the outcome's
+// exit code.
 import type { Command } from 'commander';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { AuditAction } from '../../core/audit/chain';
-import type { PlanFile } from '../../core/plan/plan-file';
-import { migrationWorkflow, planId, SA } from '../../workflows/index';
-import { ExitCode } from '../exit-codes';
-import { actorOf } from '../identity';
-import { readPlanForApply } from '../plan-input';
+import { ExitCode } from '../../core/exit-codes';
+import { planId } from '../../core/plan/ids';
+import type { Applied } from '../../app/apply';
+import { applyPlan } from '../../app/apply';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
-import { openState, openTemporal } from '../runtime';
-import type { TemporalHandle } from '../runtime';
-import { CALL_MS, migrationWorkflowId, outcomeJson, outcomeOf, planInput, planResult, renderStatus, temporalError } from './plan-workflow';
+import { outcomeJson, renderStatus } from '../render-status';
 
 interface ApplyOpts {
   autoApprove?: boolean;
@@ -37,35 +33,6 @@ ended without a result, or a table failed that --max-failed did not allow; Tempo
 unreachable; 2 bad flag, configuration, or a plan file that fails its size, schema, version, hash or
 signature, or has no waves (PLAN_*).`;
 
-/** Start the plan's workflow; false when it is already running (the same plan applied again attaches to it). */
-async function startPlan(tmp: TemporalHandle, plan: PlanFile, opts: ApplyOpts): Promise<boolean> {
-  try {
-    await tmp.deadline(CALL_MS, () =>
-      tmp.client.workflow.start(migrationWorkflow, {
-        taskQueue: tmp.taskQueue,
-        workflowId: migrationWorkflowId(plan.hash),
-        args: [{ planHash: plan.hash, autoApprove: opts.autoApprove === true, concurrency: opts.concurrency, maxFailedPerWave: opts.maxFailed, timeouts: { stepSeconds: opts.stepTimeout, heartbeatSeconds: opts.heartbeatTimeout } }],
-        typedSearchAttributes: [{ key: SA.plan, value: planId(plan.hash) }, { key: SA.status, value: 'running' }],
-        staticSummary: `migration plan ${planId(plan.hash)} · ${plan.waves.length} waves`,
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (e instanceof WorkflowExecutionAlreadyStartedError) return false;
-    throw temporalError(e, tmp, `start ${migrationWorkflowId(plan.hash)}`);
-  }
-}
-
-async function waitForPlan(tmp: TemporalHandle, plan: PlanFile, opts: ApplyOpts, started: boolean, ui: string | undefined, io: IO): Promise<void> {
-  const h = tmp.client.workflow.getHandle(migrationWorkflowId(plan.hash));
-  const result = await planResult(h);
-  // Attached to a run started earlier: its own --max-failed counts, not this command line's.
-  const maxFailed = started ? opts.maxFailed : ((await planInput(tmp, h))?.maxFailedPerWave ?? 0);
-  const o = outcomeOf(result, maxFailed);
-  io.out(opts.json ? `${JSON.stringify({ ...outcomeJson(o), result, ui })}\n` : `${renderStatus(result, o)}${ui ? `UI: ${ui}\n` : ''}`);
-  io.setExit(o.exit);
-}
-
 export function registerApply(program: Command, io: IO): void {
   const t = FLAG_RANGES.timeoutSeconds;
   program
@@ -81,27 +48,19 @@ export function registerApply(program: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (file: string, opts: ApplyOpts, cmd: Command) => {
-      const config = configOf(cmd);
-      // Size, UTF-8, schema, version, hash, signature (when plan.signing is configured), waves: exit 2.
-      const { plan, signer } = readPlanForApply(file, config);
-      const state = await openState(config);
-      try {
-        const tmp = await openTemporal(config);
-        try {
-          const { created } = await state.submitPlan(plan);
-          const by = actorOf();
-          if (created) await state.appendAudit({ at: new Date().toISOString(), actor: by.actor, actorSource: by.actorSource, action: AuditAction.PLAN_SUBMITTED, object: `plan:${plan.hash}`, planHash: plan.hash, beforeDigest: null, afterDigest: plan.hash, details: { waves: plan.waves.length, tables: plan.waves.reduce((n, w) => n + w.tables.length, 0), autoApprove: opts.autoApprove === true, signer } });
-          const started = await startPlan(tmp, plan, opts);
-          const workflowId = migrationWorkflowId(plan.hash);
-          const ui = tmp.uiUrl === undefined ? undefined : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows?query=${encodeURIComponent(`MigrationPlan="${planId(plan.hash)}"`)}`;
-          if (opts.wait) return await waitForPlan(tmp, plan, opts, started, ui, io);
-          io.out(opts.json ? `${JSON.stringify({ ok: true, plan: plan.hash, workflowId, started, ui })}\n` : `${started ? 'started' : 'already running'} ${workflowId}\n${ui ? `watch: ${ui}\n` : ''}next: migrate status ${planId(plan.hash)}${opts.autoApprove ? '' : ` · migrate approve ${planId(plan.hash)} --wave ${plan.waves[0]?.number ?? 1}`}\n`);
-          io.setExit(ExitCode.OK);
-        } finally {
-          await tmp.close();
-        }
-      } finally {
-        await state.close();
-      }
+      const r = await applyPlan(configOf(cmd), file, { autoApprove: opts.autoApprove === true, wait: opts.wait === true, concurrency: opts.concurrency, maxFailed: opts.maxFailed, stepTimeout: opts.stepTimeout, heartbeatTimeout: opts.heartbeatTimeout });
+      io.out(renderApplied(r, opts.json === true, opts.autoApprove === true));
+      io.setExit(r.ended?.outcome.exit ?? ExitCode.OK);
     });
+}
+
+function renderApplied(r: Applied, json: boolean, autoApprove: boolean): string {
+  const { plan, ui } = r;
+  if (r.ended !== undefined) {
+    const { result, outcome } = r.ended;
+    return json ? `${JSON.stringify({ ...outcomeJson(outcome), result, ui })}\n` : `${renderStatus(result, outcome)}${ui ? `UI: ${ui}\n` : ''}`;
+  }
+  if (json) return `${JSON.stringify({ ok: true, plan: plan.hash, workflowId: r.workflowId, started: r.started, ui })}\n`;
+  const approve = autoApprove ? '' : ` · migrate approve ${planId(plan.hash)} --wave ${plan.waves[0]?.number ?? 1}`;
+  return `${r.started ? 'started' : 'already running'} ${r.workflowId}\n${ui ? `watch: ${ui}\n` : ''}next: migrate status ${planId(plan.hash)}${approve}\n`;
 }

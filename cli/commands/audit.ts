@@ -1,44 +1,14 @@
-// `migrate audit verify`: re-hash the whole audit chain (keyed events with the configured key) and
-// check it against the newest head anchor written outside the database (docs/audit.md).
+// `migrate audit verify`: re-hash the whole audit chain and check it against its external anchor
+// (app/audit.ts; docs/audit.md).
 import type { Command } from 'commander';
-import type { AnchorRecord } from '../../core/audit/anchor';
-import type { AuditEvent, ChainVerdict } from '../../core/audit/chain';
-import { verifyChain } from '../../core/audit/chain';
-import type { MigrateConfig } from '../../core/config/schema';
 import { ErrorCode } from '../../core/errors';
-import { chainKeyOf } from '../audit-setup';
-import { loadConfig } from '../config';
-import { ExitCode } from '../exit-codes';
-import { openState } from '../runtime';
+import { ExitCode } from '../../core/exit-codes';
+import type { AuditReport } from '../../app/audit';
+import { verifyAudit } from '../../app/audit';
+import { configOf } from '../output';
+import type { IO } from '../output';
 
-type IO = { out: (s: string) => void; err: (s: string) => void; setExit: (c: number) => void };
-interface GlobalOpts {
-  config?: string;
-  set: string[];
-}
-
-interface Report {
-  readonly verdict: ChainVerdict;
-  readonly anchorLocation: string | null;
-  readonly anchorPath: string | null;
-}
-
-/** Reads the newest anchor before the chain: a concurrent append commits before it anchors, so the chain read after is never behind it. */
-export async function verifyAudit(config: MigrateConfig, env: NodeJS.ProcessEnv): Promise<Report> {
-  const key = chainKeyOf(config, env);
-  const state = await openState(config, env);
-  try {
-    const newest = await state.anchor?.newest();
-    const anchor: AnchorRecord | undefined = newest === undefined ? undefined : { seq: newest.seq, hash: newest.hash, at: newest.at };
-    const events: AuditEvent[] = [];
-    for await (const e of state.readAudit()) events.push(e);
-    return { verdict: verifyChain(events, { ...(key === undefined ? {} : { key }), ...(anchor === undefined ? {} : { anchor }) }), anchorLocation: state.anchor?.location ?? null, anchorPath: newest?.path ?? null };
-  } finally {
-    await state.close();
-  }
-}
-
-function renderText(r: Report): string {
+function renderText(r: AuditReport): string {
   const v = r.verdict;
   if (!v.ok) {
     const anchor = r.anchorPath === null ? '' : `\nanchor: ${r.anchorPath} (event ${v.anchor?.seq}, hash ${v.anchor?.hash.slice(0, 16)}…)`;
@@ -51,7 +21,7 @@ function renderText(r: Report): string {
   return `${lines.join('\n')}\n`;
 }
 
-function renderJson(r: Report): string {
+function renderJson(r: AuditReport): string {
   const v = r.verdict;
   const anchor = v.anchor === undefined ? null : { ...v.anchor, path: r.anchorPath };
   const base = { ok: v.ok, events: v.events, keyed: v.keyed, head: v.head, anchorLocation: r.anchorLocation, anchor, unanchored: v.unanchored ?? null };
@@ -66,9 +36,7 @@ export function registerAudit(program: Command, io: IO): void {
     .option('--json', 'machine-readable output (errors too)')
     .addHelpText('after', '\nExamples:\n  migrate audit verify -c migrate.yaml\n  migrate audit verify -c migrate.yaml --json\n\nExit code 1 when the chain is broken or disagrees with its anchor (AUDIT_CHAIN_BROKEN, AUDIT_ANCHOR_MISMATCH);\n2 when it cannot be checked as configured (keyed events and no key). See docs/audit.md.')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const g = cmd.optsWithGlobals<GlobalOpts>();
-      const { config } = loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() });
-      const r = await verifyAudit(config, process.env);
+      const r = await verifyAudit(configOf(cmd), process.env);
       io.out(opts.json ? renderJson(r) : renderText(r));
       io.setExit(r.verdict.ok ? ExitCode.OK : r.verdict.code === ErrorCode.CONFIG_INVALID ? ExitCode.USAGE : ExitCode.FAILED);
     });

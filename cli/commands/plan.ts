@@ -1,138 +1,17 @@
-// `migrate plan`: inventory → assessment → dependency graph (view SQL + declared lineage) → waves →
-// the versioned, hashed plan file, plus an optional Markdown report and graph (SVG/DOT/Mermaid).
-// Every input is validated before HMS is read; every output is rendered before any is written, then
-// written to a temp file and renamed, so a failure leaves nothing behind. `--diff` compares two plans.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+// `migrate plan`: flags → app/plan/build.ts (warehouse → assessment → graph → waves → plan file,
+// signed when plan.signing is set) → the outputs written all or nothing; or --diff two plan files.
 import type { Command } from 'commander';
-import { parse, YAMLParseError } from 'yaml';
-import type { MigrateConfig } from '../../core/config/schema';
 import { ErrorCode, MigrationError } from '../../core/errors';
+import { ExitCode } from '../../core/exit-codes';
 import { diffPlans, isEmptyDiff } from '../../core/plan/diff';
 import type { PlanDiff } from '../../core/plan/diff';
-import { parseThroughput } from '../../core/plan/estimates';
-import { buildGraph } from '../../core/plan/graph';
-import { lineageEdges, parseLineage } from '../../core/plan/lineage';
-import { buildPlan, serializePlan } from '../../core/plan/plan-file';
-import type { PlanFile } from '../../core/plan/plan-file';
-import { toDot, toMermaid } from '../../core/plan/render-graph';
-import { renderReport } from '../../core/plan/report';
-import { renderReportHtml } from '../../core/plan/report-html';
-import type { PlanEdge } from '../../core/plan/types';
-import { parseWaveOptions } from '../../core/plan/types';
-import { pinnedTarget } from '../../core/plan/target';
-import { planWaves } from '../../core/plan/waves';
-import { dotToSvg } from '../../adapters/graphviz/svg';
-import { loadConfig } from '../config';
-import { ExitCode } from '../exit-codes';
-import { planSigningKey, readPlanFile, signBuiltPlan } from '../plan-input';
-import type { AssessResult } from './assess';
-import { openThrift, readWarehouse, assessSettings, assessWarehouse, outsideFindingsFor, toPlanTable, withPrefix } from './assess';
-
-/** Caps used when the config sets none (a wave of at most 100 tables, 1M files, 100 TiB). */
-export const DEFAULT_WAVES = { maxTablesPerWave: 100, maxFilesPerWave: 1_000_000, maxBytesPerWave: 100 * 2 ** 40 } as const;
-/** Conservative rates until a trial wave measures this warehouse. */
-export const DEFAULT_THROUGHPUT = { filesPerSecond: 100, bytesPerSecond: 50 * 2 ** 20, perTableOverheadSeconds: 5 } as const;
-
-export interface PlanOutputs {
-  readonly out: string;
-  readonly report?: string;
-  readonly graph?: string;
-}
-
-function toolVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
-function reportKind(file: string): 'md' | 'html' {
-  const ext = path.extname(file).toLowerCase().slice(1);
-  if (ext === 'md' || ext === 'markdown') return 'md';
-  if (ext === 'html' || ext === 'htm') return 'html';
-  throw new MigrationError(ErrorCode.USAGE, `--report: ${file} must end in .md or .html`);
-}
-
-function graphKind(file: string): 'svg' | 'dot' | 'mmd' {
-  const ext = path.extname(file).toLowerCase().slice(1);
-  if (ext === 'svg' || ext === 'dot' || ext === 'mmd') return ext;
-  throw new MigrationError(ErrorCode.USAGE, `--graph: ${file} must end in .svg, .dot or .mmd`);
-}
-
-export function readLineage(file: string): PlanEdge[] {
-  if (!existsSync(file)) throw new MigrationError(ErrorCode.LINEAGE_INVALID, `plan.lineage: ${file} does not exist`, { paths: ['plan.lineage'] });
-  let doc: unknown;
-  try {
-    doc = parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    if (!(e instanceof YAMLParseError)) throw e;
-    const at = e.linePos?.[0];
-    throw new MigrationError(ErrorCode.LINEAGE_INVALID, `${file}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${e.message.split('\n')[0] ?? ''}`, { paths: ['(root)'], file });
-  }
-  return lineageEdges(parseLineage(doc, `lineage file ${file}`));
-}
-
-/** Everything the plan needs from the config, validated before any HMS call. */
-function planSettings(cfg: MigrateConfig, lineageFlag: string | undefined) {
-  const p = cfg.plan;
-  const waves = { ...DEFAULT_WAVES, ...(p?.waves ?? {}) };
-  withPrefix('plan.waves', () => parseWaveOptions(waves));
-  const throughput = withPrefix('plan', () => parseThroughput(p?.throughput ?? DEFAULT_THROUGHPUT));
-  const targetCatalog = p?.targetCatalog ?? cfg.catalog?.name;
-  if (targetCatalog === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, 'plan.targetCatalog: not set (and no catalog.name to default to)', { paths: ['plan.targetCatalog'] });
-  const lineageFile = lineageFlag ?? p?.lineage;
-  const lineage = lineageFile === undefined ? [] : readLineage(lineageFile);
-  return { waves, throughput, targetCatalog, lineage, ...assessSettings(cfg) };
-}
-
-export interface BuiltPlan {
-  readonly plan: PlanFile;
-  readonly assessed: AssessResult;
-  readonly edges: readonly PlanEdge[];
-}
-
-export async function buildPlanFromHms(cfg: MigrateConfig, o: { databases: readonly string[]; lineage?: string; now: Date }): Promise<BuiltPlan> {
-  const s = planSettings(cfg, o.lineage);
-  const reader = openThrift(cfg);
-  let assessed: AssessResult;
-  try {
-    const inventory = await readWarehouse(reader, o.databases.length > 0 ? o.databases : (cfg.plan?.databases ?? []));
-    assessed = assessWarehouse(inventory, s.options, s.ownership, await outsideFindingsFor(cfg, inventory));
-  } finally {
-    await reader.close();
-  }
-  const edges = [...assessed.edges, ...s.lineage];
-  const graph = buildGraph(assessed.tables.map(toPlanTable), edges);
-  const waves = withPrefix('plan.waves', () => planWaves(graph, s.waves));
-  const header = { createdAt: o.now.toISOString(), toolVersion: toolVersion(), source: { uri: cfg.hms?.thrift.uri ?? '', label: 'thrift' }, targetCatalog: s.targetCatalog, target: pinnedTarget(cfg), throughput: s.throughput };
-  return { plan: buildPlan(header, waves), assessed, edges };
-}
-
-/** Render every output in memory; only then write each to a temp file and rename them all. */
-export async function writePlanOutputs(built: BuiltPlan, outs: PlanOutputs): Promise<string[]> {
-  const files: [string, string][] = [[outs.out, `${serializePlan(built.plan)}\n`]];
-  if (outs.report !== undefined) {
-    const rt = built.assessed.tables.map((t) => ({ id: t.id, class: t.class, codes: t.findings.map((f) => f.code) }));
-    files.push([outs.report, reportKind(outs.report) === 'html' ? renderReportHtml(built.plan, rt) : renderReport(built.plan, rt)]);
-  }
-  if (outs.graph !== undefined) {
-    const input = { waves: built.plan.waves, edges: built.edges };
-    const kind = graphKind(outs.graph);
-    files.push([outs.graph, kind === 'mmd' ? toMermaid(input) : kind === 'dot' ? toDot(input) : await dotToSvg(toDot(input))]);
-  }
-  const temps = files.map(([f]) => `${f}.tmp-${process.pid}`);
-  try {
-    files.forEach(([, text], i) => writeFileSync(temps[i]!, text));
-    files.forEach(([f], i) => renameSync(temps[i]!, f));
-  } finally {
-    for (const t of temps) rmSync(t, { force: true });
-  }
-  return files.map(([f]) => f);
-}
-
-export { readPlanFile };
+import { buildPlanFromHms, graphKind, reportKind, writePlanOutputs } from '../../app/plan/build';
+import { planSigningKey, readPlanFile, signBuiltPlan } from '../../app/plan-input';
+import type { HmsSource } from '../../app/runtime';
+import { collect } from '../flags';
+import { configOf } from '../output';
+import type { IO } from '../output';
+import { sourceOption } from './assess';
 
 export function renderDiff(d: PlanDiff): string {
   if (isEmptyDiff(d)) return 'The plans place the same tables in the same waves.\n';
@@ -146,10 +25,6 @@ export function renderDiff(d: PlanDiff): string {
   return `${lines.join('\n')}\n`;
 }
 
-interface GlobalOpts {
-  config?: string;
-  set: string[];
-}
 interface PlanOpts {
   out?: string;
   report?: string;
@@ -157,12 +32,12 @@ interface PlanOpts {
   diff?: boolean;
   lineage?: string;
   database: string[];
+  source?: HmsSource;
   json?: boolean;
 }
-const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
-async function runPlanCommand(opts: PlanOpts, files: string[], g: GlobalOpts, io: { out: (s: string) => void; setExit: (c: number) => void }): Promise<void> {
-  const { config } = loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() });
+async function runPlanCommand(opts: PlanOpts, files: string[], cmd: Command, io: IO): Promise<void> {
+  const config = configOf(cmd);
   if (opts.diff) {
     if (files.length !== 2) throw new MigrationError(ErrorCode.USAGE, '--diff takes two plan files: migrate plan --diff old.json new.json');
     const d = diffPlans(readPlanFile(files[0]!), readPlanFile(files[1]!));
@@ -175,7 +50,7 @@ async function runPlanCommand(opts: PlanOpts, files: string[], g: GlobalOpts, io
   if (opts.report !== undefined) reportKind(opts.report);
   // Keys are loaded and checked before HMS is read: a signing misconfiguration writes nothing.
   const signing = planSigningKey(config);
-  const unsigned = await buildPlanFromHms(config, { databases: opts.database, lineage: opts.lineage, now: new Date() });
+  const unsigned = await buildPlanFromHms(config, { databases: opts.database, lineage: opts.lineage, now: new Date(), source: opts.source });
   const built = signing === undefined ? unsigned : { ...unsigned, plan: signBuiltPlan(unsigned.plan, signing) };
   const written = await writePlanOutputs(built, { out: opts.out, report: opts.report, graph: opts.graph });
   const p = built.plan;
@@ -185,7 +60,7 @@ async function runPlanCommand(opts: PlanOpts, files: string[], g: GlobalOpts, io
   io.setExit(ExitCode.OK);
 }
 
-export function registerPlan(program: Command, io: { out: (s: string) => void; err: (s: string) => void; setExit: (c: number) => void }): void {
+export function registerPlan(program: Command, io: IO): void {
   program
     .command('plan')
     .description('build the dependency graph and ordered waves into a versioned, hashed plan file (or --diff two plans)')
@@ -195,6 +70,7 @@ export function registerPlan(program: Command, io: { out: (s: string) => void; e
     .option('--graph <file>', 'dependency graph: .svg (rendered in-process), .dot or .mmd')
     .option('--lineage <file>', 'declared lineage YAML (overrides plan.lineage)')
     .option('--database <name>', 'only this database (repeatable)', collect, [])
+    .addOption(sourceOption())
     .option('--diff', 'compare two plan files: tables added, removed, moved, class and fingerprint changes')
     .option('--json', 'machine-readable output')
     .addHelpText('after', `
@@ -212,6 +88,6 @@ LINEAGE_INVALID, ...). Nothing is written on an error.`)
     .action(async (files: string[], opts: PlanOpts, cmd: Command) => {
       // Planning-input errors (config, lineage, pins, caps, plan files) are the user's to fix: the
       // one exit point renders them and exits 2 (cli/output.ts USAGE_CODES).
-      await runPlanCommand(opts, files, cmd.optsWithGlobals<GlobalOpts>(), io);
+      await runPlanCommand(opts, files, cmd, io);
     });
 }

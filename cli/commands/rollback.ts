@@ -1,18 +1,12 @@
-// `migrate rollback <plan> --wave N`: undo one wave through rollbackWaveWorkflow. The plan and the
-// wave are checked against the state store before anything starts.
+// `migrate rollback <plan> --wave N`: undo one wave through rollbackWaveWorkflow (app/rollback.ts).
+// The plan and the wave are checked against the state store before anything starts.
 import type { Command } from 'commander';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ErrorCode, MigrationError } from '../../core/errors';
-import { planId } from '../../workflows/index';
-import { ExitCode } from '../exit-codes';
+import { ExitCode } from '../../core/exit-codes';
+import type { WaveRollback } from '../../app/rollback';
+import { rollbackPlanWave } from '../../app/rollback';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
-import { openState, openTemporal } from '../runtime';
-import type { TemporalHandle } from '../runtime';
-import { renderRollback, rollbackWave } from '../rollback-run';
-import type { WaveRollback } from '../rollback-run';
-import { temporalError, who } from './plan-workflow';
 
 const HELP = `
 Examples:
@@ -25,16 +19,6 @@ Exit codes: 0 every migrated table of the wave rolled back (or none was migrated
 refused, the wave did not end within --max-wait (ROLLBACK_REFUSED), the rollback workflow ended
 without a result, Temporal or the state DB unreachable;
 2 bad flag or configuration, unknown plan, or a wave the plan does not have (WAVE_UNKNOWN).`;
-
-async function runRollback(tmp: TemporalHandle, planHash: string, wave: number, opts: RollbackOpts): Promise<WaveRollback> {
-  try {
-    return await rollbackWave(tmp, { planHash, wave, force: opts.force === true, by: who(), whileApplying: opts.waitForWave ? 'wait' : 'cancel', maxWaitMs: opts.maxWait * 1000 });
-  } catch (e) {
-    if (!(e instanceof WorkflowFailedError)) throw temporalError(e, tmp, `rollback of wave ${wave}`);
-    const why = e.cause?.message ?? e.message;
-    throw new MigrationError(ErrorCode.TEMPORAL_WORKFLOW_ENDED, `rollback workflow of wave ${wave} of plan ${planId(planHash)} ended without a result: ${why}`, { wave }, { cause: e });
-  }
-}
 
 interface RollbackOpts {
   wave: number;
@@ -56,22 +40,15 @@ export function registerRollback(program: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (plan: string, opts: RollbackOpts, cmd: Command) => {
-      const config = configOf(cmd);
-      const state = await openState(config);
-      try {
-        const planHash = await state.resolvePlan(plan);
-        const waves = (await state.getPlan(planHash)).waves.map((w) => w.number);
-        if (!waves.includes(opts.wave)) throw new MigrationError(ErrorCode.WAVE_UNKNOWN, `plan ${planId(planHash)} has no wave ${opts.wave} (its waves: ${waves.join(', ') || 'none'})`, { plan: planId(planHash), wave: opts.wave, waves });
-        const tmp = await openTemporal(config);
-        try {
-          const r = await runRollback(tmp, planHash, opts.wave, opts);
-          io.out(opts.json ? `${JSON.stringify({ ok: r.refused.length === 0, ...r })}\n` : renderRollback(r));
-          io.setExit(r.refused.length === 0 ? ExitCode.OK : ExitCode.FAILED);
-        } finally {
-          await tmp.close();
-        }
-      } finally {
-        await state.close();
-      }
+      const r = await rollbackPlanWave(configOf(cmd), plan, { wave: opts.wave, force: opts.force === true, waitForWave: opts.waitForWave === true, maxWaitSeconds: opts.maxWait });
+      io.out(opts.json ? `${JSON.stringify({ ok: r.refused.length === 0, ...r })}\n` : renderRollback(r));
+      io.setExit(r.refused.length === 0 ? ExitCode.OK : ExitCode.FAILED);
     });
 }
+
+function renderRollback(r: WaveRollback): string {
+  const before = r.applying === 'cancelled' ? `wave ${r.wave} was still applying: cancelled it first (its tables in flight were compensated)\n` : r.applying === 'waited' ? `wave ${r.wave} was still applying: waited for it to end\n` : '';
+  const refused = r.refused.length ? `; refused: ${r.refused.map((x) => `${x.tableId} (${x.code}: ${x.message})`).join('; ')}` : '';
+  return `${before}wave ${r.wave}: rolled back ${r.rolledBack.length} table(s)${refused}\n`;
+}
+

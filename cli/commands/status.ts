@@ -1,15 +1,11 @@
-// `migrate status <plan>`: where a plan is, and the outcome's exit code: 1 when the plan failed,
-// was cancelled, ended without a result (failed, terminated, timed out), or a table failed that
-// its --max-failed did not allow.
+// `migrate status <plan>`: where a plan is (app/status.ts), and the outcome's exit code: 1 when the
+// plan failed, was cancelled, ended without a result (failed, terminated, timed out), or a table
+// failed that its --max-failed did not allow.
 import type { Command } from 'commander';
-import type { WorkflowHandle } from '@temporalio/client';
-import type { MigrationStatus } from '../../workflows/index';
+import { planArg, watchPlan } from '../../app/status';
 import { configOf } from '../output';
 import type { IO } from '../output';
-import { openTemporal } from '../runtime';
-import type { TemporalHandle } from '../runtime';
-import { outcomeJson, outcomeOf, planArg, planHandle, planInput, planStatus, renderStatus } from './plan-workflow';
-import type { Outcome } from './plan-workflow';
+import { outcomeJson, renderStatus } from '../render-status';
 
 const HELP = `
 Examples:
@@ -23,15 +19,6 @@ without a result (TEMPORAL_WORKFLOW_ENDED: failed, terminated, cancelled, timed 
 error.context.status), no worker answers a running plan (TEMPORAL_NO_WORKER), Temporal unreachable;
 2 bad configuration or unknown plan.`;
 
-const ENDED: readonly string[] = ['succeeded', 'failed', 'cancelled'];
-
-async function outcome(tmp: TemporalHandle, h: WorkflowHandle, s: MigrationStatus): Promise<Outcome> {
-  const first = outcomeOf(s, 0);
-  if (first.failedTables === 0 || s.state === 'failed' || s.state === 'cancelled') return first;
-  // Failed tables in a plan that goes on: allowed only by the --max-failed it was applied with.
-  return outcomeOf(s, (await planInput(tmp, h))?.maxFailedPerWave ?? 0);
-}
-
 export function registerStatus(program: Command, io: IO): void {
   program
     .command('status')
@@ -42,18 +29,9 @@ export function registerStatus(program: Command, io: IO): void {
     .addHelpText('after', HELP)
     .action(async (planText: string, opts: { json?: boolean; watch?: boolean }, cmd: Command) => {
       const plan = planArg(planText);
-      const tmp = await openTemporal(configOf(cmd));
-      try {
-        const h = planHandle(tmp, plan);
-        for (;;) {
-          const s = await planStatus(tmp, h, plan);
-          const o = await outcome(tmp, h, s);
-          io.out(opts.json ? `${JSON.stringify({ ...s, ...outcomeJson(o) })}\n` : renderStatus(s, o));
-          if (!opts.watch || ENDED.includes(s.state)) return io.setExit(o.exit);
-          await new Promise((r) => setTimeout(r, 2000));
-        }
-      } finally {
-        await tmp.close();
-      }
+      const last = await watchPlan(configOf(cmd), plan, { watch: opts.watch === true }, ({ status, outcome }) => {
+        io.out(opts.json ? `${JSON.stringify({ ...status, ...outcomeJson(outcome) })}\n` : renderStatus(status, outcome));
+      });
+      io.setExit(last.outcome.exit);
     });
 }

@@ -1,21 +1,17 @@
-// `migrate table <db>.<table>`: one table end to end through the same library the workflows use
-// (activities/convert): prepare → list → footers → manifests → metadata.json → register →
-// validate. Prints what it wrote and registered. Ids derive from (source fingerprint, target), so a
-// rerun of an unchanged table writes the same files and registers once.
+// `migrate table <db>.<table>`: one table end to end (app/table.ts) outside any workflow; prints
+// what it wrote and registered.
 import type { Command } from 'commander';
-import { convertTable } from '../../activities/convert/convert-table';
-import { fingerprintOf } from '../../activities/index';
-import type { IcebergCatalog, TableIdent } from '../../core/catalog/catalog';
+import type { TableIdent } from '../../core/catalog/catalog';
 import type { MigrateConfig } from '../../core/config/schema';
-import { formatTableIdent, parseTableIdent, tableIdent } from '../../core/catalog/catalog';
+import { parseTableIdent, tableIdent } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import { loadConfig } from '../config';
-import { ExitCode } from '../exit-codes';
+import { ExitCode } from '../../core/exit-codes';
+import type { ConvertProgress, Summary } from '../../app/table';
+import { migrateOneTable, startFooterThreads } from '../../app/table';
 import { FLAG_RANGES, intFlag } from '../flags';
-import { openCatalog, openHmsReader, openStores, toolVersion } from '../runtime';
-import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
+import { configOf } from '../output';
+import type { IO } from '../output';
 
-type IO = { out: (s: string) => void; err: (s: string) => void; setExit: (c: number) => void };
 interface Opts {
   catalog?: string;
   target?: string;
@@ -42,21 +38,6 @@ function tableArgs(name: string, opts: Opts, config: MigrateConfig): { db: strin
   return { db, tbl, target };
 }
 
-interface Summary {
-  readonly table: string;
-  readonly target: string;
-  readonly registration: string;
-  readonly metadataLocation: string;
-  readonly locations: number;
-  readonly dataFiles: number | null;
-  readonly records: number | null;
-  readonly partitionFields: readonly string[];
-  readonly seconds: number;
-  readonly files: readonly { path: string; bytes: number; outcome: string }[];
-  readonly findings: readonly { code: string; message: string }[];
-  readonly validation?: { ok: boolean } | null;
-}
-
 function renderTable(summary: Summary, validationFindings: readonly { code: string; message: string }[]): string {
   const v = summary.validation;
   const lines = [
@@ -68,27 +49,6 @@ function renderTable(summary: Summary, validationFindings: readonly { code: stri
     ...validationFindings.map((f) => `  validation ${f.code}: ${f.message}`),
   ];
   return `${lines.join('\n')}\n`;
-}
-
-/** What `migrate table` reports of one conversion (the JSON, and the text through renderTable). */
-function summaryOf(r: Awaited<ReturnType<typeof convertTable>>, ok: boolean, table: string, target: string, started: number) {
-  return {
-    ok,
-    table,
-    target,
-    registration: r.registration,
-    metadataLocation: r.prepared.metadataLocation,
-    snapshotId: r.written?.snapshotId?.toString() ?? null,
-    schemaFields: r.prepared.schema.fields.length,
-    partitionFields: r.prepared.spec.fields.map((f) => f.name),
-    locations: r.prepared.locations.length,
-    dataFiles: r.written?.dataFiles ?? null,
-    records: r.written?.records ?? null,
-    files: r.written?.files ?? [],
-    findings: r.written?.findings ?? [],
-    validation: r.validation,
-    seconds: (Date.now() - started) / 1000,
-  };
 }
 
 export function registerTable(program: Command, io: IO): void {
@@ -111,51 +71,18 @@ Exit codes: 0 migrated and validated (or, with --dry-run, decided); 1 refused, f
 failed (then nothing stays registered), or an endpoint cannot be reached; 2 bad flag, configuration
 or table name.`)
     .action(async (name: string, opts: Opts, cmd: Command) => {
-      // One conversion and no workflow tasks in this process: a footer thread per CPU, started now so
-      // they boot while HMS and the catalog answer.
-      footerThreadsOnEveryCpu();
-      sharedFooterThreads();
-      const g = cmd.optsWithGlobals<{ config?: string; set: string[] }>();
-      const { config } = loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() });
+      startFooterThreads();
+      const config = configOf(cmd);
       const { db, tbl, target } = tableArgs(name, opts, config);
-      const hms = openHmsReader(config);
-      const stores = openStores(config);
-      let catalog: IcebergCatalog | undefined;
-      try {
-        const [inv] = await hms.getTables(db, [tbl]);
-        if (inv === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${name} not found in HMS`);
-        catalog = await openCatalog(config, process.env, stores);
-        const fingerprint = fingerprintOf(inv);
-        const timestampMs = Math.max(1, (Number(inv.table.parameters.transient_lastDdlTime ?? 0) || inv.table.createTime || 1) * 1000);
-        const metadataDir = `${(inv.table.sd.location ?? '').replace(/\/+$/, '')}/metadata/`;
-        const started = Date.now();
-        let last = 0;
-        const r = await convertTable(stores.storeFor([metadataDir]), catalog, {
-          inventory: inv,
-          identity: { planHash: `table:${fingerprint}`, table: `hms:${db}.${tbl}->${catalog.name}:${formatTableIdent(target)}` },
-          timestampMs,
-          toolVersion: toolVersion(),
-          target,
-          dryRun: opts.dryRun === true,
-          allowUnbucketed: opts.allowUnbucketed === true,
-          write: {
-            footerConcurrency: opts.footerConcurrency,
-            onProgress: (p) => {
-              if (opts.json || !process.stderr.isTTY || Date.now() - last < 250) return;
-              last = Date.now();
-              process.stderr.write(`\r  listed ${p.locationsListed}/${p.locations} locations, ${p.footersRead}/${p.filesListed} footers`);
-            },
-          },
-        });
-        if (!opts.json && process.stderr.isTTY) process.stderr.write('\n');
-        const ok = r.registration === 'dry-run' || r.validation?.ok === true;
-        const summary = summaryOf(r, ok, `${db}.${tbl}`, `${catalog.name}:${formatTableIdent(target)}`, started);
-        io.out(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : renderTable(summary, r.validation?.findings ?? []));
-        io.setExit(ok ? ExitCode.OK : ExitCode.FAILED);
-      } finally {
-        await catalog?.close?.();
-        await hms.close();
-        stores.close();
-      }
+      let last = 0;
+      const onProgress = (p: ConvertProgress): void => {
+        if (opts.json || !process.stderr.isTTY || Date.now() - last < 250) return;
+        last = Date.now();
+        process.stderr.write(`\r  listed ${p.locationsListed}/${p.locations} locations, ${p.footersRead}/${p.filesListed} footers`);
+      };
+      const r = await migrateOneTable(config, { db, tbl, target, dryRun: opts.dryRun === true, allowUnbucketed: opts.allowUnbucketed === true, footerConcurrency: opts.footerConcurrency, onProgress });
+      if (!opts.json && process.stderr.isTTY) process.stderr.write('\n');
+      io.out(opts.json ? `${JSON.stringify(r.summary, null, 2)}\n` : renderTable(r.summary, r.validationFindings));
+      io.setExit(r.ok ? ExitCode.OK : ExitCode.FAILED);
     });
 }

@@ -32,7 +32,8 @@ export const catalogSchema = z
   .object({
     /** The name plans use to refer to this catalog. */
     name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
-    type: z.enum(['rest', 'hive']),
+    /** rest: an Iceberg REST catalog; hive: the Hive Metastore (register or in-place); jdbc: Iceberg's JDBC catalog tables in Postgres or MySQL/MariaDB (uri postgres://… or mysql://…). */
+    type: z.enum(['rest', 'hive', 'jdbc']),
     uri: z.string(),
     warehouse: z.string().optional(),
     /** Name of the environment variable holding a static bearer token (never the token itself). */
@@ -49,8 +50,9 @@ export const catalogSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
-    const ok = c.type === 'rest' ? /^https?:\/\//.test(c.uri) : /^thrift:\/\//.test(c.uri);
-    if (!ok) ctx.addIssue({ code: 'custom', path: ['uri'], message: c.type === 'rest' ? 'a rest catalog needs an http(s):// uri' : 'a hive catalog needs a thrift:// uri' });
+    const uri = { rest: [/^https?:\/\//, 'a rest catalog needs an http(s):// uri'], hive: [/^thrift:\/\//, 'a hive catalog needs a thrift:// uri'], jdbc: [/^(postgres|postgresql|mysql|mariadb):\/\//, 'a jdbc catalog needs a postgres://… or mysql://… uri'] } as const;
+    const [pattern, message] = uri[c.type];
+    if (!pattern.test(c.uri)) ctx.addIssue({ code: 'custom', path: ['uri'], message });
     if (c.mode !== undefined && c.type !== 'hive') ctx.addIssue({ code: 'custom', path: ['mode'], message: 'mode applies to a hive catalog only' });
     if (c.mode === 'in-place' && (c.namespacePrefix ?? '') !== '') ctx.addIssue({ code: 'custom', path: ['namespacePrefix'], message: 'an in-place catalog converts each table under its own name: no namespacePrefix' });
   });

@@ -6,7 +6,7 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openStores } from '../../../cli/runtime';
+import { openStores } from '../../../app/runtime';
 import type { MigrateConfig } from '../../../core/config/schema';
 
 const sockets = (): number => readdirSync('/proc/self/fd').filter((fd) => {

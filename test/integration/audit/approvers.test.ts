@@ -5,9 +5,9 @@ import os from 'node:os';
 import { ActorSource, AuditAction } from '../../../core/audit/chain';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import { loadConfig } from '../../../cli/config';
-import { actorOf, checkApprover } from '../../../cli/identity';
-import type { ActorIdentity } from '../../../cli/identity';
-import { openState } from '../../../cli/runtime';
+import { actorOf, checkApprover } from '../../../app/identity';
+import type { ActorIdentity } from '../../../app/identity';
+import { openState } from '../../../app/runtime';
 import type { Fixture } from './fixture';
 import { env, fixture } from './fixture';
 

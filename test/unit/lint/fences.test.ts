@@ -11,7 +11,7 @@ const root = path.resolve(__dirname, '..', '..', '..');
 
 interface Probe {
   readonly label: string;
-  readonly folder: 'core' | 'workflows';
+  readonly folder: 'core' | 'workflows' | 'cli';
   readonly code: string;
   /** Substring of the expected rule message, or null when the probe must lint clean of fence errors. */
   readonly expect: { rule: string; text: string } | null;
@@ -26,6 +26,10 @@ const probes: Probe[] = [
   { label: 'workflows: pg', folder: 'workflows', code: "import { Client } from 'pg';\nexport const x = Client;\n", expect: restricted('I/O libraries') },
   { label: 'workflows: child_process', folder: 'workflows', code: "import { spawn } from 'node:child_process';\nexport const x = spawn;\n", expect: restricted('no Node built-ins') },
   { label: 'workflows: activity value import', folder: 'workflows', code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n", expect: restricted('import type') },
+  { label: 'cli: an adapter', folder: 'cli', code: "import { probeHms } from '../adapters/hms/thrift/connection';\nexport const x = probeHms;\n", expect: restricted('only through app/') },
+  { label: 'cli: an activity', folder: 'cli', code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n", expect: restricted('only through app/') },
+  { label: 'cli: the Temporal client', folder: 'cli', code: "import { Client } from '@temporalio/client';\nexport const x = Client;\n", expect: restricted('no I/O library') },
+  { label: 'cli: app/ and core/ are allowed', folder: 'cli', code: "import { runDoctor } from '../app/doctor';\nimport { ErrorCode } from '../core/errors';\nexport const x = [runDoctor, ErrorCode];\n", expect: null },
   { label: 'core: floating promise', folder: 'core', code: 'async function f(): Promise<number> { return 1; }\nexport function g(): void { f(); }\n', expect: { rule: '@typescript-eslint/no-floating-promises', text: '' } },
   { label: 'core: zod is allowed', folder: 'core', code: "import { z } from 'zod';\nexport const s = z.string();\n", expect: null },
   {

@@ -8,7 +8,7 @@ import { openPlanSigning } from '../../../adapters/crypto/signing';
 import { serializePlan } from '../../../core/plan/plan-file';
 import type { PlanFile } from '../../../core/plan/plan-file';
 import { signingMessage } from '../../../core/plan/signing';
-import { planSigningKey, readPlanForApply, signBuiltPlan } from '../../../cli/plan-input';
+import { planSigningKey, readPlanForApply, signBuiltPlan } from '../../../app/plan-input';
 import { configWith, errorOf, makePlan, rehashed, tempDir, writePlan } from './plan-input-helpers';
 
 const KEY_A = 'a'.repeat(20) + '-plan-key-one-0123456789';

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sampleStorage } from '../../../../activities/assess/storage-sample';
+import { sampleStorage } from '../../../../app/plan/storage-sample';
 import { importEsmFile } from '../../../../adapters/formats/hyparquet';
 import { LocalObjectStore } from '../../../../adapters/storage/local-store';
 import { assessTable } from '../../../../core/plan/assess/assess';

@@ -1,6 +1,6 @@
 // The pure middle of `migrate assess`/`plan`: inventory → assessed tables (team, fingerprint) and
 // view edges; unparseable view SQL is a finding; config errors keep their section path.
-import { assessWarehouse, toPlanTable, withPrefix } from '../../../../cli/commands/assess';
+import { assessWarehouse, toPlanTable, withPrefix } from '../../../../app/plan/assess';
 import { ErrorCode, MigrationError } from '../../../../core/errors';
 import { parseOwnership } from '../../../../core/plan/ownership';
 import { parseWaveOptions } from '../../../../core/plan/types';

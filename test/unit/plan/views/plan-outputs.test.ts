@@ -3,8 +3,10 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { BuiltPlan } from '../../../../cli/commands/plan';
-import { DEFAULT_THROUGHPUT, readLineage, readPlanFile, renderDiff, writePlanOutputs } from '../../../../cli/commands/plan';
+import type { BuiltPlan } from '../../../../app/plan/build';
+import { DEFAULT_THROUGHPUT, readLineage, writePlanOutputs } from '../../../../app/plan/build';
+import { readPlanFile } from '../../../../app/plan-input';
+import { renderDiff } from '../../../../cli/commands/plan';
 import { buildGraph } from '../../../../core/plan/graph';
 import { buildPlan } from '../../../../core/plan/plan-file';
 import { planWaves } from '../../../../core/plan/waves';

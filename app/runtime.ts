@@ -1,5 +1,6 @@
-// Builds the outside-world objects commands need from the one resolved config: HMS reader, catalog,
-// object stores, state store, Temporal connection. Credentials come from the environment (AWS_*,
+// The application layer's assembly of the outside world: from the one resolved config, the HMS
+// reader (Thrift, or the backing database), catalog, object stores, state store and Temporal
+// connection every use case (app/*) works with. Credentials come from the environment (AWS_*,
 // the catalog token variable named in config) and never leave this process.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,11 @@ import { HiveIcebergCatalog } from '../adapters/catalog/hive';
 import { RestCatalog } from '../adapters/catalog/rest';
 import { ThriftHmsWriter } from '../adapters/hms/thrift/writer';
 import { ThriftHmsReader } from '../adapters/hms/thrift/reader';
+import { PostgresHmsReader } from '../adapters/hms/db/postgres';
+import { MysqlHmsReader } from '../adapters/hms/db/mysql';
+import { redactUrl } from '../adapters/hms/db/session';
+import { JdbcIcebergCatalog } from '../adapters/catalog/jdbc';
+import type { HmsReader } from '../core/hive/model';
 import { PostgresStateStore } from '../adapters/state/postgres';
 import { S3RangedGet } from '../adapters/storage/s3-ranged-get';
 import { RoutingObjectStore } from '../adapters/storage/routing-store';
@@ -31,9 +37,38 @@ function need<T>(v: T | undefined, what: string): T {
   return v;
 }
 
-export function openHmsReader(config: MigrateConfig): ThriftHmsReader {
+/** The product's default Thrift call rate (protects a production HMS; `inventory --calls-per-second`). */
+export const DEFAULT_CALLS_PER_SECOND = 200;
+
+export function openHmsReader(config: MigrateConfig, callsPerSecond = DEFAULT_CALLS_PER_SECOND): ThriftHmsReader {
   const t = need(config.hms, 'hms').thrift;
-  return new ThriftHmsReader({ uri: t.uri, connectTimeoutMs: t.connectTimeoutMs, callTimeoutMs: t.callTimeoutMs, callsPerSecond: 200 });
+  return new ThriftHmsReader({ uri: t.uri, connectTimeoutMs: t.connectTimeoutMs, callTimeoutMs: t.callTimeoutMs, callsPerSecond });
+}
+
+export type HmsSource = 'thrift' | 'db';
+
+export interface OpenedReader {
+  readonly reader: HmsReader;
+  readonly source: HmsSource;
+  /** Where it reads, credentials redacted (plan header, inventory report). */
+  readonly endpoint: string;
+}
+
+/**
+ * A reader of the whole warehouse for plan, assess and inventory: the HMS backing database when
+ * `source` is 'db' (or, with no source asked for, whenever `hms.db` is configured: one snapshot,
+ * batched SQL, no RPC per table), else Thrift. Both give the same model (the parity tests).
+ */
+export async function openWarehouseReader(config: MigrateConfig, o: { source?: HmsSource; callsPerSecond?: number } = {}): Promise<OpenedReader> {
+  const hms = config.hms;
+  if (hms === undefined) throw new MigrationError(ErrorCode.USAGE, 'this command needs an HMS: set hms.thrift.uri in the config (see migrate.example.yaml)');
+  const source = o.source ?? (hms.db !== undefined ? 'db' : 'thrift');
+  if (source === 'thrift') return { reader: openHmsReader(config, o.callsPerSecond), source, endpoint: hms.thrift.uri };
+  const url = hms.db?.url;
+  if (url === undefined) throw new MigrationError(ErrorCode.USAGE, '--source db needs hms.db.url in the config (postgres://… or mysql://… of the HMS backing database)');
+  const opts = { connectTimeoutMs: hms.thrift.connectTimeoutMs, queryTimeoutMs: hms.thrift.callTimeoutMs, parallel: hms.db?.connections ?? 2 };
+  const reader = /^postgres(ql)?:/.test(url) ? await PostgresHmsReader.open(url, opts) : await MysqlHmsReader.open(url.replace(/^mariadb:/, 'mysql:'), opts);
+  return { reader, source, endpoint: redactUrl(url) };
 }
 
 /**
@@ -54,9 +89,28 @@ export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv 
     };
     return new HiveIcebergCatalog({ name: c.name, reader, writer, store: (stores ?? (own as Stores)).storeFor([]), mode: c.mode ?? 'register', onClose });
   }
+  if (c.type === 'jdbc') {
+    const own = stores === undefined ? openStores(config, env) : undefined;
+    const catalog = await JdbcIcebergCatalog.connect({ url: c.uri, catalogName: c.name, store: (stores ?? (own as Stores)).storeFor([]) });
+    return own === undefined ? catalog : withClose(catalog, () => own.close());
+  }
   const token = c.tokenEnv === undefined ? undefined : env[c.tokenEnv];
   if (c.tokenEnv !== undefined && (token === undefined || token === '')) throw new MigrationError(ErrorCode.CONFIG_INVALID, `catalog.tokenEnv names ${c.tokenEnv}, which is not set`, { path: 'catalog.tokenEnv' });
   return RestCatalog.connect({ name: c.name, uri: c.uri, warehouse: c.warehouse, auth: token === undefined ? undefined : { type: 'bearer', token } });
+}
+
+/** `catalog` whose close() also runs `after` (stores opened for it alone). */
+function withClose(catalog: IcebergCatalog, after: () => void): IcebergCatalog {
+  const close = catalog.close?.bind(catalog);
+  return Object.assign(catalog, {
+    close: async (): Promise<void> => {
+      try {
+        await close?.();
+      } finally {
+        after();
+      }
+    },
+  });
 }
 
 export interface Stores {

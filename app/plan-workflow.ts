@@ -1,16 +1,18 @@
-// What the Temporal-backed commands share about one plan's workflow `migrate/<plan id>`: finding
+// What the Temporal-backed use cases share about one plan's workflow `migrate/<plan id>`: finding
 // it (unknown plan, finished plan → coded errors), its status with or without a worker, how it
 // ended, and the outcome's exit code (any failed table → 1 unless --max-failed allowed it).
 import { CancelledFailure, isGrpcServiceError, ServiceError, TerminatedFailure, TimeoutFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { ErrorCode, MigrationError } from '../../core/errors';
-import type { MigrationInput, MigrationStatus } from '../../workflows/index';
-import { planId, planWorkflowId } from '../../core/plan/ids';
-import { statusQuery } from '../../workflows/index';
-import { ExitCode } from '../exit-codes';
-import { actorOf } from '../identity';
-import type { TemporalHandle } from '../runtime';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { MigrationInput, MigrationStatus } from '../workflows/index';
+
+export type { MigrationStatus };
+import { planId, planWorkflowId } from '../core/plan/ids';
+import { statusQuery } from '../workflows/index';
+import { ExitCode } from '../core/exit-codes';
+import { actorOf } from './identity';
+import type { TemporalHandle } from './runtime';
 
 export const CALL_MS = 30_000;
 /** A status query waits this long for a worker before the workflow's own record is consulted. */
@@ -133,21 +135,4 @@ export function outcomeOf(s: MigrationStatus, maxFailed: number): Outcome {
   const allowed = maxFailed > 0 && s.waves.every((w) => w.failed.length <= maxFailed);
   if (!allowed) return { exit: ExitCode.FAILED, failedTables };
   return { exit: ExitCode.OK, failedTables, note: `${failedTables} table${failedTables === 1 ? '' : 's'} failed (allowed by --max-failed ${maxFailed})` };
-}
-
-export function renderStatus(s: MigrationStatus, o: Outcome): string {
-  const lines = [`plan ${planId(s.planHash)}: ${s.state}${s.currentWave !== null ? ` (wave ${s.currentWave} of ${s.totalWaves})` : ''}`];
-  for (const w of s.waves) {
-    const parts = [`${w.migrated} migrated`, ...(w.skipped ? [`${w.skipped} view(s) unchanged`] : []), ...(w.failed.length ? [`${w.failed.length} failed: ${w.failed.map((f) => `${f.tableId} (${f.code})`).join(', ')}`] : [])];
-    lines.push(`  wave ${w.wave}: ${w.status} (${w.tables} tables) — ${parts.join(', ')}`);
-  }
-  if (o.note !== undefined) lines.push(o.note);
-  else if (o.failedTables > 0) lines.push(`${o.failedTables} table${o.failedTables === 1 ? '' : 's'} failed`);
-  if (s.state === 'waiting-approval' && s.currentWave !== null) lines.push(`next: migrate approve ${planId(s.planHash)} --wave ${s.currentWave}`);
-  return `${lines.join('\n')}\n`;
-}
-
-/** The outcome's JSON fields: `ok` (the exit code is 0), failed tables, and the --max-failed note when one applies. */
-export function outcomeJson(o: Outcome): { ok: boolean; failedTables: number; note?: string } {
-  return { ok: o.exit === ExitCode.OK, failedTables: o.failedTables, ...(o.note !== undefined ? { note: o.note } : {}) };
 }

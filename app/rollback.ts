@@ -1,14 +1,17 @@
-// Rollback of one wave, client side. A wave that is still applying is cancelled first (its tables
+// `rollback`, client side: one wave. A wave that is still applying is cancelled first (its tables
 // in flight run their compensations) — or, with `wait`, waited for — and then every table of the
 // wave is rolled back; the result says which. Two rollbacks of one wave at once attach to one
 // workflow run (fixed workflow id, USE_EXISTING), so no table is rolled back (or audited) twice.
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { RollbackResult } from '../workflows/index';
 import { cancelSignal, planId, planWorkflowId, rollbackWaveWorkflow, rollbackWorkflowId, SA, waveWorkflowId } from '../workflows/index';
+import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
-import type { openTemporal } from './runtime';
+import { temporalError, who } from './plan-workflow';
+import { openState, openTemporal } from './runtime';
+import type { TemporalHandle } from './runtime';
 
-type Temporal = Awaited<ReturnType<typeof openTemporal>>;
+type Temporal = TemporalHandle;
 
 export interface WaveRollback extends RollbackResult {
   /** What the wave was doing when the rollback was asked for, and what was done about it. */
@@ -54,9 +57,38 @@ export async function rollbackWave(tmp: Temporal, req: { planHash: string; wave:
   return { ...r, applying };
 }
 
-export function renderRollback(r: WaveRollback): string {
-  const before = r.applying === 'cancelled' ? `wave ${r.wave} was still applying: cancelled it first (its tables in flight were compensated)\n` : r.applying === 'waited' ? `wave ${r.wave} was still applying: waited for it to end\n` : '';
-  const refused = r.refused.length ? `; refused: ${r.refused.map((x) => `${x.tableId} (${x.code}: ${x.message})`).join('; ')}` : '';
-  return `${before}wave ${r.wave}: rolled back ${r.rolledBack.length} table(s)${refused}\n`;
+export interface RollbackOptions {
+  readonly wave: number;
+  readonly force: boolean;
+  /** A wave still applying: wait for it to end instead of cancelling it first. */
+  readonly waitForWave: boolean;
+  readonly maxWaitSeconds: number;
 }
 
+async function runRollback(tmp: TemporalHandle, planHash: string, wave: number, opts: RollbackOptions): Promise<WaveRollback> {
+  try {
+    return await rollbackWave(tmp, { planHash, wave, force: opts.force, by: who(), whileApplying: opts.waitForWave ? 'wait' : 'cancel', maxWaitMs: opts.maxWaitSeconds * 1000 });
+  } catch (e) {
+    if (!(e instanceof WorkflowFailedError)) throw temporalError(e, tmp, `rollback of wave ${wave}`);
+    const why = e.cause?.message ?? e.message;
+    throw new MigrationError(ErrorCode.TEMPORAL_WORKFLOW_ENDED, `rollback workflow of wave ${wave} of plan ${planId(planHash)} ended without a result: ${why}`, { wave }, { cause: e });
+  }
+}
+
+/** Roll back one wave of an applied plan; the plan and the wave are checked in the state store before anything starts. */
+export async function rollbackPlanWave(config: MigrateConfig, plan: string, opts: RollbackOptions): Promise<WaveRollback> {
+  const state = await openState(config);
+  try {
+    const planHash = await state.resolvePlan(plan);
+    const waves = (await state.getPlan(planHash)).waves.map((w) => w.number);
+    if (!waves.includes(opts.wave)) throw new MigrationError(ErrorCode.WAVE_UNKNOWN, `plan ${planId(planHash)} has no wave ${opts.wave} (its waves: ${waves.join(', ') || 'none'})`, { plan: planId(planHash), wave: opts.wave, waves });
+    const tmp = await openTemporal(config);
+    try {
+      return await runRollback(tmp, planHash, opts.wave, opts);
+    } finally {
+      await tmp.close();
+    }
+  } finally {
+    await state.close();
+  }
+}

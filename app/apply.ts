@@ -1,0 +1,88 @@
+// `apply`, client side: a reviewed plan file (size, schema, hash, signature: app/plan-input.ts) is
+// stored in the state store (recorded once, with the submitter) and its workflow `migrate/<plan id>`
+// started — or attached to when the same plan is already running; with `wait`, its outcome.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { AuditAction } from '../core/audit/chain';
+import type { MigrateConfig } from '../core/config/schema';
+import type { PlanFile } from '../core/plan/plan-file';
+import { migrationWorkflow, planId, SA } from '../workflows/index';
+import type { MigrationStatus } from '../workflows/index';
+import { actorOf } from './identity';
+import { readPlanForApply } from './plan-input';
+import type { Outcome } from './plan-workflow';
+import { CALL_MS, migrationWorkflowId, outcomeOf, planInput, planResult, temporalError } from './plan-workflow';
+import { openState, openTemporal } from './runtime';
+import type { TemporalHandle } from './runtime';
+
+export interface ApplyOptions {
+  readonly autoApprove: boolean;
+  readonly wait: boolean;
+  readonly concurrency: number;
+  readonly maxFailed: number;
+  readonly stepTimeout: number;
+  readonly heartbeatTimeout: number;
+}
+
+export interface Applied {
+  readonly plan: PlanFile;
+  readonly workflowId: string;
+  /** False: the plan was already running and this call attached to it. */
+  readonly started: boolean;
+  /** The Temporal UI's list of this plan's workflows, when temporal.uiUrl is set. */
+  readonly ui: string | undefined;
+  /** With `wait`: how the plan ended. */
+  readonly ended?: { readonly result: MigrationStatus; readonly outcome: Outcome };
+}
+
+/** Start the plan's workflow; false when it is already running (the same plan applied again attaches to it). */
+async function startPlan(tmp: TemporalHandle, plan: PlanFile, o: ApplyOptions): Promise<boolean> {
+  try {
+    await tmp.deadline(CALL_MS, () =>
+      tmp.client.workflow.start(migrationWorkflow, {
+        taskQueue: tmp.taskQueue,
+        workflowId: migrationWorkflowId(plan.hash),
+        args: [{ planHash: plan.hash, autoApprove: o.autoApprove, concurrency: o.concurrency, maxFailedPerWave: o.maxFailed, timeouts: { stepSeconds: o.stepTimeout, heartbeatSeconds: o.heartbeatTimeout } }],
+        typedSearchAttributes: [{ key: SA.plan, value: planId(plan.hash) }, { key: SA.status, value: 'running' }],
+        staticSummary: `migration plan ${planId(plan.hash)} · ${plan.waves.length} waves`,
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (e instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw temporalError(e, tmp, `start ${migrationWorkflowId(plan.hash)}`);
+  }
+}
+
+async function waitForPlan(tmp: TemporalHandle, plan: PlanFile, o: ApplyOptions, started: boolean): Promise<Applied['ended']> {
+  const h = tmp.client.workflow.getHandle(migrationWorkflowId(plan.hash));
+  const result = await planResult(h);
+  // Attached to a run started earlier: its own --max-failed counts, not this command line's.
+  const maxFailed = started ? o.maxFailed : ((await planInput(tmp, h))?.maxFailedPerWave ?? 0);
+  return { result, outcome: outcomeOf(result, maxFailed) };
+}
+
+/** Submit `file` (refused before anything is stored when it fails its checks) and start its workflow. */
+export async function applyPlan(config: MigrateConfig, file: string, o: ApplyOptions): Promise<Applied> {
+  // Size, UTF-8, schema, version, hash, signature (when plan.signing is configured), waves: exit 2.
+  const { plan, signer } = readPlanForApply(file, config);
+  const state = await openState(config);
+  try {
+    const tmp = await openTemporal(config);
+    try {
+      const { created } = await state.submitPlan(plan);
+      const by = actorOf();
+      const tables = plan.waves.reduce((n, w) => n + w.tables.length, 0);
+      const details = { waves: plan.waves.length, tables, autoApprove: o.autoApprove, signer };
+      if (created) await state.appendAudit({ at: new Date().toISOString(), actor: by.actor, actorSource: by.actorSource, action: AuditAction.PLAN_SUBMITTED, object: `plan:${plan.hash}`, planHash: plan.hash, beforeDigest: null, afterDigest: plan.hash, details });
+      const started = await startPlan(tmp, plan, o);
+      const workflowId = migrationWorkflowId(plan.hash);
+      const ui = tmp.uiUrl === undefined ? undefined : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows?query=${encodeURIComponent(`MigrationPlan="${planId(plan.hash)}"`)}`;
+      const ended = o.wait ? await waitForPlan(tmp, plan, o, started) : undefined;
+      return { plan, workflowId, started, ui, ...(ended !== undefined ? { ended } : {}) };
+    } finally {
+      await tmp.close();
+    }
+  } finally {
+    await state.close();
+  }
+}

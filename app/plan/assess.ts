@@ -1,0 +1,138 @@
+// `assess`, and the front half of `plan`: inventory (any HmsReader: Thrift, or the backing database
+// when hms.db is configured) → the assessment rules (core/plan/assess) with the findings only
+// outside systems can give (storage sample, target catalog) → PlanTables + view edges.
+import type { MigrateConfig } from '../../core/config/schema';
+import { MigrationError } from '../../core/errors';
+import type { TableInventory } from '../../core/hive/model';
+import { assessTable } from '../../core/plan/assess/assess';
+import type { Assessment } from '../../core/plan/assess/assess';
+import { AssessCode, finding } from '../../core/plan/assess/types';
+import type { AssessFinding, AssessOptions } from '../../core/plan/assess/types';
+import { sharedLocationFindings } from '../../core/plan/assess/shared-locations';
+import { tableFingerprint } from '../../core/hive/fingerprint';
+import { parseOwnership, teamOf } from '../../core/plan/ownership';
+import type { Ownership } from '../../core/plan/ownership';
+import type { PlanEdge, PlanTable } from '../../core/plan/types';
+import { compareIds } from '../../core/plan/types';
+import { viewDependencies } from '../../adapters/sql/view-deps';
+import type { HmsSource } from '../runtime';
+import { openCatalog, openStores, openWarehouseReader } from '../runtime';
+import { sampleStorage } from './storage-sample';
+import { targetCatalogFindings } from './catalog-presence';
+import { readWarehouse } from './walk';
+
+export { readWarehouse };
+
+export interface AssessedTable extends Assessment {
+  readonly team: string | null;
+  /** sha256 of the canonical JSON of the table and its partitions as read. */
+  readonly fingerprint: string;
+  /** Views: the tables the SQL reads. */
+  readonly reads: readonly string[];
+}
+
+export interface AssessResult {
+  readonly tables: readonly AssessedTable[];
+  readonly edges: readonly PlanEdge[];
+}
+
+function assessOne(t: TableInventory, options: AssessOptions, ownership: Ownership, sampled: ReadonlyMap<string, readonly AssessFinding[]>): AssessedTable {
+  let reads: readonly string[] = [];
+  const extra: AssessFinding[] = [...(sampled.get(`${t.table.database}.${t.table.name}`.toLowerCase()) ?? [])];
+  if (t.table.tableType === 'VIRTUAL_VIEW') {
+    const deps = viewDependencies(t.table);
+    reads = deps.refs;
+    if (deps.error !== null) extra.push(finding(AssessCode.VIEW_SQL_UNPARSEABLE, 'warn', deps.error, 'declare the view’s inputs in the lineage file; its wave is not ordered after them'));
+  }
+  const a = assessTable(t, options, extra);
+  return { ...a, team: teamOf(t.table, ownership), fingerprint: tableFingerprint(t), reads };
+}
+
+/**
+ * Pure over the inventory: assessments sorted by id, and one view edge per (source, view). Findings
+ * that need the whole inventory (LOCATION_SHARED) join the outside ones per table.
+ */
+export function assessWarehouse(inventory: readonly TableInventory[], options: AssessOptions, ownership: Ownership, sampled: ReadonlyMap<string, readonly AssessFinding[]> = new Map()): AssessResult {
+  const extra = new Map<string, readonly AssessFinding[]>(sampled);
+  for (const [id, fs] of sharedLocationFindings(inventory)) extra.set(id, [...fs, ...(extra.get(id) ?? [])]);
+  const tables = inventory.map((t) => assessOne(t, options, ownership, extra)).sort((a, b) => compareIds(a.id, b.id));
+  const edges: PlanEdge[] = tables.flatMap((t) => t.reads.map((from): PlanEdge => ({ from, to: t.id, reason: 'view' })));
+  return { tables, edges };
+}
+
+export function toPlanTable(a: AssessedTable): PlanTable {
+  return { id: a.id, database: a.database, name: a.name, team: a.team, kind: a.kind, class: a.class, files: a.files, bytes: a.bytes, risk: a.risk, fingerprint: a.fingerprint };
+}
+
+/**
+ * Findings the HMS metadata cannot give: the storage sample's and the target catalog's (tables
+ * whose target name is already taken), merged by table id.
+ */
+export async function outsideFindingsFor(cfg: MigrateConfig, inventory: readonly TableInventory[]): Promise<Map<string, AssessFinding[]>> {
+  // Independent reads (object store, catalog): side by side.
+  const [out, inCatalog] = await Promise.all([sampleStorageFor(cfg, inventory), targetCatalogFor(cfg, inventory)]);
+  for (const [id, fs] of inCatalog) out.set(id, [...(out.get(id) ?? []), ...fs]);
+  return out;
+}
+
+/**
+ * The target catalog's findings, when one is configured. An in-place Hive catalog converts the
+ * source table itself (a converted one is ALREADY_ICEBERG already), so there is nothing to list.
+ */
+export async function targetCatalogFor(cfg: MigrateConfig, inventory: readonly TableInventory[]): Promise<Map<string, AssessFinding[]>> {
+  const c = cfg.catalog;
+  if (c === undefined || (c.type === 'hive' && c.mode === 'in-place')) return new Map();
+  let catalog: Awaited<ReturnType<typeof openCatalog>> | undefined;
+  try {
+    catalog = await openCatalog(cfg);
+    return await targetCatalogFindings(catalog, inventory, c.namespacePrefix ?? '');
+  } catch (e) {
+    if (!(e instanceof MigrationError)) throw e;
+    throw new MigrationError(e.code, `${e.message} (the target catalog ${c.name} is read to leave out the tables it already holds: check catalog.uri, or its credentials)`, e.context, { cause: e });
+  } finally {
+    await catalog?.close?.();
+  }
+}
+
+/** Storage facts for the assessment (sub-directories, INT96), when storage is configured and sampling is on. */
+export async function sampleStorageFor(cfg: MigrateConfig, inventory: readonly TableInventory[]): Promise<Map<string, AssessFinding[]>> {
+  const files = cfg.plan?.assess.sampleFiles ?? 3;
+  if (files === 0 || cfg.storage?.s3 === undefined) return new Map();
+  const stores = openStores(cfg);
+  try {
+    return await sampleStorage(stores.storeFor([]), inventory, { filesPerTable: files });
+  } finally {
+    stores.close();
+  }
+}
+
+/** Config → options, validated up front (a bad ownership mapping fails before HMS is read). */
+export function assessSettings(cfg: MigrateConfig): { options: AssessOptions; ownership: Ownership } {
+  const plan = cfg.plan;
+  return { options: { allowUnbucketed: plan?.assess.allowUnbucketed ?? false }, ownership: withPrefix('plan.ownership', () => parseOwnership(plan?.ownership ?? {})) };
+}
+
+/** Re-throw a core validation error with its paths under the config section it came from. */
+export function withPrefix<T>(prefix: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (!(e instanceof MigrationError)) throw e;
+    const paths = Array.isArray(e.context.paths) ? (e.context.paths as string[]) : [];
+    let message = e.message;
+    for (const p of paths) message = message.replace(new RegExp(`(^|\\n)${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:`), `$1${prefix}.${p}:`);
+    throw new MigrationError(e.code, message, { ...e.context, paths: paths.map((p) => `${prefix}.${p}`) });
+  }
+}
+
+export async function runAssess(cfg: MigrateConfig, databases: readonly string[], source?: HmsSource): Promise<AssessResult> {
+  const { options, ownership } = assessSettings(cfg);
+  const { reader } = await openWarehouseReader(cfg, { source });
+  try {
+    const inventory = await readWarehouse(reader, databases.length > 0 ? databases : (cfg.plan?.databases ?? []));
+    return assessWarehouse(inventory, options, ownership, await outsideFindingsFor(cfg, inventory));
+  } finally {
+    await reader.close();
+  }
+}
+

@@ -1,0 +1,128 @@
+// `plan`: the warehouse (app/plan/assess.ts) → dependency graph → waves → the plan file, and its
+// outputs (report, graph) written all or nothing.
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse, YAMLParseError } from 'yaml';
+import type { MigrateConfig } from '../../core/config/schema';
+import { ErrorCode, MigrationError } from '../../core/errors';
+import { parseThroughput } from '../../core/plan/estimates';
+import { buildGraph } from '../../core/plan/graph';
+import { lineageEdges, parseLineage } from '../../core/plan/lineage';
+import { buildPlan, serializePlan } from '../../core/plan/plan-file';
+import type { PlanFile } from '../../core/plan/plan-file';
+import { toDot, toMermaid } from '../../core/plan/render-graph';
+import { renderReport } from '../../core/plan/report';
+import { renderReportHtml } from '../../core/plan/report-html';
+import type { PlanEdge } from '../../core/plan/types';
+import { parseWaveOptions } from '../../core/plan/types';
+import { pinnedTarget } from '../../core/plan/target';
+import { planWaves } from '../../core/plan/waves';
+import { dotToSvg } from '../../adapters/graphviz/svg';
+import type { HmsSource } from '../runtime';
+import { openWarehouseReader, toolVersion } from '../runtime';
+import type { AssessResult } from './assess';
+import { assessSettings, assessWarehouse, outsideFindingsFor, toPlanTable, withPrefix } from './assess';
+import { readWarehouse } from './walk';
+
+/** Caps used when the config sets none (a wave of at most 100 tables, 1M files, 100 TiB). */
+export const DEFAULT_WAVES = { maxTablesPerWave: 100, maxFilesPerWave: 1_000_000, maxBytesPerWave: 100 * 2 ** 40 } as const;
+/** Conservative rates until a trial wave measures this warehouse. */
+export const DEFAULT_THROUGHPUT = { filesPerSecond: 100, bytesPerSecond: 50 * 2 ** 20, perTableOverheadSeconds: 5 } as const;
+
+export interface PlanOutputs {
+  readonly out: string;
+  readonly report?: string;
+  readonly graph?: string;
+}
+
+export function reportKind(file: string): 'md' | 'html' {
+  const ext = path.extname(file).toLowerCase().slice(1);
+  if (ext === 'md' || ext === 'markdown') return 'md';
+  if (ext === 'html' || ext === 'htm') return 'html';
+  throw new MigrationError(ErrorCode.USAGE, `--report: ${file} must end in .md or .html`);
+}
+
+export function graphKind(file: string): 'svg' | 'dot' | 'mmd' {
+  const ext = path.extname(file).toLowerCase().slice(1);
+  if (ext === 'svg' || ext === 'dot' || ext === 'mmd') return ext;
+  throw new MigrationError(ErrorCode.USAGE, `--graph: ${file} must end in .svg, .dot or .mmd`);
+}
+
+export function readLineage(file: string): PlanEdge[] {
+  if (!existsSync(file)) throw new MigrationError(ErrorCode.LINEAGE_INVALID, `plan.lineage: ${file} does not exist`, { paths: ['plan.lineage'] });
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    if (!(e instanceof YAMLParseError)) throw e;
+    const at = e.linePos?.[0];
+    throw new MigrationError(ErrorCode.LINEAGE_INVALID, `${file}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${e.message.split('\n')[0] ?? ''}`, { paths: ['(root)'], file });
+  }
+  return lineageEdges(parseLineage(doc, `lineage file ${file}`));
+}
+
+/** Everything the plan needs from the config, validated before any HMS call. */
+export function planSettings(cfg: MigrateConfig, lineageFlag: string | undefined) {
+  const p = cfg.plan;
+  const waves = { ...DEFAULT_WAVES, ...(p?.waves ?? {}) };
+  withPrefix('plan.waves', () => parseWaveOptions(waves));
+  const throughput = withPrefix('plan', () => parseThroughput(p?.throughput ?? DEFAULT_THROUGHPUT));
+  const targetCatalog = p?.targetCatalog ?? cfg.catalog?.name;
+  if (targetCatalog === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, 'plan.targetCatalog: not set (and no catalog.name to default to)', { paths: ['plan.targetCatalog'] });
+  const lineageFile = lineageFlag ?? p?.lineage;
+  const lineage = lineageFile === undefined ? [] : readLineage(lineageFile);
+  return { waves, throughput, targetCatalog, lineage, ...assessSettings(cfg) };
+}
+
+export type PlanSettings = ReturnType<typeof planSettings>;
+
+export interface BuiltPlan {
+  readonly plan: PlanFile;
+  readonly assessed: AssessResult;
+  readonly edges: readonly PlanEdge[];
+}
+
+export async function buildPlanFromHms(cfg: MigrateConfig, o: { databases: readonly string[]; lineage?: string; now: Date; source?: HmsSource }): Promise<BuiltPlan> {
+  const s = planSettings(cfg, o.lineage);
+  const { reader, source, endpoint } = await openWarehouseReader(cfg, { source: o.source });
+  let assessed: AssessResult;
+  try {
+    const inventory = await readWarehouse(reader, o.databases.length > 0 ? o.databases : (cfg.plan?.databases ?? []));
+    assessed = assessWarehouse(inventory, s.options, s.ownership, await outsideFindingsFor(cfg, inventory));
+  } finally {
+    await reader.close();
+  }
+  return planFromAssessment(cfg, s, assessed, { now: o.now, source: { uri: endpoint, label: source } });
+}
+
+/** The back half of `plan`, pure over the assessment: graph → waves → the plan file (not yet signed). */
+export function planFromAssessment(cfg: MigrateConfig, s: PlanSettings, assessed: AssessResult, o: { now: Date; source: { uri: string; label: string } }): BuiltPlan {
+  const edges = [...assessed.edges, ...s.lineage];
+  const graph = buildGraph(assessed.tables.map(toPlanTable), edges);
+  const waves = withPrefix('plan.waves', () => planWaves(graph, s.waves));
+  const header = { createdAt: o.now.toISOString(), toolVersion: toolVersion(), source: o.source, targetCatalog: s.targetCatalog, target: pinnedTarget(cfg), throughput: s.throughput };
+  return { plan: buildPlan(header, waves), assessed, edges };
+}
+
+/** Render every output in memory; only then write each to a temp file and rename them all. */
+export async function writePlanOutputs(built: BuiltPlan, outs: PlanOutputs): Promise<string[]> {
+  const files: [string, string][] = [[outs.out, `${serializePlan(built.plan)}\n`]];
+  if (outs.report !== undefined) {
+    const rt = built.assessed.tables.map((t) => ({ id: t.id, class: t.class, codes: t.findings.map((f) => f.code) }));
+    files.push([outs.report, reportKind(outs.report) === 'html' ? renderReportHtml(built.plan, rt) : renderReport(built.plan, rt)]);
+  }
+  if (outs.graph !== undefined) {
+    const input = { waves: built.plan.waves, edges: built.edges };
+    const kind = graphKind(outs.graph);
+    files.push([outs.graph, kind === 'mmd' ? toMermaid(input) : kind === 'dot' ? toDot(input) : await dotToSvg(toDot(input))]);
+  }
+  const temps = files.map(([f]) => `${f}.tmp-${process.pid}`);
+  try {
+    files.forEach(([, text], i) => writeFileSync(temps[i]!, text));
+    files.forEach(([f], i) => renameSync(temps[i]!, f));
+  } finally {
+    for (const t of temps) rmSync(t, { force: true });
+  }
+  return files.map(([f]) => f);
+}
+

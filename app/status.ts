@@ -1,0 +1,72 @@
+// `status`, `pause`/`resume`/`cancel`: where a plan is, with the outcome's exit code, and the
+// signals to a running plan workflow (an unknown plan or a finished one is refused before sending).
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { MigrateConfig } from '../core/config/schema';
+import { planId } from '../core/plan/ids';
+import type { MigrationStatus } from '../workflows/index';
+import { cancelSignal, pauseSignal, resumeSignal } from '../workflows/index';
+import type { Outcome } from './plan-workflow';
+import { CALL_MS, outcomeOf, planArg, planHandle, planInput, planStatus, requireRunning, temporalError, unknownPlan } from './plan-workflow';
+import { openTemporal } from './runtime';
+import type { TemporalHandle } from './runtime';
+
+export { planArg };
+
+const ENDED: readonly string[] = ['succeeded', 'failed', 'cancelled'];
+
+export interface PlanReport {
+  readonly status: MigrationStatus;
+  readonly outcome: Outcome;
+  /** The plan has ended: watching it further shows nothing new. */
+  readonly ended: boolean;
+}
+
+async function outcome(tmp: TemporalHandle, plan: string, s: MigrationStatus): Promise<Outcome> {
+  const first = outcomeOf(s, 0);
+  if (first.failedTables === 0 || s.state === 'failed' || s.state === 'cancelled') return first;
+  // Failed tables in a plan that goes on: allowed only by the --max-failed it was applied with.
+  return outcomeOf(s, (await planInput(tmp, planHandle(tmp, plan)))?.maxFailedPerWave ?? 0);
+}
+
+/** The plan's status, once, or (with `watch`) every `everyMs` until it ends; each report goes to `onReport`. */
+export async function watchPlan(config: MigrateConfig, plan: string, o: { watch: boolean; everyMs?: number }, onReport: (r: PlanReport) => void): Promise<PlanReport> {
+  const tmp = await openTemporal(config);
+  try {
+    const h = planHandle(tmp, plan);
+    for (;;) {
+      const s = await planStatus(tmp, h, plan);
+      const r = { status: s, outcome: await outcome(tmp, plan, s), ended: ENDED.includes(s.state) };
+      onReport(r);
+      if (!o.watch || r.ended) return r;
+      await new Promise((resolve) => setTimeout(resolve, o.everyMs ?? 2000));
+    }
+  } finally {
+    await tmp.close();
+  }
+}
+
+export const PLAN_SIGNALS = {
+  pause: { signal: pauseSignal, what: 'pause before the next wave starts' },
+  resume: { signal: resumeSignal, what: 'resume a paused plan' },
+  cancel: { signal: cancelSignal, what: 'stop the plan before the next wave (running waves finish)' },
+} as const;
+export type PlanSignal = keyof typeof PLAN_SIGNALS;
+
+/** Send `name` to the running plan workflow: USAGE when it was never applied, PLAN_FINISHED when it has ended. */
+export async function signalPlan(config: MigrateConfig, plan: string, name: PlanSignal): Promise<{ plan: string; workflowId: string }> {
+  const tmp = await openTemporal(config);
+  try {
+    const h = planHandle(tmp, plan);
+    await requireRunning(tmp, h, plan, name);
+    try {
+      await tmp.deadline(CALL_MS, () => h.signal(PLAN_SIGNALS[name].signal));
+    } catch (e) {
+      if (!(e instanceof WorkflowNotFoundError)) throw temporalError(e, tmp, `${name} ${h.workflowId}`);
+      await requireRunning(tmp, h, plan, name); // it ended meanwhile: PLAN_FINISHED
+      throw unknownPlan(plan);
+    }
+    return { plan: planId(plan), workflowId: h.workflowId };
+  } finally {
+    await tmp.close();
+  }
+}

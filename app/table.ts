@@ -1,0 +1,105 @@
+// One table end to end outside any workflow (`migrate table`), through the same engine the
+// workflows use: prepare → list → footers → manifests → metadata.json → register → validate. Ids
+// derive from (source fingerprint, target), so a rerun of an unchanged table writes the same files
+// and registers once.
+import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import { formatTableIdent } from '../core/catalog/catalog';
+import type { MigrateConfig } from '../core/config/schema';
+import { ErrorCode, MigrationError } from '../core/errors';
+import { tableFingerprint } from '../core/hive/fingerprint';
+import { convertTable } from '../activities/convert/convert-table';
+import type { ConvertProgress } from '../activities/convert/write-metadata';
+
+export type { ConvertProgress };
+import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
+import { openCatalog, openHmsReader, openStores, toolVersion } from './runtime';
+
+export interface OneTable {
+  readonly db: string;
+  readonly tbl: string;
+  readonly target: TableIdent;
+  readonly dryRun: boolean;
+  readonly allowUnbucketed: boolean;
+  readonly footerConcurrency: number;
+  readonly onProgress?: (p: ConvertProgress) => void;
+}
+
+export interface Summary {
+  readonly table: string;
+  readonly target: string;
+  readonly registration: string;
+  readonly metadataLocation: string;
+  readonly locations: number;
+  readonly dataFiles: number | null;
+  readonly records: number | null;
+  readonly partitionFields: readonly string[];
+  readonly seconds: number;
+  readonly files: readonly { path: string; bytes: number; outcome: string }[];
+  readonly findings: readonly { code: string; message: string }[];
+  readonly validation?: { ok: boolean } | null;
+}
+
+export type TableSummary = ReturnType<typeof summaryOf>;
+
+/**
+ * One conversion and no workflow tasks in this process: a footer thread per CPU, started now so they
+ * boot while HMS and the catalog answer.
+ */
+export function startFooterThreads(): void {
+  footerThreadsOnEveryCpu();
+  sharedFooterThreads();
+}
+
+/** What `migrate table` reports of one conversion (the JSON, and the text through renderTable). */
+function summaryOf(r: Awaited<ReturnType<typeof convertTable>>, ok: boolean, table: string, target: string, started: number) {
+  return {
+    ok,
+    table,
+    target,
+    registration: r.registration,
+    metadataLocation: r.prepared.metadataLocation,
+    snapshotId: r.written?.snapshotId?.toString() ?? null,
+    schemaFields: r.prepared.schema.fields.length,
+    partitionFields: r.prepared.spec.fields.map((f) => f.name),
+    locations: r.prepared.locations.length,
+    dataFiles: r.written?.dataFiles ?? null,
+    records: r.written?.records ?? null,
+    files: r.written?.files ?? [],
+    findings: r.written?.findings ?? [],
+    validation: r.validation,
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+/** Convert, register and validate one table; `ok` is false when validation failed (then nothing stays registered). */
+export async function migrateOneTable(config: MigrateConfig, t: OneTable): Promise<{ ok: boolean; summary: TableSummary; validationFindings: readonly { code: string; message: string }[] }> {
+  const hms = openHmsReader(config);
+  const stores = openStores(config);
+  let catalog: IcebergCatalog | undefined;
+  try {
+    const [inv] = await hms.getTables(t.db, [t.tbl]);
+    if (inv === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${t.db}.${t.tbl} not found in HMS`);
+    catalog = await openCatalog(config, process.env, stores);
+    const fingerprint = tableFingerprint(inv);
+    const timestampMs = Math.max(1, (Number(inv.table.parameters.transient_lastDdlTime ?? 0) || inv.table.createTime || 1) * 1000);
+    const metadataDir = `${(inv.table.sd.location ?? '').replace(/\/+$/, '')}/metadata/`;
+    const started = Date.now();
+    const r = await convertTable(stores.storeFor([metadataDir]), catalog, {
+      inventory: inv,
+      identity: { planHash: `table:${fingerprint}`, table: `hms:${t.db}.${t.tbl}->${catalog.name}:${formatTableIdent(t.target)}` },
+      timestampMs,
+      toolVersion: toolVersion(),
+      target: t.target,
+      dryRun: t.dryRun,
+      allowUnbucketed: t.allowUnbucketed,
+      write: { footerConcurrency: t.footerConcurrency, ...(t.onProgress !== undefined ? { onProgress: t.onProgress } : {}) },
+    });
+    const ok = r.registration === 'dry-run' || r.validation?.ok === true;
+    const summary = summaryOf(r, ok, `${t.db}.${t.tbl}`, `${catalog.name}:${formatTableIdent(t.target)}`, started);
+    return { ok, summary, validationFindings: r.validation?.findings ?? [] };
+  } finally {
+    await catalog?.close?.();
+    await hms.close();
+    stores.close();
+  }
+}

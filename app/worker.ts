@@ -1,0 +1,98 @@
+// The worker's assembly (composition root): from the resolved config, the adapters every activity
+// reaches through `ActivityDeps` (state store, HMS reader, catalog, object stores), the footer
+// threads, and a Temporal worker for the workflows and/or the activities of the task queue.
+import os from 'node:os';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { MigrateConfig } from '../core/config/schema';
+import { ErrorCode, MigrationError } from '../core/errors';
+import { targetConfigOf } from '../core/plan/target';
+import { workerActivities } from '../activities/index';
+import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
+import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
+
+export type WorkerRole = 'all' | 'workflows' | 'activities';
+type Closer = () => Promise<unknown> | void;
+
+export interface WorkerOptions {
+  readonly concurrency: number;
+  readonly role: WorkerRole;
+}
+
+export interface MigrationWorker {
+  readonly role: WorkerRole;
+  readonly taskQueue: string;
+  readonly address: string;
+  readonly namespace: string;
+  readonly concurrency: number;
+  /** Poll until shut down (SIGINT/SIGTERM: in-flight activities are handed back); closes everything it opened. */
+  run(): Promise<void>;
+}
+
+/** The activities with their ports wired to this config's systems; what they open is added to `closers`. */
+async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<ReturnType<typeof workerActivities>> {
+  const stores = openStores(config);
+  closers.push(() => stores.close());
+  const state = await openState(config);
+  closers.push(() => state.close());
+  const catalog = await openCatalog(config, process.env, stores);
+  const hms = openHmsReader(config);
+  closers.push(() => hms.close(), async () => catalog.close?.());
+  return workerActivities({
+    state,
+    hms,
+    catalog,
+    storeFor: stores.storeFor,
+    namespacePrefix: config.catalog?.namespacePrefix ?? '',
+    actor: `worker:${os.hostname()}:${process.pid}`,
+    toolVersion: toolVersion(),
+    resultsLocation: config.validation?.resultsLocation,
+    // Apply re-checks each table with this worker's own assessment options and target (issue 18).
+    assessOptions: { allowUnbucketed: config.plan?.assess.allowUnbucketed ?? false },
+    targetConfig: targetConfigOf(config),
+  });
+}
+
+async function connect(address: string): Promise<NativeConnection> {
+  try {
+    return await NativeConnection.connect({ address });
+  } catch (e) {
+    throw new MigrationError(ErrorCode.TEMPORAL_UNREACHABLE, `cannot reach Temporal at ${address}: ${(e as Error).message}`, { address }, { cause: e });
+  }
+}
+
+const closeAll = (closers: Closer[]): Promise<unknown> => Promise.allSettled(closers.reverse().map(async (c) => c()));
+
+/** A worker for `config`'s task queue, connected and ready to run. */
+export async function createWorker(config: MigrateConfig, opts: WorkerOptions): Promise<MigrationWorker> {
+  const t = config.temporal;
+  if (t === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, 'temporal is not configured', { path: 'temporal' });
+  const withActivities = opts.role !== 'workflows';
+  // No workflow tasks here: footer threads may take every CPU.
+  if (opts.role === 'activities') footerThreadsOnEveryCpu();
+  // Footer threads boot now, not inside the first conversion.
+  if (withActivities) sharedFooterThreads();
+  const closers: Closer[] = [];
+  try {
+    const activities = withActivities ? await activitiesFor(config, closers) : undefined;
+    const connection = await connect(t.address);
+    closers.push(() => connection.close());
+    const worker = await Worker.create({
+      connection,
+      namespace: t.namespace,
+      taskQueue: t.taskQueue,
+      ...(opts.role !== 'activities' ? { workflowsPath: require.resolve('../workflows/index') } : {}),
+      ...(activities !== undefined ? { activities, maxConcurrentActivityTaskExecutions: opts.concurrency } : {}),
+    });
+    const run = async (): Promise<void> => {
+      try {
+        await worker.run();
+      } finally {
+        await closeAll(closers);
+      }
+    };
+    return { role: opts.role, taskQueue: t.taskQueue, address: t.address, namespace: t.namespace, concurrency: opts.concurrency, run };
+  } catch (e) {
+    await closeAll(closers);
+    throw e;
+  }
+}
