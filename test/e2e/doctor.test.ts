@@ -1,21 +1,15 @@
 // `migrate doctor` end to end: the real CLI binary against the real local stack.
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import type { Run } from '../helpers/cli';
+import { MIGRATE, run } from '../helpers/cli';
 import { testStack } from '../helpers/stack-env';
 
-const root = path.resolve(__dirname, '..', '..');
 const env = testStack();
 
 interface Check { component: string; ok: boolean; version?: string; latencyMs?: number; code?: string; remedy?: string; detail: string }
 
-async function migrate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return promisify(execFile)(path.join(root, 'bin', 'migrate'), args, { env: { ...process.env, ...env }, cwd: root }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
+const migrate = (args: string[]): Promise<Run> => run(MIGRATE, args);
 
 describe('migrate doctor', () => {
   const cfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');

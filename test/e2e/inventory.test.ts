@@ -1,25 +1,19 @@
 // `migrate inventory` end to end: the real CLI binary against the stack's HMS (hms-pg, as the
 // stack's migrate.yaml names it), over Thrift and over the backing database, on a database of
 // our own (the fixture of the hms-thrift tests: 5 tables, 4 partitions).
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
+import type { Run } from '../helpers/cli';
+import { MIGRATE, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { createFixture, dropFixture, fixture } from '../adapters/hms-thrift/fixture';
 
-const root = path.resolve(__dirname, '..', '..');
 const env = testStack();
 const cfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const f = fixture(uniqueName('him_inv'));
 const writer = new ThriftHmsWriter({ uri: env.HIM_HMS_PG_URI as string });
 
-async function migrate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return promisify(execFile)(path.join(root, 'bin', 'migrate'), args, { env: { ...process.env, ...env }, cwd: root }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
+const migrate = (args: string[]): Promise<Run> => run(MIGRATE, args);
 
 const expected = {
   name: f.db.name,

@@ -2,14 +2,13 @@
 // (hms-pg, as $HIM_STATE_DIR/migrate.yaml names it) on the seeded warehouse under a prefix of our
 // own: the class and codes of every table, views in later waves than what they read, the report
 // and the SVG, --diff, and bad input (exit 2, nothing written). The seed is dropped afterwards.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import type { Run } from '../helpers/cli';
+import { MIGRATE, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
-const root = path.resolve(__dirname, '..', '..');
 const env = testStack();
 const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const prefix = uniqueName('himp').toLowerCase();
@@ -18,15 +17,8 @@ const misc = `${prefix}_misc`;
 const scope = ['--database', sales, '--database', misc];
 let dir = '';
 
-type Run = { code: number; stdout: string; stderr: string };
-async function run(cmd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-  return promisify(execFile)(cmd, args, { env: { ...process.env, ...env, ...extraEnv }, cwd: root, maxBuffer: 64 << 20 }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
-const migrate = (args: string[]): Promise<Run> => run(path.join(root, 'bin', 'migrate'), args);
-const seed = (extra: string[]): Promise<Run> => run(path.join(root, 'node_modules', '.bin', 'tsx'), ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, ...extra]);
+const migrate = (args: string[]): Promise<Run> => run(MIGRATE, args);
+const seed = (extra: string[]): Promise<Run> => run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, ...extra]);
 
 /** The stack's config plus a `plan` section (YAML), written to our temp dir. */
 function config(name: string, planYaml: string): string {
@@ -87,7 +79,7 @@ describe('migrate assess / plan (seeded warehouse)', () => {
   });
 
   it('assess with S3 credentials the server refuses: each sampled table says STORAGE_NOT_SAMPLED with the coded cause, nothing else changes', async () => {
-    const r = await run(path.join(root, 'bin', 'migrate'), ['assess', '--config', stackCfg, '--json', ...scope], { AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+    const r = await run(MIGRATE, ['assess', '--config', stackCfg, '--json', ...scope], 600_000, { AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { tables: { id: string; class: string; findings: { code: string; severity: string; evidence: string }[] }[] };
     const sampled = out.tables.filter((t) => t.findings.some((f) => f.code === 'STORAGE_NOT_SAMPLED'));
