@@ -4,8 +4,6 @@
 // Recipe: reference/stack.md §7. Dev tooling.
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Client as PgClient } from 'pg';
-import { createConnection as mysqlConnect } from 'mysql2/promise';
 import { z } from 'zod';
 import type { Component, StackContext } from './types';
 import { settings, versionOf } from './manifest';
@@ -13,6 +11,7 @@ import { S3_CHECKSUM_ENV, cred } from './env';
 import { mavenCopy, mavenCopyDependencies } from './installers';
 import { assertPortsFree, cachedInstall, dataDir, logFile, run, spawnDaemon, stopPid, waitFor, StackError } from './util';
 import { probeHms } from '../../adapters/hms/thrift/connection';
+import { ensureDatabase, recreateDatabase, schemaState } from './hms-db';
 
 const Settings = z.object({
   backend: z.enum(['postgres', 'mariadb']),
@@ -216,84 +215,6 @@ function classpath(ctx: StackContext, name: string, home: string): string {
 
 function javaEnv(ctx: StackContext, home: string): NodeJS.ProcessEnv {
   return { METASTORE_HOME: home, AWS_REGION: cred(ctx, 's3Region'), AWS_EC2_METADATA_DISABLED: 'true', ...S3_CHECKSUM_ENV };
-}
-
-/** What the backing database holds: a finished schema (its version), nothing, or a half-made one. */
-type SchemaState = { kind: 'ready'; version: string } | { kind: 'empty' } | { kind: 'partial'; tables: number };
-
-async function schemaState(ctx: StackContext, s: HmsSettings): Promise<SchemaState> {
-  if (s.backend === 'postgres') {
-    const c = new PgClient({ host: '127.0.0.1', port: ctx.port('postgres'), user: 'postgres', database: s.database, connectionTimeoutMillis: 5000 });
-    await c.connect();
-    try {
-      const n = Number((await c.query("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'public'")).rows[0]?.n ?? 0);
-      if (n === 0) return { kind: 'empty' };
-      const v = await c.query('SELECT "SCHEMA_VERSION" AS v FROM "VERSION"').catch(() => undefined);
-      const version = v?.rows[0]?.v as string | undefined;
-      return version ? { kind: 'ready', version } : { kind: 'partial', tables: n };
-    } finally {
-      await c.end();
-    }
-  }
-  const c = await mysqlConnect({ host: '127.0.0.1', port: ctx.port('mariadb'), user: 'root', database: s.database, connectTimeout: 5000 });
-  try {
-    const [rows] = await c.query('SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = ?', [s.database]);
-    const n = Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
-    if (n === 0) return { kind: 'empty' };
-    const version = await c
-      .query('SELECT SCHEMA_VERSION AS v FROM VERSION')
-      .then(([r]) => (r as Array<{ v: string }>)[0]?.v)
-      .catch(() => undefined);
-    return version ? { kind: 'ready', version } : { kind: 'partial', tables: n };
-  } finally {
-    await c.end();
-  }
-}
-
-/**
- * Create the backing database when missing: the database server may already be running from before
- * this component was added to the manifest, so its own start-up list was never applied.
- */
-async function ensureDatabase(ctx: StackContext, s: HmsSettings): Promise<void> {
-  if (s.backend === 'postgres') {
-    const c = new PgClient({ host: '127.0.0.1', port: ctx.port('postgres'), user: 'postgres', database: 'postgres', connectionTimeoutMillis: 5000 });
-    await c.connect();
-    try {
-      const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [s.database]);
-      if (found.rowCount === 0) await c.query(`CREATE DATABASE "${s.database}"`);
-    } finally {
-      await c.end();
-    }
-    return;
-  }
-  const c = await mysqlConnect({ host: '127.0.0.1', port: ctx.port('mariadb'), user: 'root', connectTimeout: 5000 });
-  try {
-    await c.query(`CREATE DATABASE IF NOT EXISTS \`${s.database}\``);
-  } finally {
-    await c.end();
-  }
-}
-
-/** Drop and re-create the (dev-only) HMS database after an interrupted schema init. */
-async function recreateDatabase(ctx: StackContext, s: HmsSettings): Promise<void> {
-  if (s.backend === 'postgres') {
-    const c = new PgClient({ host: '127.0.0.1', port: ctx.port('postgres'), user: 'postgres', database: 'postgres', connectionTimeoutMillis: 5000 });
-    await c.connect();
-    try {
-      await c.query(`DROP DATABASE IF EXISTS "${s.database}"`);
-      await c.query(`CREATE DATABASE "${s.database}"`);
-    } finally {
-      await c.end();
-    }
-    return;
-  }
-  const c = await mysqlConnect({ host: '127.0.0.1', port: ctx.port('mariadb'), user: 'root', connectTimeout: 5000 });
-  try {
-    await c.query(`DROP DATABASE IF EXISTS \`${s.database}\``);
-    await c.query(`CREATE DATABASE \`${s.database}\``);
-  } finally {
-    await c.end();
-  }
 }
 
 /**
