@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { assessWarehouse, readWarehouse, toPlanTable } from '../../cli/commands/assess';
 import type { AssessResult } from '../../cli/commands/assess';
 import { DEFAULT_THROUGHPUT, DEFAULT_WAVES } from '../../cli/commands/plan';
-import type { HmsReader } from '../../core/hive/model';
+import type { HmsReader, TableInventory } from '../../core/hive/model';
 import { buildGraph } from '../../core/plan/graph';
 import { parseOwnership } from '../../core/plan/ownership';
 import { buildPlan, serializePlan } from '../../core/plan/plan-file';
@@ -35,6 +35,8 @@ export interface PipelineOutput {
   readonly plan: PlanFile;
   readonly planBytes: number;
   readonly assessed: AssessResult;
+  /** The warehouse as read (kept for measurements after the pipeline). */
+  readonly inventory: readonly TableInventory[];
 }
 
 /** What `migrate plan` writes as toolVersion. */
@@ -42,7 +44,7 @@ function toolVersion(): string {
   return (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-async function timed<T>(fn: () => Promise<T> | T): Promise<[T, number]> {
+export async function timed<T>(fn: () => Promise<T> | T): Promise<[T, number]> {
   const t0 = performance.now();
   const out = await fn();
   return [out, performance.now() - t0];
@@ -67,7 +69,7 @@ export async function runPlanPipeline(reader: HmsReader, database: string, sourc
     return [p, `${serializePlan(p)}\n`] as const;
   });
   const partitions = inventory.reduce((n, t) => n + t.partitions.length, 0);
-  return { tables: inventory.length, partitions, ms: { read, assess, graph: graphMs, waves: wavesMs, plan: planMs }, plan, planBytes: Buffer.byteLength(text), assessed };
+  return { tables: inventory.length, partitions, ms: { read, assess, graph: graphMs, waves: wavesMs, plan: planMs }, plan, planBytes: Buffer.byteLength(text), assessed, inventory };
 }
 
 /** Per table, in id order: the fields two sources must agree on (wave from the plan, 0 = not planned). */
