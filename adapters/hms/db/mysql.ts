@@ -1,8 +1,8 @@
 // HmsReader over a MySQL/MariaDB-backed HMS database (`mysql2`): one connection, one
 // `REPEATABLE READ` read-only transaction for the reader's whole session. The session adds
 // ANSI_QUOTES to sql_mode — as HMS's own MetaStoreDirectSql does — so the double-quoted SQL in
-// reader.ts runs unchanged. Name columns are latin1 in the HMS schema; the utf8mb4 connection
-// charset makes the server convert them.
+// reader.ts and row-path.ts runs unchanged. Name columns are latin1 in the HMS schema; the utf8mb4
+// connection charset makes the server convert them.
 import mysql from 'mysql2/promise';
 import { BackingDbReader } from './reader';
 import { DEFAULT_DB_OPTIONS, redactUrl, translateSqlError } from './session';

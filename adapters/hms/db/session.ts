@@ -1,6 +1,7 @@
 // What the backing-DB reader needs from a SQL driver: one connection inside one read-only
 // REPEATABLE READ transaction, running ANSI-quoted SQL ("TBLS"."TBL_NAME") with `?` placeholders.
-// Postgres and MySQL/MariaDB implement it (postgres.ts, mysql.ts); the queries live in reader.ts.
+// Postgres and MySQL/MariaDB implement it (postgres.ts, mysql.ts); the queries live in reader.ts,
+// row-path.ts and pg-json.ts, and run through queries.ts.
 import { ErrorCode, MigrationError } from '../../../core/errors';
 
 export type Row = Record<string, unknown>;
