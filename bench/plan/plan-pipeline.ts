@@ -1,16 +1,15 @@
 // The `migrate plan` pipeline over any HmsReader, timed step by step, for plan-source.bench.ts:
 // read the warehouse (every table of one database, with partitions, in the CLI's chunks) → assess
 // (per-table rules, LOCATION_SHARED, view edges) → dependency graph → waves (the CLI's default caps)
-// → build + serialize the plan file. Same functions as cli/commands/plan.ts buildPlanFromHms, minus
+// → build + serialize the plan file. Same functions as app/plan/build.ts buildPlanFromHms, minus
 // the storage sample and the target catalog check (no S3 or catalog I/O) and minus the file write.
 // The header is fixed (createdAt, source), so two sources that read the same warehouse produce
 // the same plan text and hash.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { assessWarehouse, readWarehouse, toPlanTable } from '../../cli/commands/assess';
-import type { AssessResult } from '../../cli/commands/assess';
-import { DEFAULT_THROUGHPUT, DEFAULT_WAVES } from '../../cli/commands/plan';
+import { assessWarehouse, readWarehouse, toPlanTable } from '../../app/plan/assess';
+import type { AssessResult } from '../../app/plan/assess';
+import { DEFAULT_THROUGHPUT, DEFAULT_WAVES } from '../../app/plan/build';
+import { toolVersion } from '../../app/runtime';
 import type { HmsReader, TableInventory } from '../../core/hive/model';
 import { buildGraph } from '../../core/plan/graph';
 import { parseOwnership } from '../../core/plan/ownership';
@@ -37,11 +36,6 @@ export interface PipelineOutput {
   readonly assessed: AssessResult;
   /** The warehouse as read (kept for measurements after the pipeline). */
   readonly inventory: readonly TableInventory[];
-}
-
-/** What `migrate plan` writes as toolVersion. */
-function toolVersion(): string {
-  return (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 export async function timed<T>(fn: () => Promise<T> | T): Promise<[T, number]> {
