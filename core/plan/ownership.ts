@@ -2,16 +2,7 @@
 // regex) wins over a table parameter (e.g. `team`), which wins over the HMS owner. Pure; no I/O.
 import { z } from 'zod';
 import { ErrorCode } from '../errors';
-import { issuesError } from './types';
-
-const regex = z.string().refine((s) => {
-  try {
-    new RegExp(s);
-    return true;
-  } catch {
-    return false;
-  }
-}, 'not a valid regular expression');
+import { issuesError, regexSchema as regex } from './types';
 
 export const ownershipSchema = z
   .object({

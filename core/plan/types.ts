@@ -105,7 +105,8 @@ export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-const regex = z.string().refine((s) => {
+/** A string that compiles as a JavaScript regular expression (scope and ownership patterns). */
+export const regexSchema = z.string().refine((s) => {
   try {
     new RegExp(s);
     return true;
@@ -113,6 +114,7 @@ const regex = z.string().refine((s) => {
     return false;
   }
 }, 'not a valid regular expression');
+const regex = regexSchema;
 const cap = z.number().int().min(1);
 
 /**
