@@ -16,11 +16,11 @@ import { manifestPath } from '../core/convert/prepare';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { ObjectStore } from '../core/storage/object-store';
-import type { PostgresStateStore, TableRecord, TableStatus } from '../adapters/state/postgres';
-import { conversionFor, targetOf } from './plan-conversion';
+import type { StateStore, TableRecord, TableStatus } from '../core/state/store';
+import { conversionFor, targetOf } from '../core/convert/plan-conversion';
 
 export interface RepairDeps {
-  readonly state: PostgresStateStore;
+  readonly state: StateStore;
   /** The configured catalog; an in-place Hive catalog learns each table's saved original. */
   readonly catalog: IcebergCatalog;
   /** A store that may delete only under `metadataPrefixes` (adapters/storage). */

@@ -6,16 +6,13 @@ import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
-import { originalAsideName } from '../adapters/catalog/hive';
-import type { TableRecord } from '../adapters/state/postgres';
-import { validateConversion } from './convert/validate';
-import { writeIcebergMetadata } from './convert/write-metadata';
+import type { TableRecord } from '../core/state/store';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached, runOf } from './context';
 import { assertMigratable } from './gate';
 import { siblingCheck } from './siblings';
 import { locationKey } from '../core/plan/assess/shared-locations';
-import { dbOf, nameOf } from './plan-conversion';
+import { dbOf, nameOf } from '../core/convert/plan-conversion';
 
 const keyOf = (inv: TableInventory): string | null => (inv.table.sd.location === null ? null : locationKey(inv.table.sd.location));
 const isView = (i: TableInventory): boolean => i.table.tableType === 'VIRTUAL_VIEW' || i.table.tableType === 'MATERIALIZED_VIEW';
@@ -26,8 +23,8 @@ export function tableActivities(c: Ctx) {
   /** For the audit trail: what an in-place conversion did to the Hive table itself. */
   const inPlaceDetails = (ref: TableRef, rec: TableRecord): Record<string, unknown> => {
     if (deps.catalog.inPlace !== true || rec.original === null) return {};
-    const partitioned = rec.original.table.partitionKeys.length > 0;
-    return { inPlace: true, hiveOriginal: partitioned ? `hms:${dbOf(ref.tableId)}.${originalAsideName(nameOf(ref.tableId))} (made EXTERNAL, renamed, partitions kept)` : `hms:${ref.tableId} (altered into the Iceberg form)` };
+    const place = deps.catalog.hiveOriginalPlace(nameOf(ref.tableId), rec.original.table);
+    return { inPlace: true, hiveOriginal: place.kind === 'aside' ? `hms:${dbOf(ref.tableId)}.${place.name} (made EXTERNAL, renamed, partitions kept)` : `hms:${ref.tableId} (altered into the Iceberg form)` };
   };
 
   /** No other table holding something of ours shares this table's location (LOCATION_SHARED). */
@@ -94,7 +91,7 @@ export function tableActivities(c: Ctx) {
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       const p = await c.prepared(ref, rec);
       const ctx = Context.current();
-      const w = await writeIcebergMetadata(deps.storeFor([p.metadataDir]), p, { ...deps.write, progressEvery: 200, onProgress: (pr) => ctx.heartbeat(pr) });
+      const w = await deps.engine.writeIcebergMetadata(deps.storeFor([p.metadataDir]), p, { ...deps.write, progressEvery: 200, onProgress: (pr) => ctx.heartbeat(pr) });
       const files = w.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome }));
       const update = { status: 'written' as const, metadataLocation: w.metadataLocation, snapshotId: w.snapshotId?.toString() ?? null, writtenFiles: files, target: `${(await c.plan(ref.planHash)).targetCatalog}:${formatTableIdent(c.target(ref.tableId))}` };
       if (reached(rec, 'written')) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: files });
@@ -125,7 +122,7 @@ export function tableActivities(c: Ctx) {
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       const p = await c.prepared(ref, rec);
       const original = rec.original as TableInventory;
-      const ev = await validateConversion(deps.storeFor([p.metadataDir]), deps.catalog, c.target(ref.tableId), p, original, deps.write);
+      const ev = await deps.engine.validateConversion(deps.storeFor([p.metadataDir]), deps.catalog, c.target(ref.tableId), p, original, deps.write);
       c.failpoint('during-validate', ref.tableId);
       if (!reached(rec, 'migrated')) {
         await deps.state.recordStep(ref.planHash, ref.tableId, { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) }, c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), { ok: ev.ok, snapshotId: ev.snapshotId, rows: ev.rows.footers, files: ev.files.listed, findings: ev.findings.length }), { run: runOf() });

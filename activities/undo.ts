@@ -6,10 +6,10 @@ import { AuditAction as A, digestOf } from '../core/audit/chain';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
-import type { TableRecord } from '../adapters/state/postgres';
+import type { TableRecord } from '../core/state/store';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached } from './context';
-import { dbOf, nameOf } from './plan-conversion';
+import { dbOf, nameOf } from '../core/convert/plan-conversion';
 
 /** Delete the files we recorded, newest first, each only inside our metadata directory. */
 async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { path: string }[]): Promise<number> {

@@ -11,10 +11,10 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { convertTable } from '../../activities/convert/convert-table';
-import { mapOrdered } from '../../activities/convert/ordered-pool';
-import { conversionFor, targetOf } from '../../activities/plan-conversion';
-import { checkTableDrift } from '../../activities/validate/drift-check';
+import { convertTable } from '../../engine/convert-table';
+import { mapOrdered } from '../../engine/ordered-pool';
+import { conversionFor, targetOf } from '../../core/convert/plan-conversion';
+import { checkTableDrift } from '../../engine/drift-check';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import type { TableRecord } from '../../adapters/state/postgres';

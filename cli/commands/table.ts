@@ -3,7 +3,7 @@
 // validate. Prints what it wrote and registered. Ids derive from (source fingerprint, target), so a
 // rerun of an unchanged table writes the same files and registers once.
 import type { Command } from 'commander';
-import { convertTable } from '../../activities/convert/convert-table';
+import { convertTable } from '../../engine/convert-table';
 import { fingerprintOf } from '../../activities/index';
 import type { IcebergCatalog, TableIdent } from '../../core/catalog/catalog';
 import type { MigrateConfig } from '../../core/config/schema';

@@ -5,6 +5,7 @@ import { Option } from 'commander';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { workerActivities } from '../../activities/index';
+import { createEngine } from '../../engine/engine';
 import { targetConfigOf } from '../../core/plan/target';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
 import type { MigrateConfig } from '../../core/config/schema';
@@ -41,6 +42,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     state,
     hms,
     catalog,
+    engine: createEngine(),
     storeFor: stores.storeFor,
     namespacePrefix: config.catalog?.namespacePrefix ?? '',
     actor: `worker:${os.hostname()}:${process.pid}`,

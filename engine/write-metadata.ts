@@ -3,27 +3,27 @@
 // the data files into manifests as they come, then the manifest list and metadata.json. Every file
 // goes to the table's metadata directory with a create-only put; a rerun finds identical files and
 // goes on (put-once.ts). Memory: one location's listing, the footer window and one manifest buffer.
-import { ErrorCode, MigrationError } from '../../core/errors';
-import type { DataFileFormat, PreparedConversion } from '../../core/convert/prepare';
-import { manifestPath } from '../../core/convert/prepare';
-import type { DataFile } from '../../core/iceberg/manifest';
-import { addedManifestEntry } from '../../core/iceberg/manifest';
-import { buildInitialMetadata } from '../../core/iceberg/metadata';
-import type { TableMetadata } from '../../core/iceberg/metadata';
-import { toMetadataJson } from '../../core/iceberg/metadata-json';
-import { buildNameMapping, footerAliases, nameMappingToJson } from '../../core/iceberg/name-mapping';
-import { TableProperty } from '../../core/iceberg/spec-constants';
-import type { FileStats, FooterReader } from '../../core/storage/file-stats';
-import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
-import type { OutputFile } from '../../adapters/avro/container';
-import { writeManifestList } from '../../adapters/avro/manifest-list-writer';
-import { writeManifests } from '../../adapters/avro/manifest-writer';
-import { AvroFooterReader } from '../../adapters/formats/avro';
-import { OrcFooterReader } from '../../adapters/formats/orc';
-import { sharedFooterThreads } from '../../adapters/formats/footer-threads';
-import { DEFAULT_TAIL_BYTES, ParquetFooterReader } from '../../adapters/formats/parquet';
-import type { ListingFinding, LocationListing } from '../../adapters/storage/list-partition';
-import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { DataFileFormat, PreparedConversion } from '../core/convert/prepare';
+import { manifestPath } from '../core/convert/prepare';
+import type { DataFile } from '../core/iceberg/manifest';
+import { addedManifestEntry } from '../core/iceberg/manifest';
+import { buildInitialMetadata } from '../core/iceberg/metadata';
+import type { TableMetadata } from '../core/iceberg/metadata';
+import { toMetadataJson } from '../core/iceberg/metadata-json';
+import { buildNameMapping, footerAliases, nameMappingToJson } from '../core/iceberg/name-mapping';
+import { TableProperty } from '../core/iceberg/spec-constants';
+import type { FileStats, FooterReader } from '../core/storage/file-stats';
+import type { ObjectInfo, ObjectStore } from '../core/storage/object-store';
+import type { OutputFile } from '../adapters/avro/container';
+import { writeManifestList } from '../adapters/avro/manifest-list-writer';
+import { writeManifests } from '../adapters/avro/manifest-writer';
+import { AvroFooterReader } from '../adapters/formats/avro';
+import { OrcFooterReader } from '../adapters/formats/orc';
+import { sharedFooterThreads } from '../adapters/formats/footer-threads';
+import { DEFAULT_TAIL_BYTES, ParquetFooterReader } from '../adapters/formats/parquet';
+import type { ListingFinding, LocationListing } from '../adapters/storage/list-partition';
+import { ListingFindingCode, listPartition } from '../adapters/storage/list-partition';
 import { mapOrdered } from './ordered-pool';
 import type { PutOutcome } from './put-once';
 import { putOnce } from './put-once';

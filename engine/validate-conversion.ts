@@ -3,21 +3,21 @@
 // from storage, list every partition location again and re-read each file's footer record count,
 // then compare (core/validate/compare.ts). The evidence is pinned to the snapshot id, and lists the
 // files the conversion left out on purpose (zero-byte files: no footer, no rows), so none goes silently.
-import type { IcebergCatalog, TableIdent } from '../../core/catalog/catalog';
-import { formatTableIdent } from '../../core/catalog/catalog';
-import type { PreparedConversion } from '../../core/convert/prepare';
-import { ErrorCode, MigrationError } from '../../core/errors';
-import type { HivePartition, HiveTable } from '../../core/hive/model';
-import { partitionType } from '../../core/iceberg/partition-spec';
-import type { FileFact, ValidationFinding } from '../../core/validate/compare';
-import { accurateNumRows, compareFiles, compareRowCounts, compareSchema } from '../../core/validate/compare';
-import type { FooterReader } from '../../core/storage/file-stats';
-import type { ObjectStore } from '../../core/storage/object-store';
-import { readManifest, readManifestList } from '../../adapters/avro/manifest-reader';
-import { AvroFooterReader } from '../../adapters/formats/avro';
-import { OrcFooterReader } from '../../adapters/formats/orc';
-import { ParquetFooterReader } from '../../adapters/formats/parquet';
-import { ListingFindingCode } from '../../adapters/storage/list-partition';
+import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import { formatTableIdent } from '../core/catalog/catalog';
+import type { PreparedConversion } from '../core/convert/prepare';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { HivePartition, HiveTable } from '../core/hive/model';
+import { partitionType } from '../core/iceberg/partition-spec';
+import type { FileFact, ValidationFinding } from '../core/validate/compare';
+import { accurateNumRows, compareFiles, compareRowCounts, compareSchema } from '../core/validate/compare';
+import type { FooterReader } from '../core/storage/file-stats';
+import type { ObjectStore } from '../core/storage/object-store';
+import { readManifest, readManifestList } from '../adapters/avro/manifest-reader';
+import { AvroFooterReader } from '../adapters/formats/avro';
+import { OrcFooterReader } from '../adapters/formats/orc';
+import { ParquetFooterReader } from '../adapters/formats/parquet';
+import { ListingFindingCode } from '../adapters/storage/list-partition';
 import { mapOrdered } from './ordered-pool';
 import { listTableFiles } from './write-metadata';
 
