@@ -3,11 +3,12 @@
 // from storage, list every partition location again and re-read each file's footer record count,
 // then compare (core/validate/compare.ts). The evidence is pinned to the snapshot id, and lists the
 // files the conversion left out on purpose (zero-byte files: no footer, no rows), so none goes silently.
-import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import type { IcebergCatalog, LoadedTable, TableIdent } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { HivePartition, HiveTable } from '../core/hive/model';
+import type { Snapshot } from '../core/iceberg/metadata';
 import { partitionType } from '../core/iceberg/partition-spec';
 import type { FileFact, ValidationFinding } from '../core/validate/compare';
 import { accurateNumRows, compareFiles, compareRowCounts, compareSchema } from '../core/validate/compare';
@@ -57,53 +58,24 @@ function hmsRows(table: HiveTable, partitions: readonly HivePartition[]): number
   return partitions.length === 0 ? undefined : sum;
 }
 
-export async function validateConversion(
-  store: ObjectStore,
-  catalog: IcebergCatalog,
-  ident: TableIdent,
-  p: PreparedConversion,
-  source: { readonly table: HiveTable; readonly partitions: readonly HivePartition[] },
-  opts: ValidateOptions = {},
-): Promise<ValidationEvidence> {
-  const findings: ValidationFinding[] = [];
-  const catalogTable = `${catalog.name}:${formatTableIdent(ident)}`;
-  const base = { table: p.source, catalogTable };
-  let loaded;
-  try {
-    loaded = await catalog.loadTable(ident);
-  } catch (e) {
-    if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_NOT_FOUND) {
-      const f: ValidationFinding = { code: ErrorCode.VALIDATION_CATALOG_MISMATCH, check: 'catalog', message: `${catalogTable} is not registered`, expected: p.metadataLocation, actual: 'absent' };
-      return { ...base, ok: false, metadataLocation: null, snapshotId: null, rows: { footers: 0, snapshotTotal: null, manifests: 0 }, files: { listed: 0, inManifests: 0, bytes: 0 }, skipped: [], findings: [f] };
-    }
-    throw e;
-  }
-  if (loaded.metadataLocation !== p.metadataLocation) {
-    findings.push({ code: ErrorCode.VALIDATION_CATALOG_MISMATCH, check: 'catalog', message: `${catalogTable} points at ${loaded.metadataLocation}, not at our ${p.metadataLocation}`, expected: p.metadataLocation, actual: loaded.metadataLocation });
-  }
-  const md = loaded.metadata;
-  const ours = md.snapshots.find((s) => s.snapshotId === p.snapshotId);
-  const expectSnapshot = md.snapshots.length > 0 || md.currentSnapshotId !== null ? p.snapshotId : null;
-  if (expectSnapshot !== null && (ours === undefined || md.currentSnapshotId !== p.snapshotId)) {
-    findings.push({ code: ErrorCode.VALIDATION_CATALOG_MISMATCH, check: 'catalog', message: `current snapshot is ${String(md.currentSnapshotId)}, ours is ${p.snapshotId}`, expected: p.snapshotId.toString(), actual: String(md.currentSnapshotId) });
-  }
+type Source = { readonly table: HiveTable; readonly partitions: readonly HivePartition[] };
 
-  // What our snapshot holds, read back from storage.
-  const types = partitionType(p.schema, p.spec).map((t) => t.type);
-  const inManifests: FileFact[] = [];
-  let manifestRows = 0;
-  if (ours !== undefined) {
-    for (const m of await readManifestList(store, ours.manifestList)) {
-      for (const f of await readManifest(store, m.path, p.schema, p.spec)) {
-        if (f.status === 2) continue;
-        inManifests.push({ path: f.filePath, size: f.fileSizeInBytes, partition: f.partition });
-        manifestRows += f.recordCount;
-      }
+/** What our snapshot holds, read back from storage: its live data files and their Σ record_count. */
+async function readSnapshotFiles(store: ObjectStore, p: PreparedConversion, manifestList: string): Promise<{ files: FileFact[]; rows: number }> {
+  const files: FileFact[] = [];
+  let rows = 0;
+  for (const m of await readManifestList(store, manifestList)) {
+    for (const f of await readManifest(store, m.path, p.schema, p.spec)) {
+      if (f.status === 2) continue;
+      files.push({ path: f.filePath, size: f.fileSizeInBytes, partition: f.partition });
+      rows += f.recordCount;
     }
   }
-  const snapshotTotal = ours === undefined ? null : Number(ours.summary['total-records'] ?? NaN);
+  return { files, rows };
+}
 
-  // What storage holds, listed again, with footer record counts read again.
+/** What storage holds, listed again, with footer record counts read again. */
+async function relist(store: ObjectStore, p: PreparedConversion, opts: ValidateOptions): Promise<{ listed: FileFact[]; skipped: SkippedFile[]; footerRows: number; bytes: number }> {
   const readers: Record<string, FooterReader> = { PARQUET: new ParquetFooterReader(store), ORC: new OrcFooterReader(store), AVRO: new AvroFooterReader(store) };
   const listed: FileFact[] = [];
   const work: { path: string; size: number; index: number }[] = [];
@@ -127,11 +99,48 @@ export async function validateConversion(
     footerRows += n;
   }
   for (const f of listed) bytes += f.size;
+  return { listed, skipped, footerRows, bytes };
+}
 
-  const files = compareFiles(types, listed, inManifests);
+/** The catalog entry must point at our metadata file, and its current snapshot be ours (when one is expected). */
+function catalogFindings(loaded: LoadedTable, p: PreparedConversion, catalogTable: string): { findings: ValidationFinding[]; ours: Snapshot | undefined } {
+  const findings: ValidationFinding[] = [];
+  if (loaded.metadataLocation !== p.metadataLocation) {
+    findings.push({ code: ErrorCode.VALIDATION_CATALOG_MISMATCH, check: 'catalog', message: `${catalogTable} points at ${loaded.metadataLocation}, not at our ${p.metadataLocation}`, expected: p.metadataLocation, actual: loaded.metadataLocation });
+  }
+  const md = loaded.metadata;
+  const ours = md.snapshots.find((s) => s.snapshotId === p.snapshotId);
+  const expectSnapshot = md.snapshots.length > 0 || md.currentSnapshotId !== null ? p.snapshotId : null;
+  if (expectSnapshot !== null && (ours === undefined || md.currentSnapshotId !== p.snapshotId)) {
+    findings.push({ code: ErrorCode.VALIDATION_CATALOG_MISMATCH, check: 'catalog', message: `current snapshot is ${String(md.currentSnapshotId)}, ours is ${p.snapshotId}`, expected: p.snapshotId.toString(), actual: String(md.currentSnapshotId) });
+  }
+  return { findings, ours };
+}
+
+export async function validateConversion(store: ObjectStore, catalog: IcebergCatalog, ident: TableIdent, p: PreparedConversion, source: Source, opts: ValidateOptions = {}): Promise<ValidationEvidence> {
+  const catalogTable = `${catalog.name}:${formatTableIdent(ident)}`;
+  const base = { table: p.source, catalogTable };
+  let loaded;
+  try {
+    loaded = await catalog.loadTable(ident);
+  } catch (e) {
+    if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_NOT_FOUND) {
+      const f: ValidationFinding = { code: ErrorCode.VALIDATION_CATALOG_MISMATCH, check: 'catalog', message: `${catalogTable} is not registered`, expected: p.metadataLocation, actual: 'absent' };
+      return { ...base, ok: false, metadataLocation: null, snapshotId: null, rows: { footers: 0, snapshotTotal: null, manifests: 0 }, files: { listed: 0, inManifests: 0, bytes: 0 }, skipped: [], findings: [f] };
+    }
+    throw e;
+  }
+  const { findings, ours } = catalogFindings(loaded, p, catalogTable);
+  const md = loaded.metadata;
+  const types = partitionType(p.schema, p.spec).map((t) => t.type);
+  const inSnapshot = ours === undefined ? { files: [], rows: 0 } : await readSnapshotFiles(store, p, ours.manifestList);
+  const snapshotTotal = ours === undefined ? null : Number(ours.summary['total-records'] ?? NaN);
+  const { listed, skipped, footerRows, bytes } = await relist(store, p, opts);
+
+  const files = compareFiles(types, listed, inSnapshot.files);
   findings.push(...files.findings);
   const hms = hmsRows(source.table, source.partitions);
-  const rows = { footers: footerRows, snapshotTotal: ours === undefined ? (listed.length === 0 ? null : 0) : snapshotTotal, manifests: manifestRows, ...(hms === undefined ? {} : { hms }) };
+  const rows = { footers: footerRows, snapshotTotal: ours === undefined ? (listed.length === 0 ? null : 0) : snapshotTotal, manifests: inSnapshot.rows, ...(hms === undefined ? {} : { hms }) };
   findings.push(...compareRowCounts(rows));
   findings.push(...compareSchema([...source.table.sd.columns, ...source.table.partitionKeys].map((c) => c.name), md.schemas.find((s) => s.schemaId === md.currentSchemaId) ?? p.schema));
   return {
