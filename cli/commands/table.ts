@@ -1,5 +1,5 @@
 // `migrate table <db>.<table>`: one table end to end through the same library the workflows use
-// (activities/convert): prepare → list → footers → manifests → metadata.json → register →
+// (engine/): prepare → list → footers → manifests → metadata.json → register →
 // validate. Prints what it wrote and registered. Ids derive from (source fingerprint, target), so a
 // rerun of an unchanged table writes the same files and registers once.
 import type { Command } from 'commander';
