@@ -1,5 +1,6 @@
-// What every activity stage shares: the injected ports (ActivityDeps), the plan cache, the audit
-// helpers, the table status order and the per-table catalog/store/conversion lookups.
+// What every activity stage shares: the injected ports (ActivityDeps: state store, HMS, catalog,
+// stores, conversion engine), the plan cache, the audit helpers, the table status check
+// (core/state/status.ts) and the per-table catalog/store/conversion lookups.
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { existsSync, writeFileSync } from 'node:fs';
