@@ -1,6 +1,7 @@
-// Lint with the architecture's import fences (../shared/ARCHITECTURE.md "Layout"): core/ and
-// workflows/ are pure — no Node built-ins, no adapters, no I/O libraries — so workflow code stays
-// deterministic and the domain stays testable without components.
+// Lint with the architecture's import fences (docs/architecture.md "Layers"): core/ and
+// workflows/ are pure — no Node built-ins, no adapters, no engine, no I/O libraries — so workflow
+// code stays deterministic and the domain stays testable without components; activities/ reach
+// adapters and the engine only through injected ports.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
@@ -35,7 +36,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  { files: ['core/**/*.ts'], rules: fence([{ group: ['**/activities/**', '**/workflows/**'], message: 'core/ is the bottom layer.' }, { group: ['@temporalio/*'], message: 'core/ does not know Temporal.' }]) },
+  { files: ['core/**/*.ts'], rules: fence([{ group: ['**/activities/**', '**/workflows/**', '**/engine/**', '**/engine'], message: 'core/ is the bottom layer.' }, { group: ['@temporalio/*'], message: 'core/ does not know Temporal.' }]) },
   // cli/ is thin: flags, the application layer (app/), rendering. It reaches no adapter, activity,
   // workflow or I/O library directly (docs/architecture.md).
   {
@@ -49,8 +50,22 @@ export default tseslint.config(
       }],
     },
   },
-  // Function length in the upper floors: a function that does not fit a screen is split.
-  { files: ['cli/**/*.ts', 'app/**/*.ts'], rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] } },
   // workflows may import activities only as types (checked by consistent-type-imports + this fence on values).
-  { files: ['workflows/**/*.ts'], rules: fence([{ group: ['**/activities/**'], message: 'workflows/ import activities with `import type` only.', allowTypeImports: true }]) },
+  { files: ['workflows/**/*.ts'], rules: fence([{ group: ['**/activities/**'], message: 'workflows/ import activities with `import type` only.', allowTypeImports: true }, { group: ['**/engine/**', '**/engine'], message: 'workflows/ must not import engine/ (it does I/O).' }]) },
+  // activities/ work over the ports in ActivityDeps: no adapter at all, and the conversion engine
+  // only as a type (the worker's assembly, app/worker.ts, injects it as ActivityDeps.engine).
+  {
+    files: ['activities/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/adapters/**', '**/adapters'], message: 'activities/ must not import adapters: reach them through the ports in ActivityDeps (docs/architecture.md).' },
+          { group: ['**/engine/**', '**/engine'], message: 'activities/ import engine/ with `import type` only: the engine comes in as ActivityDeps.engine.', allowTypeImports: true },
+        ],
+      }],
+    },
+  },
+  // Small functions (STYLE.md §11): the guide is 40 lines; this is the hard ceiling where the
+  // orchestration and the work on one table live.
+  { files: ['cli/**/*.ts', 'app/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'engine/**/*.ts'], rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] } },
 );

@@ -1,5 +1,6 @@
-// What every activity stage shares: the injected ports (ActivityDeps), the plan cache, the audit
-// helpers, the table status order and the per-table catalog/store/conversion lookups.
+// What every activity stage shares: the injected ports (ActivityDeps: state store, HMS, catalog,
+// stores, conversion engine), the plan cache, the audit helpers, the table status check
+// (core/state/status.ts) and the per-table catalog/store/conversion lookups.
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -15,14 +16,19 @@ import type { TargetConfig } from '../core/plan/target';
 import { targetMismatch } from '../core/plan/target';
 import { tableFingerprint } from '../core/hive/fingerprint';
 import type { ObjectStore } from '../core/storage/object-store';
-import type { PostgresStateStore, TableRecord } from '../adapters/state/postgres';
-import { conversionFor, targetOf } from './plan-conversion';
-import type { WriteOptions } from './convert/write-metadata';
+import type { ForwardStatus } from '../core/state/status';
+import { reached as reachedStep } from '../core/state/status';
+import type { StateStore, TableRecord } from '../core/state/store';
+import { conversionFor, targetOf } from '../core/convert/plan-conversion';
+import type { ConversionEngine } from '../engine/engine';
+import type { WriteOptions } from '../engine/write-metadata';
 
 export interface ActivityDeps {
-  readonly state: PostgresStateStore;
+  readonly state: StateStore;
   readonly hms: HmsReader;
   readonly catalog: IcebergCatalog;
+  /** The work on one table: metadata writing, validation, drift checks, results file (engine/). */
+  readonly engine: ConversionEngine;
   /** A store that may delete/overwrite only under `metadataPrefixes` (one per table). */
   readonly storeFor: (metadataPrefixes: readonly string[]) => ObjectStore;
   readonly namespacePrefix: string;
@@ -79,10 +85,8 @@ export function runOf(): string | undefined {
   }
 }
 
-/** The order of a table's forward steps in the state store. */
-const ORDER = ['pending', 'original-saved', 'written', 'registered', 'migrated'];
-/** True when the record already shows this step (a retry after the step was recorded). */
-export const reached = (rec: TableRecord, status: string): boolean => ORDER.indexOf(rec.status) >= ORDER.indexOf(status);
+/** True when the record already shows this forward step (a retry after the step was recorded; core/state/status.ts). */
+export const reached = (rec: TableRecord, step: ForwardStatus): boolean => reachedStep(rec.status, step);
 
 export type Ctx = ReturnType<typeof activityContext>;
 

@@ -16,11 +16,12 @@ import { manifestPath } from '../core/convert/prepare';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { ObjectStore } from '../core/storage/object-store';
-import type { PostgresStateStore, TableRecord, TableStatus } from '../adapters/state/postgres';
-import { conversionFor, targetOf } from './plan-conversion';
+import { inFlight } from '../core/state/status';
+import type { StateStore, TableRecord, TableStatus } from '../core/state/store';
+import { conversionFor, targetOf } from '../core/convert/plan-conversion';
 
 export interface RepairDeps {
-  readonly state: PostgresStateStore;
+  readonly state: StateStore;
   /** The configured catalog; an in-place Hive catalog learns each table's saved original. */
   readonly catalog: IcebergCatalog;
   /** A store that may delete only under `metadataPrefixes` (adapters/storage). */
@@ -70,7 +71,6 @@ export const REPAIRED = 'REPAIRED';
 /** What the lead records for a compensation that could not finish. */
 export const COMPENSATION_INCOMPLETE = 'COMPENSATION_INCOMPLETE';
 const EXAMINED: ReadonlySet<TableStatus> = new Set(['original-saved', 'written', 'registered', 'failed']);
-const IN_FLIGHT: ReadonlySet<TableStatus> = new Set(['original-saved', 'written', 'registered']);
 
 const trimSlash = (s: string): string => s.replace(/\/+$/, '');
 const isNotFound = (e: unknown): boolean => e instanceof MigrationError && (e.code === ErrorCode.STORAGE_NOT_FOUND || e.code === ErrorCode.CATALOG_NOT_FOUND);
@@ -146,7 +146,7 @@ async function inspect(deps: RepairDeps, plan: PlanFile, rec: TableRecord): Prom
   const ours = rec.metadataLocation ?? p?.metadataLocation ?? null;
   const files = dir === null ? [] : await ourFiles(deps.storeFor([dir]), dir, rec, p);
   const entry = await entryAt(catalogFor(deps, rec, ident), ident, ours);
-  const staleState = IN_FLIGHT.has(rec.status) || rec.errorCode === COMPENSATION_INCOMPLETE;
+  const staleState = inFlight(rec.status) || rec.errorCode === COMPENSATION_INCOMPLETE;
   const running = staleState || files.length > 0 || entry?.state === 'ours' ? await deps.isRunning(rec.planHash, rec.tableId) : false;
   const leftover = staleState || files.length > 0 || (entry !== null && entry.state !== 'foreign');
   return { tableId: rec.tableId, wave: rec.wave, status: rec.status, errorCode: rec.errorCode, target: formatTableIdent(ident), metadataDir: dir, ours, files, entry, staleState, running, orphan: leftover && !running };

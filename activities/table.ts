@@ -6,39 +6,57 @@ import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
-import { originalAsideName } from '../adapters/catalog/hive';
-import type { TableRecord } from '../adapters/state/postgres';
-import { validateConversion } from './convert/validate';
-import { writeIcebergMetadata } from './convert/write-metadata';
+import type { TableRecord } from '../core/state/store';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached, runOf } from './context';
 import { assertMigratable } from './gate';
 import { siblingCheck } from './siblings';
 import { locationKey } from '../core/plan/assess/shared-locations';
-import { dbOf, nameOf } from './plan-conversion';
+import { dbOf, nameOf } from '../core/convert/plan-conversion';
 
 const keyOf = (inv: TableInventory): string | null => (inv.table.sd.location === null ? null : locationKey(inv.table.sd.location));
 const isView = (i: TableInventory): boolean => i.table.tableType === 'VIRTUAL_VIEW' || i.table.tableType === 'MATERIALIZED_VIEW';
 
+/** For the audit trail: what an in-place conversion did to the Hive table itself. */
+function inPlaceDetails(deps: Ctx['deps'], ref: TableRef, rec: TableRecord): Record<string, unknown> {
+  if (deps.catalog.inPlace !== true || rec.original === null) return {};
+  const place = deps.catalog.hiveOriginalPlace(nameOf(ref.tableId), rec.original.table);
+  return { inPlace: true, hiveOriginal: place.kind === 'aside' ? `hms:${dbOf(ref.tableId)}.${place.name} (made EXTERNAL, renamed, partitions kept)` : `hms:${ref.tableId} (altered into the Iceberg form)` };
+}
+
+/** No other table holding something of ours shares this table's location (LOCATION_SHARED). */
+async function assertLocationOwn(deps: Ctx['deps'], ref: TableRef, inv: TableInventory): Promise<void> {
+  const key = keyOf(inv);
+  if (key === null) return; // the gate refused an invalid location already
+  const others = await deps.state.tablesSharingLocation(key, ref);
+  if (others.length === 0) return;
+  const list = others.map((o) => `${o.tableId} (plan ${o.planHash.slice(0, 12)}, ${o.status})`).join(', ');
+  throw new MigrationError(ErrorCode.LOCATION_SHARED, `${ref.tableId}: its location ${inv.table.sd.location} is shared with ${list}; a table that shares its location cannot be converted on its own (its listing would take the other's files) — nothing was written`, { tableId: ref.tableId, others: others.map((o) => o.tableId) }, { retryable: false });
+}
+
+/**
+ * The table read live from HMS, checked to be what the plan saw (fingerprint) and migratable as it
+ * is now — its own rules and its database's locations (the plan's judgement is not trusted).
+ */
+async function liveOriginal(c: Ctx, ref: TableRef, sharesNoLocation: ReturnType<typeof siblingCheck>): Promise<{ inv: TableInventory; digest: string }> {
+  const { deps } = c;
+  const p = await c.plan(ref.planHash);
+  const entry = p.waves.flatMap((w) => w.tables).find((t) => t.id === ref.tableId);
+  if (entry === undefined) throw new MigrationError(ErrorCode.TABLE_NOT_MIGRATABLE, `${ref.tableId} is not in a wave of plan ${ref.planHash.slice(0, 12)}`, { tableId: ref.tableId }, { retryable: false });
+  const [inv] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+  if (inv === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${ref.tableId} no longer exists in HMS (dropped after the plan was made); nothing was written`, { tableId: ref.tableId }, { retryable: false });
+  const digest = fingerprintOf(inv);
+  if (digest !== entry.fingerprint) {
+    throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId} changed in HMS since the plan was made (fingerprint ${digest.slice(0, 12)} ≠ planned ${entry.fingerprint.slice(0, 12)}); run migrate plan again`, { tableId: ref.tableId });
+  }
+  assertMigratable(ref.tableId, inv, deps.assessOptions);
+  if (!isView(inv)) await sharesNoLocation(ref.tableId, inv);
+  return { inv, digest };
+}
+
 export function tableActivities(c: Ctx) {
   const { deps } = c;
   const sharesNoLocation = siblingCheck(deps.hms);
-  /** For the audit trail: what an in-place conversion did to the Hive table itself. */
-  const inPlaceDetails = (ref: TableRef, rec: TableRecord): Record<string, unknown> => {
-    if (deps.catalog.inPlace !== true || rec.original === null) return {};
-    const partitioned = rec.original.table.partitionKeys.length > 0;
-    return { inPlace: true, hiveOriginal: partitioned ? `hms:${dbOf(ref.tableId)}.${originalAsideName(nameOf(ref.tableId))} (made EXTERNAL, renamed, partitions kept)` : `hms:${ref.tableId} (altered into the Iceberg form)` };
-  };
-
-  /** No other table holding something of ours shares this table's location (LOCATION_SHARED). */
-  async function assertLocationOwn(ref: TableRef, inv: TableInventory): Promise<void> {
-    const key = keyOf(inv);
-    if (key === null) return; // the gate refused an invalid location already
-    const others = await deps.state.tablesSharingLocation(key, ref);
-    if (others.length === 0) return;
-    const list = others.map((o) => `${o.tableId} (plan ${o.planHash.slice(0, 12)}, ${o.status})`).join(', ');
-    throw new MigrationError(ErrorCode.LOCATION_SHARED, `${ref.tableId}: its location ${inv.table.sd.location} is shared with ${list}; a table that shares its location cannot be converted on its own (its listing would take the other's files) — nothing was written`, { tableId: ref.tableId, others: others.map((o) => o.tableId) }, { retryable: false });
-  }
 
   const acts = {
     /**
@@ -52,24 +70,14 @@ export function tableActivities(c: Ctx) {
       // This run owns the record's forward steps from here (a re-applied plan's new run takes over).
       if (run !== undefined && rec.ownerRun !== run) await deps.state.updateTable(ref.planHash, ref.tableId, { ownerRun: run });
       if (rec.original !== null && rec.originalDigest !== null) {
-        if (!isView(rec.original)) await assertLocationOwn(ref, rec.original);
+        if (!isView(rec.original)) await assertLocationOwn(deps, ref, rec.original);
         return { digest: rec.originalDigest, view: isView(rec.original) };
       }
-      const p = await c.plan(ref.planHash);
-      const entry = p.waves.flatMap((w) => w.tables).find((t) => t.id === ref.tableId);
-      if (entry === undefined) throw new MigrationError(ErrorCode.TABLE_NOT_MIGRATABLE, `${ref.tableId} is not in a wave of plan ${ref.planHash.slice(0, 12)}`, { tableId: ref.tableId }, { retryable: false });
-      const [inv] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
-      if (inv === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${ref.tableId} no longer exists in HMS (dropped after the plan was made); nothing was written`, { tableId: ref.tableId }, { retryable: false });
-      const digest = fingerprintOf(inv);
-      if (digest !== entry.fingerprint) {
-        throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId} changed in HMS since the plan was made (fingerprint ${digest.slice(0, 12)} ≠ planned ${entry.fingerprint.slice(0, 12)}); run migrate plan again`, { tableId: ref.tableId });
-      }
-      assertMigratable(ref.tableId, inv, deps.assessOptions);
-      if (!isView(inv)) await sharesNoLocation(ref.tableId, inv);
+      const { inv, digest } = await liveOriginal(c, ref, sharesNoLocation);
       const locationKey = isView(inv) ? null : keyOf(inv);
       await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'original-saved', original: inv, originalDigest: digest, locationKey }, c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }), { run });
       // Checked after the claim is recorded: two tables of one location racing here both see each other.
-      if (!isView(inv)) await assertLocationOwn(ref, inv);
+      if (!isView(inv)) await assertLocationOwn(deps, ref, inv);
       return { digest, view: isView(inv) };
     },
 
@@ -94,7 +102,7 @@ export function tableActivities(c: Ctx) {
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       const p = await c.prepared(ref, rec);
       const ctx = Context.current();
-      const w = await writeIcebergMetadata(deps.storeFor([p.metadataDir]), p, { ...deps.write, progressEvery: 200, onProgress: (pr) => ctx.heartbeat(pr) });
+      const w = await deps.engine.writeIcebergMetadata(deps.storeFor([p.metadataDir]), p, { ...deps.write, progressEvery: 200, onProgress: (pr) => ctx.heartbeat(pr) });
       const files = w.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome }));
       const update = { status: 'written' as const, metadataLocation: w.metadataLocation, snapshotId: w.snapshotId?.toString() ?? null, writtenFiles: files, target: `${(await c.plan(ref.planHash)).targetCatalog}:${formatTableIdent(c.target(ref.tableId))}` };
       if (reached(rec, 'written')) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: files });
@@ -114,7 +122,7 @@ export function tableActivities(c: Ctx) {
       const { outcome } = await catalog.registerTable(ident, p.metadataLocation);
       // Recorded once: by the attempt that registered, or by the retry that found its entry after a crash.
       if (!reached(rec, 'registered')) {
-        await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'registered' }, c.event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation, outcome, ...inPlaceDetails(ref, rec) }), { run: runOf() });
+        await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'registered' }, c.event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation, outcome, ...inPlaceDetails(deps, ref, rec) }), { run: runOf() });
       }
       c.failpoint('after-register', ref.tableId);
       return { outcome };
@@ -125,7 +133,7 @@ export function tableActivities(c: Ctx) {
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       const p = await c.prepared(ref, rec);
       const original = rec.original as TableInventory;
-      const ev = await validateConversion(deps.storeFor([p.metadataDir]), deps.catalog, c.target(ref.tableId), p, original, deps.write);
+      const ev = await deps.engine.validateConversion(deps.storeFor([p.metadataDir]), deps.catalog, c.target(ref.tableId), p, original, deps.write);
       c.failpoint('during-validate', ref.tableId);
       if (!reached(rec, 'migrated')) {
         await deps.state.recordStep(ref.planHash, ref.tableId, { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) }, c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), { ok: ev.ok, snapshotId: ev.snapshotId, rows: ev.rows.footers, files: ev.files.listed, findings: ev.findings.length }), { run: runOf() });

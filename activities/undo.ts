@@ -6,10 +6,10 @@ import { AuditAction as A, digestOf } from '../core/audit/chain';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
-import type { TableRecord } from '../adapters/state/postgres';
+import type { TableRecord } from '../core/state/store';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached } from './context';
-import { dbOf, nameOf } from './plan-conversion';
+import { dbOf, nameOf } from '../core/convert/plan-conversion';
 
 /** Delete the files we recorded, newest first, each only inside our metadata directory. */
 async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { path: string }[]): Promise<number> {
@@ -23,44 +23,44 @@ async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { pat
   return n;
 }
 
+/**
+ * Who holds the target name: `ours` (our recorded metadata), `descendant` (a commit on top of
+ * ours: its metadata log lists ours), `foreign` (anything else) or `absent`.
+ */
+async function holder(catalog: IcebergCatalog, ident: TableIdent, ours: string): Promise<{ kind: 'ours' | 'descendant' | 'foreign' | 'absent'; location?: string }> {
+  if (!(await catalog.tableExists(ident))) return { kind: 'absent' };
+  const loaded = await catalog.loadTable(ident);
+  if (loaded.metadataLocation === ours) return { kind: 'ours', location: ours };
+  const descends = loaded.metadata.metadataLog.some((e) => e.metadataFile === ours);
+  return { kind: descends ? 'descendant' : 'foreign', location: loaded.metadataLocation };
+}
+
+async function unregisterForRollback(c: Ctx, ref: TableRef, rec: TableRecord, ours: string, force: boolean, by: string): Promise<void> {
+  const ident = c.recordedTarget(ref, rec);
+  const catalog = c.catalogOf(ref, rec);
+  const name = `${catalog.name}:${formatTableIdent(ident)}`;
+  const h = await holder(catalog, ident, ours);
+  if (h.kind === 'foreign') {
+    throw new MigrationError(ErrorCode.ROLLBACK_NOT_OURS, `${ref.tableId}: ${formatTableIdent(ident)} is held by an entry this tool did not register for it (metadata at ${h.location}; ours was ${ours}); left untouched, with or without --force`, { tableId: ref.tableId, current: h.location, ours }, { retryable: false });
+  }
+  if (h.kind === 'descendant') {
+    if (!force) throw new MigrationError(ErrorCode.ROLLBACK_REFUSED, `${ref.tableId}: ${formatTableIdent(ident)} has commits after ours (now at ${h.location}); rolling back would lose them. Use --force to drop the entry anyway (audited).`, { tableId: ref.tableId, current: h.location }, { retryable: false });
+    await c.audit(A.ROLLBACK_FORCED, name, ref.planHash, digestOf(h.location), null, { ours, current: h.location }, by);
+    // In place, dropping the entry puts the saved Hive table back under its name.
+    await catalog.dropTable(ident);
+    await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(h.location), null, { metadataLocation: h.location, ours, forced: true }, by);
+  } else if (h.kind === 'ours') {
+    await catalog.unregisterTable(ident, ours);
+    await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(ours), null, { metadataLocation: ours }, by);
+  } else if (catalog.inPlace === true && (await catalog.unregisterTable(ident, ours)).outcome === 'unregistered') {
+    // No entry, yet something to undo: an in-place rollback that crashed after dropping the
+    // Iceberg table put the Hive original back now.
+    await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(ours), null, { metadataLocation: ours, resumed: true }, by);
+  }
+}
+
 export function undoActivities(c: Ctx) {
   const { deps } = c;
-
-  /**
-   * Who holds the target name: `ours` (our recorded metadata), `descendant` (a commit on top of
-   * ours: its metadata log lists ours), `foreign` (anything else) or `absent`.
-   */
-  async function holder(catalog: IcebergCatalog, ident: TableIdent, ours: string): Promise<{ kind: 'ours' | 'descendant' | 'foreign' | 'absent'; location?: string }> {
-    if (!(await catalog.tableExists(ident))) return { kind: 'absent' };
-    const loaded = await catalog.loadTable(ident);
-    if (loaded.metadataLocation === ours) return { kind: 'ours', location: ours };
-    const descends = loaded.metadata.metadataLog.some((e) => e.metadataFile === ours);
-    return { kind: descends ? 'descendant' : 'foreign', location: loaded.metadataLocation };
-  }
-
-  async function unregisterForRollback(ref: TableRef, rec: TableRecord, ours: string, force: boolean, by: string): Promise<void> {
-    const ident = c.recordedTarget(ref, rec);
-    const catalog = c.catalogOf(ref, rec);
-    const name = `${catalog.name}:${formatTableIdent(ident)}`;
-    const h = await holder(catalog, ident, ours);
-    if (h.kind === 'foreign') {
-      throw new MigrationError(ErrorCode.ROLLBACK_NOT_OURS, `${ref.tableId}: ${formatTableIdent(ident)} is held by an entry this tool did not register for it (metadata at ${h.location}; ours was ${ours}); left untouched, with or without --force`, { tableId: ref.tableId, current: h.location, ours }, { retryable: false });
-    }
-    if (h.kind === 'descendant') {
-      if (!force) throw new MigrationError(ErrorCode.ROLLBACK_REFUSED, `${ref.tableId}: ${formatTableIdent(ident)} has commits after ours (now at ${h.location}); rolling back would lose them. Use --force to drop the entry anyway (audited).`, { tableId: ref.tableId, current: h.location }, { retryable: false });
-      await c.audit(A.ROLLBACK_FORCED, name, ref.planHash, digestOf(h.location), null, { ours, current: h.location }, by);
-      // In place, dropping the entry puts the saved Hive table back under its name.
-      await catalog.dropTable(ident);
-      await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(h.location), null, { metadataLocation: h.location, ours, forced: true }, by);
-    } else if (h.kind === 'ours') {
-      await catalog.unregisterTable(ident, ours);
-      await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(ours), null, { metadataLocation: ours }, by);
-    } else if (catalog.inPlace === true && (await catalog.unregisterTable(ident, ours)).outcome === 'unregistered') {
-      // No entry, yet something to undo: an in-place rollback that crashed after dropping the
-      // Iceberg table put the Hive original back now.
-      await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(ours), null, { metadataLocation: ours, resumed: true }, by);
-    }
-  }
 
   const acts = {
     /**
@@ -117,7 +117,7 @@ export function undoActivities(c: Ctx) {
       const rec = await deps.state.getTable(ref.planHash, ref.tableId);
       const r = c.recorded(rec);
       if (rec.status === 'rolled-back' || rec.original === null) return { status: rec.status };
-      if (r !== null) await unregisterForRollback(ref, rec, r.metadataLocation, force, by);
+      if (r !== null) await unregisterForRollback(c, ref, rec, r.metadataLocation, force, by);
       const deleted = r === null ? 0 : await deleteRecorded(c, r.metadataDir, r.files);
       if (deleted > 0) await c.audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(rec.writtenFiles), null, { files: deleted }, by);
       const [now_] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);

@@ -5,13 +5,11 @@ import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { ValidationRow } from '../core/validate/drift';
 import { runStatus, runSummaryMarkdown } from '../core/validate/drift';
-import { writeResults } from '../adapters/results/parquet';
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { tableWorkflowId } from '../core/plan/ids';
 import type { Ctx } from './context';
 import { orphanSummary } from './repair';
-import { checkTableDrift } from './validate/drift-check';
 
 export function validationActivities(c: Ctx) {
   const { deps } = c;
@@ -55,7 +53,7 @@ export function validationActivities(c: Ctx) {
     /** One table's checks; rows go to the state store (not the history), the counts come back. */
     async checkTable(planHash: string, tableId: string, runId: string): Promise<{ tableId: string; status: 'validated' | 'drifted' | 'failed'; codes: string[] }> {
       const rec = await deps.state.getTable(planHash, tableId);
-      const rows = await checkTableDrift({ ...deps, footerConcurrency: deps.write?.footerConcurrency }, await c.plan(planHash), rec, runId, () => deps.now?.() ?? new Date());
+      const rows = await deps.engine.checkTableDrift({ ...deps, footerConcurrency: deps.write?.footerConcurrency }, await c.plan(planHash), rec, runId, () => deps.now?.() ?? new Date());
       await deps.state.putValidationRows(runId, tableId, rows);
       return { tableId, status: runStatus(rows), codes: [...new Set(rows.filter((r) => r.status !== 'ok').map((r) => r.code))].sort() };
     },
@@ -72,7 +70,7 @@ export function validationActivities(c: Ctx) {
         const store = deps.storeFor([]);
         // A retried publish finds its own file: keep it (same run, same rows).
         const own = `${deps.resultsLocation.replace(/\/+$/, '')}/${planHash.slice(0, 12)}/${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.parquet`;
-        results = await writeResults(store, deps.resultsLocation, planHash.slice(0, 12), runId, rows).catch((e: unknown) => (ignoreExisting(e), own));
+        results = await deps.engine.writeResults(store, deps.resultsLocation, planHash.slice(0, 12), runId, rows).catch((e: unknown) => (ignoreExisting(e), own));
         report = results.replace(/\.parquet$/, '.md');
         await store.put(report, new TextEncoder().encode(summary), { ifNoneMatch: '*' }).catch(ignoreExisting);
       }

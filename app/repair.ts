@@ -6,7 +6,7 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import { tableWorkflowId } from '../core/plan/ids';
 import type { OrphanReport, RepairReport } from '../activities/repair';
 import { findOrphans, repairOrphans } from '../activities/repair';
-import type { PostgresStateStore } from '../adapters/state/postgres';
+import type { StateStore } from '../core/state/store';
 import { actorOf } from './identity';
 import type { TemporalHandle } from './runtime';
 import { openCatalog, openState, openStores, openTemporal, toolVersion } from './runtime';
@@ -16,7 +16,7 @@ export type { OrphanReport, RepairReport, TableLeftovers } from '../activities/r
 const CALL_MS = 30_000;
 
 /** Temporal-backed isRunning: the table's child workflow is RUNNING; never started or closed → false. */
-export function temporalIsRunning(tmp: TemporalHandle, state: PostgresStateStore): (planHash: string, tableId: string) => Promise<boolean> {
+export function temporalIsRunning(tmp: TemporalHandle, state: StateStore): (planHash: string, tableId: string) => Promise<boolean> {
   return async (planHash, tableId) => {
     const { wave } = await state.getTable(planHash, tableId);
     try {
@@ -29,7 +29,7 @@ export function temporalIsRunning(tmp: TemporalHandle, state: PostgresStateStore
   };
 }
 
-async function resolve(state: PostgresStateStore, plan: string): Promise<string> {
+async function resolve(state: StateStore, plan: string): Promise<string> {
   try {
     return await state.resolvePlan(plan);
   } catch (e) {

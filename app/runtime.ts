@@ -20,6 +20,7 @@ import { redactUrl } from '../adapters/hms/db/session';
 import { JdbcIcebergCatalog } from '../adapters/catalog/jdbc';
 import type { HmsReader } from '../core/hive/model';
 import { PostgresStateStore } from '../adapters/state/postgres';
+import type { StateStore } from '../core/state/store';
 import { S3RangedGet } from '../adapters/storage/s3-ranged-get';
 import { RoutingObjectStore } from '../adapters/storage/routing-store';
 import { auditStateOptions } from './audit-setup';
@@ -140,7 +141,7 @@ export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = proce
 }
 
 /** The state store, with the audit chain key and head anchor of `config.audit` (docs/audit.md). */
-export function openState(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env): Promise<PostgresStateStore> {
+export function openState(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env): Promise<StateStore> {
   const url = need(config.state, 'state').url;
   return PostgresStateStore.open(url, auditStateOptions(config, env, openStores));
 }

@@ -7,8 +7,8 @@ import { formatTableIdent } from '../core/catalog/catalog';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 import { tableFingerprint } from '../core/hive/fingerprint';
-import { convertTable } from '../activities/convert/convert-table';
-import type { ConvertProgress } from '../activities/convert/write-metadata';
+import { convertTable } from '../engine/convert-table';
+import type { ConvertProgress } from '../engine/write-metadata';
 
 export type { ConvertProgress };
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';

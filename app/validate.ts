@@ -1,12 +1,12 @@
-// `validate` on demand, in this process: the nightly drift checks (engine drift-check) over the
+// `validate` on demand, in this process: the nightly drift checks (engine/drift-check.ts) over the
 // migrated tables of a plan, scoped by wave and table.
 import type { IcebergCatalog } from '../core/catalog/catalog';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 import { planId } from '../core/plan/ids';
 import type { ValidationRow } from '../core/validate/drift';
-import { mapOrdered } from '../activities/convert/ordered-pool';
-import { checkTableDrift } from '../activities/validate/drift-check';
+import { mapOrdered } from '../engine/ordered-pool';
+import { checkTableDrift } from '../engine/drift-check';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
 
 export interface ValidateScope {

@@ -7,6 +7,7 @@ import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 import { targetConfigOf } from '../core/plan/target';
 import { workerActivities } from '../activities/index';
+import { createEngine } from '../engine/engine';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
 
@@ -49,6 +50,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     // Apply re-checks each table with this worker's own assessment options and target (issue 18).
     assessOptions: { allowUnbucketed: config.plan?.assess.allowUnbucketed ?? false },
     targetConfig: targetConfigOf(config),
+    engine: createEngine(),
   });
 }
 

@@ -16,8 +16,8 @@
 //     Every step checks what HMS holds first, so a crash between two steps resumes on the next call.
 // Data files are never touched: drops always send deleteData=false, and the rename happens only on
 // an EXTERNAL table (HMS moves the directory of a renamed MANAGED table).
-import type { IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
-import { existingEntryOutcome, formatTableIdent } from '../../core/catalog/catalog';
+import type { HiveOriginalPlace, IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
+import { HIVE_ORIGINAL_UNTOUCHED, existingEntryOutcome, formatTableIdent } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { HiveTable } from '../../core/hive/model';
 import { fromMetadataJson } from '../../core/iceberg/metadata-json';
@@ -105,6 +105,13 @@ export class HiveIcebergCatalog implements IcebergCatalog {
   constructor(private readonly o: HiveCatalogOptions) {
     this.name = o.name;
     this.inPlace = o.mode === 'in-place';
+  }
+
+  /** In place: a partitioned original waits aside (`originalAsideName`), an unpartitioned one is altered. */
+  hiveOriginalPlace(name: string, original: HiveTable): HiveOriginalPlace {
+    if (!this.inPlace) return HIVE_ORIGINAL_UNTOUCHED;
+    if (original.partitionKeys.length === 0) return { kind: 'altered' };
+    return { kind: 'aside', name: originalAsideName(name), asOriginal: (aside) => fromAside(aside, original) };
   }
 
   withSavedOriginal(ident: TableIdent, original: HiveTable): IcebergCatalog {

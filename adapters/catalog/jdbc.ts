@@ -7,8 +7,8 @@
 // metadata file; nothing here can delete a file. Tables are created when missing, as JdbcCatalog does.
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import type { IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
-import { checkNamespace, existingEntryOutcome, formatTableIdent } from '../../core/catalog/catalog';
+import type { HiveOriginalPlace, IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
+import { HIVE_ORIGINAL_UNTOUCHED, checkNamespace, existingEntryOutcome, formatTableIdent } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { fromMetadataJson } from '../../core/iceberg/metadata-json';
 import type { ObjectStore } from '../../core/storage/object-store';
@@ -83,6 +83,11 @@ export class JdbcIcebergCatalog implements IcebergCatalog {
       throw wrap(e, 'creating the catalog tables');
     }
     return new JdbcIcebergCatalog(o.catalogName, sql, o.store);
+  }
+
+  /** A JDBC catalog only registers new entries: the Hive table stays as it was. */
+  hiveOriginalPlace(): HiveOriginalPlace {
+    return HIVE_ORIGINAL_UNTOUCHED;
   }
 
   async close(): Promise<void> {

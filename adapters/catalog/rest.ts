@@ -3,8 +3,8 @@
 // `oauth2-server-uri`, `header.*`), namespaces, tables, register with assert-create semantics and
 // drop that never purges. Responses are parsed with core/iceberg/json (63-bit ids stay exact).
 // Quirk of the Java reference server: HEAD/DELETE answer 200, not 204 — any 2xx is success.
-import type { IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
-import { checkNamespace, existingEntryOutcome, formatTableIdent, isCredentialKey, pickCredentials } from '../../core/catalog/catalog';
+import type { HiveOriginalPlace, IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
+import { HIVE_ORIGINAL_UNTOUCHED, checkNamespace, existingEntryOutcome, formatTableIdent, isCredentialKey, pickCredentials } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { JsonValue } from '../../core/iceberg/json';
 import { parseJson, stringifyJson } from '../../core/iceberg/json';
@@ -46,6 +46,11 @@ export class RestCatalog implements IcebergCatalog {
     private readonly endpoints: ReadonlySet<string> | undefined,
     private readonly options: RestCatalogOptions,
   ) {}
+
+  /** A REST catalog only registers new entries: the Hive table stays as it was. */
+  hiveOriginalPlace(): HiveOriginalPlace {
+    return HIVE_ORIGINAL_UNTOUCHED;
+  }
 
   /** GET /v1/config, then a client bound to the announced prefix, endpoints and headers. */
   static async connect(options: RestCatalogOptions): Promise<RestCatalog> {

@@ -12,6 +12,7 @@ import type { ChainKey } from '../../core/audit/keyed';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { TableInventory } from '../../core/hive/model';
 import type { PlanFile } from '../../core/plan/plan-file';
+import type { LocationClaim, StateStore, TableRecord, TableStatus, TableUpdate } from '../../core/state/store';
 import { refused, unreachable } from './pg-errors';
 
 const AUDIT_LOCK = 0x68696d61; // 'hima'
@@ -96,33 +97,8 @@ DO $$ BEGIN
 END $$;
 `;
 
-export type TableStatus = 'pending' | 'original-saved' | 'written' | 'registered' | 'migrated' | 'skipped' | 'failed' | 'rolled-back';
-
-export interface TableRecord {
-  readonly planHash: string;
-  readonly tableId: string;
-  readonly wave: number;
-  readonly status: TableStatus;
-  readonly original: TableInventory | null;
-  readonly originalDigest: string | null;
-  readonly target: string | null;
-  readonly metadataLocation: string | null;
-  readonly snapshotId: string | null;
-  readonly writtenFiles: readonly { path: string; bytes: number; outcome: string }[] | null;
-  readonly validation: unknown;
-  readonly errorCode: string | null;
-  readonly errorMessage: string | null;
-  /** The comparable key of the table's location (core/plan/assess/shared-locations.ts), set with the original. */
-  readonly locationKey?: string | null;
-  /**
-   * The table workflow run whose forward steps may move this record (set by its first step,
-   * cleared when the table ends failed): a step of a terminated run that is still running on some
-   * worker cannot bring a failed table back to life.
-   */
-  readonly ownerRun?: string | null;
-}
-
-export type TableUpdate = Partial<Omit<TableRecord, 'planHash' | 'tableId' | 'wave'>>;
+// The record types are the port's (core/state/store.ts); re-exported for the adapter's callers.
+export type { TableRecord, TableStatus, TableUpdate };
 
 const COLUMNS: Record<keyof TableUpdate, string> = {
   status: 'status', original: 'original', originalDigest: 'original_digest', target: 'target', metadataLocation: 'metadata_location',
@@ -165,7 +141,7 @@ export interface StateStoreOptions {
   readonly onAnchorError?: (e: unknown, seq: number) => void;
 }
 
-export class PostgresStateStore {
+export class PostgresStateStore implements StateStore {
   private constructor(private readonly pool: pg.Pool, private readonly opts: StateStoreOptions) {}
 
   static async open(url: string, opts: StateStoreOptions = {}): Promise<PostgresStateStore> {
@@ -256,7 +232,7 @@ export class PostgresStateStore {
    * a location must never be converted (LOCATION_SHARED). The same table in another plan is not
    * "another table" (its register step reports CATALOG_CONFLICT).
    */
-  async tablesSharingLocation(locationKey: string, self: { planHash: string; tableId: string }): Promise<{ planHash: string; tableId: string; status: string }[]> {
+  async tablesSharingLocation(locationKey: string, self: { planHash: string; tableId: string }): Promise<LocationClaim[]> {
     const r = await this.q(
       `SELECT plan_hash, table_id, status FROM him_tables
         WHERE table_id <> $2 AND (location_key = $1 OR starts_with(location_key, $1 || '/') OR starts_with($1, location_key || '/'))

@@ -9,7 +9,7 @@ import type { TableInventory } from '../../core/hive/model';
 import { TableType } from '../../core/hive/model';
 import type { AssessFinding } from '../../core/plan/assess/types';
 import { AssessCode, finding } from '../../core/plan/assess/types';
-import { targetOf } from '../../activities/plan-conversion';
+import { targetOf } from '../../core/convert/plan-conversion';
 
 const isView = (t: TableInventory): boolean => t.table.tableType === TableType.VIRTUAL_VIEW || t.table.tableType === TableType.MATERIALIZED_VIEW;
 

@@ -18,7 +18,7 @@ import { decodeParquetFooterSync, readParquetFooterBytes } from '../../adapters/
 import { PhysicalType } from '../../adapters/formats/parquet-thrift';
 import type { LocationListing } from '../../adapters/storage/list-partition';
 import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
-import { mapOrdered } from '../../activities/convert/ordered-pool';
+import { mapOrdered } from '../../engine/ordered-pool';
 
 export interface StorageSampleOptions {
   readonly filesPerTable?: number;

@@ -6,7 +6,7 @@
 //   npx tsx bench/convert/ours.ts '<OursJob JSON>'
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { writeIcebergMetadata } from '../../activities/convert/write-metadata';
+import { writeIcebergMetadata } from '../../engine/write-metadata';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';

@@ -1,6 +1,6 @@
 // Nightly-validation benchmark: N tables × M files (scale seeder on hms-pg: N tables × M
 // partitions × 1 tiny Parquet file), converted once in-process (not timed) and registered in the
-// REST catalog, then the nightly checks of every table (activities/validate/drift-check.ts: HMS
+// REST catalog, then the nightly checks of every table (engine/drift-check.ts: HMS
 // object + partitions, catalog entry, our metadata files, listing of every partition, manifests
 // read back, footer record counts) timed at bounded concurrency. Prints wall time, tables/s,
 // files/s and peak RSS; goal (issue 8): 1,000 × 20 in ≤ 2 min. A peer for the same job does not
@@ -11,10 +11,10 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { convertTable } from '../../activities/convert/convert-table';
-import { mapOrdered } from '../../activities/convert/ordered-pool';
-import { conversionFor, targetOf } from '../../activities/plan-conversion';
-import { checkTableDrift } from '../../activities/validate/drift-check';
+import { convertTable } from '../../engine/convert-table';
+import { mapOrdered } from '../../engine/ordered-pool';
+import { conversionFor, targetOf } from '../../core/convert/plan-conversion';
+import { checkTableDrift } from '../../engine/drift-check';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import type { TableRecord } from '../../adapters/state/postgres';

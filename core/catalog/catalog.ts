@@ -58,6 +58,24 @@ export type RegisterOutcome = 'registered' | 'already-registered';
 /** `unregistered`: this call removed the entry; `absent`: nothing to remove (a retry, or never registered). */
 export type UnregisterOutcome = 'unregistered' | 'absent';
 
+/**
+ * Where the Hive original of a converted table is while the Iceberg table holds its name (asked of
+ * the catalog: only an in-place catalog moves it).
+ */
+export type HiveOriginalPlace =
+  /** Not converted in place: the Hive table keeps its name and form (register-only catalogs). */
+  | { readonly kind: 'untouched' }
+  /** In place, unpartitioned: the HMS object at the source name was altered into the Iceberg form (it is the catalog entry). */
+  | { readonly kind: 'altered' }
+  /**
+   * In place, partitioned: the original waits aside under `name` in the same database, changed on
+   * the way (made EXTERNAL, renamed); `asOriginal` shows what is there as the saved original it was.
+   */
+  | { readonly kind: 'aside'; readonly name: string; asOriginal(aside: HiveTable): HiveTable };
+
+/** The neutral answer of a catalog that never touches the Hive table. */
+export const HIVE_ORIGINAL_UNTOUCHED: HiveOriginalPlace = Object.freeze({ kind: 'untouched' });
+
 export interface IcebergCatalog {
   /** Catalog name, for messages and audit records. */
   readonly name: string;
@@ -94,6 +112,11 @@ export interface IcebergCatalog {
    * original waits aside meanwhile. Absent or false: only new entries are registered.
    */
   readonly inPlace?: boolean;
+  /**
+   * Where this catalog keeps the Hive original `original` of the table it registers as `name` (the
+   * source table's name) while converted: `untouched` unless the catalog converts in place.
+   */
+  hiveOriginalPlace(name: string, original: HiveTable): HiveOriginalPlace;
   /** An in-place catalog knowing the saved original of the Hive table at `ident`; others return themselves. */
   withSavedOriginal?(ident: TableIdent, original: HiveTable): IcebergCatalog;
   /** Release connections (CLI commands end with it; a worker keeps its catalog). */

@@ -6,7 +6,7 @@
 // audit chain verifies; an unknown plan id is a usage error (exit 2).
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { targetOf } from '../../activities/plan-conversion';
+import { targetOf } from '../../core/convert/plan-conversion';
 import { tableWorkflowId } from '../../core/plan/ids';
 import type { Run } from '../helpers/cli';
 import { ROOT, run } from '../helpers/cli';

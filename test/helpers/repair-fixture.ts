@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities/index';
+import { createEngine } from '../../engine/engine';
 import type { RepairDeps } from '../../activities/repair';
 import { verifyChain } from '../../core/audit/chain';
 import type { IcebergCatalog } from '../../core/catalog/catalog';
@@ -120,7 +121,7 @@ export async function setupRepairFixture(tables = 3, inPlace = false): Promise<R
   const stores = openStores(config);
   const catalog = await openCatalog(config, process.env, stores);
   const hms: ThriftHmsReader = openHmsReader(config);
-  const acts = createActivities({ state, hms, catalog, storeFor: stores.storeFor, namespacePrefix: nsPrefix, actor: 'worker:repair-test', toolVersion: toolVersion() });
+  const acts = createActivities({ state, hms, catalog, engine: createEngine(), storeFor: stores.storeFor, namespacePrefix: nsPrefix, actor: 'worker:repair-test', toolVersion: toolVersion() });
   const reader = stores.storeFor([]);
   const warehouseRoot = async (): Promise<string> => {
     const rec = await state.getTable(plan.hash, plan.waves[0]?.tables[0]?.id as string);

@@ -1,5 +1,5 @@
 // The seeded warehouse (dev/seed on hms-pg) converted metadata-only, table by table, through the
-// library the workflows use (activities/convert), registered in the reference REST catalog, and
+// library the workflows use (engine/), registered in the reference REST catalog, and
 // read back by engines we did not write: PyIceberg (full scan) and Spark 4.0.5 + Iceberg 1.10.1.
 // Each table's order-independent content checksum must equal the seed manifest's, which was
 // computed from the original rows with the partition values (nulls, escaped values included).
@@ -16,8 +16,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { convertTable } from '../../../activities/convert/convert-table';
-import { writeIcebergMetadata } from '../../../activities/convert/write-metadata';
+import { convertTable } from '../../../engine/convert-table';
+import { writeIcebergMetadata } from '../../../engine/write-metadata';
 import { HiveIcebergCatalog } from '../../../adapters/catalog/hive';
 import { JdbcIcebergCatalog } from '../../../adapters/catalog/jdbc';
 import { RestCatalog } from '../../../adapters/catalog/rest';

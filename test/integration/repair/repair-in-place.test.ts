@@ -6,7 +6,7 @@
 // only our metadata, leave data alone, and find nothing on a second run.
 import { REPAIRED, findOrphans, repairOrphans } from '../../../activities/repair';
 import { fingerprintOf } from '../../../activities/index';
-import { dbOf, nameOf } from '../../../activities/plan-conversion';
+import { dbOf, nameOf } from '../../../core/convert/plan-conversion';
 import { originalAsideName } from '../../../adapters/catalog/hive';
 import { ThriftHmsWriter } from '../../../adapters/hms/thrift/writer';
 import type { RepairFixture } from '../../helpers/repair-fixture';

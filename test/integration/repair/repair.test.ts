@@ -7,7 +7,7 @@
 // and find nothing on a second run. A table whose workflow still runs is left alone.
 import { REPAIRED, findOrphans, orphanSummary, repairOrphans } from '../../../activities/repair';
 import type { TableLeftovers } from '../../../activities/repair';
-import { targetOf } from '../../../activities/plan-conversion';
+import { targetOf } from '../../../core/convert/plan-conversion';
 import type { RepairFixture } from '../../helpers/repair-fixture';
 import { setupRepairFixture } from '../../helpers/repair-fixture';
 

@@ -1,5 +1,6 @@
 // The import fences are a tool, not a promise: prove that lint rejects each kind of violation in
-// core/ and workflows/, and accepts the allowed forms. Probe files are written into the real
+// core/, workflows/ and activities/ (and an over-long function where the ceiling holds), and accepts
+// the allowed forms. Probe files are written into the real
 // folders (type-aware lint needs them inside the tsconfig project), linted in ONE run of the real
 // eslint binary with the repo's config (as `npm run lint` does), and always removed.
 import { execFile } from 'node:child_process';
@@ -11,7 +12,7 @@ const root = path.resolve(__dirname, '..', '..', '..');
 
 interface Probe {
   readonly label: string;
-  readonly folder: 'core' | 'workflows' | 'cli';
+  readonly folder: 'core' | 'workflows' | 'activities' | 'engine' | 'cli' | 'app';
   readonly code: string;
   /** Substring of the expected rule message, or null when the probe must lint clean of fence errors. */
   readonly expect: { rule: string; text: string } | null;
@@ -30,6 +31,19 @@ const probes: Probe[] = [
   { label: 'cli: an activity', folder: 'cli', code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n", expect: restricted('only through app/') },
   { label: 'cli: the Temporal client', folder: 'cli', code: "import { Client } from '@temporalio/client';\nexport const x = Client;\n", expect: restricted('no I/O library') },
   { label: 'cli: app/ and core/ are allowed', folder: 'cli', code: "import { runDoctor } from '../app/doctor';\nimport { ErrorCode } from '../core/errors';\nexport const x = [runDoctor, ErrorCode];\n", expect: null },
+  { label: 'core: engine', folder: 'core', code: "import { createEngine } from '../engine/engine';\nexport const x = createEngine;\n", expect: restricted('bottom layer') },
+  { label: 'workflows: engine, even as a type', folder: 'workflows', code: "import type { ConversionEngine } from '../engine/engine';\nexport type E = ConversionEngine;\n", expect: restricted('must not import engine') },
+  { label: 'activities: an adapter value', folder: 'activities', code: "import { writeResults } from '../adapters/results/parquet';\nexport const x = writeResults;\n", expect: restricted('must not import adapters') },
+  { label: 'activities: an adapter type', folder: 'activities', code: "import type { PostgresStateStore } from '../adapters/state/postgres';\nexport type S = PostgresStateStore;\n", expect: restricted('must not import adapters') },
+  { label: 'activities: an engine value', folder: 'activities', code: "import { createEngine } from '../engine/engine';\nexport const x = createEngine;\n", expect: restricted('`import type` only') },
+  {
+    label: 'activities: type-only engine import + core ports are allowed',
+    folder: 'activities',
+    code: "import type { ConversionEngine } from '../engine/engine';\nimport type { StateStore } from '../core/state/store';\nexport type D = { engine: ConversionEngine; state: StateStore };\n",
+    expect: null,
+  },
+  { label: 'engine: a function over 80 lines', folder: 'engine', code: `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(80)}  return n;\n}\n`, expect: { rule: 'max-lines-per-function', text: '' } },
+  { label: 'app: a function over 80 lines', folder: 'app', code: `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(80)}  return n;\n}\n`, expect: { rule: 'max-lines-per-function', text: '' } },
   { label: 'core: floating promise', folder: 'core', code: 'async function f(): Promise<number> { return 1; }\nexport function g(): void { f(); }\n', expect: { rule: '@typescript-eslint/no-floating-promises', text: '' } },
   { label: 'core: zod is allowed', folder: 'core', code: "import { z } from 'zod';\nexport const s = z.string();\n", expect: null },
   {

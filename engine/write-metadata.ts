@@ -3,27 +3,28 @@
 // the data files into manifests as they come, then the manifest list and metadata.json. Every file
 // goes to the table's metadata directory with a create-only put; a rerun finds identical files and
 // goes on (put-once.ts). Memory: one location's listing, the footer window and one manifest buffer.
-import { ErrorCode, MigrationError } from '../../core/errors';
-import type { DataFileFormat, PreparedConversion } from '../../core/convert/prepare';
-import { manifestPath } from '../../core/convert/prepare';
-import type { DataFile } from '../../core/iceberg/manifest';
-import { addedManifestEntry } from '../../core/iceberg/manifest';
-import { buildInitialMetadata } from '../../core/iceberg/metadata';
-import type { TableMetadata } from '../../core/iceberg/metadata';
-import { toMetadataJson } from '../../core/iceberg/metadata-json';
-import { buildNameMapping, footerAliases, nameMappingToJson } from '../../core/iceberg/name-mapping';
-import { TableProperty } from '../../core/iceberg/spec-constants';
-import type { FileStats, FooterReader } from '../../core/storage/file-stats';
-import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
-import type { OutputFile } from '../../adapters/avro/container';
-import { writeManifestList } from '../../adapters/avro/manifest-list-writer';
-import { writeManifests } from '../../adapters/avro/manifest-writer';
-import { AvroFooterReader } from '../../adapters/formats/avro';
-import { OrcFooterReader } from '../../adapters/formats/orc';
-import { sharedFooterThreads } from '../../adapters/formats/footer-threads';
-import { DEFAULT_TAIL_BYTES, ParquetFooterReader } from '../../adapters/formats/parquet';
-import type { ListingFinding, LocationListing } from '../../adapters/storage/list-partition';
-import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { DataFileFormat, PreparedConversion } from '../core/convert/prepare';
+import { manifestPath } from '../core/convert/prepare';
+import type { DataFile } from '../core/iceberg/manifest';
+import { addedManifestEntry } from '../core/iceberg/manifest';
+import { buildInitialMetadata } from '../core/iceberg/metadata';
+import type { InitialSnapshotInput, TableMetadata } from '../core/iceberg/metadata';
+import { toMetadataJson } from '../core/iceberg/metadata-json';
+import { buildNameMapping, footerAliases, nameMappingToJson } from '../core/iceberg/name-mapping';
+import { TableProperty } from '../core/iceberg/spec-constants';
+import type { FileStats, FooterReader } from '../core/storage/file-stats';
+import type { ObjectInfo, ObjectStore } from '../core/storage/object-store';
+import type { OutputFile } from '../adapters/avro/container';
+import { writeManifestList } from '../adapters/avro/manifest-list-writer';
+import type { ManifestWriteResult } from '../adapters/avro/manifest-writer';
+import { writeManifests } from '../adapters/avro/manifest-writer';
+import { AvroFooterReader } from '../adapters/formats/avro';
+import { OrcFooterReader } from '../adapters/formats/orc';
+import { sharedFooterThreads } from '../adapters/formats/footer-threads';
+import { DEFAULT_TAIL_BYTES, ParquetFooterReader } from '../adapters/formats/parquet';
+import type { ListingFinding, LocationListing } from '../adapters/storage/list-partition';
+import { ListingFindingCode, listPartition } from '../adapters/storage/list-partition';
 import { mapOrdered } from './ordered-pool';
 import type { PutOutcome } from './put-once';
 import { putOnce } from './put-once';
@@ -125,6 +126,34 @@ export async function writeIcebergMetadata(store: ObjectStore, p: PreparedConver
   }
 }
 
+/** The manifest list (only when there are data files), then metadata.json, both created once. */
+async function writeSnapshot(store: ObjectStore, p: PreparedConversion, result: ManifestWriteResult, aliases: ReadonlyMap<number, string[]>, written: WrittenFile[]): Promise<{ snapshot: InitialSnapshotInput | undefined; metadata: TableMetadata }> {
+  let snapshot;
+  if (result.dataFiles > 0) {
+    const entries = result.manifests.map((m) => addedManifestEntry(m, p.snapshotId, 1));
+    await writeManifestList({ path: p.manifestListPath, file: putOnceOutput(store, p.manifestListPath, written), snapshotId: p.snapshotId, parentSnapshotId: null, sequenceNumber: 1, manifests: entries });
+    snapshot = {
+      snapshotId: p.snapshotId,
+      manifestList: p.manifestListPath,
+      totals: { addedDataFiles: result.dataFiles, addedRecords: result.records, addedFilesSize: result.filesSize, changedPartitionCount: result.changedPartitions },
+      summaryExtra: { 'engine-name': 'hms-iceberg-migrator', 'him.source.hms-table': p.source },
+    };
+  }
+  const sortedAliases = new Map([...aliases].map(([id, names]) => [id, [...names].sort()] as const));
+  const { metadata } = buildInitialMetadata({
+    uuid: p.tableUuid,
+    location: p.location,
+    schema: p.schema,
+    spec: p.spec,
+    properties: { ...p.properties, [TableProperty.NAME_MAPPING_DEFAULT]: nameMappingToJson(buildNameMapping(p.schema, sortedAliases)) },
+    snapshot,
+    timestampMs: p.timestampMs,
+  });
+  const json = Buffer.from(toMetadataJson(metadata), 'utf8');
+  written.push({ path: p.metadataLocation, bytes: json.length, outcome: await putOnce(store, p.metadataLocation, json) });
+  return { snapshot, metadata };
+}
+
 async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOptions, written: WrittenFile[]): Promise<WrittenMetadata> {
   const readers = { ...defaultFooters(store), ...opts.footers };
   const findings: ListingFinding[] = [];
@@ -188,29 +217,7 @@ async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOp
   });
   opts.onProgress?.({ ...progress });
 
-  let snapshot;
-  if (result.dataFiles > 0) {
-    const entries = result.manifests.map((m) => addedManifestEntry(m, p.snapshotId, 1));
-    await writeManifestList({ path: p.manifestListPath, file: putOnceOutput(store, p.manifestListPath, written), snapshotId: p.snapshotId, parentSnapshotId: null, sequenceNumber: 1, manifests: entries });
-    snapshot = {
-      snapshotId: p.snapshotId,
-      manifestList: p.manifestListPath,
-      totals: { addedDataFiles: result.dataFiles, addedRecords: result.records, addedFilesSize: result.filesSize, changedPartitionCount: result.changedPartitions },
-      summaryExtra: { 'engine-name': 'hms-iceberg-migrator', 'him.source.hms-table': p.source },
-    };
-  }
-  const sortedAliases = new Map([...aliases].map(([id, names]) => [id, [...names].sort()] as const));
-  const { metadata } = buildInitialMetadata({
-    uuid: p.tableUuid,
-    location: p.location,
-    schema: p.schema,
-    spec: p.spec,
-    properties: { ...p.properties, [TableProperty.NAME_MAPPING_DEFAULT]: nameMappingToJson(buildNameMapping(p.schema, sortedAliases)) },
-    snapshot,
-    timestampMs: p.timestampMs,
-  });
-  const json = Buffer.from(toMetadataJson(metadata), 'utf8');
-  written.push({ path: p.metadataLocation, bytes: json.length, outcome: await putOnce(store, p.metadataLocation, json) });
+  const { snapshot, metadata } = await writeSnapshot(store, p, result, aliases, written);
   return {
     metadataLocation: p.metadataLocation,
     snapshotId: snapshot === undefined ? null : p.snapshotId,

@@ -2,14 +2,14 @@
 // write metadata (list, footers, manifests, manifest list, metadata.json) → namespace → register →
 // validate. A failed validation undoes what this call did (unregister, delete our metadata files);
 // a failure before registration leaves nothing registered. Data files are only ever read.
-import type { IcebergCatalog, TableIdent } from '../../core/catalog/catalog';
-import type { PreparedConversion } from '../../core/convert/prepare';
-import { prepareConversion } from '../../core/convert/prepare';
-import type { PrepareInput } from '../../core/convert/prepare';
-import { ErrorCode, MigrationError } from '../../core/errors';
-import type { ObjectStore } from '../../core/storage/object-store';
-import type { ValidationEvidence } from './validate';
-import { validateConversion } from './validate';
+import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import type { PreparedConversion } from '../core/convert/prepare';
+import { prepareConversion } from '../core/convert/prepare';
+import type { PrepareInput } from '../core/convert/prepare';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { ObjectStore } from '../core/storage/object-store';
+import type { ValidationEvidence } from './validate-conversion';
+import { validateConversion } from './validate-conversion';
 import type { WriteOptions, WrittenMetadata } from './write-metadata';
 import { writeIcebergMetadata } from './write-metadata';
 

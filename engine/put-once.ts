@@ -1,8 +1,8 @@
 // Idempotent create of a file we own: create-only put (If-None-Match / O_EXCL); when the object is
 // already there, it must hold exactly these bytes (a rerun of the same conversion) — anything else
 // is a coded conflict and nothing is overwritten.
-import { ErrorCode, MigrationError } from '../../core/errors';
-import type { ObjectStore } from '../../core/storage/object-store';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { ObjectStore } from '../core/storage/object-store';
 
 export type PutOutcome = 'created' | 'identical';
 

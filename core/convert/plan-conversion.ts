@@ -1,12 +1,12 @@
 // The conversion of one planned table, decided the same way by apply, rollback and validation:
 // target identifier from the HMS name (with the configured namespace prefix), deterministic
 // identity from (plan hash, source, target), snapshot time = plan time.
-import type { TableIdent } from '../core/catalog/catalog';
-import { formatTableIdent, tableIdent } from '../core/catalog/catalog';
-import type { PreparedConversion } from '../core/convert/prepare';
-import { prepareConversion } from '../core/convert/prepare';
-import type { TableInventory } from '../core/hive/model';
-import type { PlanFile } from '../core/plan/plan-file';
+import type { TableIdent } from '../catalog/catalog';
+import { formatTableIdent, tableIdent } from '../catalog/catalog';
+import type { PreparedConversion } from './prepare';
+import { prepareConversion } from './prepare';
+import type { TableInventory } from '../hive/model';
+import type { PlanFile } from '../plan/plan-file';
 
 export const dbOf = (id: string): string => id.slice(0, id.indexOf('.'));
 export const nameOf = (id: string): string => id.slice(id.indexOf('.') + 1);

@@ -1,0 +1,29 @@
+// A table's status in the state store as a small state machine: the forward steps apply records in
+// order, where a record stands on that path, and what comes next. Pure; no I/O.
+import type { TableStatus } from './store';
+
+/** The forward steps of a table in the order apply records them (activities/table.ts). */
+export const FORWARD_STEPS = ['pending', 'original-saved', 'written', 'registered', 'migrated'] as const satisfies readonly TableStatus[];
+export type ForwardStatus = (typeof FORWARD_STEPS)[number];
+
+const rank = (s: TableStatus): number => (FORWARD_STEPS as readonly TableStatus[]).indexOf(s);
+
+/**
+ * True when a record at `current` already shows forward step `step` (a retry after the step was
+ * recorded). A table off the forward path (skipped, failed, rolled back) has reached none of them.
+ */
+export function reached(current: TableStatus, step: ForwardStatus): boolean {
+  return rank(current) >= rank(step);
+}
+
+/** The forward step after `current`; null at the end of the path or off it. */
+export function nextStep(current: TableStatus): ForwardStatus | null {
+  const i = rank(current);
+  return i < 0 ? null : (FORWARD_STEPS[i + 1] ?? null);
+}
+
+/** Between saving the original and being migrated: something of ours may be half-done. */
+export function inFlight(s: TableStatus): boolean {
+  const i = rank(s);
+  return i > 0 && i < FORWARD_STEPS.length - 1;
+}

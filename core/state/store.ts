@@ -1,0 +1,91 @@
+// The state store port: plans, one record per (plan, table) and the append-only audit chain, as
+// activities and the CLI use them. Pure; no I/O. Adapter: adapters/state/postgres.ts (Postgres).
+// The order of a table's statuses is core/state/status.ts.
+import type { AuditAnchor } from '../audit/anchor';
+import type { AuditEvent, AuditEventInput } from '../audit/chain';
+import type { TableInventory } from '../hive/model';
+import type { PlanFile } from '../plan/plan-file';
+
+export type TableStatus = 'pending' | 'original-saved' | 'written' | 'registered' | 'migrated' | 'skipped' | 'failed' | 'rolled-back';
+
+/** One metadata file the write step created (or found identical) for a table. */
+export interface WrittenFileRecord {
+  readonly path: string;
+  readonly bytes: number;
+  readonly outcome: string;
+}
+
+export interface TableRecord {
+  readonly planHash: string;
+  readonly tableId: string;
+  readonly wave: number;
+  readonly status: TableStatus;
+  readonly original: TableInventory | null;
+  readonly originalDigest: string | null;
+  readonly target: string | null;
+  readonly metadataLocation: string | null;
+  readonly snapshotId: string | null;
+  readonly writtenFiles: readonly WrittenFileRecord[] | null;
+  readonly validation: unknown;
+  readonly errorCode: string | null;
+  readonly errorMessage: string | null;
+  /** The comparable key of the table's location (core/plan/assess/shared-locations.ts), set with the original. */
+  readonly locationKey?: string | null;
+  /**
+   * The table workflow run whose forward steps may move this record (set by its first step,
+   * cleared when the table ends failed): a step of a terminated run that is still running on some
+   * worker cannot bring a failed table back to life.
+   */
+  readonly ownerRun?: string | null;
+}
+
+export type TableUpdate = Partial<Omit<TableRecord, 'planHash' | 'tableId' | 'wave'>>;
+
+/** Another table holding a location claim (see `tablesSharingLocation`). */
+export interface LocationClaim {
+  readonly planHash: string;
+  readonly tableId: string;
+  readonly status: string;
+}
+
+export interface StateStore {
+  /** Store the plan and one pending record per table; a plan already stored is kept as it was. */
+  submitPlan(plan: PlanFile): Promise<{ created: boolean }>;
+  /** PLAN_INVALID when the plan was never submitted. */
+  getPlan(planHash: string): Promise<PlanFile>;
+  /** Resolve a unique prefix of a plan hash (users type the first 12 characters). */
+  resolvePlan(prefix: string): Promise<string>;
+
+  /** PLAN_UNKNOWN_TABLE when the table is not in the plan. */
+  getTable(planHash: string, tableId: string): Promise<TableRecord>;
+  /** Every record of the plan (ordered by wave, table), or of one wave (ordered by table). */
+  listTables(planHash: string, wave?: number): Promise<TableRecord[]>;
+  /**
+   * Other tables (any plan) whose location equals, contains or lies inside `locationKey` and that
+   * hold something of this tool's (a saved original onwards, or a failed undo): two tables sharing
+   * a location must never be converted (LOCATION_SHARED).
+   */
+  tablesSharingLocation(locationKey: string, self: { planHash: string; tableId: string }): Promise<LocationClaim[]>;
+  /** Change a record without an audit event (bookkeeping only: owner run, written files, skipped). */
+  updateTable(planHash: string, tableId: string, u: TableUpdate): Promise<void>;
+  /**
+   * A table's state change and its audit event, in one transaction (both or neither). With `run`,
+   * only while that workflow run owns the record (else TABLE_RUN_FENCED, nothing recorded).
+   */
+  recordStep(planHash: string, tableId: string, u: TableUpdate, e: AuditEventInput, opts?: { run?: string }): Promise<AuditEvent>;
+
+  /** Register a validation run (idempotent); returns the previous run of the same plan, if any. */
+  startValidationRun(runId: string, planHash: string): Promise<{ previousRunId: string | null }>;
+  /** One table's result rows for a run (a retried check replaces its rows). */
+  putValidationRows(runId: string, tableId: string, rows: readonly unknown[]): Promise<void>;
+  getValidationRows(runId: string): Promise<unknown[]>;
+  finishValidationRun(runId: string, status: string, resultsLocation: string): Promise<void>;
+
+  /** Append one event to the chain (serialised: one writer at a time). */
+  appendAudit(e: AuditEventInput): Promise<AuditEvent>;
+  /** The whole chain in seq order (paged). */
+  readAudit(pageSize?: number): AsyncGenerator<AuditEvent>;
+  /** Where each new chain head is anchored, if anywhere (for `audit verify`). */
+  readonly anchor: AuditAnchor | undefined;
+  close(): Promise<void>;
+}

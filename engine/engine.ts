@@ -1,0 +1,35 @@
+// The conversion engine port: the work on one table that activities hand off — write its Iceberg
+// metadata (list, footers, manifests, manifest list, metadata.json), validate a conversion, run a
+// migrated table's nightly drift checks, write a validation run's results file. Activities import
+// this file with `import type` only (eslint.config.mjs); the worker's assembly builds
+// `createEngine()` and passes it in ActivityDeps.engine, so tests can hand in another.
+import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import type { PreparedConversion } from '../core/convert/prepare';
+import type { HivePartition, HiveTable } from '../core/hive/model';
+import type { PlanFile } from '../core/plan/plan-file';
+import type { TableRecord } from '../core/state/store';
+import type { ObjectStore } from '../core/storage/object-store';
+import type { ValidationRow } from '../core/validate/drift';
+import { writeResults } from '../adapters/results/parquet';
+import type { DriftDeps } from './drift-check';
+import { checkTableDrift } from './drift-check';
+import type { ValidateOptions, ValidationEvidence } from './validate-conversion';
+import { validateConversion } from './validate-conversion';
+import type { WriteOptions, WrittenMetadata } from './write-metadata';
+import { writeIcebergMetadata } from './write-metadata';
+
+export interface ConversionEngine {
+  /** Steps 2-5: write the metadata of a prepared table into its metadata directory (registers nothing). */
+  writeIcebergMetadata(store: ObjectStore, p: PreparedConversion, opts?: WriteOptions): Promise<WrittenMetadata>;
+  /** Step 7: the evidence that the catalog entry, our manifests and storage agree. */
+  validateConversion(store: ObjectStore, catalog: IcebergCatalog, ident: TableIdent, p: PreparedConversion, source: { readonly table: HiveTable; readonly partitions: readonly HivePartition[] }, opts?: ValidateOptions): Promise<ValidationEvidence>;
+  /** One migrated table's nightly checks, as rows (a check that cannot run is a `failed` row). */
+  checkTableDrift(deps: DriftDeps, plan: PlanFile, rec: TableRecord, runId: string, now: () => Date): Promise<ValidationRow[]>;
+  /** A validation run's results file (Parquet) under `location`; returns its path. */
+  writeResults(store: ObjectStore, location: string, plan: string, runId: string, rows: readonly ValidationRow[]): Promise<string>;
+}
+
+/** The engine over this repository's adapters (formats, Avro, storage listing, results Parquet). */
+export function createEngine(): ConversionEngine {
+  return { writeIcebergMetadata, validateConversion, checkTableDrift, writeResults };
+}
