@@ -16,7 +16,7 @@ const fence = (extra) => ({
     paths: builtins.map((name) => ({ name, message: 'core/ and workflows/ are pure: no Node built-ins (ARCHITECTURE.md).' })),
     patterns: [
       { group: ['**/adapters/**', '**/adapters'], message: 'core/ and workflows/ must not import adapters (ARCHITECTURE.md).' },
-      { group: ['**/cli/**', '**/dev/**'], message: 'core/ and workflows/ must not import cli/ or dev/.' },
+      { group: ['**/cli/**', '**/app/**', '**/dev/**'], message: 'core/ and workflows/ must not import cli/, app/ or dev/.' },
       { group: ioLibraries, message: 'core/ and workflows/ must not import I/O libraries (ARCHITECTURE.md).' },
       ...extra,
     ],
@@ -61,7 +61,17 @@ export default tseslint.config(
         patterns: [
           { group: ['**/adapters/**', '**/adapters'], message: 'activities/ must not import adapters: reach them through the ports in ActivityDeps (docs/architecture.md).' },
           { group: ['**/engine/**', '**/engine'], message: 'activities/ import engine/ with `import type` only: the engine comes in as ActivityDeps.engine.', allowTypeImports: true },
+          { group: ['**/app/**', '**/cli/**', '**/dev/**'], message: 'activities/ must not import the layers above them (app/, cli/) or dev/.' },
         ],
+      }],
+    },
+  },
+  // adapters/ and engine/ serve the layers above; they never reach up into them.
+  {
+    files: ['adapters/**/*.ts', 'engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/activities/**', '**/workflows/**', '**/app/**', '**/cli/**', '**/dev/**'], message: 'adapters/ and engine/ must not import the layers above them (activities/, workflows/, app/, cli/) or dev/.' }],
       }],
     },
   },

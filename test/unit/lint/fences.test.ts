@@ -12,7 +12,7 @@ const root = path.resolve(__dirname, '..', '..', '..');
 
 interface Probe {
   readonly label: string;
-  readonly folder: 'core' | 'workflows' | 'activities' | 'engine' | 'cli' | 'app';
+  readonly folder: 'core' | 'workflows' | 'activities' | 'engine' | 'cli' | 'app' | 'adapters';
   readonly code: string;
   /** Substring of the expected rule message, or null when the probe must lint clean of fence errors. */
   readonly expect: { rule: string; text: string } | null;
@@ -44,6 +44,9 @@ const probes: Probe[] = [
   },
   { label: 'engine: a function over 80 lines', folder: 'engine', code: `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(80)}  return n;\n}\n`, expect: { rule: 'max-lines-per-function', text: '' } },
   { label: 'app: a function over 80 lines', folder: 'app', code: `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(80)}  return n;\n}\n`, expect: { rule: 'max-lines-per-function', text: '' } },
+  { label: 'adapters: an activity', folder: 'adapters', code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n", expect: restricted('layers above them') },
+  { label: 'activities: app/', folder: 'activities', code: "import { createWorker } from '../app/worker';\nexport const x = createWorker;\n", expect: restricted('layers above them') },
+  { label: 'core: app/', folder: 'core', code: "import { createWorker } from '../app/worker';\nexport const x = createWorker;\n", expect: restricted('app/') },
   { label: 'core: floating promise', folder: 'core', code: 'async function f(): Promise<number> { return 1; }\nexport function g(): void { f(); }\n', expect: { rule: '@typescript-eslint/no-floating-promises', text: '' } },
   { label: 'core: zod is allowed', folder: 'core', code: "import { z } from 'zod';\nexport const s = z.string();\n", expect: null },
   {
