@@ -1,10 +1,10 @@
-// The footer threads' raw HTTP/1.1 GET (adapters/formats/thread-http.ts rawGet) against a TCP
+// The footer threads' raw HTTP/1.1 GET (adapters/formats/threads/http.ts rawGet) against a TCP
 // server on loopback that answers with exact bytes: keep-alive reuse, `Connection: close`, heads
 // and bodies split across packets, and every answer it must refuse (so the caller falls back to
 // the store's own read): chunked bodies, missing Content-Length, other statuses, a connection cut
 // mid-body, silence past the timeout. The real S3 server is covered in parquet.test.ts.
 import * as net from 'node:net';
-import { RawHttpError, idleSockets, rawGet } from '../../../adapters/formats/thread-http';
+import { RawHttpError, idleSockets, rawGet } from '../../../adapters/formats/threads/http';
 
 type Reply = (req: string, socket: net.Socket, n: number) => void;
 

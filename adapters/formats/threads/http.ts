@@ -12,8 +12,8 @@
 // through node:https (storage/s3-ranged-get.ts httpGet), where TLS dominates anyway.
 import * as https from 'node:https';
 import * as net from 'node:net';
-import type { SignedRead } from '../../core/storage/object-store';
-import { httpGet } from '../storage/s3-ranged-get';
+import type { SignedRead } from '../../../core/storage/object-store';
+import { httpGet } from '../../storage/s3-ranged-get';
 
 const tlsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
 
