@@ -2,22 +2,43 @@
 // 200/206 with its whole body is a failure for the caller to fall back on the store's own path,
 // which retries and maps errors (adapters/storage/s3-store.ts); nothing here is translated.
 //
-// Plain-HTTP endpoints go through a minimal HTTP/1.1 client on raw sockets (rawGet below): a footer
-// GET is a few hundred bytes of headers and a 20–60 KB body, and node:http's request/response
-// objects, agent bookkeeping and events cost several times the decode of the footer itself (bench/
-// convert: ~400 µs of thread CPU per file against ~100 for the decode). It handles exactly the
-// common answer — a status line, headers, a Content-Length body — and treats anything else
-// (chunked encoding, no Content-Length, a malformed head) as a failure, so the fallback covers it.
-// Sockets are kept per host for reuse unless the server says `Connection: close`. HTTPS goes
-// through node:https (storage/s3-ranged-get.ts httpGet), where TLS dominates anyway.
+// Transports (HIM_THREAD_HTTP, read by the pool and handed to each thread; an internal switch for
+// bench/convert's A/B):
+//   raw     (default) plain HTTP over raw sockets (raw-http.ts); HTTPS through node:https
+//           (storage/s3-ranged-get.ts httpGet), where TLS dominates anyway.
+//   undici  undici's Agent#request (the `undici` package when installed, else the copy Node bundles
+//           behind its global fetch), one keep-alive pool per origin.
+//   fetch   the global fetch (Node's bundled undici through the WHATWG Fetch layer).
+// bench/RESULTS.md ("footer threads' HTTP transport") has the measurement that keeps `raw` the default.
 import * as https from 'node:https';
-import * as net from 'node:net';
+import type { Readable } from 'node:stream';
 import type { SignedRead } from '../../../core/storage/object-store';
 import { httpGet } from '../../storage/s3-ranged-get';
+import { rawGet } from './raw-http';
+import type { BodyAllocator } from './raw-http';
+
+export type { BodyAllocator };
+
+export const THREAD_HTTP_TRANSPORTS = ['raw', 'undici', 'fetch'] as const;
+export type ThreadHttpTransport = (typeof THREAD_HTTP_TRANSPORTS)[number];
+
+/** HIM_THREAD_HTTP as a transport; unset, empty or unknown → `raw` (a typo never stops the threads). */
+export function threadHttpTransport(env: NodeJS.ProcessEnv = process.env): ThreadHttpTransport {
+  const v = env.HIM_THREAD_HTTP;
+  return (THREAD_HTTP_TRANSPORTS as readonly string[]).includes(v ?? '') ? (v as ThreadHttpTransport) : 'raw';
+}
 
 const tlsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
+const allocate: BodyAllocator = (n) => new Uint8Array(n);
 
-export async function threadGet(read: SignedRead, alloc?: BodyAllocator): Promise<Uint8Array> {
+/** The body of a signed ranged GET through the given transport. */
+export function threadGet(read: SignedRead, alloc: BodyAllocator = allocate, via: ThreadHttpTransport = 'raw'): Promise<Uint8Array> {
+  if (via === 'undici') return undiciGet(read, alloc);
+  if (via === 'fetch') return fetchGet(read, alloc);
+  return rawOrTlsGet(read, alloc);
+}
+
+async function rawOrTlsGet(read: SignedRead, alloc: BodyAllocator): Promise<Uint8Array> {
   const url = new URL(read.url);
   if (url.protocol === 'http:') return rawGet(url, read.headers, read.timeoutMs, alloc);
   const res = await httpGet(url, read.headers, tlsAgent, read.timeoutMs);
@@ -25,231 +46,91 @@ export async function threadGet(read: SignedRead, alloc?: BodyAllocator): Promis
   return res.body;
 }
 
-/** Response heads larger than this are refused (S3 heads are well under 2 KB). */
-const MAX_HEAD_BYTES = 64 * 1024;
-/** Idle keep-alive connections kept per `host:port`. */
-const MAX_IDLE_PER_HOST = 64;
-/**
- * Every socket of this thread reads into this one buffer (net `onread`): its bytes are copied out
- * (head parsed, body copied into the response buffer) before the callback returns, so sockets can
- * share it. Node would otherwise allocate a fresh 64 KiB buffer per read, and those external
- * allocations drove most of the thread's garbage collection (bench/convert on S3).
- */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
-
-export class RawHttpError extends Error {}
-
-/** The request a connection is answering. */
-interface Exchange {
-  /** Bytes of this connection's data: `n` bytes at the start of `buf`, valid during the call. */
-  data(buf: Buffer, n: number): void;
-  /** The connection failed or closed before the exchange ended. */
-  fail(e: Error): void;
-  timeout(): void;
-}
-
-/** One kept-alive socket: listeners registered once, each event handed to the current exchange. */
-class Conn {
-  readonly socket: net.Socket;
-  exchange: Exchange | undefined;
-  /** Set while in the idle pool: removes the connection from it. */
-  unpool: (() => void) | undefined;
-
-  constructor(host: string, port: number) {
-    this.socket = net.connect({
-      host,
-      port,
-      noDelay: true,
-      onread: {
-        buffer: READ_BUFFER,
-        callback: (n: number, buf: Uint8Array): boolean => {
-          if (this.exchange !== undefined) this.exchange.data(buf as Buffer, n);
-          else this.drop(); // unsolicited bytes on an idle connection
-          return true;
-        },
-      },
-    });
-    const failed = (e: Error): void => {
-      if (this.exchange !== undefined) this.exchange.fail(e);
-      else this.drop();
-    };
-    this.socket.on('error', failed);
-    this.socket.on('close', () => failed(new Error('connection closed before the whole response')));
-    this.socket.on('timeout', () => this.exchange?.timeout());
-  }
-
-  /** Leave the pool (if in it) and close. */
-  drop(): void {
-    this.unpool?.();
-    this.unpool = undefined;
-    this.socket.destroy();
-  }
-}
-
-/** Idle keep-alive connections per `host:port`. */
-const idle = new Map<string, Conn[]>();
-
-function takeIdle(key: string): Conn | undefined {
-  const list = idle.get(key);
-  while (list !== undefined && list.length > 0) {
-    const conn = list.pop() as Conn;
-    conn.unpool = undefined;
-    if (!conn.socket.destroyed && conn.socket.readyState === 'open') return conn;
-    conn.socket.destroy();
-  }
-  return undefined;
-}
-
-function keepIdle(key: string, conn: Conn): void {
-  let list = idle.get(key);
-  if (list === undefined) idle.set(key, (list = []));
-  if (list.length >= MAX_IDLE_PER_HOST) {
-    conn.socket.destroy();
-    return;
-  }
-  conn.socket.setTimeout(0);
-  const pool = list;
-  conn.unpool = (): void => {
-    const i = pool.indexOf(conn);
-    if (i >= 0) pool.splice(i, 1);
+/** A body of exactly Content-Length bytes, or a failure (a short or long body, no length). */
+function sized(length: string | null | undefined, alloc: BodyAllocator): { readonly out: Uint8Array; add(chunk: Uint8Array): void; whole(): Uint8Array } {
+  if (length === null || length === undefined || !/^\d+$/.test(length)) throw new Error('no Content-Length');
+  const out = alloc(Number(length));
+  let got = 0;
+  return {
+    out,
+    add(chunk) {
+      if (got + chunk.length > out.length) throw new Error('more bytes than Content-Length');
+      out.set(chunk, got);
+      got += chunk.length;
+    },
+    whole() {
+      if (got !== out.length) throw new Error(`body ended after ${got} of ${out.length} bytes`);
+      return out;
+    },
   };
-  pool.push(conn);
 }
 
-/** Idle sockets kept (tests). */
-export function idleSockets(): number {
-  let n = 0;
-  for (const list of idle.values()) n += list.length;
-  return n;
+async function fetchGet(read: SignedRead, alloc: BodyAllocator): Promise<Uint8Array> {
+  const res = await fetch(read.url, { headers: read.headers, signal: AbortSignal.timeout(read.timeoutMs) });
+  if (res.status !== 200 && res.status !== 206) {
+    await res.body?.cancel();
+    throw new Error(`HTTP ${res.status}`);
+  }
+  const body = sized(res.headers.get('content-length'), alloc);
+  if (res.body !== null) for await (const chunk of res.body) body.add(chunk);
+  return body.whole();
 }
 
-/** Status, whether the connection may be reused, and the body length, from a response head. */
-function parseHead(head: string): { status: number; length: number; close: boolean } {
-  const lines = head.split('\r\n');
-  const m = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0] ?? '');
-  if (m === null) throw new RawHttpError(`malformed status line ${JSON.stringify((lines[0] ?? '').slice(0, 80))}`);
-  let length = -1;
-  let close = m[1] === '0';
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i] as string;
-    const colon = line.indexOf(':');
-    if (colon <= 0) throw new RawHttpError('malformed header line');
-    const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    if (name === 'content-length') {
-      if (!/^\d+$/.test(value) || length >= 0) throw new RawHttpError('bad or repeated Content-Length');
-      length = Number(value);
-    } else if (name === 'transfer-encoding') throw new RawHttpError(`Transfer-Encoding ${value} is not handled here`);
-    else if (name === 'connection') {
-      const tokens = value.toLowerCase().split(',').map((t) => t.trim());
-      if (tokens.includes('close')) close = true;
-      else if (tokens.includes('keep-alive')) close = false;
+/** What this file uses of undici's Agent (Dispatcher#request). */
+interface UndiciAgent {
+  request(opts: { origin: string; path: string; method: 'GET'; headers: Readonly<Record<string, string>>; headersTimeout: number; bodyTimeout: number }): Promise<{
+    statusCode: number;
+    headers: Readonly<Record<string, string | string[] | undefined>>;
+    body: Readable & { dump(): Promise<void> };
+  }>;
+}
+type UndiciAgentClass = new (opts: { keepAliveTimeout: number; connections: number }) => UndiciAgent;
+
+let undiciAgent: UndiciAgent | undefined;
+
+/** The undici package's Agent when installed, else the class of Node's own global dispatcher. */
+function agentClass(): UndiciAgentClass {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('undici') as { Agent: UndiciAgentClass }).Agent;
+  } catch {
+    // Node creates its bundled undici's global dispatcher on the first fetch() call (synchronously):
+    // a data: URL fetch makes it exist without a request on the network.
+    void fetch('data:,').then((r) => r.arrayBuffer(), () => undefined);
+    const d = (globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.1')] as { constructor: UndiciAgentClass } | undefined;
+    if (d === undefined) throw new Error('no undici available (neither the package nor Node\'s global dispatcher)');
+    return d.constructor;
+  }
+}
+
+function undiciGet(read: SignedRead, alloc: BodyAllocator): Promise<Uint8Array> {
+  undiciAgent ??= new (agentClass())({ keepAliveTimeout: 30_000, connections: 64 });
+  const url = new URL(read.url);
+  const sent = undiciAgent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers: read.headers, headersTimeout: read.timeoutMs, bodyTimeout: read.timeoutMs });
+  return sent.then(async (res) => {
+    if (res.statusCode !== 200 && res.statusCode !== 206) {
+      await res.body.dump();
+      throw new Error(`HTTP ${res.statusCode}`);
     }
-  }
-  if (length < 0) throw new RawHttpError('no Content-Length');
-  return { status: Number(m[2]), length, close };
-}
-
-/** Index of CRLFCRLF in `b[from, to)`, or -1. */
-function headEnd(b: Uint8Array, from: number, to: number): number {
-  for (let i = Math.max(from, 3); i < to; i++) {
-    if (b[i] === 10 && b[i - 1] === 13 && b[i - 2] === 10 && b[i - 3] === 13) return i - 3;
-  }
-  return -1;
-}
-
-/** Where a response body goes: a buffer of exactly `length` bytes (the caller may hand out pooled ones). */
-export type BodyAllocator = (length: number) => Uint8Array;
-
-const allocate: BodyAllocator = (n) => new Uint8Array(n);
-
-/**
- * One GET with the given (signed) headers over a raw socket: resolves the body of a 200/206,
- * rejects on any other status, a network error, a malformed or unsupported response, or no
- * complete answer within `timeoutMs`. A reused socket that fails before answering is replaced by a
- * fresh connection once (the server may have closed it while idle). The body lands in
- * `alloc(length)`.
- */
-export function rawGet(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number, alloc: BodyAllocator = allocate): Promise<Uint8Array> {
-  const port = Number(url.port || 80);
-  const key = `${url.hostname}:${port}`;
-  let request = `GET ${url.pathname}${url.search} HTTP/1.1\r\n`;
-  for (const name of Object.keys(headers)) request += `${name}: ${headers[name] as string}\r\n`;
-  request += '\r\n';
-  const attempt = (conn: Conn, reused: boolean): Promise<Uint8Array> =>
-    new Promise<Uint8Array>((resolve, reject) => {
-      /** Head bytes so far, when the head spans reads. */
-      let head: Buffer | undefined;
-      let headSeen = false;
-      let parsed: { status: number; length: number; close: boolean } | undefined;
-      let body: Uint8Array | undefined;
-      let got = 0;
-      const done = (err: Error | undefined, out?: Uint8Array): void => {
-        if (conn.exchange !== exchange) return;
-        conn.exchange = undefined;
-        if (err !== undefined) {
-          conn.socket.destroy();
-          if (reused && !headSeen && !(err instanceof RawHttpError) && err.name !== 'TimeoutError') {
-            attempt(new Conn(url.hostname, port), false).then(resolve, reject);
-          } else reject(err);
-          return;
+    const length = res.headers['content-length'];
+    const body = sized(Array.isArray(length) ? undefined : length, alloc);
+    return new Promise<Uint8Array>((resolve, reject) => {
+      res.body.on('data', (c: Buffer) => {
+        try {
+          body.add(c);
+        } catch (e) {
+          res.body.destroy();
+          reject(e as Error);
         }
-        if (parsed?.close === true) conn.socket.destroy();
-        else keepIdle(key, conn);
-        resolve(out as Uint8Array);
-      };
-      const answer = (status: number, bytes: Uint8Array): void => (status === 200 || status === 206 ? done(undefined, bytes) : done(new Error(`HTTP ${status}`)));
-      /** Body bytes b[from, to). */
-      const onBody = (b: Uint8Array, from: number, to: number): void => {
-        const p = parsed as { status: number; length: number };
-        if (got + (to - from) > p.length) return done(new RawHttpError('more bytes than Content-Length'));
-        body ??= alloc(p.length);
-        body.set(b.subarray(from, to), got);
-        got += to - from;
-        if (got === p.length) answer(p.status, body);
-      };
-      const exchange: Exchange = {
-        data(buf, n) {
-          headSeen = true;
-          if (parsed !== undefined) return onBody(buf, 0, n);
-          let b: Uint8Array = buf;
-          let len = n;
-          let from = 0;
-          if (head !== undefined) {
-            from = Math.max(0, head.length - 3);
-            head = Buffer.concat([head, buf.subarray(0, n)]);
-            b = head;
-            len = head.length;
-          }
-          const end = headEnd(b, from, len);
-          if (end < 0) {
-            if (head === undefined) head = Buffer.from(buf.subarray(0, n));
-            if (head.length > MAX_HEAD_BYTES) done(new RawHttpError('response head too large'));
-            return;
-          }
-          try {
-            parsed = parseHead(Buffer.from(b.buffer, b.byteOffset, end).toString('latin1'));
-          } catch (e) {
-            return done(e as Error);
-          }
-          if (parsed.length === 0) {
-            if (end + 4 < len) return done(new RawHttpError('bytes after an empty body'));
-            return answer(parsed.status, alloc(0));
-          }
-          if (end + 4 < len) onBody(b, end + 4, len);
-        },
-        fail: (e) => done(e),
-        timeout() {
-          const e = new Error(`no complete response in ${timeoutMs} ms`);
-          e.name = 'TimeoutError';
-          done(e);
-        },
-      };
-      conn.exchange = exchange;
-      conn.socket.setTimeout(timeoutMs);
-      conn.socket.write(request, 'latin1');
+      });
+      res.body.on('error', reject);
+      res.body.on('end', () => {
+        try {
+          resolve(body.whole());
+        } catch (e) {
+          reject(e as Error);
+        }
+      });
     });
-  const reuse = takeIdle(key);
-  if (reuse !== undefined) return attempt(reuse, true);
-  return attempt(new Conn(url.hostname, port), false);
+  });
 }

@@ -13,6 +13,8 @@ import type { FileStats, FooterContext } from '../../../core/storage/file-stats'
 import type { SignedRead } from '../../../core/storage/object-store';
 import { decodeFileStats } from './stats-codec';
 import { threadBundle, withoutTsx } from './bundle';
+import { threadHttpTransport } from './http';
+import type { ThreadHttpTransport } from './http';
 import type { StatsReply, StatsRequest } from './worker';
 import type { RemoteStats } from '../parquet/reader';
 
@@ -78,12 +80,14 @@ export class FooterThreads {
   /** One id per schema object (every file of a table shares it). */
   private readonly ctxIds = new WeakMap<object, number>();
 
-  constructor(readonly size: number) {
+  /** `http`: how the threads send signed GETs (threads/http.ts; default from HIM_THREAD_HTTP). */
+  constructor(readonly size: number, readonly http: ThreadHttpTransport = threadHttpTransport()) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
   private spawn(): Slot {
-    const worker = startFooterThread();
+    const start = footerThreadStart();
+    const worker = startFooterThread({ file: start.file, options: { ...start.options, workerData: { http: this.http } } });
     worker.unref();
     let loaded!: () => void;
     const slot: Slot = { worker, pending: new Map(), sent: new Set(), columns: new Map(), queue: [], transfer: [], inFlight: 0, loaded: new Promise<void>((r) => (loaded = r)) };
@@ -248,12 +252,12 @@ export function footerThreadsOnEveryCpu(): void {
 /**
  * The process-wide pool, or null when threads are off. `HIM_FOOTER_THREADS`: number of threads
  * (0 = off, decode on the calling thread); default: one per CPU beyond the first (one per CPU after
- * footerThreadsOnEveryCpu), at most 4.
+ * footerThreadsOnEveryCpu), at most 4. `HIM_THREAD_HTTP`: the threads' HTTP transport (threads/http.ts).
  */
 export function sharedFooterThreads(env: NodeJS.ProcessEnv = process.env): FooterThreads | null {
   if (shared !== undefined) return shared;
   const cpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
   const n = env.HIM_FOOTER_THREADS !== undefined && env.HIM_FOOTER_THREADS !== '' ? Number(env.HIM_FOOTER_THREADS) : Math.min(4, Math.max(0, everyCpu ? cpus : cpus - 1));
-  shared = Number.isInteger(n) && n > 0 ? new FooterThreads(n) : null;
+  shared = Number.isInteger(n) && n > 0 ? new FooterThreads(n, threadHttpTransport(env)) : null;
   return shared;
 }

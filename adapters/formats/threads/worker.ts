@@ -3,7 +3,7 @@
 // the main thread keeps only the listing, manifest writing and (in a Temporal worker) workflow
 // tasks. The thread also does the read itself where it can: blocking preads of a local file, or
 // the HTTP GET of a tail the main thread signed (http.ts).
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { MigrationError } from '../../../core/errors';
 import type { FileStats, FooterContext } from '../../../core/storage/file-stats';
 import type { SignedRead } from '../../../core/storage/object-store';
@@ -11,7 +11,7 @@ import { AvroBytes } from '../../avro/entry-encoder';
 import { encodeFileStats } from './stats-codec';
 import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, footerFromTail, readParquetFooterBytesLocalSync } from '../parquet/footer';
 import { parquetStatsEncodedChecked } from '../parquet/stats';
-import { type BodyAllocator, threadGet } from './http';
+import { type BodyAllocator, threadGet, threadHttpTransport } from './http';
 
 export interface StatsRequest {
   readonly id: number;
@@ -28,6 +28,8 @@ export interface StatsRequest {
   readonly remote?: { readonly read: SignedRead; readonly size: number; readonly tailStart: number };
 }
 
+/** The HTTP transport the pool chose (workerData.http; pool.ts). */
+const http = threadHttpTransport({ HIM_THREAD_HTTP: (workerData as { http?: string } | null)?.http });
 const contexts = new Map<number, FooterContext>();
 /** Tail reads of local files land here; each footer is decoded before the next read. */
 const scratch = new Uint8Array(DEFAULT_TAIL_BYTES);
@@ -130,7 +132,7 @@ function giveBack(b: Uint8Array): void {
 async function answerRemote(m: StatsRequest & { remote: NonNullable<StatsRequest['remote']> }, ctx: FooterContext | undefined): Promise<Answer> {
   let tail: Uint8Array;
   try {
-    tail = await threadGet(m.remote.read, takeBody);
+    tail = await threadGet(m.remote.read, takeBody, http);
   } catch (e) {
     return { reply: { id: m.id, fallback: (e as Error).message ?? String(e) } };
   }
