@@ -8,10 +8,15 @@
 // parquet-format's parquet.thrift. Produces the same FileMetaData shape as before (thrift.ts),
 // so the stats mapping is unchanged; test/unit/formats/parquet-compact.test.ts checks it against
 // the generic decoder on pyarrow-written footers.
-import { CompactDecodeError, Reader, T } from './compact-reader';
+import { CompactDecodeError, Reader, T as TYPES } from './compact-reader';
 import type { ColumnChunk, FileMetaData, LogicalType, RawStatistics, RowGroup, SchemaElement } from './thrift';
 
 export { CompactDecodeError };
+
+// A module-local binding for the type ids the loops below test on every field: an imported binding
+// compiles (CommonJS through tsx, on the main thread) to a getter call per use, and this decoder ran
+// ~5× slower with one (bench/convert/footer-cpu.ts); a local const is folded into the code.
+const T = TYPES;
 
 function schemaElement(r: Reader): SchemaElement {
   let type: number | undefined;
