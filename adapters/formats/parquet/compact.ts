@@ -6,7 +6,7 @@
 //
 // Wire format: Thrift compact protocol (thrift/doc/specs/thrift-compact-protocol.md); field ids:
 // parquet-format's parquet.thrift. Produces the same FileMetaData shape as before (thrift.ts),
-// so the stats mapping is unchanged; test/unit/formats/parquet-compact.test.ts checks it against
+// so the stats mapping is unchanged; test/adapters/formats/parquet.test.ts checks it against
 // the generic decoder on pyarrow-written footers.
 import { CompactDecodeError, Reader, T as TYPES } from './compact-reader';
 import type { ColumnChunk, FileMetaData, LogicalType, RawStatistics, RowGroup, SchemaElement } from './thrift';
