@@ -156,7 +156,7 @@ export interface HttpGetResponse {
 
 /**
  * One GET over `agent`, the whole body in one buffer: shared by S3RangedGet and the footer threads'
- * own sends of signed reads (formats/thread-http.ts). Rejects on a network error or `timeoutMs`
+ * own sends of signed reads (formats/threads/raw-http.ts). Rejects on a network error or `timeoutMs`
  * without a byte (an Error named TimeoutError); any status resolves.
  */
 export function httpGet(url: URL, headers: Readonly<Record<string, string>>, agent: http.Agent, timeoutMs: number): Promise<HttpGetResponse> {

@@ -10,6 +10,9 @@
 //   --warm: our timed runs follow an untimed 2-partition conversion in the same process (threads up,
 //   code compiled: a long-running worker); the peer's timing covers its add_files call only either way.
 //   npx tsx bench/convert/convert.bench.ts --million [--files 1000000]   (local disk, tiny files, ours only)
+//   --transport raw,undici [--repeat 3]: A/B of the footer threads' HTTP transport (HIM_THREAD_HTTP,
+//   adapters/formats/threads/http.ts) on the same files: runs alternate A, B, A, B… (`--repeat` rounds,
+//   each transport once per round and concurrency); prints every run and the median per transport.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -37,6 +40,10 @@ const PEER_WORKERS = arg('peer-workers', '');
 const CPU_PROF = process.argv.includes('--cpu-prof');
 /** `--warm`: each timed run follows an untimed 2-partition conversion in the same process (ours.ts). */
 const WARM = process.argv.includes('--warm');
+/** `--transport a,b`: the footer threads' HTTP transports to alternate (HIM_THREAD_HTTP); none = as configured. */
+const TRANSPORTS = arg('transport', '').split(',').filter((t) => t !== '');
+const REPEAT = Number(arg('repeat', TRANSPORTS.length > 0 ? '3' : '1'));
+for (const t of TRANSPORTS) if (!['raw', 'undici', 'fetch'].includes(t)) throw new Error(`--transport ${t}: one of raw, undici, fetch`);
 const BUCKET = 'warehouse';
 
 interface Generated {
@@ -103,8 +110,8 @@ async function placeS3(b: Bench): Promise<void> {
   b.location = `s3://${BUCKET}/${prefix}`;
 }
 
-function runOurs(b: Bench, concurrency: number): OursResult {
-  const name = `ours_c${concurrency}`;
+function runOurs(b: Bench, concurrency: number, transport?: string, round = 0): OursResult {
+  const name = `ours_c${concurrency}${transport === undefined ? '' : `_${transport}_${round}`}`;
   const job: OursJob = {
     location: b.location,
     columns: b.gen.columns,
@@ -112,12 +119,13 @@ function runOurs(b: Bench, concurrency: number): OursResult {
     footerConcurrency: concurrency,
     ...(WARM ? { warm: 2 } : {}),
     // A distinct identity per run: distinct metadata file names, so no run finds another's files.
-    planHash: `bench-${b.run}-c${concurrency}`,
+    planHash: `bench-${b.run}-${name}`,
     ...(LOCAL ? {} : { register: { uri: b.env.HIM_ICEBERG_REST_URI as string, namespace: b.namespace as string, table: name }, s3: { endpoint: b.env.HIM_S3_ENDPOINT as string, region: b.env.AWS_REGION as string } }),
   };
   if (!LOCAL) b.tables.push(name);
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.cwd(), 'bench-convert-prof')}`] : [];
-  const out = execFileSync(process.execPath, [...prof, '--import', 'tsx', path.join(__dirname, 'ours.ts'), JSON.stringify(job)], { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = transport === undefined ? process.env : { ...process.env, HIM_THREAD_HTTP: transport };
+  const out = execFileSync(process.execPath, [...prof, '--import', 'tsx', path.join(__dirname, 'ours.ts'), JSON.stringify(job)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.toString().trim().split('\n').pop() ?? '{}') as OursResult;
 }
 
@@ -157,6 +165,26 @@ function report(b: Bench, ours: readonly (OursResult & { concurrency: number })[
   return lines;
 }
 
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((x, y) => x - y);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** `--transport`: every run in order, then the median files/s and CPU per file of each transport. */
+function abReport(runs: readonly (OursResult & { concurrency: number; transport: string; round: number })[]): string[] {
+  const lines = ['footer-thread HTTP transport A/B (runs in the order they ran):'];
+  for (const r of runs) lines.push(`  round ${r.round} ${r.transport} @ ${r.concurrency}: ${r.seconds.toFixed(2)} s = ${(r.dataFiles / r.seconds).toFixed(0)} files/s · CPU ${((r.cpuSeconds * 1e6) / r.dataFiles).toFixed(0)} µs per file · peak RSS ${r.maxRssMb} MB`);
+  const med = TRANSPORTS.map((t) => {
+    const mine = runs.filter((r) => r.transport === t);
+    return { t, rate: median(mine.map((r) => r.dataFiles / r.seconds)), cpu: median(mine.map((r) => (r.cpuSeconds * 1e6) / r.dataFiles)), n: mine.length };
+  });
+  for (const m of med) lines.push(`  median ${m.t}: ${m.rate.toFixed(0)} files/s, ${m.cpu.toFixed(0)} µs CPU per file (${m.n} runs)`);
+  const [a, b] = med;
+  if (a !== undefined && b !== undefined) lines.push(`transport ${b.t} vs ${a.t}: ${(b.rate / a.rate).toFixed(3)}x files/s, ${(b.cpu / a.cpu).toFixed(3)}x CPU per file`);
+  return lines;
+}
+
 async function cleanup(b: Bench): Promise<void> {
   if (b.namespace !== undefined) {
     const catalog = await RestCatalog.connect({ uri: b.env.HIM_ICEBERG_REST_URI as string });
@@ -186,6 +214,21 @@ async function bench(b: Bench): Promise<void> {
   if (!LOCAL) {
     b.namespace = `bench_convert_${b.run}`;
     await (await RestCatalog.connect({ uri: b.env.HIM_ICEBERG_REST_URI as string })).createNamespace([b.namespace]);
+  }
+  if (TRANSPORTS.length > 0) {
+    const runs: (OursResult & { concurrency: number; transport: string; round: number })[] = [];
+    for (let round = 1; round <= REPEAT; round++) {
+      for (const transport of TRANSPORTS) {
+        for (const c of CONCURRENCIES) {
+          const r = runOurs(b, c, transport, round);
+          if (r.dataFiles !== FILES) throw new Error(`ours wrote ${r.dataFiles} data files, expected ${FILES}`);
+          log(`round ${round} ${transport} @ ${c}: ${r.seconds.toFixed(2)} s, CPU ${r.cpuSeconds.toFixed(2)} s`);
+          runs.push({ ...r, concurrency: c, transport, round });
+        }
+      }
+    }
+    process.stdout.write(`${report(b, runs, undefined).join('\n')}\n${abReport(runs).join('\n')}\n`);
+    return;
   }
   const ours = CONCURRENCIES.map((c) => {
     const r = runOurs(b, c);

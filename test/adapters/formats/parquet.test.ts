@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { AvroBytes, encodeMetrics } from '../../../adapters/avro/entry-encoder';
 import { FooterThreads } from '../../../adapters/formats/footer-threads';
 import { ParquetFooterReader, DEFAULT_TAIL_BYTES, decodeParquetFooterGeneric, decodeParquetFooterSync } from '../../../adapters/formats/parquet';
-import { trustsBinaryDeprecatedStats } from '../../../adapters/formats/parquet-bounds';
+import { trustsBinaryDeprecatedStats } from '../../../adapters/formats/parquet/bounds';
+import { THREAD_HTTP_TRANSPORTS } from '../../../adapters/formats/threads/http';
 import { LocalObjectStore } from '../../../adapters/storage/local-store';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import { bigIntFromBytes, serializeBound } from '../../../core/iceberg/bounds';
@@ -177,7 +178,7 @@ test('binary deprecated-stats writer rule (PARQUET-251/PARQUET-1025)', () => {
   expect(trustsBinaryDeprecatedStats('parquet-cpp-arrow version 26.0.1')).toBe(true);
 });
 
-describe('the compact FileMetaData decoder (parquet-compact.ts)', () => {
+describe('the compact FileMetaData decoder (parquet/compact.ts)', () => {
   const footerOf = (file: string): Uint8Array => {
     const b = readFileSync(file);
     const len = b.readUInt32LE(b.length - 8);
@@ -251,7 +252,7 @@ function asThreaded(s: FileStats): FileStats {
   return { ...rest, encodedMetrics: Uint8Array.from(out.view()) };
 }
 
-describe('footer threads (footer-threads.ts)', () => {
+describe('footer threads (threads/pool.ts)', () => {
   test('ready() resolves once every thread has loaded, then the threads answer at once', async () => {
     const pool = new FooterThreads(2);
     try {
@@ -309,8 +310,11 @@ describe('footer threads (footer-threads.ts)', () => {
     }
   }, 60_000);
 
-  test('S3: the thread sends the signed GET itself; large footers, corrupt files, missing objects and a failing GET end as on the main thread', async () => {
-    const pool = new FooterThreads(2);
+  // Every transport of threads/http.ts (FooterThreads' `http`, from HIM_THREAD_HTTP by default) against
+  // the stack's S3 server: an error status (404) and a short read (an object shorter than listed)
+  // end as the same coded errors as on the main thread.
+  test.each(THREAD_HTTP_TRANSPORTS)('S3 (%s transport): the thread sends the signed GET itself; large footers, corrupt files, missing objects and a failing GET end as on the main thread', async (transport) => {
+    const pool = new FooterThreads(2, transport);
     const remote = jest.spyOn(pool, 'statsRemote');
     try {
       const inline = new ParquetFooterReader(fx.store());

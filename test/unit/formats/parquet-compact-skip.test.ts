@@ -1,9 +1,9 @@
-// parquet-compact.ts passes over every field it does not use (skip / skipStruct) without decoding
+// parquet/compact.ts passes over every field it does not use (skip / skipStruct) without decoding
 // it. Generated Thrift compact values of every type — nested lists, sets, maps and structs, long-form
 // field ids, empty and long containers — put in front of a field the decoder reads must leave that
 // field read exactly (a skip that lands one byte off misreads it), and every truncation of them must
 // fail with CompactDecodeError, never a wrong value, a crash or a hang.
-import { CompactDecodeError, decodeFileMetaData } from '../../../adapters/formats/parquet-compact';
+import { CompactDecodeError, decodeFileMetaData } from '../../../adapters/formats/parquet/compact';
 import { rng } from '../../helpers/rng';
 
 const T = { TRUE: 1, FALSE: 2, BYTE: 3, I16: 4, I32: 5, I64: 6, DOUBLE: 7, BINARY: 8, LIST: 9, SET: 10, MAP: 11, STRUCT: 12, UUID: 13 } as const;

@@ -1,5 +1,5 @@
-// parquet.ts turns the stats of common column kinds into bounds straight from the stat bytes
-// (parquet-bounds.ts FastKind); the typed-value path (statValue, compareValues, serializeBound) is
+// adapters/formats/parquet turns the stats of common column kinds into bounds straight from the stat bytes
+// (parquet/bounds.ts FastKind); the typed-value path (statValue, compareValues, serializeBound) is
 // the oracle. Generated FileMetaData with 1–3 row groups and adversarial stat bytes — short and
 // empty stats, NaN, signed zeros, INT32/INT64 edges, ASCII past the truncation length, 0x7f,
 // multi-byte and invalid UTF-8, decimals with redundant sign bytes and values past their precision,

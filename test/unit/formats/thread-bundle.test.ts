@@ -1,4 +1,4 @@
-// adapters/formats/thread-bundle.ts: a worker body bundled once and reused while its inputs are
+// adapters/formats/threads/bundle.ts: a worker body bundled once and reused while its inputs are
 // unchanged; rebuilt when any file that went into it changes; null (the tsx fallback) on a build
 // error or when switched off; and the footer threads actually run from the bundle.
 import { execFileSync } from 'node:child_process';
@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { footerThreadStart } from '../../../adapters/formats/footer-threads';
-import { buildOrReuse, threadBundle, withoutTsx } from '../../../adapters/formats/thread-bundle';
+import { buildOrReuse, threadBundle, withoutTsx } from '../../../adapters/formats/threads/bundle';
 
 let root: string;
 let cache: string;
@@ -65,9 +65,9 @@ test('HIM_THREAD_BUNDLE=0 switches bundling off', () => {
   expect(threadBundle(path.join(root, 'entry.ts'), { root, cacheDir: cache, env: {} })).not.toBeNull();
 });
 
-test('footer threads run from the bundle of footer-thread.ts, without tsx flags', () => {
+test('footer threads run from the bundle of threads/worker.ts, without tsx flags', () => {
   const start = footerThreadStart();
-  expect(start.file).toMatch(/node_modules\/\.cache\/hms-iceberg-migrator\/footer-thread-[0-9a-f]{12}\.cjs$/);
+  expect(start.file).toMatch(/node_modules\/\.cache\/hms-iceberg-migrator\/worker-[0-9a-f]{12}\.cjs$/);
   expect(start.options.execArgv).toEqual(withoutTsx(process.execArgv));
 });
 

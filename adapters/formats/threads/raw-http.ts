@@ -1,29 +1,12 @@
-// The footer thread's own send of a pre-signed ranged read (ObjectStore.signedRead). Anything but a
-// 200/206 with its whole body is a failure for the caller to fall back on the store's own path,
-// which retries and maps errors (adapters/storage/s3-store.ts); nothing here is translated.
-//
-// Plain-HTTP endpoints go through a minimal HTTP/1.1 client on raw sockets (rawGet below): a footer
-// GET is a few hundred bytes of headers and a 20–60 KB body, and node:http's request/response
-// objects, agent bookkeeping and events cost several times the decode of the footer itself (bench/
-// convert: ~400 µs of thread CPU per file against ~100 for the decode). It handles exactly the
-// common answer — a status line, headers, a Content-Length body — and treats anything else
-// (chunked encoding, no Content-Length, a malformed head) as a failure, so the fallback covers it.
-// Sockets are kept per host for reuse unless the server says `Connection: close`. HTTPS goes
-// through node:https (storage/s3-ranged-get.ts httpGet), where TLS dominates anyway.
-import * as https from 'node:https';
+// The footer threads' minimal HTTP/1.1 client on raw sockets (the `raw` transport of http.ts, the
+// default for plain-HTTP endpoints): a footer GET is a few hundred bytes of headers and a 20–60 KB
+// body, and node:http's request/response objects, agent bookkeeping and events cost several times
+// the decode of the footer itself (bench/convert: ~400 µs of thread CPU per file against ~100 for
+// the decode). It handles exactly the common answer — a status line, headers, a Content-Length
+// body — and treats anything else (chunked encoding, no Content-Length, a malformed head) as a
+// failure, so the caller's fallback covers it. Sockets are kept per host for reuse unless the
+// server says `Connection: close`. Nothing here is translated into MigrationErrors.
 import * as net from 'node:net';
-import type { SignedRead } from '../../core/storage/object-store';
-import { httpGet } from '../storage/s3-ranged-get';
-
-const tlsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
-
-export async function threadGet(read: SignedRead, alloc?: BodyAllocator): Promise<Uint8Array> {
-  const url = new URL(read.url);
-  if (url.protocol === 'http:') return rawGet(url, read.headers, read.timeoutMs, alloc);
-  const res = await httpGet(url, read.headers, tlsAgent, read.timeoutMs);
-  if (res.status !== 200 && res.status !== 206) throw new Error(`HTTP ${res.status}`);
-  return res.body;
-}
 
 /** Response heads larger than this are refused (S3 heads are well under 2 KB). */
 const MAX_HEAD_BYTES = 64 * 1024;
@@ -163,6 +146,18 @@ export type BodyAllocator = (length: number) => Uint8Array;
 
 const allocate: BodyAllocator = (n) => new Uint8Array(n);
 
+/** What one GET sends, and where. */
+interface Target {
+  readonly host: string;
+  readonly port: number;
+  /** `host:port`, the idle pool's key. */
+  readonly key: string;
+  /** The request head, ready to write. */
+  readonly request: string;
+  readonly timeoutMs: number;
+  readonly alloc: BodyAllocator;
+}
+
 /**
  * One GET with the given (signed) headers over a raw socket: resolves the body of a 200/206,
  * rejects on any other status, a network error, a malformed or unsupported response, or no
@@ -172,84 +167,91 @@ const allocate: BodyAllocator = (n) => new Uint8Array(n);
  */
 export function rawGet(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number, alloc: BodyAllocator = allocate): Promise<Uint8Array> {
   const port = Number(url.port || 80);
-  const key = `${url.hostname}:${port}`;
   let request = `GET ${url.pathname}${url.search} HTTP/1.1\r\n`;
   for (const name of Object.keys(headers)) request += `${name}: ${headers[name] as string}\r\n`;
   request += '\r\n';
-  const attempt = (conn: Conn, reused: boolean): Promise<Uint8Array> =>
-    new Promise<Uint8Array>((resolve, reject) => {
-      /** Head bytes so far, when the head spans reads. */
-      let head: Buffer | undefined;
-      let headSeen = false;
-      let parsed: { status: number; length: number; close: boolean } | undefined;
-      let body: Uint8Array | undefined;
-      let got = 0;
-      const done = (err: Error | undefined, out?: Uint8Array): void => {
-        if (conn.exchange !== exchange) return;
-        conn.exchange = undefined;
-        if (err !== undefined) {
-          conn.socket.destroy();
-          if (reused && !headSeen && !(err instanceof RawHttpError) && err.name !== 'TimeoutError') {
-            attempt(new Conn(url.hostname, port), false).then(resolve, reject);
-          } else reject(err);
-          return;
-        }
-        if (parsed?.close === true) conn.socket.destroy();
-        else keepIdle(key, conn);
-        resolve(out as Uint8Array);
-      };
-      const answer = (status: number, bytes: Uint8Array): void => (status === 200 || status === 206 ? done(undefined, bytes) : done(new Error(`HTTP ${status}`)));
-      /** Body bytes b[from, to). */
-      const onBody = (b: Uint8Array, from: number, to: number): void => {
-        const p = parsed as { status: number; length: number };
-        if (got + (to - from) > p.length) return done(new RawHttpError('more bytes than Content-Length'));
-        body ??= alloc(p.length);
-        body.set(b.subarray(from, to), got);
-        got += to - from;
-        if (got === p.length) answer(p.status, body);
-      };
-      const exchange: Exchange = {
-        data(buf, n) {
-          headSeen = true;
-          if (parsed !== undefined) return onBody(buf, 0, n);
-          let b: Uint8Array = buf;
-          let len = n;
-          let from = 0;
-          if (head !== undefined) {
-            from = Math.max(0, head.length - 3);
-            head = Buffer.concat([head, buf.subarray(0, n)]);
-            b = head;
-            len = head.length;
-          }
-          const end = headEnd(b, from, len);
-          if (end < 0) {
-            if (head === undefined) head = Buffer.from(buf.subarray(0, n));
-            if (head.length > MAX_HEAD_BYTES) done(new RawHttpError('response head too large'));
-            return;
-          }
-          try {
-            parsed = parseHead(Buffer.from(b.buffer, b.byteOffset, end).toString('latin1'));
-          } catch (e) {
-            return done(e as Error);
-          }
-          if (parsed.length === 0) {
-            if (end + 4 < len) return done(new RawHttpError('bytes after an empty body'));
-            return answer(parsed.status, alloc(0));
-          }
-          if (end + 4 < len) onBody(b, end + 4, len);
-        },
-        fail: (e) => done(e),
-        timeout() {
-          const e = new Error(`no complete response in ${timeoutMs} ms`);
-          e.name = 'TimeoutError';
-          done(e);
-        },
-      };
-      conn.exchange = exchange;
-      conn.socket.setTimeout(timeoutMs);
-      conn.socket.write(request, 'latin1');
-    });
-  const reuse = takeIdle(key);
-  if (reuse !== undefined) return attempt(reuse, true);
-  return attempt(new Conn(url.hostname, port), false);
+  const target: Target = { host: url.hostname, port, key: `${url.hostname}:${port}`, request, timeoutMs, alloc };
+  const reuse = takeIdle(target.key);
+  if (reuse !== undefined) return attempt(target, reuse, true);
+  return attempt(target, new Conn(target.host, port), false);
+}
+
+/** The GET on `conn`; a `reused` connection that fails before any answer byte is retried on a fresh one. */
+function attempt(t: Target, conn: Conn, reused: boolean): Promise<Uint8Array> {
+  return new Promise<Uint8Array>((resolve, reject) => {
+    /** Head bytes so far, when the head spans reads. */
+    let head: Buffer | undefined;
+    let headSeen = false;
+    let parsed: { status: number; length: number; close: boolean } | undefined;
+    let body: Uint8Array | undefined;
+    let got = 0;
+    const done = (err: Error | undefined, out?: Uint8Array): void => {
+      if (conn.exchange !== exchange) return;
+      conn.exchange = undefined;
+      if (err !== undefined) {
+        conn.socket.destroy();
+        if (reused && !headSeen && !(err instanceof RawHttpError) && err.name !== 'TimeoutError') {
+          attempt(t, new Conn(t.host, t.port), false).then(resolve, reject);
+        } else reject(err);
+        return;
+      }
+      if (parsed?.close === true) conn.socket.destroy();
+      else keepIdle(t.key, conn);
+      resolve(out as Uint8Array);
+    };
+    const answer = (status: number, bytes: Uint8Array): void => (status === 200 || status === 206 ? done(undefined, bytes) : done(new Error(`HTTP ${status}`)));
+    /** Body bytes b[from, to). */
+    const onBody = (b: Uint8Array, from: number, to: number): void => {
+      const p = parsed as { status: number; length: number };
+      if (got + (to - from) > p.length) return done(new RawHttpError('more bytes than Content-Length'));
+      body ??= t.alloc(p.length);
+      body.set(b.subarray(from, to), got);
+      got += to - from;
+      if (got === p.length) answer(p.status, body);
+    };
+    /** Bytes of the head (and maybe the body's start), `n` at the start of `buf`. */
+    const onHead = (buf: Buffer, n: number): void => {
+      let b: Uint8Array = buf;
+      let len = n;
+      let from = 0;
+      if (head !== undefined) {
+        from = Math.max(0, head.length - 3);
+        head = Buffer.concat([head, buf.subarray(0, n)]);
+        b = head;
+        len = head.length;
+      }
+      const end = headEnd(b, from, len);
+      if (end < 0) {
+        if (head === undefined) head = Buffer.from(buf.subarray(0, n));
+        if (head.length > MAX_HEAD_BYTES) done(new RawHttpError('response head too large'));
+        return;
+      }
+      try {
+        parsed = parseHead(Buffer.from(b.buffer, b.byteOffset, end).toString('latin1'));
+      } catch (e) {
+        return done(e as Error);
+      }
+      if (parsed.length === 0) {
+        if (end + 4 < len) return done(new RawHttpError('bytes after an empty body'));
+        return answer(parsed.status, t.alloc(0));
+      }
+      if (end + 4 < len) onBody(b, end + 4, len);
+    };
+    const exchange: Exchange = {
+      data(buf, n) {
+        headSeen = true;
+        if (parsed !== undefined) onBody(buf, 0, n);
+        else onHead(buf, n);
+      },
+      fail: (e) => done(e),
+      timeout() {
+        const e = new Error(`no complete response in ${t.timeoutMs} ms`);
+        e.name = 'TimeoutError';
+        done(e);
+      },
+    };
+    conn.exchange = exchange;
+    conn.socket.setTimeout(t.timeoutMs);
+    conn.socket.write(t.request, 'latin1');
+  });
 }

@@ -7,13 +7,13 @@
 // Bounds: ints, doubles, dates, decimals, strings (not written by pre-HIVE-8732 writers, whose
 // string stats used a different order); timestamps, booleans and binary get none.
 import * as zlib from 'node:zlib';
-import { ErrorCode, MigrationError } from '../../core/errors';
-import { serializeBound } from '../../core/iceberg/bounds';
-import type { MappedField } from '../../core/iceberg/name-mapping';
-import { isPrimitive } from '../../core/iceberg/types';
-import type { IcebergType, NestedField, PrimitiveType, PrimitiveValue } from '../../core/iceberg/types';
-import type { FileStats, FooterContext, FooterReader } from '../../core/storage/file-stats';
-import type { ObjectStore } from '../../core/storage/object-store';
+import { ErrorCode, MigrationError } from '../../../core/errors';
+import { serializeBound } from '../../../core/iceberg/bounds';
+import type { MappedField } from '../../../core/iceberg/name-mapping';
+import { isPrimitive } from '../../../core/iceberg/types';
+import type { IcebergType, NestedField, PrimitiveType, PrimitiveValue } from '../../../core/iceberg/types';
+import type { FileStats, FooterContext, FooterReader } from '../../../core/storage/file-stats';
+import type { ObjectStore } from '../../../core/storage/object-store';
 import { bool, decodeMessage, double, message, messages, sint, string, strings, uint, uints } from './protobuf';
 import type { Message } from './protobuf';
 import { snappyUncompress } from './snappy';

@@ -1,16 +1,17 @@
-// Body of a footer worker thread (footer-threads.ts): Parquet FileMetaData bytes in, FileStats out.
+// Body of a footer worker thread (pool.ts): Parquet FileMetaData bytes in, FileStats out.
 // The CPU half of a footer read — Thrift decode and the column-to-metrics mapping — runs here so
 // the main thread keeps only the listing, manifest writing and (in a Temporal worker) workflow
 // tasks. The thread also does the read itself where it can: blocking preads of a local file, or
-// the HTTP GET of a tail the main thread signed (thread-http.ts).
-import { parentPort } from 'node:worker_threads';
-import { MigrationError } from '../../core/errors';
-import type { FileStats, FooterContext } from '../../core/storage/file-stats';
-import type { SignedRead } from '../../core/storage/object-store';
-import { AvroBytes } from '../avro/entry-encoder';
-import { encodeFileStats } from './file-stats-codec';
-import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, footerFromTail, parquetStatsEncodedChecked, readParquetFooterBytesLocalSync } from './parquet';
-import { type BodyAllocator, threadGet } from './thread-http';
+// the HTTP GET of a tail the main thread signed (http.ts).
+import { parentPort, workerData } from 'node:worker_threads';
+import { MigrationError } from '../../../core/errors';
+import type { FileStats, FooterContext } from '../../../core/storage/file-stats';
+import type { SignedRead } from '../../../core/storage/object-store';
+import { AvroBytes } from '../../avro/entry-encoder';
+import { encodeFileStats } from './stats-codec';
+import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, footerFromTail, readParquetFooterBytesLocalSync } from '../parquet/footer';
+import { parquetStatsEncodedChecked } from '../parquet/stats';
+import { type BodyAllocator, threadGet, threadHttpTransport } from './http';
 
 export interface StatsRequest {
   readonly id: number;
@@ -27,6 +28,8 @@ export interface StatsRequest {
   readonly remote?: { readonly read: SignedRead; readonly size: number; readonly tailStart: number };
 }
 
+/** The HTTP transport the pool chose (workerData.http; pool.ts). */
+const http = threadHttpTransport({ HIM_THREAD_HTTP: (workerData as { http?: string } | null)?.http });
 const contexts = new Map<number, FooterContext>();
 /** Tail reads of local files land here; each footer is decoded before the next read. */
 const scratch = new Uint8Array(DEFAULT_TAIL_BYTES);
@@ -34,7 +37,7 @@ const scratch = new Uint8Array(DEFAULT_TAIL_BYTES);
 const lastColumns = new Map<number, readonly (readonly string[])[]>();
 
 function samePaths(a: readonly (readonly string[])[] | undefined, b: readonly (readonly string[])[]): boolean {
-  if (a === b) return true; // one file layout: parquet.ts hands out the same array
+  if (a === b) return true; // one file layout: parquet/plan.ts hands out the same array
   if (a === undefined || a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as readonly string[];
@@ -78,7 +81,7 @@ function failed(id: number, e: unknown): Answer {
 }
 
 /**
- * The file's metric maps as the manifest entry's Avro bytes, written here once (parquet.ts
+ * The file's metric maps as the manifest entry's Avro bytes, written here once (parquet/stats.ts
  * parquetStatsEncoded): the main thread copies them into the manifest instead of rebuilding five
  * maps and encoding them. Reset per file; a reply's bytes are copied out (encodeFileStats) first.
  */
@@ -90,7 +93,7 @@ function statsOf(m: StatsRequest, ctx: FooterContext | undefined, bytes: Uint8Ar
   const stats = parquetStatsEncodedChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx, metrics);
   if (!inOrder) return { reply: { id: m.id, at: 0, len: 0, remote: true }, part: encodeFileStats(stats) };
   // `sameColumns`: the file's column paths equal the last ones sent for this context; the main
-  // thread attaches the array it kept (footer-threads.ts), so FileStats stay complete.
+  // thread attaches the array it kept (pool.ts), so FileStats stay complete.
   const same = stats.fileColumns !== undefined && samePaths(lastColumns.get(m.ctxId), stats.fileColumns);
   if (stats.fileColumns !== undefined && !same) lastColumns.set(m.ctxId, stats.fileColumns);
   const sent: FileStats = same ? { recordCount: stats.recordCount, splitOffsets: stats.splitOffsets, boundsWithheld: stats.boundsWithheld, encodedMetrics: stats.encodedMetrics } : stats;
@@ -129,7 +132,7 @@ function giveBack(b: Uint8Array): void {
 async function answerRemote(m: StatsRequest & { remote: NonNullable<StatsRequest['remote']> }, ctx: FooterContext | undefined): Promise<Answer> {
   let tail: Uint8Array;
   try {
-    tail = await threadGet(m.remote.read, takeBody);
+    tail = await threadGet(m.remote.read, takeBody, http);
   } catch (e) {
     return { reply: { id: m.id, fallback: (e as Error).message ?? String(e) } };
   }

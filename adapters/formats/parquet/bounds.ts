@@ -15,10 +15,10 @@
 //     an unknown writer (no created_by) — stricter than parquet-mr's CorruptStatistics.
 //  5. Float/double: a NaN min or max → no bounds; min 0.0 reads as -0.0 and max -0.0 as +0.0
 //     (parquet-format's reader guidance for signed zeros).
-import { bigIntFromBytes } from '../../core/iceberg/bounds';
-import type { PrimitiveType, PrimitiveValue } from '../../core/iceberg/types';
-import { ConvertedType, PhysicalType } from './parquet-thrift';
-import type { RawStatistics, SchemaElement } from './parquet-thrift';
+import { bigIntFromBytes } from '../../../core/iceberg/bounds';
+import type { PrimitiveType, PrimitiveValue } from '../../../core/iceberg/types';
+import { ConvertedType, PhysicalType } from './thrift';
+import type { RawStatistics, SchemaElement } from './thrift';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -175,7 +175,7 @@ export function isWithheld(v: PrimitiveValue | WithheldBound): v is WithheldBoun
 }
 
 /**
- * How parquet.ts turns a column's stats into bounds without typed values: the Iceberg bound is the
+ * How stats.ts and accumulate.ts turn a column's stats into bounds without typed values: the Iceberg bound is the
  * stat's own bytes or a cheap function of them (same results as statValue + serializeBound, checked
  * against that path in test/unit/formats/parquet-fast-bounds.test.ts). 'slow': statValue and serializeBound.
  *  i32: int/date from INT32 (4-byte LE) · i64: long, timestamp(tz) µs from INT64 (8-byte LE)
