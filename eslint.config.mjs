@@ -8,23 +8,49 @@ import { builtinModules } from 'node:module';
 
 const builtins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 const ioLibraries = [
-  '@aws-sdk/*', 'pg', 'mysql2', 'mysql2/*', 'thrift', 'avsc', 'hyparquet', 'yaml', 'commander',
-  '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing',
+  '@aws-sdk/*',
+  'pg',
+  'mysql2',
+  'mysql2/*',
+  'thrift',
+  'avsc',
+  'hyparquet',
+  'yaml',
+  'commander',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  '@temporalio/testing',
 ];
 const fence = (extra) => ({
-  'no-restricted-imports': ['error', {
-    paths: builtins.map((name) => ({ name, message: 'core/ and workflows/ are pure: no Node built-ins (ARCHITECTURE.md).' })),
-    patterns: [
-      { group: ['**/adapters/**', '**/adapters'], message: 'core/ and workflows/ must not import adapters (ARCHITECTURE.md).' },
-      { group: ['**/cli/**', '**/app/**', '**/dev/**'], message: 'core/ and workflows/ must not import cli/, app/ or dev/.' },
-      { group: ioLibraries, message: 'core/ and workflows/ must not import I/O libraries (ARCHITECTURE.md).' },
-      ...extra,
-    ],
-  }],
+  'no-restricted-imports': [
+    'error',
+    {
+      paths: builtins.map((name) => ({ name, message: 'core/ and workflows/ are pure: no Node built-ins (ARCHITECTURE.md).' })),
+      patterns: [
+        { group: ['**/adapters/**', '**/adapters'], message: 'core/ and workflows/ must not import adapters (ARCHITECTURE.md).' },
+        { group: ['**/cli/**', '**/app/**', '**/dev/**'], message: 'core/ and workflows/ must not import cli/, app/ or dev/.' },
+        { group: ioLibraries, message: 'core/ and workflows/ must not import I/O libraries (ARCHITECTURE.md).' },
+        ...extra,
+      ],
+    },
+  ],
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'thrift-idl/gen/**', '.stack/**', 'coverage/**', 'dist/**', 'test/fixtures/lint/**', '**/*.js', '**/*.mjs', '**/*.py'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'thrift-idl/gen/**',
+      '.stack/**',
+      'coverage/**',
+      'dist/**',
+      'test/fixtures/lint/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.py',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -36,46 +62,91 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  { files: ['core/**/*.ts'], rules: fence([{ group: ['**/activities/**', '**/workflows/**', '**/engine/**', '**/engine'], message: 'core/ is the bottom layer.' }, { group: ['@temporalio/*'], message: 'core/ does not know Temporal.' }]) },
+  {
+    files: ['core/**/*.ts'],
+    rules: fence([
+      { group: ['**/activities/**', '**/workflows/**', '**/engine/**', '**/engine'], message: 'core/ is the bottom layer.' },
+      { group: ['@temporalio/*'], message: 'core/ does not know Temporal.' },
+    ]),
+  },
   // cli/ is thin: flags, the application layer (app/), rendering. It reaches no adapter, activity,
   // workflow or I/O library directly (docs/architecture.md).
   {
     files: ['cli/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['**/adapters/**', '**/adapters', '**/activities/**', '**/engine/**', '**/workflows/**', '**/dev/**'], message: 'cli/ reaches adapters, activities and workflows only through app/ (docs/architecture.md).' },
-          { group: [...ioLibraries.filter((l) => l !== 'yaml' && l !== 'commander'), '@temporalio/*'], message: 'cli/ imports no I/O library: app/ owns the connections (docs/architecture.md).' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/adapters/**', '**/adapters', '**/activities/**', '**/engine/**', '**/workflows/**', '**/dev/**'],
+              message: 'cli/ reaches adapters, activities and workflows only through app/ (docs/architecture.md).',
+            },
+            {
+              group: [...ioLibraries.filter((l) => l !== 'yaml' && l !== 'commander'), '@temporalio/*'],
+              message: 'cli/ imports no I/O library: app/ owns the connections (docs/architecture.md).',
+            },
+          ],
+        },
+      ],
     },
   },
   // workflows may import activities only as types (checked by consistent-type-imports + this fence on values).
-  { files: ['workflows/**/*.ts'], rules: fence([{ group: ['**/activities/**'], message: 'workflows/ import activities with `import type` only.', allowTypeImports: true }, { group: ['**/engine/**', '**/engine'], message: 'workflows/ must not import engine/ (it does I/O).' }]) },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: fence([
+      { group: ['**/activities/**'], message: 'workflows/ import activities with `import type` only.', allowTypeImports: true },
+      { group: ['**/engine/**', '**/engine'], message: 'workflows/ must not import engine/ (it does I/O).' },
+    ]),
+  },
   // activities/ work over the ports in ActivityDeps: no adapter at all, and the conversion engine
   // only as a type (the worker's assembly, app/worker.ts, injects it as ActivityDeps.engine).
   {
     files: ['activities/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['**/adapters/**', '**/adapters'], message: 'activities/ must not import adapters: reach them through the ports in ActivityDeps (docs/architecture.md).' },
-          { group: ['**/engine/**', '**/engine'], message: 'activities/ import engine/ with `import type` only: the engine comes in as ActivityDeps.engine.', allowTypeImports: true },
-          { group: ['**/app/**', '**/cli/**', '**/dev/**'], message: 'activities/ must not import the layers above them (app/, cli/) or dev/.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/adapters/**', '**/adapters'],
+              message: 'activities/ must not import adapters: reach them through the ports in ActivityDeps (docs/architecture.md).',
+            },
+            {
+              group: ['**/engine/**', '**/engine'],
+              message: 'activities/ import engine/ with `import type` only: the engine comes in as ActivityDeps.engine.',
+              allowTypeImports: true,
+            },
+            {
+              group: ['**/app/**', '**/cli/**', '**/dev/**'],
+              message: 'activities/ must not import the layers above them (app/, cli/) or dev/.',
+            },
+          ],
+        },
+      ],
     },
   },
   // adapters/ and engine/ serve the layers above; they never reach up into them.
   {
     files: ['adapters/**/*.ts', 'engine/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/activities/**', '**/workflows/**', '**/app/**', '**/cli/**', '**/dev/**'], message: 'adapters/ and engine/ must not import the layers above them (activities/, workflows/, app/, cli/) or dev/.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/activities/**', '**/workflows/**', '**/app/**', '**/cli/**', '**/dev/**'],
+              message: 'adapters/ and engine/ must not import the layers above them (activities/, workflows/, app/, cli/) or dev/.',
+            },
+          ],
+        },
+      ],
     },
   },
   // Small functions (STYLE.md §11): the guide is 40 lines; this is the hard ceiling where the
   // orchestration and the work on one table live.
-  { files: ['cli/**/*.ts', 'app/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'engine/**/*.ts'], rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] } },
+  {
+    files: ['cli/**/*.ts', 'app/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'engine/**/*.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
 );

@@ -101,20 +101,39 @@ export function activityContext(deps: ActivityDeps) {
     }
     return p;
   };
-  const event = (action: AuditAction, object: string, planHash: string | null, before: string | null, after: string | null, details: Record<string, unknown> = {}, actor = deps.actor): AuditEventInput =>
-    ({ at: now(), actor, action, object, planHash, beforeDigest: before, afterDigest: after, details });
-  const audit = (action: AuditAction, object: string, planHash: string | null, before: string | null, after: string | null, details: Record<string, unknown> = {}, actor = deps.actor): Promise<unknown> =>
-    deps.state.appendAudit(event(action, object, planHash, before, after, details, actor));
+  const event = (
+    action: AuditAction,
+    object: string,
+    planHash: string | null,
+    before: string | null,
+    after: string | null,
+    details: Record<string, unknown> = {},
+    actor = deps.actor,
+  ): AuditEventInput => ({ at: now(), actor, action, object, planHash, beforeDigest: before, afterDigest: after, details });
+  const audit = (
+    action: AuditAction,
+    object: string,
+    planHash: string | null,
+    before: string | null,
+    after: string | null,
+    details: Record<string, unknown> = {},
+    actor = deps.actor,
+  ): Promise<unknown> => deps.state.appendAudit(event(action, object, planHash, before, after, details, actor));
   const target = (tableId: string): TableIdent => targetOf(tableId, deps.namespacePrefix);
   /** The conversion of a table whose original is saved (forward steps only: undo uses recorded facts). */
   const prepared = async (ref: TableRef, rec: TableRecord): Promise<PreparedConversion> => {
-    if (rec.original === null) throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no saved original (snapshot step not run)`, { tableId: ref.tableId });
+    if (rec.original === null)
+      throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no saved original (snapshot step not run)`, { tableId: ref.tableId });
     return conversionFor(await plan(ref.planHash), ref.tableId, rec.original, deps.namespacePrefix, deps.toolVersion);
   };
   /** What the write step recorded: our metadata.json and the directory every file we wrote is in. */
   const recorded = (rec: TableRecord): { metadataLocation: string; metadataDir: string; files: readonly { path: string }[] } | null => {
     if (rec.metadataLocation === null) return null;
-    return { metadataLocation: rec.metadataLocation, metadataDir: rec.metadataLocation.slice(0, rec.metadataLocation.lastIndexOf('/') + 1), files: rec.writtenFiles ?? [] };
+    return {
+      metadataLocation: rec.metadataLocation,
+      metadataDir: rec.metadataLocation.slice(0, rec.metadataLocation.lastIndexOf('/') + 1),
+      files: rec.writtenFiles ?? [],
+    };
   };
   /**
    * The catalog identifier the write step recorded for this table (`<catalog>:<ns>.<name>`): undo
@@ -126,12 +145,20 @@ export function activityContext(deps: ActivityDeps) {
   };
   /** The catalog for this table: an in-place catalog learns its saved original (register replaces it, unregister puts it back). */
   const catalogOf = (ref: TableRef, rec: TableRecord): IcebergCatalog =>
-    rec.original === null || deps.catalog.withSavedOriginal === undefined ? deps.catalog : deps.catalog.withSavedOriginal(recordedTarget(ref, rec), rec.original.table);
+    rec.original === null || deps.catalog.withSavedOriginal === undefined
+      ? deps.catalog
+      : deps.catalog.withSavedOriginal(recordedTarget(ref, rec), rec.original.table);
   /** Refuse a plan pinned to another target than this worker's (before any write, and before each). */
   const assertTarget = async (ref: TableRef): Promise<void> => {
     if (deps.targetConfig === undefined) return;
     const why = targetMismatch(await plan(ref.planHash), deps.targetConfig);
-    if (why !== null) throw new MigrationError(ErrorCode.TARGET_MISMATCH, `${ref.tableId}: this worker's catalog config differs from the target plan ${ref.planHash.slice(0, 12)} pins (${why}); nothing was written by this worker — run every worker of the task queue with the plan's catalog settings`, { tableId: ref.tableId, worker: deps.actor }, { retryable: false });
+    if (why !== null)
+      throw new MigrationError(
+        ErrorCode.TARGET_MISMATCH,
+        `${ref.tableId}: this worker's catalog config differs from the target plan ${ref.planHash.slice(0, 12)} pins (${why}); nothing was written by this worker — run every worker of the task queue with the plan's catalog settings`,
+        { tableId: ref.tableId, worker: deps.actor },
+        { retryable: false },
+      );
   };
   const hook = deps.failpoint ?? ((name: string, tableId: string) => failpoint(name, tableId));
   return { deps, now, plan, event, audit, target, recordedTarget, assertTarget, prepared, catalogOf, recorded, failpoint: hook };

@@ -26,5 +26,10 @@ export function assertMigratable(tableId: string, inv: TableInventory, options?:
   const first = blockers[0];
   if (first === undefined) return;
   const all = blockers.map((f) => `${f.code}: ${f.evidence}`).join('; ');
-  throw new MigrationError(errorCodeOf(first), `${tableId} is not migratable as it is in HMS now (${all}); the plan listed it, apply re-checked it and wrote nothing. ${first.remediation}`, { tableId, findings: blockers.map((f) => f.code) }, { retryable: false });
+  throw new MigrationError(
+    errorCodeOf(first),
+    `${tableId} is not migratable as it is in HMS now (${all}); the plan listed it, apply re-checked it and wrote nothing. ${first.remediation}`,
+    { tableId, findings: blockers.map((f) => f.code) },
+    { retryable: false },
+  );
 }

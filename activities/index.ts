@@ -19,7 +19,14 @@ export { failpoint, fingerprintOf } from './context';
 export interface PlanOutline {
   readonly planHash: string;
   readonly targetCatalog: string;
-  readonly waves: readonly { readonly number: number; readonly tables: number; readonly teams: readonly string[]; readonly files: number; readonly bytes: number; readonly expectedSeconds: number }[];
+  readonly waves: readonly {
+    readonly number: number;
+    readonly tables: number;
+    readonly teams: readonly string[];
+    readonly files: number;
+    readonly bytes: number;
+    readonly expectedSeconds: number;
+  }[];
 }
 
 export type TableOutcome =
@@ -51,7 +58,13 @@ export function createActivities(deps: ActivityDeps) {
     async waveTables(planHash: string, wave: number): Promise<string[]> {
       const p = await c.plan(planHash);
       const w = p.waves.find((x) => x.number === wave);
-      if (w === undefined) throw new MigrationError(ErrorCode.WAVE_UNKNOWN, `plan ${planHash.slice(0, 12)} has no wave ${wave}`, { wave }, { retryable: false });
+      if (w === undefined)
+        throw new MigrationError(
+          ErrorCode.WAVE_UNKNOWN,
+          `plan ${planHash.slice(0, 12)} has no wave ${wave}`,
+          { wave },
+          { retryable: false },
+        );
       return w.tables.map((t) => t.id);
     },
 
@@ -66,7 +79,13 @@ export type Activities = ReturnType<typeof createActivities>;
 
 function toFailure(e: unknown): unknown {
   if (e instanceof MigrationError) {
-    return ApplicationFailure.create({ type: e.code, message: e.message, nonRetryable: !e.retryable, details: [JSON.parse(JSON.stringify(e.context, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as unknown], cause: e });
+    return ApplicationFailure.create({
+      type: e.code,
+      message: e.message,
+      nonRetryable: !e.retryable,
+      details: [JSON.parse(JSON.stringify(e.context, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as unknown],
+      cause: e,
+    });
   }
   return e;
 }

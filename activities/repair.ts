@@ -73,7 +73,8 @@ export const COMPENSATION_INCOMPLETE = 'COMPENSATION_INCOMPLETE';
 const EXAMINED: ReadonlySet<TableStatus> = new Set(['original-saved', 'written', 'registered', 'failed']);
 
 const trimSlash = (s: string): string => s.replace(/\/+$/, '');
-const isNotFound = (e: unknown): boolean => e instanceof MigrationError && (e.code === ErrorCode.STORAGE_NOT_FOUND || e.code === ErrorCode.CATALOG_NOT_FOUND);
+const isNotFound = (e: unknown): boolean =>
+  e instanceof MigrationError && (e.code === ErrorCode.STORAGE_NOT_FOUND || e.code === ErrorCode.CATALOG_NOT_FOUND);
 
 /** The conversion as apply decided it, when preparation still succeeds (only for file names). */
 function preparedOrNull(plan: PlanFile, rec: TableRecord, deps: RepairDeps): PreparedConversion | null {
@@ -103,12 +104,16 @@ async function exists(store: ObjectStore, path: string): Promise<boolean> {
 
 /** Our metadata files that exist: the recorded ones, plus this conversion's deterministic names in the directory. */
 async function ourFiles(store: ObjectStore, dir: string, rec: TableRecord, p: PreparedConversion | null): Promise<string[]> {
-  const named = new Set<string>([...(rec.writtenFiles ?? []).map((f) => f.path), ...(rec.metadataLocation === null ? [] : [rec.metadataLocation])]);
+  const named = new Set<string>([
+    ...(rec.writtenFiles ?? []).map((f) => f.path),
+    ...(rec.metadataLocation === null ? [] : [rec.metadataLocation]),
+  ]);
   if (p !== null && p.metadataDir === dir) {
     named.add(p.metadataLocation).add(p.manifestListPath);
     const manifests = manifestPath(p, 0).replace(/0\.avro$/, '');
     try {
-      for await (const e of store.list(dir)) if (e.kind === 'file' && e.path.startsWith(manifests) && e.path.endsWith('.avro')) named.add(e.path);
+      for await (const e of store.list(dir))
+        if (e.kind === 'file' && e.path.startsWith(manifests) && e.path.endsWith('.avro')) named.add(e.path);
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }
@@ -120,7 +125,9 @@ async function ourFiles(store: ObjectStore, dir: string, rec: TableRecord, p: Pr
 
 /** The catalog for this table: in place, one that knows the saved original (as activities' catalogOf). */
 function catalogFor(deps: RepairDeps, rec: TableRecord, ident: TableIdent): IcebergCatalog {
-  return rec.original === null || deps.catalog.withSavedOriginal === undefined ? deps.catalog : deps.catalog.withSavedOriginal(ident, rec.original.table);
+  return rec.original === null || deps.catalog.withSavedOriginal === undefined
+    ? deps.catalog
+    : deps.catalog.withSavedOriginal(ident, rec.original.table);
 }
 
 async function entryAt(catalog: IcebergCatalog, ident: TableIdent, ours: string | null): Promise<CatalogEntryFinding | null> {
@@ -132,7 +139,8 @@ async function entryAt(catalog: IcebergCatalog, ident: TableIdent, ours: string 
     if (isNotFound(e)) return null;
     // The Hive catalog names the location it could not read; a REST server does not.
     const named = e instanceof MigrationError ? e.context.metadataLocation : undefined;
-    if (typeof named !== 'string') return { state: 'unreadable', location: null, message: e instanceof MigrationError ? `${e.code}: ${e.message}` : String(e) };
+    if (typeof named !== 'string')
+      return { state: 'unreadable', location: null, message: e instanceof MigrationError ? `${e.code}: ${e.message}` : String(e) };
     location = named;
   }
   return { state: ours !== null && location === ours ? 'ours' : 'foreign', location };
@@ -149,7 +157,20 @@ async function inspect(deps: RepairDeps, plan: PlanFile, rec: TableRecord): Prom
   const staleState = inFlight(rec.status) || rec.errorCode === COMPENSATION_INCOMPLETE;
   const running = staleState || files.length > 0 || entry?.state === 'ours' ? await deps.isRunning(rec.planHash, rec.tableId) : false;
   const leftover = staleState || files.length > 0 || (entry !== null && entry.state !== 'foreign');
-  return { tableId: rec.tableId, wave: rec.wave, status: rec.status, errorCode: rec.errorCode, target: formatTableIdent(ident), metadataDir: dir, ours, files, entry, staleState, running, orphan: leftover && !running };
+  return {
+    tableId: rec.tableId,
+    wave: rec.wave,
+    status: rec.status,
+    errorCode: rec.errorCode,
+    target: formatTableIdent(ident),
+    metadataDir: dir,
+    ours,
+    files,
+    entry,
+    staleState,
+    running,
+    orphan: leftover && !running,
+  };
 }
 
 const worthReporting = (t: TableLeftovers): boolean => t.staleState || t.files.length > 0 || t.entry !== null;
@@ -185,7 +206,13 @@ export interface RepairReport {
   readonly foreign: readonly { readonly tableId: string; readonly target: string; readonly location: string | null }[];
 }
 
-type Audit = (action: AuditEventInput['action'], object: string, before: string | null, after: string | null, details: Record<string, unknown>) => AuditEventInput;
+type Audit = (
+  action: AuditEventInput['action'],
+  object: string,
+  before: string | null,
+  after: string | null,
+  details: Record<string, unknown>,
+) => AuditEventInput;
 
 /** Unregister (only our entry; in place, the saved original takes its name back). */
 async function undoEntry(deps: RepairDeps, rec: TableRecord, t: TableLeftovers, ev: Audit): Promise<RepairOutcome['removed']['entry']> {
@@ -194,13 +221,17 @@ async function undoEntry(deps: RepairDeps, rec: TableRecord, t: TableLeftovers, 
   const object = `${deps.catalog.name}:${t.target}`;
   if (t.entry?.state === 'ours' && t.ours !== null) {
     const { outcome } = await catalog.unregisterTable(ident, t.ours);
-    if (outcome === 'unregistered') await deps.state.appendAudit(ev(AuditAction.TABLE_UNREGISTERED, object, digestOf(t.ours), null, { metadataLocation: t.ours, repair: true }));
+    if (outcome === 'unregistered')
+      await deps.state.appendAudit(
+        ev(AuditAction.TABLE_UNREGISTERED, object, digestOf(t.ours), null, { metadataLocation: t.ours, repair: true }),
+      );
     return outcome === 'unregistered' ? 'unregistered' : null;
   }
   // In place, a conversion stopped between moving the Hive table aside and creating ours: put it back.
   if (catalog.inPlace === true && t.entry === null && t.staleState && rec.status !== 'original-saved') {
     const { outcome } = await catalog.unregisterTable(ident, t.ours ?? '');
-    if (outcome === 'unregistered') await deps.state.appendAudit(ev(AuditAction.TABLE_UNREGISTERED, object, null, null, { restoredOriginal: true, repair: true }));
+    if (outcome === 'unregistered')
+      await deps.state.appendAudit(ev(AuditAction.TABLE_UNREGISTERED, object, null, null, { restoredOriginal: true, repair: true }));
     return outcome === 'unregistered' ? 'hive-original-restored' : null;
   }
   return null;
@@ -208,7 +239,16 @@ async function undoEntry(deps: RepairDeps, rec: TableRecord, t: TableLeftovers, 
 
 async function repairOne(deps: RepairDeps, plan: PlanFile, rec: TableRecord, t: TableLeftovers, by: string): Promise<RepairOutcome> {
   const at = (): string => (deps.now?.() ?? new Date()).toISOString();
-  const ev: Audit = (action, object, before, after, details) => ({ at: at(), actor: by, action, object, planHash: rec.planHash, beforeDigest: before, afterDigest: after, details });
+  const ev: Audit = (action, object, before, after, details) => ({
+    at: at(),
+    actor: by,
+    action,
+    object,
+    planHash: rec.planHash,
+    beforeDigest: before,
+    afterDigest: after,
+    details,
+  });
   const deleted: string[] = [];
   let entry: RepairOutcome['removed']['entry'] = null;
   try {
@@ -216,20 +256,40 @@ async function repairOne(deps: RepairDeps, plan: PlanFile, rec: TableRecord, t: 
     if (t.entry?.state !== 'unreadable' && t.files.length > 0 && t.metadataDir !== null) {
       const store = deps.storeFor([t.metadataDir]);
       for (const f of t.files) {
-        if (!f.startsWith(t.metadataDir)) throw new MigrationError(ErrorCode.STORAGE_MUTATION_REFUSED, `${f} is outside ${t.metadataDir}; not deleting`, { path: f });
+        if (!f.startsWith(t.metadataDir))
+          throw new MigrationError(ErrorCode.STORAGE_MUTATION_REFUSED, `${f} is outside ${t.metadataDir}; not deleting`, { path: f });
         await store.delete(f);
         deleted.push(f);
       }
-      await deps.state.appendAudit(ev(AuditAction.TABLE_METADATA_DELETED, `hms:${rec.tableId}`, digestOf(t.files), null, { files: deleted.length, paths: deleted, repair: true }));
+      await deps.state.appendAudit(
+        ev(AuditAction.TABLE_METADATA_DELETED, `hms:${rec.tableId}`, digestOf(t.files), null, {
+          files: deleted.length,
+          paths: deleted,
+          repair: true,
+        }),
+      );
     }
     const left = await inspect(deps, plan, { ...rec, status: 'failed', errorCode: closedCode(rec) });
-    if (left.files.length > 0 || left.entry?.state === 'ours' || left.entry?.state === 'unreadable') return { tableId: rec.tableId, removed: { files: deleted, entry }, left, ok: false };
+    if (left.files.length > 0 || left.entry?.state === 'ours' || left.entry?.state === 'unreadable')
+      return { tableId: rec.tableId, removed: { files: deleted, entry }, left, ok: false };
     const message = `repaired by ${by} at ${at()}: ${deleted.length} metadata file(s) deleted${entry === null ? '' : `, ${entry}`}; was ${rec.status}${rec.errorCode === null ? '' : ` (${rec.errorCode}: ${rec.errorMessage ?? ''})`}`;
-    await deps.state.recordStep(rec.planHash, rec.tableId, { status: 'failed', errorCode: closedCode(rec), errorMessage: message.slice(0, 2000), writtenFiles: null },
-      ev(AuditAction.TABLE_REPAIRED, `hms:${rec.tableId}`, digestOf(t), null, { previousStatus: rec.status, previousCode: rec.errorCode, filesDeleted: deleted.length, entry }));
+    await deps.state.recordStep(
+      rec.planHash,
+      rec.tableId,
+      { status: 'failed', errorCode: closedCode(rec), errorMessage: message.slice(0, 2000), writtenFiles: null },
+      ev(AuditAction.TABLE_REPAIRED, `hms:${rec.tableId}`, digestOf(t), null, {
+        previousStatus: rec.status,
+        previousCode: rec.errorCode,
+        filesDeleted: deleted.length,
+        entry,
+      }),
+    );
     return { tableId: rec.tableId, removed: { files: deleted, entry }, left: null, ok: true };
   } catch (e) {
-    const error = e instanceof MigrationError ? { code: e.code, message: e.message } : { code: ErrorCode.INTERNAL, message: (e as Error).message ?? String(e) };
+    const error =
+      e instanceof MigrationError
+        ? { code: e.code, message: e.message }
+        : { code: ErrorCode.INTERNAL, message: (e as Error).message ?? String(e) };
     return { tableId: rec.tableId, removed: { files: deleted, entry }, left: null, error, ok: false };
   }
 }
@@ -256,7 +316,9 @@ export async function repairOrphans(deps: RepairDeps, planHash: string, opts: { 
     planHash,
     repaired,
     running,
-    foreign: found.tables.filter((t) => t.entry?.state === 'foreign').map((t) => ({ tableId: t.tableId, target: t.target, location: t.entry?.location ?? null })),
+    foreign: found.tables
+      .filter((t) => t.entry?.state === 'foreign')
+      .map((t) => ({ tableId: t.tableId, target: t.target, location: t.entry?.location ?? null })),
   };
 }
 
@@ -276,18 +338,26 @@ export interface OrphanSummary {
 export async function orphanSummary(deps: RepairDeps, planHash: string): Promise<OrphanSummary> {
   const { tables } = await findOrphans(deps, planHash);
   const orphans = tables.filter((t) => t.orphan);
-  const rows = orphans.map((t) => ({ tableId: t.tableId, status: t.errorCode === null ? t.status : `${t.status} (${t.errorCode})`, files: t.files.length, entry: t.entry?.state ?? null }));
+  const rows = orphans.map((t) => ({
+    tableId: t.tableId,
+    status: t.errorCode === null ? t.status : `${t.status} (${t.errorCode})`,
+    files: t.files.length,
+    entry: t.entry?.state ?? null,
+  }));
   const foreign = tables.filter((t) => t.entry?.state === 'foreign').length;
-  const markdown = orphans.length === 0 ? '' : [
-    `### Orphans: ${orphans.length} table(s) with metadata left by this tool`,
-    '',
-    '| table | status | our metadata files | catalog entry |',
-    '|---|---|---|---|',
-    ...rows.map((r) => `| \`${r.tableId}\` | ${r.status} | ${r.files} | ${r.entry ?? '—'} |`),
-    '',
-    `Remove them with \`migrate repair ${planHash.slice(0, 12)} --apply\`.`,
-    '',
-  ].join('\n');
+  const markdown =
+    orphans.length === 0
+      ? ''
+      : [
+          `### Orphans: ${orphans.length} table(s) with metadata left by this tool`,
+          '',
+          '| table | status | our metadata files | catalog entry |',
+          '|---|---|---|---|',
+          ...rows.map((r) => `| \`${r.tableId}\` | ${r.status} | ${r.files} | ${r.entry ?? '—'} |`),
+          '',
+          `Remove them with \`migrate repair ${planHash.slice(0, 12)} --apply\`.`,
+          '',
+        ].join('\n');
   return {
     planHash,
     orphans: orphans.length,

@@ -36,6 +36,11 @@ export function siblingCheck(hms: HmsReader, now: () => number = Date.now) {
     const shared = sharedLocationFindings([inv, ...others]).get(tableId) ?? [];
     const first = shared[0];
     if (first === undefined) return;
-    throw new MigrationError(ErrorCode.LOCATION_SHARED, `${tableId}: ${first.evidence}; a table that shares its location cannot be converted on its own (its listing would take the other's files) — nothing was written. ${first.remediation}`, { tableId }, { retryable: false });
+    throw new MigrationError(
+      ErrorCode.LOCATION_SHARED,
+      `${tableId}: ${first.evidence}; a table that shares its location cannot be converted on its own (its listing would take the other's files) — nothing was written. ${first.remediation}`,
+      { tableId },
+      { retryable: false },
+    );
   };
 }

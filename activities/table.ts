@@ -21,7 +21,13 @@ const isView = (i: TableInventory): boolean => i.table.tableType === 'VIRTUAL_VI
 function inPlaceDetails(deps: Ctx['deps'], ref: TableRef, rec: TableRecord): Record<string, unknown> {
   if (deps.catalog.inPlace !== true || rec.original === null) return {};
   const place = deps.catalog.hiveOriginalPlace(nameOf(ref.tableId), rec.original.table);
-  return { inPlace: true, hiveOriginal: place.kind === 'aside' ? `hms:${dbOf(ref.tableId)}.${place.name} (made EXTERNAL, renamed, partitions kept)` : `hms:${ref.tableId} (altered into the Iceberg form)` };
+  return {
+    inPlace: true,
+    hiveOriginal:
+      place.kind === 'aside'
+        ? `hms:${dbOf(ref.tableId)}.${place.name} (made EXTERNAL, renamed, partitions kept)`
+        : `hms:${ref.tableId} (altered into the Iceberg form)`,
+  };
 }
 
 /** No other table holding something of ours shares this table's location (LOCATION_SHARED). */
@@ -31,119 +37,230 @@ async function assertLocationOwn(deps: Ctx['deps'], ref: TableRef, inv: TableInv
   const others = await deps.state.tablesSharingLocation(key, ref);
   if (others.length === 0) return;
   const list = others.map((o) => `${o.tableId} (plan ${o.planHash.slice(0, 12)}, ${o.status})`).join(', ');
-  throw new MigrationError(ErrorCode.LOCATION_SHARED, `${ref.tableId}: its location ${inv.table.sd.location} is shared with ${list}; a table that shares its location cannot be converted on its own (its listing would take the other's files) — nothing was written`, { tableId: ref.tableId, others: others.map((o) => o.tableId) }, { retryable: false });
+  throw new MigrationError(
+    ErrorCode.LOCATION_SHARED,
+    `${ref.tableId}: its location ${inv.table.sd.location} is shared with ${list}; a table that shares its location cannot be converted on its own (its listing would take the other's files) — nothing was written`,
+    { tableId: ref.tableId, others: others.map((o) => o.tableId) },
+    { retryable: false },
+  );
 }
 
 /**
  * The table read live from HMS, checked to be what the plan saw (fingerprint) and migratable as it
  * is now — its own rules and its database's locations (the plan's judgement is not trusted).
  */
-async function liveOriginal(c: Ctx, ref: TableRef, sharesNoLocation: ReturnType<typeof siblingCheck>): Promise<{ inv: TableInventory; digest: string }> {
+async function liveOriginal(
+  c: Ctx,
+  ref: TableRef,
+  sharesNoLocation: ReturnType<typeof siblingCheck>,
+): Promise<{ inv: TableInventory; digest: string }> {
   const { deps } = c;
   const p = await c.plan(ref.planHash);
   const entry = p.waves.flatMap((w) => w.tables).find((t) => t.id === ref.tableId);
-  if (entry === undefined) throw new MigrationError(ErrorCode.TABLE_NOT_MIGRATABLE, `${ref.tableId} is not in a wave of plan ${ref.planHash.slice(0, 12)}`, { tableId: ref.tableId }, { retryable: false });
+  if (entry === undefined)
+    throw new MigrationError(
+      ErrorCode.TABLE_NOT_MIGRATABLE,
+      `${ref.tableId} is not in a wave of plan ${ref.planHash.slice(0, 12)}`,
+      { tableId: ref.tableId },
+      { retryable: false },
+    );
   const [inv] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
-  if (inv === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${ref.tableId} no longer exists in HMS (dropped after the plan was made); nothing was written`, { tableId: ref.tableId }, { retryable: false });
+  if (inv === undefined)
+    throw new MigrationError(
+      ErrorCode.HMS_NOT_FOUND,
+      `${ref.tableId} no longer exists in HMS (dropped after the plan was made); nothing was written`,
+      { tableId: ref.tableId },
+      { retryable: false },
+    );
   const digest = fingerprintOf(inv);
   if (digest !== entry.fingerprint) {
-    throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId} changed in HMS since the plan was made (fingerprint ${digest.slice(0, 12)} ≠ planned ${entry.fingerprint.slice(0, 12)}); run migrate plan again`, { tableId: ref.tableId });
+    throw new MigrationError(
+      ErrorCode.SOURCE_CHANGED,
+      `${ref.tableId} changed in HMS since the plan was made (fingerprint ${digest.slice(0, 12)} ≠ planned ${entry.fingerprint.slice(0, 12)}); run migrate plan again`,
+      { tableId: ref.tableId },
+    );
   }
   assertMigratable(ref.tableId, inv, deps.assessOptions);
   if (!isView(inv)) await sharesNoLocation(ref.tableId, inv);
   return { inv, digest };
 }
 
-export function tableActivities(c: Ctx) {
+/**
+ * Step 1: save the HMS object (once) after checking it is what the plan saw and that it is
+ * migratable as it is now (the plan's judgement is not trusted).
+ */
+async function snapshotOriginal(
+  c: Ctx,
+  sharesNoLocation: ReturnType<typeof siblingCheck>,
+  ref: TableRef,
+): Promise<{ digest: string; view: boolean }> {
   const { deps } = c;
-  const sharesNoLocation = siblingCheck(deps.hms);
+  await c.assertTarget(ref);
+  const run = runOf();
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  // This run owns the record's forward steps from here (a re-applied plan's new run takes over).
+  if (run !== undefined && rec.ownerRun !== run) await deps.state.updateTable(ref.planHash, ref.tableId, { ownerRun: run });
+  if (rec.original !== null && rec.originalDigest !== null) {
+    if (!isView(rec.original)) await assertLocationOwn(deps, ref, rec.original);
+    return { digest: rec.originalDigest, view: isView(rec.original) };
+  }
+  const { inv, digest } = await liveOriginal(c, ref, sharesNoLocation);
+  const locationKey = isView(inv) ? null : keyOf(inv);
+  await deps.state.recordStep(
+    ref.planHash,
+    ref.tableId,
+    { status: 'original-saved', original: inv, originalDigest: digest, locationKey },
+    c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }),
+    { run },
+  );
+  // Checked after the claim is recorded: two tables of one location racing here both see each other.
+  if (!isView(inv)) await assertLocationOwn(deps, ref, inv);
+  return { digest, view: isView(inv) };
+}
 
-  const acts = {
-    /**
-     * Step 1: save the HMS object (once) after checking it is what the plan saw and that it is
-     * migratable as it is now (the plan's judgement is not trusted).
-     */
-    async snapshotOriginal(ref: TableRef): Promise<{ digest: string; view: boolean }> {
-      await c.assertTarget(ref);
-      const run = runOf();
-      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-      // This run owns the record's forward steps from here (a re-applied plan's new run takes over).
-      if (run !== undefined && rec.ownerRun !== run) await deps.state.updateTable(ref.planHash, ref.tableId, { ownerRun: run });
-      if (rec.original !== null && rec.originalDigest !== null) {
-        if (!isView(rec.original)) await assertLocationOwn(deps, ref, rec.original);
-        return { digest: rec.originalDigest, view: isView(rec.original) };
-      }
-      const { inv, digest } = await liveOriginal(c, ref, sharesNoLocation);
-      const locationKey = isView(inv) ? null : keyOf(inv);
-      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'original-saved', original: inv, originalDigest: digest, locationKey }, c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }), { run });
-      // Checked after the claim is recorded: two tables of one location racing here both see each other.
-      if (!isView(inv)) await assertLocationOwn(deps, ref, inv);
-      return { digest, view: isView(inv) };
-    },
+/**
+ * Steps 1-5 as one activity (one workflow task fewer per table): save the original, then, unless
+ * it is a view, write the metadata. Each half is idempotent and recorded on its own, so a retry
+ * after a crash in either resumes where the record says.
+ */
+async function saveOriginalAndWrite(
+  c: Ctx,
+  sharesNoLocation: ReturnType<typeof siblingCheck>,
+  ref: TableRef,
+): Promise<{ view: true } | { view: false; metadataLocation: string; dataFiles: number; records: number }> {
+  const snap = await snapshotOriginal(c, sharesNoLocation, ref);
+  if (snap.view) return { view: true };
+  return { view: false, ...(await writeMetadata(c, ref)) };
+}
 
-    /**
-     * Steps 1-5 as one activity (one workflow task fewer per table): save the original, then, unless
-     * it is a view, write the metadata. Each half is idempotent and recorded on its own, so a retry
-     * after a crash in either resumes where the record says.
-     */
-    async saveOriginalAndWrite(ref: TableRef): Promise<{ view: true } | { view: false; metadataLocation: string; dataFiles: number; records: number }> {
-      const snap = await acts.snapshotOriginal(ref);
-      if (snap.view) return { view: true };
-      return { view: false, ...(await acts.writeMetadata(ref)) };
-    },
+async function markSkipped(c: Ctx, ref: TableRef, reason: string): Promise<void> {
+  const { deps } = c;
+  await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'skipped', errorCode: reason });
+}
 
-    async markSkipped(ref: TableRef, reason: string): Promise<void> {
-      await deps.state.updateTable(ref.planHash, ref.tableId, { status: 'skipped', errorCode: reason });
-    },
-
-    /** Steps 2-5: list, footers, manifests, manifest list, metadata.json (heartbeating progress). */
-    async writeMetadata(ref: TableRef): Promise<{ metadataLocation: string; dataFiles: number; records: number }> {
-      await c.assertTarget(ref);
-      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-      const p = await c.prepared(ref, rec);
-      const ctx = Context.current();
-      const w = await deps.engine.writeIcebergMetadata(deps.storeFor([p.metadataDir]), p, { ...deps.write, progressEvery: 200, onProgress: (pr) => ctx.heartbeat(pr) });
-      const files = w.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome }));
-      const update = { status: 'written' as const, metadataLocation: w.metadataLocation, snapshotId: w.snapshotId?.toString() ?? null, writtenFiles: files, target: `${(await c.plan(ref.planHash)).targetCatalog}:${formatTableIdent(c.target(ref.tableId))}` };
-      if (reached(rec, 'written')) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: files });
-      else await deps.state.recordStep(ref.planHash, ref.tableId, update, c.event(A.TABLE_METADATA_WRITTEN, `hms:${ref.tableId}`, ref.planHash, null, digestOf(files), { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records, files: files.length }), { run: runOf() });
-      c.failpoint('after-write', ref.tableId);
-      return { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records };
-    },
-
-    /** Step 6: register (assert-create; a retry finds its own entry). */
-    async registerTable(ref: TableRef): Promise<{ outcome: string }> {
-      await c.assertTarget(ref);
-      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-      const p = await c.prepared(ref, rec);
-      const ident = c.target(ref.tableId);
-      const catalog = c.catalogOf(ref, rec);
-      await catalog.createNamespace(ident.namespace);
-      const { outcome } = await catalog.registerTable(ident, p.metadataLocation);
-      // Recorded once: by the attempt that registered, or by the retry that found its entry after a crash.
-      if (!reached(rec, 'registered')) {
-        await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'registered' }, c.event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), { metadataLocation: p.metadataLocation, outcome, ...inPlaceDetails(deps, ref, rec) }), { run: runOf() });
-      }
-      c.failpoint('after-register', ref.tableId);
-      return { outcome };
-    },
-
-    /** Step 7: validation decides success; the evidence is stored either way. */
-    async validateTable(ref: TableRef): Promise<{ ok: boolean; snapshotId: string | null }> {
-      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-      const p = await c.prepared(ref, rec);
-      const original = rec.original as TableInventory;
-      const ev = await deps.engine.validateConversion(deps.storeFor([p.metadataDir]), deps.catalog, c.target(ref.tableId), p, original, deps.write);
-      c.failpoint('during-validate', ref.tableId);
-      if (!reached(rec, 'migrated')) {
-        await deps.state.recordStep(ref.planHash, ref.tableId, { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) }, c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), { ok: ev.ok, snapshotId: ev.snapshotId, rows: ev.rows.footers, files: ev.files.listed, findings: ev.findings.length }), { run: runOf() });
-      }
-      if (!ev.ok) {
-        const first = ev.findings[0];
-        throw new MigrationError((first?.code ?? ErrorCode.VALIDATION_FILES_MISMATCH) as ErrorCode, `${ref.tableId}: validation failed: ${ev.findings.map((f) => f.message).slice(0, 3).join('; ')}`, { tableId: ref.tableId }, { retryable: false });
-      }
-      return { ok: true, snapshotId: ev.snapshotId };
-    },
+/** Steps 2-5: list, footers, manifests, manifest list, metadata.json (heartbeating progress). */
+async function writeMetadata(c: Ctx, ref: TableRef): Promise<{ metadataLocation: string; dataFiles: number; records: number }> {
+  const { deps } = c;
+  await c.assertTarget(ref);
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  const p = await c.prepared(ref, rec);
+  const ctx = Context.current();
+  const w = await deps.engine.writeIcebergMetadata(deps.storeFor([p.metadataDir]), p, {
+    ...deps.write,
+    progressEvery: 200,
+    onProgress: (pr) => ctx.heartbeat(pr),
+  });
+  const files = w.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome }));
+  const update = {
+    status: 'written' as const,
+    metadataLocation: w.metadataLocation,
+    snapshotId: w.snapshotId?.toString() ?? null,
+    writtenFiles: files,
+    target: `${(await c.plan(ref.planHash)).targetCatalog}:${formatTableIdent(c.target(ref.tableId))}`,
   };
-  return acts;
+  if (reached(rec, 'written')) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: files });
+  else
+    await deps.state.recordStep(
+      ref.planHash,
+      ref.tableId,
+      update,
+      c.event(A.TABLE_METADATA_WRITTEN, `hms:${ref.tableId}`, ref.planHash, null, digestOf(files), {
+        metadataLocation: w.metadataLocation,
+        dataFiles: w.dataFiles,
+        records: w.records,
+        files: files.length,
+      }),
+      { run: runOf() },
+    );
+  c.failpoint('after-write', ref.tableId);
+  return { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records };
+}
+
+/** Step 6: register (assert-create; a retry finds its own entry). */
+async function registerTable(c: Ctx, ref: TableRef): Promise<{ outcome: string }> {
+  const { deps } = c;
+  await c.assertTarget(ref);
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  const p = await c.prepared(ref, rec);
+  const ident = c.target(ref.tableId);
+  const catalog = c.catalogOf(ref, rec);
+  await catalog.createNamespace(ident.namespace);
+  const { outcome } = await catalog.registerTable(ident, p.metadataLocation);
+  // Recorded once: by the attempt that registered, or by the retry that found its entry after a crash.
+  if (!reached(rec, 'registered')) {
+    await deps.state.recordStep(
+      ref.planHash,
+      ref.tableId,
+      { status: 'registered' },
+      c.event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), {
+        metadataLocation: p.metadataLocation,
+        outcome,
+        ...inPlaceDetails(deps, ref, rec),
+      }),
+      { run: runOf() },
+    );
+  }
+  c.failpoint('after-register', ref.tableId);
+  return { outcome };
+}
+
+/** Step 7: validation decides success; the evidence is stored either way. */
+async function validateTable(c: Ctx, ref: TableRef): Promise<{ ok: boolean; snapshotId: string | null }> {
+  const { deps } = c;
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  const p = await c.prepared(ref, rec);
+  const original = rec.original as TableInventory;
+  const ev = await deps.engine.validateConversion(
+    deps.storeFor([p.metadataDir]),
+    deps.catalog,
+    c.target(ref.tableId),
+    p,
+    original,
+    deps.write,
+  );
+  c.failpoint('during-validate', ref.tableId);
+  if (!reached(rec, 'migrated')) {
+    await deps.state.recordStep(
+      ref.planHash,
+      ref.tableId,
+      { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) },
+      c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), {
+        ok: ev.ok,
+        snapshotId: ev.snapshotId,
+        rows: ev.rows.footers,
+        files: ev.files.listed,
+        findings: ev.findings.length,
+      }),
+      { run: runOf() },
+    );
+  }
+  if (!ev.ok) {
+    const first = ev.findings[0];
+    throw new MigrationError(
+      (first?.code ?? ErrorCode.VALIDATION_FILES_MISMATCH) as ErrorCode,
+      `${ref.tableId}: validation failed: ${ev.findings
+        .map((f) => f.message)
+        .slice(0, 3)
+        .join('; ')}`,
+      { tableId: ref.tableId },
+      { retryable: false },
+    );
+  }
+  return { ok: true, snapshotId: ev.snapshotId };
+}
+
+/** The forward steps as activities (names are what the workflows call: never rename). */
+export function tableActivities(c: Ctx) {
+  const sharesNoLocation = siblingCheck(c.deps.hms);
+  return {
+    snapshotOriginal: (ref: TableRef): Promise<{ digest: string; view: boolean }> => snapshotOriginal(c, sharesNoLocation, ref),
+    saveOriginalAndWrite: (
+      ref: TableRef,
+    ): Promise<{ view: true } | { view: false; metadataLocation: string; dataFiles: number; records: number }> =>
+      saveOriginalAndWrite(c, sharesNoLocation, ref),
+    markSkipped: (ref: TableRef, reason: string): Promise<void> => markSkipped(c, ref, reason),
+    writeMetadata: (ref: TableRef): Promise<{ metadataLocation: string; dataFiles: number; records: number }> => writeMetadata(c, ref),
+    registerTable: (ref: TableRef): Promise<{ outcome: string }> => registerTable(c, ref),
+    validateTable: (ref: TableRef): Promise<{ ok: boolean; snapshotId: string | null }> => validateTable(c, ref),
+  };
 }

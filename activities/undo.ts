@@ -16,7 +16,8 @@ async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { pat
   const store = c.deps.storeFor([metadataDir]);
   let n = 0;
   for (const f of [...files].reverse()) {
-    if (!f.path.startsWith(metadataDir)) throw new MigrationError(ErrorCode.STORAGE_MUTATION_REFUSED, `${f.path} is outside ${metadataDir}; not deleting`, { path: f.path });
+    if (!f.path.startsWith(metadataDir))
+      throw new MigrationError(ErrorCode.STORAGE_MUTATION_REFUSED, `${f.path} is outside ${metadataDir}; not deleting`, { path: f.path });
     await store.delete(f.path);
     n++;
   }
@@ -27,7 +28,11 @@ async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { pat
  * Who holds the target name: `ours` (our recorded metadata), `descendant` (a commit on top of
  * ours: its metadata log lists ours), `foreign` (anything else) or `absent`.
  */
-async function holder(catalog: IcebergCatalog, ident: TableIdent, ours: string): Promise<{ kind: 'ours' | 'descendant' | 'foreign' | 'absent'; location?: string }> {
+async function holder(
+  catalog: IcebergCatalog,
+  ident: TableIdent,
+  ours: string,
+): Promise<{ kind: 'ours' | 'descendant' | 'foreign' | 'absent'; location?: string }> {
   if (!(await catalog.tableExists(ident))) return { kind: 'absent' };
   const loaded = await catalog.loadTable(ident);
   if (loaded.metadataLocation === ours) return { kind: 'ours', location: ours };
@@ -41,14 +46,33 @@ async function unregisterForRollback(c: Ctx, ref: TableRef, rec: TableRecord, ou
   const name = `${catalog.name}:${formatTableIdent(ident)}`;
   const h = await holder(catalog, ident, ours);
   if (h.kind === 'foreign') {
-    throw new MigrationError(ErrorCode.ROLLBACK_NOT_OURS, `${ref.tableId}: ${formatTableIdent(ident)} is held by an entry this tool did not register for it (metadata at ${h.location}; ours was ${ours}); left untouched, with or without --force`, { tableId: ref.tableId, current: h.location, ours }, { retryable: false });
+    throw new MigrationError(
+      ErrorCode.ROLLBACK_NOT_OURS,
+      `${ref.tableId}: ${formatTableIdent(ident)} is held by an entry this tool did not register for it (metadata at ${h.location}; ours was ${ours}); left untouched, with or without --force`,
+      { tableId: ref.tableId, current: h.location, ours },
+      { retryable: false },
+    );
   }
   if (h.kind === 'descendant') {
-    if (!force) throw new MigrationError(ErrorCode.ROLLBACK_REFUSED, `${ref.tableId}: ${formatTableIdent(ident)} has commits after ours (now at ${h.location}); rolling back would lose them. Use --force to drop the entry anyway (audited).`, { tableId: ref.tableId, current: h.location }, { retryable: false });
+    if (!force)
+      throw new MigrationError(
+        ErrorCode.ROLLBACK_REFUSED,
+        `${ref.tableId}: ${formatTableIdent(ident)} has commits after ours (now at ${h.location}); rolling back would lose them. Use --force to drop the entry anyway (audited).`,
+        { tableId: ref.tableId, current: h.location },
+        { retryable: false },
+      );
     await c.audit(A.ROLLBACK_FORCED, name, ref.planHash, digestOf(h.location), null, { ours, current: h.location }, by);
     // In place, dropping the entry puts the saved Hive table back under its name.
     await catalog.dropTable(ident);
-    await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(h.location), null, { metadataLocation: h.location, ours, forced: true }, by);
+    await c.audit(
+      A.TABLE_UNREGISTERED,
+      name,
+      ref.planHash,
+      digestOf(h.location),
+      null,
+      { metadataLocation: h.location, ours, forced: true },
+      by,
+    );
   } else if (h.kind === 'ours') {
     await catalog.unregisterTable(ident, ours);
     await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(ours), null, { metadataLocation: ours }, by);
@@ -59,85 +83,135 @@ async function unregisterForRollback(c: Ctx, ref: TableRef, rec: TableRecord, ou
   }
 }
 
-export function undoActivities(c: Ctx) {
+/**
+ * Inverse of step 6: drop our catalog entry (never purging); absent is fine. `not-ours`: a
+ * pointer catalog (REST, JDBC) holds the name with metadata this table never registered — its
+ * register step failed on exactly that (CATALOG_CONFLICT: an earlier plan migrated the table,
+ * or someone created it): nothing of ours to undo, and the entry is left alone.
+ */
+async function unregisterTable(c: Ctx, ref: TableRef): Promise<{ outcome: string }> {
   const { deps } = c;
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  const r = c.recorded(rec);
+  if (rec.original === null || r === null) return { outcome: 'absent' };
+  const ident = c.recordedTarget(ref, rec);
+  let outcome: string;
+  try {
+    ({ outcome } = await c.catalogOf(ref, rec).unregisterTable(ident, r.metadataLocation));
+  } catch (e) {
+    const pointerOnly = deps.catalog.withSavedOriginal === undefined; // in place (Hive), undo also restores the original
+    if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_CONFLICT && pointerOnly && !reached(rec, 'registered'))
+      return { outcome: 'not-ours' };
+    throw e;
+  }
+  if (outcome === 'unregistered')
+    await c.audit(
+      A.TABLE_UNREGISTERED,
+      `${deps.catalog.name}:${formatTableIdent(ident)}`,
+      ref.planHash,
+      digestOf(r.metadataLocation),
+      null,
+      { metadataLocation: r.metadataLocation },
+    );
+  return { outcome };
+}
 
-  const acts = {
-    /**
-     * Inverse of step 6: drop our catalog entry (never purging); absent is fine. `not-ours`: a
-     * pointer catalog (REST, JDBC) holds the name with metadata this table never registered — its
-     * register step failed on exactly that (CATALOG_CONFLICT: an earlier plan migrated the table,
-     * or someone created it): nothing of ours to undo, and the entry is left alone.
-     */
-    async unregisterTable(ref: TableRef): Promise<{ outcome: string }> {
-      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-      const r = c.recorded(rec);
-      if (rec.original === null || r === null) return { outcome: 'absent' };
-      const ident = c.recordedTarget(ref, rec);
-      let outcome: string;
-      try {
-        ({ outcome } = await c.catalogOf(ref, rec).unregisterTable(ident, r.metadataLocation));
-      } catch (e) {
-        const pointerOnly = deps.catalog.withSavedOriginal === undefined; // in place (Hive), undo also restores the original
-        if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_CONFLICT && pointerOnly && !reached(rec, 'registered')) return { outcome: 'not-ours' };
-        throw e;
-      }
-      if (outcome === 'unregistered') await c.audit(A.TABLE_UNREGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, digestOf(r.metadataLocation), null, { metadataLocation: r.metadataLocation });
-      return { outcome };
-    },
+/** Inverse of steps 2-5: delete the metadata files we recorded (never data; only under metadata/). */
+async function deleteMetadata(c: Ctx, ref: TableRef): Promise<{ deleted: number }> {
+  const { deps } = c;
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  const r = c.recorded(rec);
+  if (r === null) return { deleted: 0 };
+  const deleted = await deleteRecorded(c, r.metadataDir, r.files);
+  if (deleted > 0) await c.audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(r.files), null, { files: deleted });
+  if (r.files.length > 0) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: [] });
+  return { deleted };
+}
 
-    /** Inverse of steps 2-5: delete the metadata files we recorded (never data; only under metadata/). */
-    async deleteMetadata(ref: TableRef): Promise<{ deleted: number }> {
-      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-      const r = c.recorded(rec);
-      if (r === null) return { deleted: 0 };
-      const deleted = await deleteRecorded(c, r.metadataDir, r.files);
-      if (deleted > 0) await c.audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(r.files), null, { files: deleted });
-      if (r.files.length > 0) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: [] });
-      return { deleted };
-    },
+/**
+ * A table's end when its steps failed; a table already migrated stays migrated. The record is
+ * fenced (no owning run): a step of the ended run still running somewhere records nothing.
+ */
+async function markFailed(c: Ctx, ref: TableRef, code: string, message: string): Promise<void> {
+  const { deps } = c;
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  if (rec.status === 'failed' || rec.status === 'migrated') return;
+  await deps.state.recordStep(
+    ref.planHash,
+    ref.tableId,
+    { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000), ownerRun: null },
+    c.event(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, {
+      code,
+      message: message.slice(0, 500),
+      leftovers: (rec.writtenFiles ?? []).map((f) => f.path),
+    }),
+  );
+}
 
-    /**
-     * A table's end when its steps failed; a table already migrated stays migrated. The record is
-     * fenced (no owning run): a step of the ended run still running somewhere records nothing.
-     */
-    async markFailed(ref: TableRef, code: string, message: string): Promise<void> {
-      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-      if (rec.status === 'failed' || rec.status === 'migrated') return;
-      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000), ownerRun: null }, c.event(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, { code, message: message.slice(0, 500), leftovers: (rec.writtenFiles ?? []).map((f) => f.path) }));
-    },
+/**
+ * Rollback of one table of a wave: unregister without purge only an entry that is ours (a
+ * commit on top of ours only with --force, audited; someone else's never), delete our
+ * recorded metadata, then verify the HMS object equals the saved original (a register-only
+ * catalog never altered it; an in-place one has just put it back).
+ */
+async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string): Promise<{ status: string }> {
+  const { deps } = c;
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  const r = c.recorded(rec);
+  if (rec.status === 'rolled-back' || rec.original === null) return { status: rec.status };
+  if (r !== null) await unregisterForRollback(c, ref, rec, r.metadataLocation, force, by);
+  const deleted = r === null ? 0 : await deleteRecorded(c, r.metadataDir, r.files);
+  if (deleted > 0)
+    await c.audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(rec.writtenFiles), null, { files: deleted }, by);
+  const [now_] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+  const digest = now_ === undefined ? null : fingerprintOf(now_);
+  if (digest !== rec.originalDigest) {
+    throw new MigrationError(
+      ErrorCode.SOURCE_CHANGED,
+      `${ref.tableId}: the HMS object no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)})`,
+      { tableId: ref.tableId },
+      { retryable: false },
+    );
+  }
+  await deps.state.recordStep(
+    ref.planHash,
+    ref.tableId,
+    { status: 'rolled-back', writtenFiles: [] },
+    c.event(
+      A.TABLE_ROLLED_BACK,
+      `hms:${ref.tableId}`,
+      ref.planHash,
+      r === null ? null : digestOf(r.metadataLocation),
+      rec.originalDigest,
+      { verified: true, metadataFilesDeleted: deleted },
+      by,
+    ),
+  );
+  return { status: 'rolled-back' };
+}
 
-    /**
-     * Rollback of one table of a wave: unregister without purge only an entry that is ours (a
-     * commit on top of ours only with --force, audited; someone else's never), delete our
-     * recorded metadata, then verify the HMS object equals the saved original (a register-only
-     * catalog never altered it; an in-place one has just put it back).
-     */
-    async rollbackTable(ref: TableRef, force: boolean, by: string): Promise<{ status: string }> {
-      const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-      const r = c.recorded(rec);
-      if (rec.status === 'rolled-back' || rec.original === null) return { status: rec.status };
-      if (r !== null) await unregisterForRollback(c, ref, rec, r.metadataLocation, force, by);
-      const deleted = r === null ? 0 : await deleteRecorded(c, r.metadataDir, r.files);
-      if (deleted > 0) await c.audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(rec.writtenFiles), null, { files: deleted }, by);
-      const [now_] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
-      const digest = now_ === undefined ? null : fingerprintOf(now_);
-      if (digest !== rec.originalDigest) {
-        throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${ref.tableId}: the HMS object no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)})`, { tableId: ref.tableId }, { retryable: false });
-      }
-      await deps.state.recordStep(ref.planHash, ref.tableId, { status: 'rolled-back', writtenFiles: [] }, c.event(A.TABLE_ROLLED_BACK, `hms:${ref.tableId}`, ref.planHash, r === null ? null : digestOf(r.metadataLocation), rec.originalDigest, { verified: true, metadataFilesDeleted: deleted }, by));
-      return { status: 'rolled-back' };
-    },
+/**
+ * The tables a rollback of the wave undoes: every one with something of ours left — not those
+ * never started, rolled back, skipped (views), or failed with their compensation complete.
+ */
+async function migratedTables(c: Ctx, planHash: string, wave: number): Promise<string[]> {
+  const { deps } = c;
+  const recs = await deps.state.listTables(planHash, wave);
+  const done = (t: TableRecord): boolean =>
+    t.status === 'pending' ||
+    t.status === 'rolled-back' ||
+    t.status === 'skipped' ||
+    (t.status === 'failed' && t.errorCode !== ErrorCode.COMPENSATION_INCOMPLETE);
+  return recs.filter((t) => !done(t)).map((t) => t.tableId);
+}
 
-    /**
-     * The tables a rollback of the wave undoes: every one with something of ours left — not those
-     * never started, rolled back, skipped (views), or failed with their compensation complete.
-     */
-    async migratedTables(planHash: string, wave: number): Promise<string[]> {
-      const recs = await deps.state.listTables(planHash, wave);
-      const done = (t: TableRecord): boolean => t.status === 'pending' || t.status === 'rolled-back' || t.status === 'skipped' || (t.status === 'failed' && t.errorCode !== ErrorCode.COMPENSATION_INCOMPLETE);
-      return recs.filter((t) => !done(t)).map((t) => t.tableId);
-    },
+/** These steps as activities (names are what the workflows call: never rename). */
+export function undoActivities(c: Ctx) {
+  return {
+    unregisterTable: (ref: TableRef): Promise<{ outcome: string }> => unregisterTable(c, ref),
+    deleteMetadata: (ref: TableRef): Promise<{ deleted: number }> => deleteMetadata(c, ref),
+    markFailed: (ref: TableRef, code: string, message: string): Promise<void> => markFailed(c, ref, code, message),
+    rollbackTable: (ref: TableRef, force: boolean, by: string): Promise<{ status: string }> => rollbackTable(c, ref, force, by),
+    migratedTables: (planHash: string, wave: number): Promise<string[]> => migratedTables(c, planHash, wave),
   };
-  return acts;
 }

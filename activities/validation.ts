@@ -11,37 +11,60 @@ import { tableWorkflowId } from '../core/plan/ids';
 import type { Ctx } from './context';
 import { orphanSummary } from './repair';
 
-export function validationActivities(c: Ctx) {
-  const { deps } = c;
-  const ignoreExisting = (e: unknown): void => {
-    if (!(e instanceof MigrationError && e.code === ErrorCode.STORAGE_PRECONDITION_FAILED)) throw e;
-  };
-  /** A table whose workflow still runs is not an orphan (asked through the worker's own client). */
-  const isRunning = async (planHash: string, tableId: string): Promise<boolean> => {
-    const wave = (await deps.state.getTable(planHash, tableId)).wave;
+const ignoreExisting = (e: unknown): void => {
+  if (!(e instanceof MigrationError && e.code === ErrorCode.STORAGE_PRECONDITION_FAILED)) throw e;
+};
+
+/** A table whose workflow still runs is not an orphan (asked through the worker's own client). */
+function isRunningOf(c: Ctx): (planHash: string, tableId: string) => Promise<boolean> {
+  return async (planHash, tableId) => {
+    const wave = (await c.deps.state.getTable(planHash, tableId)).wave;
     try {
-      const d = await Context.current().client.workflow.getHandle(tableWorkflowId(planHash, wave, tableId)).describe();
+      const d = await Context.current()
+        .client.workflow.getHandle(tableWorkflowId(planHash, wave, tableId))
+        .describe();
       return d.status.name === 'RUNNING';
     } catch (e) {
       if (e instanceof WorkflowNotFoundError) return false;
       throw e;
     }
   };
-  /** What this tool left behind for tables that did not end migrated (reported, never removed here). */
-  const orphansOf = async (planHash: string): Promise<{ orphans: number | null; markdown: string }> => {
-    try {
-      return await orphanSummary({ state: deps.state, catalog: deps.catalog, storeFor: deps.storeFor, namespacePrefix: deps.namespacePrefix, isRunning, toolVersion: deps.toolVersion }, planHash);
-    } catch (e) {
-      // The drift results stand on their own: an orphan scan that cannot run is reported, not fatal.
-      const why = e instanceof MigrationError ? `${e.code}: ${e.message}` : String(e);
-      return { orphans: null, markdown: `### Orphans: not checked (${why}); run migrate repair ${planHash.slice(0, 12)}\n` };
-    }
-  };
+}
+
+/** What this tool left behind for tables that did not end migrated (reported, never removed here). */
+async function orphansOf(c: Ctx, planHash: string): Promise<{ orphans: number | null; markdown: string }> {
+  const { deps } = c;
+  try {
+    const scan = {
+      state: deps.state,
+      catalog: deps.catalog,
+      storeFor: deps.storeFor,
+      namespacePrefix: deps.namespacePrefix,
+      isRunning: isRunningOf(c),
+      toolVersion: deps.toolVersion,
+    };
+    return await orphanSummary(scan, planHash);
+  } catch (e) {
+    // The drift results stand on their own: an orphan scan that cannot run is reported, not fatal.
+    const why = e instanceof MigrationError ? `${e.code}: ${e.message}` : String(e);
+    return { orphans: null, markdown: `### Orphans: not checked (${why}); run migrate repair ${planHash.slice(0, 12)}\n` };
+  }
+}
+
+export function validationActivities(c: Ctx) {
+  const { deps } = c;
   return {
     /** Tables a validation run covers: migrated ones of the plan, optionally limited to waves/tables. */
-    async validationScope(planHash: string, waves: readonly number[] = [], tables: readonly string[] = []): Promise<{ tables: string[]; teams: string[] }> {
+    async validationScope(
+      planHash: string,
+      waves: readonly number[] = [],
+      tables: readonly string[] = [],
+    ): Promise<{ tables: string[]; teams: string[] }> {
       const p = await c.plan(planHash);
-      const recs = (await deps.state.listTables(planHash)).filter((t) => t.status === 'migrated' && (waves.length === 0 || waves.includes(t.wave)) && (tables.length === 0 || tables.includes(t.tableId)));
+      const recs = (await deps.state.listTables(planHash)).filter(
+        (t) =>
+          t.status === 'migrated' && (waves.length === 0 || waves.includes(t.wave)) && (tables.length === 0 || tables.includes(t.tableId)),
+      );
       const team = new Map(p.waves.flatMap((w) => w.tables.map((t) => [t.id, t.team ?? 'unowned'] as const)));
       return { tables: recs.map((r) => r.tableId), teams: [...new Set(recs.map((r) => team.get(r.tableId) ?? 'unowned'))].sort() };
     },
@@ -51,18 +74,32 @@ export function validationActivities(c: Ctx) {
     },
 
     /** One table's checks; rows go to the state store (not the history), the counts come back. */
-    async checkTable(planHash: string, tableId: string, runId: string): Promise<{ tableId: string; status: 'validated' | 'drifted' | 'failed'; codes: string[] }> {
+    async checkTable(
+      planHash: string,
+      tableId: string,
+      runId: string,
+    ): Promise<{ tableId: string; status: 'validated' | 'drifted' | 'failed'; codes: string[] }> {
       const rec = await deps.state.getTable(planHash, tableId);
-      const rows = await deps.engine.checkTableDrift({ ...deps, footerConcurrency: deps.write?.footerConcurrency }, await c.plan(planHash), rec, runId, () => deps.now?.() ?? new Date());
+      const rows = await deps.engine.checkTableDrift(
+        { ...deps, footerConcurrency: deps.write?.footerConcurrency },
+        await c.plan(planHash),
+        rec,
+        runId,
+        () => deps.now?.() ?? new Date(),
+      );
       await deps.state.putValidationRows(runId, tableId, rows);
       return { tableId, status: runStatus(rows), codes: [...new Set(rows.filter((r) => r.status !== 'ok').map((r) => r.code))].sort() };
     },
 
     /** Results file (Parquet) + Markdown report + audit event for a finished run. */
-    async publishValidationRun(planHash: string, runId: string, previousRunId: string | null): Promise<{ status: string; results: string | null; report: string | null; summary: string; rows: number; orphans: number | null }> {
+    async publishValidationRun(
+      planHash: string,
+      runId: string,
+      previousRunId: string | null,
+    ): Promise<{ status: string; results: string | null; report: string | null; summary: string; rows: number; orphans: number | null }> {
       const rows = (await deps.state.getValidationRows(runId)) as ValidationRow[];
       const status = runStatus(rows);
-      const orphans = await orphansOf(planHash);
+      const orphans = await orphansOf(c, planHash);
       const summary = `${runSummaryMarkdown(planHash.slice(0, 12), runId, rows, previousRunId)}${orphans.markdown === '' ? '' : `\n${orphans.markdown}`}`;
       let results: string | null = null;
       let report: string | null = null;
@@ -70,12 +107,21 @@ export function validationActivities(c: Ctx) {
         const store = deps.storeFor([]);
         // A retried publish finds its own file: keep it (same run, same rows).
         const own = `${deps.resultsLocation.replace(/\/+$/, '')}/${planHash.slice(0, 12)}/${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.parquet`;
-        results = await deps.engine.writeResults(store, deps.resultsLocation, planHash.slice(0, 12), runId, rows).catch((e: unknown) => (ignoreExisting(e), own));
+        results = await deps.engine
+          .writeResults(store, deps.resultsLocation, planHash.slice(0, 12), runId, rows)
+          .catch((e: unknown) => (ignoreExisting(e), own));
         report = results.replace(/\.parquet$/, '.md');
         await store.put(report, new TextEncoder().encode(summary), { ifNoneMatch: '*' }).catch(ignoreExisting);
       }
       await deps.state.finishValidationRun(runId, status, results ?? '');
-      await c.audit(A.VALIDATION_RUN, `plan:${planHash}`, planHash, null, digestOf(rows), { runId, status, rows: rows.length, tables: new Set(rows.map((r) => r.table)).size, results, orphans: orphans.orphans });
+      await c.audit(A.VALIDATION_RUN, `plan:${planHash}`, planHash, null, digestOf(rows), {
+        runId,
+        status,
+        rows: rows.length,
+        tables: new Set(rows.map((r) => r.table)).size,
+        results,
+        orphans: orphans.orphans,
+      });
       return { status, results, report, summary, rows: rows.length, orphans: orphans.orphans };
     },
   };

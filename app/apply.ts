@@ -41,8 +41,19 @@ async function startPlan(tmp: TemporalHandle, plan: PlanFile, o: ApplyOptions): 
       tmp.client.workflow.start(migrationWorkflow, {
         taskQueue: tmp.taskQueue,
         workflowId: migrationWorkflowId(plan.hash),
-        args: [{ planHash: plan.hash, autoApprove: o.autoApprove, concurrency: o.concurrency, maxFailedPerWave: o.maxFailed, timeouts: { stepSeconds: o.stepTimeout, heartbeatSeconds: o.heartbeatTimeout } }],
-        typedSearchAttributes: [{ key: SA.plan, value: planId(plan.hash) }, { key: SA.status, value: 'running' }],
+        args: [
+          {
+            planHash: plan.hash,
+            autoApprove: o.autoApprove,
+            concurrency: o.concurrency,
+            maxFailedPerWave: o.maxFailed,
+            timeouts: { stepSeconds: o.stepTimeout, heartbeatSeconds: o.heartbeatTimeout },
+          },
+        ],
+        typedSearchAttributes: [
+          { key: SA.plan, value: planId(plan.hash) },
+          { key: SA.status, value: 'running' },
+        ],
         staticSummary: `migration plan ${planId(plan.hash)} · ${plan.waves.length} waves`,
       }),
     );
@@ -73,10 +84,24 @@ export async function applyPlan(config: MigrateConfig, file: string, o: ApplyOpt
       const by = actorOf();
       const tables = plan.waves.reduce((n, w) => n + w.tables.length, 0);
       const details = { waves: plan.waves.length, tables, autoApprove: o.autoApprove, signer };
-      if (created) await state.appendAudit({ at: new Date().toISOString(), actor: by.actor, actorSource: by.actorSource, action: AuditAction.PLAN_SUBMITTED, object: `plan:${plan.hash}`, planHash: plan.hash, beforeDigest: null, afterDigest: plan.hash, details });
+      if (created)
+        await state.appendAudit({
+          at: new Date().toISOString(),
+          actor: by.actor,
+          actorSource: by.actorSource,
+          action: AuditAction.PLAN_SUBMITTED,
+          object: `plan:${plan.hash}`,
+          planHash: plan.hash,
+          beforeDigest: null,
+          afterDigest: plan.hash,
+          details,
+        });
       const started = await startPlan(tmp, plan, o);
       const workflowId = migrationWorkflowId(plan.hash);
-      const ui = tmp.uiUrl === undefined ? undefined : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows?query=${encodeURIComponent(`MigrationPlan="${planId(plan.hash)}"`)}`;
+      const ui =
+        tmp.uiUrl === undefined
+          ? undefined
+          : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows?query=${encodeURIComponent(`MigrationPlan="${planId(plan.hash)}"`)}`;
       const ended = o.wait ? await waitForPlan(tmp, plan, o, started) : undefined;
       return { plan, workflowId, started, ui, ...(ended !== undefined ? { ended } : {}) };
     } finally {

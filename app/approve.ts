@@ -27,8 +27,16 @@ function refusal(e: unknown, plan: string, wave: number): MigrationError | 'alre
   const type = e.cause instanceof ApplicationFailure ? e.cause.type : undefined;
   const msg = e.cause?.message ?? e.message;
   if (type === ErrorCode.WAVE_ALREADY_RAN || /already ran/.test(msg)) return 'already-ran';
-  if (type === ErrorCode.WAVE_UNKNOWN || /has no wave/.test(msg)) return new MigrationError(ErrorCode.WAVE_UNKNOWN, /has no wave/.test(msg) ? msg : `plan ${planId(plan)} has no wave ${wave}`, { plan: planId(plan), wave });
-  return new MigrationError(ErrorCode.USAGE, `approval of wave ${wave} refused: ${msg}`, { plan: planId(plan), wave, ...(type !== undefined ? { type } : {}) });
+  if (type === ErrorCode.WAVE_UNKNOWN || /has no wave/.test(msg))
+    return new MigrationError(ErrorCode.WAVE_UNKNOWN, /has no wave/.test(msg) ? msg : `plan ${planId(plan)} has no wave ${wave}`, {
+      plan: planId(plan),
+      wave,
+    });
+  return new MigrationError(ErrorCode.USAGE, `approval of wave ${wave} refused: ${msg}`, {
+    plan: planId(plan),
+    wave,
+    ...(type !== undefined ? { type } : {}),
+  });
 }
 
 /** A plan that has ended: a wave it had approved is "already approved" (idempotent), anything else PLAN_FINISHED. */
@@ -45,7 +53,12 @@ async function approveWave(tmp: TemporalHandle, h: WorkflowHandle, plan: string,
   try {
     before = await tmp.deadline(QUERY_MS, () => h.query(statusQuery));
   } catch (e) {
-    throw new MigrationError(ErrorCode.TEMPORAL_NO_WORKER, `plan workflow ${h.workflowId} is running but no worker answered (task queue ${tmp.taskQueue}): start one with migrate worker -c <config>`, { workflowId: h.workflowId, taskQueue: tmp.taskQueue }, { cause: e });
+    throw new MigrationError(
+      ErrorCode.TEMPORAL_NO_WORKER,
+      `plan workflow ${h.workflowId} is running but no worker answered (task queue ${tmp.taskQueue}): start one with migrate worker -c <config>`,
+      { workflowId: h.workflowId, taskQueue: tmp.taskQueue },
+      { cause: e },
+    );
   }
   const early = before.currentWave !== null && wave > before.currentWave;
   if (before.approved.includes(wave)) return { wave, approved: before.approved, already: true, preApproval: false };

@@ -15,16 +15,34 @@ export function chainKeyOf(config: MigrateConfig, env: NodeJS.ProcessEnv): Chain
   const name = config.audit?.keyEnv;
   if (name === undefined) return undefined;
   const text = env[name];
-  if (text === undefined || text === '') throw new MigrationError(ErrorCode.CONFIG_INVALID, `audit.keyEnv names ${name}, which is not set: set it to the audit chain key (every process that writes or verifies the audit log needs it)`, { path: 'audit.keyEnv' });
-  if (utf8(text).length < MIN_KEY_BYTES) throw new MigrationError(ErrorCode.CONFIG_INVALID, `the audit chain key in ${name} is shorter than ${MIN_KEY_BYTES} bytes: use a random key (e.g. openssl rand -hex 32)`, { path: 'audit.keyEnv' });
+  if (text === undefined || text === '')
+    throw new MigrationError(
+      ErrorCode.CONFIG_INVALID,
+      `audit.keyEnv names ${name}, which is not set: set it to the audit chain key (every process that writes or verifies the audit log needs it)`,
+      { path: 'audit.keyEnv' },
+    );
+  if (utf8(text).length < MIN_KEY_BYTES)
+    throw new MigrationError(
+      ErrorCode.CONFIG_INVALID,
+      `the audit chain key in ${name} is shorter than ${MIN_KEY_BYTES} bytes: use a random key (e.g. openssl rand -hex 32)`,
+      { path: 'audit.keyEnv' },
+    );
   return chainKeyFrom(text);
 }
 
 /** What cli/runtime.ts openStores returns (passed in: runtime imports this file). */
-type OpenStores = (config: MigrateConfig, env: NodeJS.ProcessEnv) => { storeFor: (prefixes: readonly string[]) => ObjectStore; close(): void };
+type OpenStores = (
+  config: MigrateConfig,
+  env: NodeJS.ProcessEnv,
+) => { storeFor: (prefixes: readonly string[]) => ObjectStore; close(): void };
 
 /** Key, anchor and the anchor-failure warning for PostgresStateStore.open. */
-export function auditStateOptions(config: MigrateConfig, env: NodeJS.ProcessEnv, openStores: OpenStores, warn: (line: string) => void = (l) => void process.stderr.write(l)): StateStoreOptions {
+export function auditStateOptions(
+  config: MigrateConfig,
+  env: NodeJS.ProcessEnv,
+  openStores: OpenStores,
+  warn: (line: string) => void = (l) => void process.stderr.write(l),
+): StateStoreOptions {
   const key = chainKeyOf(config, env);
   const location = config.audit?.anchorLocation;
   if (location === undefined) return key === undefined ? {} : { key };
@@ -33,6 +51,7 @@ export function auditStateOptions(config: MigrateConfig, env: NodeJS.ProcessEnv,
   return {
     ...(key === undefined ? {} : { key }),
     anchor,
-    onAnchorError: (e, seq) => warn(`warning: audit event ${seq} is recorded but its anchor could not be written to ${anchor.location}: ${(e as Error).message}\n`),
+    onAnchorError: (e, seq) =>
+      warn(`warning: audit event ${seq} is recorded but its anchor could not be written to ${anchor.location}: ${(e as Error).message}\n`),
   };
 }

@@ -22,9 +22,12 @@ export async function verifyAudit(config: MigrateConfig, env: NodeJS.ProcessEnv)
     const anchor: AnchorRecord | undefined = newest === undefined ? undefined : { seq: newest.seq, hash: newest.hash, at: newest.at };
     const events: AuditEvent[] = [];
     for await (const e of state.readAudit()) events.push(e);
-    return { verdict: verifyChain(events, { ...(key === undefined ? {} : { key }), ...(anchor === undefined ? {} : { anchor }) }), anchorLocation: state.anchor?.location ?? null, anchorPath: newest?.path ?? null };
+    return {
+      verdict: verifyChain(events, { ...(key === undefined ? {} : { key }), ...(anchor === undefined ? {} : { anchor }) }),
+      anchorLocation: state.anchor?.location ?? null,
+      anchorPath: newest?.path ?? null,
+    };
   } finally {
     await state.close();
   }
 }
-

@@ -44,7 +44,8 @@ function probes(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.ProcessEnv): 
   if (cfg.hms) {
     const uri = cfg.hms.thrift.uri;
     out.push({
-      component: 'hms', endpoint: uri,
+      component: 'hms',
+      endpoint: uri,
       remedy: `Check that the Hive Metastore listens on ${uri} (metastore.thrift.port / bind host) and is not SASL/Kerberos-only; set hms.thrift.uri in your config or MIGRATE__HMS__THRIFT__URI.`,
       run: async () => {
         const p = await probeHms(uri, Math.min(timeoutMs, cfg.hms?.thrift.callTimeoutMs ?? timeoutMs));
@@ -55,12 +56,14 @@ function probes(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.ProcessEnv): 
   if (cfg.catalog) {
     const c = cfg.catalog;
     out.push({
-      component: 'catalog', endpoint: `${c.name} (${c.type}) ${c.type === 'jdbc' ? redact(c.uri) : c.uri}`,
-      remedy: c.type === 'rest'
-        ? `Check that the Iceberg REST catalog answers GET ${c.uri}/v1/config${c.tokenEnv ? ` and that ${c.tokenEnv} holds a valid token` : ''}; set catalog.uri.`
-        : c.type === 'jdbc'
-          ? 'Check that the JDBC catalog database in catalog.uri accepts connections and lets this role create and write iceberg_tables.'
-          : `Check the Hive catalog's metastore at ${c.uri}; set catalog.uri.`,
+      component: 'catalog',
+      endpoint: `${c.name} (${c.type}) ${c.type === 'jdbc' ? redact(c.uri) : c.uri}`,
+      remedy:
+        c.type === 'rest'
+          ? `Check that the Iceberg REST catalog answers GET ${c.uri}/v1/config${c.tokenEnv ? ` and that ${c.tokenEnv} holds a valid token` : ''}; set catalog.uri.`
+          : c.type === 'jdbc'
+            ? 'Check that the JDBC catalog database in catalog.uri accepts connections and lets this role create and write iceberg_tables.'
+            : `Check the Hive catalog's metastore at ${c.uri}; set catalog.uri.`,
       run: async () => {
         if (c.type === 'hive') {
           const p = await probeHms(c.uri, timeoutMs);
@@ -68,22 +71,29 @@ function probes(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.ProcessEnv): 
         }
         if (c.type === 'jdbc') return probeJdbcCatalog(cfg, env);
         const p = await probeRestCatalog(c.uri, timeoutMs, c.tokenEnv ? env[c.tokenEnv] : undefined);
-        return { latencyMs: p.latencyMs, detail: `GET /v1/config ok (${Object.keys(p.defaults).length} defaults, ${Object.keys(p.overrides).length} overrides)` };
+        return {
+          latencyMs: p.latencyMs,
+          detail: `GET /v1/config ok (${Object.keys(p.defaults).length} defaults, ${Object.keys(p.overrides).length} overrides)`,
+        };
       },
     });
   }
   const s3 = cfg.storage?.s3;
   if (s3) {
     out.push({
-      component: 'storage', endpoint: s3.endpoint ?? `AWS S3 (${s3.region})`,
-      remedy: 'Check storage.s3.endpoint/region and the AWS credentials in the environment (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE).',
-      run: async () => probeS3({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: s3.forcePathStyle, bucket: s3.probeBucket }, timeoutMs),
+      component: 'storage',
+      endpoint: s3.endpoint ?? `AWS S3 (${s3.region})`,
+      remedy:
+        'Check storage.s3.endpoint/region and the AWS credentials in the environment (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE).',
+      run: async () =>
+        probeS3({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: s3.forcePathStyle, bucket: s3.probeBucket }, timeoutMs),
     });
   }
   if (cfg.temporal) {
     const t = cfg.temporal;
     out.push({
-      component: 'temporal', endpoint: `${t.address} (namespace ${t.namespace})`,
+      component: 'temporal',
+      endpoint: `${t.address} (namespace ${t.namespace})`,
       remedy: `Check that a Temporal frontend listens on ${t.address} and namespace '${t.namespace}' exists (local: npm run stack -- up temporal); set temporal.address.`,
       run: async () => {
         const p = await probeTemporal(t.address, t.namespace, timeoutMs);
@@ -94,7 +104,8 @@ function probes(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.ProcessEnv): 
   if (cfg.state) {
     const url = cfg.state.url;
     out.push({
-      component: 'state', endpoint: redact(url),
+      component: 'state',
+      endpoint: redact(url),
       remedy: 'Check that the Postgres state database in state.url accepts connections (local: npm run stack -- up postgres).',
       run: async () => {
         const p = await probePostgres(url, timeoutMs);
@@ -111,12 +122,25 @@ export async function runDoctor(cfg: MigrateConfig, timeoutMs: number, env: Node
     probes(cfg, timeoutMs, env).map(async (p): Promise<Check> => {
       try {
         const r = await p.run();
-        return { component: p.component, endpoint: p.endpoint, ok: true, detail: r.detail, latencyMs: r.latencyMs, ...(r.version ? { version: r.version } : {}) };
+        return {
+          component: p.component,
+          endpoint: p.endpoint,
+          ok: true,
+          detail: r.detail,
+          latencyMs: r.latencyMs,
+          ...(r.version ? { version: r.version } : {}),
+        };
       } catch (e) {
         const code = isMigrationError(e) ? e.code : ((e as { code?: unknown }).code as string | undefined);
-        return { component: p.component, endpoint: p.endpoint, ok: false, detail: (e as Error).message, remedy: p.remedy, ...(typeof code === 'string' ? { code } : {}) };
+        return {
+          component: p.component,
+          endpoint: p.endpoint,
+          ok: false,
+          detail: (e as Error).message,
+          remedy: p.remedy,
+          ...(typeof code === 'string' ? { code } : {}),
+        };
       }
     }),
   );
 }
-

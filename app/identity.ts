@@ -17,7 +17,8 @@ export interface ActorIdentity {
 /** The actor of a CLI command: MIGRATE_ACTOR (declared), else the OS account (`user@host`). */
 export function actorOf(env: NodeJS.ProcessEnv = process.env): ActorIdentity {
   const declared = env.MIGRATE_ACTOR?.trim();
-  if (declared !== undefined && declared !== '') return { actor: declared, actorSource: ActorSource.DECLARED, user: declared.split('@')[0] ?? declared };
+  if (declared !== undefined && declared !== '')
+    return { actor: declared, actorSource: ActorSource.DECLARED, user: declared.split('@')[0] ?? declared };
   const user = os.userInfo().username;
   return { actor: `${user}@${os.hostname()}`, actorSource: ActorSource.OS, user };
 }
@@ -33,9 +34,17 @@ export function checkApprover(config: MigrateConfig, who: ActorIdentity): void {
   if (approvers.length === 0) return;
   const ctx = { actor: who.actor, actorSource: who.actorSource, approvers };
   if (who.actorSource === ActorSource.DECLARED && config.audit?.trustDeclaredActor !== true) {
-    throw new MigrationError(ErrorCode.AUDIT_APPROVER_REFUSED, `approvals are restricted to audit.approvers and '${who.actor}' is a self-declared name (MIGRATE_ACTOR): unset MIGRATE_ACTOR to approve as your OS account, or set audit.trustDeclaredActor: true`, ctx);
+    throw new MigrationError(
+      ErrorCode.AUDIT_APPROVER_REFUSED,
+      `approvals are restricted to audit.approvers and '${who.actor}' is a self-declared name (MIGRATE_ACTOR): unset MIGRATE_ACTOR to approve as your OS account, or set audit.trustDeclaredActor: true`,
+      ctx,
+    );
   }
   if (!approvers.includes(who.actor) && !approvers.includes(who.user)) {
-    throw new MigrationError(ErrorCode.AUDIT_APPROVER_REFUSED, `${who.actor} (${who.actorSource}) is not on audit.approvers (${approvers.join(', ')}): ask one of them to approve, or add this account to the list`, ctx);
+    throw new MigrationError(
+      ErrorCode.AUDIT_APPROVER_REFUSED,
+      `${who.actor} (${who.actorSource}) is not on audit.approvers (${approvers.join(', ')}): ask one of them to approve, or add this account to the list`,
+      ctx,
+    );
   }
 }

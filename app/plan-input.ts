@@ -15,8 +15,13 @@ import { openPlanSigning } from '../adapters/crypto/signing';
 
 /** Codes a plan file (or a plan id) the user gave can end with: bad input, exit 2 like a config error. */
 export const PLAN_INPUT_CODES: ReadonlySet<string> = new Set<string>([
-  ErrorCode.PLAN_INVALID, ErrorCode.PLAN_HASH_MISMATCH, ErrorCode.PLAN_VERSION_UNSUPPORTED, ErrorCode.PLAN_UNSIGNED,
-  ErrorCode.PLAN_SIGNATURE_INVALID, ErrorCode.PLAN_TOO_LARGE, ErrorCode.PLAN_EMPTY,
+  ErrorCode.PLAN_INVALID,
+  ErrorCode.PLAN_HASH_MISMATCH,
+  ErrorCode.PLAN_VERSION_UNSUPPORTED,
+  ErrorCode.PLAN_UNSIGNED,
+  ErrorCode.PLAN_SIGNATURE_INVALID,
+  ErrorCode.PLAN_TOO_LARGE,
+  ErrorCode.PLAN_EMPTY,
 ]);
 
 export interface PlanForApply {
@@ -39,7 +44,11 @@ function openRegular(file: string): number {
   }
   if (st.size > MAX_PLAN_BYTES) {
     closeSync(fd);
-    throw new MigrationError(ErrorCode.PLAN_TOO_LARGE, `${file}: ${st.size} bytes; a plan file holds at most ${MAX_PLAN_BYTES} bytes`, { file, bytes: st.size, limit: MAX_PLAN_BYTES });
+    throw new MigrationError(ErrorCode.PLAN_TOO_LARGE, `${file}: ${st.size} bytes; a plan file holds at most ${MAX_PLAN_BYTES} bytes`, {
+      file,
+      bytes: st.size,
+      limit: MAX_PLAN_BYTES,
+    });
   }
   return fd;
 }
@@ -56,7 +65,11 @@ export function readPlanText(file: string): string {
   } finally {
     closeSync(fd);
   }
-  if (n > MAX_PLAN_BYTES) throw new MigrationError(ErrorCode.PLAN_TOO_LARGE, `${file}: more than ${MAX_PLAN_BYTES} bytes; a plan file holds at most that`, { file, limit: MAX_PLAN_BYTES });
+  if (n > MAX_PLAN_BYTES)
+    throw new MigrationError(ErrorCode.PLAN_TOO_LARGE, `${file}: more than ${MAX_PLAN_BYTES} bytes; a plan file holds at most that`, {
+      file,
+      limit: MAX_PLAN_BYTES,
+    });
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(buf.subarray(0, n));
   } catch {
@@ -102,7 +115,10 @@ export function signerName(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The signing key `migrate plan` uses, loaded (and checked) before any connection; undefined when signing is off. */
-export function planSigningKey(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env): { key: PlanSigningKey; check: (p: PlanFile) => PlanSignerInfo } | undefined {
+export function planSigningKey(
+  config: MigrateConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): { key: PlanSigningKey; check: (p: PlanFile) => PlanSignerInfo } | undefined {
   const cfg = config.plan?.signing;
   if (cfg === undefined) return undefined;
   const signing = openPlanSigning(cfg, env);
@@ -110,7 +126,11 @@ export function planSigningKey(config: MigrateConfig, env: NodeJS.ProcessEnv = p
 }
 
 /** Sign a built plan; the signature is verified with the configured keys before it is returned. */
-export function signBuiltPlan(plan: PlanFile, s: { key: PlanSigningKey; check: (p: PlanFile) => PlanSignerInfo }, env: NodeJS.ProcessEnv = process.env): PlanFile {
+export function signBuiltPlan(
+  plan: PlanFile,
+  s: { key: PlanSigningKey; check: (p: PlanFile) => PlanSignerInfo },
+  env: NodeJS.ProcessEnv = process.env,
+): PlanFile {
   const signed = signPlan(plan, s.key, signerName(env));
   s.check(signed);
   return signed;

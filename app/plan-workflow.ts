@@ -1,7 +1,16 @@
 // What the Temporal-backed use cases share about one plan's workflow `migrate/<plan id>`: finding
 // it (unknown plan, finished plan → coded errors), its status with or without a worker, how it
 // ended, and the outcome's exit code (any failed table → 1 unless --max-failed allowed it).
-import { CancelledFailure, isGrpcServiceError, ServiceError, TerminatedFailure, TimeoutFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import {
+  CancelledFailure,
+  isGrpcServiceError,
+  ServiceError,
+  TerminatedFailure,
+  TimeoutFailure,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ErrorCode, MigrationError } from '../core/errors';
@@ -24,14 +33,19 @@ export const migrationWorkflowId = planWorkflowId;
 
 /** A plan id as typed: 12 to 64 hex characters (the first 12 name the workflow). */
 export function planArg(plan: string): string {
-  if (!/^[0-9a-f]{12,64}$/i.test(plan)) throw new MigrationError(ErrorCode.USAGE, `plan id must be 12 to 64 hex characters (the first 12 of the plan hash), got '${plan}'`, { plan });
+  if (!/^[0-9a-f]{12,64}$/i.test(plan))
+    throw new MigrationError(ErrorCode.USAGE, `plan id must be 12 to 64 hex characters (the first 12 of the plan hash), got '${plan}'`, {
+      plan,
+    });
   return plan.toLowerCase();
 }
 
 export const planHandle = (tmp: TemporalHandle, plan: string): WorkflowHandle => tmp.client.workflow.getHandle(planWorkflowId(plan));
 
 export function unknownPlan(plan: string): MigrationError {
-  return new MigrationError(ErrorCode.USAGE, `no migration workflow for plan ${planId(plan)} (run migrate apply first)`, { plan: planId(plan) });
+  return new MigrationError(ErrorCode.USAGE, `no migration workflow for plan ${planId(plan)} (run migrate apply first)`, {
+    plan: planId(plan),
+  });
 }
 
 /** A Temporal client error as a coded error: no answer → TEMPORAL_NO_WORKER, no server → TEMPORAL_UNREACHABLE. */
@@ -39,8 +53,15 @@ export function temporalError(e: unknown, tmp: TemporalHandle, what: string): un
   if (e instanceof MigrationError) return e;
   const grpc = isGrpcServiceError(e) ? e : e instanceof ServiceError && isGrpcServiceError(e.cause) ? e.cause : undefined;
   const timedOut = e instanceof WorkflowUpdateRPCTimeoutOrCancelledError || grpc?.code === 4; // DEADLINE_EXCEEDED
-  if (timedOut) return new MigrationError(ErrorCode.TEMPORAL_NO_WORKER, `${what}: no answer within ${CALL_MS / 1000} s; is a worker polling task queue ${tmp.taskQueue}? (start one with migrate worker -c <config>)`, { taskQueue: tmp.taskQueue }, { cause: e });
-  if (grpc !== undefined || e instanceof ServiceError) return new MigrationError(ErrorCode.TEMPORAL_UNREACHABLE, `${what}: ${(e as Error).message}`, { grpcCode: grpc?.code }, { cause: e });
+  if (timedOut)
+    return new MigrationError(
+      ErrorCode.TEMPORAL_NO_WORKER,
+      `${what}: no answer within ${CALL_MS / 1000} s; is a worker polling task queue ${tmp.taskQueue}? (start one with migrate worker -c <config>)`,
+      { taskQueue: tmp.taskQueue },
+      { cause: e },
+    );
+  if (grpc !== undefined || e instanceof ServiceError)
+    return new MigrationError(ErrorCode.TEMPORAL_UNREACHABLE, `${what}: ${(e as Error).message}`, { grpcCode: grpc?.code }, { cause: e });
   return e;
 }
 
@@ -56,7 +77,11 @@ export async function describePlan(tmp: TemporalHandle, h: WorkflowHandle, plan:
 }
 
 export function planFinished(plan: string, status: string, action: string): MigrationError {
-  return new MigrationError(ErrorCode.PLAN_FINISHED, `plan ${planId(plan)} has already finished (workflow ${status.toLowerCase()}); nothing to ${action}. See migrate status ${planId(plan)}`, { plan: planId(plan), workflowStatus: status });
+  return new MigrationError(
+    ErrorCode.PLAN_FINISHED,
+    `plan ${planId(plan)} has already finished (workflow ${status.toLowerCase()}); nothing to ${action}. See migrate status ${planId(plan)}`,
+    { plan: planId(plan), workflowStatus: status },
+  );
 }
 
 /** `plan` must name a running plan workflow, else USAGE (never applied) or PLAN_FINISHED (it ended). */
@@ -73,7 +98,12 @@ function rootMessage(e: unknown): string {
 }
 
 export function workflowEnded(workflowId: string, status: string, reason: string, cause?: unknown): MigrationError {
-  return new MigrationError(ErrorCode.TEMPORAL_WORKFLOW_ENDED, `plan workflow ${workflowId} ended ${status.toLowerCase().replace('_', ' ')}${reason}; see it in the Temporal UI, fix the cause, then migrate apply again`, { workflowId, status }, cause === undefined ? undefined : { cause });
+  return new MigrationError(
+    ErrorCode.TEMPORAL_WORKFLOW_ENDED,
+    `plan workflow ${workflowId} ended ${status.toLowerCase().replace('_', ' ')}${reason}; see it in the Temporal UI, fix the cause, then migrate apply again`,
+    { workflowId, status },
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 /**
@@ -86,7 +116,14 @@ export async function planResult(h: WorkflowHandle): Promise<MigrationStatus> {
     return (await h.result()) as MigrationStatus;
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw e;
-    const status = e.cause instanceof TerminatedFailure ? 'TERMINATED' : e.cause instanceof CancelledFailure ? 'CANCELLED' : e.cause instanceof TimeoutFailure ? 'TIMED_OUT' : 'FAILED';
+    const status =
+      e.cause instanceof TerminatedFailure
+        ? 'TERMINATED'
+        : e.cause instanceof CancelledFailure
+          ? 'CANCELLED'
+          : e.cause instanceof TimeoutFailure
+            ? 'TIMED_OUT'
+            : 'FAILED';
     const why = e.cause === undefined ? undefined : rootMessage(e.cause);
     throw workflowEnded(h.workflowId, status, why ? `: ${why}` : '', e);
   }
@@ -101,7 +138,10 @@ export async function planStatus(tmp: TemporalHandle, h: WorkflowHandle, plan: s
   const d = await describePlan(tmp, h, plan);
   if (d.status === 'COMPLETED') return tmp.deadline(CALL_MS, () => planResult(h));
   if (d.status !== 'RUNNING') {
-    const reason = await h.result().then(() => '', (e: unknown) => `: ${rootMessage(e)}`);
+    const reason = await h.result().then(
+      () => '',
+      (e: unknown) => `: ${rootMessage(e)}`,
+    );
     throw workflowEnded(h.workflowId, d.status, reason);
   }
   try {
@@ -109,7 +149,12 @@ export async function planStatus(tmp: TemporalHandle, h: WorkflowHandle, plan: s
   } catch (cause) {
     const again = await describePlan(tmp, h, plan);
     if (again.status !== 'RUNNING') return planStatus(tmp, h, plan);
-    throw new MigrationError(ErrorCode.TEMPORAL_NO_WORKER, `plan workflow ${h.workflowId} is running but no worker answered (task queue ${d.taskQueue}): start one with migrate worker -c <config>`, { workflowId: h.workflowId, taskQueue: d.taskQueue }, { cause });
+    throw new MigrationError(
+      ErrorCode.TEMPORAL_NO_WORKER,
+      `plan workflow ${h.workflowId} is running but no worker answered (task queue ${d.taskQueue}): start one with migrate worker -c <config>`,
+      { workflowId: h.workflowId, taskQueue: d.taskQueue },
+      { cause },
+    );
   }
 }
 
@@ -134,5 +179,9 @@ export function outcomeOf(s: MigrationStatus, maxFailed: number): Outcome {
   if (failedTables === 0) return { exit: ExitCode.OK, failedTables };
   const allowed = maxFailed > 0 && s.waves.every((w) => w.failed.length <= maxFailed);
   if (!allowed) return { exit: ExitCode.FAILED, failedTables };
-  return { exit: ExitCode.OK, failedTables, note: `${failedTables} table${failedTables === 1 ? '' : 's'} failed (allowed by --max-failed ${maxFailed})` };
+  return {
+    exit: ExitCode.OK,
+    failedTables,
+    note: `${failedTables} table${failedTables === 1 ? '' : 's'} failed (allowed by --max-failed ${maxFailed})`,
+  };
 }

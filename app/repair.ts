@@ -24,7 +24,12 @@ export function temporalIsRunning(tmp: TemporalHandle, state: StateStore): (plan
       return d.status.name === 'RUNNING';
     } catch (e) {
       if (e instanceof WorkflowNotFoundError) return false;
-      throw new MigrationError(ErrorCode.TEMPORAL_UNREACHABLE, `cannot ask Temporal whether ${tableId} is still migrating: ${(e as Error).message}`, { tableId }, { cause: e });
+      throw new MigrationError(
+        ErrorCode.TEMPORAL_UNREACHABLE,
+        `cannot ask Temporal whether ${tableId} is still migrating: ${(e as Error).message}`,
+        { tableId },
+        { cause: e },
+      );
     }
   };
 }
@@ -33,7 +38,8 @@ async function resolve(state: StateStore, plan: string): Promise<string> {
   try {
     return await state.resolvePlan(plan);
   } catch (e) {
-    if (e instanceof MigrationError && e.code === ErrorCode.PLAN_INVALID) throw new MigrationError(ErrorCode.USAGE, `${e.message} (migrate repair takes a plan id that migrate apply submitted)`, { plan });
+    if (e instanceof MigrationError && e.code === ErrorCode.PLAN_INVALID)
+      throw new MigrationError(ErrorCode.USAGE, `${e.message} (migrate repair takes a plan id that migrate apply submitted)`, { plan });
     throw e;
   }
 }
@@ -41,7 +47,11 @@ async function resolve(state: StateStore, plan: string): Promise<string> {
 type Closer = () => Promise<unknown> | void;
 
 /** Run `fn` with the repair's ports (state, catalog, stores, Temporal) open; all closed after. */
-async function withRepairDeps<T>(config: MigrateConfig, plan: string, fn: (deps: Parameters<typeof findOrphans>[0], planHash: string) => Promise<T>): Promise<T> {
+async function withRepairDeps<T>(
+  config: MigrateConfig,
+  plan: string,
+  fn: (deps: Parameters<typeof findOrphans>[0], planHash: string) => Promise<T>,
+): Promise<T> {
   const state = await openState(config);
   const closers: Closer[] = [() => state.close()];
   try {
@@ -52,7 +62,14 @@ async function withRepairDeps<T>(config: MigrateConfig, plan: string, fn: (deps:
     closers.push(async () => catalog.close?.());
     const tmp = await openTemporal(config);
     closers.push(() => tmp.close());
-    const deps = { state, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', isRunning: temporalIsRunning(tmp, state), toolVersion: toolVersion() };
+    const deps = {
+      state,
+      catalog,
+      storeFor: stores.storeFor,
+      namespacePrefix: config.catalog?.namespacePrefix ?? '',
+      isRunning: temporalIsRunning(tmp, state),
+      toolVersion: toolVersion(),
+    };
     return await fn(deps, planHash);
   } finally {
     for (const c of closers.reverse()) await Promise.resolve(c()).catch(() => undefined);

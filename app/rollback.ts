@@ -34,13 +34,27 @@ async function waveRunning(tmp: Temporal, planHash: string, wave: number): Promi
 async function settleWave(tmp: Temporal, planHash: string, wave: number, mode: 'cancel' | 'wait', maxWaitMs: number): Promise<void> {
   if (mode === 'cancel') await tmp.deadline(CALL_MS, () => tmp.client.workflow.getHandle(planWorkflowId(planHash)).signal(cancelSignal));
   const h = tmp.client.workflow.getHandle(waveWorkflowId(planHash, wave));
-  const ended = await Promise.race([h.result().then(() => true, () => true), new Promise<false>((r) => setTimeout(() => r(false), maxWaitMs).unref())]);
+  const ended = await Promise.race([
+    h.result().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((r) => setTimeout(() => r(false), maxWaitMs).unref()),
+  ]);
   if (!ended) {
-    throw new MigrationError(ErrorCode.ROLLBACK_REFUSED, `wave ${wave} of plan ${planId(planHash)} is still applying after ${Math.round(maxWaitMs / 1000)} s (${mode === 'cancel' ? 'cancel sent' : 'waited'}); nothing was rolled back — see migrate status ${planId(planHash)}, then run the rollback again`, { wave }, { retryable: false });
+    throw new MigrationError(
+      ErrorCode.ROLLBACK_REFUSED,
+      `wave ${wave} of plan ${planId(planHash)} is still applying after ${Math.round(maxWaitMs / 1000)} s (${mode === 'cancel' ? 'cancel sent' : 'waited'}); nothing was rolled back — see migrate status ${planId(planHash)}, then run the rollback again`,
+      { wave },
+      { retryable: false },
+    );
   }
 }
 
-export async function rollbackWave(tmp: Temporal, req: { planHash: string; wave: number; force: boolean; by: string; whileApplying: 'cancel' | 'wait'; maxWaitMs: number }): Promise<WaveRollback> {
+export async function rollbackWave(
+  tmp: Temporal,
+  req: { planHash: string; wave: number; force: boolean; by: string; whileApplying: 'cancel' | 'wait'; maxWaitMs: number },
+): Promise<WaveRollback> {
   let applying: WaveRollback['applying'] = 'idle';
   if (await waveRunning(tmp, req.planHash, req.wave)) {
     await settleWave(tmp, req.planHash, req.wave, req.whileApplying, req.maxWaitMs);
@@ -51,7 +65,11 @@ export async function rollbackWave(tmp: Temporal, req: { planHash: string; wave:
     workflowId: rollbackWorkflowId(req.planHash, req.wave),
     workflowIdConflictPolicy: 'USE_EXISTING',
     args: [{ planHash: req.planHash, wave: req.wave, force: req.force, by: req.by }],
-    typedSearchAttributes: [{ key: SA.plan, value: planId(req.planHash) }, { key: SA.wave, value: req.wave }, { key: SA.status, value: 'rolling-back' }],
+    typedSearchAttributes: [
+      { key: SA.plan, value: planId(req.planHash) },
+      { key: SA.wave, value: req.wave },
+      { key: SA.status, value: 'rolling-back' },
+    ],
     staticSummary: `rollback of wave ${req.wave} of plan ${planId(req.planHash)}`,
   })) as RollbackResult;
   return { ...r, applying };
@@ -67,11 +85,23 @@ export interface RollbackOptions {
 
 async function runRollback(tmp: TemporalHandle, planHash: string, wave: number, opts: RollbackOptions): Promise<WaveRollback> {
   try {
-    return await rollbackWave(tmp, { planHash, wave, force: opts.force, by: who(), whileApplying: opts.waitForWave ? 'wait' : 'cancel', maxWaitMs: opts.maxWaitSeconds * 1000 });
+    return await rollbackWave(tmp, {
+      planHash,
+      wave,
+      force: opts.force,
+      by: who(),
+      whileApplying: opts.waitForWave ? 'wait' : 'cancel',
+      maxWaitMs: opts.maxWaitSeconds * 1000,
+    });
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw temporalError(e, tmp, `rollback of wave ${wave}`);
     const why = e.cause?.message ?? e.message;
-    throw new MigrationError(ErrorCode.TEMPORAL_WORKFLOW_ENDED, `rollback workflow of wave ${wave} of plan ${planId(planHash)} ended without a result: ${why}`, { wave }, { cause: e });
+    throw new MigrationError(
+      ErrorCode.TEMPORAL_WORKFLOW_ENDED,
+      `rollback workflow of wave ${wave} of plan ${planId(planHash)} ended without a result: ${why}`,
+      { wave },
+      { cause: e },
+    );
   }
 }
 
@@ -81,7 +111,12 @@ export async function rollbackPlanWave(config: MigrateConfig, plan: string, opts
   try {
     const planHash = await state.resolvePlan(plan);
     const waves = (await state.getPlan(planHash)).waves.map((w) => w.number);
-    if (!waves.includes(opts.wave)) throw new MigrationError(ErrorCode.WAVE_UNKNOWN, `plan ${planId(planHash)} has no wave ${opts.wave} (its waves: ${waves.join(', ') || 'none'})`, { plan: planId(planHash), wave: opts.wave, waves });
+    if (!waves.includes(opts.wave))
+      throw new MigrationError(
+        ErrorCode.WAVE_UNKNOWN,
+        `plan ${planId(planHash)} has no wave ${opts.wave} (its waves: ${waves.join(', ') || 'none'})`,
+        { plan: planId(planHash), wave: opts.wave, waves },
+      );
     const tmp = await openTemporal(config);
     try {
       return await runRollback(tmp, planHash, opts.wave, opts);

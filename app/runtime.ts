@@ -34,7 +34,10 @@ export function toolVersion(): string {
 }
 
 function need<T>(v: T | undefined, what: string): T {
-  if (v === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, `${what} is not configured (add it to migrate.yaml; see migrate --help)`, { path: what });
+  if (v === undefined)
+    throw new MigrationError(ErrorCode.CONFIG_INVALID, `${what} is not configured (add it to migrate.yaml; see migrate --help)`, {
+      path: what,
+    });
   return v;
 }
 
@@ -60,15 +63,29 @@ export interface OpenedReader {
  * `source` is 'db' (or, with no source asked for, whenever `hms.db` is configured: one snapshot,
  * batched SQL, no RPC per table), else Thrift. Both give the same model (the parity tests).
  */
-export async function openWarehouseReader(config: MigrateConfig, o: { source?: HmsSource; callsPerSecond?: number } = {}): Promise<OpenedReader> {
+export async function openWarehouseReader(
+  config: MigrateConfig,
+  o: { source?: HmsSource; callsPerSecond?: number } = {},
+): Promise<OpenedReader> {
   const hms = config.hms;
-  if (hms === undefined) throw new MigrationError(ErrorCode.USAGE, 'this command needs an HMS: set hms.thrift.uri in the config (see migrate.example.yaml)');
+  if (hms === undefined)
+    throw new MigrationError(ErrorCode.USAGE, 'this command needs an HMS: set hms.thrift.uri in the config (see migrate.example.yaml)');
   const source = o.source ?? (hms.db !== undefined ? 'db' : 'thrift');
   if (source === 'thrift') return { reader: openHmsReader(config, o.callsPerSecond), source, endpoint: hms.thrift.uri };
   const url = hms.db?.url;
-  if (url === undefined) throw new MigrationError(ErrorCode.USAGE, '--source db needs hms.db.url in the config (postgres://… or mysql://… of the HMS backing database)');
-  const opts = { connectTimeoutMs: hms.thrift.connectTimeoutMs, queryTimeoutMs: hms.thrift.callTimeoutMs, parallel: hms.db?.connections ?? 2 };
-  const reader = /^postgres(ql)?:/.test(url) ? await PostgresHmsReader.open(url, opts) : await MysqlHmsReader.open(url.replace(/^mariadb:/, 'mysql:'), opts);
+  if (url === undefined)
+    throw new MigrationError(
+      ErrorCode.USAGE,
+      '--source db needs hms.db.url in the config (postgres://… or mysql://… of the HMS backing database)',
+    );
+  const opts = {
+    connectTimeoutMs: hms.thrift.connectTimeoutMs,
+    queryTimeoutMs: hms.thrift.callTimeoutMs,
+    parallel: hms.db?.connections ?? 2,
+  };
+  const reader = /^postgres(ql)?:/.test(url)
+    ? await PostgresHmsReader.open(url, opts)
+    : await MysqlHmsReader.open(url.replace(/^mariadb:/, 'mysql:'), opts);
   return { reader, source, endpoint: redactUrl(url) };
 }
 
@@ -88,7 +105,14 @@ export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv 
       await reader.close(); // the writer shares its connections
       own?.close();
     };
-    return new HiveIcebergCatalog({ name: c.name, reader, writer, store: (stores ?? (own as Stores)).storeFor([]), mode: c.mode ?? 'register', onClose });
+    return new HiveIcebergCatalog({
+      name: c.name,
+      reader,
+      writer,
+      store: (stores ?? (own as Stores)).storeFor([]),
+      mode: c.mode ?? 'register',
+      onClose,
+    });
   }
   if (c.type === 'jdbc') {
     const own = stores === undefined ? openStores(config, env) : undefined;
@@ -96,8 +120,16 @@ export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv 
     return own === undefined ? catalog : withClose(catalog, () => own.close());
   }
   const token = c.tokenEnv === undefined ? undefined : env[c.tokenEnv];
-  if (c.tokenEnv !== undefined && (token === undefined || token === '')) throw new MigrationError(ErrorCode.CONFIG_INVALID, `catalog.tokenEnv names ${c.tokenEnv}, which is not set`, { path: 'catalog.tokenEnv' });
-  return RestCatalog.connect({ name: c.name, uri: c.uri, warehouse: c.warehouse, auth: token === undefined ? undefined : { type: 'bearer', token } });
+  if (c.tokenEnv !== undefined && (token === undefined || token === ''))
+    throw new MigrationError(ErrorCode.CONFIG_INVALID, `catalog.tokenEnv names ${c.tokenEnv}, which is not set`, {
+      path: 'catalog.tokenEnv',
+    });
+  return RestCatalog.connect({
+    name: c.name,
+    uri: c.uri,
+    warehouse: c.warehouse,
+    auth: token === undefined ? undefined : { type: 'bearer', token },
+  });
 }
 
 /** `catalog` whose close() also runs `after` (stores opened for it alone). */
@@ -127,12 +159,27 @@ export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = proce
   const timeoutMs = s3?.requestTimeoutMs ?? 60_000;
   // Every request has a deadline: a stalled connection fails its step (retried by Temporal)
   // instead of holding it while the activity heartbeats.
-  const client = new S3Client({ endpoint: s3?.endpoint, region, forcePathStyle: pathStyle, requestHandler: { requestTimeout: timeoutMs, connectionTimeout: 10_000 } });
+  const client = new S3Client({
+    endpoint: s3?.endpoint,
+    region,
+    forcePathStyle: pathStyle,
+    requestHandler: { requestTimeout: timeoutMs, connectionTimeout: 10_000 },
+  });
   // One keep-alive socket pool for every table's footer reads: a pool per store leaked its idle
   // sockets (a worker crashed out of file descriptors after ~500 tables against a keep-alive S3).
   const rangedGet = s3?.endpoint === undefined ? undefined : new S3RangedGet(client, region, s3.endpoint, pathStyle, 64, timeoutMs);
   return {
-    storeFor: (metadataPrefixes) => new RoutingObjectStore({ metadataPrefixes, s3: { client, endpoint: s3?.endpoint, region: s3?.region, forcePathStyle: pathStyle, ...(rangedGet !== undefined ? { rangedGet } : {}) } }),
+    storeFor: (metadataPrefixes) =>
+      new RoutingObjectStore({
+        metadataPrefixes,
+        s3: {
+          client,
+          endpoint: s3?.endpoint,
+          region: s3?.region,
+          forcePathStyle: pathStyle,
+          ...(rangedGet !== undefined ? { rangedGet } : {}),
+        },
+      }),
     close: () => {
       rangedGet?.destroy();
       client.destroy();
@@ -163,7 +210,12 @@ export async function openTemporal(config: MigrateConfig): Promise<TemporalHandl
   try {
     connection = await Connection.connect({ address: t.address, connectTimeout: '10s' });
   } catch (e) {
-    throw new MigrationError(ErrorCode.TEMPORAL_UNREACHABLE, `cannot reach Temporal at ${t.address}: ${(e as Error).message}`, { address: t.address }, { cause: e });
+    throw new MigrationError(
+      ErrorCode.TEMPORAL_UNREACHABLE,
+      `cannot reach Temporal at ${t.address}: ${(e as Error).message}`,
+      { address: t.address },
+      { cause: e },
+    );
   }
   const client = new Client({ connection, namespace: t.namespace });
   return {

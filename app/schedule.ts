@@ -28,13 +28,18 @@ async function createOnce(tmp: TemporalHandle, id: string, create: () => Promise
   try {
     await tmp.deadline(CALL_MS, create);
   } catch (e) {
-    if (e instanceof ScheduleAlreadyRunning) throw new MigrationError(ErrorCode.USAGE, `schedule ${id} exists already (migrate schedule describe|delete)`, { scheduleId: id });
+    if (e instanceof ScheduleAlreadyRunning)
+      throw new MigrationError(ErrorCode.USAGE, `schedule ${id} exists already (migrate schedule describe|delete)`, { scheduleId: id });
     throw e;
   }
 }
 
 /** The schedule of an applied plan (`plan`: id or hash, resolved in the state store). */
-export async function createValidationSchedule(config: MigrateConfig, plan: string, o: ScheduleSpec): Promise<{ scheduleId: string; when: string }> {
+export async function createValidationSchedule(
+  config: MigrateConfig,
+  plan: string,
+  o: ScheduleSpec,
+): Promise<{ scheduleId: string; when: string }> {
   if (o.cron !== undefined && o.every !== undefined) throw new MigrationError(ErrorCode.USAGE, 'give --cron or --every, not both');
   const state = await openState(config);
   const tmp = await openTemporal(config);
@@ -52,7 +57,10 @@ export async function createValidationSchedule(config: MigrateConfig, plan: stri
           workflowId: `validate/${planId(planHash)}/run`,
           args: [{ planHash, concurrency: o.concurrency }],
           taskQueue: tmp.taskQueue,
-          typedSearchAttributes: [{ key: SA.plan, value: planId(planHash) }, { key: SA.status, value: 'pending' }],
+          typedSearchAttributes: [
+            { key: SA.plan, value: planId(planHash) },
+            { key: SA.status, value: 'pending' },
+          ],
           staticSummary: `nightly validation of plan ${planId(planHash)}`,
         },
         policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: o.catchup as never },
@@ -109,7 +117,11 @@ export interface ScheduleDescription {
 }
 
 /** `action` on the plan's schedule; `describe` returns what it found. No such schedule: USAGE. */
-export async function scheduleAction(config: MigrateConfig, plan: string, action: ScheduleAction): Promise<{ scheduleId: string; description?: ScheduleDescription }> {
+export async function scheduleAction(
+  config: MigrateConfig,
+  plan: string,
+  action: ScheduleAction,
+): Promise<{ scheduleId: string; description?: ScheduleDescription }> {
   const tmp = await openTemporal(config);
   const scheduleId = `validate/${plan.slice(0, 12)}`;
   try {
@@ -117,8 +129,20 @@ export async function scheduleAction(config: MigrateConfig, plan: string, action
     const description = await tmp.deadline(CALL_MS, async (): Promise<ScheduleDescription | undefined> => {
       if (action === 'describe') {
         const d = await h.describe();
-        const recent = d.info.recentActions.map((a) => ({ at: a.takenAt.toISOString(), workflowId: a.action.workflow.workflowId, runId: a.action.workflow.firstExecutionRunId }));
-        return { id: d.scheduleId, paused: d.state.paused, note: d.state.note, plan: d.memo?.plan, spec: d.spec, recent, next: d.info.nextActionTimes.map((t) => t.toISOString()) };
+        const recent = d.info.recentActions.map((a) => ({
+          at: a.takenAt.toISOString(),
+          workflowId: a.action.workflow.workflowId,
+          runId: a.action.workflow.firstExecutionRunId,
+        }));
+        return {
+          id: d.scheduleId,
+          paused: d.state.paused,
+          note: d.state.note,
+          plan: d.memo?.plan,
+          spec: d.spec,
+          recent,
+          next: d.info.nextActionTimes.map((t) => t.toISOString()),
+        };
       }
       if (action === 'pause') await h.pause('paused by migrate schedule pause');
       else if (action === 'unpause') await h.unpause('unpaused by migrate schedule unpause');
@@ -128,7 +152,8 @@ export async function scheduleAction(config: MigrateConfig, plan: string, action
     });
     return { scheduleId, ...(description !== undefined ? { description } : {}) };
   } catch (e) {
-    if (e instanceof ScheduleNotFoundError) throw new MigrationError(ErrorCode.USAGE, `no schedule ${scheduleId} (create it with migrate schedule create)`);
+    if (e instanceof ScheduleNotFoundError)
+      throw new MigrationError(ErrorCode.USAGE, `no schedule ${scheduleId} (create it with migrate schedule create)`);
     throw e;
   } finally {
     await tmp.close();

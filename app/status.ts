@@ -6,7 +6,17 @@ import { planId } from '../core/plan/ids';
 import type { MigrationStatus } from '../workflows/index';
 import { cancelSignal, pauseSignal, resumeSignal } from '../workflows/index';
 import type { Outcome } from './plan-workflow';
-import { CALL_MS, outcomeOf, planArg, planHandle, planInput, planStatus, requireRunning, temporalError, unknownPlan } from './plan-workflow';
+import {
+  CALL_MS,
+  outcomeOf,
+  planArg,
+  planHandle,
+  planInput,
+  planStatus,
+  requireRunning,
+  temporalError,
+  unknownPlan,
+} from './plan-workflow';
 import { openTemporal } from './runtime';
 import type { TemporalHandle } from './runtime';
 
@@ -29,7 +39,12 @@ async function outcome(tmp: TemporalHandle, plan: string, s: MigrationStatus): P
 }
 
 /** The plan's status, once, or (with `watch`) every `everyMs` until it ends; each report goes to `onReport`. */
-export async function watchPlan(config: MigrateConfig, plan: string, o: { watch: boolean; everyMs?: number }, onReport: (r: PlanReport) => void): Promise<PlanReport> {
+export async function watchPlan(
+  config: MigrateConfig,
+  plan: string,
+  o: { watch: boolean; everyMs?: number },
+  onReport: (r: PlanReport) => void,
+): Promise<PlanReport> {
   const tmp = await openTemporal(config);
   try {
     const h = planHandle(tmp, plan);

@@ -72,7 +72,10 @@ function summaryOf(r: Awaited<ReturnType<typeof convertTable>>, ok: boolean, tab
 }
 
 /** Convert, register and validate one table; `ok` is false when validation failed (then nothing stays registered). */
-export async function migrateOneTable(config: MigrateConfig, t: OneTable): Promise<{ ok: boolean; summary: TableSummary; validationFindings: readonly { code: string; message: string }[] }> {
+export async function migrateOneTable(
+  config: MigrateConfig,
+  t: OneTable,
+): Promise<{ ok: boolean; summary: TableSummary; validationFindings: readonly { code: string; message: string }[] }> {
   const hms = openHmsReader(config);
   const stores = openStores(config);
   let catalog: IcebergCatalog | undefined;

@@ -26,13 +26,22 @@ export async function validateNow(config: MigrateConfig, plan: string, scope: Va
     const planHash = await state.resolvePlan(plan);
     const p = await state.getPlan(planHash);
     const inScope = (t: { status: string; wave: number; tableId: string }): boolean =>
-      t.status === 'migrated' && (scope.waves.length === 0 || scope.waves.includes(t.wave)) && (scope.tables.length === 0 || scope.tables.includes(t.tableId));
+      t.status === 'migrated' &&
+      (scope.waves.length === 0 || scope.waves.includes(t.wave)) &&
+      (scope.tables.length === 0 || scope.tables.includes(t.tableId));
     const recs = (await state.listTables(planHash)).filter(inScope);
     if (recs.length === 0) throw new MigrationError(ErrorCode.USAGE, `no migrated table of plan ${planId(planHash)} matches the scope`);
     const runId = `${planId(planHash)}-cli-${Date.now()}`;
     const rows: ValidationRow[] = [];
-    const deps = { hms, catalog, storeFor: stores.storeFor, namespacePrefix: config.catalog?.namespacePrefix ?? '', toolVersion: toolVersion() };
-    for await (const r of mapOrdered(recs, scope.concurrency, (rec) => checkTableDrift(deps, p, rec, runId, () => new Date()))) rows.push(...r);
+    const deps = {
+      hms,
+      catalog,
+      storeFor: stores.storeFor,
+      namespacePrefix: config.catalog?.namespacePrefix ?? '',
+      toolVersion: toolVersion(),
+    };
+    for await (const r of mapOrdered(recs, scope.concurrency, (rec) => checkTableDrift(deps, p, rec, runId, () => new Date())))
+      rows.push(...r);
     return rows;
   } finally {
     await catalog?.close?.();

@@ -37,7 +37,10 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
   closers.push(() => state.close());
   const catalog = await openCatalog(config, process.env, stores);
   const hms = openHmsReader(config);
-  closers.push(() => hms.close(), async () => catalog.close?.());
+  closers.push(
+    () => hms.close(),
+    async () => catalog.close?.(),
+  );
   return workerActivities({
     state,
     hms,
@@ -58,7 +61,12 @@ async function connect(address: string): Promise<NativeConnection> {
   try {
     return await NativeConnection.connect({ address });
   } catch (e) {
-    throw new MigrationError(ErrorCode.TEMPORAL_UNREACHABLE, `cannot reach Temporal at ${address}: ${(e as Error).message}`, { address }, { cause: e });
+    throw new MigrationError(
+      ErrorCode.TEMPORAL_UNREACHABLE,
+      `cannot reach Temporal at ${address}: ${(e as Error).message}`,
+      { address },
+      { cause: e },
+    );
   }
 }
 

@@ -29,8 +29,17 @@ export function loadConfig(src: ConfigSources): ResolvedConfig {
   let tree: Tree = {};
   if (file !== undefined) {
     const abs = path.resolve(src.cwd, file);
-    if (!existsSync(abs)) throw new MigrationError(ErrorCode.CONFIG_NOT_FOUND, `config file ${abs} does not exist (from ${src.file ? '--config' : 'MIGRATE_CONFIG'})`);
-    if (statSync(abs).isDirectory()) throw new MigrationError(ErrorCode.CONFIG_INVALID, `config file ${abs} is a directory (from ${src.file ? '--config' : 'MIGRATE_CONFIG'}); give the YAML file`, { file: abs });
+    if (!existsSync(abs))
+      throw new MigrationError(
+        ErrorCode.CONFIG_NOT_FOUND,
+        `config file ${abs} does not exist (from ${src.file ? '--config' : 'MIGRATE_CONFIG'})`,
+      );
+    if (statSync(abs).isDirectory())
+      throw new MigrationError(
+        ErrorCode.CONFIG_INVALID,
+        `config file ${abs} is a directory (from ${src.file ? '--config' : 'MIGRATE_CONFIG'}); give the YAML file`,
+        { file: abs },
+      );
     tree = parseYamlFile(abs);
   }
   for (const [k, v] of Object.entries(src.env)) {
@@ -61,13 +70,20 @@ function parseYamlFile(abs: string): Tree {
   try {
     const doc = parse(text) as unknown;
     // A file given on purpose that configures nothing (empty, only comments) is a mistake.
-    if (doc === null || doc === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, `config file ${abs} is empty: it configures nothing (see migrate --help)`, { file: abs });
-    if (typeof doc !== 'object' || Array.isArray(doc)) throw new MigrationError(ErrorCode.CONFIG_INVALID, `${abs}: the top level must be a mapping`);
+    if (doc === null || doc === undefined)
+      throw new MigrationError(ErrorCode.CONFIG_INVALID, `config file ${abs} is empty: it configures nothing (see migrate --help)`, {
+        file: abs,
+      });
+    if (typeof doc !== 'object' || Array.isArray(doc))
+      throw new MigrationError(ErrorCode.CONFIG_INVALID, `${abs}: the top level must be a mapping`);
     return doc as Tree;
   } catch (e) {
     if (e instanceof YAMLParseError) {
       const at = e.linePos?.[0];
-      throw new MigrationError(ErrorCode.CONFIG_INVALID, `${abs}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${e.message.split('\n')[0]}`);
+      throw new MigrationError(
+        ErrorCode.CONFIG_INVALID,
+        `${abs}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${e.message.split('\n')[0]}`,
+      );
     }
     throw e;
   }
@@ -79,10 +95,15 @@ function configError(err: z.ZodError, origin: Map<string, string>, file: string 
   // (a mistyped MIGRATE__SECTION__KEY is the environment's fault, not the file's).
   const issues = err.issues.flatMap((i) => {
     const p = i.path.map(String);
-    if (i.code !== 'unrecognized_keys') return [{ path: p.join('.') || '(root)', message: i.message, from: origin.get(p.join('.')) ?? fallback }];
+    if (i.code !== 'unrecognized_keys')
+      return [{ path: p.join('.') || '(root)', message: i.message, from: origin.get(p.join('.')) ?? fallback }];
     return i.keys.map((k) => {
       const at = [...p, k].join('.');
-      return { path: p.join('.') || '(root)', message: `unknown key "${k}"`, from: origin.get(at) ?? [...origin].find(([o]) => o.startsWith(`${at}.`))?.[1] ?? fallback };
+      return {
+        path: p.join('.') || '(root)',
+        message: `unknown key "${k}"`,
+        from: origin.get(at) ?? [...origin].find(([o]) => o.startsWith(`${at}.`))?.[1] ?? fallback,
+      };
     });
   });
   const lines = issues.map((i) => `  ${i.path}: ${i.message} (from ${i.from})`);

@@ -16,7 +16,12 @@ export function parseIntFlag(name: string, value: string, range: IntRange): numb
   const text = value.trim();
   const n = /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < range.min || n > range.max) {
-    throw new MigrationError(ErrorCode.USAGE, `${name} must be an integer from ${range.min} to ${range.max}, got '${value}'`, { flag: name, value, min: range.min, max: range.max });
+    throw new MigrationError(ErrorCode.USAGE, `${name} must be an integer from ${range.min} to ${range.max}, got '${value}'`, {
+      flag: name,
+      value,
+      min: range.min,
+      max: range.max,
+    });
   }
   return n;
 }

@@ -28,10 +28,19 @@ export function configOf(cmd: Command): MigrateConfig {
 
 /** Codes that mean "fix the command line, the config or the input file": nothing was attempted. */
 export const USAGE_CODES: ReadonlySet<string> = new Set<string>([
-  ErrorCode.USAGE, ErrorCode.CONFIG_INVALID, ErrorCode.CONFIG_NOT_FOUND,
-  ErrorCode.PLAN_INVALID, ErrorCode.PLAN_HASH_MISMATCH, ErrorCode.PLAN_VERSION_UNSUPPORTED,
-  ErrorCode.PLAN_UNKNOWN_TABLE, ErrorCode.PLAN_CONTRADICTORY_CAPS, ErrorCode.PLAN_PIN_CONFLICT, ErrorCode.LINEAGE_INVALID,
-  ErrorCode.WAVE_UNKNOWN, ErrorCode.WAVE_ALREADY_RAN, ErrorCode.PLAN_FINISHED,
+  ErrorCode.USAGE,
+  ErrorCode.CONFIG_INVALID,
+  ErrorCode.CONFIG_NOT_FOUND,
+  ErrorCode.PLAN_INVALID,
+  ErrorCode.PLAN_HASH_MISMATCH,
+  ErrorCode.PLAN_VERSION_UNSUPPORTED,
+  ErrorCode.PLAN_UNKNOWN_TABLE,
+  ErrorCode.PLAN_CONTRADICTORY_CAPS,
+  ErrorCode.PLAN_PIN_CONFLICT,
+  ErrorCode.LINEAGE_INVALID,
+  ErrorCode.WAVE_UNKNOWN,
+  ErrorCode.WAVE_ALREADY_RAN,
+  ErrorCode.PLAN_FINISHED,
   ...PLAN_INPUT_CODES,
 ]);
 

@@ -6,12 +6,17 @@ import type { MigrationStatus, Outcome } from '../app/plan-workflow';
 export function renderStatus(s: MigrationStatus, o: Outcome): string {
   const lines = [`plan ${planId(s.planHash)}: ${s.state}${s.currentWave !== null ? ` (wave ${s.currentWave} of ${s.totalWaves})` : ''}`];
   for (const w of s.waves) {
-    const parts = [`${w.migrated} migrated`, ...(w.skipped ? [`${w.skipped} view(s) unchanged`] : []), ...(w.failed.length ? [`${w.failed.length} failed: ${w.failed.map((f) => `${f.tableId} (${f.code})`).join(', ')}`] : [])];
+    const parts = [
+      `${w.migrated} migrated`,
+      ...(w.skipped ? [`${w.skipped} view(s) unchanged`] : []),
+      ...(w.failed.length ? [`${w.failed.length} failed: ${w.failed.map((f) => `${f.tableId} (${f.code})`).join(', ')}`] : []),
+    ];
     lines.push(`  wave ${w.wave}: ${w.status} (${w.tables} tables) — ${parts.join(', ')}`);
   }
   if (o.note !== undefined) lines.push(o.note);
   else if (o.failedTables > 0) lines.push(`${o.failedTables} table${o.failedTables === 1 ? '' : 's'} failed`);
-  if (s.state === 'waiting-approval' && s.currentWave !== null) lines.push(`next: migrate approve ${planId(s.planHash)} --wave ${s.currentWave}`);
+  if (s.state === 'waiting-approval' && s.currentWave !== null)
+    lines.push(`next: migrate approve ${planId(s.planHash)} --wave ${s.currentWave}`);
   return `${lines.join('\n')}\n`;
 }
 

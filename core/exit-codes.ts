@@ -11,4 +11,3 @@ export const ExitCode = {
   INTERNAL: 70,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
-

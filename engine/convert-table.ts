@@ -30,7 +30,8 @@ export interface ConvertTableResult {
 export async function deleteOurMetadata(store: ObjectStore, p: PreparedConversion, files: readonly { path: string }[]): Promise<number> {
   let n = 0;
   for (const f of [...files].reverse()) {
-    if (!f.path.startsWith(p.metadataDir)) throw new MigrationError(ErrorCode.STORAGE_MUTATION_REFUSED, `${f.path} is outside ${p.metadataDir}; not deleting`, { path: f.path });
+    if (!f.path.startsWith(p.metadataDir))
+      throw new MigrationError(ErrorCode.STORAGE_MUTATION_REFUSED, `${f.path} is outside ${p.metadataDir}; not deleting`, { path: f.path });
     await store.delete(f.path);
     n++;
   }

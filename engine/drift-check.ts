@@ -32,7 +32,13 @@ export interface DriftDeps {
   readonly footerConcurrency?: number;
 }
 
-const failedRow = (check: RowInput['check'], e: unknown): RowInput => ({ check, status: 'failed', code: DriftCode.CHECK_FAILED, expected: '', actual: e instanceof MigrationError ? `${e.code}: ${e.message}` : String((e as Error).message ?? e) });
+const failedRow = (check: RowInput['check'], e: unknown): RowInput => ({
+  check,
+  status: 'failed',
+  code: DriftCode.CHECK_FAILED,
+  expected: '',
+  actual: e instanceof MigrationError ? `${e.code}: ${e.message}` : String((e as Error).message ?? e),
+});
 
 async function readJson(store: ObjectStore, path: string): Promise<string> {
   const { size } = await store.head(path);
@@ -49,7 +55,13 @@ async function checkHms(deps: DriftDeps, rec: TableRecord, original: TableInvent
     // a partitioned original lives aside, EXTERNAL and renamed, and is compared as the saved object.
     const place = deps.catalog.hiveOriginalPlace(nameOf(rec.tableId), original.table);
     if (place.kind === 'altered') {
-      add({ check: DriftCheck.HMS_OBJECT, status: 'ok', code: DriftCode.OK, expected: 'converted in place', actual: 'the HMS object is the Iceberg table (checked as the catalog entry)' });
+      add({
+        check: DriftCheck.HMS_OBJECT,
+        status: 'ok',
+        code: DriftCode.OK,
+        expected: 'converted in place',
+        actual: 'the HMS object is the Iceberg table (checked as the catalog entry)',
+      });
       return;
     }
     const name = place.kind === 'aside' ? place.name : nameOf(rec.tableId);
@@ -58,7 +70,13 @@ async function checkHms(deps: DriftDeps, rec: TableRecord, original: TableInvent
       throw e;
     });
     const now_ = found === undefined || place.kind !== 'aside' ? found : { ...found, table: place.asOriginal(found.table) };
-    add(objectDrift(tableObjectDigest(original.table), now_ === undefined ? null : tableObjectDigest(now_.table), now_ === undefined ? [] : changedKeys(original, now_)));
+    add(
+      objectDrift(
+        tableObjectDigest(original.table),
+        now_ === undefined ? null : tableObjectDigest(now_.table),
+        now_ === undefined ? [] : changedKeys(original, now_),
+      ),
+    );
     if (now_ !== undefined) partitionDrift(original.partitions, now_.partitions).forEach(add);
   } catch (e) {
     add(failedRow(DriftCheck.HMS_OBJECT, e));
@@ -66,23 +84,64 @@ async function checkHms(deps: DriftDeps, rec: TableRecord, original: TableInvent
 }
 
 /** Catalog: our entry, and commits after ours. */
-async function checkCatalog(catalog: IcebergCatalog, ident: TableIdent, rec: TableRecord & { metadataLocation: string }, add: Add): Promise<void> {
+async function checkCatalog(
+  catalog: IcebergCatalog,
+  ident: TableIdent,
+  rec: TableRecord & { metadataLocation: string },
+  add: Add,
+): Promise<void> {
   try {
     if (!(await catalog.tableExists(ident))) {
-      add({ check: DriftCheck.CATALOG_ENTRY, status: 'drift', code: DriftCode.CATALOG_ENTRY_MISSING, expected: rec.metadataLocation, actual: 'no catalog entry' });
+      add({
+        check: DriftCheck.CATALOG_ENTRY,
+        status: 'drift',
+        code: DriftCode.CATALOG_ENTRY_MISSING,
+        expected: rec.metadataLocation,
+        actual: 'no catalog entry',
+      });
       return;
     }
     const loaded = await catalog.loadTable(ident);
     const ours = BigInt(rec.snapshotId ?? '0');
     if (loaded.metadataLocation === rec.metadataLocation) {
-      add({ check: DriftCheck.CATALOG_ENTRY, status: 'ok', code: DriftCode.OK, expected: rec.metadataLocation, actual: loaded.metadataLocation });
-      add({ check: DriftCheck.ICEBERG_COMMITS, status: 'ok', code: DriftCode.OK, expected: String(rec.snapshotId), actual: String(loaded.metadata.currentSnapshotId) });
+      add({
+        check: DriftCheck.CATALOG_ENTRY,
+        status: 'ok',
+        code: DriftCode.OK,
+        expected: rec.metadataLocation,
+        actual: loaded.metadataLocation,
+      });
+      add({
+        check: DriftCheck.ICEBERG_COMMITS,
+        status: 'ok',
+        code: DriftCode.OK,
+        expected: String(rec.snapshotId),
+        actual: String(loaded.metadata.currentSnapshotId),
+      });
     } else if (rec.snapshotId !== null && loaded.metadata.snapshots.some((s) => s.snapshotId === ours)) {
-      add({ check: DriftCheck.CATALOG_ENTRY, status: 'ok', code: DriftCode.OK, expected: rec.metadataLocation, actual: loaded.metadataLocation });
+      add({
+        check: DriftCheck.CATALOG_ENTRY,
+        status: 'ok',
+        code: DriftCode.OK,
+        expected: rec.metadataLocation,
+        actual: loaded.metadataLocation,
+      });
       const after = loaded.metadata.snapshots.filter((s) => s.sequenceNumber > 1).length;
-      add({ check: DriftCheck.ICEBERG_COMMITS, status: 'info', code: DriftCode.ICEBERG_COMMITS_AFTER_OURS, expected: String(rec.snapshotId), actual: `current ${String(loaded.metadata.currentSnapshotId)}, ${after} commit(s) after ours; rollback is blocked` });
+      add({
+        check: DriftCheck.ICEBERG_COMMITS,
+        status: 'info',
+        code: DriftCode.ICEBERG_COMMITS_AFTER_OURS,
+        expected: String(rec.snapshotId),
+        actual: `current ${String(loaded.metadata.currentSnapshotId)}, ${after} commit(s) after ours; rollback is blocked`,
+      });
     } else {
-      add({ check: DriftCheck.CATALOG_ENTRY, status: 'drift', code: DriftCode.CATALOG_POINTS_ELSEWHERE, expected: rec.metadataLocation, actual: loaded.metadataLocation });
+      add({
+        check: DriftCheck.CATALOG_ENTRY,
+        status: 'drift',
+        code: DriftCode.CATALOG_POINTS_ELSEWHERE,
+        expected: rec.metadataLocation,
+        actual: loaded.metadataLocation,
+      });
     }
   } catch (e) {
     add(failedRow(DriftCheck.CATALOG_ENTRY, e));
@@ -100,30 +159,58 @@ async function checkMetadataFiles(store: ObjectStore, rec: TableRecord, add: Add
       else throw e;
     }
   }
-  if (missing.length > 0) add({ check: DriftCheck.METADATA_FILES, status: 'drift', code: DriftCode.METADATA_FILE_MISSING, expected: `${rec.writtenFiles?.length ?? 0} files`, actual: `missing: ${missing.join(', ')}` });
-  else add({ check: DriftCheck.METADATA_FILES, status: 'ok', code: DriftCode.OK, expected: `${rec.writtenFiles?.length ?? 0} files`, actual: 'all present' });
+  if (missing.length > 0)
+    add({
+      check: DriftCheck.METADATA_FILES,
+      status: 'drift',
+      code: DriftCode.METADATA_FILE_MISSING,
+      expected: `${rec.writtenFiles?.length ?? 0} files`,
+      actual: `missing: ${missing.join(', ')}`,
+    });
+  else
+    add({
+      check: DriftCheck.METADATA_FILES,
+      status: 'ok',
+      code: DriftCode.OK,
+      expected: `${rec.writtenFiles?.length ?? 0} files`,
+      actual: 'all present',
+    });
   return missing;
 }
 
 /** Our snapshot's data files (with their record counts) and its summary total, read back from storage. */
-async function readOurSnapshot(store: ObjectStore, p: PreparedConversion, metadataLocation: string, snapshotId: string): Promise<{ inSnapshot: SnapshotFile[]; summaryTotal: number }> {
+async function readOurSnapshot(
+  store: ObjectStore,
+  p: PreparedConversion,
+  metadataLocation: string,
+  snapshotId: string,
+): Promise<{ inSnapshot: SnapshotFile[]; summaryTotal: number }> {
   const md = fromMetadataJson(await readJson(store, metadataLocation));
   const snap = md.snapshots.find((s) => s.snapshotId === BigInt(snapshotId));
-  if (snap === undefined) throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `our snapshot ${snapshotId} is not in ${metadataLocation}`);
+  if (snap === undefined)
+    throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `our snapshot ${snapshotId} is not in ${metadataLocation}`);
   const summaryTotal = Number(snap.summary['total-records'] ?? NaN);
   const inSnapshot: SnapshotFile[] = [];
   for (const m of await readManifestList(store, snap.manifestList)) {
-    for (const f of await readManifest(store, m.path, p.schema, p.spec)) if (f.status !== 2) inSnapshot.push({ path: f.filePath, size: f.fileSizeInBytes, partition: f.partition, records: f.recordCount });
+    for (const f of await readManifest(store, m.path, p.schema, p.spec))
+      if (f.status !== 2) inSnapshot.push({ path: f.filePath, size: f.fileSizeInBytes, partition: f.partition, records: f.recordCount });
   }
   return { inSnapshot, summaryTotal };
 }
 
 /** Storage vs our snapshot's files, then the row counts at our snapshot. */
-async function checkDataFiles(deps: DriftDeps, store: ObjectStore, p: PreparedConversion, snapshot: { inSnapshot: SnapshotFile[]; summaryTotal: number }, add: Add): Promise<void> {
+async function checkDataFiles(
+  deps: DriftDeps,
+  store: ObjectStore,
+  p: PreparedConversion,
+  snapshot: { inSnapshot: SnapshotFile[]; summaryTotal: number },
+  add: Add,
+): Promise<void> {
   const { inSnapshot, summaryTotal } = snapshot;
   try {
     const listed: FileFact[] = [];
-    for await (const l of listTableFiles(store, p, {})) for (const f of l.files) listed.push({ path: f.path, size: f.size, partition: p.locations[l.index]?.partition ?? [] });
+    for await (const l of listTableFiles(store, p, {}))
+      for (const f of l.files) listed.push({ path: f.path, size: f.size, partition: p.locations[l.index]?.partition ?? [] });
     fileDrift(inSnapshot, listed).forEach(add);
     // Row counts at our snapshot: summary = Σ manifest record_count = Σ footer counts of the files still there.
     const present = new Set(listed.map((f) => f.path.replace(/^s3[an]?:/, 's3:')));
@@ -134,26 +221,54 @@ async function checkDataFiles(deps: DriftDeps, store: ObjectStore, p: PreparedCo
     const check = inSnapshot.filter((f) => present.has(f.path.replace(/^s3[an]?:/, 's3:')));
     for await (const n of mapOrdered(check, deps.footerConcurrency ?? 32, async (f) => {
       const format = fmt.get(f.partition.map(String).join('\u0000')) ?? p.locations[0]?.format ?? 'PARQUET';
-      return (await readers[format].readStats(f.path, f.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })).recordCount;
-    })) footers += n;
+      return (
+        await readers[format].readStats(f.path, f.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })
+      ).recordCount;
+    }))
+      footers += n;
     for (const f of check) manifests += f.records;
     const allManifest = inSnapshot.reduce((s, f) => s + f.records, 0);
     const ok = footers === manifests && allManifest === summaryTotal;
-    add({ check: DriftCheck.ROW_COUNT, status: ok ? 'ok' : 'drift', code: ok ? DriftCode.OK : DriftCode.ROW_COUNT_MISMATCH, expected: `${summaryTotal} (snapshot summary)`, actual: `manifests ${allManifest}, footers ${footers} over ${check.length} present file(s)` });
+    add({
+      check: DriftCheck.ROW_COUNT,
+      status: ok ? 'ok' : 'drift',
+      code: ok ? DriftCode.OK : DriftCode.ROW_COUNT_MISMATCH,
+      expected: `${summaryTotal} (snapshot summary)`,
+      actual: `manifests ${allManifest}, footers ${footers} over ${check.length} present file(s)`,
+    });
   } catch (e) {
     add(failedRow(DriftCheck.DATA_FILES, e));
   }
 }
 
-export async function checkTableDrift(deps: DriftDeps, plan: PlanFile, rec: TableRecord, runId: string, now: () => Date): Promise<ValidationRow[]> {
+export async function checkTableDrift(
+  deps: DriftDeps,
+  plan: PlanFile,
+  rec: TableRecord,
+  runId: string,
+  now: () => Date,
+): Promise<ValidationRow[]> {
   const entry = plan.waves.flatMap((w) => w.tables.map((t) => ({ ...t, wave: w.number }))).find((t) => t.id === rec.tableId);
-  const base = { plan: plan.hash.slice(0, 12), wave: rec.wave, team: entry?.team ?? 'unowned', table: rec.tableId, runId, snapshotId: rec.snapshotId ?? '' };
+  const base = {
+    plan: plan.hash.slice(0, 12),
+    wave: rec.wave,
+    team: entry?.team ?? 'unowned',
+    table: rec.tableId,
+    runId,
+    snapshotId: rec.snapshotId ?? '',
+  };
   const out: ValidationRow[] = [];
   const add: Add = (r) => void out.push({ ...base, ...r, time: now().toISOString() });
   const original = rec.original;
   const metadataLocation = rec.metadataLocation;
   if (original === null || metadataLocation === null) {
-    add({ check: DriftCheck.METADATA_FILES, status: 'failed', code: DriftCode.CHECK_FAILED, expected: 'a migrated table', actual: `status ${rec.status}: nothing to validate` });
+    add({
+      check: DriftCheck.METADATA_FILES,
+      status: 'failed',
+      code: DriftCode.CHECK_FAILED,
+      expected: 'a migrated table',
+      actual: `status ${rec.status}: nothing to validate`,
+    });
     return out;
   }
   const p = conversionFor(plan, rec.tableId, original, deps.namespacePrefix, deps.toolVersion);
@@ -166,7 +281,13 @@ export async function checkTableDrift(deps: DriftDeps, plan: PlanFile, rec: Tabl
   try {
     snapshot = await readOurSnapshot(store, p, metadataLocation, rec.snapshotId);
   } catch (e) {
-    add({ check: DriftCheck.METADATA_FILES, status: 'drift', code: DriftCode.METADATA_UNREADABLE, expected: metadataLocation, actual: e instanceof Error ? e.message.slice(0, 500) : String(e) });
+    add({
+      check: DriftCheck.METADATA_FILES,
+      status: 'drift',
+      code: DriftCode.METADATA_UNREADABLE,
+      expected: metadataLocation,
+      actual: e instanceof Error ? e.message.slice(0, 500) : String(e),
+    });
     return out;
   }
   await checkDataFiles(deps, store, p, snapshot, add);

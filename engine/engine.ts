@@ -22,7 +22,14 @@ export interface ConversionEngine {
   /** Steps 2-5: write the metadata of a prepared table into its metadata directory (registers nothing). */
   writeIcebergMetadata(store: ObjectStore, p: PreparedConversion, opts?: WriteOptions): Promise<WrittenMetadata>;
   /** Step 7: the evidence that the catalog entry, our manifests and storage agree. */
-  validateConversion(store: ObjectStore, catalog: IcebergCatalog, ident: TableIdent, p: PreparedConversion, source: { readonly table: HiveTable; readonly partitions: readonly HivePartition[] }, opts?: ValidateOptions): Promise<ValidationEvidence>;
+  validateConversion(
+    store: ObjectStore,
+    catalog: IcebergCatalog,
+    ident: TableIdent,
+    p: PreparedConversion,
+    source: { readonly table: HiveTable; readonly partitions: readonly HivePartition[] },
+    opts?: ValidateOptions,
+  ): Promise<ValidationEvidence>;
   /** One migrated table's nightly checks, as rows (a check that cannot run is a `failed` row). */
   checkTableDrift(deps: DriftDeps, plan: PlanFile, rec: TableRecord, runId: string, now: () => Date): Promise<ValidationRow[]>;
   /** A validation run's results file (Parquet) under `location`; returns its path. */

@@ -3,10 +3,16 @@
 // rerun writes byte-identical files). Memory: at most `concurrency` pending results.
 
 /** Yields fn(item) for each item in input order, with at most `concurrency` calls running. */
-export async function* mapOrdered<T, R>(items: AsyncIterable<T> | Iterable<T>, concurrency: number, fn: (item: T) => Promise<R>): AsyncGenerator<R> {
+export async function* mapOrdered<T, R>(
+  items: AsyncIterable<T> | Iterable<T>,
+  concurrency: number,
+  fn: (item: T) => Promise<R>,
+): AsyncGenerator<R> {
   const limit = Math.max(1, Math.floor(concurrency));
   const window: Promise<R>[] = [];
-  const it = (Symbol.asyncIterator in Object(items) ? (items as AsyncIterable<T>)[Symbol.asyncIterator]() : (items as Iterable<T>)[Symbol.iterator]()) as AsyncIterator<T> | Iterator<T>;
+  const it = (
+    Symbol.asyncIterator in Object(items) ? (items as AsyncIterable<T>)[Symbol.asyncIterator]() : (items as Iterable<T>)[Symbol.iterator]()
+  ) as AsyncIterator<T> | Iterator<T>;
   let done = false;
   try {
     for (;;) {

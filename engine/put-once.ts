@@ -16,7 +16,13 @@ export async function putOnce(store: ObjectStore, path: string, bytes: Uint8Arra
   const info = await store.head(path);
   if (info.size === bytes.length) {
     const existing = await store.readRange(path, 0, info.size);
-    if (Buffer.compare(Buffer.from(existing.buffer, existing.byteOffset, existing.byteLength), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) === 0) return 'identical';
+    if (
+      Buffer.compare(
+        Buffer.from(existing.buffer, existing.byteOffset, existing.byteLength),
+        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      ) === 0
+    )
+      return 'identical';
   }
   throw new MigrationError(
     ErrorCode.STORAGE_PRECONDITION_FAILED,

@@ -61,7 +61,11 @@ function hmsRows(table: HiveTable, partitions: readonly HivePartition[]): number
 type Source = { readonly table: HiveTable; readonly partitions: readonly HivePartition[] };
 
 /** What our snapshot holds, read back from storage: its live data files and their Σ record_count. */
-async function readSnapshotFiles(store: ObjectStore, p: PreparedConversion, manifestList: string): Promise<{ files: FileFact[]; rows: number }> {
+async function readSnapshotFiles(
+  store: ObjectStore,
+  p: PreparedConversion,
+  manifestList: string,
+): Promise<{ files: FileFact[]; rows: number }> {
   const files: FileFact[] = [];
   let rows = 0;
   for (const m of await readManifestList(store, manifestList)) {
@@ -75,8 +79,16 @@ async function readSnapshotFiles(store: ObjectStore, p: PreparedConversion, mani
 }
 
 /** What storage holds, listed again, with footer record counts read again. */
-async function relist(store: ObjectStore, p: PreparedConversion, opts: ValidateOptions): Promise<{ listed: FileFact[]; skipped: SkippedFile[]; footerRows: number; bytes: number }> {
-  const readers: Record<string, FooterReader> = { PARQUET: new ParquetFooterReader(store), ORC: new OrcFooterReader(store), AVRO: new AvroFooterReader(store) };
+async function relist(
+  store: ObjectStore,
+  p: PreparedConversion,
+  opts: ValidateOptions,
+): Promise<{ listed: FileFact[]; skipped: SkippedFile[]; footerRows: number; bytes: number }> {
+  const readers: Record<string, FooterReader> = {
+    PARQUET: new ParquetFooterReader(store),
+    ORC: new OrcFooterReader(store),
+    AVRO: new AvroFooterReader(store),
+  };
   const listed: FileFact[] = [];
   const work: { path: string; size: number; index: number }[] = [];
   const skipped: SkippedFile[] = [];
@@ -94,7 +106,8 @@ async function relist(store: ObjectStore, p: PreparedConversion, opts: ValidateO
     const loc = p.locations[w.index];
     const reader = readers[loc?.format ?? 'PARQUET'];
     if (reader === undefined) throw new MigrationError(ErrorCode.INTERNAL, `no footer reader for ${loc?.format}`);
-    return (await reader.readStats(w.path, w.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })).recordCount;
+    return (await reader.readStats(w.path, w.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() }))
+      .recordCount;
   })) {
     footerRows += n;
   }
@@ -103,21 +116,44 @@ async function relist(store: ObjectStore, p: PreparedConversion, opts: ValidateO
 }
 
 /** The catalog entry must point at our metadata file, and its current snapshot be ours (when one is expected). */
-function catalogFindings(loaded: LoadedTable, p: PreparedConversion, catalogTable: string): { findings: ValidationFinding[]; ours: Snapshot | undefined } {
+function catalogFindings(
+  loaded: LoadedTable,
+  p: PreparedConversion,
+  catalogTable: string,
+): { findings: ValidationFinding[]; ours: Snapshot | undefined } {
   const findings: ValidationFinding[] = [];
   if (loaded.metadataLocation !== p.metadataLocation) {
-    findings.push({ code: ErrorCode.VALIDATION_CATALOG_MISMATCH, check: 'catalog', message: `${catalogTable} points at ${loaded.metadataLocation}, not at our ${p.metadataLocation}`, expected: p.metadataLocation, actual: loaded.metadataLocation });
+    findings.push({
+      code: ErrorCode.VALIDATION_CATALOG_MISMATCH,
+      check: 'catalog',
+      message: `${catalogTable} points at ${loaded.metadataLocation}, not at our ${p.metadataLocation}`,
+      expected: p.metadataLocation,
+      actual: loaded.metadataLocation,
+    });
   }
   const md = loaded.metadata;
   const ours = md.snapshots.find((s) => s.snapshotId === p.snapshotId);
   const expectSnapshot = md.snapshots.length > 0 || md.currentSnapshotId !== null ? p.snapshotId : null;
   if (expectSnapshot !== null && (ours === undefined || md.currentSnapshotId !== p.snapshotId)) {
-    findings.push({ code: ErrorCode.VALIDATION_CATALOG_MISMATCH, check: 'catalog', message: `current snapshot is ${String(md.currentSnapshotId)}, ours is ${p.snapshotId}`, expected: p.snapshotId.toString(), actual: String(md.currentSnapshotId) });
+    findings.push({
+      code: ErrorCode.VALIDATION_CATALOG_MISMATCH,
+      check: 'catalog',
+      message: `current snapshot is ${String(md.currentSnapshotId)}, ours is ${p.snapshotId}`,
+      expected: p.snapshotId.toString(),
+      actual: String(md.currentSnapshotId),
+    });
   }
   return { findings, ours };
 }
 
-export async function validateConversion(store: ObjectStore, catalog: IcebergCatalog, ident: TableIdent, p: PreparedConversion, source: Source, opts: ValidateOptions = {}): Promise<ValidationEvidence> {
+export async function validateConversion(
+  store: ObjectStore,
+  catalog: IcebergCatalog,
+  ident: TableIdent,
+  p: PreparedConversion,
+  source: Source,
+  opts: ValidateOptions = {},
+): Promise<ValidationEvidence> {
   const catalogTable = `${catalog.name}:${formatTableIdent(ident)}`;
   const base = { table: p.source, catalogTable };
   let loaded;
@@ -125,8 +161,23 @@ export async function validateConversion(store: ObjectStore, catalog: IcebergCat
     loaded = await catalog.loadTable(ident);
   } catch (e) {
     if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_NOT_FOUND) {
-      const f: ValidationFinding = { code: ErrorCode.VALIDATION_CATALOG_MISMATCH, check: 'catalog', message: `${catalogTable} is not registered`, expected: p.metadataLocation, actual: 'absent' };
-      return { ...base, ok: false, metadataLocation: null, snapshotId: null, rows: { footers: 0, snapshotTotal: null, manifests: 0 }, files: { listed: 0, inManifests: 0, bytes: 0 }, skipped: [], findings: [f] };
+      const f: ValidationFinding = {
+        code: ErrorCode.VALIDATION_CATALOG_MISMATCH,
+        check: 'catalog',
+        message: `${catalogTable} is not registered`,
+        expected: p.metadataLocation,
+        actual: 'absent',
+      };
+      return {
+        ...base,
+        ok: false,
+        metadataLocation: null,
+        snapshotId: null,
+        rows: { footers: 0, snapshotTotal: null, manifests: 0 },
+        files: { listed: 0, inManifests: 0, bytes: 0 },
+        skipped: [],
+        findings: [f],
+      };
     }
     throw e;
   }
@@ -140,9 +191,19 @@ export async function validateConversion(store: ObjectStore, catalog: IcebergCat
   const files = compareFiles(types, listed, inSnapshot.files);
   findings.push(...files.findings);
   const hms = hmsRows(source.table, source.partitions);
-  const rows = { footers: footerRows, snapshotTotal: ours === undefined ? (listed.length === 0 ? null : 0) : snapshotTotal, manifests: inSnapshot.rows, ...(hms === undefined ? {} : { hms }) };
+  const rows = {
+    footers: footerRows,
+    snapshotTotal: ours === undefined ? (listed.length === 0 ? null : 0) : snapshotTotal,
+    manifests: inSnapshot.rows,
+    ...(hms === undefined ? {} : { hms }),
+  };
   findings.push(...compareRowCounts(rows));
-  findings.push(...compareSchema([...source.table.sd.columns, ...source.table.partitionKeys].map((c) => c.name), md.schemas.find((s) => s.schemaId === md.currentSchemaId) ?? p.schema));
+  findings.push(
+    ...compareSchema(
+      [...source.table.sd.columns, ...source.table.partitionKeys].map((c) => c.name),
+      md.schemas.find((s) => s.schemaId === md.currentSchemaId) ?? p.schema,
+    ),
+  );
   return {
     ...base,
     ok: findings.length === 0,

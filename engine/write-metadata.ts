@@ -94,13 +94,23 @@ function putOnceOutput(store: ObjectStore, path: string, written: WrittenFile[])
 
 function defaultFooters(store: ObjectStore): Record<DataFileFormat, FooterReader> {
   // Parquet's decode + metrics mapping run on the footer threads when there are any (HIM_FOOTER_THREADS).
-  return { PARQUET: new ParquetFooterReader(store, DEFAULT_TAIL_BYTES, sharedFooterThreads()), ORC: new OrcFooterReader(store), AVRO: new AvroFooterReader(store) };
+  return {
+    PARQUET: new ParquetFooterReader(store, DEFAULT_TAIL_BYTES, sharedFooterThreads()),
+    ORC: new OrcFooterReader(store),
+    AVRO: new AvroFooterReader(store),
+  };
 }
 
 /** Listing of every location of the table, in location order; our own metadata directory is not data. */
-export async function* listTableFiles(store: ObjectStore, p: PreparedConversion, opts: Pick<WriteOptions, 'listConcurrency' | 'recursive'>): AsyncGenerator<LocationListing> {
+export async function* listTableFiles(
+  store: ObjectStore,
+  p: PreparedConversion,
+  opts: Pick<WriteOptions, 'listConcurrency' | 'recursive'>,
+): AsyncGenerator<LocationListing> {
   const own = p.metadataDir.replace(/\/$/, '');
-  for await (const l of mapOrdered(p.locations, opts.listConcurrency ?? 8, (loc) => listPartition(store, loc.location, loc.index, { recursive: opts.recursive ?? false }))) {
+  for await (const l of mapOrdered(p.locations, opts.listConcurrency ?? 8, (loc) =>
+    listPartition(store, loc.location, loc.index, { recursive: opts.recursive ?? false }),
+  )) {
     // Plain loops (a filter() result's elements kind differs once optimized: a deopt in the consumer).
     const files: ObjectInfo[] = [];
     for (const f of l.files) if (!f.path.startsWith(p.metadataDir)) files.push(f);
@@ -127,15 +137,33 @@ export async function writeIcebergMetadata(store: ObjectStore, p: PreparedConver
 }
 
 /** The manifest list (only when there are data files), then metadata.json, both created once. */
-async function writeSnapshot(store: ObjectStore, p: PreparedConversion, result: ManifestWriteResult, aliases: ReadonlyMap<number, string[]>, written: WrittenFile[]): Promise<{ snapshot: InitialSnapshotInput | undefined; metadata: TableMetadata }> {
+async function writeSnapshot(
+  store: ObjectStore,
+  p: PreparedConversion,
+  result: ManifestWriteResult,
+  aliases: ReadonlyMap<number, string[]>,
+  written: WrittenFile[],
+): Promise<{ snapshot: InitialSnapshotInput | undefined; metadata: TableMetadata }> {
   let snapshot;
   if (result.dataFiles > 0) {
     const entries = result.manifests.map((m) => addedManifestEntry(m, p.snapshotId, 1));
-    await writeManifestList({ path: p.manifestListPath, file: putOnceOutput(store, p.manifestListPath, written), snapshotId: p.snapshotId, parentSnapshotId: null, sequenceNumber: 1, manifests: entries });
+    await writeManifestList({
+      path: p.manifestListPath,
+      file: putOnceOutput(store, p.manifestListPath, written),
+      snapshotId: p.snapshotId,
+      parentSnapshotId: null,
+      sequenceNumber: 1,
+      manifests: entries,
+    });
     snapshot = {
       snapshotId: p.snapshotId,
       manifestList: p.manifestListPath,
-      totals: { addedDataFiles: result.dataFiles, addedRecords: result.records, addedFilesSize: result.filesSize, changedPartitionCount: result.changedPartitions },
+      totals: {
+        addedDataFiles: result.dataFiles,
+        addedRecords: result.records,
+        addedFilesSize: result.filesSize,
+        changedPartitionCount: result.changedPartitions,
+      },
       summaryExtra: { 'engine-name': 'hms-iceberg-migrator', 'him.source.hms-table': p.source },
     };
   }
@@ -168,7 +196,11 @@ async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOp
       progress.filesListed += l.files.length;
       const sub = l.findings.find((f) => f.code === ListingFindingCode.LISTING_SUBDIRECTORY);
       if (sub !== undefined) {
-        throw new MigrationError(ErrorCode.CONVERT_SUBDIRECTORY, `${p.source}: ${sub.path} is a sub-directory of ${l.location}; its files would be left out of the Iceberg table (skewed or list-bucketed data?). Rewrite the table, or convert with recursive listing if every file belongs to this partition.`, { table: p.source, location: l.location, path: sub.path });
+        throw new MigrationError(
+          ErrorCode.CONVERT_SUBDIRECTORY,
+          `${p.source}: ${sub.path} is a sub-directory of ${l.location}; its files would be left out of the Iceberg table (skewed or list-bucketed data?). Rewrite the table, or convert with recursive listing if every file belongs to this partition.`,
+          { table: p.source, location: l.location, path: sub.path },
+        );
       }
       findings.push(...l.findings);
       for (const info of l.files) yield { info, index: l.index };

@@ -32,7 +32,14 @@ export interface NightlyResult {
 
 type Checked = { tableId: string; status: 'validated' | 'drifted' | 'failed' };
 
-export const nightlyStatusQuery = defineQuery<{ runId: string; tables: number; checked: number; validated: number; drifted: number; failed: number }>('validationStatus');
+export const nightlyStatusQuery = defineQuery<{
+  runId: string;
+  tables: number;
+  checked: number;
+  validated: number;
+  drifted: number;
+  failed: number;
+}>('validationStatus');
 
 export async function nightlyValidationWorkflow(input: NightlyInput): Promise<NightlyResult> {
   const { short, long } = activities(input.timeouts);
@@ -44,16 +51,31 @@ export async function nightlyValidationWorkflow(input: NightlyInput): Promise<Ni
   const counts = { validated: 0, drifted: 0, failed: 0, ...input.counts };
   let cursor = input.cursor ?? 0;
   const window = new SlidingWindow<Checked>(windowLimit(input.concurrency, 16));
-  setHandler(nightlyStatusQuery, () => ({ runId, tables: scope.tables.length, checked: counts.validated + counts.drifted + counts.failed, ...counts }));
-  upsertSearchAttributes([{ key: SA.plan, value: planId(input.planHash) }, { key: SA.team, value: scope.teams }, { key: SA.status, value: 'running' }]);
+  setHandler(nightlyStatusQuery, () => ({
+    runId,
+    tables: scope.tables.length,
+    checked: counts.validated + counts.drifted + counts.failed,
+    ...counts,
+  }));
+  upsertSearchAttributes([
+    { key: SA.plan, value: planId(input.planHash) },
+    { key: SA.team, value: scope.teams },
+    { key: SA.status, value: 'running' },
+  ]);
   const settle = async (): Promise<void> => void counts[(await window.next()).status]++;
   while (cursor < scope.tables.length || window.size > 0) {
     while (cursor < scope.tables.length && !window.full) {
       const tableId = scope.tables[cursor++] as string;
-      window.add(tableId, long.checkTable(input.planHash, tableId, runId), (e) => ({ tableId, status: 'failed', codes: [failureOf(e).code] }) as Checked);
+      window.add(
+        tableId,
+        long.checkTable(input.planHash, tableId, runId),
+        (e) => ({ tableId, status: 'failed', codes: [failureOf(e).code] }) as Checked,
+      );
     }
     await settle();
-    setCurrentDetails(`Validating plan \`${planId(input.planHash)}\`: ${counts.validated + counts.drifted + counts.failed}/${scope.tables.length} tables · ${counts.drifted} drifted · ${counts.failed} failed`);
+    setCurrentDetails(
+      `Validating plan \`${planId(input.planHash)}\`: ${counts.validated + counts.drifted + counts.failed}/${scope.tables.length} tables · ${counts.drifted} drifted · ${counts.failed} failed`,
+    );
     if (workflowInfo().continueAsNewSuggested && cursor < scope.tables.length) {
       while (window.size > 0) await settle();
       await continueAsNew<typeof nightlyValidationWorkflow>({ ...input, cursor, counts, runId });
@@ -63,5 +85,14 @@ export async function nightlyValidationWorkflow(input: NightlyInput): Promise<Ni
   const status = published.status as NightlyResult['status'];
   upsertSearchAttributes([{ key: SA.status, value: status }]);
   setCurrentDetails(published.summary);
-  return { planHash: input.planHash, runId, status, tables: scope.tables.length, counts, results: published.results, report: published.report, previousRunId };
+  return {
+    planHash: input.planHash,
+    runId,
+    status,
+    tables: scope.tables.length,
+    counts,
+    results: published.results,
+    report: published.report,
+    previousRunId,
+  };
 }

@@ -1,7 +1,19 @@
 // A plan: its waves in order, each behind an approval gate, as child waveWorkflows. It always
 // ends: a wave child that ends without a result fails the plan with the reason; `cancel` (signal)
 // cancels the running wave — its tables in flight compensate — and ends the plan `cancelled`.
-import { CancellationScope, ChildWorkflowCancellationType, condition, defineQuery, defineSignal, defineUpdate, executeChild, isCancellation, ParentClosePolicy, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  executeChild,
+  isCancellation,
+  ParentClosePolicy,
+  setCurrentDetails,
+  setHandler,
+} from '@temporalio/workflow';
 import type { PlanOutline } from '../activities/index';
 import type { Timeouts } from './common';
 import { activities, failureOf, planId, refusal, SA, waveWorkflowId } from './common';
@@ -79,7 +91,9 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
     current = w.number;
     if (!input.autoApprove && !approved.has(w.number)) {
       state = 'waiting-approval';
-      setCurrentDetails(`Waiting for approval of wave ${w.number} (${w.tables} tables; teams ${w.teams.join(', ')}): \`migrate approve ${planId(input.planHash)} --wave ${w.number}\``);
+      setCurrentDetails(
+        `Waiting for approval of wave ${w.number} (${w.tables} tables; teams ${w.teams.join(', ')}): \`migrate approve ${planId(input.planHash)} --wave ${w.number}\``,
+      );
       await condition(() => approved.has(w.number) || cancelled);
     } else if (input.autoApprove && !approved.has(w.number)) {
       approved.add(w.number);
@@ -118,7 +132,12 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
 type OutlineWave = PlanOutline['waves'][number];
 
 /** The wave child; a wave that ends without a result (terminated, failed) becomes a reason. */
-async function runWave(input: MigrationInput, outline: PlanOutline, w: OutlineWave, scope: CancellationScope): Promise<WaveResult | { reason: string }> {
+async function runWave(
+  input: MigrationInput,
+  outline: PlanOutline,
+  w: OutlineWave,
+  scope: CancellationScope,
+): Promise<WaveResult | { reason: string }> {
   try {
     return await scope.run(() =>
       executeChild(waveWorkflow, {
@@ -137,9 +156,12 @@ async function runWave(input: MigrationInput, outline: PlanOutline, w: OutlineWa
       }),
     );
   } catch (e) {
-    if (isCancellation(e)) return { wave: w.number, tables: w.tables, migrated: 0, skipped: 0, failed: [], notStarted: w.tables, status: 'cancelled' };
+    if (isCancellation(e))
+      return { wave: w.number, tables: w.tables, migrated: 0, skipped: 0, failed: [], notStarted: w.tables, status: 'cancelled' };
     const f = failureOf(e);
-    return { reason: `wave ${w.number} workflow ended without a result (${f.code}: ${f.message}); its tables' state is in migrate status and migrate repair` };
+    return {
+      reason: `wave ${w.number} workflow ended without a result (${f.code}: ${f.message}); its tables' state is in migrate status and migrate repair`,
+    };
   }
 }
 
@@ -147,7 +169,13 @@ async function runWave(input: MigrationInput, outline: PlanOutline, w: OutlineWa
  * Approvals: an unknown wave or one that already ran is refused with a coded failure; approving
  * twice answers `already`; approving a wave behind one still waiting is a pre-approval (`early`).
  */
-function registerApprove(input: MigrationInput, outline: PlanOutline, approved: Set<number>, results: readonly WaveResult[], current: () => number | null): void {
+function registerApprove(
+  input: MigrationInput,
+  outline: PlanOutline,
+  approved: Set<number>,
+  results: readonly WaveResult[],
+  current: () => number | null,
+): void {
   const { short } = activities(input.timeouts);
   const sorted = (): number[] => [...approved].sort((a, b) => a - b);
   setHandler(
@@ -161,9 +189,14 @@ function registerApprove(input: MigrationInput, outline: PlanOutline, approved: 
     },
     {
       validator: ({ wave, by }) => {
-        if (!outline.waves.some((w) => w.number === wave)) throw refusal('WAVE_UNKNOWN', `plan ${planId(input.planHash)} has no wave ${wave} (waves: ${outline.waves.map((w) => w.number).join(', ')})`);
+        if (!outline.waves.some((w) => w.number === wave))
+          throw refusal(
+            'WAVE_UNKNOWN',
+            `plan ${planId(input.planHash)} has no wave ${wave} (waves: ${outline.waves.map((w) => w.number).join(', ')})`,
+          );
         if (typeof by !== 'string' || by.trim() === '') throw refusal('USAGE', 'approval needs the approver (by)');
-        if (results.some((r) => r.wave === wave)) throw refusal('WAVE_ALREADY_RAN', `wave ${wave} of plan ${planId(input.planHash)} already ran`);
+        if (results.some((r) => r.wave === wave))
+          throw refusal('WAVE_ALREADY_RAN', `wave ${wave} of plan ${planId(input.planHash)} already ran`);
       },
     },
   );

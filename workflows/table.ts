@@ -22,14 +22,20 @@ export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
   const ref = { planHash: input.planHash, tableId: input.tableId };
   const t = input.tableId;
   const undo: Undo[] = [];
-  const deleteOurs: Undo = { what: 'delete our metadata', run: () => short.deleteMetadata.executeWithOptions({ ...o.short, summary: `undo: delete our metadata of ${t}` }, [ref]) };
+  const deleteOurs: Undo = {
+    what: 'delete our metadata',
+    run: () => short.deleteMetadata.executeWithOptions({ ...o.short, summary: `undo: delete our metadata of ${t}` }, [ref]),
+  };
   try {
     // Each step carries a one-line summary for the Temporal UI's event history and timeline.
     // Since 0.2 the original is saved inside the write step (one workflow task fewer per table);
     // histories recorded before that keep the two-step path.
     if (patched('save-original-in-write-step')) {
       undo.push(deleteOurs);
-      const w = await long.saveOriginalAndWrite.executeWithOptions({ ...o.long, summary: `save HMS original; list, read footers, write manifests + metadata.json for ${t}` }, [ref]);
+      const w = await long.saveOriginalAndWrite.executeWithOptions(
+        { ...o.long, summary: `save HMS original; list, read footers, write manifests + metadata.json for ${t}` },
+        [ref],
+      );
       if (w.view) {
         await short.markSkipped(ref, 'VIEW');
         return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
@@ -41,9 +47,14 @@ export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
         return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
       }
       undo.push(deleteOurs);
-      await long.writeMetadata.executeWithOptions({ ...o.long, summary: `list, read footers, write manifests + metadata.json for ${t}` }, [ref]);
+      await long.writeMetadata.executeWithOptions({ ...o.long, summary: `list, read footers, write manifests + metadata.json for ${t}` }, [
+        ref,
+      ]);
     }
-    undo.push({ what: 'unregister', run: () => short.unregisterTable.executeWithOptions({ ...o.short, summary: `undo: unregister ${t} (no purge)` }, [ref]) });
+    undo.push({
+      what: 'unregister',
+      run: () => short.unregisterTable.executeWithOptions({ ...o.short, summary: `undo: unregister ${t} (no purge)` }, [ref]),
+    });
     await short.registerTable.executeWithOptions({ ...o.short, summary: `register ${t} in the catalog` }, [ref]);
     await long.validateTable.executeWithOptions({ ...o.long, summary: `validate ${t}: rows, files, schema` }, [ref]);
     return { tableId: input.tableId, status: 'migrated' };
@@ -68,7 +79,10 @@ async function compensate(input: TableInput, undo: readonly Undo[], f: { code: s
     }
   }
   const code = incomplete.length === 0 ? f.code : 'COMPENSATION_INCOMPLETE';
-  const message = incomplete.length === 0 ? f.message : `${f.code}: ${f.message} — then the undo could not finish (${incomplete.join('; ')}); run migrate repair ${input.planHash.slice(0, 12)}`;
+  const message =
+    incomplete.length === 0
+      ? f.message
+      : `${f.code}: ${f.message} — then the undo could not finish (${incomplete.join('; ')}); run migrate repair ${input.planHash.slice(0, 12)}`;
   await short.markFailed.executeWithOptions({ ...o.short, summary: `${input.tableId} failed: ${code}` }, [ref, code, message]);
   return { tableId: input.tableId, status: 'failed', code, message };
 }

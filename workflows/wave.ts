@@ -2,7 +2,19 @@
 // history grows large. It always ends: a child that fails, is terminated or times out counts as a
 // failed table (its state record says so), and a cancelled wave starts nothing new, lets the tables
 // in flight run their compensations, and ends `cancelled`.
-import { CancellationScope, ChildWorkflowCancellationType, continueAsNew, defineQuery, isCancellation, ParentClosePolicy, setCurrentDetails, setHandler, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  continueAsNew,
+  defineQuery,
+  isCancellation,
+  ParentClosePolicy,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { TableOutcome } from '../activities/index';
 import type { Timeouts } from './common';
 import { activities, failureOf, planId, SA, tableWorkflowId } from './common';
@@ -57,7 +69,16 @@ export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
   setHandler(waveStatusQuery, () => ({ wave: input.wave, tables: tables.length, done, failed: failed.length, running: window.size }));
   upsertSearchAttributes([{ key: SA.status, value: 'running' }]);
   const details = (): void =>
-    setCurrentDetails(`**Wave ${input.wave}** of plan \`${planId(input.planHash)}\`\n\n| tables | migrated | views (unchanged) | failed | running |\n|---|---|---|---|---|\n| ${tables.length} | ${done - failed.length - skipped} | ${skipped} | ${failed.length} | ${window.size} |\n${failed.length > 0 ? `\nFailed: ${failed.slice(0, 20).map((f) => `\`${f.tableId}\` (${f.code})`).join(', ')}\n` : ''}`);
+    setCurrentDetails(
+      `**Wave ${input.wave}** of plan \`${planId(input.planHash)}\`\n\n| tables | migrated | views (unchanged) | failed | running |\n|---|---|---|---|---|\n| ${tables.length} | ${done - failed.length - skipped} | ${skipped} | ${failed.length} | ${window.size} |\n${
+        failed.length > 0
+          ? `\nFailed: ${failed
+              .slice(0, 20)
+              .map((f) => `\`${f.tableId}\` (${f.code})`)
+              .join(', ')}\n`
+          : ''
+      }`,
+    );
   const settle = async (r: TableOutcome): Promise<void> => {
     done++;
     if (r.status === 'failed') failed.push({ tableId: r.tableId, code: r.code });
@@ -101,5 +122,13 @@ export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
   upsertSearchAttributes([{ key: SA.status, value: status }]);
   details();
   const notStarted = tables.length - cursor;
-  return { wave: input.wave, tables: tables.length, migrated: done - failed.length - skipped, skipped, failed, ...(notStarted > 0 ? { notStarted } : {}), status };
+  return {
+    wave: input.wave,
+    tables: tables.length,
+    migrated: done - failed.length - skipped,
+    skipped,
+    failed,
+    ...(notStarted > 0 ? { notStarted } : {}),
+    status,
+  };
 }

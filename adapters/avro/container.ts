@@ -42,7 +42,8 @@ export function avroType(schema: AvroSchema): avro.Type {
   // times), which avsc would otherwise build as its number-only long.
   return avro.Type.forSchema(schema as avro.Schema, {
     registry: { long: bigLong },
-    typeHook: (s) => (typeof s === 'object' && s !== null && !Array.isArray(s) && (s as { type?: unknown }).type === 'long' ? bigLong : undefined),
+    typeHook: (s) =>
+      typeof s === 'object' && s !== null && !Array.isArray(s) && (s as { type?: unknown }).type === 'long' ? bigLong : undefined,
   });
 }
 
@@ -103,7 +104,12 @@ export class AvroContainerWriter {
     try {
       buf = this.type.toBuffer(record);
     } catch (e) {
-      throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, `cannot encode an Avro record: ${(e as Error).message}`, {}, { cause: e });
+      throw new MigrationError(
+        ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED,
+        `cannot encode an Avro record: ${(e as Error).message}`,
+        {},
+        { cause: e },
+      );
     }
     await this.appendEncoded((out) => out.raw(buf));
   }
@@ -142,7 +148,9 @@ export class AvroContainerWriter {
     await this.flushBlock();
     const { length } = await this.out.close();
     if (length !== this.written) {
-      throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, `output reported ${length} bytes, ${this.written} were written`, { path: null });
+      throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, `output reported ${length} bytes, ${this.written} were written`, {
+        path: null,
+      });
     }
     return { length };
   }

@@ -157,7 +157,10 @@ export const metricsMap = {
 } as const;
 
 type Metrics = Pick<DataFile, 'columnSizes' | 'valueCounts' | 'nullValueCounts' | 'nanValueCounts' | 'lowerBounds' | 'upperBounds'>;
-const long = (out: AvroBytes) => (v: number): void => out.long(v);
+const long =
+  (out: AvroBytes) =>
+  (v: number): void =>
+    out.long(v);
 
 /**
  * manifest_entry's column_sizes, value_counts, null_value_counts, nan_value_counts, lower_bounds and
@@ -192,7 +195,8 @@ export function encodeAddedEntry(out: AvroBytes, f: DataFile, partition: Uint8Ar
     out.long(f.recordCount);
     out.long(f.fileSizeInBytes);
     if (f.encodedMetrics === undefined) encodeMetrics(out, f);
-    else if (f.columnSizes ?? f.valueCounts ?? f.nullValueCounts ?? f.nanValueCounts ?? f.lowerBounds ?? f.upperBounds) throw new Error('encoded metrics and metric maps together');
+    else if (f.columnSizes ?? f.valueCounts ?? f.nullValueCounts ?? f.nanValueCounts ?? f.lowerBounds ?? f.upperBounds)
+      throw new Error('encoded metrics and metric maps together');
     else out.raw(f.encodedMetrics);
     if (f.keyMetadata === undefined) out.long(NULL_BRANCH);
     else {
@@ -208,6 +212,11 @@ export function encodeAddedEntry(out: AvroBytes, f: DataFile, partition: Uint8Ar
     }
     out.long(NULL_BRANCH); // referenced_data_file
   } catch (e) {
-    throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, `cannot encode the manifest entry of ${f.filePath}: ${(e as Error).message}`, { file: f.filePath }, { cause: e });
+    throw new MigrationError(
+      ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED,
+      `cannot encode the manifest entry of ${f.filePath}: ${(e as Error).message}`,
+      { file: f.filePath },
+      { cause: e },
+    );
   }
 }

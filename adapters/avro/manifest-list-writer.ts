@@ -31,10 +31,15 @@ const buf = (b: Uint8Array | undefined): Buffer | null => (b === undefined ? nul
 
 /** Write the manifest list; returns its exact length. */
 export async function writeManifestList(input: ManifestListInput): Promise<{ length: number }> {
-  const writer = new AvroContainerWriter(input.file, manifestFileSchema(), manifestListMetadata(input.snapshotId, input.parentSnapshotId, input.sequenceNumber), {
-    path: input.path,
-    codec: input.codec ?? 'deflate',
-  });
+  const writer = new AvroContainerWriter(
+    input.file,
+    manifestFileSchema(),
+    manifestListMetadata(input.snapshotId, input.parentSnapshotId, input.sequenceNumber),
+    {
+      path: input.path,
+      codec: input.codec ?? 'deflate',
+    },
+  );
   for (const m of input.manifests) {
     await writer.append({
       manifest_path: m.path,
@@ -50,7 +55,12 @@ export async function writeManifestList(input: ManifestListInput): Promise<{ len
       added_rows_count: m.addedRowsCount,
       existing_rows_count: m.existingRowsCount,
       deleted_rows_count: m.deletedRowsCount,
-      partitions: m.partitions.map((p) => ({ contains_null: p.containsNull, contains_nan: p.containsNan, lower_bound: buf(p.lowerBound), upper_bound: buf(p.upperBound) })),
+      partitions: m.partitions.map((p) => ({
+        contains_null: p.containsNull,
+        contains_nan: p.containsNan,
+        lower_bound: buf(p.lowerBound),
+        upper_bound: buf(p.upperBound),
+      })),
       key_metadata: null,
     });
   }

@@ -76,7 +76,8 @@ export async function readManifest(store: ObjectStore, path: string, schema: Sch
   return c.records.map((r) => {
     const e = r as { status: number; data_file: Record<string, unknown> };
     const df = e.data_file;
-    if (df === undefined) throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `${path}: manifest entry without data_file`, { path });
+    if (df === undefined)
+      throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `${path}: manifest entry without data_file`, { path });
     const part = (df.partition ?? {}) as Record<string, unknown>;
     return {
       status: e.status,

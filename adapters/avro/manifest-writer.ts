@@ -65,7 +65,11 @@ function partitionAvroValue(type: PrimitiveType, v: PrimitiveValue): unknown {
 /** The r102 partition record of one tuple, validated (ICEBERG_VALUE_INVALID names file and field). */
 function partitionRecordValue(f: DataFile, parts: readonly { name: string; type: PrimitiveType }[]): Record<string, unknown> {
   if (f.partition.length !== parts.length) {
-    throw new MigrationError(ErrorCode.ICEBERG_VALUE_INVALID, `data file ${f.filePath} has ${f.partition.length} partition values, the spec has ${parts.length}`, { file: f.filePath });
+    throw new MigrationError(
+      ErrorCode.ICEBERG_VALUE_INVALID,
+      `data file ${f.filePath} has ${f.partition.length} partition values, the spec has ${parts.length}`,
+      { file: f.filePath },
+    );
   }
   const partition: Record<string, unknown> = {};
   parts.forEach((p, i) => {
@@ -73,7 +77,12 @@ function partitionRecordValue(f: DataFile, parts: readonly { name: string; type:
     try {
       partition[p.name] = v === null || v === undefined ? null : partitionAvroValue(p.type, v);
     } catch (e) {
-      throw new MigrationError(ErrorCode.ICEBERG_VALUE_INVALID, `data file ${f.filePath}: partition value of '${p.name}': ${(e as Error).message}`, { file: f.filePath, field: p.name }, { cause: e });
+      throw new MigrationError(
+        ErrorCode.ICEBERG_VALUE_INVALID,
+        `data file ${f.filePath}: partition value of '${p.name}': ${(e as Error).message}`,
+        { file: f.filePath, field: p.name },
+        { cause: e },
+      );
     }
   });
   return partition;
@@ -90,7 +99,11 @@ interface EncodedPartition {
  * The encoder of r102 partition records: files of one location share their partition tuple (the
  * same array), so each tuple is validated and encoded once.
  */
-function partitionEncoder(schema: Schema, spec: PartitionSpec, parts: readonly { name: string; type: PrimitiveType }[]): (f: DataFile) => EncodedPartition {
+function partitionEncoder(
+  schema: Schema,
+  spec: PartitionSpec,
+  parts: readonly { name: string; type: PrimitiveType }[],
+): (f: DataFile) => EncodedPartition {
   const type = avroType(partitionRecord(schema, spec));
   const encoded = new WeakMap<readonly unknown[], EncodedPartition>();
   return (f) => {
@@ -101,7 +114,12 @@ function partitionEncoder(schema: Schema, spec: PartitionSpec, parts: readonly {
     try {
       bytes = type.toBuffer(value);
     } catch (e) {
-      throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, `cannot encode the partition of ${f.filePath}: ${(e as Error).message}`, { file: f.filePath }, { cause: e });
+      throw new MigrationError(
+        ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED,
+        `cannot encode the partition of ${f.filePath}: ${(e as Error).message}`,
+        { file: f.filePath },
+        { cause: e },
+      );
     }
     const out = { key: partitionKey(f.partition), bytes };
     encoded.set(f.partition, out);
@@ -130,9 +148,14 @@ interface Open {
 }
 
 /** Write every data file of `files` into one or more manifests; returns them in write order. */
-export async function writeManifests(files: AsyncIterable<DataFile> | Iterable<DataFile>, opts: ManifestWriterOptions): Promise<ManifestWriteResult> {
+export async function writeManifests(
+  files: AsyncIterable<DataFile> | Iterable<DataFile>,
+  opts: ManifestWriterOptions,
+): Promise<ManifestWriteResult> {
   if (!Number.isInteger(opts.maxEntriesPerManifest) || opts.maxEntriesPerManifest < 1) {
-    throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, 'maxEntriesPerManifest must be a positive integer', { maxEntriesPerManifest: opts.maxEntriesPerManifest });
+    throw new MigrationError(ErrorCode.ICEBERG_MANIFEST_WRITE_FAILED, 'maxEntriesPerManifest must be a positive integer', {
+      maxEntriesPerManifest: opts.maxEntriesPerManifest,
+    });
   }
   const types = partitionType(opts.schema, opts.spec);
   const parts = types.map(({ field, type }) => ({ name: avroName(field.name), type }));
@@ -148,7 +171,14 @@ export async function writeManifests(files: AsyncIterable<DataFile> | Iterable<D
 
   const finish = async (m: Open): Promise<void> => {
     const { length } = await m.writer.close();
-    manifests.push({ path: m.path, length, partitionSpecId: opts.spec.specId, addedFilesCount: m.files, addedRowsCount: m.rows, partitions: m.summary.build() });
+    manifests.push({
+      path: m.path,
+      length,
+      partitionSpecId: opts.spec.specId,
+      addedFilesCount: m.files,
+      addedRowsCount: m.rows,
+      partitions: m.summary.build(),
+    });
   };
 
   for await (const f of files) {
@@ -177,5 +207,9 @@ export async function writeManifests(files: AsyncIterable<DataFile> | Iterable<D
 
 function partitionKey(values: readonly (PrimitiveValue | null)[]): string {
   // One type per position, so the text of a value identifies it (a long given as 1 or 1n is the same).
-  return JSON.stringify(values.map((v) => (v === null ? null : v instanceof Uint8Array ? `b:${Buffer.from(v).toString('hex')}` : Object.is(v, -0) ? '-0' : String(v))));
+  return JSON.stringify(
+    values.map((v) =>
+      v === null ? null : v instanceof Uint8Array ? `b:${Buffer.from(v).toString('hex')}` : Object.is(v, -0) ? '-0' : String(v),
+    ),
+  );
 }

@@ -19,7 +19,12 @@ import type { PrimitiveType, Schema } from '../../core/iceberg/types';
 export type AvroSchema = string | Record<string, unknown> | AvroSchema[];
 
 const field = (name: string, type: AvroSchema, id: number): Record<string, unknown> => ({ name, type, 'field-id': id });
-const optional = (name: string, type: AvroSchema, id: number): Record<string, unknown> => ({ name, type: ['null', type], default: null, 'field-id': id });
+const optional = (name: string, type: AvroSchema, id: number): Record<string, unknown> => ({
+  name,
+  type: ['null', type],
+  default: null,
+  'field-id': id,
+});
 
 /** Array of k/v records standing for map<int, V> (AvroSchemaUtil.createMap). */
 function intMap(keyId: number, valueId: number, value: AvroSchema): Record<string, unknown> {
@@ -93,7 +98,9 @@ export function partitionRecord(schema: Schema, spec: PartitionSpec): Record<str
   return {
     type: 'record',
     name: AvroRecordName.PARTITION,
-    fields: partitionType(schema, spec).map(({ field: f, type }) => optional(avroName(f.name), primitiveAvro(type, defined, f.fieldId), f.fieldId)),
+    fields: partitionType(schema, spec).map(({ field: f, type }) =>
+      optional(avroName(f.name), primitiveAvro(type, defined, f.fieldId), f.fieldId),
+    ),
   };
 }
 

@@ -16,25 +16,47 @@
 //     Every step checks what HMS holds first, so a crash between two steps resumes on the next call.
 // Data files are never touched: drops always send deleteData=false, and the rename happens only on
 // an EXTERNAL table (HMS moves the directory of a renamed MANAGED table).
-import type { HiveOriginalPlace, IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
+import type {
+  HiveOriginalPlace,
+  IcebergCatalog,
+  LoadedTable,
+  Namespace,
+  RegisterOutcome,
+  TableIdent,
+  UnregisterOutcome,
+} from '../../core/catalog/catalog';
 import { HIVE_ORIGINAL_UNTOUCHED, existingEntryOutcome, formatTableIdent } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { HiveTable } from '../../core/hive/model';
 import { fromMetadataJson } from '../../core/iceberg/metadata-json';
-import { canonicalJson } from '../../core/plan/hash';
-import type { IcebergType } from '../../core/iceberg/types';
 import type { ObjectStore } from '../../core/storage/object-store';
 import type { ThriftHmsReader } from '../hms/thrift/reader';
 import type { ThriftHmsWriter } from '../hms/thrift/writer';
+import {
+  EXPECTED_PARAMETER_KEY,
+  EXPECTED_PARAMETER_VALUE,
+  comparable,
+  externalized,
+  fromAside,
+  icebergForm,
+  isExternal,
+  isIceberg,
+  isOriginal,
+  newIcebergTable,
+  originalAsideName,
+} from './hive-forms';
 
-export const ICEBERG_TABLE_TYPE = 'ICEBERG';
-const FILE_INPUT = 'org.apache.hadoop.mapred.FileInputFormat';
-const FILE_OUTPUT = 'org.apache.hadoop.mapred.FileOutputFormat';
-const LAZY_SIMPLE = 'org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe';
-
-/** HMS answers 4.x alter_table with an EnvironmentContext check of one parameter (HIVE-26882). */
-export const EXPECTED_PARAMETER_KEY = 'expected_parameter_key';
-export const EXPECTED_PARAMETER_VALUE = 'expected_parameter_value';
+// The forms are hive-forms.ts's; re-exported for this catalog's callers.
+export {
+  EXPECTED_PARAMETER_KEY,
+  EXPECTED_PARAMETER_VALUE,
+  ICEBERG_TABLE_TYPE,
+  ORIGINAL_SUFFIX,
+  externalized,
+  fromAside,
+  icebergForm,
+  originalAsideName,
+} from './hive-forms';
 
 export interface HiveCatalogOptions {
   readonly name: string;
@@ -48,55 +70,6 @@ export interface HiveCatalogOptions {
   readonly mode?: 'register' | 'in-place';
   /** What close() releases (connections and stores opened for this catalog); none by default. */
   readonly onClose?: () => Promise<void>;
-}
-
-const isIceberg = (t: HiveTable): boolean => (t.parameters.table_type ?? '').toUpperCase() === ICEBERG_TABLE_TYPE;
-/** What must not change between saving the original and altering it (HMS bumps times itself). */
-const comparable = (t: HiveTable): string => canonicalJson({ ...t, lastAccessTime: 0, parameters: { ...t.parameters, transient_lastDdlTime: '' } });
-
-/** Where an in-place conversion keeps a partitioned Hive table (with its partitions) while the Iceberg table has its name. */
-export const ORIGINAL_SUFFIX = '__him_original';
-export const originalAsideName = (name: string): string => `${name}${ORIGINAL_SUFFIX}`;
-
-/** The original made EXTERNAL (first step of moving a partitioned table aside). */
-export function externalized(original: HiveTable): HiveTable {
-  return { ...original, tableType: 'EXTERNAL_TABLE', parameters: { ...original.parameters, EXTERNAL: 'TRUE' } };
-}
-/** The table aside (EXTERNAL, renamed) seen as the saved original it was: name, table type, EXTERNAL back. */
-export function fromAside(aside: HiveTable, original: HiveTable): HiveTable {
-  const parameters = { ...aside.parameters };
-  if (original.parameters.EXTERNAL === undefined) delete parameters.EXTERNAL;
-  else parameters.EXTERNAL = original.parameters.EXTERNAL;
-  return { ...aside, name: original.name, tableType: original.tableType, parameters };
-}
-const isExternal = (t: HiveTable): boolean => t.tableType === 'EXTERNAL_TABLE' && (t.parameters.EXTERNAL ?? '').toUpperCase() === 'TRUE';
-/** `t` is the saved original, possibly made EXTERNAL and renamed by us. */
-const isOriginal = (t: HiveTable, original: HiveTable): boolean =>
-  comparable({ ...t, name: original.name }) === comparable(original) || comparable({ ...t, name: original.name }) === comparable(externalized(original));
-
-/** The Iceberg form of a Hive table, in place: same name, owner, location and columns. */
-export function icebergForm(original: HiveTable, metadataLocation: string, previous: string | null): HiveTable {
-  const params: Record<string, string> = { ...original.parameters, EXTERNAL: 'TRUE', table_type: ICEBERG_TABLE_TYPE, metadata_location: metadataLocation };
-  if (previous !== null) params.previous_metadata_location = previous;
-  delete params.transient_lastDdlTime;
-  return {
-    ...original,
-    tableType: 'EXTERNAL_TABLE',
-    partitionKeys: [],
-    parameters: params,
-    sd: {
-      ...original.sd,
-      columns: [...original.sd.columns, ...original.partitionKeys],
-      inputFormat: FILE_INPUT,
-      outputFormat: FILE_OUTPUT,
-      serde: { name: null, serializationLib: LAZY_SIMPLE, parameters: {} },
-      numBuckets: 0,
-      bucketColumns: [],
-      sortColumns: [],
-      skewed: null,
-      storedAsSubDirectories: false,
-    },
-  };
 }
 
 export class HiveIcebergCatalog implements IcebergCatalog {
@@ -118,7 +91,11 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     if (!this.inPlace) return this;
     const key = formatTableIdent(ident);
     const outer = this.o.originals;
-    return new HiveIcebergCatalog({ ...this.o, onClose: undefined, originals: async (i) => (formatTableIdent(i) === key ? original : outer?.(i)) });
+    return new HiveIcebergCatalog({
+      ...this.o,
+      onClose: undefined,
+      originals: async (i) => (formatTableIdent(i) === key ? original : outer?.(i)),
+    });
   }
 
   async close(): Promise<void> {
@@ -126,7 +103,10 @@ export class HiveIcebergCatalog implements IcebergCatalog {
   }
 
   private db(ns: Namespace): string {
-    if (ns.length !== 1) throw new MigrationError(ErrorCode.USAGE, `Hive catalog namespaces have one level (a database), got ${ns.join('.')}`, { namespace: ns });
+    if (ns.length !== 1)
+      throw new MigrationError(ErrorCode.USAGE, `Hive catalog namespaces have one level (a database), got ${ns.join('.')}`, {
+        namespace: ns,
+      });
     return ns[0] as string;
   }
 
@@ -154,7 +134,14 @@ export class HiveIcebergCatalog implements IcebergCatalog {
   async createNamespace(ns: Namespace, properties: Readonly<Record<string, string>> = {}): Promise<{ created: boolean }> {
     if (await this.namespaceExists(ns)) return { created: false };
     try {
-      await this.o.writer.createDatabase({ name: this.db(ns), description: null, locationUri: null, parameters: { ...properties }, owner: null, ownerType: null });
+      await this.o.writer.createDatabase({
+        name: this.db(ns),
+        description: null,
+        locationUri: null,
+        parameters: { ...properties },
+        owner: null,
+        ownerType: null,
+      });
       return { created: true };
     } catch (e) {
       if (e instanceof MigrationError && e.code === ErrorCode.HMS_ALREADY_EXISTS) return { created: false };
@@ -164,7 +151,8 @@ export class HiveIcebergCatalog implements IcebergCatalog {
 
   async dropNamespace(ns: Namespace): Promise<{ dropped: boolean }> {
     if (!(await this.namespaceExists(ns))) return { dropped: false };
-    if ((await this.o.reader.listTables(this.db(ns))).length > 0) throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `database ${this.db(ns)} is not empty`, { namespace: ns });
+    if ((await this.o.reader.listTables(this.db(ns))).length > 0)
+      throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `database ${this.db(ns)} is not empty`, { namespace: ns });
     await this.o.writer.dropDatabase(this.db(ns));
     return { dropped: true };
   }
@@ -178,7 +166,8 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     const names = await this.o.reader.listTables(this.db(ns));
     const out: TableIdent[] = [];
     for (let i = 0; i < names.length; i += 100) {
-      for (const t of await this.o.reader.getTableObjects(this.db(ns), names.slice(i, i + 100))) if (isIceberg(t)) out.push({ namespace: [...ns], name: t.name });
+      for (const t of await this.o.reader.getTableObjects(this.db(ns), names.slice(i, i + 100)))
+        if (isIceberg(t)) out.push({ namespace: [...ns], name: t.name });
     }
     return out;
   }
@@ -191,12 +180,27 @@ export class HiveIcebergCatalog implements IcebergCatalog {
   async loadTable(ident: TableIdent): Promise<LoadedTable> {
     const t = await this.current(ident);
     const loc = t === undefined || !isIceberg(t) ? undefined : t.parameters.metadata_location;
-    if (loc === undefined) throw new MigrationError(ErrorCode.CATALOG_NOT_FOUND, `${formatTableIdent(ident)} is not an Iceberg table in HMS catalog ${this.name}`, { table: formatTableIdent(ident) });
+    if (loc === undefined)
+      throw new MigrationError(
+        ErrorCode.CATALOG_NOT_FOUND,
+        `${formatTableIdent(ident)} is not an Iceberg table in HMS catalog ${this.name}`,
+        { table: formatTableIdent(ident) },
+      );
     try {
       const { size } = await this.o.store.head(loc);
-      return { ident, metadataLocation: loc, metadata: fromMetadataJson(new TextDecoder().decode(await this.o.store.readRange(loc, 0, size))), config: {} };
+      return {
+        ident,
+        metadataLocation: loc,
+        metadata: fromMetadataJson(new TextDecoder().decode(await this.o.store.readRange(loc, 0, size))),
+        config: {},
+      };
     } catch (e) {
-      throw new MigrationError(ErrorCode.CATALOG_METADATA_UNREADABLE, `${formatTableIdent(ident)}: cannot read ${loc}: ${(e as Error).message}`, { metadataLocation: loc }, { cause: e });
+      throw new MigrationError(
+        ErrorCode.CATALOG_METADATA_UNREADABLE,
+        `${formatTableIdent(ident)}: cannot read ${loc}: ${(e as Error).message}`,
+        { metadataLocation: loc },
+        { cause: e },
+      );
     }
   }
 
@@ -204,13 +208,21 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     const text = await this.o.store.head(metadataLocation).then(
       async ({ size }) => new TextDecoder().decode(await this.o.store.readRange(metadataLocation, 0, size)),
       (e: unknown) => {
-        throw new MigrationError(ErrorCode.CATALOG_METADATA_UNREADABLE, `cannot read ${metadataLocation}: ${(e as Error).message}`, { metadataLocation }, { cause: e });
+        throw new MigrationError(
+          ErrorCode.CATALOG_METADATA_UNREADABLE,
+          `cannot read ${metadataLocation}: ${(e as Error).message}`,
+          { metadataLocation },
+          { cause: e },
+        );
       },
     );
     const md = fromMetadataJson(text);
     const now = await this.current(ident);
     if (now !== undefined && isIceberg(now)) {
-      return { outcome: existingEntryOutcome(ident, now.parameters.metadata_location ?? '', metadataLocation), table: await this.loadTable(ident) };
+      return {
+        outcome: existingEntryOutcome(ident, now.parameters.metadata_location ?? '', metadataLocation),
+        table: await this.loadTable(ident),
+      };
     }
     const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
     const db = this.db(ident.namespace);
@@ -219,22 +231,20 @@ export class HiveIcebergCatalog implements IcebergCatalog {
       if (original !== undefined) {
         // In place, after the partitioned original was moved aside (a crash before the create): go on
         // only when the table aside is that original.
-        const aside = original.partitionKeys.length > 0 ? await this.current({ namespace: ident.namespace, name: originalAsideName(ident.name) }) : undefined;
+        const aside =
+          original.partitionKeys.length > 0
+            ? await this.current({ namespace: ident.namespace, name: originalAsideName(ident.name) })
+            : undefined;
         if (aside === undefined || !isOriginal(aside, original)) {
-          throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)}: the Hive table to convert in place is gone from HMS`, { table: formatTableIdent(ident) });
+          throw new MigrationError(
+            ErrorCode.CATALOG_CONFLICT,
+            `${formatTableIdent(ident)}: the Hive table to convert in place is gone from HMS`,
+            { table: formatTableIdent(ident) },
+          );
         }
         created = icebergForm(original, metadataLocation, null);
       } else {
-        created = {
-          database: db, name: ident.name, owner: null, ownerType: null, createTime: Math.floor(md.lastUpdatedMs / 1000), lastAccessTime: 0, retention: 0,
-          tableType: 'EXTERNAL_TABLE', partitionKeys: [], parameters: { EXTERNAL: 'TRUE', table_type: ICEBERG_TABLE_TYPE, metadata_location: metadataLocation },
-          viewOriginalText: null, viewExpandedText: null, temporary: false,
-          sd: {
-            columns: md.schemas.find((s) => s.schemaId === md.currentSchemaId)?.fields.map((f) => ({ name: f.name, type: hiveType(f.type), comment: f.doc ?? null })) ?? [],
-            location: md.location, inputFormat: FILE_INPUT, outputFormat: FILE_OUTPUT, compressed: false, numBuckets: 0,
-            serde: { name: null, serializationLib: LAZY_SIMPLE, parameters: {} }, bucketColumns: [], sortColumns: [], parameters: {}, skewed: null, storedAsSubDirectories: false,
-          },
-        };
+        created = newIcebergTable(db, ident.name, md, metadataLocation);
       }
       try {
         await this.o.writer.createTable(created);
@@ -246,16 +256,28 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     }
     // A Hive table of that name: in place, only with its saved original, only if unchanged since.
     if (original === undefined) {
-      throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)} is a Hive table; converting it in place needs its saved original (apply saves it first)`, { table: formatTableIdent(ident) });
+      throw new MigrationError(
+        ErrorCode.CATALOG_CONFLICT,
+        `${formatTableIdent(ident)} is a Hive table; converting it in place needs its saved original (apply saves it first)`,
+        { table: formatTableIdent(ident) },
+      );
     }
     if (now.partitionKeys.length > 0) {
       // HMS alter_table refuses to change partition keys: move the original aside, create in its place.
       if (!isOriginal(now, original)) {
-        throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${formatTableIdent(ident)} changed in HMS since its original was saved; not converting in place`, { table: formatTableIdent(ident) });
+        throw new MigrationError(
+          ErrorCode.SOURCE_CHANGED,
+          `${formatTableIdent(ident)} changed in HMS since its original was saved; not converting in place`,
+          { table: formatTableIdent(ident) },
+        );
       }
       const asideName = originalAsideName(ident.name);
       if ((await this.current({ namespace: ident.namespace, name: asideName })) !== undefined) {
-        throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${db}.${asideName} already exists; the in-place conversion of ${formatTableIdent(ident)} keeps the Hive table under that name. Rename or drop it first.`, { table: formatTableIdent(ident), aside: `${db}.${asideName}` });
+        throw new MigrationError(
+          ErrorCode.CATALOG_CONFLICT,
+          `${db}.${asideName} already exists; the in-place conversion of ${formatTableIdent(ident)} keeps the Hive table under that name. Rename or drop it first.`,
+          { table: formatTableIdent(ident), aside: `${db}.${asideName}` },
+        );
       }
       // EXTERNAL first, as its own alter: HMS decides whether a rename moves the directory on the
       // table as it was before the call, and moves it for a MANAGED table.
@@ -264,7 +286,11 @@ export class HiveIcebergCatalog implements IcebergCatalog {
       return this.registerTable(ident, metadataLocation);
     }
     if (comparable(original) !== comparable(now)) {
-      throw new MigrationError(ErrorCode.SOURCE_CHANGED, `${formatTableIdent(ident)} changed in HMS since its original was saved; not converting in place`, { table: formatTableIdent(ident) });
+      throw new MigrationError(
+        ErrorCode.SOURCE_CHANGED,
+        `${formatTableIdent(ident)} changed in HMS since its original was saved; not converting in place`,
+        { table: formatTableIdent(ident) },
+      );
     }
     await this.o.writer.alterTable(db, ident.name, icebergForm(original, metadataLocation, null), { DO_NOT_UPDATE_STATS: 'true' });
     return { outcome: 'registered', table: await this.loadTable(ident) };
@@ -274,9 +300,14 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     const now = await this.current(ident);
     const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
     if (now !== undefined && isIceberg(now) && now.parameters.metadata_location !== metadataLocation) {
-      throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)} now points at ${now.parameters.metadata_location ?? '?'}, not at ${metadataLocation}: committed to after us; not unregistering`, { current: now.parameters.metadata_location, ours: metadataLocation });
+      throw new MigrationError(
+        ErrorCode.CATALOG_CONFLICT,
+        `${formatTableIdent(ident)} now points at ${now.parameters.metadata_location ?? '?'}, not at ${metadataLocation}: committed to after us; not unregistering`,
+        { current: now.parameters.metadata_location, ours: metadataLocation },
+      );
     }
-    if (original !== undefined) return { outcome: (await this.putBack(ident, now, original, metadataLocation)) ? 'unregistered' : 'absent' };
+    if (original !== undefined)
+      return { outcome: (await this.putBack(ident, now, original, metadataLocation)) ? 'unregistered' : 'absent' };
     if (now === undefined || !isIceberg(now)) return { outcome: 'absent' };
     await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
     return { outcome: 'unregistered' };
@@ -296,7 +327,8 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     }
     if (partitioned) return this.restoreAside(ident, original, now !== undefined);
     if (now === undefined) return false;
-    const check: Record<string, string> = ours === undefined ? {} : { [EXPECTED_PARAMETER_KEY]: 'metadata_location', [EXPECTED_PARAMETER_VALUE]: ours };
+    const check: Record<string, string> =
+      ours === undefined ? {} : { [EXPECTED_PARAMETER_KEY]: 'metadata_location', [EXPECTED_PARAMETER_VALUE]: ours };
     await this.o.writer.alterTable(this.db(ident.namespace), ident.name, original, { DO_NOT_UPDATE_STATS: 'true', ...check });
     return true;
   }
@@ -319,10 +351,19 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     const asideName = originalAsideName(ident.name);
     const aside = await this.current({ namespace: ident.namespace, name: asideName });
     if (aside !== undefined && !isOriginal(aside, original)) {
-      throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${db}.${asideName} is no longer the saved original of ${formatTableIdent(ident)}; not restoring it`, { table: formatTableIdent(ident), aside: `${db}.${asideName}` });
+      throw new MigrationError(
+        ErrorCode.CATALOG_CONFLICT,
+        `${db}.${asideName} is no longer the saved original of ${formatTableIdent(ident)}; not restoring it`,
+        { table: formatTableIdent(ident), aside: `${db}.${asideName}` },
+      );
     }
     if (dropIceberg) {
-      if (aside === undefined) throw new MigrationError(ErrorCode.CATALOG_CONFLICT, `${formatTableIdent(ident)}: its Hive original is not at ${db}.${asideName}; not dropping the Iceberg table`, { table: formatTableIdent(ident) });
+      if (aside === undefined)
+        throw new MigrationError(
+          ErrorCode.CATALOG_CONFLICT,
+          `${formatTableIdent(ident)}: its Hive original is not at ${db}.${asideName}; not dropping the Iceberg table`,
+          { table: formatTableIdent(ident) },
+        );
       await this.o.writer.dropTable(db, ident.name);
     }
     if (aside === undefined) return false;
@@ -339,25 +380,5 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     if (now === undefined || !isIceberg(now)) return { dropped: false };
     await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
     return { dropped: true };
-  }
-}
-
-/** Iceberg type → Hive type string (HiveSchemaUtil.convert). */
-function hiveType(t: IcebergType): string {
-  switch (t.kind) {
-    case 'boolean': return 'boolean';
-    case 'int': return 'int';
-    case 'long': return 'bigint';
-    case 'float': return 'float';
-    case 'double': return 'double';
-    case 'date': return 'date';
-    case 'time': case 'string': case 'uuid': return 'string';
-    case 'timestamp': return 'timestamp';
-    case 'timestamptz': return 'timestamp with local time zone';
-    case 'binary': case 'fixed': return 'binary';
-    case 'decimal': return `decimal(${t.precision},${t.scale})`;
-    case 'struct': return `struct<${t.fields.map((f) => `${f.name}:${hiveType(f.type)}`).join(',')}>`;
-    case 'list': return `array<${hiveType(t.element)}>`;
-    case 'map': return `map<${hiveType(t.key)},${hiveType(t.value)}>`;
   }
 }

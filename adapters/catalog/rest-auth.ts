@@ -83,15 +83,29 @@ export class TokenSource {
   private async fetchToken(): Promise<Cached> {
     if (this.auth.type !== 'oauth2') throw new MigrationError(ErrorCode.INTERNAL, 'no OAuth2 settings');
     const url = this.endpoint();
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.auth.clientId, client_secret: this.auth.clientSecret, scope: this.auth.scope ?? 'catalog' });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: this.auth.clientId,
+      client_secret: this.auth.clientSecret,
+      scope: this.auth.scope ?? 'catalog',
+    });
     this.fetches++;
     const started = this.now();
     let res: Response;
     try {
-      res = await fetch(url, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await fetch(url, {
+        method: 'POST',
+        body: form,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
     } catch (e) {
       const timeout = (e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError';
-      throw new MigrationError(timeout ? ErrorCode.CATALOG_TIMEOUT : ErrorCode.CATALOG_UNREACHABLE, `OAuth2 token request to ${url}: ${timeout ? `no answer within ${this.timeoutMs} ms` : causeText(e)}`, { url });
+      throw new MigrationError(
+        timeout ? ErrorCode.CATALOG_TIMEOUT : ErrorCode.CATALOG_UNREACHABLE,
+        `OAuth2 token request to ${url}: ${timeout ? `no answer within ${this.timeoutMs} ms` : causeText(e)}`,
+        { url },
+      );
     }
     const text = await res.text();
     if (!res.ok) {

@@ -20,7 +20,13 @@ export interface HttpSettings {
   readonly retryMaxDelayMs: number;
 }
 
-export const DEFAULT_HTTP: HttpSettings = { timeoutMs: 30_000, attemptTimeoutMs: 10_000, maxAttempts: 4, retryBaseDelayMs: 200, retryMaxDelayMs: 5_000 };
+export const DEFAULT_HTTP: HttpSettings = {
+  timeoutMs: 30_000,
+  attemptTimeoutMs: 10_000,
+  maxAttempts: 4,
+  retryBaseDelayMs: 200,
+  retryMaxDelayMs: 5_000,
+};
 
 export interface RestRequest {
   readonly method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
@@ -144,11 +150,20 @@ export class RestHttp {
     } catch (e) {
       const name = (e as Error).name;
       if (name === 'TimeoutError' || name === 'AbortError') throw this.timeout(req, budget);
-      throw new MigrationError(ErrorCode.CATALOG_UNREACHABLE, `${req.method} ${this.baseUri}${req.path}: ${causeText(e)}`, { method: req.method, path: req.path }, { cause: e });
+      throw new MigrationError(
+        ErrorCode.CATALOG_UNREACHABLE,
+        `${req.method} ${this.baseUri}${req.path}: ${causeText(e)}`,
+        { method: req.method, path: req.path },
+        { cause: e },
+      );
     }
   }
 
   private timeout(req: RestRequest, ms: number): MigrationError {
-    return new MigrationError(ErrorCode.CATALOG_TIMEOUT, `${req.method} ${this.baseUri}${req.path}: no answer within ${ms} ms (call deadline ${this.settings.timeoutMs} ms)`, { method: req.method, path: req.path, timeoutMs: ms });
+    return new MigrationError(
+      ErrorCode.CATALOG_TIMEOUT,
+      `${req.method} ${this.baseUri}${req.path}: no answer within ${ms} ms (call deadline ${this.settings.timeoutMs} ms)`,
+      { method: req.method, path: req.path, timeoutMs: ms },
+    );
   }
 }

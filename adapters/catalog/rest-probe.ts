@@ -13,7 +13,9 @@ export interface RestProbe {
 }
 
 const strings = (v: unknown): Record<string, string> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'))
+    : {};
 
 export async function probeRestCatalog(uri: string, timeoutMs: number, token?: string): Promise<RestProbe> {
   const base = uri.replace(/\/+$/, '');

@@ -3,8 +3,23 @@
 // `oauth2-server-uri`, `header.*`), namespaces, tables, register with assert-create semantics and
 // drop that never purges. Responses are parsed with core/iceberg/json (63-bit ids stay exact).
 // Quirk of the Java reference server: HEAD/DELETE answer 200, not 204 — any 2xx is success.
-import type { HiveOriginalPlace, IcebergCatalog, LoadedTable, Namespace, RegisterOutcome, TableIdent, UnregisterOutcome } from '../../core/catalog/catalog';
-import { HIVE_ORIGINAL_UNTOUCHED, checkNamespace, existingEntryOutcome, formatTableIdent, isCredentialKey, pickCredentials } from '../../core/catalog/catalog';
+import type {
+  HiveOriginalPlace,
+  IcebergCatalog,
+  LoadedTable,
+  Namespace,
+  RegisterOutcome,
+  TableIdent,
+  UnregisterOutcome,
+} from '../../core/catalog/catalog';
+import {
+  HIVE_ORIGINAL_UNTOUCHED,
+  checkNamespace,
+  existingEntryOutcome,
+  formatTableIdent,
+  isCredentialKey,
+  pickCredentials,
+} from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { JsonValue } from '../../core/iceberg/json';
 import { parseJson, stringifyJson } from '../../core/iceberg/json';
@@ -35,7 +50,12 @@ const strMap = (v: JsonValue | undefined): Record<string, string> =>
   isObj(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
 
 /** Errors after which a mutation may or may not have landed: reload and compare. */
-const UNKNOWN_OUTCOME = new Set<string>([ErrorCode.CATALOG_SERVER_ERROR, ErrorCode.CATALOG_TIMEOUT, ErrorCode.CATALOG_UNREACHABLE, ErrorCode.CATALOG_METADATA_UNREADABLE]);
+const UNKNOWN_OUTCOME = new Set<string>([
+  ErrorCode.CATALOG_SERVER_ERROR,
+  ErrorCode.CATALOG_TIMEOUT,
+  ErrorCode.CATALOG_UNREACHABLE,
+  ErrorCode.CATALOG_METADATA_UNREADABLE,
+]);
 
 export class RestCatalog implements IcebergCatalog {
   private constructor(
@@ -116,7 +136,12 @@ export class RestCatalog implements IcebergCatalog {
 
   async createNamespace(ns: Namespace, properties: Readonly<Record<string, string>> = {}): Promise<{ created: boolean }> {
     checkNamespace(ns);
-    const res = await this.http.call({ method: 'POST', path: `${this.root()}/namespaces`, body: JSON.stringify({ namespace: ns, properties }), pass: [409] });
+    const res = await this.http.call({
+      method: 'POST',
+      path: `${this.root()}/namespaces`,
+      body: JSON.stringify({ namespace: ns, properties }),
+      pass: [409],
+    });
     return { created: res.status !== 409 };
   }
 
@@ -126,7 +151,8 @@ export class RestCatalog implements IcebergCatalog {
   }
 
   async listNamespaces(parent?: Namespace): Promise<Namespace[]> {
-    const query = parent === undefined ? {} : { parent: (checkNamespace(parent), parent.join(this.properties['namespace-separator'] ?? '\u001f')) };
+    const query =
+      parent === undefined ? {} : { parent: (checkNamespace(parent), parent.join(this.properties['namespace-separator'] ?? '\u001f')) };
     return this.pages({ method: 'GET', path: `${this.root()}/namespaces`, query }, 'namespaces', (v) =>
       Array.isArray(v) && v.every((l) => typeof l === 'string') ? (v as string[]) : undefined,
     );
@@ -143,12 +169,22 @@ export class RestCatalog implements IcebergCatalog {
 
   async tableExists(ident: TableIdent): Promise<boolean> {
     const head = this.supports('HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}');
-    const res = await this.http.call({ method: head ? 'HEAD' : 'GET', path: this.tablePath(ident), pass: [404], headers: head ? {} : this.delegation() });
+    const res = await this.http.call({
+      method: head ? 'HEAD' : 'GET',
+      path: this.tablePath(ident),
+      pass: [404],
+      headers: head ? {} : this.delegation(),
+    });
     return res.status !== 404;
   }
 
   async loadTable(ident: TableIdent): Promise<LoadedTable> {
-    const res = await this.http.call({ method: 'GET', path: this.tablePath(ident), query: { snapshots: 'all' }, headers: this.delegation() });
+    const res = await this.http.call({
+      method: 'GET',
+      path: this.tablePath(ident),
+      query: { snapshots: 'all' },
+      headers: this.delegation(),
+    });
     return this.loadResult(ident, res.text, `GET ${this.tablePath(ident)}`);
   }
 
@@ -236,7 +272,9 @@ export class RestCatalog implements IcebergCatalog {
     const metadata = fromMetadataJson(stringifyJson(body.metadata));
     const config = strMap(body.config);
     const storage = Array.isArray(body['storage-credentials'])
-      ? body['storage-credentials'].filter(isObj).map((c) => ({ prefix: typeof c.prefix === 'string' ? c.prefix : '', config: strMap(c.config) }))
+      ? body['storage-credentials']
+          .filter(isObj)
+          .map((c) => ({ prefix: typeof c.prefix === 'string' ? c.prefix : '', config: strMap(c.config) }))
       : [];
     const credentials = pickCredentials(metadata.location, storage, config);
     const publicConfig = Object.fromEntries(Object.entries(config).filter(([k]) => !isCredentialKey(k)));

@@ -18,7 +18,8 @@ export interface PlanSigning {
   signingKey(): PlanSigningKey;
 }
 
-const configError = (path: string, message: string): MigrationError => new MigrationError(ErrorCode.CONFIG_INVALID, `${path}: ${message}`, { paths: [path] });
+const configError = (path: string, message: string): MigrationError =>
+  new MigrationError(ErrorCode.CONFIG_INVALID, `${path}: ${message}`, { paths: [path] });
 
 interface HmacKey {
   readonly id: string;
@@ -63,7 +64,10 @@ function readPem(file: string, path: string): Buffer {
 
 /** Key id of an Ed25519 public key: the first 16 hex digits of the sha256 of its SPKI DER. */
 function ed25519Id(key: KeyObject): string {
-  return createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(key.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function ed25519Key(file: string, path: string, kind: 'public' | 'private'): KeyObject {
@@ -74,13 +78,17 @@ function ed25519Key(file: string, path: string, kind: 'public' | 'private'): Key
   } catch (e) {
     throw configError(path, `${file} is not a PEM ${kind} key: ${(e as Error).message}`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw configError(path, `${file} holds a ${key.asymmetricKeyType ?? 'unknown'} key, not ed25519`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw configError(path, `${file} holds a ${key.asymmetricKeyType ?? 'unknown'} key, not ed25519`);
   return key;
 }
 
 function ed25519Signing(cfg: Extract<PlanSigningConfig, { type: 'ed25519' }>): PlanSigning {
   const current = ed25519Key(cfg.publicKeyFile, 'plan.signing.publicKeyFile', 'public');
-  const keys = [current, ...cfg.previousPublicKeyFiles.map((f, i) => ed25519Key(f, `plan.signing.previousPublicKeyFiles[${i}]`, 'public'))].map((k) => ({ id: ed25519Id(k), key: k }));
+  const keys = [
+    current,
+    ...cfg.previousPublicKeyFiles.map((f, i) => ed25519Key(f, `plan.signing.previousPublicKeyFiles[${i}]`, 'public')),
+  ].map((k) => ({ id: ed25519Id(k), key: k }));
   const currentId = ed25519Id(current);
   return {
     verifier: {
@@ -97,10 +105,19 @@ function ed25519Signing(cfg: Extract<PlanSigningConfig, { type: 'ed25519' }>): P
       },
     },
     signingKey() {
-      if (cfg.privateKeyFile === undefined) throw configError('plan.signing.privateKeyFile', 'not set: migrate plan needs the private key to sign');
+      if (cfg.privateKeyFile === undefined)
+        throw configError('plan.signing.privateKeyFile', 'not set: migrate plan needs the private key to sign');
       const priv = ed25519Key(cfg.privateKeyFile, 'plan.signing.privateKeyFile', 'private');
-      if (ed25519Id(createPublicKey(priv)) !== currentId) throw configError('plan.signing.privateKeyFile', `${cfg.privateKeyFile} is not the private key of publicKeyFile ${cfg.publicKeyFile}`);
-      return { type: SignatureType.ED25519, keyId: currentId, sign: (message) => sign(null, Buffer.from(message, 'utf8'), priv).toString('base64') };
+      if (ed25519Id(createPublicKey(priv)) !== currentId)
+        throw configError(
+          'plan.signing.privateKeyFile',
+          `${cfg.privateKeyFile} is not the private key of publicKeyFile ${cfg.publicKeyFile}`,
+        );
+      return {
+        type: SignatureType.ED25519,
+        keyId: currentId,
+        sign: (message) => sign(null, Buffer.from(message, 'utf8'), priv).toString('base64'),
+      };
     },
   };
 }

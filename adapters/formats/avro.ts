@@ -20,7 +20,12 @@ class Window {
   private start = 0;
   private buf: Uint8Array = new Uint8Array(0);
   reads = 0;
-  constructor(private readonly store: ObjectStore, private readonly path: string, private readonly size: number, private readonly windowBytes: number) {}
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly path: string,
+    private readonly size: number,
+    private readonly windowBytes: number,
+  ) {}
 
   /** Bytes [offset, offset + n) (fewer at the end of the file). */
   async at(offset: number, n: number): Promise<Uint8Array> {
@@ -80,7 +85,12 @@ async function readHeader(w: Window, path: string): Promise<{ offset: number; sy
 }
 
 /** Record count of the Avro container at `path` (exact `size`). */
-export async function avroRecordCount(store: ObjectStore, path: string, size: number, windowBytes = AVRO_WINDOW_BYTES): Promise<{ records: number; blocks: number; reads: number }> {
+export async function avroRecordCount(
+  store: ObjectStore,
+  path: string,
+  size: number,
+  windowBytes = AVRO_WINDOW_BYTES,
+): Promise<{ records: number; blocks: number; reads: number }> {
   const w = new Window(store, path, size, windowBytes);
   const header = await readHeader(w, path);
   let pos = header.offset;
@@ -93,7 +103,8 @@ export async function avroRecordCount(store: ObjectStore, path: string, size: nu
     if (count < 0 || bytes < 0) throw corrupt(path, `block ${blocks} has a negative count or size`);
     const syncAt = pos + a + b + bytes;
     const sync = await w.at(syncAt, SYNC);
-    if (sync.length !== SYNC || sync.some((x, i) => x !== header.sync[i])) throw corrupt(path, `block ${blocks} at offset ${pos} does not end with the file's sync marker (truncated or corrupt)`);
+    if (sync.length !== SYNC || sync.some((x, i) => x !== header.sync[i]))
+      throw corrupt(path, `block ${blocks} at offset ${pos} does not end with the file's sync marker (truncated or corrupt)`);
     records += count;
     blocks++;
     pos = syncAt + SYNC;
@@ -103,7 +114,10 @@ export async function avroRecordCount(store: ObjectStore, path: string, size: nu
 
 /** FooterReader for Avro: record count only (Iceberg writes no column metrics for Avro imports). */
 export class AvroFooterReader implements FooterReader {
-  constructor(private readonly store: ObjectStore, private readonly windowBytes = AVRO_WINDOW_BYTES) {}
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly windowBytes = AVRO_WINDOW_BYTES,
+  ) {}
 
   async readStats(path: string, size: number, _context: FooterContext): Promise<FileStats> {
     return { recordCount: (await avroRecordCount(this.store, path, size, this.windowBytes)).records };

@@ -18,8 +18,13 @@ let loaded: Promise<ThriftModule> | undefined;
 function viaMainContextImport<T>(specifier: string): Promise<T> {
   const constants = (vm as unknown as { constants?: { USE_MAIN_CONTEXT_DEFAULT_LOADER?: symbol } }).constants;
   const loader = constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  if (loader === undefined) return Promise.reject(new Error('this Node cannot import ESM from CommonJS (need Node ≥ 20.19 or vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER)'));
-  const importer = vm.runInThisContext('(s) => import(s)', { importModuleDynamically: loader } as vm.RunningScriptOptions) as (s: string) => Promise<T>;
+  if (loader === undefined)
+    return Promise.reject(
+      new Error('this Node cannot import ESM from CommonJS (need Node ≥ 20.19 or vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER)'),
+    );
+  const importer = vm.runInThisContext('(s) => import(s)', { importModuleDynamically: loader } as vm.RunningScriptOptions) as (
+    s: string,
+  ) => Promise<T>;
   return importer(pathToFileURL(specifier).href);
 }
 

@@ -35,7 +35,13 @@ export async function resultsParquet(rows: readonly ValidationRow[]): Promise<Ui
 }
 
 /** Write the run's file under `location` (a directory URI or path): `<location>/<plan>/<run>.parquet`. */
-export async function writeResults(store: ObjectStore, location: string, plan: string, runId: string, rows: readonly ValidationRow[]): Promise<string> {
+export async function writeResults(
+  store: ObjectStore,
+  location: string,
+  plan: string,
+  runId: string,
+  rows: readonly ValidationRow[],
+): Promise<string> {
   const path = `${location.replace(/\/+$/, '')}/${plan}/${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.parquet`;
   await store.put(path, await resultsParquet(rows), { ifNoneMatch: '*' });
   return path;

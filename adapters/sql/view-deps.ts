@@ -112,11 +112,19 @@ export interface ViewDependencies {
 const shared = new NodeSqlViewParser();
 
 /** A view's dependencies: expanded text first, the original as fallback; never throws. */
-export function viewDependencies(v: { readonly database: string; readonly name: string; readonly viewExpandedText: string | null; readonly viewOriginalText: string | null }): ViewDependencies {
+export function viewDependencies(v: {
+  readonly database: string;
+  readonly name: string;
+  readonly viewExpandedText: string | null;
+  readonly viewOriginalText: string | null;
+}): ViewDependencies {
   const db = v.database.toLowerCase();
   const self = `${db}.${v.name.toLowerCase()}`;
   const errors: string[] = [];
-  for (const [which, sql] of [['expanded', v.viewExpandedText], ['original', v.viewOriginalText]] as const) {
+  for (const [which, sql] of [
+    ['expanded', v.viewExpandedText],
+    ['original', v.viewOriginalText],
+  ] as const) {
     if (sql === null || sql.trim() === '') continue;
     const r = shared.references(sql, db);
     if (r.ok) return { refs: r.tables.filter((t) => t !== self), error: null, parsedFrom: which };

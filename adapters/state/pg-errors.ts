@@ -18,10 +18,20 @@ export function refused(e: unknown, url: string): MigrationError | undefined {
   const msg = (e as Error).message ?? String(e);
   // Postgres 28P01 invalid_password, 28000 invalid_authorization_specification (pg_hba), 3D000 invalid_catalog_name.
   if (code === '28P01' || code === '28000') {
-    return new MigrationError(ErrorCode.STATE_DB_AUTH_FAILED, `state database ${where(url)} refused the credentials of state.url (${msg}): fix the user/password in state.url, or the server's pg_hba.conf`, { pgCode: code, database: where(url) }, { cause: e });
+    return new MigrationError(
+      ErrorCode.STATE_DB_AUTH_FAILED,
+      `state database ${where(url)} refused the credentials of state.url (${msg}): fix the user/password in state.url, or the server's pg_hba.conf`,
+      { pgCode: code, database: where(url) },
+      { cause: e },
+    );
   }
   if (code === '3D000') {
-    return new MigrationError(ErrorCode.STATE_DB_NOT_FOUND, `state database ${where(url)} does not exist: create it (createdb, or CREATE DATABASE) or fix the database name in state.url`, { pgCode: code, database: where(url) }, { cause: e });
+    return new MigrationError(
+      ErrorCode.STATE_DB_NOT_FOUND,
+      `state database ${where(url)} does not exist: create it (createdb, or CREATE DATABASE) or fix the database name in state.url`,
+      { pgCode: code, database: where(url) },
+      { cause: e },
+    );
   }
   return undefined;
 }
@@ -30,6 +40,12 @@ export function unreachable(e: unknown): MigrationError {
   if (e instanceof MigrationError) return e;
   const msg = (e as Error).message ?? String(e);
   const code = (e as { code?: string }).code;
-  const connection = code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === '57P01' || /Connection terminated/.test(msg);
-  return new MigrationError(connection ? ErrorCode.STATE_DB_UNREACHABLE : ErrorCode.INTERNAL, `state store: ${msg}`, { pgCode: code }, { cause: e, retryable: connection });
+  const connection =
+    code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === '57P01' || /Connection terminated/.test(msg);
+  return new MigrationError(
+    connection ? ErrorCode.STATE_DB_UNREACHABLE : ErrorCode.INTERNAL,
+    `state store: ${msg}`,
+    { pgCode: code },
+    { cause: e, retryable: connection },
+  );
 }

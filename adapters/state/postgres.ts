@@ -10,122 +10,14 @@ import type { AuditEvent, AuditEventInput } from '../../core/audit/chain';
 import { GENESIS_HASH, chainEvent } from '../../core/audit/chain';
 import type { ChainKey } from '../../core/audit/keyed';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import type { TableInventory } from '../../core/hive/model';
 import type { PlanFile } from '../../core/plan/plan-file';
 import type { LocationClaim, StateStore, TableRecord, TableStatus, TableUpdate } from '../../core/state/store';
 import { refused, unreachable } from './pg-errors';
+import { COLUMNS, JSON_COLUMNS, rowToRecord, SCHEMA } from './schema';
 
 const AUDIT_LOCK = 0x68696d61; // 'hima'
-/**
- * Held while the schema is created: CREATE TABLE IF NOT EXISTS is not safe against itself in
- * Postgres (two processes opening a fresh state database at once — apply and a worker — fail with
- * 23505 on pg_type_typname_nsp_index). The schema text runs as one simple query, i.e. one implicit
- * transaction, so the xact lock covers every statement in it.
- */
-const SCHEMA_LOCK = 0x68696d73; // 'hims'
-
-const SCHEMA = `
-SELECT pg_advisory_xact_lock(${SCHEMA_LOCK});
-CREATE TABLE IF NOT EXISTS him_plans (
-  plan_hash text PRIMARY KEY,
-  plan jsonb NOT NULL,
-  submitted_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE IF NOT EXISTS him_tables (
-  plan_hash text NOT NULL REFERENCES him_plans(plan_hash),
-  table_id text NOT NULL,
-  wave int NOT NULL,
-  status text NOT NULL,
-  original jsonb,
-  original_digest text,
-  target text,
-  metadata_location text,
-  snapshot_id text,
-  written_files jsonb,
-  validation jsonb,
-  error_code text,
-  error_message text,
-  updated_at timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (plan_hash, table_id)
-);
-CREATE TABLE IF NOT EXISTS him_audit (
-  seq bigint PRIMARY KEY,
-  at timestamptz NOT NULL,
-  actor text NOT NULL,
-  action text NOT NULL,
-  object text NOT NULL,
-  plan_hash text,
-  before_digest text,
-  after_digest text,
-  details jsonb NOT NULL,
-  prev_hash text NOT NULL,
-  hash text NOT NULL UNIQUE
-);
-CREATE TABLE IF NOT EXISTS him_validation_runs (
-  run_id text PRIMARY KEY,
-  plan_hash text NOT NULL,
-  started_at timestamptz NOT NULL DEFAULT now(),
-  finished_at timestamptz,
-  status text,
-  results_location text
-);
-CREATE TABLE IF NOT EXISTS him_validation_rows (
-  run_id text NOT NULL,
-  table_id text NOT NULL,
-  rows jsonb NOT NULL,
-  PRIMARY KEY (run_id, table_id)
-);
-CREATE OR REPLACE FUNCTION him_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN RAISE EXCEPTION 'him_audit is append-only'; END $$;
-DO $$ BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'him_audit_no_change') THEN
-    CREATE TRIGGER him_audit_no_change BEFORE UPDATE OR DELETE ON him_audit FOR EACH ROW EXECUTE FUNCTION him_audit_append_only();
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'him_audit_no_truncate' AND tgrelid = 'him_audit'::regclass) THEN
-    CREATE TRIGGER him_audit_no_truncate BEFORE TRUNCATE ON him_audit FOR EACH STATEMENT EXECUTE FUNCTION him_audit_append_only();
-  END IF;
-  -- Apply's location claims (activities/table.ts): the comparable key of a table's location.
-  ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS location_key text;
-  -- The table workflow run that owns the record's forward steps (activities/table.ts).
-  ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS owner_run text;
-  CREATE INDEX IF NOT EXISTS him_tables_location_key ON him_tables (location_key text_pattern_ops);
-  -- Event format 2 (core/audit/chain.ts): rows written before it keep v = 1 and verify as before.
-  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_audit' AND column_name = 'v') THEN
-    ALTER TABLE him_audit ADD COLUMN v smallint NOT NULL DEFAULT 1, ADD COLUMN actor_source text,
-      ADD COLUMN alg text NOT NULL DEFAULT 'sha256', ADD COLUMN key_id text;
-  END IF;
-END $$;
-`;
-
 // The record types are the port's (core/state/store.ts); re-exported for the adapter's callers.
 export type { TableRecord, TableStatus, TableUpdate };
-
-const COLUMNS: Record<keyof TableUpdate, string> = {
-  status: 'status', original: 'original', originalDigest: 'original_digest', target: 'target', metadataLocation: 'metadata_location',
-  snapshotId: 'snapshot_id', writtenFiles: 'written_files', validation: 'validation', errorCode: 'error_code', errorMessage: 'error_message',
-  locationKey: 'location_key', ownerRun: 'owner_run',
-};
-const JSON_COLUMNS = new Set(['original', 'writtenFiles', 'validation']);
-
-function rowToRecord(r: Record<string, unknown>): TableRecord {
-  return {
-    planHash: r.plan_hash as string,
-    tableId: r.table_id as string,
-    wave: r.wave as number,
-    status: r.status as TableStatus,
-    original: (r.original as TableInventory | null) ?? null,
-    originalDigest: (r.original_digest as string | null) ?? null,
-    target: (r.target as string | null) ?? null,
-    metadataLocation: (r.metadata_location as string | null) ?? null,
-    snapshotId: (r.snapshot_id as string | null) ?? null,
-    writtenFiles: (r.written_files as TableRecord['writtenFiles']) ?? null,
-    validation: r.validation ?? null,
-    errorCode: (r.error_code as string | null) ?? null,
-    errorMessage: (r.error_message as string | null) ?? null,
-    locationKey: (r.location_key as string | null) ?? null,
-    ownerRun: (r.owner_run as string | null) ?? null,
-  };
-}
 
 export interface StateStoreOptions {
   readonly max?: number;
@@ -142,7 +34,10 @@ export interface StateStoreOptions {
 }
 
 export class PostgresStateStore implements StateStore {
-  private constructor(private readonly pool: pg.Pool, private readonly opts: StateStoreOptions) {}
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly opts: StateStoreOptions,
+  ) {}
 
   static async open(url: string, opts: StateStoreOptions = {}): Promise<PostgresStateStore> {
     const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, connectionTimeoutMillis: 10_000, query_timeout: 60_000 });
@@ -181,10 +76,16 @@ export class PostgresStateStore implements StateStore {
     const client = await this.pool.connect().catch((e: unknown) => Promise.reject(unreachable(e)));
     try {
       await client.query('BEGIN');
-      const ins = await client.query('INSERT INTO him_plans (plan_hash, plan) VALUES ($1, $2) ON CONFLICT (plan_hash) DO NOTHING', [plan.hash, JSON.stringify(plan)]);
+      const ins = await client.query('INSERT INTO him_plans (plan_hash, plan) VALUES ($1, $2) ON CONFLICT (plan_hash) DO NOTHING', [
+        plan.hash,
+        JSON.stringify(plan),
+      ]);
       for (const w of plan.waves) {
         for (const t of w.tables) {
-          await client.query("INSERT INTO him_tables (plan_hash, table_id, wave, status) VALUES ($1, $2, $3, 'pending') ON CONFLICT DO NOTHING", [plan.hash, t.id, w.number]);
+          await client.query(
+            "INSERT INTO him_tables (plan_hash, table_id, wave, status) VALUES ($1, $2, $3, 'pending') ON CONFLICT DO NOTHING",
+            [plan.hash, t.id, w.number],
+          );
         }
       }
       await client.query('COMMIT');
@@ -200,29 +101,37 @@ export class PostgresStateStore implements StateStore {
   async getPlan(planHash: string): Promise<PlanFile> {
     const r = await this.q<{ plan: PlanFile }>('SELECT plan FROM him_plans WHERE plan_hash = $1', [planHash]);
     const row = r.rows[0];
-    if (row === undefined) throw new MigrationError(ErrorCode.PLAN_INVALID, `plan ${planHash} was never submitted (run migrate apply with its plan file)`, { planHash });
+    if (row === undefined)
+      throw new MigrationError(ErrorCode.PLAN_INVALID, `plan ${planHash} was never submitted (run migrate apply with its plan file)`, {
+        planHash,
+      });
     return row.plan;
   }
 
   /** Resolve a unique prefix of a plan hash (users type the first 12 characters). */
   async resolvePlan(prefix: string): Promise<string> {
-    const r = await this.q<{ plan_hash: string }>('SELECT plan_hash FROM him_plans WHERE plan_hash LIKE $1 ORDER BY plan_hash LIMIT 2', [`${prefix.replace(/[%_]/g, '')}%`]);
+    const r = await this.q<{ plan_hash: string }>('SELECT plan_hash FROM him_plans WHERE plan_hash LIKE $1 ORDER BY plan_hash LIMIT 2', [
+      `${prefix.replace(/[%_]/g, '')}%`,
+    ]);
     if (r.rows.length === 0) throw new MigrationError(ErrorCode.PLAN_INVALID, `no submitted plan starts with '${prefix}'`, { prefix });
-    if (r.rows.length > 1) throw new MigrationError(ErrorCode.USAGE, `'${prefix}' matches more than one plan; give more characters`, { prefix });
+    if (r.rows.length > 1)
+      throw new MigrationError(ErrorCode.USAGE, `'${prefix}' matches more than one plan; give more characters`, { prefix });
     return (r.rows[0] as { plan_hash: string }).plan_hash;
   }
 
   async getTable(planHash: string, tableId: string): Promise<TableRecord> {
     const r = await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 AND table_id = $2', [planHash, tableId]);
     const row = r.rows[0];
-    if (row === undefined) throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${tableId} is not in plan ${planHash.slice(0, 12)}`, { planHash, tableId });
+    if (row === undefined)
+      throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${tableId} is not in plan ${planHash.slice(0, 12)}`, { planHash, tableId });
     return rowToRecord(row);
   }
 
   async listTables(planHash: string, wave?: number): Promise<TableRecord[]> {
-    const r = wave === undefined
-      ? await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 ORDER BY wave, table_id', [planHash])
-      : await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 AND wave = $2 ORDER BY table_id', [planHash, wave]);
+    const r =
+      wave === undefined
+        ? await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 ORDER BY wave, table_id', [planHash])
+        : await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 AND wave = $2 ORDER BY table_id', [planHash, wave]);
     return r.rows.map(rowToRecord);
   }
 
@@ -240,7 +149,11 @@ export class PostgresStateStore implements StateStore {
         ORDER BY table_id LIMIT 10`,
       [locationKey, self.tableId],
     );
-    return r.rows.map((x: Record<string, unknown>) => ({ planHash: x.plan_hash as string, tableId: x.table_id as string, status: x.status as string }));
+    return r.rows.map((x: Record<string, unknown>) => ({
+      planHash: x.plan_hash as string,
+      tableId: x.table_id as string,
+      status: x.status as string,
+    }));
   }
 
   async updateTable(planHash: string, tableId: string, u: TableUpdate): Promise<void> {
@@ -253,19 +166,26 @@ export class PostgresStateStore implements StateStore {
     }
     if (sets.length === 0) return;
     const r = await this.q(`UPDATE him_tables SET ${sets.join(', ')}, updated_at = now() WHERE plan_hash = $1 AND table_id = $2`, params);
-    if (r.rowCount === 0) throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${tableId} is not in plan ${planHash.slice(0, 12)}`, { planHash, tableId });
+    if (r.rowCount === 0)
+      throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${tableId} is not in plan ${planHash.slice(0, 12)}`, { planHash, tableId });
   }
 
   /** Register a validation run (idempotent); returns the previous run of the same plan, if any. */
   async startValidationRun(runId: string, planHash: string): Promise<{ previousRunId: string | null }> {
     await this.q('INSERT INTO him_validation_runs (run_id, plan_hash) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING', [runId, planHash]);
-    const r = await this.q<{ run_id: string }>('SELECT run_id FROM him_validation_runs WHERE plan_hash = $1 AND run_id <> $2 AND started_at <= (SELECT started_at FROM him_validation_runs WHERE run_id = $2) ORDER BY started_at DESC LIMIT 1', [planHash, runId]);
+    const r = await this.q<{ run_id: string }>(
+      'SELECT run_id FROM him_validation_runs WHERE plan_hash = $1 AND run_id <> $2 AND started_at <= (SELECT started_at FROM him_validation_runs WHERE run_id = $2) ORDER BY started_at DESC LIMIT 1',
+      [planHash, runId],
+    );
     return { previousRunId: r.rows[0]?.run_id ?? null };
   }
 
   /** One table's result rows for a run (a retried check replaces its rows). */
   async putValidationRows(runId: string, tableId: string, rows: readonly unknown[]): Promise<void> {
-    await this.q('INSERT INTO him_validation_rows (run_id, table_id, rows) VALUES ($1, $2, $3) ON CONFLICT (run_id, table_id) DO UPDATE SET rows = EXCLUDED.rows', [runId, tableId, JSON.stringify(rows)]);
+    await this.q(
+      'INSERT INTO him_validation_rows (run_id, table_id, rows) VALUES ($1, $2, $3) ON CONFLICT (run_id, table_id) DO UPDATE SET rows = EXCLUDED.rows',
+      [runId, tableId, JSON.stringify(rows)],
+    );
   }
 
   async getValidationRows(runId: string): Promise<unknown[]> {
@@ -274,7 +194,11 @@ export class PostgresStateStore implements StateStore {
   }
 
   async finishValidationRun(runId: string, status: string, resultsLocation: string): Promise<void> {
-    await this.q('UPDATE him_validation_runs SET finished_at = now(), status = $2, results_location = $3 WHERE run_id = $1', [runId, status, resultsLocation]);
+    await this.q('UPDATE him_validation_runs SET finished_at = now(), status = $2, results_location = $3 WHERE run_id = $1', [
+      runId,
+      status,
+      resultsLocation,
+    ]);
   }
 
   /** Append one event to the chain (serialised: one writer at a time). */
@@ -290,11 +214,20 @@ export class PostgresStateStore implements StateStore {
    * A table's state change and its audit event, in one transaction. With `run`, only while that
    * workflow run owns the record (else TABLE_RUN_FENCED, nothing recorded).
    */
-  async recordStep(planHash: string, tableId: string, u: TableUpdate, e: AuditEventInput, opts: { run?: string } = {}): Promise<AuditEvent> {
+  async recordStep(
+    planHash: string,
+    tableId: string,
+    u: TableUpdate,
+    e: AuditEventInput,
+    opts: { run?: string } = {},
+  ): Promise<AuditEvent> {
     return this.record({ planHash, tableId, u, run: opts.run }, e);
   }
 
-  private async record(step: { planHash: string; tableId: string; u: TableUpdate; run?: string } | null, e: AuditEventInput): Promise<AuditEvent> {
+  private async record(
+    step: { planHash: string; tableId: string; u: TableUpdate; run?: string } | null,
+    e: AuditEventInput,
+  ): Promise<AuditEvent> {
     const client = await this.pool.connect().catch((x: unknown) => Promise.reject(unreachable(x)));
     try {
       await client.query('BEGIN');
@@ -311,10 +244,21 @@ export class PostgresStateStore implements StateStore {
           params.push(step.run);
           fence = ` AND owner_run IS NOT DISTINCT FROM $${params.length}`;
         }
-        const r = sets.length > 0 ? await client.query(`UPDATE him_tables SET ${sets.join(', ')}, updated_at = now() WHERE plan_hash = $1 AND table_id = $2${fence}`, params) : null;
+        const r =
+          sets.length > 0
+            ? await client.query(
+                `UPDATE him_tables SET ${sets.join(', ')}, updated_at = now() WHERE plan_hash = $1 AND table_id = $2${fence}`,
+                params,
+              )
+            : null;
         if (r !== null && step.run !== undefined && r.rowCount === 0) {
           await client.query('ROLLBACK');
-          throw new MigrationError(ErrorCode.TABLE_RUN_FENCED, `${step.tableId}: this step belongs to workflow run ${step.run}, which no longer owns the table's record (the table ended, or another run took it over); nothing recorded`, { tableId: step.tableId, run: step.run }, { retryable: false });
+          throw new MigrationError(
+            ErrorCode.TABLE_RUN_FENCED,
+            `${step.tableId}: this step belongs to workflow run ${step.run}, which no longer owns the table's record (the table ended, or another run took it over); nothing recorded`,
+            { tableId: step.tableId, run: step.run },
+            { retryable: false },
+          );
         }
       }
       await client.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
@@ -324,7 +268,23 @@ export class PostgresStateStore implements StateStore {
       const ev = chainEvent(seq, last.rows[0]?.hash ?? GENESIS_HASH, { ...e, at: new Date(e.at).toISOString() }, this.opts.key);
       await client.query(
         'INSERT INTO him_audit (seq, at, actor, action, object, plan_hash, before_digest, after_digest, details, prev_hash, hash, v, actor_source, alg, key_id) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)',
-        [ev.seq, ev.at, ev.actor, ev.action, ev.object, ev.planHash, ev.beforeDigest, ev.afterDigest, JSON.stringify(ev.details), ev.prevHash, ev.hash, ev.v, ev.actorSource, ev.alg, ev.keyId],
+        [
+          ev.seq,
+          ev.at,
+          ev.actor,
+          ev.action,
+          ev.object,
+          ev.planHash,
+          ev.beforeDigest,
+          ev.afterDigest,
+          JSON.stringify(ev.details),
+          ev.prevHash,
+          ev.hash,
+          ev.v,
+          ev.actorSource,
+          ev.alg,
+          ev.keyId,
+        ],
       );
       await client.query('COMMIT');
       await this.anchorHead(ev);
@@ -352,17 +312,36 @@ export class PostgresStateStore implements StateStore {
   async *readAudit(pageSize = 5_000): AsyncGenerator<AuditEvent> {
     let after = 0;
     for (;;) {
-      const r = await this.q('SELECT * FROM him_audit WHERE seq > $1 ORDER BY seq LIMIT $2', [after, pageSize]).catch((x: MigrationError) => {
-        // 42P01 undefined_table: dropped while this store was open (opening creates it again, empty).
-        if (x.context.pgCode !== '42P01') throw x;
-        throw new MigrationError(ErrorCode.AUDIT_ANCHOR_MISMATCH, 'the audit table him_audit does not exist: it was dropped', { pgCode: '42P01' }, { cause: x });
-      });
+      const r = await this.q('SELECT * FROM him_audit WHERE seq > $1 ORDER BY seq LIMIT $2', [after, pageSize]).catch(
+        (x: MigrationError) => {
+          // 42P01 undefined_table: dropped while this store was open (opening creates it again, empty).
+          if (x.context.pgCode !== '42P01') throw x;
+          throw new MigrationError(
+            ErrorCode.AUDIT_ANCHOR_MISMATCH,
+            'the audit table him_audit does not exist: it was dropped',
+            { pgCode: '42P01' },
+            { cause: x },
+          );
+        },
+      );
       for (const row of r.rows) {
         const at = row.at instanceof Date ? row.at.toISOString() : String(row.at);
         yield {
-          seq: Number(row.seq), at, actor: row.actor, action: row.action, object: row.object, planHash: row.plan_hash,
-          beforeDigest: row.before_digest, afterDigest: row.after_digest, details: row.details, prevHash: row.prev_hash, hash: row.hash,
-          v: Number(row.v ?? 1), alg: row.alg ?? 'sha256', keyId: row.key_id ?? null, ...(row.actor_source === null || row.actor_source === undefined ? {} : { actorSource: row.actor_source }),
+          seq: Number(row.seq),
+          at,
+          actor: row.actor,
+          action: row.action,
+          object: row.object,
+          planHash: row.plan_hash,
+          beforeDigest: row.before_digest,
+          afterDigest: row.after_digest,
+          details: row.details,
+          prevHash: row.prev_hash,
+          hash: row.hash,
+          v: Number(row.v ?? 1),
+          alg: row.alg ?? 'sha256',
+          keyId: row.key_id ?? null,
+          ...(row.actor_source === null || row.actor_source === undefined ? {} : { actorSource: row.actor_source }),
         } as AuditEvent;
         after = Number(row.seq);
       }

@@ -13,7 +13,11 @@ const MAX_ANCHOR_BYTES = 4096;
 export class ObjectStoreAuditAnchor implements AuditAnchor {
   readonly location: string;
 
-  constructor(private readonly store: ObjectStore, location: string, private readonly onClose?: () => void) {
+  constructor(
+    private readonly store: ObjectStore,
+    location: string,
+    private readonly onClose?: () => void,
+  ) {
     this.location = asDirectory(location);
   }
 

@@ -13,10 +13,38 @@ interface SdkError {
 }
 
 const NOT_FOUND = new Set(['NoSuchKey', 'NoSuchBucket', 'NotFound']);
-const DENIED = new Set(['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'CredentialsProviderError', 'ExpiredToken', 'InvalidToken', 'AllAccessDisabled']);
+const DENIED = new Set([
+  'AccessDenied',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'CredentialsProviderError',
+  'ExpiredToken',
+  'InvalidToken',
+  'AllAccessDisabled',
+]);
 const PRECONDITION = new Set(['PreconditionFailed', 'ConditionalRequestConflict']);
-const TRANSIENT = new Set(['SlowDown', 'ServiceUnavailable', 'InternalError', 'RequestTimeout', 'RequestTimeTooSkewed', 'TimeoutError', 'AbortError', 'ThrottlingException']);
-const NETWORK_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET']);
+const TRANSIENT = new Set([
+  'SlowDown',
+  'ServiceUnavailable',
+  'InternalError',
+  'RequestTimeout',
+  'RequestTimeTooSkewed',
+  'TimeoutError',
+  'AbortError',
+  'ThrottlingException',
+]);
+const NETWORK_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+]);
 
 /** An S3 SDK (or network) error on `op` of `path` as a MigrationError. */
 export function fromS3Error(e: unknown, op: Op, path: string, endpoint: string): MigrationError {
@@ -27,10 +55,24 @@ export function fromS3Error(e: unknown, op: Op, path: string, endpoint: string):
   const where = `S3 ${endpoint}: ${op} ${path}`;
   const ctx = { path, op, status, s3Error: name };
   const opts = { cause: e };
-  if (NOT_FOUND.has(name) || status === 404) return new MigrationError(ErrorCode.STORAGE_NOT_FOUND, `${where}: not found (${name})`, ctx, opts);
-  if (DENIED.has(name) || status === 403) return new MigrationError(ErrorCode.STORAGE_ACCESS_DENIED, `${where}: access denied (${name}: ${err.message ?? ''})`, ctx, opts);
-  if (PRECONDITION.has(name) || status === 412) return new MigrationError(ErrorCode.STORAGE_PRECONDITION_FAILED, `${where}: precondition failed, the object already exists (${name})`, ctx, opts);
-  if (TRANSIENT.has(name) || (status !== undefined && (status >= 500 || status === 429)) || NETWORK_ERRNO.has(err.code ?? '') || NETWORK_ERRNO.has(name) || (status === undefined && err.$retryable !== undefined)) {
+  if (NOT_FOUND.has(name) || status === 404)
+    return new MigrationError(ErrorCode.STORAGE_NOT_FOUND, `${where}: not found (${name})`, ctx, opts);
+  if (DENIED.has(name) || status === 403)
+    return new MigrationError(ErrorCode.STORAGE_ACCESS_DENIED, `${where}: access denied (${name}: ${err.message ?? ''})`, ctx, opts);
+  if (PRECONDITION.has(name) || status === 412)
+    return new MigrationError(
+      ErrorCode.STORAGE_PRECONDITION_FAILED,
+      `${where}: precondition failed, the object already exists (${name})`,
+      ctx,
+      opts,
+    );
+  if (
+    TRANSIENT.has(name) ||
+    (status !== undefined && (status >= 500 || status === 429)) ||
+    NETWORK_ERRNO.has(err.code ?? '') ||
+    NETWORK_ERRNO.has(name) ||
+    (status === undefined && err.$retryable !== undefined)
+  ) {
     return new MigrationError(ErrorCode.STORAGE_UNREACHABLE, `${where}: ${name}: ${err.message ?? ''}`, ctx, opts);
   }
   if (status === undefined && /socket|network|connect|timed? ?out/i.test(err.message ?? '')) {
@@ -62,7 +104,10 @@ export function fromFsError(e: unknown, op: Op, path: string): MigrationError {
     case 'EAGAIN':
     case 'EBUSY':
     case 'ETIMEDOUT':
-      return new MigrationError(ErrorCode.STORAGE_UNREACHABLE, `${where}: ${code}: ${err.message ?? ''}`, ctx, { ...opts, retryable: true });
+      return new MigrationError(ErrorCode.STORAGE_UNREACHABLE, `${where}: ${code}: ${err.message ?? ''}`, ctx, {
+        ...opts,
+        retryable: true,
+      });
     default:
       return new MigrationError(ErrorCode.STORAGE_ERROR, `${where}: ${code}: ${err.message ?? ''}`, ctx, opts);
   }

@@ -55,7 +55,12 @@ function relativeSegments(location: string, path: string): string[] {
 }
 
 /** Lists one partition location. */
-export async function listPartition(store: ObjectStore, location: string, index = 0, options: ListPartitionOptions = {}): Promise<LocationListing> {
+export async function listPartition(
+  store: ObjectStore,
+  location: string,
+  index = 0,
+  options: ListPartitionOptions = {},
+): Promise<LocationListing> {
   const files: ObjectInfo[] = [];
   const findings: ListingFinding[] = [];
   const limit = options.limit ?? Infinity;
@@ -68,14 +73,30 @@ export async function listPartition(store: ObjectStore, location: string, index 
     const segments = relativeSegments(location, e.path);
     if (segments.some(isHiddenName)) continue;
     if (e.kind === 'directory') {
-      findings.push({ code: ListingFindingCode.LISTING_SUBDIRECTORY, location, path: e.path, message: `sub-directory ${e.path} is not imported (non-recursive listing, as Iceberg's migrate)` });
+      findings.push({
+        code: ListingFindingCode.LISTING_SUBDIRECTORY,
+        location,
+        path: e.path,
+        message: `sub-directory ${e.path} is not imported (non-recursive listing, as Iceberg's migrate)`,
+      });
     } else if (e.size === 0) {
-      findings.push({ code: ListingFindingCode.LISTING_EMPTY_FILE, location, path: e.path, message: `zero-byte file ${e.path} is excluded (no footer; holds no rows)` });
+      findings.push({
+        code: ListingFindingCode.LISTING_EMPTY_FILE,
+        location,
+        path: e.path,
+        message: `zero-byte file ${e.path} is excluded (no footer; holds no rows)`,
+      });
     } else {
       files.push({ path: e.path, size: e.size, lastModified: e.lastModified, etag: e.etag });
     }
   }
-  if (files.length === 0) findings.push({ code: ListingFindingCode.LISTING_EMPTY_LOCATION, location, path: location, message: `no data files under ${location}` });
+  if (files.length === 0)
+    findings.push({
+      code: ListingFindingCode.LISTING_EMPTY_LOCATION,
+      location,
+      path: location,
+      message: `no data files under ${location}`,
+    });
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { index, location, files, findings, ...(truncated ? { truncated } : {}) };
 }
@@ -84,7 +105,11 @@ export async function listPartition(store: ObjectStore, location: string, index 
  * Lists every location with at most `concurrency` listings in flight, yielding each location's
  * result as it completes (so callers can start reading footers before the listing ends).
  */
-export async function* listPartitions(store: ObjectStore, locations: readonly string[], options: ListPartitionOptions = {}): AsyncIterable<LocationListing> {
+export async function* listPartitions(
+  store: ObjectStore,
+  locations: readonly string[],
+  options: ListPartitionOptions = {},
+): AsyncIterable<LocationListing> {
   const limit = Math.max(1, options.concurrency ?? 16);
   const inFlight = new Map<number, Promise<{ i: number; r: LocationListing }>>();
   let next = 0;

@@ -57,7 +57,9 @@ function readAt(file: string, start: number, len: number, fromEnd: boolean): Pro
         const n = fromEnd ? Math.min(len, size) : len;
         const at = fromEnd ? size - n : start;
         const buf = Buffer.allocUnsafe(n);
-        read(fd, buf, 0, n, at, (readErr, bytesRead) => finish(readErr, { bytes: new Uint8Array(buf.buffer, buf.byteOffset, bytesRead), size }));
+        read(fd, buf, 0, n, at, (readErr, bytesRead) =>
+          finish(readErr, { bytes: new Uint8Array(buf.buffer, buf.byteOffset, bytesRead), size }),
+        );
       };
       if (!fromEnd) return readFrom(-1);
       fstat(fd, (statErr, st) => (statErr ? finish(statErr) : readFrom(st.size)));

@@ -25,12 +25,27 @@ export async function probeS3(opts: S3ProbeOptions, timeoutMs: number): Promise<
     const err = e as Error & { $metadata?: { httpStatusCode?: number } };
     const status = err.$metadata?.httpStatusCode;
     if (err.name === 'CredentialsProviderError') {
-      throw new MigrationError(ErrorCode.STORAGE_ACCESS_DENIED, `S3 ${opts.endpoint ?? 'AWS'}: no AWS credentials found in the environment (${err.message})`, {}, { cause: e });
+      throw new MigrationError(
+        ErrorCode.STORAGE_ACCESS_DENIED,
+        `S3 ${opts.endpoint ?? 'AWS'}: no AWS credentials found in the environment (${err.message})`,
+        {},
+        { cause: e },
+      );
     }
     if (status === 403 || err.name === 'InvalidAccessKeyId' || err.name === 'SignatureDoesNotMatch') {
-      throw new MigrationError(ErrorCode.STORAGE_ACCESS_DENIED, `S3 ${opts.endpoint ?? 'AWS'}: ${err.name}: ${err.message}`, { status }, { cause: e });
+      throw new MigrationError(
+        ErrorCode.STORAGE_ACCESS_DENIED,
+        `S3 ${opts.endpoint ?? 'AWS'}: ${err.name}: ${err.message}`,
+        { status },
+        { cause: e },
+      );
     }
-    throw new MigrationError(ErrorCode.STORAGE_UNREACHABLE, `S3 ${opts.endpoint ?? 'AWS'}: ${err.name}: ${err.message}`, { status }, { cause: e });
+    throw new MigrationError(
+      ErrorCode.STORAGE_UNREACHABLE,
+      `S3 ${opts.endpoint ?? 'AWS'}: ${err.name}: ${err.message}`,
+      { status },
+      { cause: e },
+    );
   } finally {
     s3.destroy();
   }

@@ -48,7 +48,14 @@ const sha256Hex: (s: string) => string =
 let amzDateCache = { second: -1, value: '' };
 function amzDateNow(): string {
   const second = Math.floor(Date.now() / 1000);
-  if (amzDateCache.second !== second) amzDateCache = { second, value: new Date(second * 1000).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '') };
+  if (amzDateCache.second !== second)
+    amzDateCache = {
+      second,
+      value: new Date(second * 1000)
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d{3}/, ''),
+    };
   return amzDateCache.value;
 }
 
@@ -86,7 +93,8 @@ export class S3RangedGet {
   /** The client's provider chain, resolved once and again shortly before expiry. */
   private async credentials(): Promise<Credentials> {
     const cached = this.creds === undefined ? undefined : await this.creds.catch(() => undefined);
-    if (cached !== undefined && (cached.expiration === undefined || cached.expiration.getTime() - Date.now() > CREDENTIAL_MARGIN_MS)) return cached;
+    if (cached !== undefined && (cached.expiration === undefined || cached.expiration.getTime() - Date.now() > CREDENTIAL_MARGIN_MS))
+      return cached;
     this.creds = this.client.config.credentials() as Promise<Credentials>;
     return this.creds;
   }
@@ -109,7 +117,10 @@ export class S3RangedGet {
     // Signed headers in their canonical (sorted) order: host, range, x-amz-content-sha256,
     // x-amz-date[, x-amz-security-token].
     const token = creds.sessionToken;
-    const names = token === undefined ? 'host;range;x-amz-content-sha256;x-amz-date' : 'host;range;x-amz-content-sha256;x-amz-date;x-amz-security-token';
+    const names =
+      token === undefined
+        ? 'host;range;x-amz-content-sha256;x-amz-date'
+        : 'host;range;x-amz-content-sha256;x-amz-date;x-amz-security-token';
     const canonical = `GET\n${path}\n\nhost:${host}\nrange:${range}\nx-amz-content-sha256:UNSIGNED-PAYLOAD\nx-amz-date:${amzDate}\n${token === undefined ? '' : `x-amz-security-token:${token}\n`}\n${names}\nUNSIGNED-PAYLOAD`;
     const scope = `${date}/${this.region}/s3/aws4_request`;
     const toSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${sha256Hex(canonical)}`;
@@ -121,7 +132,11 @@ export class S3RangedGet {
   }
 
   /** A signed ranged GET as a URL and headers, for a worker thread to send (ObjectStore.signedRead). */
-  async signedUrl(bucket: string, key: string, range: string): Promise<{ url: string; headers: Record<string, string>; timeoutMs: number }> {
+  async signedUrl(
+    bucket: string,
+    key: string,
+    range: string,
+  ): Promise<{ url: string; headers: Record<string, string>; timeoutMs: number }> {
     const { path, headers } = await this.signedGet(bucket, key, range);
     // Sent where get() sends it: the endpoint's origin (an absolute path replaces any base path),
     // with the signed Host header.
@@ -134,7 +149,14 @@ export class S3RangedGet {
     try {
       res = await httpGet(new URL(path, this.base), headers, this.agent, this.timeoutMs);
     } catch (e) {
-      throw '$metadata' in (e as object) ? e : sdkLikeError(undefined, (e as Error).name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError', (e as Error).message, (e as NodeJS.ErrnoException).code);
+      throw '$metadata' in (e as object)
+        ? e
+        : sdkLikeError(
+            undefined,
+            (e as Error).name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
+            (e as Error).message,
+            (e as NodeJS.ErrnoException).code,
+          );
     }
     const { status, body } = res;
     if (status === 200 || status === 206) {
@@ -159,7 +181,12 @@ export interface HttpGetResponse {
  * own sends of signed reads (formats/threads/raw-http.ts). Rejects on a network error or `timeoutMs`
  * without a byte (an Error named TimeoutError); any status resolves.
  */
-export function httpGet(url: URL, headers: Readonly<Record<string, string>>, agent: http.Agent, timeoutMs: number): Promise<HttpGetResponse> {
+export function httpGet(
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+  agent: http.Agent,
+  timeoutMs: number,
+): Promise<HttpGetResponse> {
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise<HttpGetResponse>((resolve, reject) => {
     const req = mod.request(url, { method: 'GET', headers, agent, timeout: timeoutMs }, (res) => {
@@ -168,7 +195,11 @@ export function httpGet(url: URL, headers: Readonly<Record<string, string>>, age
       res.on('error', reject);
       res.on('end', () => {
         const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, contentRange: res.headers['content-range'], body: new Uint8Array(body.buffer, body.byteOffset, body.length) });
+        resolve({
+          status: res.statusCode ?? 0,
+          contentRange: res.headers['content-range'],
+          body: new Uint8Array(body.buffer, body.byteOffset, body.length),
+        });
       });
     });
     req.on('timeout', () => {

@@ -8,7 +8,14 @@
 // `conditionalPut: 'head-then-put'` falls back to HEAD → 404 → PUT (racy; for such servers only).
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import type { ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { MutationGuard, asDirectory, parseStorageUri } from '../../core/storage/object-store';
@@ -100,7 +107,13 @@ export class S3ObjectStore implements ObjectStore {
     const pathStyle = opts.forcePathStyle ?? opts.endpoint !== undefined;
     // A caller-provided client without an endpoint: we cannot know where to send lean requests.
     this.ownsLean = opts.rangedGet === undefined;
-    this.lean = opts.leanRangedGets === false ? undefined : opts.rangedGet ?? (opts.client !== undefined && opts.endpoint === undefined ? undefined : new S3RangedGet(this.client, region, opts.endpoint, pathStyle, maxSockets, opts.requestTimeoutMs ?? 60_000));
+    this.lean =
+      opts.leanRangedGets === false
+        ? undefined
+        : (opts.rangedGet ??
+          (opts.client !== undefined && opts.endpoint === undefined
+            ? undefined
+            : new S3RangedGet(this.client, region, opts.endpoint, pathStyle, maxSockets, opts.requestTimeoutMs ?? 60_000)));
   }
 
   destroy(): void {
@@ -117,7 +130,15 @@ export class S3ObjectStore implements ObjectStore {
     do {
       let page: ListObjectsV2CommandOutput;
       try {
-        page = await this.client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: recursive ? undefined : '/', ContinuationToken: token, MaxKeys: this.opts.listPageSize }));
+        page = await this.client.send(
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: prefix,
+            Delimiter: recursive ? undefined : '/',
+            ContinuationToken: token,
+            MaxKeys: this.opts.listPageSize,
+          }),
+        );
       } catch (e) {
         throw fromS3Error(e, 'list', location, this.endpoint);
       }
@@ -127,7 +148,13 @@ export class S3ObjectStore implements ObjectStore {
       for (const o of page.Contents ?? []) {
         // Skip the directory's own marker object and (recursive) nested directory markers.
         if (o.Key === undefined || o.Key === prefix || o.Key.endsWith('/')) continue;
-        yield { kind: 'file', path: base + o.Key, size: o.Size ?? 0, lastModified: o.LastModified?.getTime() ?? 0, etag: o.ETag?.replace(/"/g, '') };
+        yield {
+          kind: 'file',
+          path: base + o.Key,
+          size: o.Size ?? 0,
+          lastModified: o.LastModified?.getTime() ?? 0,
+          etag: o.ETag?.replace(/"/g, ''),
+        };
       }
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
@@ -193,10 +220,16 @@ export class S3ObjectStore implements ObjectStore {
     const createOnly = options.ifNoneMatch === '*' || !allowed;
     try {
       if (createOnly && this.opts.conditionalPut === 'head-then-put' && (await this.exists(path))) {
-        throw new MigrationError(ErrorCode.STORAGE_PRECONDITION_FAILED, `S3 ${this.endpoint}: put ${path}: precondition failed, the object already exists`, { path, op: 'put' });
+        throw new MigrationError(
+          ErrorCode.STORAGE_PRECONDITION_FAILED,
+          `S3 ${this.endpoint}: put ${path}: precondition failed, the object already exists`,
+          { path, op: 'put' },
+        );
       }
       const ifNoneMatch = createOnly && this.opts.conditionalPut !== 'head-then-put' ? '*' : undefined;
-      await this.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.length, IfNoneMatch: ifNoneMatch }));
+      await this.client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.length, IfNoneMatch: ifNoneMatch }),
+      );
     } catch (e) {
       const err = fromS3Error(e, 'put', path, this.endpoint);
       if (err.code === ErrorCode.STORAGE_PRECONDITION_FAILED && options.ifNoneMatch === undefined) this.guard.check('overwrite', path);

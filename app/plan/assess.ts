@@ -36,13 +36,26 @@ export interface AssessResult {
   readonly edges: readonly PlanEdge[];
 }
 
-function assessOne(t: TableInventory, options: AssessOptions, ownership: Ownership, sampled: ReadonlyMap<string, readonly AssessFinding[]>): AssessedTable {
+function assessOne(
+  t: TableInventory,
+  options: AssessOptions,
+  ownership: Ownership,
+  sampled: ReadonlyMap<string, readonly AssessFinding[]>,
+): AssessedTable {
   let reads: readonly string[] = [];
   const extra: AssessFinding[] = [...(sampled.get(`${t.table.database}.${t.table.name}`.toLowerCase()) ?? [])];
   if (t.table.tableType === 'VIRTUAL_VIEW') {
     const deps = viewDependencies(t.table);
     reads = deps.refs;
-    if (deps.error !== null) extra.push(finding(AssessCode.VIEW_SQL_UNPARSEABLE, 'warn', deps.error, 'declare the view’s inputs in the lineage file; its wave is not ordered after them'));
+    if (deps.error !== null)
+      extra.push(
+        finding(
+          AssessCode.VIEW_SQL_UNPARSEABLE,
+          'warn',
+          deps.error,
+          'declare the view’s inputs in the lineage file; its wave is not ordered after them',
+        ),
+      );
   }
   const a = assessTable(t, options, extra);
   return { ...a, team: teamOf(t.table, ownership), fingerprint: tableFingerprint(t), reads };
@@ -52,7 +65,12 @@ function assessOne(t: TableInventory, options: AssessOptions, ownership: Ownersh
  * Pure over the inventory: assessments sorted by id, and one view edge per (source, view). Findings
  * that need the whole inventory (LOCATION_SHARED) join the outside ones per table.
  */
-export function assessWarehouse(inventory: readonly TableInventory[], options: AssessOptions, ownership: Ownership, sampled: ReadonlyMap<string, readonly AssessFinding[]> = new Map()): AssessResult {
+export function assessWarehouse(
+  inventory: readonly TableInventory[],
+  options: AssessOptions,
+  ownership: Ownership,
+  sampled: ReadonlyMap<string, readonly AssessFinding[]> = new Map(),
+): AssessResult {
   const extra = new Map<string, readonly AssessFinding[]>(sampled);
   for (const [id, fs] of sharedLocationFindings(inventory)) extra.set(id, [...fs, ...(extra.get(id) ?? [])]);
   const tables = inventory.map((t) => assessOne(t, options, ownership, extra)).sort((a, b) => compareIds(a.id, b.id));
@@ -61,7 +79,18 @@ export function assessWarehouse(inventory: readonly TableInventory[], options: A
 }
 
 export function toPlanTable(a: AssessedTable): PlanTable {
-  return { id: a.id, database: a.database, name: a.name, team: a.team, kind: a.kind, class: a.class, files: a.files, bytes: a.bytes, risk: a.risk, fingerprint: a.fingerprint };
+  return {
+    id: a.id,
+    database: a.database,
+    name: a.name,
+    team: a.team,
+    kind: a.kind,
+    class: a.class,
+    files: a.files,
+    bytes: a.bytes,
+    risk: a.risk,
+    fingerprint: a.fingerprint,
+  };
 }
 
 /**
@@ -88,7 +117,12 @@ export async function targetCatalogFor(cfg: MigrateConfig, inventory: readonly T
     return await targetCatalogFindings(catalog, inventory, c.namespacePrefix ?? '');
   } catch (e) {
     if (!(e instanceof MigrationError)) throw e;
-    throw new MigrationError(e.code, `${e.message} (the target catalog ${c.name} is read to leave out the tables it already holds: check catalog.uri, or its credentials)`, e.context, { cause: e });
+    throw new MigrationError(
+      e.code,
+      `${e.message} (the target catalog ${c.name} is read to leave out the tables it already holds: check catalog.uri, or its credentials)`,
+      e.context,
+      { cause: e },
+    );
   } finally {
     await catalog?.close?.();
   }
@@ -109,7 +143,10 @@ export async function sampleStorageFor(cfg: MigrateConfig, inventory: readonly T
 /** Config → options, validated up front (a bad ownership mapping fails before HMS is read). */
 export function assessSettings(cfg: MigrateConfig): { options: AssessOptions; ownership: Ownership } {
   const plan = cfg.plan;
-  return { options: { allowUnbucketed: plan?.assess.allowUnbucketed ?? false }, ownership: withPrefix('plan.ownership', () => parseOwnership(plan?.ownership ?? {})) };
+  return {
+    options: { allowUnbucketed: plan?.assess.allowUnbucketed ?? false },
+    ownership: withPrefix('plan.ownership', () => parseOwnership(plan?.ownership ?? {})),
+  };
 }
 
 /** Re-throw a core validation error with its paths under the config section it came from. */
@@ -120,7 +157,8 @@ export function withPrefix<T>(prefix: string, f: () => T): T {
     if (!(e instanceof MigrationError)) throw e;
     const paths = Array.isArray(e.context.paths) ? (e.context.paths as string[]) : [];
     let message = e.message;
-    for (const p of paths) message = message.replace(new RegExp(`(^|\\n)${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:`), `$1${prefix}.${p}:`);
+    for (const p of paths)
+      message = message.replace(new RegExp(`(^|\\n)${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:`), `$1${prefix}.${p}:`);
     throw new MigrationError(e.code, message, { ...e.context, paths: paths.map((p) => `${prefix}.${p}`) });
   }
 }
@@ -135,4 +173,3 @@ export async function runAssess(cfg: MigrateConfig, databases: readonly string[]
     await reader.close();
   }
 }
-

@@ -49,14 +49,19 @@ export function graphKind(file: string): 'svg' | 'dot' | 'mmd' {
 }
 
 export function readLineage(file: string): PlanEdge[] {
-  if (!existsSync(file)) throw new MigrationError(ErrorCode.LINEAGE_INVALID, `plan.lineage: ${file} does not exist`, { paths: ['plan.lineage'] });
+  if (!existsSync(file))
+    throw new MigrationError(ErrorCode.LINEAGE_INVALID, `plan.lineage: ${file} does not exist`, { paths: ['plan.lineage'] });
   let doc: unknown;
   try {
     doc = parse(readFileSync(file, 'utf8'));
   } catch (e) {
     if (!(e instanceof YAMLParseError)) throw e;
     const at = e.linePos?.[0];
-    throw new MigrationError(ErrorCode.LINEAGE_INVALID, `${file}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${e.message.split('\n')[0] ?? ''}`, { paths: ['(root)'], file });
+    throw new MigrationError(
+      ErrorCode.LINEAGE_INVALID,
+      `${file}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${e.message.split('\n')[0] ?? ''}`,
+      { paths: ['(root)'], file },
+    );
   }
   return lineageEdges(parseLineage(doc, `lineage file ${file}`));
 }
@@ -68,7 +73,10 @@ export function planSettings(cfg: MigrateConfig, lineageFlag: string | undefined
   withPrefix('plan.waves', () => parseWaveOptions(waves));
   const throughput = withPrefix('plan', () => parseThroughput(p?.throughput ?? DEFAULT_THROUGHPUT));
   const targetCatalog = p?.targetCatalog ?? cfg.catalog?.name;
-  if (targetCatalog === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, 'plan.targetCatalog: not set (and no catalog.name to default to)', { paths: ['plan.targetCatalog'] });
+  if (targetCatalog === undefined)
+    throw new MigrationError(ErrorCode.CONFIG_INVALID, 'plan.targetCatalog: not set (and no catalog.name to default to)', {
+      paths: ['plan.targetCatalog'],
+    });
   const lineageFile = lineageFlag ?? p?.lineage;
   const lineage = lineageFile === undefined ? [] : readLineage(lineageFile);
   return { waves, throughput, targetCatalog, lineage, ...assessSettings(cfg) };
@@ -82,7 +90,10 @@ export interface BuiltPlan {
   readonly edges: readonly PlanEdge[];
 }
 
-export async function buildPlanFromHms(cfg: MigrateConfig, o: { databases: readonly string[]; lineage?: string; now: Date; source?: HmsSource }): Promise<BuiltPlan> {
+export async function buildPlanFromHms(
+  cfg: MigrateConfig,
+  o: { databases: readonly string[]; lineage?: string; now: Date; source?: HmsSource },
+): Promise<BuiltPlan> {
   const s = planSettings(cfg, o.lineage);
   const { reader, source, endpoint } = await openWarehouseReader(cfg, { source: o.source });
   let assessed: AssessResult;
@@ -96,11 +107,23 @@ export async function buildPlanFromHms(cfg: MigrateConfig, o: { databases: reado
 }
 
 /** The back half of `plan`, pure over the assessment: graph → waves → the plan file (not yet signed). */
-export function planFromAssessment(cfg: MigrateConfig, s: PlanSettings, assessed: AssessResult, o: { now: Date; source: { uri: string; label: string } }): BuiltPlan {
+export function planFromAssessment(
+  cfg: MigrateConfig,
+  s: PlanSettings,
+  assessed: AssessResult,
+  o: { now: Date; source: { uri: string; label: string } },
+): BuiltPlan {
   const edges = [...assessed.edges, ...s.lineage];
   const graph = buildGraph(assessed.tables.map(toPlanTable), edges);
   const waves = withPrefix('plan.waves', () => planWaves(graph, s.waves));
-  const header = { createdAt: o.now.toISOString(), toolVersion: toolVersion(), source: o.source, targetCatalog: s.targetCatalog, target: pinnedTarget(cfg), throughput: s.throughput };
+  const header = {
+    createdAt: o.now.toISOString(),
+    toolVersion: toolVersion(),
+    source: o.source,
+    targetCatalog: s.targetCatalog,
+    target: pinnedTarget(cfg),
+    throughput: s.throughput,
+  };
   return { plan: buildPlan(header, waves), assessed, edges };
 }
 
@@ -125,4 +148,3 @@ export async function writePlanOutputs(built: BuiltPlan, outs: PlanOutputs): Pro
   }
   return files.map(([f]) => f);
 }
-

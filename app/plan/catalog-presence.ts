@@ -11,10 +11,15 @@ import type { AssessFinding } from '../../core/plan/assess/types';
 import { AssessCode, finding } from '../../core/plan/assess/types';
 import { targetOf } from '../../core/convert/plan-conversion';
 
-const isView = (t: TableInventory): boolean => t.table.tableType === TableType.VIRTUAL_VIEW || t.table.tableType === TableType.MATERIALIZED_VIEW;
+const isView = (t: TableInventory): boolean =>
+  t.table.tableType === TableType.VIRTUAL_VIEW || t.table.tableType === TableType.MATERIALIZED_VIEW;
 
 /** Findings by table id (`db.table`, lower case) for the tables whose target name is taken. */
-export async function targetCatalogFindings(catalog: IcebergCatalog, inventory: readonly TableInventory[], namespacePrefix: string): Promise<Map<string, AssessFinding[]>> {
+export async function targetCatalogFindings(
+  catalog: IcebergCatalog,
+  inventory: readonly TableInventory[],
+  namespacePrefix: string,
+): Promise<Map<string, AssessFinding[]>> {
   // Target namespace (joined) → [table id, target] of the tables that would land in it.
   const byNamespace = new Map<string, [string, ReturnType<typeof targetOf>][]>();
   for (const t of inventory) {
@@ -35,7 +40,14 @@ export async function targetCatalogFindings(catalog: IcebergCatalog, inventory: 
     for (const [id, target] of tables) {
       if (!taken.has(target.name)) continue;
       const evidence = `catalog ${catalog.name} already has ${formatTableIdent(target)}`;
-      out.set(id, [finding(AssessCode.IN_TARGET_CATALOG, 'skip', evidence, 'nothing to do if an earlier plan migrated it (migrate validate checks it); to plan it again, roll that wave back or drop the entry there (never with purge)')]);
+      out.set(id, [
+        finding(
+          AssessCode.IN_TARGET_CATALOG,
+          'skip',
+          evidence,
+          'nothing to do if an earlier plan migrated it (migrate validate checks it); to plan it again, roll that wave back or drop the entry there (never with purge)',
+        ),
+      ]);
     }
   }
   return out;

@@ -61,13 +61,22 @@ function merge(into: Counts, c: Counts): void {
 }
 
 /** Count everything `reader` sees in `only` (or every database). Unknown names → HMS_NOT_FOUND. */
-export async function runInventory(reader: HmsReader, only: readonly string[], progress?: Progress): Promise<{ databases: DatabaseCounts[]; totals: Counts }> {
+export async function runInventory(
+  reader: HmsReader,
+  only: readonly string[],
+  progress?: Progress,
+): Promise<{ databases: DatabaseCounts[]; totals: Counts }> {
   const perDb = new Map<string, Counts>();
-  const walked = await walkWarehouse(reader, only, (db, tables) => {
-    const counts = perDb.get(db) ?? emptyCounts();
-    perDb.set(db, counts);
-    for (const t of tables) add(counts, t);
-  }, progress);
+  const walked = await walkWarehouse(
+    reader,
+    only,
+    (db, tables) => {
+      const counts = perDb.get(db) ?? emptyCounts();
+      perDb.set(db, counts);
+      for (const t of tables) add(counts, t);
+    },
+    progress,
+  );
   const totals = emptyCounts();
   const databases = walked.databases.map((name): DatabaseCounts => ({ name, ...(perDb.get(name) ?? emptyCounts()) }));
   for (const d of databases) merge(totals, d);
@@ -75,7 +84,11 @@ export async function runInventory(reader: HmsReader, only: readonly string[], p
 }
 
 /** The inventory of the configured HMS through `source`. */
-export async function inventory(cfg: MigrateConfig, o: { source: InventorySource; databases: readonly string[]; callsPerSecond: number }, progress?: Progress): Promise<InventoryReport> {
+export async function inventory(
+  cfg: MigrateConfig,
+  o: { source: InventorySource; databases: readonly string[]; callsPerSecond: number },
+  progress?: Progress,
+): Promise<InventoryReport> {
   const t0 = performance.now();
   const { reader, endpoint } = await openWarehouseReader(cfg, { source: o.source, callsPerSecond: o.callsPerSecond });
   try {

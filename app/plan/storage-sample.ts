@@ -39,27 +39,67 @@ const some = (paths: readonly string[]): string => `${paths.slice(0, 3).join(', 
 /** What the listing alone tells: sub-directories, zero-byte files, and the size when HMS had none. */
 function listingFindings(t: TableInventory, loc: string, l: LocationListing): AssessFinding[] {
   const out: AssessFinding[] = [];
-  const subdirs = l.findings.filter((f) => f.code === ListingFindingCode.LISTING_SUBDIRECTORY && !/\/metadata\/?$/.test(f.path)).map((f) => f.path);
+  const subdirs = l.findings
+    .filter((f) => f.code === ListingFindingCode.LISTING_SUBDIRECTORY && !/\/metadata\/?$/.test(f.path))
+    .map((f) => f.path);
   if (subdirs.length > 0) {
-    out.push(finding(AssessCode.DATA_IN_SUBDIRECTORIES, 'rewrite', `${loc} holds sub-directories: ${some(subdirs)}`, 'rewrite the table (or flatten the directories); a metadata-only conversion would leave those files out'));
+    out.push(
+      finding(
+        AssessCode.DATA_IN_SUBDIRECTORIES,
+        'rewrite',
+        `${loc} holds sub-directories: ${some(subdirs)}`,
+        'rewrite the table (or flatten the directories); a metadata-only conversion would leave those files out',
+      ),
+    );
   }
   const empty = l.findings.filter((f) => f.code === ListingFindingCode.LISTING_EMPTY_FILE).map((f) => f.path);
   if (empty.length > 0) {
-    out.push(finding(AssessCode.FILE_EMPTY, 'warn', `${empty.length} zero-byte file(s) under ${loc}: ${some(empty)}`, 'apply leaves zero-byte files out (they hold no rows) and lists them in the validation record; delete them, or check the writer that left them'));
+    out.push(
+      finding(
+        AssessCode.FILE_EMPTY,
+        'warn',
+        `${empty.length} zero-byte file(s) under ${loc}: ${some(empty)}`,
+        'apply leaves zero-byte files out (they hold no rows) and lists them in the validation record; delete them, or check the writer that left them',
+      ),
+    );
   }
   if (needsStorageSize(t)) {
     const size: StorageSize = { files: l.files.length, bytes: l.files.reduce((n, f) => n + f.size, 0), complete: l.truncated !== true };
     const at = size.complete ? '' : '≥ ';
-    out.push({ ...finding(AssessCode.SIZE_FROM_STORAGE, 'info', `${at}${size.files} file(s), ${at}${size.bytes} bytes listed under ${loc} (HMS numFiles/totalSize absent or zero)${size.complete ? '' : `; the listing stopped at ${size.files} files`}`, 'none: sizing and wave caps use the listing; ANALYZE TABLE … COMPUTE STATISTICS makes HMS agree'), size });
-    if (size.files === 0 && size.complete) out.push({ ...finding(AssessCode.EMPTY_TABLE, 'info', `no data files under ${loc} (storage listing)`, 'none: an empty Iceberg table is created'), size });
+    out.push({
+      ...finding(
+        AssessCode.SIZE_FROM_STORAGE,
+        'info',
+        `${at}${size.files} file(s), ${at}${size.bytes} bytes listed under ${loc} (HMS numFiles/totalSize absent or zero)${size.complete ? '' : `; the listing stopped at ${size.files} files`}`,
+        'none: sizing and wave caps use the listing; ANALYZE TABLE … COMPUTE STATISTICS makes HMS agree',
+      ),
+      size,
+    });
+    if (size.files === 0 && size.complete)
+      out.push({
+        ...finding(
+          AssessCode.EMPTY_TABLE,
+          'info',
+          `no data files under ${loc} (storage listing)`,
+          'none: an empty Iceberg table is created',
+        ),
+        size,
+      });
   }
   return out;
 }
 
 /** INT96 columns in the footers of up to `filesPerTable` Parquet files; unreadable footers are FILE_UNREADABLE. */
-async function footerFindings(store: ObjectStore, loc: string, files: readonly ObjectInfo[], filesPerTable: number): Promise<AssessFinding[]> {
+async function footerFindings(
+  store: ObjectStore,
+  loc: string,
+  files: readonly ObjectInfo[],
+  filesPerTable: number,
+): Promise<AssessFinding[]> {
   const n = files.length;
-  const picks = [...new Set([0, n - 1, Math.floor(n / 2)].slice(0, Math.max(1, filesPerTable)))].map((i) => files[i]).filter((f) => f !== undefined);
+  const picks = [...new Set([0, n - 1, Math.floor(n / 2)].slice(0, Math.max(1, filesPerTable)))]
+    .map((i) => files[i])
+    .filter((f) => f !== undefined);
   const int96: string[] = [];
   const unreadable: string[] = [];
   for (const f of picks) {
@@ -73,8 +113,24 @@ async function footerFindings(store: ObjectStore, loc: string, files: readonly O
     }
   }
   const out: AssessFinding[] = [];
-  if (int96.length > 0) out.push(finding(AssessCode.INT96_TIMESTAMP, 'warn', `INT96 timestamps in ${int96.join(', ')} (sampled ${picks.length} file(s) of ${loc})`, 'migrates as is: readers convert INT96; bounds are withheld for those columns, so predicates on them do not prune files'));
-  if (unreadable.length > 0) out.push(finding(AssessCode.FILE_UNREADABLE, 'rewrite', `${unreadable.length} of ${picks.length} sampled file(s) unreadable: ${unreadable.slice(0, 3).join('; ')}`, 'replace or remove the corrupt files (or rewrite the table): apply reads every footer and would fail the table on them'));
+  if (int96.length > 0)
+    out.push(
+      finding(
+        AssessCode.INT96_TIMESTAMP,
+        'warn',
+        `INT96 timestamps in ${int96.join(', ')} (sampled ${picks.length} file(s) of ${loc})`,
+        'migrates as is: readers convert INT96; bounds are withheld for those columns, so predicates on them do not prune files',
+      ),
+    );
+  if (unreadable.length > 0)
+    out.push(
+      finding(
+        AssessCode.FILE_UNREADABLE,
+        'rewrite',
+        `${unreadable.length} of ${picks.length} sampled file(s) unreadable: ${unreadable.slice(0, 3).join('; ')}`,
+        'replace or remove the corrupt files (or rewrite the table): apply reads every footer and would fail the table on them',
+      ),
+    );
   return out;
 }
 
@@ -93,14 +149,29 @@ async function sampleOne(store: ObjectStore, t: TableInventory, o: Required<Stor
   } catch (e) {
     // Not a reason to stop planning, but the reviewer must know what the plan could not check.
     const why = e instanceof MigrationError ? `${e.code}: ${e.message}` : String(e);
-    return [finding(AssessCode.STORAGE_NOT_SAMPLED, 'warn', `${loc}: ${why}`, 'its files were not checked for sub-directories or INT96 timestamps: fix storage.* or the AWS credentials in the environment and assess again (apply reads the files anyway and fails the table coded if they are unreadable)')];
+    return [
+      finding(
+        AssessCode.STORAGE_NOT_SAMPLED,
+        'warn',
+        `${loc}: ${why}`,
+        'its files were not checked for sub-directories or INT96 timestamps: fix storage.* or the AWS credentials in the environment and assess again (apply reads the files anyway and fails the table coded if they are unreadable)',
+      ),
+    ];
   }
 }
 
 /** Findings per table id (`db.table`, lower-case) for every table whose storage tells something. */
-export async function sampleStorage(store: ObjectStore, inventory: readonly TableInventory[], o: StorageSampleOptions = {}): Promise<Map<string, AssessFinding[]>> {
+export async function sampleStorage(
+  store: ObjectStore,
+  inventory: readonly TableInventory[],
+  o: StorageSampleOptions = {},
+): Promise<Map<string, AssessFinding[]>> {
   const out = new Map<string, AssessFinding[]>();
-  const opts: Required<StorageSampleOptions> = { filesPerTable: o.filesPerTable ?? 3, concurrency: o.concurrency ?? 16, listLimit: o.listLimit ?? DEFAULT_LIST_LIMIT };
+  const opts: Required<StorageSampleOptions> = {
+    filesPerTable: o.filesPerTable ?? 3,
+    concurrency: o.concurrency ?? 16,
+    listLimit: o.listLimit ?? DEFAULT_LIST_LIMIT,
+  };
   for await (const [t, f] of mapOrdered(inventory, opts.concurrency, async (t) => [t, await sampleOne(store, t, opts)] as const)) {
     if (f.length > 0) out.set(`${t.table.database}.${t.table.name}`.toLowerCase(), f);
   }

@@ -24,7 +24,9 @@ async function tablesStillThere(reader: HmsReader, db: string, names: readonly s
     } catch (e) {
       // The Thrift reader names one missing table (context.table), the DB reader all (context.tables).
       const ctx = isNotFound(e) ? e.context : {};
-      const gone = [ctx.table, ...(Array.isArray(ctx.tables) ? ctx.tables : [])].filter((n): n is string => typeof n === 'string' && left.includes(n));
+      const gone = [ctx.table, ...(Array.isArray(ctx.tables) ? ctx.tables : [])].filter(
+        (n): n is string => typeof n === 'string' && left.includes(n),
+      );
       if (gone.length === 0) throw e;
       left = left.filter((n) => !gone.includes(n));
     }

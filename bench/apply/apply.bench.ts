@@ -28,13 +28,17 @@ const SAMPLE = Number(arg('sample', '100'));
 const SPLIT = process.argv.includes('--split');
 const root = path.resolve(__dirname, '..', '..');
 
-const ms = (t: { seconds?: unknown; nanos?: unknown } | null | undefined): number => (t ? Number(t.seconds ?? 0) * 1000 + Number(t.nanos ?? 0) / 1e6 : 0);
+const ms = (t: { seconds?: unknown; nanos?: unknown } | null | undefined): number =>
+  t ? Number(t.seconds ?? 0) * 1000 + Number(t.nanos ?? 0) / 1e6 : 0;
 
 function vmHwmMb(pid: number): number {
   // The node process is tsx's child; read every descendant and take the largest.
   let best = 0;
   try {
-    const out = execFileSync('bash', ['-c', `for p in $(pgrep -P ${pid}) ${pid}; do grep VmHWM /proc/$p/status 2>/dev/null; done`]).toString();
+    const out = execFileSync('bash', [
+      '-c',
+      `for p in $(pgrep -P ${pid}) ${pid}; do grep VmHWM /proc/$p/status 2>/dev/null; done`,
+    ]).toString();
     for (const m of out.matchAll(/VmHWM:\s+(\d+)/g)) best = Math.max(best, Number(m[1]) / 1024);
   } catch {
     /* gone */
@@ -46,29 +50,56 @@ async function main(): Promise<void> {
   const env = testStack();
   Object.assign(process.env, env);
   const run = `${Date.now().toString(36)}`;
-  execFileSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--scale', `${TABLES},${FILES},1`], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    path.join(root, 'node_modules', '.bin', 'tsx'),
+    ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--scale', `${TABLES},${FILES},1`],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   const db = `${PREFIX}_scale_${TABLES}x${FILES}x1`;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'him-bench-apply-'));
   const nsPrefix = `benchapply_${run}_`;
   const cfg = path.join(dir, 'migrate.yaml');
-  const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: him-bench-${run}`);
-  writeFileSync(cfg, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n  waves:\n    maxTablesPerWave: ${TABLES}\n    maxFilesPerWave: 100000000\n`);
-  const migrate = (args: string[]): string => execFileSync(path.join(root, 'bin', 'migrate'), [...args, '--config', cfg], { cwd: root, env: process.env, maxBuffer: 256 << 20 }).toString();
+  const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8').replace(
+    /namespace: default/,
+    `namespace: default\n  taskQueue: him-bench-${run}`,
+  );
+  writeFileSync(
+    cfg,
+    `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n  waves:\n    maxTablesPerWave: ${TABLES}\n    maxFilesPerWave: 100000000\n`,
+  );
+  const migrate = (args: string[]): string =>
+    execFileSync(path.join(root, 'bin', 'migrate'), [...args, '--config', cfg], {
+      cwd: root,
+      env: process.env,
+      maxBuffer: 256 << 20,
+    }).toString();
 
   const tPlan = performance.now();
   migrate(['plan', '--out', path.join(dir, 'plan.json')]);
   const plan = JSON.parse(readFileSync(path.join(dir, 'plan.json'), 'utf8')) as { hash: string; waves: { tables: unknown[] }[] };
-  process.stderr.write(`[bench] plan: ${plan.waves.length} wave(s), ${plan.waves.reduce((n, w) => n + w.tables.length, 0)} tables in ${((performance.now() - tPlan) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `[bench] plan: ${plan.waves.length} wave(s), ${plan.waves.reduce((n, w) => n + w.tables.length, 0)} tables in ${((performance.now() - tPlan) / 1000).toFixed(1)} s\n`,
+  );
 
   const workers: ChildProcess[] = [];
-  const roles = SPLIT ? ['workflows', ...Array.from({ length: WORKERS }, () => 'activities')] : Array.from({ length: WORKERS }, () => 'all');
+  const roles = SPLIT
+    ? ['workflows', ...Array.from({ length: WORKERS }, () => 'activities')]
+    : Array.from({ length: WORKERS }, () => 'all');
   // Worker logs stay after the run (a worker that dies mid-run is otherwise a silent hang).
   const logs = roles.map((role, i) => path.join(os.tmpdir(), `him-bench-apply-${run}-worker-${i}-${role}.log`));
   roles.forEach((role, i) => {
     const log = openSync(logs[i] as string, 'w');
-    workers.push(spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfg, '--role', role, '--concurrency', String(Math.max(16, CONCURRENCY))], { cwd: root, env: process.env, stdio: ['ignore', log, log], detached: true }));
+    workers.push(
+      spawn(
+        path.join(root, 'bin', 'migrate'),
+        ['worker', '--config', cfg, '--role', role, '--concurrency', String(Math.max(16, CONCURRENCY))],
+        { cwd: root, env: process.env, stdio: ['ignore', log, log], detached: true },
+      ),
+    );
   });
-  workers.forEach((w, i) => w.on('exit', (code, signal) => process.stderr.write(`[bench] worker ${i} exited (code ${code}, signal ${signal}); log ${logs[i]}\n`)));
+  workers.forEach((w, i) =>
+    w.on('exit', (code, signal) => process.stderr.write(`[bench] worker ${i} exited (code ${code}, signal ${signal}); log ${logs[i]}\n`)),
+  );
   // Each worker leads its own process group (bin/migrate → tsx → node); stop the whole group, also
   // when the bench fails (an orphaned worker kept polling after a failed run).
   const stopWorkers = (): void => {
@@ -105,7 +136,9 @@ async function main(): Promise<void> {
   let wftQueue = 0;
   let wftRun = 0;
   let actQueue = 0;
-  for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'migrate/${plan.hash.slice(0, 12)}/wave-' AND WorkflowType = 'tableWorkflow'` })) {
+  for await (const w of client.workflow.list({
+    query: `WorkflowId STARTS_WITH 'migrate/${plan.hash.slice(0, 12)}/wave-' AND WorkflowType = 'tableWorkflow'`,
+  })) {
     if (n++ >= SAMPLE) break;
     const h = await client.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
     const events = h.events ?? [];
@@ -123,7 +156,8 @@ async function main(): Promise<void> {
         const s = scheduled.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId));
         if (s) actQueue += at - s.at;
       }
-      if (e.activityTaskScheduledEventAttributes) scheduled.set(Number(e.eventId), { name: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?', at });
+      if (e.activityTaskScheduledEventAttributes)
+        scheduled.set(Number(e.eventId), { name: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?', at });
       const done = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes;
       if (done) {
         const s = scheduled.get(Number(done.scheduledEventId));
@@ -143,9 +177,9 @@ async function main(): Promise<void> {
     `apply: ${TABLES} tables × ${FILES} files through Temporal, workers: ${roles.join(', ')}, table concurrency ${CONCURRENCY}`,
     `  state ${result.result.state}, migrated ${migrated}, failed ${result.result.waves.reduce((k, w) => k + w.failed.length, 0)}`,
     `  wall ${wall.toFixed(1)} s · ${(migrated / wall).toFixed(2)} tables/s · ${(files / wall).toFixed(0)} files/s · worker peak RSS ${rss.join('/')} MB`,
-    `  table workflows (sample ${Math.min(n, SAMPLE)}): ${(overhead * 100).toFixed(1)}% of their time outside activities; activity time by step: ${[...steps].map(([k, v]) => `${k} ${(v / Math.max(1, inActs) * 100).toFixed(0)}%`).join(', ')}`,
-    `  of the activity time, ${(actQueue / Math.max(1, inWf) * 100).toFixed(1)}% of the workflows' time is activities waiting for a worker slot (scheduled → started); counted outside too, the overhead is ${((1 - (inActs - actQueue) / Math.max(1, inWf)) * 100).toFixed(1)}%`,
-    `  outside activities: workflow tasks queued ${(wftQueue / Math.max(1, inWf) * 100).toFixed(1)}%, processed by the worker ${(wftRun / Math.max(1, inWf) * 100).toFixed(1)}%, other ${((inWf - inActs - wftQueue - wftRun) / Math.max(1, inWf) * 100).toFixed(1)}%`,
+    `  table workflows (sample ${Math.min(n, SAMPLE)}): ${(overhead * 100).toFixed(1)}% of their time outside activities; activity time by step: ${[...steps].map(([k, v]) => `${k} ${((v / Math.max(1, inActs)) * 100).toFixed(0)}%`).join(', ')}`,
+    `  of the activity time, ${((actQueue / Math.max(1, inWf)) * 100).toFixed(1)}% of the workflows' time is activities waiting for a worker slot (scheduled → started); counted outside too, the overhead is ${((1 - (inActs - actQueue) / Math.max(1, inWf)) * 100).toFixed(1)}%`,
+    `  outside activities: workflow tasks queued ${((wftQueue / Math.max(1, inWf)) * 100).toFixed(1)}%, processed by the worker ${((wftRun / Math.max(1, inWf)) * 100).toFixed(1)}%, other ${(((inWf - inActs - wftQueue - wftRun) / Math.max(1, inWf)) * 100).toFixed(1)}%`,
     `  goal ≤ 300 s: ${wall <= 300 ? 'met' : 'NOT met'} · overhead ≤ 20%: ${overhead <= 0.2 ? 'met' : 'NOT met'}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -34,14 +34,18 @@ const LOCAL = MILLION || process.argv.includes('--local');
 const FILES = Number(arg('files', MILLION ? '1000000' : '20000'));
 const COLUMNS = Number(arg('columns', MILLION ? '2' : '20'));
 const PARTITIONS = Number(arg('partitions', MILLION ? '1000' : '100'));
-const CONCURRENCIES = arg('concurrency', MILLION ? '64' : '32,64,128').split(',').map(Number);
+const CONCURRENCIES = arg('concurrency', MILLION ? '64' : '32,64,128')
+  .split(',')
+  .map(Number);
 const SKIP_PEER = MILLION || process.argv.includes('--no-peer');
 const PEER_WORKERS = arg('peer-workers', '');
 const CPU_PROF = process.argv.includes('--cpu-prof');
 /** `--warm`: each timed run follows an untimed 2-partition conversion in the same process (ours.ts). */
 const WARM = process.argv.includes('--warm');
 /** `--transport a,b`: the footer threads' HTTP transports to alternate (HIM_THREAD_HTTP); none = as configured. */
-const TRANSPORTS = arg('transport', '').split(',').filter((t) => t !== '');
+const TRANSPORTS = arg('transport', '')
+  .split(',')
+  .filter((t) => t !== '');
 const REPEAT = Number(arg('repeat', TRANSPORTS.length > 0 ? '3' : '1'));
 for (const t of TRANSPORTS) if (!['raw', 'undici', 'fetch'].includes(t)) throw new Error(`--transport ${t}: one of raw, undici, fetch`);
 const BUCKET = 'warehouse';
@@ -76,7 +80,18 @@ function relPath(b: Bench, i: number): { rel: string; variant: string } {
 function generate(py: string, dir: string): Generated {
   // One variant per partition (each with its own `dt` value inside); every other file of that
   // partition is a byte copy of it: the footer is what the conversion reads.
-  const out = execFileSync(py, [path.join(__dirname, 'gen_files.py'), dir, '--variants', String(PARTITIONS), '--columns', String(COLUMNS), '--rows', MILLION ? '2' : '200', '--partitions', String(PARTITIONS)]);
+  const out = execFileSync(py, [
+    path.join(__dirname, 'gen_files.py'),
+    dir,
+    '--variants',
+    String(PARTITIONS),
+    '--columns',
+    String(COLUMNS),
+    '--rows',
+    MILLION ? '2' : '200',
+    '--partitions',
+    String(PARTITIONS),
+  ]);
   return JSON.parse(out.toString()) as Generated;
 }
 
@@ -120,12 +135,20 @@ function runOurs(b: Bench, concurrency: number, transport?: string, round = 0): 
     ...(WARM ? { warm: 2 } : {}),
     // A distinct identity per run: distinct metadata file names, so no run finds another's files.
     planHash: `bench-${b.run}-${name}`,
-    ...(LOCAL ? {} : { register: { uri: b.env.HIM_ICEBERG_REST_URI as string, namespace: b.namespace as string, table: name }, s3: { endpoint: b.env.HIM_S3_ENDPOINT as string, region: b.env.AWS_REGION as string } }),
+    ...(LOCAL
+      ? {}
+      : {
+          register: { uri: b.env.HIM_ICEBERG_REST_URI as string, namespace: b.namespace as string, table: name },
+          s3: { endpoint: b.env.HIM_S3_ENDPOINT as string, region: b.env.AWS_REGION as string },
+        }),
   };
   if (!LOCAL) b.tables.push(name);
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.cwd(), 'bench-convert-prof')}`] : [];
   const env = transport === undefined ? process.env : { ...process.env, HIM_THREAD_HTTP: transport };
-  const out = execFileSync(process.execPath, [...prof, '--import', 'tsx', path.join(__dirname, 'ours.ts'), JSON.stringify(job)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, [...prof, '--import', 'tsx', path.join(__dirname, 'ours.ts'), JSON.stringify(job)], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return JSON.parse(out.toString().trim().split('\n').pop() ?? '{}') as OursResult;
 }
 
@@ -141,10 +164,28 @@ function runPeer(b: Bench): PeerResult {
   writeFileSync(list, Array.from({ length: FILES }, (_, i) => `${b.location}/${relPath(b, i).rel}`).join('\n'));
   const args = LOCAL
     ? ['--catalog', 'sql', '--warehouse', path.join(b.tmp, 'pywh'), '--table', 'bench.peer', '--list', list]
-    : ['--catalog', 'rest', '--uri', b.env.HIM_ICEBERG_REST_URI as string, '--s3-endpoint', b.env.HIM_S3_ENDPOINT as string, '--table', `${b.namespace}.peer`, '--location', `s3://${BUCKET}/bench-convert/${b.run}/peer`, '--list', list, '--drop'];
+    : [
+        '--catalog',
+        'rest',
+        '--uri',
+        b.env.HIM_ICEBERG_REST_URI as string,
+        '--s3-endpoint',
+        b.env.HIM_S3_ENDPOINT as string,
+        '--table',
+        `${b.namespace}.peer`,
+        '--location',
+        `s3://${BUCKET}/bench-convert/${b.run}/peer`,
+        '--list',
+        list,
+        '--drop',
+      ];
   if (!LOCAL) b.tables.push('peer');
   const env = PEER_WORKERS ? { ...process.env, PYICEBERG_MAX_WORKERS: PEER_WORKERS } : process.env;
-  const out = execFileSync(b.env.HIM_VERIFIER_PYTHON as string, [path.join(__dirname, 'pyiceberg_add_files.py'), ...args], { env, maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(b.env.HIM_VERIFIER_PYTHON as string, [path.join(__dirname, 'pyiceberg_add_files.py'), ...args], {
+    env,
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return JSON.parse(out.toString().trim().split('\n').pop() ?? '{}') as PeerResult;
 }
 
@@ -152,14 +193,25 @@ function report(b: Bench, ours: readonly (OursResult & { concurrency: number })[
   const where = `${LOCAL ? 'local disk' : 'S3 server'}${WARM ? ', ours warm' : ''}`;
   const best = ours.reduce((x, y) => (y.dataFiles / y.seconds > x.dataFiles / x.seconds ? y : x));
   const rate = (r: OursResult): number => r.dataFiles / r.seconds;
-  const lines = [`convert (${where}): ${best.dataFiles} files × ${COLUMNS} columns, ${best.partitions} partitions, ${best.records} rows; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`];
+  const lines = [
+    `convert (${where}): ${best.dataFiles} files × ${COLUMNS} columns, ${best.partitions} partitions, ${best.records} rows; load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  ];
   for (const r of ours) {
-    lines.push(`  ours @ footer concurrency ${r.concurrency}: ${r.seconds.toFixed(2)} s = ${rate(r).toFixed(0)} files/s${r.registered ? ` (incl. REST register: ${r.registered})` : ''} · peak RSS ${r.maxRssMb} MB (VmHWM ${r.vmHwmMb ?? '?'} MB, heap at end ${r.heapUsedMb} MB) · CPU ${r.cpuSeconds.toFixed(2)} s = ${((r.cpuSeconds * 1e6) / r.dataFiles).toFixed(0)} µs per file · ${r.metadataFiles} metadata files`);
+    lines.push(
+      `  ours @ footer concurrency ${r.concurrency}: ${r.seconds.toFixed(2)} s = ${rate(r).toFixed(0)} files/s${r.registered ? ` (incl. REST register: ${r.registered})` : ''} · peak RSS ${r.maxRssMb} MB (VmHWM ${r.vmHwmMb ?? '?'} MB, heap at end ${r.heapUsedMb} MB) · CPU ${r.cpuSeconds.toFixed(2)} s = ${((r.cpuSeconds * 1e6) / r.dataFiles).toFixed(0)} µs per file · ${r.metadataFiles} metadata files`,
+    );
   }
-  lines.push(`  ours best: ${rate(best).toFixed(0)} files/s at footer concurrency ${best.concurrency}, peak RSS ${Math.max(...ours.map((r) => r.maxRssMb))} MB`);
+  lines.push(
+    `  ours best: ${rate(best).toFixed(0)} files/s at footer concurrency ${best.concurrency}, peak RSS ${Math.max(...ours.map((r) => r.maxRssMb))} MB`,
+  );
   if (peer) {
     const peerRate = peer.files / peer.seconds;
-    lines.push(`  PyIceberg add_files${PEER_WORKERS ? ` (PYICEBERG_MAX_WORKERS=${PEER_WORKERS})` : ''}: ${peer.seconds.toFixed(2)} s = ${peerRate.toFixed(0)} files/s (same files, same row count ${peer.rows}, ${peer.manifests} manifests)`);
+    lines.push(
+      `  PyIceberg add_files${PEER_WORKERS ? ` (PYICEBERG_MAX_WORKERS=${PEER_WORKERS})` : ''}: ${peer.seconds.toFixed(2)} s = ${peerRate.toFixed(0)} files/s (same files, same row count ${peer.rows}, ${peer.manifests} manifests)`,
+    );
     lines.push(`convert vs add_files: ${(rate(best) / peerRate).toFixed(2)}x (${where}, ${COLUMNS} columns)`);
   }
   return lines;
@@ -174,14 +226,23 @@ const median = (xs: readonly number[]): number => {
 /** `--transport`: every run in order, then the median files/s and CPU per file of each transport. */
 function abReport(runs: readonly (OursResult & { concurrency: number; transport: string; round: number })[]): string[] {
   const lines = ['footer-thread HTTP transport A/B (runs in the order they ran):'];
-  for (const r of runs) lines.push(`  round ${r.round} ${r.transport} @ ${r.concurrency}: ${r.seconds.toFixed(2)} s = ${(r.dataFiles / r.seconds).toFixed(0)} files/s · CPU ${((r.cpuSeconds * 1e6) / r.dataFiles).toFixed(0)} µs per file · peak RSS ${r.maxRssMb} MB`);
+  for (const r of runs)
+    lines.push(
+      `  round ${r.round} ${r.transport} @ ${r.concurrency}: ${r.seconds.toFixed(2)} s = ${(r.dataFiles / r.seconds).toFixed(0)} files/s · CPU ${((r.cpuSeconds * 1e6) / r.dataFiles).toFixed(0)} µs per file · peak RSS ${r.maxRssMb} MB`,
+    );
   const med = TRANSPORTS.map((t) => {
     const mine = runs.filter((r) => r.transport === t);
-    return { t, rate: median(mine.map((r) => r.dataFiles / r.seconds)), cpu: median(mine.map((r) => (r.cpuSeconds * 1e6) / r.dataFiles)), n: mine.length };
+    return {
+      t,
+      rate: median(mine.map((r) => r.dataFiles / r.seconds)),
+      cpu: median(mine.map((r) => (r.cpuSeconds * 1e6) / r.dataFiles)),
+      n: mine.length,
+    };
   });
   for (const m of med) lines.push(`  median ${m.t}: ${m.rate.toFixed(0)} files/s, ${m.cpu.toFixed(0)} µs CPU per file (${m.n} runs)`);
   const [a, b] = med;
-  if (a !== undefined && b !== undefined) lines.push(`transport ${b.t} vs ${a.t}: ${(b.rate / a.rate).toFixed(3)}x files/s, ${(b.cpu / a.cpu).toFixed(3)}x CPU per file`);
+  if (a !== undefined && b !== undefined)
+    lines.push(`transport ${b.t} vs ${a.t}: ${(b.rate / a.rate).toFixed(3)}x files/s, ${(b.cpu / a.cpu).toFixed(3)}x CPU per file`);
   return lines;
 }
 
@@ -246,11 +307,25 @@ async function main(): Promise<void> {
   const env = testStack();
   Object.assign(process.env, env);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'him-bench-convert-'));
-  const b: Bench = { env, run: Date.now().toString(36), tmp, gen: { variants: [], columns: [] }, perPartition: Math.ceil(FILES / PARTITIONS), days: [], location: '', tables: [] };
+  const b: Bench = {
+    env,
+    run: Date.now().toString(36),
+    tmp,
+    gen: { variants: [], columns: [] },
+    perPartition: Math.ceil(FILES / PARTITIONS),
+    days: [],
+    location: '',
+    tables: [],
+  };
   try {
     const gen = generate(env.HIM_VERIFIER_PYTHON as string, path.join(tmp, 'variants'));
     Object.assign(b, { gen, days: gen.variants.map((v) => v.dt) });
-    log(`${FILES} files, ${COLUMNS} columns, ${PARTITIONS} partitions, ${LOCAL ? 'local disk' : 's3'}, footer concurrency ${CONCURRENCIES.join('/')}; uptime load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    log(
+      `${FILES} files, ${COLUMNS} columns, ${PARTITIONS} partitions, ${LOCAL ? 'local disk' : 's3'}, footer concurrency ${CONCURRENCIES.join('/')}; uptime load ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     await bench(b);
   } finally {
     await cleanup(b);

@@ -38,11 +38,31 @@ function main(): void {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'him-footer-cpu-'));
   try {
     const py = testStack().HIM_VERIFIER_PYTHON ?? 'python3';
-    const gen = JSON.parse(execFileSync(py, [path.join(__dirname, 'gen_files.py'), dir, '--variants', String(VARIANTS), '--columns', String(COLUMNS), '--rows', '200', '--partitions', String(VARIANTS)]).toString()) as { variants: { dt: string }[]; columns: [string, string][] };
-    const files = readdirSync(dir).filter((f) => f.endsWith('.parquet')).sort();
+    const gen = JSON.parse(
+      execFileSync(py, [
+        path.join(__dirname, 'gen_files.py'),
+        dir,
+        '--variants',
+        String(VARIANTS),
+        '--columns',
+        String(COLUMNS),
+        '--rows',
+        '200',
+        '--partitions',
+        String(VARIANTS),
+      ]).toString(),
+    ) as { variants: { dt: string }[]; columns: [string, string][] };
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.parquet'))
+      .sort();
     const footers = files.map((f) => footerOf(path.join(dir, f)));
     const inv = benchInventory({ location: 'file:///bench/t', columns: gen.columns, days: gen.variants.map((v) => v.dt) });
-    const p = prepareConversion({ inventory: inv, identity: { planHash: 'footer-cpu', table: 'bench.convert' }, timestampMs: 1, toolVersion: 'bench' });
+    const p = prepareConversion({
+      inventory: inv,
+      identity: { planHash: 'footer-cpu', table: 'bench.convert' },
+      timestampMs: 1,
+      toolVersion: 'bench',
+    });
     const ctx = { schema: p.schema, nameMapping: p.baseNameMapping };
     const partition = Buffer.from([2, 2, 0x30]);
     const out = new AvroBytes();
@@ -59,10 +79,21 @@ function main(): void {
         metrics.reset();
         const stats = parquetStatsEncoded('f', md, ctx, metrics);
         const t2 = performance.now();
-        const back = decodeFileStats(encodeFileStats({ recordCount: stats.recordCount, splitOffsets: stats.splitOffsets, boundsWithheld: stats.boundsWithheld, encodedMetrics: stats.encodedMetrics }));
+        const back = decodeFileStats(
+          encodeFileStats({
+            recordCount: stats.recordCount,
+            splitOffsets: stats.splitOffsets,
+            boundsWithheld: stats.boundsWithheld,
+            encodedMetrics: stats.encodedMetrics,
+          }),
+        );
         const t3 = performance.now();
         out.reset();
-        encodeAddedEntry(out, { ...back, filePath: `file:///bench/t/dt=x/part-${i}.parquet`, fileFormat: 'PARQUET', partition: [], fileSizeInBytes: 30_000 }, partition);
+        encodeAddedEntry(
+          out,
+          { ...back, filePath: `file:///bench/t/dt=x/part-${i}.parquet`, fileFormat: 'PARQUET', partition: [], fileSizeInBytes: 30_000 },
+          partition,
+        );
         const t4 = performance.now();
         t.decode += t1 - t0;
         t.stats += t2 - t1;
@@ -72,8 +103,12 @@ function main(): void {
       for (const k of Object.keys(t) as (keyof typeof t)[]) phases[k] = Math.min(phases[k], (t[k] * 1000) / ITERATIONS);
     }
     const total = phases.decode + phases.stats + phases.codec + phases.entry;
-    console.log(`footer CPU (${COLUMNS} columns, ${footers.length} distinct footers of ${Math.round(footers.reduce((s, f) => s + f.length, 0) / footers.length)} B, ${ITERATIONS} per rep, min of ${REPS}), µs per file:`);
-    console.log(`  decode ${phases.decode.toFixed(1)} · stats+bounds+metrics Avro ${phases.stats.toFixed(1)} · reply codec ${phases.codec.toFixed(1)} · manifest entry ${phases.entry.toFixed(1)} · total ${total.toFixed(1)} (= ${Math.round(1e6 / total)} files/s per core)`);
+    console.log(
+      `footer CPU (${COLUMNS} columns, ${footers.length} distinct footers of ${Math.round(footers.reduce((s, f) => s + f.length, 0) / footers.length)} B, ${ITERATIONS} per rep, min of ${REPS}), µs per file:`,
+    );
+    console.log(
+      `  decode ${phases.decode.toFixed(1)} · stats+bounds+metrics Avro ${phases.stats.toFixed(1)} · reply codec ${phases.codec.toFixed(1)} · manifest entry ${phases.entry.toFixed(1)} · total ${total.toFixed(1)} (= ${Math.round(1e6 / total)} files/s per core)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

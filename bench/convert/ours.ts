@@ -46,7 +46,15 @@ export interface OursResult {
   readonly cpuSeconds: number;
 }
 
-const HIVE_TYPE: Readonly<Record<string, string>> = { long: 'bigint', string: 'string', double: 'double', date: 'date', decimal: 'decimal(12,2)', timestamp: 'timestamp', boolean: 'boolean' };
+const HIVE_TYPE: Readonly<Record<string, string>> = {
+  long: 'bigint',
+  string: 'string',
+  double: 'double',
+  date: 'date',
+  decimal: 'decimal(12,2)',
+  timestamp: 'timestamp',
+  boolean: 'boolean',
+};
 
 function parquetSd(columns: readonly HiveColumn[], location: string): StorageDescriptor {
   return {
@@ -56,7 +64,11 @@ function parquetSd(columns: readonly HiveColumn[], location: string): StorageDes
     outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
     compressed: false,
     numBuckets: -1,
-    serde: { name: null, serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe', parameters: { 'serialization.format': '1' } },
+    serde: {
+      name: null,
+      serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+      parameters: { 'serialization.format': '1' },
+    },
     bucketColumns: [],
     sortColumns: [],
     parameters: {},
@@ -85,7 +97,14 @@ export function benchInventory(job: Pick<OursJob, 'location' | 'columns' | 'days
       viewExpandedText: null,
       temporary: false,
     },
-    partitions: job.days.map((d) => ({ values: [d], name: `dt=${d}`, createTime: 1, lastAccessTime: 0, sd: parquetSd(cols, `${job.location}/dt=${d}`), parameters: {} })),
+    partitions: job.days.map((d) => ({
+      values: [d],
+      name: `dt=${d}`,
+      createTime: 1,
+      lastAccessTime: 0,
+      sd: parquetSd(cols, `${job.location}/dt=${d}`),
+      parameters: {},
+    })),
   };
 }
 
@@ -106,10 +125,18 @@ async function runOnce(job: OursJob): Promise<OursResult> {
   footerThreadsOnEveryCpu();
   await sharedFooterThreads()?.ready();
   const inventory = benchInventory(job);
-  const store = new RoutingObjectStore({ metadataPrefixes: [`${job.location}/metadata/`], ...(job.s3 ? { s3: { ...job.s3, forcePathStyle: true } } : {}) });
+  const store = new RoutingObjectStore({
+    metadataPrefixes: [`${job.location}/metadata/`],
+    ...(job.s3 ? { s3: { ...job.s3, forcePathStyle: true } } : {}),
+  });
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  const prepared = prepareConversion({ inventory, identity: { planHash: job.planHash, table: 'bench.convert' }, timestampMs: Date.now(), toolVersion: 'bench' });
+  const prepared = prepareConversion({
+    inventory,
+    identity: { planHash: job.planHash, table: 'bench.convert' },
+    timestampMs: Date.now(),
+    toolVersion: 'bench',
+  });
   const written = await writeIcebergMetadata(store, prepared, { footerConcurrency: job.footerConcurrency, listConcurrency: 16 });
   let registered: string | null = null;
   if (job.register) {

@@ -36,7 +36,11 @@ function cpuSeconds(pid: number): number {
 }
 
 function s3Pid(): number {
-  const rows = JSON.parse(execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'dev/stack/main.ts'), 'status', '--json', 's3'], { encoding: 'utf8' })) as { pid: number | null }[];
+  const rows = JSON.parse(
+    execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'dev/stack/main.ts'), 'status', '--json', 's3'], {
+      encoding: 'utf8',
+    }),
+  ) as { pid: number | null }[];
   const pid = rows[0]?.pid;
   if (typeof pid !== 'number') throw new Error('the stack S3 server is not running (npm run stack -- up s3)');
   return pid;
@@ -45,17 +49,21 @@ function s3Pid(): number {
 /** Does the server answer with Connection: close? */
 function connectionHeader(endpoint: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    http.get(`${endpoint}/`, (res) => {
-      res.resume();
-      resolve(String(res.headers.connection ?? '(none)'));
-    }).on('error', reject);
+    http
+      .get(`${endpoint}/`, (res) => {
+        res.resume();
+        resolve(String(res.headers.connection ?? '(none)'));
+      })
+      .on('error', reject);
   });
 }
 
 /** The same signed request (S3RangedGet.signedGet) written by hand on a fresh socket; resolves the body length (bench only). */
 async function bareGet(get: S3RangedGet, endpoint: URL, key: string, range: string): Promise<number> {
   const { path: p, headers } = await get.signedGet(BUCKET, key, range);
-  const request = `GET ${p} HTTP/1.1\r\n${Object.entries(headers).map(([a, b]) => `${a}: ${b}`).join('\r\n')}\r\nconnection: close\r\n\r\n`;
+  const request = `GET ${p} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([a, b]) => `${a}: ${b}`)
+    .join('\r\n')}\r\nconnection: close\r\n\r\n`;
   return new Promise((resolve, reject) => {
     const s = net.connect({ host: endpoint.hostname, port: Number(endpoint.port) }, () => s.write(request));
     const chunks: Buffer[] = [];
@@ -83,7 +91,9 @@ async function main(): Promise<void> {
   const pid = s3Pid();
   try {
     for await (const _ of mapOrdered(keys, 32, (Key) => client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: body })))) void _;
-    console.log(`s3 ceiling: ${OBJECTS} objects of ${SIZE} B uploaded; server Connection header: ${await connectionHeader(endpoint)}; ${GETS} tail GETs (64 KB range) per run`);
+    console.log(
+      `s3 ceiling: ${OBJECTS} objects of ${SIZE} B uploaded; server Connection header: ${await connectionHeader(endpoint)}; ${GETS} tail GETs (64 KB range) per run`,
+    );
     const range = `bytes=${Math.max(0, SIZE - 65_536)}-${SIZE - 1}`;
     for (const c of CONCURRENCIES) {
       const get = new S3RangedGet(client, region, endpoint, true, c, 60_000);
@@ -94,17 +104,25 @@ async function main(): Promise<void> {
       for (const [label, fetchOne] of transports) {
         const [cpu0, srv0, t0] = [process.cpuUsage(), cpuSeconds(pid), performance.now()];
         let bytes = 0;
-        for await (const n of mapOrdered(Array.from({ length: GETS }, (_, i) => keys[i % OBJECTS] as string), c, fetchOne)) bytes += n;
+        for await (const n of mapOrdered(
+          Array.from({ length: GETS }, (_, i) => keys[i % OBJECTS] as string),
+          c,
+          fetchOne,
+        ))
+          bytes += n;
         const secs = (performance.now() - t0) / 1000;
         const cpu = process.cpuUsage(cpu0);
         const srv = cpuSeconds(pid) - srv0;
         if (bytes !== GETS * SIZE) throw new Error(`read ${bytes} bytes, expected ${GETS * SIZE}`);
-        console.log(`  concurrency ${String(c).padStart(3)}, ${label.padEnd(25)}: ${(GETS / secs).toFixed(0).padStart(5)} GETs/s (${secs.toFixed(2)} s); CPU client ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (${(((cpu.user + cpu.system) / GETS)).toFixed(0)} µs/GET), S3 server ${srv.toFixed(1)} s (${((srv / GETS) * 1e6).toFixed(0)} µs/GET)`);
+        console.log(
+          `  concurrency ${String(c).padStart(3)}, ${label.padEnd(25)}: ${(GETS / secs).toFixed(0).padStart(5)} GETs/s (${secs.toFixed(2)} s); CPU client ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (${((cpu.user + cpu.system) / GETS).toFixed(0)} µs/GET), S3 server ${srv.toFixed(1)} s (${((srv / GETS) * 1e6).toFixed(0)} µs/GET)`,
+        );
       }
       get.destroy();
     }
   } finally {
-    for (let i = 0; i < keys.length; i += 1000) await client.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })) } }));
+    for (let i = 0; i < keys.length; i += 1000)
+      await client.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })) } }));
     client.destroy();
   }
 }

@@ -46,15 +46,22 @@ function schema(): Schema {
   for (let i = 0; i < 8; i++) fields.push(f(fields.length + 1, `c${i}`, prim.long));
   for (let i = 0; i < 8; i++) fields.push(f(fields.length + 1, `s${i}`, prim.string));
   for (let i = 0; i < 4; i++) fields.push(f(fields.length + 1, `d${i}`, prim.double));
-  fields.push(f(fields.length + 1, 'dt', prim.date), f(fields.length + 2, 'ts', prim.timestamp), f(fields.length + 3, 'amt', decimalType(12, 2)), f(fields.length + 4, 'flag', prim.boolean));
+  fields.push(
+    f(fields.length + 1, 'dt', prim.date),
+    f(fields.length + 2, 'ts', prim.timestamp),
+    f(fields.length + 3, 'amt', decimalType(12, 2)),
+    f(fields.length + 4, 'flag', prim.boolean),
+  );
   return { schemaId: 0, fields };
 }
 
 async function pool<T>(items: readonly T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -90,7 +97,9 @@ async function main(): Promise<void> {
     await measure(store, `s3://warehouse/${prefix}`, py, `warehouse/${prefix}`);
   } finally {
     for (let i = 0; i < keys.length; i += 1000) {
-      await store.client.send(new DeleteObjectsCommand({ Bucket: 'warehouse', Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })) } }));
+      await store.client.send(
+        new DeleteObjectsCommand({ Bucket: 'warehouse', Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })) } }),
+      );
     }
     store.destroy();
   }
@@ -126,9 +135,15 @@ async function measure(store: ObjectStore, location: string, py: string, peerLoc
   }
   const theirs = FILES / (peer.list_s + peer.footers_s);
   const where = LOCAL ? 'local disk' : 'S3';
-  console.log(`ours    (${where}, list + stats, concurrency ${CONCURRENCY}, best of 3): list ${best.list.toFixed(0)} ms, footers+stats ${best.footers.toFixed(0)} ms → ${ours.toFixed(0)} files/s`);
-  console.log(`pyarrow (${where}, list + read_metadata, ${CONCURRENCY} threads, best of 3): list ${(peer.list_s * 1000).toFixed(0)} ms, footers ${(peer.footers_s * 1000).toFixed(0)} ms → ${theirs.toFixed(0)} files/s`);
-  console.log(`footers vs pyarrow (${where}): ${(ours / theirs).toFixed(2)}x   (footer phase only: ${((peer.footers_s * 1000) / best.footers).toFixed(2)}x)`);
+  console.log(
+    `ours    (${where}, list + stats, concurrency ${CONCURRENCY}, best of 3): list ${best.list.toFixed(0)} ms, footers+stats ${best.footers.toFixed(0)} ms → ${ours.toFixed(0)} files/s`,
+  );
+  console.log(
+    `pyarrow (${where}, list + read_metadata, ${CONCURRENCY} threads, best of 3): list ${(peer.list_s * 1000).toFixed(0)} ms, footers ${(peer.footers_s * 1000).toFixed(0)} ms → ${theirs.toFixed(0)} files/s`,
+  );
+  console.log(
+    `footers vs pyarrow (${where}): ${(ours / theirs).toFixed(2)}x   (footer phase only: ${((peer.footers_s * 1000) / best.footers).toFixed(2)}x)`,
+  );
   console.log(`peak RSS (ours, whole process): ${rss.toFixed(0)} MB`);
 }
 

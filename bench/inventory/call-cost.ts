@@ -12,8 +12,26 @@ const arg = (k: string, d: string): string => {
 };
 
 /** Every Partition field the core/hive model keeps. */
-const PARTITION_FIELDS = ['values', 'createTime', 'lastAccessTime', 'parameters', 'sd.location', 'sd.inputFormat', 'sd.outputFormat', 'sd.compressed', 'sd.numBuckets',
-  'sd.serdeInfo.name', 'sd.serdeInfo.serializationLib', 'sd.serdeInfo.parameters', 'sd.cols', 'sd.bucketCols', 'sd.sortCols', 'sd.parameters', 'sd.skewedInfo', 'sd.storedAsSubDirectories'];
+const PARTITION_FIELDS = [
+  'values',
+  'createTime',
+  'lastAccessTime',
+  'parameters',
+  'sd.location',
+  'sd.inputFormat',
+  'sd.outputFormat',
+  'sd.compressed',
+  'sd.numBuckets',
+  'sd.serdeInfo.name',
+  'sd.serdeInfo.serializationLib',
+  'sd.serdeInfo.parameters',
+  'sd.cols',
+  'sd.bucketCols',
+  'sd.sortCols',
+  'sd.parameters',
+  'sd.skewedInfo',
+  'sd.storedAsSubDirectories',
+];
 
 async function main(): Promise<void> {
   const db = arg('prefix', 'bench_scale_10000x10x1');
@@ -32,31 +50,72 @@ async function main(): Promise<void> {
   await time('get_partitions max 1', (t) => conn.call('x', (c) => c.get_partitions(db, t, 1)));
   await time('get_partitions all', (t) => conn.call('x', (c) => c.get_partitions(db, t, -1)));
   const specs = (fields: string[]) => (t: string) =>
-    conn.call('x', (c) => c.get_partitions_with_specs(new ttypes.GetPartitionsRequest({ dbName: db, tblName: t, projectionSpec: new ttypes.GetProjectionsSpec({ fieldList: fields, includeParamKeyPattern: '', excludeParamKeyPattern: '' }), filterSpec: new ttypes.GetPartitionsFilterSpec({}) })));
+    conn.call('x', (c) =>
+      c.get_partitions_with_specs(
+        new ttypes.GetPartitionsRequest({
+          dbName: db,
+          tblName: t,
+          projectionSpec: new ttypes.GetProjectionsSpec({ fieldList: fields, includeParamKeyPattern: '', excludeParamKeyPattern: '' }),
+          filterSpec: new ttypes.GetPartitionsFilterSpec({}),
+        }),
+      ),
+    );
   if (process.env.SHOW) process.stdout.write(`${JSON.stringify(await specs([])(names[0] as string)).slice(0, 4000)}\n`);
   await time('get_partitions_with_specs, all fields', specs([]));
   await time('get_partitions_with_specs, values+location', specs(['values', 'sd.location']));
-  await time('get_partitions_with_specs, model fields', specs(PARTITION_FIELDS)).catch((e: unknown) => process.stdout.write(`model fields: ${String(e)}\n`));
-  await time('get_table_objects_by_name_req 1 table', (t) => conn.call('x', (c) => c.get_table_objects_by_name_req(new ttypes.GetTablesRequest({ dbName: db, tblNames: [t], capabilities: caps }))));
+  await time('get_partitions_with_specs, model fields', specs(PARTITION_FIELDS)).catch((e: unknown) =>
+    process.stdout.write(`model fields: ${String(e)}\n`),
+  );
+  await time('get_table_objects_by_name_req 1 table', (t) =>
+    conn.call('x', (c) => c.get_table_objects_by_name_req(new ttypes.GetTablesRequest({ dbName: db, tblNames: [t], capabilities: caps }))),
+  );
   const proj = async (fields: string[]): Promise<void> => {
     const spec = new ttypes.GetProjectionsSpec({ fieldList: fields, includeParamKeyPattern: '', excludeParamKeyPattern: '' });
     const t0 = performance.now();
     for (let i = 0; i + 100 <= names.length; i += 100) {
-      const r = await conn.call('x', (c) => c.get_table_objects_by_name_req(new ttypes.GetTablesRequest({ dbName: db, tblNames: names.slice(i, i + 100), capabilities: caps, projectionSpec: spec })));
+      const r = await conn.call('x', (c) =>
+        c.get_table_objects_by_name_req(
+          new ttypes.GetTablesRequest({ dbName: db, tblNames: names.slice(i, i + 100), capabilities: caps, projectionSpec: spec }),
+        ),
+      );
       if (i === 0 && process.env.SHOW) process.stdout.write(JSON.stringify(r.tables?.[0]).slice(0, 3000) + '\n');
     }
-    process.stdout.write(`${`tables by 100, projection ${fields.join(',')}`.slice(0, 60).padEnd(60)} ${((performance.now() - t0) / names.length).toFixed(2)} ms/table\n`);
+    process.stdout.write(
+      `${`tables by 100, projection ${fields.join(',')}`.slice(0, 60).padEnd(60)} ${((performance.now() - t0) / names.length).toFixed(2)} ms/table\n`,
+    );
   };
   await proj(['tableName']);
   await proj(['tableName', 'owner', 'sd.location']);
-  await proj(['tableName', 'dbName', 'owner', 'ownerType', 'createTime', 'lastAccessTime', 'retention', 'sd.location', 'sd.cols', 'sd.serdeInfo', 'sd.parameters', 'parameters', 'viewOriginalText', 'viewExpandedText', 'tableType']).catch((e: unknown) => process.stdout.write(`${String(e)}\n`));
+  await proj([
+    'tableName',
+    'dbName',
+    'owner',
+    'ownerType',
+    'createTime',
+    'lastAccessTime',
+    'retention',
+    'sd.location',
+    'sd.cols',
+    'sd.serdeInfo',
+    'sd.parameters',
+    'parameters',
+    'viewOriginalText',
+    'viewExpandedText',
+    'tableType',
+  ]).catch((e: unknown) => process.stdout.write(`${String(e)}\n`));
   for (const size of [10, 100, 300]) {
     const t0 = performance.now();
     let k = 0;
     for (let i = 0; i + size <= names.length; i += size, k++) {
-      await conn.call('x', (c) => c.get_table_objects_by_name_req(new ttypes.GetTablesRequest({ dbName: db, tblNames: names.slice(i, i + size), capabilities: caps })));
+      await conn.call('x', (c) =>
+        c.get_table_objects_by_name_req(
+          new ttypes.GetTablesRequest({ dbName: db, tblNames: names.slice(i, i + size), capabilities: caps }),
+        ),
+      );
     }
-    process.stdout.write(`${`get_table_objects_by_name_req ${size} tables`.padEnd(44)} ${((performance.now() - t0) / (k * size)).toFixed(2)} ms/table\n`);
+    process.stdout.write(
+      `${`get_table_objects_by_name_req ${size} tables`.padEnd(44)} ${((performance.now() - t0) / (k * size)).toFixed(2)} ms/table\n`,
+    );
   }
   conn.close();
 }

@@ -29,13 +29,16 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const names = await reader.listTables(db);
   let parts = 0;
-  const step = Number(arg("chunk", "200")) || names.length;
-  for (let i = 0; i < names.length; i += step) for (const t of await reader.getTables(db, names.slice(i, i + step))) parts += t.partitions.length;
+  const step = Number(arg('chunk', '200')) || names.length;
+  for (let i = 0; i < names.length; i += step)
+    for (const t of await reader.getTables(db, names.slice(i, i + step))) parts += t.partitions.length;
   const wall = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
   await reader.close();
   const f = (n: number): string => n.toFixed(2);
-  process.stdout.write(`${source}: ${names.length} tables, ${parts} partitions in ${f(wall)} s wall; CPU s: node ${f((c.user + c.system) / 1e6)}, HMS ${f(cpuOf(hmsPid) - h0)}, postgres ${f(postgresCpu() - p0)}\n`);
+  process.stdout.write(
+    `${source}: ${names.length} tables, ${parts} partitions in ${f(wall)} s wall; CPU s: node ${f((c.user + c.system) / 1e6)}, HMS ${f(cpuOf(hmsPid) - h0)}, postgres ${f(postgresCpu() - p0)}\n`,
+  );
 }
 
 main().catch((e: unknown) => {

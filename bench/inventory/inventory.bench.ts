@@ -111,7 +111,10 @@ async function runPath(path: Path): Promise<void> {
 
 function child(path: Path): Result {
   const since = serverCpuSince(hmsPid(Number(new URL(HMS_URI).port)));
-  const out = execFileSync(process.execPath, [...process.execArgv, __filename, ...process.argv.slice(2), '--path', path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, [...process.execArgv, __filename, ...process.argv.slice(2), '--path', path], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const r = JSON.parse(out.trim().split('\n').pop() as string) as Result;
   return { ...r, server: since() };
 }
@@ -122,7 +125,10 @@ function ensureSeeded(): void {
   if (scale === undefined) return;
   const m = /^(.+)_scale_\d+x\d+x\d+$/.exec(DB);
   if (m?.[1] === undefined) throw new Error(`--prefix must be <p>_scale_NxMxK with --scale, got '${DB}'`);
-  execFileSync('npx', ['tsx', 'dev/seed/main.ts', '--hms', HMS_URI, '--prefix', m[1], '--scale', scale], { cwd: `${__dirname}/../..`, stdio: 'inherit' });
+  execFileSync('npx', ['tsx', 'dev/seed/main.ts', '--hms', HMS_URI, '--prefix', m[1], '--scale', scale], {
+    cwd: `${__dirname}/../..`,
+    stdio: 'inherit',
+  });
 }
 
 const f1 = (n: number): string => n.toFixed(1);
@@ -137,7 +143,9 @@ function report(rs: readonly Result[]): void {
   for (const r of rs) {
     const sv = r.server;
     if (sv === undefined) continue;
-    process.stdout.write(`${r.path.padEnd(7)} CPU s: client ${r.clientCpu.toFixed(2)}, HMS JVM ${sv.hms.toFixed(2)}, postgres ${sv.postgres.toFixed(2)}\n`);
+    process.stdout.write(
+      `${r.path.padEnd(7)} CPU s: client ${r.clientCpu.toFixed(2)}, HMS JVM ${sv.hms.toFixed(2)}, postgres ${sv.postgres.toFixed(2)}\n`,
+    );
   }
   const by = (p: Path): Result => rs.find((r) => r.path === p) as Result;
   // The server's own work for our Thrift inventory, spread over every core of this host with a
@@ -146,7 +154,9 @@ function report(rs: readonly Result[]): void {
   if (ts !== undefined && ts.hms > 0) {
     const cores = availableParallelism();
     const floor = (ts.hms + ts.postgres) / cores;
-    process.stdout.write(`thrift server floor: (HMS ${ts.hms.toFixed(2)} + postgres ${ts.postgres.toFixed(2)} CPU s) / ${cores} cores = ${floor.toFixed(2)} s; ours ${(by('thrift').ms / 1000).toFixed(2)} s = ${((by('thrift').ms / 1000) / floor).toFixed(2)}x the floor; naive / floor = ${((by('naive').ms / 1000) / floor).toFixed(2)}x\n`);
+    process.stdout.write(
+      `thrift server floor: (HMS ${ts.hms.toFixed(2)} + postgres ${ts.postgres.toFixed(2)} CPU s) / ${cores} cores = ${floor.toFixed(2)} s; ours ${(by('thrift').ms / 1000).toFixed(2)} s = ${(by('thrift').ms / 1000 / floor).toFixed(2)}x the floor; naive / floor = ${(by('naive').ms / 1000 / floor).toFixed(2)}x\n`,
+    );
   }
   const counts = new Set(rs.map((r) => `${r.tables}/${r.partitions}`));
   if (counts.size !== 1) process.stdout.write(`WARNING: paths disagree on counts: ${[...counts].join(' vs ')}\n`);
@@ -158,7 +168,9 @@ async function main(): Promise<void> {
   const path = args.get('path') as Path | undefined;
   if (path !== undefined) return runPath(path);
   ensureSeeded();
-  process.stdout.write(`inventory bench: ${DB} on ${HMS_URI} (pool ${POOL}, calls/s ${CPS === 0 ? 'unlimited' : CPS}, chunk ${CHUNK === 0 ? 'all' : CHUNK}); load ${loadavg().map(f1).join(' ')}, CPU pressure ${cpuPressure()}\n`);
+  process.stdout.write(
+    `inventory bench: ${DB} on ${HMS_URI} (pool ${POOL}, calls/s ${CPS === 0 ? 'unlimited' : CPS}, chunk ${CHUNK === 0 ? 'all' : CHUNK}); load ${loadavg().map(f1).join(' ')}, CPU pressure ${cpuPressure()}\n`,
+  );
   const repeat = Number(args.get('repeat') ?? 1);
   for (let i = 0; i < repeat; i++) report((['naive', 'thrift', 'db'] as const).map(child));
 }

@@ -57,13 +57,28 @@ export async function runPlanPipeline(reader: HmsReader, database: string, sourc
   const [assessed, assess] = await timed(() => assessWarehouse(inventory, { allowUnbucketed: false }, parseOwnership({})));
   const [graph, graphMs] = await timed(() => buildGraph(assessed.tables.map(toPlanTable), [...assessed.edges]));
   const [waves, wavesMs] = await timed(() => planWaves(graph, { ...DEFAULT_WAVES }));
-  const header = { createdAt: '2026-01-01T00:00:00.000Z', toolVersion: toolVersion(), source: { uri: sourceUri, label: 'thrift' }, targetCatalog: 'lake', target: null, throughput: DEFAULT_THROUGHPUT };
+  const header = {
+    createdAt: '2026-01-01T00:00:00.000Z',
+    toolVersion: toolVersion(),
+    source: { uri: sourceUri, label: 'thrift' },
+    targetCatalog: 'lake',
+    target: null,
+    throughput: DEFAULT_THROUGHPUT,
+  };
   const [[plan, text], planMs] = await timed(() => {
     const p = buildPlan(header, waves);
     return [p, `${serializePlan(p)}\n`] as const;
   });
   const partitions = inventory.reduce((n, t) => n + t.partitions.length, 0);
-  return { tables: inventory.length, partitions, ms: { read, assess, graph: graphMs, waves: wavesMs, plan: planMs }, plan, planBytes: Buffer.byteLength(text), assessed, inventory };
+  return {
+    tables: inventory.length,
+    partitions,
+    ms: { read, assess, graph: graphMs, waves: wavesMs, plan: planMs },
+    plan,
+    planBytes: Buffer.byteLength(text),
+    assessed,
+    inventory,
+  };
 }
 
 /** Per table, in id order: the fields two sources must agree on (wave from the plan, 0 = not planned). */

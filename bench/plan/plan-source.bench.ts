@@ -61,7 +61,12 @@ const DB = args.get('prefix') ?? 'bench_scale_10000x10x1';
 /** The readers under test; the default one is what the CLI opens with a default config. */
 async function openSource(s: Source): Promise<HmsReader> {
   if (s === 'db') return PostgresHmsReader.open(DB_URL);
-  return new ThriftHmsReader({ uri: HMS_URI, connectTimeoutMs: 10_000, callTimeoutMs: 60_000, callsPerSecond: s === 'thrift-default' ? 200 : 0 });
+  return new ThriftHmsReader({
+    uri: HMS_URI,
+    connectTimeoutMs: 10_000,
+    callTimeoutMs: 60_000,
+    callsPerSecond: s === 'thrift-default' ? 200 : 0,
+  });
 }
 
 /** Child mode: run the pipeline from one source, print its Result as JSON. */
@@ -71,7 +76,19 @@ async function runSource(s: Source): Promise<void> {
   const cpu = process.cpuUsage();
   const [, fingerprintMs] = await timed(() => out.inventory.map(tableFingerprint));
   const { tables, partitions, ms, planBytes } = out;
-  const r: Result = { source: s, tables, partitions, ms, waves: out.plan.waves.length, planBytes, hash: out.plan.hash, maxRssMb, clientCpu: (cpu.user + cpu.system) / 1e6, fingerprintMs, digests: tableDigests(out) };
+  const r: Result = {
+    source: s,
+    tables,
+    partitions,
+    ms,
+    waves: out.plan.waves.length,
+    planBytes,
+    hash: out.plan.hash,
+    maxRssMb,
+    clientCpu: (cpu.user + cpu.system) / 1e6,
+    fingerprintMs,
+    digests: tableDigests(out),
+  };
   process.stdout.write(`${JSON.stringify(r)}\n`);
 }
 
@@ -81,7 +98,11 @@ const load = (): string => loadavg().map(f1).join(' ');
 function child(s: Source): Result {
   const before = load();
   const since = serverCpuSince(hmsPid(Number(new URL(HMS_URI).port)));
-  const out = execFileSync(process.execPath, [...process.execArgv, __filename, ...process.argv.slice(2), '--source', s], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 256 * 2 ** 20 });
+  const out = execFileSync(process.execPath, [...process.execArgv, __filename, ...process.argv.slice(2), '--source', s], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 256 * 2 ** 20,
+  });
   const r = JSON.parse(out.trim().split('\n').pop() as string) as Result;
   return { ...r, server: since(), load: `${before} → ${load()}` };
 }
@@ -92,7 +113,10 @@ function ensureSeeded(): void {
   if (scale === undefined) return;
   const m = /^(.+)_scale_\d+x\d+x\d+$/.exec(DB);
   if (m?.[1] === undefined) throw new Error(`--prefix must be <p>_scale_NxMxK with --scale, got '${DB}'`);
-  execFileSync('npx', ['tsx', 'dev/seed/main.ts', '--hms', HMS_URI, '--prefix', m[1], '--scale', scale], { cwd: `${__dirname}/../..`, stdio: 'inherit' });
+  execFileSync('npx', ['tsx', 'dev/seed/main.ts', '--hms', HMS_URI, '--prefix', m[1], '--scale', scale], {
+    cwd: `${__dirname}/../..`,
+    stdio: 'inherit',
+  });
 }
 
 const total = (ms: StepMs): number => ms.read + ms.assess + ms.graph + ms.waves + ms.plan;
@@ -102,18 +126,26 @@ function reportOne(r: Result): void {
   const rest = r.ms.assess + r.ms.graph + r.ms.waves + r.ms.plan;
   const t = total(r.ms) / 1000;
   const w = process.stdout.write.bind(process.stdout);
-  w(`${r.source.padEnd(16)} ${r.tables} tables, ${r.partitions} partitions: total ${sec(total(r.ms))} = read ${sec(r.ms.read)} + assess/graph/waves/plan ${sec(rest)} `);
-  w(`(assess ${sec(r.ms.assess)} [fingerprints alone, measured after: ${sec(r.fingerprintMs)}], graph ${sec(r.ms.graph)}, waves ${sec(r.ms.waves)}, build+serialize ${sec(r.ms.plan)}) → ${f1(r.tables / t)} tables/s; `);
+  w(
+    `${r.source.padEnd(16)} ${r.tables} tables, ${r.partitions} partitions: total ${sec(total(r.ms))} = read ${sec(r.ms.read)} + assess/graph/waves/plan ${sec(rest)} `,
+  );
+  w(
+    `(assess ${sec(r.ms.assess)} [fingerprints alone, measured after: ${sec(r.fingerprintMs)}], graph ${sec(r.ms.graph)}, waves ${sec(r.ms.waves)}, build+serialize ${sec(r.ms.plan)}) → ${f1(r.tables / t)} tables/s; `,
+  );
   w(`peak RSS ${f1(r.maxRssMb)} MB; ${r.waves} waves, plan ${(r.planBytes / 1e6).toFixed(2)} MB, hash ${r.hash.slice(0, 12)}…\n`);
   const sv = r.server;
-  w(`${''.padEnd(16)} CPU s: client ${r.clientCpu.toFixed(2)}, HMS JVM ${sv?.hms.toFixed(2) ?? '-'}, postgres ${sv?.postgres.toFixed(2) ?? '-'}; load ${r.load ?? '-'}\n`);
+  w(
+    `${''.padEnd(16)} CPU s: client ${r.clientCpu.toFixed(2)}, HMS JVM ${sv?.hms.toFixed(2) ?? '-'}, postgres ${sv?.postgres.toFixed(2) ?? '-'}; load ${r.load ?? '-'}\n`,
+  );
 }
 
 function ratios(rs: readonly Result[]): void {
   const db = rs.find((r) => r.source === 'db');
   if (db === undefined) return;
   for (const th of rs.filter((r) => r.source !== 'db')) {
-    process.stdout.write(`ratio db vs ${th.source}: total ${(total(th.ms) / total(db.ms)).toFixed(2)}x faster, read ${(th.ms.read / db.ms.read).toFixed(2)}x faster, peak RSS ${(db.maxRssMb / th.maxRssMb).toFixed(2)}x\n`);
+    process.stdout.write(
+      `ratio db vs ${th.source}: total ${(total(th.ms) / total(db.ms)).toFixed(2)}x faster, read ${(th.ms.read / db.ms.read).toFixed(2)}x faster, peak RSS ${(db.maxRssMb / th.maxRssMb).toFixed(2)}x\n`,
+    );
   }
 }
 
@@ -144,7 +176,9 @@ async function main(): Promise<void> {
   if (s !== undefined) return runSource(s);
   ensureSeeded();
   const sources = (args.get('sources')?.split(',') ?? [...SOURCES]) as Source[];
-  process.stdout.write(`plan-source bench: ${DB} on ${HMS_URI} / ${DB_URL.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')}; node ${process.version}; load ${load()}, CPU pressure ${cpuPressure()}\n`);
+  process.stdout.write(
+    `plan-source bench: ${DB} on ${HMS_URI} / ${DB_URL.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')}; node ${process.version}; load ${load()}, CPU pressure ${cpuPressure()}\n`,
+  );
   const rs = sources.map(child);
   rs.forEach(reportOne);
   ratios(rs);

@@ -31,7 +31,18 @@ function warehouse(seed: number): { tables: PlanTable[]; edges: PlanEdge[] } {
     const risk = rnd() < 0.6 ? 'low' : rnd() < 0.7 ? 'medium' : 'high';
     const cls = rnd() < 0.85 ? 'migrate' : rnd() < 0.6 ? 'migrate-with-warnings' : 'rewrite-required';
     const files = Math.floor(rnd() ** 3 * 5000);
-    return { id: `${database}.${name}`, database, name, team: teams[Math.floor(rnd() * teams.length)] ?? null, kind: rnd() < 0.15 ? 'view' : 'table', class: cls, files, bytes: files * Math.floor(64e6 * rnd()), risk, fingerprint: `fp${i}` };
+    return {
+      id: `${database}.${name}`,
+      database,
+      name,
+      team: teams[Math.floor(rnd() * teams.length)] ?? null,
+      kind: rnd() < 0.15 ? 'view' : 'table',
+      class: cls,
+      files,
+      bytes: files * Math.floor(64e6 * rnd()),
+      risk,
+      fingerprint: `fp${i}`,
+    };
   });
   const edges: PlanEdge[] = [];
   while (edges.length < EDGES) {
@@ -45,8 +56,20 @@ function warehouse(seed: number): { tables: PlanTable[]; edges: PlanEdge[] } {
   return { tables, edges };
 }
 
-const options: WaveOptionsInput = { maxTablesPerWave: 500, maxFilesPerWave: 200_000, maxBytesPerWave: 5e14, teamBlastRadiusPct: 20, canary: { tables: 25 } };
-const header = { createdAt: '2025-01-01T00:00:00.000Z', toolVersion: 'bench', source: { uri: 'thrift://bench:9083', label: 'bench' }, targetCatalog: 'lake', throughput: { filesPerSecond: 500, bytesPerSecond: 2e9, perTableOverheadSeconds: 3 } };
+const options: WaveOptionsInput = {
+  maxTablesPerWave: 500,
+  maxFilesPerWave: 200_000,
+  maxBytesPerWave: 5e14,
+  teamBlastRadiusPct: 20,
+  canary: { tables: 25 },
+};
+const header = {
+  createdAt: '2025-01-01T00:00:00.000Z',
+  toolVersion: 'bench',
+  source: { uri: 'thrift://bench:9083', label: 'bench' },
+  targetCatalog: 'lake',
+  throughput: { filesPerSecond: 500, bytesPerSecond: 2e9, perTableOverheadSeconds: 3 },
+};
 
 /**
  * The naive peer: wave by wave, scan every edge to find tables whose readers' sources are not yet
@@ -56,7 +79,10 @@ const header = { createdAt: '2025-01-01T00:00:00.000Z', toolVersion: 'bench', so
  */
 function naiveWaves(tables: readonly PlanTable[], edges: readonly PlanEdge[], maxTables: number): Map<string, number> {
   const wave = new Map<string, number>();
-  let remaining = tables.filter((t) => t.class !== 'rewrite-required' && t.class !== 'skip').map((t) => t.id).sort();
+  let remaining = tables
+    .filter((t) => t.class !== 'rewrite-required' && t.class !== 'skip')
+    .map((t) => t.id)
+    .sort();
   const planned = new Set(remaining);
   for (let w = 1; remaining.length > 0; w++) {
     const blocked = new Set<string>();
@@ -95,7 +121,9 @@ const rssMb = process.resourceUsage().maxRSS / 1024;
 const f = (ms: number): string => `${ms.toFixed(0)} ms`;
 
 console.log(`plan bench: ${TABLES} tables, ${EDGES} edges (generated in ${f(genMs)}), node ${process.version}`);
-console.log(`ours, cold: graph ${f(cold.ms[0]!)} + waves ${f(cold.ms[1]!)} + serialize ${f(cold.ms[2]!)} = ${f(total(cold))} (${cold.waves} waves, plan file ${(cold.text.length / 1e6).toFixed(2)} MB)`);
+console.log(
+  `ours, cold: graph ${f(cold.ms[0]!)} + waves ${f(cold.ms[1]!)} + serialize ${f(cold.ms[2]!)} = ${f(total(cold))} (${cold.waves} waves, plan file ${(cold.text.length / 1e6).toFixed(2)} MB)`,
+);
 console.log(`ours, best of 3: graph ${f(best(0))} + waves ${f(best(1))} + serialize ${f(best(2))} = ${f(best(0) + best(1) + best(2))}`);
 console.log(`deterministic: ${warm.every((r) => r.text === cold.text) ? 'yes (identical plan text on every run)' : 'NO'}`);
 console.log(`naive repeated-scan peer (waves only, table cap only): ${f(naiveMs)} (${naiveWaveCount} waves)`);

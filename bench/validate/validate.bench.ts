@@ -45,22 +45,44 @@ async function main(): Promise<void> {
   const env = testStack();
   Object.assign(process.env, env);
   const t0 = performance.now();
-  execFileSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--scale', `${TABLES},${FILES},1`], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: process.env });
+  execFileSync(
+    path.join(root, 'node_modules', '.bin', 'tsx'),
+    ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--scale', `${TABLES},${FILES},1`],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: process.env },
+  );
   const db = `${PREFIX}_scale_${TABLES}x${FILES}x1`;
   const hms = new ThriftHmsReader({ uri: env.HIM_HMS_PG_URI as string, poolSize: 8, concurrency: 8 });
   const names = await hms.listTables(db);
   const inventories: TableInventory[] = [];
   for (let i = 0; i < names.length; i += 100) inventories.push(...(await hms.getTables(db, names.slice(i, i + 100))));
-  process.stderr.write(`[bench] ${inventories.length} tables in ${db} (seed/reuse + inventory ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+  process.stderr.write(
+    `[bench] ${inventories.length} tables in ${db} (seed/reuse + inventory ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`,
+  );
 
   const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
-  const store = new RoutingObjectStore({ metadataPrefixes: inventories.map((i) => `${(i.table.sd.location ?? '').replace(/\/+$/, '')}/metadata/`), s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
+  const store = new RoutingObjectStore({
+    metadataPrefixes: inventories.map((i) => `${(i.table.sd.location ?? '').replace(/\/+$/, '')}/metadata/`),
+    s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true },
+  });
   const nsPrefix = `${PREFIX}_v_`;
   const plan: PlanFile = {
     hash: `${'b'.repeat(52)}${TABLES.toString(16).padStart(6, '0')}${FILES.toString(16).padStart(6, '0')}`,
     createdAt: '2026-12-01T00:00:00.000Z',
     targetCatalog: catalog.name,
-    waves: [{ number: 1, tables: inventories.map((i) => ({ id: `${db}.${i.table.name}`, team: `team${i.table.name.slice(-1)}`, class: 'migrate', fingerprint: fingerprintOf(i), files: FILES, bytes: 0 })), estimates: { files: 0, bytes: 0, expectedSeconds: 0 } }],
+    waves: [
+      {
+        number: 1,
+        tables: inventories.map((i) => ({
+          id: `${db}.${i.table.name}`,
+          team: `team${i.table.name.slice(-1)}`,
+          class: 'migrate',
+          fingerprint: fingerprintOf(i),
+          files: FILES,
+          bytes: 0,
+        })),
+        estimates: { files: 0, bytes: 0, expectedSeconds: 0 },
+      },
+    ],
   } as unknown as PlanFile;
 
   // Setup (not timed): convert + register every table once; a rerun finds them registered.
@@ -70,22 +92,44 @@ async function main(): Promise<void> {
     const id = `${db}.${inv.table.name}`;
     const p = conversionFor(plan, id, inv, nsPrefix, 'bench');
     const ident = targetOf(id, nsPrefix);
-    const res = await convertTable(store, catalog, { inventory: inv, identity: p.identity, timestampMs: p.timestampMs, toolVersion: 'bench', target: ident, allowUnbucketed: true, write: { footerConcurrency: 16 } });
+    const res = await convertTable(store, catalog, {
+      inventory: inv,
+      identity: p.identity,
+      timestampMs: p.timestampMs,
+      toolVersion: 'bench',
+      target: ident,
+      allowUnbucketed: true,
+      write: { footerConcurrency: 16 },
+    });
     if (res.validation?.ok !== true) throw new Error(`${id}: ${JSON.stringify(res.validation?.findings)}`);
     const rec: TableRecord = {
-      planHash: plan.hash, tableId: id, wave: 1, status: 'migrated', original: inv, originalDigest: fingerprintOf(inv), target: `${catalog.name}:${formatTableIdent(ident)}`,
-      metadataLocation: p.metadataLocation, snapshotId: p.snapshotId.toString(), writtenFiles: res.written?.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome })) ?? [],
-      validation: null, errorCode: null, errorMessage: null,
+      planHash: plan.hash,
+      tableId: id,
+      wave: 1,
+      status: 'migrated',
+      original: inv,
+      originalDigest: fingerprintOf(inv),
+      target: `${catalog.name}:${formatTableIdent(ident)}`,
+      metadataLocation: p.metadataLocation,
+      snapshotId: p.snapshotId.toString(),
+      writtenFiles: res.written?.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome })) ?? [],
+      validation: null,
+      errorCode: null,
+      errorMessage: null,
     };
     return rec;
-  })) records.push(r);
-  process.stderr.write(`[bench] setup: ${records.length} tables converted/registered in ${((performance.now() - t1) / 1000).toFixed(1)} s\n`);
+  }))
+    records.push(r);
+  process.stderr.write(
+    `[bench] setup: ${records.length} tables converted/registered in ${((performance.now() - t1) / 1000).toFixed(1)} s\n`,
+  );
 
   // Timed: the nightly checks of every table.
   const deps = { hms, catalog, storeFor: () => store, namespacePrefix: nsPrefix, toolVersion: 'bench', footerConcurrency: 8 };
   const rows: ValidationRow[] = [];
   const t2 = performance.now();
-  for await (const r of mapOrdered(records, CONCURRENCY, (rec) => checkTableDrift(deps, plan, rec, 'bench-run', () => new Date()))) rows.push(...r);
+  for await (const r of mapOrdered(records, CONCURRENCY, (rec) => checkTableDrift(deps, plan, rec, 'bench-run', () => new Date())))
+    rows.push(...r);
   const secs = (performance.now() - t2) / 1000;
   const status = runStatus(rows);
   const files = TABLES * FILES;

@@ -41,14 +41,41 @@ export function registerApply(program: Command, io: IO): void {
     .argument('<plan>', 'plan file written by migrate plan')
     .option('--auto-approve', 'do not wait for approval before each wave (demo)')
     .option('--wait', 'wait for the plan to finish and print the per-wave result')
-    .option('--concurrency <n>', `tables migrating at once per wave (${FLAG_RANGES.tableConcurrency.min}-${FLAG_RANGES.tableConcurrency.max})`, intFlag('--concurrency', FLAG_RANGES.tableConcurrency), 8)
-    .option('--max-failed <n>', 'failed tables a wave may have before the plan stops (0: any failure stops it and fails the plan)', intFlag('--max-failed', FLAG_RANGES.maxFailed), 0)
-    .option('--step-timeout <s>', `deadline of one short step in seconds; a dead worker's step is retried after it (${t.min}-${t.max})`, intFlag('--step-timeout', t), 120)
-    .option('--heartbeat-timeout <s>', `heartbeat deadline of every step in seconds (${t.min}-${t.max}): a killed worker's step is retried after it`, intFlag('--heartbeat-timeout', t), 20)
+    .option(
+      '--concurrency <n>',
+      `tables migrating at once per wave (${FLAG_RANGES.tableConcurrency.min}-${FLAG_RANGES.tableConcurrency.max})`,
+      intFlag('--concurrency', FLAG_RANGES.tableConcurrency),
+      8,
+    )
+    .option(
+      '--max-failed <n>',
+      'failed tables a wave may have before the plan stops (0: any failure stops it and fails the plan)',
+      intFlag('--max-failed', FLAG_RANGES.maxFailed),
+      0,
+    )
+    .option(
+      '--step-timeout <s>',
+      `deadline of one short step in seconds; a dead worker's step is retried after it (${t.min}-${t.max})`,
+      intFlag('--step-timeout', t),
+      120,
+    )
+    .option(
+      '--heartbeat-timeout <s>',
+      `heartbeat deadline of every step in seconds (${t.min}-${t.max}): a killed worker's step is retried after it`,
+      intFlag('--heartbeat-timeout', t),
+      20,
+    )
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (file: string, opts: ApplyOpts, cmd: Command) => {
-      const r = await applyPlan(configOf(cmd), file, { autoApprove: opts.autoApprove === true, wait: opts.wait === true, concurrency: opts.concurrency, maxFailed: opts.maxFailed, stepTimeout: opts.stepTimeout, heartbeatTimeout: opts.heartbeatTimeout });
+      const r = await applyPlan(configOf(cmd), file, {
+        autoApprove: opts.autoApprove === true,
+        wait: opts.wait === true,
+        concurrency: opts.concurrency,
+        maxFailed: opts.maxFailed,
+        stepTimeout: opts.stepTimeout,
+        heartbeatTimeout: opts.heartbeatTimeout,
+      });
       io.out(renderApplied(r, opts.json === true, opts.autoApprove === true));
       io.setExit(r.ended?.outcome.exit ?? ExitCode.OK);
     });
@@ -58,7 +85,9 @@ function renderApplied(r: Applied, json: boolean, autoApprove: boolean): string 
   const { plan, ui } = r;
   if (r.ended !== undefined) {
     const { result, outcome } = r.ended;
-    return json ? `${JSON.stringify({ ...outcomeJson(outcome), result, ui })}\n` : `${renderStatus(result, outcome)}${ui ? `UI: ${ui}\n` : ''}`;
+    return json
+      ? `${JSON.stringify({ ...outcomeJson(outcome), result, ui })}\n`
+      : `${renderStatus(result, outcome)}${ui ? `UI: ${ui}\n` : ''}`;
   }
   if (json) return `${JSON.stringify({ ok: true, plan: plan.hash, workflowId: r.workflowId, started: r.started, ui })}\n`;
   const approve = autoApprove ? '' : ` · migrate approve ${planId(plan.hash)} --wave ${plan.waves[0]?.number ?? 1}`;

@@ -27,7 +27,8 @@ that has already finished (PLAN_FINISHED).`;
 function renderApproval(a: Approval, plan: string): string {
   const so = `approved so far: ${a.approved.join(', ') || 'none'}`;
   if (a.already) return `wave ${a.wave} of plan ${planId(plan)} was already approved (${so})\n`;
-  if (a.preApproval) return `pre-approved wave ${a.wave} of plan ${planId(plan)}: it starts without asking once the waves before it have run (${so})\n`;
+  if (a.preApproval)
+    return `pre-approved wave ${a.wave} of plan ${planId(plan)}: it starts without asking once the waves before it have run (${so})\n`;
   return `approved wave ${a.wave} (${so})\nnext: migrate status ${planId(plan)}\n`;
 }
 

@@ -20,7 +20,10 @@ export function renderAssess(r: AssessResult): string {
     lines.push(`${t.id.padEnd(40)} ${t.kind.padEnd(5)} ${t.class.padEnd(22)} ${t.team ?? '-'}`);
     for (const f of t.findings) lines.push(`    ${f.severity.padEnd(7)} ${f.code}: ${f.evidence}\n            → ${f.remediation}`);
   }
-  const summary = [...counts.entries()].sort(([a], [b]) => compareIds(a, b)).map(([c, n]) => `${c} ${n}`).join(' · ');
+  const summary = [...counts.entries()]
+    .sort(([a], [b]) => compareIds(a, b))
+    .map(([c, n]) => `${c} ${n}`)
+    .join(' · ');
   lines.push('', `${r.tables.length} tables: ${summary || 'none'}`, 'next: migrate plan --out plan.json --report plan.md --graph plan.svg');
   return `${lines.join('\n')}\n`;
 }
@@ -32,12 +35,15 @@ export function registerAssess(program: Command, io: IO): void {
     .option('--database <name>', 'only this database (repeatable)', collect, [])
     .addOption(sourceOption())
     .option('--json', 'machine-readable output')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   migrate assess --config migrate.yaml
   migrate assess -c migrate.yaml --database sales --json
 
-Exit codes: 0 assessed (whatever the classes); 1 HMS cannot be read; 2 bad configuration.`)
+Exit codes: 0 assessed (whatever the classes); 1 HMS cannot be read; 2 bad configuration.`,
+    )
     .action(async (opts: { database: string[]; source?: HmsSource; json?: boolean }, cmd: Command) => {
       const r = await runAssess(configOf(cmd), opts.database, opts.source);
       io.out(opts.json ? `${JSON.stringify({ ok: true, tables: r.tables, edges: r.edges }, null, 2)}\n` : renderAssess(r));
@@ -47,5 +53,8 @@ Exit codes: 0 assessed (whatever the classes); 1 HMS cannot be read; 2 bad confi
 
 /** `--source thrift|db` of assess and plan: default the backing database when hms.db is configured, else Thrift. */
 export function sourceOption(): Option {
-  return new Option('--source <source>', 'read HMS over Thrift or from its backing database (default: db when hms.db.url is configured, else thrift)').choices(['thrift', 'db']);
+  return new Option(
+    '--source <source>',
+    'read HMS over Thrift or from its backing database (default: db when hms.db.url is configured, else thrift)',
+  ).choices(['thrift', 'db']);
 }

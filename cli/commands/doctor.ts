@@ -14,7 +14,9 @@ export function renderDoctor(checks: readonly Check[]): string {
   }
   const lines = checks.map((c) => {
     const head = `${c.ok ? 'ok  ' : 'FAIL'}  ${c.component.padEnd(8)} ${c.endpoint}`;
-    const meta = [c.version ? `version ${c.version}` : undefined, c.latencyMs !== undefined ? `${c.latencyMs} ms` : undefined, c.detail].filter(Boolean).join(' · ');
+    const meta = [c.version ? `version ${c.version}` : undefined, c.latencyMs !== undefined ? `${c.latencyMs} ms` : undefined, c.detail]
+      .filter(Boolean)
+      .join(' · ');
     return c.ok ? `${head}\n      ${meta}` : `${head}\n      [${c.code ?? 'ERROR'}] ${c.detail.split('\n')[0]}\n      fix: ${c.remedy}`;
   });
   const failed = checks.filter((c) => !c.ok).length;
@@ -27,14 +29,22 @@ export function registerDoctor(program: Command, io: IO): void {
     .command('doctor')
     .description('check every configured endpoint (HMS, Iceberg catalog, S3, Temporal, state DB): version, latency, remedy on failure')
     .option('--json', 'machine-readable output')
-    .option('--timeout <ms>', `per-check timeout in milliseconds (${FLAG_RANGES.doctorTimeoutMs.min}-${FLAG_RANGES.doctorTimeoutMs.max})`, intFlag('--timeout', FLAG_RANGES.doctorTimeoutMs), 10_000)
-    .addHelpText('after', `
+    .option(
+      '--timeout <ms>',
+      `per-check timeout in milliseconds (${FLAG_RANGES.doctorTimeoutMs.min}-${FLAG_RANGES.doctorTimeoutMs.max})`,
+      intFlag('--timeout', FLAG_RANGES.doctorTimeoutMs),
+      10_000,
+    )
+    .addHelpText(
+      'after',
+      `
 Examples:
   migrate doctor --config migrate.yaml
   migrate doctor --config .stack/migrate.yaml --json
   MIGRATE__TEMPORAL__ADDRESS=temporal.internal:7233 migrate doctor -c prod.yaml --timeout 3000
 
-Exit codes: 0 every check passed; 1 a check failed; 2 bad flag or configuration.`)
+Exit codes: 0 every check passed; 1 a check failed; 2 bad flag or configuration.`,
+    )
     .action(async (opts: { json?: boolean; timeout: number }, cmd: Command) => {
       const checks = await runDoctor(configOf(cmd), opts.timeout, process.env);
       io.out(opts.json ? `${JSON.stringify({ ok: checks.every((c) => c.ok), checks }, null, 2)}\n` : renderDoctor(checks));

@@ -30,11 +30,21 @@ export function ttyProgress(stream: NodeJS.WriteStream, delayMs = 1_000): Progre
   };
 }
 
-const KINDS: readonly [string, string][] = [[TableType.MANAGED, 'MANAGED'], [TableType.EXTERNAL, 'EXTERNAL'], [TableType.VIRTUAL_VIEW, 'VIEWS'], [TableType.MATERIALIZED_VIEW, 'MAT_VIEWS']];
+const KINDS: readonly [string, string][] = [
+  [TableType.MANAGED, 'MANAGED'],
+  [TableType.EXTERNAL, 'EXTERNAL'],
+  [TableType.VIRTUAL_VIEW, 'VIEWS'],
+  [TableType.MATERIALIZED_VIEW, 'MAT_VIEWS'],
+];
 
 function row(name: string, c: Counts): string {
-  const formats = Object.entries(c.byFormat).sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, n]) => `${f} ${n}`).join(' · ');
-  const other = Object.entries(c.byKind).filter(([k]) => !KINDS.some(([t]) => t === k)).reduce((n, [, v]) => n + v, 0);
+  const formats = Object.entries(c.byFormat)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([f, n]) => `${f} ${n}`)
+    .join(' · ');
+  const other = Object.entries(c.byKind)
+    .filter(([k]) => !KINDS.some(([t]) => t === k))
+    .reduce((n, [, v]) => n + v, 0);
   const kinds = KINDS.map(([k, h]) => String(c.byKind[k] ?? 0).padStart(h.length)).join('  ');
   return `${name.padEnd(24)} ${String(c.tables).padStart(6)} ${String(c.partitions).padStart(10)}  ${kinds}  ${String(other).padStart(5)}  ${formats || '-'}`;
 }
@@ -59,19 +69,35 @@ export function registerInventory(program: Command, io: IO): void {
   program
     .command('inventory')
     .description('count what the Hive Metastore holds: per database, tables by kind and file format, partitions')
-    .addOption(new Option('--source <source>', 'read over Thrift or straight from the HMS backing database (hms.db.url)').choices(['thrift', 'db']).default('thrift'))
+    .addOption(
+      new Option('--source <source>', 'read over Thrift or straight from the HMS backing database (hms.db.url)')
+        .choices(['thrift', 'db'])
+        .default('thrift'),
+    )
     .option('--database <name>', 'only this database (repeatable)', collect, [])
     .option('--json', 'machine-readable output')
-    .option('--calls-per-second <n>', `Thrift calls per second at most (protects a production HMS; 0 = no limit; at most ${FLAG_RANGES.callsPerSecond.max})`, intFlag('--calls-per-second', FLAG_RANGES.callsPerSecond), 200)
-    .addHelpText('after', `
+    .option(
+      '--calls-per-second <n>',
+      `Thrift calls per second at most (protects a production HMS; 0 = no limit; at most ${FLAG_RANGES.callsPerSecond.max})`,
+      intFlag('--calls-per-second', FLAG_RANGES.callsPerSecond),
+      200,
+    )
+    .addHelpText(
+      'after',
+      `
 Examples:
   migrate inventory --config migrate.yaml
   migrate inventory -c .stack/migrate.yaml --database sales --database web --json
   migrate inventory -c prod.yaml --source db --set hms.db.url=postgres://reader@hms-db/hms
 
-Exit codes: 0 ok; 1 the HMS cannot be read (unknown database: HMS_NOT_FOUND); 2 bad flag or configuration.`)
+Exit codes: 0 ok; 1 the HMS cannot be read (unknown database: HMS_NOT_FOUND); 2 bad flag or configuration.`,
+    )
     .action(async (opts: { source: InventorySource; database: string[]; json?: boolean; callsPerSecond: number }, cmd: Command) => {
-      const report = await inventory(configOf(cmd), { source: opts.source, databases: opts.database, callsPerSecond: opts.callsPerSecond }, ttyProgress(process.stderr));
+      const report = await inventory(
+        configOf(cmd),
+        { source: opts.source, databases: opts.database, callsPerSecond: opts.callsPerSecond },
+        ttyProgress(process.stderr),
+      );
       io.out(opts.json ? `${JSON.stringify({ ok: true, ...report }, null, 2)}\n` : renderInventory(report));
       io.setExit(ExitCode.OK);
     });

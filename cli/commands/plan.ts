@@ -50,13 +50,22 @@ async function runPlanCommand(opts: PlanOpts, files: string[], cmd: Command, io:
   if (opts.report !== undefined) reportKind(opts.report);
   // Keys are loaded and checked before HMS is read: a signing misconfiguration writes nothing.
   const signing = planSigningKey(config);
-  const unsigned = await buildPlanFromHms(config, { databases: opts.database, lineage: opts.lineage, now: new Date(), source: opts.source });
+  const unsigned = await buildPlanFromHms(config, {
+    databases: opts.database,
+    lineage: opts.lineage,
+    now: new Date(),
+    source: opts.source,
+  });
   const built = signing === undefined ? unsigned : { ...unsigned, plan: signBuiltPlan(unsigned.plan, signing) };
   const written = await writePlanOutputs(built, { out: opts.out, report: opts.report, graph: opts.graph });
   const p = built.plan;
   const signed = p.signature === undefined ? '' : `; signed (${p.signature.type}, key ${p.signature.keyId}) by ${p.signature.signer}`;
   const summary = `${p.waves.length} waves, ${p.waves.reduce((n, w) => n + w.tables.length, 0)} tables planned, ${p.notPlanned.length} not planned, ${p.findings.length} findings; hash ${p.hash}${signed}`;
-  io.out(opts.json ? `${JSON.stringify({ ok: true, written, hash: p.hash, signature: p.signature ?? null, target: p.target, waves: p.waves.length, notPlanned: p.notPlanned.length, findings: p.findings }, null, 2)}\n` : `${summary}\nwrote ${written.join(', ')}\nnext: review ${opts.report ?? opts.out}, then migrate apply ${opts.out}\n`);
+  io.out(
+    opts.json
+      ? `${JSON.stringify({ ok: true, written, hash: p.hash, signature: p.signature ?? null, target: p.target, waves: p.waves.length, notPlanned: p.notPlanned.length, findings: p.findings }, null, 2)}\n`
+      : `${summary}\nwrote ${written.join(', ')}\nnext: review ${opts.report ?? opts.out}, then migrate apply ${opts.out}\n`,
+  );
   io.setExit(ExitCode.OK);
 }
 
@@ -73,7 +82,9 @@ export function registerPlan(program: Command, io: IO): void {
     .addOption(sourceOption())
     .option('--diff', 'compare two plan files: tables added, removed, moved, class and fingerprint changes')
     .option('--json', 'machine-readable output')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   migrate plan -c migrate.yaml --out plan.json --report plan.md --graph plan.svg
   migrate plan -c migrate.yaml --out plan.json --report plan.html
@@ -84,7 +95,8 @@ Tables the target catalog already holds (an earlier plan migrated them) are left
 finding IN_TARGET_CATALOG; the catalog is listed once per target namespace.
 Exit codes: 0 written (or compared); 1 HMS or the catalog cannot be read; 2 bad input (flags,
 config, lineage, pins, caps, plan files: PLAN_INVALID, PLAN_HASH_MISMATCH, PLAN_VERSION_UNSUPPORTED,
-LINEAGE_INVALID, ...). Nothing is written on an error.`)
+LINEAGE_INVALID, ...). Nothing is written on an error.`,
+    )
     .action(async (files: string[], opts: PlanOpts, cmd: Command) => {
       // Planning-input errors (config, lineage, pins, caps, plan files) are the user's to fix: the
       // one exit point renders them and exits 2 (cli/output.ts USAGE_CODES).

@@ -23,7 +23,9 @@ function leftoverText(t: TableLeftovers): string {
 
 function renderFound(r: OrphanReport): string {
   const orphans = r.tables.filter((t) => t.orphan);
-  const lines = [`plan ${planId(r.planHash)}: ${orphans.length} orphan(s)${r.tables.some((t) => t.running) ? `, ${r.tables.filter((t) => t.running).length} still running` : ''}`];
+  const lines = [
+    `plan ${planId(r.planHash)}: ${orphans.length} orphan(s)${r.tables.some((t) => t.running) ? `, ${r.tables.filter((t) => t.running).length} still running` : ''}`,
+  ];
   lines.push(...r.tables.map(leftoverText));
   if (orphans.length > 0) lines.push(`next: migrate repair ${planId(r.planHash)} --apply`);
   return `${lines.join('\n')}\n`;
@@ -33,7 +35,9 @@ function renderRepair(r: RepairReport): string {
   const lines = [`plan ${planId(r.planHash)}: repaired ${r.repaired.filter((x) => x.ok).length} of ${r.repaired.length} orphan(s)`];
   for (const x of r.repaired) {
     const what = `${x.removed.files.length} metadata file(s) deleted${x.removed.entry === null ? '' : `, ${x.removed.entry}`}`;
-    lines.push(`  ${x.tableId}: ${what}${x.ok ? '' : ` — NOT finished: ${x.error ? `${x.error.code}: ${x.error.message}` : x.left ? leftoverText(x.left).trim() : ''}`}`);
+    lines.push(
+      `  ${x.tableId}: ${what}${x.ok ? '' : ` — NOT finished: ${x.error ? `${x.error.code}: ${x.error.message}` : x.left ? leftoverText(x.left).trim() : ''}`}`,
+    );
   }
   for (const t of r.running) lines.push(`  ${t}: workflow still running: left alone`);
   for (const f of r.foreign) lines.push(`  ${f.tableId}: catalog entry ${f.target} points at ${f.location ?? '?'} (not ours; left alone)`);
@@ -47,7 +51,10 @@ export function registerRepair(program: Command, io: IO): void {
     .argument('<plan>', 'plan id (first 12 hex of the hash) or full hash')
     .option('--apply', 'remove the orphans: unregister our entries, delete our metadata files (never data), audited')
     .option('--json', 'machine-readable output')
-    .addHelpText('after', '\nExamples:\n  migrate repair 3f2a9c1b7d4e -c migrate.yaml            # list; exit 1 when orphans are found\n  migrate repair 3f2a9c1b7d4e --apply -c migrate.yaml    # remove them; exit 1 when any is left\n\nTables whose workflow still runs and catalog entries that point at metadata we did not write are\nnever touched. Data files are never deleted. See docs/repair.md.\nExit codes: 0 nothing left (or all of it removed); 1 orphans found (or some could not be removed); 2 usage or configuration.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  migrate repair 3f2a9c1b7d4e -c migrate.yaml            # list; exit 1 when orphans are found\n  migrate repair 3f2a9c1b7d4e --apply -c migrate.yaml    # remove them; exit 1 when any is left\n\nTables whose workflow still runs and catalog entries that point at metadata we did not write are\nnever touched. Data files are never deleted. See docs/repair.md.\nExit codes: 0 nothing left (or all of it removed); 1 orphans found (or some could not be removed); 2 usage or configuration.',
+    )
     .action(async (plan: string, opts: { apply?: boolean; json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
       if (opts.apply === true) {

@@ -36,19 +36,33 @@ export function registerRollback(program: Command, io: IO): void {
     .requiredOption('--wave <n>', 'wave number', intFlag('--wave', FLAG_RANGES.wave))
     .option('--force', 'drop tables even when they have Iceberg commits after ours (audited)')
     .option('--wait-for-wave', 'a wave still applying: wait for it to end instead of cancelling it first')
-    .option('--max-wait <s>', `how long to wait for a wave still applying to end, in seconds (${FLAG_RANGES.timeoutSeconds.min}-${FLAG_RANGES.timeoutSeconds.max})`, intFlag('--max-wait', FLAG_RANGES.timeoutSeconds), 600)
+    .option(
+      '--max-wait <s>',
+      `how long to wait for a wave still applying to end, in seconds (${FLAG_RANGES.timeoutSeconds.min}-${FLAG_RANGES.timeoutSeconds.max})`,
+      intFlag('--max-wait', FLAG_RANGES.timeoutSeconds),
+      600,
+    )
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (plan: string, opts: RollbackOpts, cmd: Command) => {
-      const r = await rollbackPlanWave(configOf(cmd), plan, { wave: opts.wave, force: opts.force === true, waitForWave: opts.waitForWave === true, maxWaitSeconds: opts.maxWait });
+      const r = await rollbackPlanWave(configOf(cmd), plan, {
+        wave: opts.wave,
+        force: opts.force === true,
+        waitForWave: opts.waitForWave === true,
+        maxWaitSeconds: opts.maxWait,
+      });
       io.out(opts.json ? `${JSON.stringify({ ok: r.refused.length === 0, ...r })}\n` : renderRollback(r));
       io.setExit(r.refused.length === 0 ? ExitCode.OK : ExitCode.FAILED);
     });
 }
 
 function renderRollback(r: WaveRollback): string {
-  const before = r.applying === 'cancelled' ? `wave ${r.wave} was still applying: cancelled it first (its tables in flight were compensated)\n` : r.applying === 'waited' ? `wave ${r.wave} was still applying: waited for it to end\n` : '';
+  const before =
+    r.applying === 'cancelled'
+      ? `wave ${r.wave} was still applying: cancelled it first (its tables in flight were compensated)\n`
+      : r.applying === 'waited'
+        ? `wave ${r.wave} was still applying: waited for it to end\n`
+        : '';
   const refused = r.refused.length ? `; refused: ${r.refused.map((x) => `${x.tableId} (${x.code}: ${x.message})`).join('; ')}` : '';
   return `${before}wave ${r.wave}: rolled back ${r.rolledBack.length} table(s)${refused}\n`;
 }
-

@@ -30,14 +30,26 @@ function registerCreate(schedule: Command, io: IO): void {
     .option('--timezone <tz>', 'IANA time zone of the cron expression', 'UTC')
     .option('--jitter <duration>', 'random delay added to each run', '5m')
     .option('--catchup <duration>', 'how far back missed runs are still taken after an outage', '1h')
-    .option('--concurrency <n>', `tables checked at once (${FLAG_RANGES.validateConcurrency.min}-${FLAG_RANGES.validateConcurrency.max})`, intFlag('--concurrency', FLAG_RANGES.validateConcurrency), 16)
+    .option(
+      '--concurrency <n>',
+      `tables checked at once (${FLAG_RANGES.validateConcurrency.min}-${FLAG_RANGES.validateConcurrency.max})`,
+      intFlag('--concurrency', FLAG_RANGES.validateConcurrency),
+      16,
+    )
     .option('--paused', 'create it paused')
     .option('--json', 'machine-readable output')
-    .addHelpText('after', '\nExamples:\n  migrate schedule create 3f2a9c1b7d4e -c migrate.yaml\n  migrate schedule create 3f2a9c1b7d4e --cron "30 1 * * 1-5" --timezone Europe/Berlin\n  migrate schedule create 3f2a9c1b7d4e --every 6h --jitter 10m\n\nOverlap policy: skip (a run still going blocks the next).\nExit codes: 0 created; 1 Temporal or the state DB unreachable; 2 bad flag or configuration, unknown plan, or the schedule exists.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  migrate schedule create 3f2a9c1b7d4e -c migrate.yaml\n  migrate schedule create 3f2a9c1b7d4e --cron "30 1 * * 1-5" --timezone Europe/Berlin\n  migrate schedule create 3f2a9c1b7d4e --every 6h --jitter 10m\n\nOverlap policy: skip (a run still going blocks the next).\nExit codes: 0 created; 1 Temporal or the state DB unreachable; 2 bad flag or configuration, unknown plan, or the schedule exists.',
+    )
     .action(async (plan: string, opts: CreateOpts, cmd: Command) => {
       const paused = opts.paused === true;
       const r = await createValidationSchedule(configOf(cmd), plan, { ...opts, paused });
-      io.out(opts.json ? `${JSON.stringify({ ok: true, scheduleId: r.scheduleId, when: r.when, paused })}\n` : `created schedule ${r.scheduleId} (${r.when})${paused ? ', paused' : ''}\n`);
+      io.out(
+        opts.json
+          ? `${JSON.stringify({ ok: true, scheduleId: r.scheduleId, when: r.when, paused })}\n`
+          : `created schedule ${r.scheduleId} (${r.when})${paused ? ', paused' : ''}\n`,
+      );
       io.setExit(ExitCode.OK);
     });
 }
@@ -49,7 +61,11 @@ function registerList(schedule: Command, io: IO): void {
     .addHelpText('after', '\nExit codes: 0 ok; 1 Temporal unreachable; 2 bad configuration.')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const out = await listValidationSchedules(configOf(cmd));
-      io.out(opts.json ? `${JSON.stringify(out)}\n` : out.map((s) => `${s.id}${s.paused ? ' (paused)' : ''} next ${s.next ?? '-'}\n`).join('') || 'no validation schedules\n');
+      io.out(
+        opts.json
+          ? `${JSON.stringify(out)}\n`
+          : out.map((s) => `${s.id}${s.paused ? ' (paused)' : ''} next ${s.next ?? '-'}\n`).join('') || 'no validation schedules\n',
+      );
       io.setExit(ExitCode.OK);
     });
 }

@@ -26,7 +26,11 @@ export function registerSignals(program: Command, io: IO): void {
       .addHelpText('after', help(name))
       .action(async (planText: string, opts: { json?: boolean }, cmd: Command) => {
         const r = await signalPlan(configOf(cmd), planArg(planText), name);
-        io.out(opts.json ? `${JSON.stringify({ ok: true, signal: name, ...r })}\n` : `${name}: sent to ${r.workflowId}\nnext: migrate status ${r.plan}\n`);
+        io.out(
+          opts.json
+            ? `${JSON.stringify({ ok: true, signal: name, ...r })}\n`
+            : `${name}: sent to ${r.workflowId}\nnext: migrate status ${r.plan}\n`,
+        );
         io.setExit(ExitCode.OK);
       });
   }

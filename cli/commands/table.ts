@@ -24,17 +24,24 @@ interface Opts {
 /** The table and its target from the command line, checked against the config (USAGE, exit 2). */
 function tableArgs(name: string, opts: Opts, config: MigrateConfig): { db: string; tbl: string; target: TableIdent } {
   if (opts.catalog !== undefined && opts.catalog !== config.catalog?.name) {
-    throw new MigrationError(ErrorCode.USAGE, `--catalog ${opts.catalog}: the configured catalog is '${config.catalog?.name ?? '(none)'}' (set catalog.name/uri in the config)`);
+    throw new MigrationError(
+      ErrorCode.USAGE,
+      `--catalog ${opts.catalog}: the configured catalog is '${config.catalog?.name ?? '(none)'}' (set catalog.name/uri in the config)`,
+    );
   }
   if (config.catalog?.mode === 'in-place' && opts.dryRun !== true) {
     // Replacing a Hive table needs what only apply keeps: the saved original in the state store,
     // the audit trail, and `rollback` to put it back.
-    throw new MigrationError(ErrorCode.USAGE, `catalog ${config.catalog.name} converts in place; migrate table does not replace Hive tables (no saved original, no rollback). Use migrate plan + apply, or --dry-run, or a catalog with mode: register.`);
+    throw new MigrationError(
+      ErrorCode.USAGE,
+      `catalog ${config.catalog.name} converts in place; migrate table does not replace Hive tables (no saved original, no rollback). Use migrate plan + apply, or --dry-run, or a catalog with mode: register.`,
+    );
   }
   const dot = name.indexOf('.');
   if (dot <= 0 || dot === name.length - 1) throw new MigrationError(ErrorCode.USAGE, `table must be db.table, got '${name}'`);
   const [db, tbl] = [name.slice(0, dot), name.slice(dot + 1)];
-  const target = opts.target !== undefined ? parseTableIdent(opts.target) : tableIdent([`${config.catalog?.namespacePrefix ?? ''}${db}`], tbl);
+  const target =
+    opts.target !== undefined ? parseTableIdent(opts.target) : tableIdent([`${config.catalog?.namespacePrefix ?? ''}${db}`], tbl);
   return { db, tbl, target };
 }
 
@@ -60,16 +67,24 @@ export function registerTable(program: Command, io: IO): void {
     .option('--target <ns.name>', 'catalog identifier (default: <catalog.namespacePrefix><db>.<table>)')
     .option('--dry-run', 'decide schema, partition spec, locations and file names; write nothing')
     .option('--allow-unbucketed', 'convert a bucketed table without its bucketing')
-    .option('--footer-concurrency <n>', `footers read at once (${FLAG_RANGES.footerConcurrency.min}-${FLAG_RANGES.footerConcurrency.max})`, intFlag('--footer-concurrency', FLAG_RANGES.footerConcurrency), 32)
+    .option(
+      '--footer-concurrency <n>',
+      `footers read at once (${FLAG_RANGES.footerConcurrency.min}-${FLAG_RANGES.footerConcurrency.max})`,
+      intFlag('--footer-concurrency', FLAG_RANGES.footerConcurrency),
+      32,
+    )
     .option('--json', 'machine-readable output')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   migrate table sales.orders -c migrate.yaml --catalog local-rest --dry-run
   migrate table sales.orders -c migrate.yaml --target lake.orders --json
 
 Exit codes: 0 migrated and validated (or, with --dry-run, decided); 1 refused, failed, or validation
 failed (then nothing stays registered), or an endpoint cannot be reached; 2 bad flag, configuration
-or table name.`)
+or table name.`,
+    )
     .action(async (name: string, opts: Opts, cmd: Command) => {
       startFooterThreads();
       const config = configOf(cmd);
@@ -80,7 +95,15 @@ or table name.`)
         last = Date.now();
         process.stderr.write(`\r  listed ${p.locationsListed}/${p.locations} locations, ${p.footersRead}/${p.filesListed} footers`);
       };
-      const r = await migrateOneTable(config, { db, tbl, target, dryRun: opts.dryRun === true, allowUnbucketed: opts.allowUnbucketed === true, footerConcurrency: opts.footerConcurrency, onProgress });
+      const r = await migrateOneTable(config, {
+        db,
+        tbl,
+        target,
+        dryRun: opts.dryRun === true,
+        allowUnbucketed: opts.allowUnbucketed === true,
+        footerConcurrency: opts.footerConcurrency,
+        onProgress,
+      });
       if (!opts.json && process.stderr.isTTY) process.stderr.write('\n');
       io.out(opts.json ? `${JSON.stringify(r.summary, null, 2)}\n` : renderTable(r.summary, r.validationFindings));
       io.setExit(r.ok ? ExitCode.OK : ExitCode.FAILED);

@@ -14,7 +14,9 @@ import { registerSchedule } from './schedule';
 function renderRows(rows: readonly ValidationRow[]): string {
   const bad = rows.filter((r) => r.status !== 'ok');
   const tables = new Set(rows.map((r) => r.table));
-  const lines = [`${runStatus(rows)}: ${tables.size} table(s), ${rows.length} checks, ${bad.filter((r) => r.status === 'drift').length} drift, ${bad.filter((r) => r.status === 'failed').length} failed`];
+  const lines = [
+    `${runStatus(rows)}: ${tables.size} table(s), ${rows.length} checks, ${bad.filter((r) => r.status === 'drift').length} drift, ${bad.filter((r) => r.status === 'failed').length} failed`,
+  ];
   for (const r of bad) lines.push(`  ${r.status.padEnd(6)} ${r.table}  ${r.check}  ${r.code}  ${r.actual}`);
   return `${lines.join('\n')}\n`;
 }
@@ -26,9 +28,17 @@ export function registerValidation(program: Command, io: IO): void {
     .argument('<plan>', 'plan id (first 12 hex of the hash) or full hash')
     .option('--wave <n>', 'only this wave (repeatable)', intListFlag('--wave', FLAG_RANGES.wave), [] as number[])
     .option('--table <db.t>', 'only this table (repeatable)', collect, [])
-    .option('--concurrency <n>', `tables checked at once (${FLAG_RANGES.validateConcurrency.min}-${FLAG_RANGES.validateConcurrency.max})`, intFlag('--concurrency', FLAG_RANGES.validateConcurrency), 8)
+    .option(
+      '--concurrency <n>',
+      `tables checked at once (${FLAG_RANGES.validateConcurrency.min}-${FLAG_RANGES.validateConcurrency.max})`,
+      intFlag('--concurrency', FLAG_RANGES.validateConcurrency),
+      8,
+    )
     .option('--json', 'every result row as JSON')
-    .addHelpText('after', '\nExamples:\n  migrate validate 3f2a9c1b7d4e -c migrate.yaml\n  migrate validate 3f2a9c1b7d4e --wave 2 --table sales.orders --json\n\nExit codes: 0 clean, 3 drift found, 1 a check could not run, 2 bad input.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  migrate validate 3f2a9c1b7d4e -c migrate.yaml\n  migrate validate 3f2a9c1b7d4e --wave 2 --table sales.orders --json\n\nExit codes: 0 clean, 3 drift found, 1 a check could not run, 2 bad input.',
+    )
     .action(async (plan: string, opts: { wave: number[]; table: string[]; concurrency: number; json?: boolean }, cmd: Command) => {
       const rows = await validateNow(configOf(cmd), plan, { waves: opts.wave, tables: opts.table, concurrency: opts.concurrency });
       const s = runStatus(rows);

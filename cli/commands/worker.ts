@@ -27,12 +27,23 @@ export function registerWorker(program: Command, io: IO): void {
     .command('worker')
     .description('run a Temporal worker: the migration workflows and the per-table activities')
     .option('--concurrency <n>', `activities at once (${c.min}-${c.max})`, intFlag('--concurrency', c), 16)
-    .addOption(new Option('--role <role>', 'what this process runs: both (default), only the workflows, or only the activities').choices(['all', 'workflows', 'activities']).default('all'))
+    .addOption(
+      new Option('--role <role>', 'what this process runs: both (default), only the workflows, or only the activities')
+        .choices(['all', 'workflows', 'activities'])
+        .default('all'),
+    )
     .option('--json', 'the start-up line as JSON on stdout; errors as JSON')
     .addHelpText('after', HELP)
     .action(async (opts: { concurrency: number; role: WorkerRole; json?: boolean }, cmd: Command) => {
       const worker = await createWorker(configOf(cmd), opts);
-      const started = { ok: true, role: worker.role, taskQueue: worker.taskQueue, address: worker.address, namespace: worker.namespace, concurrency: worker.concurrency };
+      const started = {
+        ok: true,
+        role: worker.role,
+        taskQueue: worker.taskQueue,
+        address: worker.address,
+        namespace: worker.namespace,
+        concurrency: worker.concurrency,
+      };
       if (opts.json) io.out(`${JSON.stringify(started)}\n`);
       else io.err(`worker (${worker.role}) polling ${worker.taskQueue} on ${worker.address} (namespace ${worker.namespace})\n`);
       await worker.run();

@@ -47,7 +47,11 @@ export function anchorJson(a: AnchorRecord): string {
 /** Parse an anchor object; anything but a well-formed anchor of `expectSeq` is AUDIT_ANCHOR_MISMATCH. */
 export function parseAnchor(text: string, path: string, expectSeq: number): AnchorRecord {
   const bad = (why: string): never => {
-    throw new MigrationError(ErrorCode.AUDIT_ANCHOR_MISMATCH, `audit anchor ${path} is not a valid anchor (${why}): it was edited or replaced`, { path });
+    throw new MigrationError(
+      ErrorCode.AUDIT_ANCHOR_MISMATCH,
+      `audit anchor ${path} is not a valid anchor (${why}): it was edited or replaced`,
+      { path },
+    );
   };
   let o: unknown;
   try {

@@ -89,7 +89,18 @@ type Unhashed = Omit<AuditEvent, 'hash'>;
 
 /** What the hash of an event covers, per format. */
 function hashedContent(e: Unhashed): string {
-  const base = { seq: e.seq, prevHash: e.prevHash, at: e.at, actor: e.actor, action: e.action, object: e.object, planHash: e.planHash, beforeDigest: e.beforeDigest, afterDigest: e.afterDigest, details: e.details };
+  const base = {
+    seq: e.seq,
+    prevHash: e.prevHash,
+    at: e.at,
+    actor: e.actor,
+    action: e.action,
+    object: e.object,
+    planHash: e.planHash,
+    beforeDigest: e.beforeDigest,
+    afterDigest: e.afterDigest,
+    details: e.details,
+  };
   if (e.v === 1) return canonicalJson(base);
   return canonicalJson({ ...base, v: e.v, actorSource: e.actorSource ?? ActorSource.UNSPECIFIED, alg: e.alg, keyId: e.keyId });
 }
@@ -109,12 +120,23 @@ export function actorSourceOf(e: AuditEventInput): ActorSource {
 
 /** Event `seq` with content `e` following `prevHash`, in the newest format (keyed when a key is given). */
 export function chainEvent(seq: number, prevHash: string, e: AuditEventInput, key?: ChainKey): AuditEvent {
-  const u: Unhashed = { ...e, actorSource: actorSourceOf(e), v: AUDIT_EVENT_VERSION, seq, prevHash, alg: key === undefined ? 'sha256' : 'hmac-sha256', keyId: key?.id ?? null };
+  const u: Unhashed = {
+    ...e,
+    actorSource: actorSourceOf(e),
+    v: AUDIT_EVENT_VERSION,
+    seq,
+    prevHash,
+    alg: key === undefined ? 'sha256' : 'hmac-sha256',
+    keyId: key?.id ?? null,
+  };
   return { ...u, hash: eventHash(u, key) };
 }
 
 /** Why verification failed: a coded error (cli/commands/audit.ts maps CONFIG_INVALID to exit 2, the rest to 1). */
-export type ChainFailureCode = typeof ErrorCode.AUDIT_CHAIN_BROKEN | typeof ErrorCode.AUDIT_ANCHOR_MISMATCH | typeof ErrorCode.CONFIG_INVALID;
+export type ChainFailureCode =
+  | typeof ErrorCode.AUDIT_CHAIN_BROKEN
+  | typeof ErrorCode.AUDIT_ANCHOR_MISMATCH
+  | typeof ErrorCode.CONFIG_INVALID;
 
 export interface ChainVerdict {
   readonly ok: boolean;
@@ -148,8 +170,15 @@ function checkEvent(e: AuditEvent, expectSeq: number, prev: string, state: { key
   if (e.prevHash !== prev) return broken('its link to the previous event does not match');
   if (state.keyed && e.alg !== 'hmac-sha256') return broken('it is not keyed but follows keyed events (rewritten without the key)');
   if (e.alg === 'hmac-sha256') {
-    if (key === undefined) return { code: ErrorCode.CONFIG_INVALID, reason: `it is keyed (key id ${e.keyId ?? '?'}) and no key is configured: set audit.keyEnv and that variable to verify` };
-    if (e.keyId !== key.id) return broken(`it was keyed with key id ${e.keyId ?? '?'}, the configured key has id ${key.id} (the key was changed, or the event was rewritten)`);
+    if (key === undefined)
+      return {
+        code: ErrorCode.CONFIG_INVALID,
+        reason: `it is keyed (key id ${e.keyId ?? '?'}) and no key is configured: set audit.keyEnv and that variable to verify`,
+      };
+    if (e.keyId !== key.id)
+      return broken(
+        `it was keyed with key id ${e.keyId ?? '?'}, the configured key has id ${key.id} (the key was changed, or the event was rewritten)`,
+      );
   }
   if (eventHash(e, key) !== e.hash) return broken('its content does not match its hash (edited after writing)');
   return null;
@@ -175,11 +204,32 @@ export function verifyChain(events: Iterable<AuditEvent>, opts: VerifyOptions = 
   const a = opts.anchor;
   if (a === undefined) return { ok: true, events: n, keyed, head: prev };
   if (n < a.seq) {
-    const what = n === 0 ? 'the audit table is empty: it was truncated, or dropped and created again' : `the newest ${a.seq - n} event(s) were deleted`;
-    return { ok: false, events: n, keyed, head: prev, anchor: a, code: ErrorCode.AUDIT_ANCHOR_MISMATCH, brokenAt: n + 1, reason: `the chain ends at event ${n} but the anchor written at ${a.at} records event ${a.seq}: ${what}` };
+    const what =
+      n === 0
+        ? 'the audit table is empty: it was truncated, or dropped and created again'
+        : `the newest ${a.seq - n} event(s) were deleted`;
+    return {
+      ok: false,
+      events: n,
+      keyed,
+      head: prev,
+      anchor: a,
+      code: ErrorCode.AUDIT_ANCHOR_MISMATCH,
+      brokenAt: n + 1,
+      reason: `the chain ends at event ${n} but the anchor written at ${a.at} records event ${a.seq}: ${what}`,
+    };
   }
   if (atAnchor !== a.hash) {
-    return { ok: false, events: n, keyed, head: prev, anchor: a, code: ErrorCode.AUDIT_ANCHOR_MISMATCH, brokenAt: a.seq, reason: `event ${a.seq} has hash ${(atAnchor ?? '').slice(0, 16)}… but the anchor records ${a.hash.slice(0, 16)}…: events up to ${a.seq} were rewritten (the chain was recomputed)` };
+    return {
+      ok: false,
+      events: n,
+      keyed,
+      head: prev,
+      anchor: a,
+      code: ErrorCode.AUDIT_ANCHOR_MISMATCH,
+      brokenAt: a.seq,
+      reason: `event ${a.seq} has hash ${(atAnchor ?? '').slice(0, 16)}… but the anchor records ${a.hash.slice(0, 16)}…: events up to ${a.seq} were rewritten (the chain was recomputed)`,
+    };
   }
   return { ok: true, events: n, keyed, head: prev, anchor: a, unanchored: n - a.seq };
 }

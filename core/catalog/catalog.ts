@@ -136,7 +136,11 @@ export function tableIdent(namespace: Namespace, name: string): TableIdent {
 
 export function checkNamespace(ns: Namespace): void {
   if (ns.length === 0 || !ns.every((l) => LEVEL.test(l))) {
-    throw new MigrationError(ErrorCode.USAGE, `invalid namespace ${JSON.stringify(ns)}: one or more non-empty levels without control characters`, { namespace: [...ns] });
+    throw new MigrationError(
+      ErrorCode.USAGE,
+      `invalid namespace ${JSON.stringify(ns)}: one or more non-empty levels without control characters`,
+      { namespace: [...ns] },
+    );
   }
 }
 
@@ -169,7 +173,11 @@ export function existingEntryOutcome(ident: TableIdent, existingLocation: string
  * Pick vended credentials for `location` (iceberg.md §6): the longest `storage-credentials` prefix
  * that `location` starts with; none → the table `config` entries that are storage credentials.
  */
-export function pickCredentials(location: string, storage: readonly { prefix: string; config: Readonly<Record<string, string>> }[], config: Readonly<Record<string, string>>): VendedCredentials | undefined {
+export function pickCredentials(
+  location: string,
+  storage: readonly { prefix: string; config: Readonly<Record<string, string>> }[],
+  config: Readonly<Record<string, string>>,
+): VendedCredentials | undefined {
   const best = storage.filter((s) => location.startsWith(s.prefix)).sort((a, b) => b.prefix.length - a.prefix.length)[0];
   if (best !== undefined) return new VendedCredentials(best.prefix, best.config);
   const secret = Object.fromEntries(Object.entries(config).filter(([k]) => isCredentialKey(k)));
@@ -178,5 +186,9 @@ export function pickCredentials(location: string, storage: readonly { prefix: st
 
 /** Keys of LoadTableResult.config that are secrets (never copied into the non-secret config). */
 export function isCredentialKey(key: string): boolean {
-  return /(^|\.)(access-key-id|secret-access-key|session-token|token|sas-token[^.]*|oauth2\.token|credential)$/i.test(key) || key.startsWith('adls.sas-token') || key === 'gcs.oauth2.token';
+  return (
+    /(^|\.)(access-key-id|secret-access-key|session-token|token|sas-token[^.]*|oauth2\.token|credential)$/i.test(key) ||
+    key.startsWith('adls.sas-token') ||
+    key === 'gcs.oauth2.token'
+  );
 }

@@ -37,9 +37,15 @@ export const catalogSchema = z
     uri: z.string(),
     warehouse: z.string().optional(),
     /** Name of the environment variable holding a static bearer token (never the token itself). */
-    tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    tokenEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/)
+      .optional(),
     /** Prefix for the target namespace of every migrated table: `<prefix><hms database>` (default none). */
-    namespacePrefix: z.string().regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and underscores').optional(),
+    namespacePrefix: z
+      .string()
+      .regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and underscores')
+      .optional(),
     /**
      * Hive catalog only. `register` (default): a new HMS table per migrated table (needs a
      * namespacePrefix when the catalog is the source HMS). `in-place`: the Hive table itself becomes
@@ -50,11 +56,21 @@ export const catalogSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
-    const uri = { rest: [/^https?:\/\//, 'a rest catalog needs an http(s):// uri'], hive: [/^thrift:\/\//, 'a hive catalog needs a thrift:// uri'], jdbc: [/^(postgres|postgresql|mysql|mariadb):\/\//, 'a jdbc catalog needs a postgres://… or mysql://… uri'] } as const;
+    const uri = {
+      rest: [/^https?:\/\//, 'a rest catalog needs an http(s):// uri'],
+      hive: [/^thrift:\/\//, 'a hive catalog needs a thrift:// uri'],
+      jdbc: [/^(postgres|postgresql|mysql|mariadb):\/\//, 'a jdbc catalog needs a postgres://… or mysql://… uri'],
+    } as const;
     const [pattern, message] = uri[c.type];
     if (!pattern.test(c.uri)) ctx.addIssue({ code: 'custom', path: ['uri'], message });
-    if (c.mode !== undefined && c.type !== 'hive') ctx.addIssue({ code: 'custom', path: ['mode'], message: 'mode applies to a hive catalog only' });
-    if (c.mode === 'in-place' && (c.namespacePrefix ?? '') !== '') ctx.addIssue({ code: 'custom', path: ['namespacePrefix'], message: 'an in-place catalog converts each table under its own name: no namespacePrefix' });
+    if (c.mode !== undefined && c.type !== 'hive')
+      ctx.addIssue({ code: 'custom', path: ['mode'], message: 'mode applies to a hive catalog only' });
+    if (c.mode === 'in-place' && (c.namespacePrefix ?? '') !== '')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['namespacePrefix'],
+        message: 'an in-place catalog converts each table under its own name: no namespacePrefix',
+      });
   });
 
 export const storageSchema = z
@@ -124,13 +140,19 @@ export type PlanSigningConfig = z.output<typeof planSigningSchema>;
 export const planSchema = z
   .object({
     /** Catalog name recorded in the plan; defaults to catalog.name. */
-    targetCatalog: z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes').optional(),
+    targetCatalog: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes')
+      .optional(),
     /** Databases to read (default: all). */
     databases: z.array(z.string().min(1)).optional(),
     /** Declared lineage YAML file (version: 1, jobs: [{name, reads, writes}]). */
     lineage: z.string().min(1).optional(),
     /** sampleFiles: Parquet footers read per table for storage-only facts (INT96; 0 = no storage sampling). */
-    assess: z.object({ allowUnbucketed: z.boolean().default(false), sampleFiles: z.number().int().min(0).max(100).default(3) }).strict().default({ allowUnbucketed: false, sampleFiles: 3 }),
+    assess: z
+      .object({ allowUnbucketed: z.boolean().default(false), sampleFiles: z.number().int().min(0).max(100).default(3) })
+      .strict()
+      .default({ allowUnbucketed: false, sampleFiles: 3 }),
     ownership: z.record(z.string(), z.unknown()).default({}),
     waves: z.record(z.string(), z.unknown()).default({}),
     throughput: z.record(z.string(), z.unknown()).optional(),
@@ -152,7 +174,10 @@ export const auditSchema = z
     /** Directory URI (s3://bucket/prefix or an absolute path) for the immutable head anchors; one chain (state DB) per location. */
     anchorLocation: z.string().min(1).optional(),
     /** Name of the environment variable holding the HMAC key of the chain (≥ 32 bytes); unset: unkeyed sha256. */
-    keyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name').optional(),
+    keyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
+      .optional(),
     /** Who may approve waves (user names, or user@host); unset or empty: anyone. */
     approvers: z.array(z.string().min(1)).optional(),
     /** Whether a self-declared name (MIGRATE_ACTOR) counts for `approvers`; by default only an OS or authenticated identity does. */
@@ -174,8 +199,16 @@ export const configSchema = z
   .strict()
   .superRefine((c, ctx) => {
     // In place means the catalog IS the source HMS; anything else would convert one HMS's tables into another's names.
-    if (c.catalog?.mode === 'in-place' && c.hms !== undefined && c.catalog.uri.replace(/\/+$/, '') !== c.hms.thrift.uri.replace(/\/+$/, '')) {
-      ctx.addIssue({ code: 'custom', path: ['catalog', 'uri'], message: `an in-place hive catalog must be the source HMS (hms.thrift.uri ${c.hms.thrift.uri})` });
+    if (
+      c.catalog?.mode === 'in-place' &&
+      c.hms !== undefined &&
+      c.catalog.uri.replace(/\/+$/, '') !== c.hms.thrift.uri.replace(/\/+$/, '')
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['catalog', 'uri'],
+        message: `an in-place hive catalog must be the source HMS (hms.thrift.uri ${c.hms.thrift.uri})`,
+      });
     }
   });
 

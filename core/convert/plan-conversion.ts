@@ -15,10 +15,19 @@ export function targetOf(tableId: string, namespacePrefix: string): TableIdent {
   return tableIdent([`${namespacePrefix}${dbOf(tableId)}`], nameOf(tableId));
 }
 
-export function conversionFor(plan: Pick<PlanFile, 'hash' | 'targetCatalog' | 'createdAt'>, tableId: string, original: TableInventory, namespacePrefix: string, toolVersion: string): PreparedConversion {
+export function conversionFor(
+  plan: Pick<PlanFile, 'hash' | 'targetCatalog' | 'createdAt'>,
+  tableId: string,
+  original: TableInventory,
+  namespacePrefix: string,
+  toolVersion: string,
+): PreparedConversion {
   return prepareConversion({
     inventory: original,
-    identity: { planHash: plan.hash, table: `hms:${tableId}->${plan.targetCatalog}:${formatTableIdent(targetOf(tableId, namespacePrefix))}` },
+    identity: {
+      planHash: plan.hash,
+      table: `hms:${tableId}->${plan.targetCatalog}:${formatTableIdent(targetOf(tableId, namespacePrefix))}`,
+    },
     timestampMs: Date.parse(plan.createdAt),
     toolVersion,
     // A bucketed table is in a plan only when planning opted in (plan.assess.allowUnbucketed).

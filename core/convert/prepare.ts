@@ -77,7 +77,11 @@ export interface PrepareInput {
   readonly allowUnbucketed?: boolean;
 }
 
-const FORMATS: Partial<Record<FileFormat, DataFileFormat>> = { [FileFormat.PARQUET]: 'PARQUET', [FileFormat.ORC]: 'ORC', [FileFormat.AVRO]: 'AVRO' };
+const FORMATS: Partial<Record<FileFormat, DataFileFormat>> = {
+  [FileFormat.PARQUET]: 'PARQUET',
+  [FileFormat.ORC]: 'ORC',
+  [FileFormat.AVRO]: 'AVRO',
+};
 
 function refuse(t: HiveTable, code: ErrorCode, why: string, context: Record<string, unknown> = {}): never {
   throw new MigrationError(code, `${t.database}.${t.name}: ${why}`, { table: `${t.database}.${t.name}`, ...context });
@@ -86,7 +90,13 @@ function refuse(t: HiveTable, code: ErrorCode, why: string, context: Record<stri
 function formatOf(t: HiveTable, sd: HiveTable['sd'], where: string): DataFileFormat {
   const f = detectFormat(sd, t.parameters);
   const mapped = FORMATS[f];
-  if (mapped === undefined) refuse(t, ErrorCode.FORMAT_UNSUPPORTED, `${where} is stored as ${f}; only Parquet, ORC and Avro convert metadata-only (rewrite it instead)`, { format: f });
+  if (mapped === undefined)
+    refuse(
+      t,
+      ErrorCode.FORMAT_UNSUPPORTED,
+      `${where} is stored as ${f}; only Parquet, ORC and Avro convert metadata-only (rewrite it instead)`,
+      { format: f },
+    );
   return mapped;
 }
 
@@ -96,22 +106,38 @@ const trimSlash = (s: string): string => s.replace(/\/+$/, '');
 export function prepareConversion(input: PrepareInput): PreparedConversion {
   const { table: t, partitions } = input.inventory;
   const source = `${t.database}.${t.name}`;
-  if (t.tableType === TableType.VIRTUAL_VIEW || t.tableType === TableType.MATERIALIZED_VIEW) refuse(t, ErrorCode.USAGE, 'is a view; views are not converted');
+  if (t.tableType === TableType.VIRTUAL_VIEW || t.tableType === TableType.MATERIALIZED_VIEW)
+    refuse(t, ErrorCode.USAGE, 'is a view; views are not converted');
   if ((t.parameters.table_type ?? '').toUpperCase() === 'ICEBERG') refuse(t, ErrorCode.USAGE, 'is already an Iceberg table');
   if ((t.parameters.transactional ?? '').toLowerCase() === 'true') {
-    refuse(t, ErrorCode.FORMAT_UNSUPPORTED, 'is transactional (ACID or insert-only): its delta/base directories cannot be converted metadata-only (rewrite it instead)');
+    refuse(
+      t,
+      ErrorCode.FORMAT_UNSUPPORTED,
+      'is transactional (ACID or insert-only): its delta/base directories cannot be converted metadata-only (rewrite it instead)',
+    );
   }
   if (t.sd.numBuckets > 0 && input.allowUnbucketed !== true) {
-    refuse(t, ErrorCode.CONVERT_BUCKETED, `is bucketed (${t.sd.numBuckets} buckets on ${t.sd.bucketColumns.join(', ')}); Iceberg cannot keep Hive bucketing — convert it unbucketed only with the explicit opt-in (plan.assess.allowUnbucketed / --allow-unbucketed)`, { buckets: t.sd.numBuckets });
+    refuse(
+      t,
+      ErrorCode.CONVERT_BUCKETED,
+      `is bucketed (${t.sd.numBuckets} buckets on ${t.sd.bucketColumns.join(', ')}); Iceberg cannot keep Hive bucketing — convert it unbucketed only with the explicit opt-in (plan.assess.allowUnbucketed / --allow-unbucketed)`,
+      { buckets: t.sd.numBuckets },
+    );
   }
   if (t.sd.location === null || t.sd.location === '') refuse(t, ErrorCode.HMS_BAD_METADATA, 'has no location');
-  if (!Number.isInteger(input.timestampMs) || input.timestampMs <= 0) throw new MigrationError(ErrorCode.USAGE, 'timestampMs must be a positive integer', { timestampMs: input.timestampMs });
+  if (!Number.isInteger(input.timestampMs) || input.timestampMs <= 0)
+    throw new MigrationError(ErrorCode.USAGE, 'timestampMs must be a positive integer', { timestampMs: input.timestampMs });
 
   const parsed = (cols: readonly { name: string; type: string; comment: string | null }[]) =>
     cols.map((c) => ({ name: c.name, type: parseHiveType(c.type, `${source}.${c.name}`), comment: c.comment }));
-  const converted = convertHiveSchemaOrThrow(parsed(t.sd.columns), parsed(t.partitionKeys), { timestamp: input.timestampType ?? 'timestamp' });
+  const converted = convertHiveSchemaOrThrow(parsed(t.sd.columns), parsed(t.partitionKeys), {
+    timestamp: input.timestampType ?? 'timestamp',
+  });
   const schema = converted.schema;
-  const spec = identitySpec(schema, t.partitionKeys.map((k) => k.name));
+  const spec = identitySpec(
+    schema,
+    t.partitionKeys.map((k) => k.name),
+  );
   const keyTypes = partitionType(schema, spec).map(({ field, type }) => ({ name: field.name, type }));
 
   const location = trimSlash(t.sd.location);
@@ -120,20 +146,34 @@ export function prepareConversion(input: PrepareInput): PreparedConversion {
     locations.push({ index: 0, location, partitionName: '', hiveValues: [], partition: [], format: formatOf(t, t.sd, 'the table') });
   } else {
     partitions.forEach((p, index) => {
-      if (p.sd.location === null || p.sd.location === '') refuse(t, ErrorCode.HMS_BAD_METADATA, `partition ${p.name} has no location`, { partition: p.name });
+      if (p.sd.location === null || p.sd.location === '')
+        refuse(t, ErrorCode.HMS_BAD_METADATA, `partition ${p.name} has no location`, { partition: p.name });
       const partition = partitionTupleFromHive(keyTypes, p.values);
-      locations.push({ index, location: trimSlash(p.sd.location), partitionName: p.name, hiveValues: p.values, partition, format: formatOf(t, p.sd, `partition ${p.name}`) });
+      locations.push({
+        index,
+        location: trimSlash(p.sd.location),
+        partitionName: p.name,
+        hiveValues: p.values,
+        partition,
+        format: formatOf(t, p.sd, `partition ${p.name}`),
+      });
     });
   }
   const seen = new Set<string>();
   for (const l of locations) {
-    if (seen.has(l.location)) refuse(t, ErrorCode.HMS_BAD_METADATA, `two partitions share the location ${l.location}; their files would be imported twice`, { location: l.location });
+    if (seen.has(l.location))
+      refuse(t, ErrorCode.HMS_BAD_METADATA, `two partitions share the location ${l.location}; their files would be imported twice`, {
+        location: l.location,
+      });
     seen.add(l.location);
   }
 
   const metadataDir = `${location}/metadata/`;
   for (const l of locations) {
-    if (`${l.location}/`.startsWith(metadataDir)) refuse(t, ErrorCode.HMS_BAD_METADATA, `partition location ${l.location} lies inside the metadata directory ${metadataDir}`, { location: l.location });
+    if (`${l.location}/`.startsWith(metadataDir))
+      refuse(t, ErrorCode.HMS_BAD_METADATA, `partition location ${l.location} lies inside the metadata directory ${metadataDir}`, {
+        location: l.location,
+      });
   }
   const tableUuid = deriveTableUuid(input.identity);
   const snapshotId = deriveSnapshotId(input.identity);

@@ -38,7 +38,10 @@ const TEXT_SERDES: ReadonlySet<string> = new Set([
   'org.apache.hadoop.hive.contrib.serde2.MultiDelimitSerDe',
 ]);
 
-const TEXT_INPUT_FORMATS: ReadonlySet<string> = new Set(['org.apache.hadoop.mapred.TextInputFormat', 'org.apache.hadoop.mapreduce.lib.input.TextInputFormat']);
+const TEXT_INPUT_FORMATS: ReadonlySet<string> = new Set([
+  'org.apache.hadoop.mapred.TextInputFormat',
+  'org.apache.hadoop.mapreduce.lib.input.TextInputFormat',
+]);
 
 const LAZY_SIMPLE = 'org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe';
 

@@ -90,7 +90,9 @@ export function parsePartNameSpec(name: string): { key: string; value: string | 
   return name.split('/').map((part) => {
     const eq = part.indexOf('=');
     if (eq <= 0) {
-      throw new MigrationError(ErrorCode.HMS_BAD_METADATA, `not a partition name: '${name}' (component '${part}' has no key=value)`, { name });
+      throw new MigrationError(ErrorCode.HMS_BAD_METADATA, `not a partition name: '${name}' (component '${part}' has no key=value)`, {
+        name,
+      });
     }
     return { key: unescapePathName(part.slice(0, eq)), value: partitionValueFromHms(unescapePathName(part.slice(eq + 1))) };
   });

@@ -11,8 +11,21 @@
 import { ErrorCode, MigrationError } from '../errors';
 
 export const PRIMITIVE_NAMES = [
-  'tinyint', 'smallint', 'int', 'bigint', 'float', 'double', 'string', 'boolean', 'binary', 'date',
-  'timestamp', 'timestamp with local time zone', 'interval_year_month', 'interval_day_time', 'void',
+  'tinyint',
+  'smallint',
+  'int',
+  'bigint',
+  'float',
+  'double',
+  'string',
+  'boolean',
+  'binary',
+  'date',
+  'timestamp',
+  'timestamp with local time zone',
+  'interval_year_month',
+  'interval_day_time',
+  'void',
 ] as const;
 export type PrimitiveName = (typeof PRIMITIVE_NAMES)[number];
 
@@ -69,14 +82,20 @@ class Parser {
   }
 
   expect(ch: string): void {
-    if (this.peek() !== ch) this.fail(`expected '${ch}'${this.pos < this.src.length ? ` but found '${this.src.charAt(this.pos)}'` : ' but the type ended'}`);
+    if (this.peek() !== ch)
+      this.fail(`expected '${ch}'${this.pos < this.src.length ? ` but found '${this.src.charAt(this.pos)}'` : ' but the type ended'}`);
     this.pos++;
   }
 
   word(): string {
     this.skipWs();
     const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(this.src.slice(this.pos));
-    if (m === null) this.fail(this.pos < this.src.length ? `expected a type name but found '${this.src.charAt(this.pos)}'` : 'expected a type name but the type ended');
+    if (m === null)
+      this.fail(
+        this.pos < this.src.length
+          ? `expected a type name but found '${this.src.charAt(this.pos)}'`
+          : 'expected a type name but the type ended',
+      );
     this.pos += m[0].length;
     return m[0].toLowerCase();
   }
@@ -147,7 +166,10 @@ class Parser {
         this.tryWords(['precision']);
         return { kind: 'primitive', name: 'double' };
       case 'timestamp':
-        return { kind: 'primitive', name: this.tryWords(['with', 'local', 'time', 'zone']) ? 'timestamp with local time zone' : 'timestamp' };
+        return {
+          kind: 'primitive',
+          name: this.tryWords(['with', 'local', 'time', 'zone']) ? 'timestamp with local time zone' : 'timestamp',
+        };
       default: {
         const name = ALIASES[w] ?? (SIMPLE.has(w) ? (w as PrimitiveName) : undefined);
         if (name === undefined || name === 'timestamp with local time zone') this.fail(`unknown type '${w}'`, start);
@@ -166,7 +188,8 @@ class Parser {
       scale = this.int();
     }
     this.expect(')');
-    if (precision < 1 || precision > DECIMAL_MAX_PRECISION) this.fail(`decimal precision ${precision} is outside 1..${DECIMAL_MAX_PRECISION}`, start);
+    if (precision < 1 || precision > DECIMAL_MAX_PRECISION)
+      this.fail(`decimal precision ${precision} is outside 1..${DECIMAL_MAX_PRECISION}`, start);
     if (scale > precision) this.fail(`decimal scale ${scale} is greater than precision ${precision}`, start);
     return { kind: 'decimal', precision, scale };
   }
@@ -219,7 +242,12 @@ class Parser {
       return name;
     }
     const m = /^[^\s:<>,`]+/.exec(this.src.slice(this.pos));
-    if (m === null) this.fail(this.pos < this.src.length ? `expected a field name but found '${this.src.charAt(this.pos)}'` : 'expected a field name but the type ended');
+    if (m === null)
+      this.fail(
+        this.pos < this.src.length
+          ? `expected a field name but found '${this.src.charAt(this.pos)}'`
+          : 'expected a field name but the type ended',
+      );
     this.pos += m[0].length;
     return m[0];
   }

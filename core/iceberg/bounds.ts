@@ -16,7 +16,9 @@ const INT64_MAX = 2n ** 63n - 1n;
 const MICROS_PER_DAY = 86_400_000_000n;
 
 function invalid(type: PrimitiveType, value: unknown, why: string): never {
-  throw new MigrationError(ErrorCode.ICEBERG_VALUE_INVALID, `cannot serialize ${String(value)} as ${typeName(type)}: ${why}`, { type: typeName(type) });
+  throw new MigrationError(ErrorCode.ICEBERG_VALUE_INVALID, `cannot serialize ${String(value)} as ${typeName(type)}: ${why}`, {
+    type: typeName(type),
+  });
 }
 
 export function typeName(t: PrimitiveType): string {
@@ -90,7 +92,8 @@ export function toBytes(type: PrimitiveType, value: PrimitiveValue): Uint8Array 
       return typeof value === 'boolean' ? Uint8Array.of(value ? 1 : 0) : invalid(type, value, 'expected a boolean');
     case 'int':
     case 'date':
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX) return invalid(type, value, 'expected a 32-bit integer');
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX)
+        return invalid(type, value, 'expected a 32-bit integer');
       return le(4, (d) => d.setInt32(0, value, true));
     case 'long':
     case 'time':
@@ -110,7 +113,9 @@ export function toBytes(type: PrimitiveType, value: PrimitiveValue): Uint8Array 
     case 'binary':
       return value instanceof Uint8Array ? value.slice() : invalid(type, value, 'expected bytes');
     case 'fixed':
-      return value instanceof Uint8Array && value.length === type.length ? value.slice() : invalid(type, value, `expected ${type.length} bytes`);
+      return value instanceof Uint8Array && value.length === type.length
+        ? value.slice()
+        : invalid(type, value, `expected ${type.length} bytes`);
     case 'uuid':
       return typeof value === 'string' || value instanceof Uint8Array ? uuidToBytes(value) : invalid(type, value, 'expected a UUID');
     case 'decimal': {
@@ -225,7 +230,12 @@ export function truncateBinaryUpper(b: Uint8Array, length = DEFAULT_TRUNCATE_LEN
  * rounded up). null = write no bound (NaN, or no truncated upper bound exists). `truncateLength`
  * null keeps full values (metrics mode `full`).
  */
-export function serializeBound(type: PrimitiveType, value: PrimitiveValue, side: 'lower' | 'upper', truncateLength: number | null = DEFAULT_TRUNCATE_LENGTH): Uint8Array | null {
+export function serializeBound(
+  type: PrimitiveType,
+  value: PrimitiveValue,
+  side: 'lower' | 'upper',
+  truncateLength: number | null = DEFAULT_TRUNCATE_LENGTH,
+): Uint8Array | null {
   if ((type.kind === 'float' || type.kind === 'double') && typeof value === 'number' && Number.isNaN(value)) return null;
   if (truncateLength === null) return toBytes(type, value);
   if (type.kind === 'string' && typeof value === 'string') {
@@ -233,7 +243,9 @@ export function serializeBound(type: PrimitiveType, value: PrimitiveValue, side:
     return t === null ? null : toBytes(type, t);
   }
   if (type.kind === 'binary' && value instanceof Uint8Array) {
-    return side === 'lower' ? truncateBinaryLower(value, truncateLength).slice() : truncateBinaryUpper(value, truncateLength)?.slice() ?? null;
+    return side === 'lower'
+      ? truncateBinaryLower(value, truncateLength).slice()
+      : (truncateBinaryUpper(value, truncateLength)?.slice() ?? null);
   }
   return toBytes(type, value);
 }

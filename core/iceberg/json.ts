@@ -26,7 +26,11 @@ class Reader {
     if (c === '[') return this.array(depth);
     if (c === '"') return this.string();
     if (c === '-' || (c >= '0' && c <= '9')) return this.number();
-    for (const [lit, v] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [lit, v] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (this.s.startsWith(lit, this.pos)) {
         this.pos += lit.length;
         return v;

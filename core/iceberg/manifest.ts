@@ -63,7 +63,17 @@ export interface ManifestFileEntry extends WrittenManifest {
 
 /** The manifest_file record of a freshly added manifest under `snapshotId` at `sequenceNumber`. */
 export function addedManifestEntry(m: WrittenManifest, snapshotId: bigint, sequenceNumber: number): ManifestFileEntry {
-  return { ...m, content: 0, sequenceNumber, minSequenceNumber: sequenceNumber, addedSnapshotId: snapshotId, existingFilesCount: 0, deletedFilesCount: 0, existingRowsCount: 0, deletedRowsCount: 0 };
+  return {
+    ...m,
+    content: 0,
+    sequenceNumber,
+    minSequenceNumber: sequenceNumber,
+    addedSnapshotId: snapshotId,
+    existingFilesCount: 0,
+    deletedFilesCount: 0,
+    existingRowsCount: 0,
+    deletedRowsCount: 0,
+  };
 }
 
 /** Order on typed values of one primitive type (Iceberg Comparators): -0.0 < +0.0, strings by code point. */
@@ -122,7 +132,10 @@ export class PartitionSummaryBuilder {
   build(): FieldSummary[] {
     return this.types.map((type, i) => {
       const s = this.stats[i] ?? { containsNull: false, containsNan: false };
-      const out: { containsNull: boolean; containsNan: boolean; lowerBound?: Uint8Array; upperBound?: Uint8Array } = { containsNull: s.containsNull, containsNan: s.containsNan };
+      const out: { containsNull: boolean; containsNan: boolean; lowerBound?: Uint8Array; upperBound?: Uint8Array } = {
+        containsNull: s.containsNull,
+        containsNan: s.containsNan,
+      };
       if (s.min !== undefined) out.lowerBound = toBytes(type, s.min);
       if (s.max !== undefined) out.upperBound = toBytes(type, s.max);
       return out;

@@ -35,7 +35,7 @@ const snapshotWire = z.object({
   'timestamp-ms': int,
   'manifest-list': z.string().min(1),
   summary: z.record(z.string(), z.string()).refine((s) => ['append', 'replace', 'overwrite', 'delete'].includes(s.operation ?? ''), {
-    message: "summary.operation must be one of append, replace, overwrite, delete",
+    message: 'summary.operation must be one of append, replace, overwrite, delete',
   }),
   'schema-id': int.optional(),
 });
@@ -92,7 +92,10 @@ function snapshotToWire(s: Snapshot): Record<string, unknown> {
 }
 
 function sortOrderToWire(o: SortOrder): Record<string, unknown> {
-  return { 'order-id': o.orderId, fields: o.fields.map((f) => ({ transform: f.transform, 'source-id': f.sourceId, direction: f.direction, 'null-order': f.nullOrder })) };
+  return {
+    'order-id': o.orderId,
+    fields: o.fields.map((f) => ({ transform: f.transform, 'source-id': f.sourceId, direction: f.direction, 'null-order': f.nullOrder })),
+  };
 }
 
 /** The wire object, keys in Java's TableMetadataParser order (undefined members are dropped on write). */
@@ -128,25 +131,44 @@ export function toMetadataJson(m: TableMetadata): string {
 }
 
 function checkReferences(m: TableMetadata): void {
-  if (!m.schemas.some((s) => s.schemaId === m.currentSchemaId)) invalid(`current-schema-id ${m.currentSchemaId} names no schema`, 'current-schema-id');
-  if (!m.partitionSpecs.some((s) => s.specId === m.defaultSpecId)) invalid(`default-spec-id ${m.defaultSpecId} names no partition spec`, 'default-spec-id');
-  if (!m.sortOrders.some((o) => o.orderId === m.defaultSortOrderId)) invalid(`default-sort-order-id ${m.defaultSortOrderId} names no sort order`, 'default-sort-order-id');
-  for (const s of m.schemas) if (highestFieldId(s.fields) > m.lastColumnId) invalid(`schema ${s.schemaId} has a field id above last-column-id ${m.lastColumnId}`, 'last-column-id');
-  for (const s of m.partitionSpecs) for (const f of s.fields) if (f.fieldId > m.lastPartitionId) invalid(`partition field ${f.fieldId} is above last-partition-id ${m.lastPartitionId}`, 'last-partition-id');
+  if (!m.schemas.some((s) => s.schemaId === m.currentSchemaId))
+    invalid(`current-schema-id ${m.currentSchemaId} names no schema`, 'current-schema-id');
+  if (!m.partitionSpecs.some((s) => s.specId === m.defaultSpecId))
+    invalid(`default-spec-id ${m.defaultSpecId} names no partition spec`, 'default-spec-id');
+  if (!m.sortOrders.some((o) => o.orderId === m.defaultSortOrderId))
+    invalid(`default-sort-order-id ${m.defaultSortOrderId} names no sort order`, 'default-sort-order-id');
+  for (const s of m.schemas)
+    if (highestFieldId(s.fields) > m.lastColumnId)
+      invalid(`schema ${s.schemaId} has a field id above last-column-id ${m.lastColumnId}`, 'last-column-id');
+  for (const s of m.partitionSpecs)
+    for (const f of s.fields)
+      if (f.fieldId > m.lastPartitionId)
+        invalid(`partition field ${f.fieldId} is above last-partition-id ${m.lastPartitionId}`, 'last-partition-id');
   const ids = new Set(m.snapshots.map((s) => s.snapshotId));
-  if (m.currentSnapshotId !== null && !ids.has(m.currentSnapshotId)) invalid(`current-snapshot-id ${m.currentSnapshotId} names no snapshot`, 'current-snapshot-id');
+  if (m.currentSnapshotId !== null && !ids.has(m.currentSnapshotId))
+    invalid(`current-snapshot-id ${m.currentSnapshotId} names no snapshot`, 'current-snapshot-id');
   const main = m.refs[MAIN_BRANCH];
-  if (main !== undefined && main.snapshotId !== m.currentSnapshotId) invalid('refs.main.snapshot-id differs from current-snapshot-id', 'refs.main');
+  if (main !== undefined && main.snapshotId !== m.currentSnapshotId)
+    invalid('refs.main.snapshot-id differs from current-snapshot-id', 'refs.main');
   for (const [name, r] of Object.entries(m.refs)) if (!ids.has(r.snapshotId)) invalid(`ref '${name}' names no snapshot`, `refs.${name}`);
-  for (const s of m.snapshots) if (s.sequenceNumber > m.lastSequenceNumber) invalid(`snapshot ${s.snapshotId} has a sequence number above last-sequence-number`, 'snapshots');
+  for (const s of m.snapshots)
+    if (s.sequenceNumber > m.lastSequenceNumber)
+      invalid(`snapshot ${s.snapshotId} has a sequence number above last-sequence-number`, 'snapshots');
 }
 
 /** Parse and validate a v2 metadata.json (text). */
 export function fromMetadataJson(text: string): TableMetadata {
   const raw: JsonValue = parseJson(text);
-  const fv = typeof raw === 'object' && raw !== null && !Array.isArray(raw) && !(typeof raw === 'bigint') ? (raw as Record<string, JsonValue>)['format-version'] : undefined;
+  const fv =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw) && !(typeof raw === 'bigint')
+      ? (raw as Record<string, JsonValue>)['format-version']
+      : undefined;
   if (fv !== FORMAT_VERSION) {
-    throw new MigrationError(ErrorCode.ICEBERG_FORMAT_VERSION_UNSUPPORTED, `metadata format-version ${String(fv)} is not supported (only ${FORMAT_VERSION})`, { formatVersion: fv === undefined ? null : String(fv) });
+    throw new MigrationError(
+      ErrorCode.ICEBERG_FORMAT_VERSION_UNSUPPORTED,
+      `metadata format-version ${String(fv)} is not supported (only ${FORMAT_VERSION})`,
+      { formatVersion: fv === undefined ? null : String(fv) },
+    );
   }
   const parsed = metadataWire.safeParse(raw);
   if (!parsed.success) {
@@ -169,30 +191,40 @@ export function fromMetadataJson(text: string): TableMetadata {
     lastPartitionId: w['last-partition-id'],
     sortOrders: w['sort-orders'].map((o) => ({
       orderId: o['order-id'],
-      fields: o.fields.map((f) => ({ transform: f.transform, sourceId: f['source-id'], direction: f.direction, nullOrder: f['null-order'] })),
+      fields: o.fields.map((f) => ({
+        transform: f.transform,
+        sourceId: f['source-id'],
+        direction: f.direction,
+        nullOrder: f['null-order'],
+      })),
     })),
     defaultSortOrderId: w['default-sort-order-id'],
     properties: w.properties ?? {},
     currentSnapshotId: current === undefined || current === null || current === NO_SNAPSHOT_ID ? null : current,
-    snapshots: (w.snapshots ?? []).map((s): Snapshot => ({
-      snapshotId: s['snapshot-id'],
-      ...(s['parent-snapshot-id'] === undefined || s['parent-snapshot-id'] === null ? {} : { parentSnapshotId: s['parent-snapshot-id'] }),
-      sequenceNumber: s['sequence-number'],
-      timestampMs: s['timestamp-ms'],
-      manifestList: s['manifest-list'],
-      summary: s.summary as SnapshotSummary,
-      ...(s['schema-id'] === undefined ? {} : { schemaId: s['schema-id'] }),
-    })),
+    snapshots: (w.snapshots ?? []).map(
+      (s): Snapshot => ({
+        snapshotId: s['snapshot-id'],
+        ...(s['parent-snapshot-id'] === undefined || s['parent-snapshot-id'] === null ? {} : { parentSnapshotId: s['parent-snapshot-id'] }),
+        sequenceNumber: s['sequence-number'],
+        timestampMs: s['timestamp-ms'],
+        manifestList: s['manifest-list'],
+        summary: s.summary as SnapshotSummary,
+        ...(s['schema-id'] === undefined ? {} : { schemaId: s['schema-id'] }),
+      }),
+    ),
     snapshotLog: (w['snapshot-log'] ?? []).map((e) => ({ timestampMs: e['timestamp-ms'], snapshotId: e['snapshot-id'] })),
     metadataLog: (w['metadata-log'] ?? []).map((e) => ({ timestampMs: e['timestamp-ms'], metadataFile: e['metadata-file'] })),
     refs: Object.fromEntries(
-      Object.entries(w.refs ?? {}).map(([k, r]): [string, SnapshotRef] => [k, {
-        snapshotId: r['snapshot-id'],
-        type: r.type,
-        ...(r['min-snapshots-to-keep'] === undefined ? {} : { minSnapshotsToKeep: r['min-snapshots-to-keep'] }),
-        ...(r['max-snapshot-age-ms'] === undefined ? {} : { maxSnapshotAgeMs: r['max-snapshot-age-ms'] }),
-        ...(r['max-ref-age-ms'] === undefined ? {} : { maxRefAgeMs: r['max-ref-age-ms'] }),
-      }]),
+      Object.entries(w.refs ?? {}).map(([k, r]): [string, SnapshotRef] => [
+        k,
+        {
+          snapshotId: r['snapshot-id'],
+          type: r.type,
+          ...(r['min-snapshots-to-keep'] === undefined ? {} : { minSnapshotsToKeep: r['min-snapshots-to-keep'] }),
+          ...(r['max-snapshot-age-ms'] === undefined ? {} : { maxSnapshotAgeMs: r['max-snapshot-age-ms'] }),
+          ...(r['max-ref-age-ms'] === undefined ? {} : { maxRefAgeMs: r['max-ref-age-ms'] }),
+        },
+      ]),
     ),
   };
   checkReferences(m);

@@ -5,13 +5,7 @@
 import { ErrorCode, MigrationError } from '../errors';
 import type { PartitionSpec } from './partition-spec';
 import { lastPartitionId } from './partition-spec';
-import {
-  FORMAT_VERSION,
-  INITIAL_SEQUENCE_NUMBER,
-  MAIN_BRANCH,
-  SnapshotOperation,
-  UNSORTED_ORDER_ID,
-} from './spec-constants';
+import { FORMAT_VERSION, INITIAL_SEQUENCE_NUMBER, MAIN_BRANCH, SnapshotOperation, UNSORTED_ORDER_ID } from './spec-constants';
 import type { Schema } from './types';
 import { highestFieldId } from './types';
 
@@ -113,7 +107,8 @@ export function appendSummary(t: AppendTotals, extra: Readonly<Record<string, st
     'total-equality-deletes': '0',
   };
   for (const k of Object.keys(extra)) {
-    if (k in computed || k === 'operation') throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `summary key '${k}' is computed and cannot be overridden`, { key: k });
+    if (k in computed || k === 'operation')
+      throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `summary key '${k}' is computed and cannot be overridden`, { key: k });
   }
   return { operation: SnapshotOperation.APPEND, ...computed, ...extra };
 }
@@ -147,8 +142,10 @@ function fail(message: string, context: Record<string, unknown>): never {
 /** A new v2 table's metadata with (optionally) its first append snapshot, and the changes that make it. */
 export function buildInitialMetadata(input: InitialMetadataInput): { metadata: TableMetadata; changes: TableChange[] } {
   const location = input.location.replace(/\/+$/, '');
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) fail(`table location '${input.location}' must be an absolute URI with a scheme (v2)`, { location: input.location });
-  if (!Number.isInteger(input.timestampMs) || input.timestampMs <= 0) fail('timestampMs must be a positive integer (epoch ms)', { timestampMs: input.timestampMs });
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location))
+    fail(`table location '${input.location}' must be an absolute URI with a scheme (v2)`, { location: input.location });
+  if (!Number.isInteger(input.timestampMs) || input.timestampMs <= 0)
+    fail('timestampMs must be a positive integer (epoch ms)', { timestampMs: input.timestampMs });
   const highest = highestFieldId(input.schema.fields);
   const lastColumnId = input.lastColumnId ?? highest;
   if (lastColumnId < highest) fail(`last-column-id ${lastColumnId} is below the highest field id ${highest}`, { lastColumnId, highest });
@@ -173,7 +170,8 @@ export function buildInitialMetadata(input: InitialMetadataInput): { metadata: T
   let seq = INITIAL_SEQUENCE_NUMBER;
   if (input.snapshot !== undefined) {
     const s = input.snapshot;
-    if (s.snapshotId <= 0n || s.snapshotId >= 2n ** 63n) fail('snapshot id must be a positive 63-bit long', { snapshotId: s.snapshotId.toString() });
+    if (s.snapshotId <= 0n || s.snapshotId >= 2n ** 63n)
+      fail('snapshot id must be a positive 63-bit long', { snapshotId: s.snapshotId.toString() });
     seq = INITIAL_SEQUENCE_NUMBER + 1;
     const snapshot: Snapshot = {
       snapshotId: s.snapshotId,

@@ -73,7 +73,12 @@ export function nameMappingToJson(mapping: NameMapping): string {
  * case-insensitively but not exactly becomes an alias; a top-level `_colN` names the N-th data
  * column (`dataColumnCount` excludes the partition columns, which Hive never writes into files).
  */
-export function footerAliases(schema: Schema, dataColumnCount: number, footerColumns: readonly (readonly string[])[], into = new Map<number, string[]>()): Map<number, string[]> {
+export function footerAliases(
+  schema: Schema,
+  dataColumnCount: number,
+  footerColumns: readonly (readonly string[])[],
+  into = new Map<number, string[]>(),
+): Map<number, string[]> {
   const add = (id: number, name: string): void => {
     const list = into.get(id) ?? [];
     if (!list.includes(name)) list.push(name);

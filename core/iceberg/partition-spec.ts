@@ -29,7 +29,11 @@ export function identitySpec(schema: Schema, partitionKeys: readonly string[]): 
       throw new MigrationError(ErrorCode.ICEBERG_SCHEMA_INVALID, `partition key '${key}' is not a column of the schema`, { column: key });
     }
     if (!isPrimitive(source.type)) {
-      throw new MigrationError(ErrorCode.ICEBERG_SCHEMA_INVALID, `partition key '${key}' has a nested type; identity partitions need a primitive`, { column: key });
+      throw new MigrationError(
+        ErrorCode.ICEBERG_SCHEMA_INVALID,
+        `partition key '${key}' has a nested type; identity partitions need a primitive`,
+        { column: key },
+      );
     }
     return { sourceId: source.id, fieldId: PARTITION_DATA_ID_START + i, name: key, transform: 'identity' };
   });
@@ -47,11 +51,19 @@ export function lastPartitionId(specs: readonly PartitionSpec[]): number {
 export function partitionType(schema: Schema, spec: PartitionSpec): { readonly field: PartitionField; readonly type: PrimitiveType }[] {
   return spec.fields.map((field) => {
     if (field.transform !== 'identity') {
-      throw new MigrationError(ErrorCode.ICEBERG_SCHEMA_INVALID, `partition transform '${field.transform}' is not supported (identity only)`, { field: field.name });
+      throw new MigrationError(
+        ErrorCode.ICEBERG_SCHEMA_INVALID,
+        `partition transform '${field.transform}' is not supported (identity only)`,
+        { field: field.name },
+      );
     }
     const source = schema.fields.find((f) => f.id === field.sourceId);
     if (source === undefined || !isPrimitive(source.type)) {
-      throw new MigrationError(ErrorCode.ICEBERG_SCHEMA_INVALID, `partition field '${field.name}' has no primitive source column ${field.sourceId}`, { field: field.name });
+      throw new MigrationError(
+        ErrorCode.ICEBERG_SCHEMA_INVALID,
+        `partition field '${field.name}' has no primitive source column ${field.sourceId}`,
+        { field: field.name },
+      );
     }
     return { field, type: source.type };
   });

@@ -16,7 +16,11 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 function bad(column: string, value: string, type: PrimitiveType, why: string): never {
   const t = type.kind === 'decimal' ? `decimal(${type.precision},${type.scale})` : type.kind;
-  throw new MigrationError(ErrorCode.ICEBERG_VALUE_INVALID, `partition column '${column}': value ${JSON.stringify(value)} is not a valid ${t} (${why})`, { column, value, type: t });
+  throw new MigrationError(
+    ErrorCode.ICEBERG_VALUE_INVALID,
+    `partition column '${column}': value ${JSON.stringify(value)} is not a valid ${t} (${why})`,
+    { column, value, type: t },
+  );
 }
 
 const INTEGER = /^[+-]?\d+$/;
@@ -123,9 +127,15 @@ export function partitionValueFromHive(column: string, type: PrimitiveType, valu
 }
 
 /** The partition tuple of one Hive partition, in spec (= Hive partition key) order. */
-export function partitionTupleFromHive(keys: readonly { readonly name: string; readonly type: PrimitiveType }[], values: readonly (string | null)[]): (PrimitiveValue | null)[] {
+export function partitionTupleFromHive(
+  keys: readonly { readonly name: string; readonly type: PrimitiveType }[],
+  values: readonly (string | null)[],
+): (PrimitiveValue | null)[] {
   if (keys.length !== values.length) {
-    throw new MigrationError(ErrorCode.HMS_BAD_METADATA, `partition has ${values.length} values for ${keys.length} partition keys`, { keys: keys.map((k) => k.name), values });
+    throw new MigrationError(ErrorCode.HMS_BAD_METADATA, `partition has ${values.length} values for ${keys.length} partition keys`, {
+      keys: keys.map((k) => k.name),
+      values,
+    });
   }
   return keys.map((k, i) => partitionValueFromHive(k.name, k.type, values[i] ?? null));
 }

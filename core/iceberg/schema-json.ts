@@ -66,7 +66,20 @@ export function primitiveToJson(t: PrimitiveType): string {
   return t.kind;
 }
 
-const SIMPLE = new Set(['boolean', 'int', 'long', 'float', 'double', 'date', 'time', 'timestamp', 'timestamptz', 'string', 'uuid', 'binary']);
+const SIMPLE = new Set([
+  'boolean',
+  'int',
+  'long',
+  'float',
+  'double',
+  'date',
+  'time',
+  'timestamp',
+  'timestamptz',
+  'string',
+  'uuid',
+  'binary',
+]);
 
 export function primitiveFromJson(s: string): PrimitiveType {
   if (SIMPLE.has(s)) return { kind: s } as PrimitiveType;
@@ -84,7 +97,14 @@ export function typeToJson(t: IcebergType): TypeJson {
     case 'list':
       return { type: 'list', 'element-id': t.elementId, element: typeToJson(t.element), 'element-required': t.elementRequired };
     case 'map':
-      return { type: 'map', 'key-id': t.keyId, key: typeToJson(t.key), 'value-id': t.valueId, value: typeToJson(t.value), 'value-required': t.valueRequired };
+      return {
+        type: 'map',
+        'key-id': t.keyId,
+        key: typeToJson(t.key),
+        'value-id': t.valueId,
+        value: typeToJson(t.value),
+        'value-required': t.valueRequired,
+      };
     default:
       return primitiveToJson(t);
   }
@@ -107,7 +127,12 @@ export function typeFromJson(j: unknown): IcebergType {
     case 'struct':
       return { kind: 'struct', fields: fieldsFromJson(j.fields) };
     case 'list':
-      return { kind: 'list', elementId: int(j['element-id'], 'element-id'), elementRequired: bool(j['element-required'], 'element-required'), element: typeFromJson(j.element) };
+      return {
+        kind: 'list',
+        elementId: int(j['element-id'], 'element-id'),
+        elementRequired: bool(j['element-required'], 'element-required'),
+        element: typeFromJson(j.element),
+      };
     case 'map':
       return {
         kind: 'map',
@@ -158,7 +183,12 @@ export function specFromJson(j: unknown): PartitionSpec {
     specId: int(j['spec-id'], 'spec-id'),
     fields: j.fields.map((f: unknown): PartitionField => {
       if (!isObj(f) || typeof f.name !== 'string' || typeof f.transform !== 'string') return bad('partition field', f);
-      return { name: f.name, transform: f.transform, sourceId: int(f['source-id'], 'source-id'), fieldId: int(f['field-id'], 'partition field-id (required in v2)') };
+      return {
+        name: f.name,
+        transform: f.transform,
+        sourceId: int(f['source-id'], 'source-id'),
+        fieldId: int(f['field-id'], 'partition field-id (required in v2)'),
+      };
     }),
   };
 }

@@ -91,7 +91,12 @@ class Converter {
         return { kind: 'primitive', type: { kind: 'decimal', precision: t.precision, scale: t.scale } };
       case 'char':
       case 'varchar':
-        this.add(SchemaFindingCode.TYPE_WIDENED, path, t, `${describeHiveType(t)} becomes string: ${t.kind === 'char' ? 'fixed length and trailing-space padding are' : 'the length limit is'} not carried over`);
+        this.add(
+          SchemaFindingCode.TYPE_WIDENED,
+          path,
+          t,
+          `${describeHiveType(t)} becomes string: ${t.kind === 'char' ? 'fixed length and trailing-space padding are' : 'the length limit is'} not carried over`,
+        );
         return { kind: 'primitive', type: prim.string };
       case 'array': {
         const element = this.convert(t.element, `${path}.element`);
@@ -105,13 +110,19 @@ class Converter {
       case 'struct':
         return this.struct(t.fields, path);
       case 'union':
-        this.add(SchemaFindingCode.TYPE_UNSUPPORTED, path, t, `column '${path}' has type ${describeHiveType(t)}: Iceberg has no union type`);
+        this.add(
+          SchemaFindingCode.TYPE_UNSUPPORTED,
+          path,
+          t,
+          `column '${path}' has type ${describeHiveType(t)}: Iceberg has no union type`,
+        );
         return null;
     }
   }
 
   private primitive(name: string, t: HiveTypeAst, path: string): Draft | null {
-    if (name === 'timestamp') return { kind: 'primitive', type: this.options.timestamp === 'timestamptz' ? prim.timestamptz : prim.timestamp };
+    if (name === 'timestamp')
+      return { kind: 'primitive', type: this.options.timestamp === 'timestamptz' ? prim.timestamptz : prim.timestamp };
     const mapped = SIMPLE[name];
     if (mapped === undefined) {
       this.add(SchemaFindingCode.TYPE_UNSUPPORTED, path, t, `column '${path}' has type ${name}: unsupported Hive type for Iceberg tables`);
@@ -132,7 +143,12 @@ class Converter {
         this.add(SchemaFindingCode.SCHEMA_INVALID, path, f.type, `empty column name in '${prefix ?? '<table>'}'`);
         failed = true;
       } else if (seen.has(lower)) {
-        this.add(SchemaFindingCode.SCHEMA_INVALID, path, f.type, `column '${path}' duplicates '${seen.get(lower) ?? ''}' (names are compared case-insensitively)`);
+        this.add(
+          SchemaFindingCode.SCHEMA_INVALID,
+          path,
+          f.type,
+          `column '${path}' duplicates '${seen.get(lower) ?? ''}' (names are compared case-insensitively)`,
+        );
         failed = true;
       }
       seen.set(lower, f.name);
@@ -199,8 +215,15 @@ export function convertHiveSchemaOrThrow(
   if (r.ok) return r;
   const first = r.findings.find((f) => f.severity === 'error');
   const code = first?.code === ErrorCode.ICEBERG_SCHEMA_INVALID ? ErrorCode.ICEBERG_SCHEMA_INVALID : ErrorCode.ICEBERG_TYPE_UNSUPPORTED;
-  throw new MigrationError(code, r.findings.filter((f) => f.severity === 'error').map((f) => f.message).join('; '), {
-    columns: r.findings.filter((f) => f.severity === 'error').map((f) => f.column),
-    findings: r.findings,
-  });
+  throw new MigrationError(
+    code,
+    r.findings
+      .filter((f) => f.severity === 'error')
+      .map((f) => f.message)
+      .join('; '),
+    {
+      columns: r.findings.filter((f) => f.severity === 'error').map((f) => f.column),
+      findings: r.findings,
+    },
+  );
 }

@@ -112,10 +112,13 @@ export function highestFieldId(fields: readonly NestedField[]): number {
 /** Look any struct field up by id, however deeply nested (inside structs, lists and maps). */
 export function findField(fields: readonly NestedField[], id: number): NestedField | undefined {
   const inType = (t: IcebergType): NestedField | undefined =>
-    t.kind === 'struct' ? findField(t.fields, id)
-    : t.kind === 'list' ? inType(t.element)
-    : t.kind === 'map' ? (inType(t.key) ?? inType(t.value))
-    : undefined;
+    t.kind === 'struct'
+      ? findField(t.fields, id)
+      : t.kind === 'list'
+        ? inType(t.element)
+        : t.kind === 'map'
+          ? (inType(t.key) ?? inType(t.value))
+          : undefined;
   for (const f of fields) {
     if (f.id === id) return f;
     const nested = inType(f.type);

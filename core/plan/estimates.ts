@@ -28,7 +28,11 @@ export interface WaveEstimate {
 export function parseThroughput(input: unknown): Throughput {
   const r = throughputSchema.safeParse(input);
   if (r.success) return r.data;
-  throw issuesError('invalid throughput', r.error.issues.map((i) => ({ ...i, path: ['throughput', ...i.path] })), () => ErrorCode.PLAN_INVALID);
+  throw issuesError(
+    'invalid throughput',
+    r.error.issues.map((i) => ({ ...i, path: ['throughput', ...i.path] })),
+    () => ErrorCode.PLAN_INVALID,
+  );
 }
 
 /**
@@ -43,6 +47,7 @@ export function estimateWave(tables: readonly { readonly files: number; readonly
     files += t.files;
     bytes += t.bytes;
   }
-  const seconds = files / throughput.filesPerSecond + bytes / throughput.bytesPerSecond + tables.length * throughput.perTableOverheadSeconds;
+  const seconds =
+    files / throughput.filesPerSecond + bytes / throughput.bytesPerSecond + tables.length * throughput.perTableOverheadSeconds;
   return { files, bytes, expectedSeconds: Math.ceil(seconds) };
 }

@@ -36,7 +36,10 @@ function checkSizes(tables: readonly PlanTable[]): void {
     for (const key of ['files', 'bytes'] as const) {
       if (Number.isSafeInteger(t[key]) && t[key] >= 0) continue;
       const path = formatPath(['tables', i, key]);
-      throw new MigrationError(ErrorCode.PLAN_INVALID, `${path}: expected a non-negative integer, got ${t[key]} (${t.id})`, { paths: [path], id: t.id });
+      throw new MigrationError(ErrorCode.PLAN_INVALID, `${path}: expected a non-negative integer, got ${t[key]} (${t.id})`, {
+        paths: [path],
+        id: t.id,
+      });
     }
   });
 }
@@ -46,9 +49,13 @@ function indexTables(tables: readonly PlanTable[]): { sorted: PlanTable[]; index
   const sorted = [...tables].sort((a, b) => compareIds(a.id, b.id));
   const index = new Map<TableId, number>();
   sorted.forEach((t, i) => {
-    if (index.has(t.id)) throw new MigrationError(ErrorCode.PLAN_INVALID, `tables: duplicate table id ${t.id}`, { paths: ['tables'], id: t.id });
+    if (index.has(t.id))
+      throw new MigrationError(ErrorCode.PLAN_INVALID, `tables: duplicate table id ${t.id}`, { paths: ['tables'], id: t.id });
     if (t.id !== `${t.database}.${t.name}`) {
-      throw new MigrationError(ErrorCode.PLAN_INVALID, `tables: id ${t.id} is not database.name (${t.database}.${t.name})`, { paths: ['tables'], id: t.id });
+      throw new MigrationError(ErrorCode.PLAN_INVALID, `tables: id ${t.id} is not database.name (${t.database}.${t.name})`, {
+        paths: ['tables'],
+        id: t.id,
+      });
     }
     index.set(t.id, i);
   });
@@ -95,7 +102,14 @@ export function buildGraph(tables: readonly PlanTable[], edges: readonly PlanEdg
       tables: [id, ...peers].sort(compareIds),
     };
   });
-  return { tables: sorted, index, edges: deduped, succ: buildCsr(sorted.length, from, to), pred: buildCsr(sorted.length, to, from), findings };
+  return {
+    tables: sorted,
+    index,
+    edges: deduped,
+    succ: buildCsr(sorted.length, from, to),
+    pred: buildCsr(sorted.length, to, from),
+    findings,
+  };
 }
 
 /**

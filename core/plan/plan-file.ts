@@ -20,11 +20,21 @@ import { FindingCode, NotPlannedReason, TableClass, issuesError, waveOptionsSche
 /** Safe integers only (zod's int()): counts never lose precision or overflow. */
 const count = z.number().int().nonnegative();
 /** `db.table`: exactly one dot, no whitespace or control characters (as lineage and ownership read ids). */
-const tableId = z.string().max(512).regex(/^[^.\s\p{Cc}]+\.[^.\s\p{Cc}]+$/u, 'expected db.table');
+const tableId = z
+  .string()
+  .max(512)
+  .regex(/^[^.\s\p{Cc}]+\.[^.\s\p{Cc}]+$/u, 'expected db.table');
 const values = <T extends Record<string, string>>(o: T): [T[keyof T], ...T[keyof T][]] => Object.values(o) as [T[keyof T], ...T[keyof T][]];
 
 const planTableSchema = z
-  .object({ id: tableId, team: z.string().nullable(), class: z.enum(values(TableClass)), fingerprint: z.string(), files: count, bytes: count })
+  .object({
+    id: tableId,
+    team: z.string().nullable(),
+    class: z.enum(values(TableClass)),
+    fingerprint: z.string(),
+    files: count,
+    bytes: count,
+  })
   .strict();
 
 const waveSchema = z
@@ -63,17 +73,20 @@ export const planFileSchema = z
     let planned = 0;
     p.waves.forEach((w, i) => {
       const prev = p.waves[i - 1];
-      if (prev && prev.number >= w.number) ctx.addIssue({ code: 'custom', path: ['waves', i, 'number'], message: 'wave numbers must increase' });
+      if (prev && prev.number >= w.number)
+        ctx.addIssue({ code: 'custom', path: ['waves', i, 'number'], message: 'wave numbers must increase' });
       planned += w.tables.length;
       w.tables.forEach((t, j) => {
         if (seen.has(t.id)) ctx.addIssue({ code: 'custom', path: ['waves', i, 'tables', j, 'id'], message: `${t.id} appears twice` });
         seen.add(t.id);
       });
     });
-    if (planned > MAX_PLAN_TABLES) ctx.addIssue({ code: 'custom', path: ['waves'], message: `more than ${MAX_PLAN_TABLES} planned tables` });
+    if (planned > MAX_PLAN_TABLES)
+      ctx.addIssue({ code: 'custom', path: ['waves'], message: `more than ${MAX_PLAN_TABLES} planned tables` });
     const unplanned = new Set<string>();
     p.notPlanned.forEach((n, i) => {
-      if (seen.has(n.id)) ctx.addIssue({ code: 'custom', path: ['notPlanned', i, 'id'], message: `${n.id} is both in a wave and not planned` });
+      if (seen.has(n.id))
+        ctx.addIssue({ code: 'custom', path: ['notPlanned', i, 'id'], message: `${n.id} is both in a wave and not planned` });
       else if (unplanned.has(n.id)) ctx.addIssue({ code: 'custom', path: ['notPlanned', i, 'id'], message: `${n.id} appears twice` });
       unplanned.add(n.id);
     });
@@ -145,7 +158,8 @@ export function parsePlan(text: string): PlanFile {
   } catch (e) {
     throw new MigrationError(ErrorCode.PLAN_INVALID, `plan file is not JSON: ${(e as Error).message}`, { paths: ['(root)'] });
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new MigrationError(ErrorCode.PLAN_INVALID, '(root): a plan file is a JSON object', { paths: ['(root)'] });
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new MigrationError(ErrorCode.PLAN_INVALID, '(root): a plan file is a JSON object', { paths: ['(root)'] });
   checkPlanTree(doc);
   const record = doc as PlanDocument;
   // Version first (a future version may hash differently), then the hash over the document as
@@ -155,7 +169,11 @@ export function parsePlan(text: string): PlanFile {
   if (typeof recorded !== 'string') throw new MigrationError(ErrorCode.PLAN_INVALID, 'hash: missing', { paths: ['hash'] });
   const actual = planHash(record);
   if (actual !== recorded) {
-    throw new MigrationError(ErrorCode.PLAN_HASH_MISMATCH, `hash: the plan content hashes to ${actual}, not the recorded ${recorded}; it was changed after planning`, { paths: ['hash'], recorded, actual });
+    throw new MigrationError(
+      ErrorCode.PLAN_HASH_MISMATCH,
+      `hash: the plan content hashes to ${actual}, not the recorded ${recorded}; it was changed after planning`,
+      { paths: ['hash'], recorded, actual },
+    );
   }
   const parsed = planFileSchema.safeParse(upgraded);
   if (!parsed.success) throw issuesError('invalid plan file', parsed.error.issues, () => ErrorCode.PLAN_INVALID);

@@ -18,7 +18,8 @@ export const MAX_JSON_DEPTH = 32;
 /** Member names that would reach an object's prototype if copied with `obj[key] = value`. */
 const POISON_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-const invalid = (message: string, path = '(root)'): MigrationError => new MigrationError(ErrorCode.PLAN_INVALID, message, { paths: [path] });
+const invalid = (message: string, path = '(root)'): MigrationError =>
+  new MigrationError(ErrorCode.PLAN_INVALID, message, { paths: [path] });
 
 /** Refuse JSON text nested deeper than `max`, scanning brackets outside strings (no recursion). */
 export function checkJsonDepth(text: string, max: number = MAX_JSON_DEPTH): void {
@@ -27,7 +28,8 @@ export function checkJsonDepth(text: string, max: number = MAX_JSON_DEPTH): void
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -41,7 +43,8 @@ export function checkJsonDepth(text: string, max: number = MAX_JSON_DEPTH): void
  * numbers JSON.parse turned into ±Infinity (`1e400`), naming the path.
  */
 export function checkPlanTree(value: unknown, path = ''): void {
-  if (typeof value === 'number' && !Number.isFinite(value)) throw invalid(`${path || '(root)'}: ${String(value)} is not a finite number`, path || '(root)');
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw invalid(`${path || '(root)'}: ${String(value)} is not a finite number`, path || '(root)');
   if (typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
     value.forEach((v, i) => checkPlanTree(v, `${path}[${i}]`));

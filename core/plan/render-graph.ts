@@ -53,7 +53,11 @@ export function toDot(g: GraphInput): string {
     '  edge [color="#555555"];',
   ];
   for (const w of g.waves) {
-    lines.push(`  subgraph ${dq(`cluster_wave_${w.number}`)} {`, `    label=${dq(`wave ${w.number} (${w.tables.length})`)};`, '    style="rounded"; color="#999999";');
+    lines.push(
+      `  subgraph ${dq(`cluster_wave_${w.number}`)} {`,
+      `    label=${dq(`wave ${w.number} (${w.tables.length})`)};`,
+      '    style="rounded"; color="#999999";',
+    );
     for (const t of w.tables) lines.push(`    ${dq(t.id)} [label=${dq(label(t))}, fillcolor=${dq(FILL[t.class])}];`);
     lines.push('  }');
   }
@@ -79,7 +83,8 @@ export function toMermaid(g: GraphInput): string {
     }
     lines.push('  end');
   }
-  for (const e of plannedEdges(g)) lines.push(`  ${ids.get(e.from) ?? ''} ${e.reason === 'lineage' ? '-.->' : '-->'} ${ids.get(e.to) ?? ''}`);
+  for (const e of plannedEdges(g))
+    lines.push(`  ${ids.get(e.from) ?? ''} ${e.reason === 'lineage' ? '-.->' : '-->'} ${ids.get(e.to) ?? ''}`);
   for (const [cls, fill] of Object.entries(FILL)) lines.push(`  classDef ${cls.replace(/-/g, '_')} fill:${fill}`);
   return `${lines.join('\n')}\n`;
 }

@@ -30,7 +30,11 @@ export function humanBytes(n: number): string {
 
 /** 3725 → "1h 2m 5s"; zero parts are left out, except a lone "0s". */
 export function humanSeconds(s: number): string {
-  const parts: [number, string][] = [[Math.floor(s / 3600), 'h'], [Math.floor((s % 3600) / 60), 'm'], [s % 60, 's']];
+  const parts: [number, string][] = [
+    [Math.floor(s / 3600), 'h'],
+    [Math.floor((s % 3600) / 60), 'm'],
+    [s % 60, 's'],
+  ];
   const shown = parts.filter(([n]) => n > 0).map(([n, u]) => `${n}${u}`);
   return shown.length > 0 ? shown.join(' ') : '0s';
 }
@@ -55,10 +59,23 @@ export function reportModel(plan: PlanFile, tables: readonly ReportTable[]): Rep
   const rows = plan.waves.map((w) => [
     String(w.number),
     ...teams.map((team) => String(w.tables.filter((t) => (t.team ?? NO_TEAM) === team).length)),
-    String(w.tables.length), String(w.estimates.files), humanBytes(w.estimates.bytes), humanSeconds(w.estimates.expectedSeconds),
+    String(w.tables.length),
+    String(w.estimates.files),
+    humanBytes(w.estimates.bytes),
+    humanSeconds(w.estimates.expectedSeconds),
   ]);
-  const all = plan.waves.reduce((a, w) => ({ t: a.t + w.tables.length, f: a.f + w.estimates.files, b: a.b + w.estimates.bytes, s: a.s + w.estimates.expectedSeconds }), { t: 0, f: 0, b: 0, s: 0 });
-  const total = ['total', ...teams.map((team) => String(plan.waves.reduce((n, w) => n + w.tables.filter((t) => (t.team ?? NO_TEAM) === team).length, 0))), String(all.t), String(all.f), humanBytes(all.b), humanSeconds(all.s)];
+  const all = plan.waves.reduce(
+    (a, w) => ({ t: a.t + w.tables.length, f: a.f + w.estimates.files, b: a.b + w.estimates.bytes, s: a.s + w.estimates.expectedSeconds }),
+    { t: 0, f: 0, b: 0, s: 0 },
+  );
+  const total = [
+    'total',
+    ...teams.map((team) => String(plan.waves.reduce((n, w) => n + w.tables.filter((t) => (t.team ?? NO_TEAM) === team).length, 0))),
+    String(all.t),
+    String(all.f),
+    humanBytes(all.b),
+    humanSeconds(all.s),
+  ];
   const planned = plan.waves.reduce((n, w) => n + w.tables.length, 0);
   const o = plan.options;
   return {
@@ -68,10 +85,14 @@ export function reportModel(plan: PlanFile, tables: readonly ReportTable[]): Rep
       `target catalog: ${plan.targetCatalog}`,
       `created: ${plan.createdAt} by ${plan.toolVersion} · plan hash ${plan.hash}`,
       `${plan.waves.length} wave(s), ${planned} table(s) planned, ${plan.notPlanned.length} not planned`,
-      `caps per wave: ${o.maxTablesPerWave} tables, ${o.maxFilesPerWave} files, ${humanBytes(o.maxBytesPerWave)}; team blast radius ${o.teamBlastRadiusPct}%` + (o.canary ? `; canary wave of ${o.canary.tables} table(s)` : '; no canary wave'),
+      `caps per wave: ${o.maxTablesPerWave} tables, ${o.maxFilesPerWave} files, ${humanBytes(o.maxBytesPerWave)}; team blast radius ${o.teamBlastRadiusPct}%` +
+        (o.canary ? `; canary wave of ${o.canary.tables} table(s)` : '; no canary wave'),
     ],
     matrix: { head: ['wave', ...teams, 'tables', 'files', 'bytes', 'expected'], rows, total },
-    waves: plan.waves.map((w) => ({ number: w.number, rows: w.tables.map((t) => [t.id, t.team ?? NO_TEAM, t.class, String(t.files), humanBytes(t.bytes), codes(t.id)]) })),
+    waves: plan.waves.map((w) => ({
+      number: w.number,
+      rows: w.tables.map((t) => [t.id, t.team ?? NO_TEAM, t.class, String(t.files), humanBytes(t.bytes), codes(t.id)]),
+    })),
     notPlanned: plan.notPlanned.map((n) => [n.id, n.reason, byId.get(n.id)?.class ?? '-', codes(n.id)]),
     findings: plan.findings.map((f) => ({ code: f.code, severity: f.severity, message: f.message })),
   };
@@ -82,8 +103,25 @@ const mdRow = (cells: readonly string[]): string => `| ${cells.map(cell).join(' 
 export function renderReport(plan: PlanFile, tables: readonly ReportTable[]): string {
   const m = reportModel(plan, tables);
   const code = (s: string): string => `\`${s}\``;
-  const facts = m.facts.map((f) => `- ${f.replace(/^target catalog: (.*)$/, (_x, c: string) => `target catalog: ${code(c)}`).replace(/plan hash ([0-9a-f]{64})$/, (_x, h: string) => `plan hash ${code(h)}`)}`);
-  const out = [`# ${m.title}`, '', ...facts, '', '## Waves × teams', '', mdRow(m.matrix.head), `|---:|${m.matrix.head.slice(1).map(() => '---:').join('|')}|`, ...m.matrix.rows.map(mdRow), mdRow([`**${m.matrix.total[0] ?? ''}**`, ...m.matrix.total.slice(1)])];
+  const facts = m.facts.map(
+    (f) =>
+      `- ${f.replace(/^target catalog: (.*)$/, (_x, c: string) => `target catalog: ${code(c)}`).replace(/plan hash ([0-9a-f]{64})$/, (_x, h: string) => `plan hash ${code(h)}`)}`,
+  );
+  const out = [
+    `# ${m.title}`,
+    '',
+    ...facts,
+    '',
+    '## Waves × teams',
+    '',
+    mdRow(m.matrix.head),
+    `|---:|${m.matrix.head
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|`,
+    ...m.matrix.rows.map(mdRow),
+    mdRow([`**${m.matrix.total[0] ?? ''}**`, ...m.matrix.total.slice(1)]),
+  ];
   for (const w of m.waves) {
     out.push('', `## Wave ${w.number}`, '', mdRow([...WAVE_HEAD]), '|---|---|---|---:|---:|---|', ...w.rows.map(mdRow));
   }

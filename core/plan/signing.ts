@@ -50,7 +50,11 @@ export function signingMessage(hash: string, s: Omit<PlanSignature, 'value'>): s
 }
 
 /** The plan with a `signature` over its (already computed) hash. */
-export function signPlan<P extends { readonly hash: string }>(plan: P, key: PlanSigningKey, signer: string): P & { signature: PlanSignature } {
+export function signPlan<P extends { readonly hash: string }>(
+  plan: P,
+  key: PlanSigningKey,
+  signer: string,
+): P & { signature: PlanSignature } {
   const head = { type: key.type, keyId: key.keyId, signer };
   return { ...plan, signature: { ...head, value: key.sign(signingMessage(plan.hash, head)) } };
 }
@@ -60,16 +64,29 @@ export function signPlan<P extends { readonly hash: string }>(plan: P, key: Plan
  * PLAN_UNSIGNED; another algorithm, a key id the verifier does not hold, or a value that does not
  * verify → PLAN_SIGNATURE_INVALID.
  */
-export function verifyPlanSignature(plan: { readonly hash: string; readonly signature?: PlanSignature }, verifier: PlanVerifier): PlanSignerInfo {
+export function verifyPlanSignature(
+  plan: { readonly hash: string; readonly signature?: PlanSignature },
+  verifier: PlanVerifier,
+): PlanSignerInfo {
   const s = plan.signature;
   if (s === undefined) {
-    throw new MigrationError(ErrorCode.PLAN_UNSIGNED, 'signature: plan signing is configured (plan.signing) and this plan is not signed; make it again with migrate plan', { paths: ['signature'] });
+    throw new MigrationError(
+      ErrorCode.PLAN_UNSIGNED,
+      'signature: plan signing is configured (plan.signing) and this plan is not signed; make it again with migrate plan',
+      { paths: ['signature'] },
+    );
   }
   const refuse = (why: string): never => {
-    throw new MigrationError(ErrorCode.PLAN_SIGNATURE_INVALID, `signature: ${why}`, { paths: ['signature'], keyId: s.keyId, signer: s.signer });
+    throw new MigrationError(ErrorCode.PLAN_SIGNATURE_INVALID, `signature: ${why}`, {
+      paths: ['signature'],
+      keyId: s.keyId,
+      signer: s.signer,
+    });
   };
   if (s.type !== verifier.type) refuse(`signed with ${s.type}, but plan.signing expects ${verifier.type}`);
-  if (!verifier.keyIds.includes(s.keyId)) refuse(`signed with key ${s.keyId}, which plan.signing does not hold (it holds ${verifier.keyIds.join(', ')})`);
-  if (!verifier.verify(s.keyId, signingMessage(plan.hash, s), s.value)) refuse(`the signature by key ${s.keyId} does not verify: the plan was changed after signing`);
+  if (!verifier.keyIds.includes(s.keyId))
+    refuse(`signed with key ${s.keyId}, which plan.signing does not hold (it holds ${verifier.keyIds.join(', ')})`);
+  if (!verifier.verify(s.keyId, signingMessage(plan.hash, s), s.value))
+    refuse(`the signature by key ${s.keyId} does not verify: the plan was changed after signing`);
   return { type: s.type, keyId: s.keyId, signer: s.signer };
 }

@@ -63,6 +63,8 @@ export function targetMismatch(plan: { readonly target?: PlanTarget | null }, wo
   if (worker === undefined) return `the plan pins catalog ${pinned.catalog} (${pinned.type}) but this worker has no catalog configured`;
   const mine = resolve(worker);
   const fields = ['catalog', 'type', 'mode', 'namespacePrefix'] as const;
-  const diffs = fields.filter((f) => pinned[f] !== mine[f]).map((f) => `${f}: plan ${JSON.stringify(pinned[f])}, worker ${JSON.stringify(mine[f])}`);
+  const diffs = fields
+    .filter((f) => pinned[f] !== mine[f])
+    .map((f) => `${f}: plan ${JSON.stringify(pinned[f])}, worker ${JSON.stringify(mine[f])}`);
   return diffs.length === 0 ? null : `this worker's catalog config differs from the target pinned in the plan (${diffs.join('; ')})`;
 }

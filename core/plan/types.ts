@@ -89,11 +89,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** One MigrationError naming every failing path; `codeFor` may pick a code per path. */
-export function issuesError(
-  what: string,
-  issues: readonly z.core.$ZodIssue[],
-  codeFor: (path: string) => ErrorCode,
-): MigrationError {
+export function issuesError(what: string, issues: readonly z.core.$ZodIssue[], codeFor: (path: string) => ErrorCode): MigrationError {
   const paths = issues.map((i) => formatPath(i.path));
   const lines = issues.map((i, n) => `${paths[n] ?? ''}: ${i.message}`);
   const code = codeFor(paths[0] ?? '');
@@ -127,7 +123,11 @@ export const waveOptionsSchema = z
     maxTablesPerWave: cap,
     maxFilesPerWave: cap,
     maxBytesPerWave: cap,
-    canary: z.object({ tables: cap, teams: z.array(z.string()).optional() }).strict().nullable().default(null),
+    canary: z
+      .object({ tables: cap, teams: z.array(z.string()).optional() })
+      .strict()
+      .nullable()
+      .default(null),
     teamBlastRadiusPct: z.number().gt(0).max(100).default(100),
     pins: z.record(z.string(), cap).default({}),
     excludes: z.array(z.string()).default([]),
@@ -139,7 +139,11 @@ export const waveOptionsSchema = z
   .strict()
   .superRefine((o, ctx) => {
     if (o.canary && o.canary.tables > o.maxTablesPerWave) {
-      ctx.addIssue({ code: 'custom', path: ['canary', 'tables'], message: `canary of ${o.canary.tables} tables exceeds maxTablesPerWave ${o.maxTablesPerWave}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['canary', 'tables'],
+        message: `canary of ${o.canary.tables} tables exceeds maxTablesPerWave ${o.maxTablesPerWave}`,
+      });
     }
   });
 export type WaveOptions = z.output<typeof waveOptionsSchema>;
@@ -151,7 +155,9 @@ const CAP_PATHS = /^(maxTablesPerWave|maxFilesPerWave|maxBytesPerWave|teamBlastR
 export function parseWaveOptions(input: unknown): WaveOptions {
   const r = waveOptionsSchema.safeParse(input);
   if (r.success) return r.data;
-  return throwIssues('invalid wave options', r.error.issues, (p) => (CAP_PATHS.test(p) ? ErrorCode.PLAN_CONTRADICTORY_CAPS : ErrorCode.PLAN_INVALID));
+  return throwIssues('invalid wave options', r.error.issues, (p) =>
+    CAP_PATHS.test(p) ? ErrorCode.PLAN_CONTRADICTORY_CAPS : ErrorCode.PLAN_INVALID,
+  );
 }
 
 function throwIssues(what: string, issues: readonly z.core.$ZodIssue[], codeFor: (path: string) => ErrorCode): never {

@@ -26,9 +26,14 @@ function unsupported(message: string, version: unknown): MigrationError {
 }
 
 /** Bring a document of any known version up to `current`; unknown or future versions are refused. */
-export function upgradePlanDocument(doc: PlanDocument, chain: Readonly<Record<number, PlanUpgrade>> = PLAN_UPGRADES, current: number = CURRENT_PLAN_VERSION): PlanDocument {
+export function upgradePlanDocument(
+  doc: PlanDocument,
+  chain: Readonly<Record<number, PlanUpgrade>> = PLAN_UPGRADES,
+  current: number = CURRENT_PLAN_VERSION,
+): PlanDocument {
   const raw = doc['version'];
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1) throw unsupported(`expected a positive integer plan version, got ${JSON.stringify(raw)}`, raw);
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1)
+    throw unsupported(`expected a positive integer plan version, got ${JSON.stringify(raw)}`, raw);
   let version = raw;
   if (version > current) throw unsupported(`plan version ${version} is newer than this build reads (${current}); upgrade migrate`, version);
   let out = doc;

@@ -134,9 +134,11 @@ export function pickCanary(
     groups.set(key, group);
   });
   const size = (c: number): PlanTable => tables[comps.members[c]![0]!]!;
-  const queues = [...groups.keys()].sort(compareIds).map((k) =>
-    groups.get(k)!.sort((a, b) => size(a).bytes - size(b).bytes || size(a).files - size(b).files || compareIds(size(a).id, size(b).id)),
-  );
+  const queues = [...groups.keys()]
+    .sort(compareIds)
+    .map((k) =>
+      groups.get(k)!.sort((a, b) => size(a).bytes - size(b).bytes || size(a).files - size(b).files || compareIds(size(a).id, size(b).id)),
+    );
   const picked: number[] = [];
   const cursor = queues.map(() => 0);
   for (let progress = true; progress && picked.length < canary.tables; ) {

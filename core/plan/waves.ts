@@ -25,7 +25,13 @@ export interface WavePlan {
   readonly findings: readonly Finding[];
 }
 
-function reasonFor(t: PlanTable, o: WaveOptions, excluded: ReadonlySet<TableId>, include: RegExp[], exclude: RegExp[]): NotPlannedReason | null {
+function reasonFor(
+  t: PlanTable,
+  o: WaveOptions,
+  excluded: ReadonlySet<TableId>,
+  include: RegExp[],
+  exclude: RegExp[],
+): NotPlannedReason | null {
   if (excluded.has(t.id)) return Reason.EXCLUDED;
   if (o.scope.databases && !o.scope.databases.includes(t.database)) return Reason.OUT_OF_SCOPE;
   if (o.scope.include && !include.some((r) => r.test(t.id))) return Reason.OUT_OF_SCOPE;
@@ -59,7 +65,12 @@ function checkReferences(graph: DependencyGraph, o: WaveOptions, mask: Uint8Arra
     const at = graph.index.get(id);
     const path = formatPath(['pins', id]);
     if (at === undefined) throw unknownTable(path, id);
-    if (mask[at] === 0) throw new MigrationError(ErrorCode.PLAN_INVALID, `${path}: ${id} is pinned but not planned (excluded, out of scope, skip or rewrite-required)`, { paths: [path] });
+    if (mask[at] === 0)
+      throw new MigrationError(
+        ErrorCode.PLAN_INVALID,
+        `${path}: ${id} is pinned but not planned (excluded, out of scope, skip or rewrite-required)`,
+        { paths: [path] },
+      );
   }
 }
 
@@ -84,7 +95,11 @@ function componentPins(graph: DependencyGraph, comps: Components, o: WaveOptions
     const prior = by[c];
     if (prior !== undefined && pin[c] !== wave) {
       const path = formatPath(['pins', id]);
-      throw new MigrationError(ErrorCode.PLAN_PIN_CONFLICT, `${path}: ${id} (wave ${wave}) and ${prior} (wave ${pin[c]}) are in one dependency cycle and must share a wave`, { paths: [path, formatPath(['pins', prior])] });
+      throw new MigrationError(
+        ErrorCode.PLAN_PIN_CONFLICT,
+        `${path}: ${id} (wave ${wave}) and ${prior} (wave ${pin[c]}) are in one dependency cycle and must share a wave`,
+        { paths: [path, formatPath(['pins', prior])] },
+      );
     }
     pin[c] = wave;
     by[c] = id;
@@ -120,12 +135,22 @@ function pinBounds(graph: DependencyGraph, comps: Components, dag: Csr, o: WaveO
   return { pin, latest };
 }
 
-function pinConflict(graph: DependencyGraph, comps: Components, o: WaveOptions, c: number, src: number, [earliest, latest]: [number, number]): MigrationError {
+function pinConflict(
+  graph: DependencyGraph,
+  comps: Components,
+  o: WaveOptions,
+  c: number,
+  src: number,
+  [earliest, latest]: [number, number],
+): MigrationError {
   const pinnedId = (k: number): TableId => comps.members[k]!.map((v) => graph.tables[v]!.id).find((id) => o.pins[id] !== undefined)!;
   const id = pinnedId(src);
   const path = formatPath(['pins', id]);
   const blocker = graph.tables[comps.members[c]![0]!]!.id;
-  const why = src === c ? `what it reads needs it in wave ${earliest} or later` : `it depends on ${blocker}, which would have to migrate by wave ${latest} but cannot before wave ${earliest}`;
+  const why =
+    src === c
+      ? `what it reads needs it in wave ${earliest} or later`
+      : `it depends on ${blocker}, which would have to migrate by wave ${latest} but cannot before wave ${earliest}`;
   return new MigrationError(ErrorCode.PLAN_PIN_CONFLICT, `${path}: ${id} is pinned to wave ${o.pins[id]} but ${why}`, {
     paths: [path],
     table: id,
@@ -187,7 +212,12 @@ function place(graph: DependencyGraph, comps: Components, dag: Csr, o: WaveOptio
 }
 
 function overCap(tables: TableId[], wave: number, why: string): Finding {
-  return { code: FindingCode.PIN_OVER_CAP, severity: 'warning', message: `wave ${wave} exceeds a cap: ${tables.join(', ')} ${why}`, tables };
+  return {
+    code: FindingCode.PIN_OVER_CAP,
+    severity: 'warning',
+    message: `wave ${wave} exceeds a cap: ${tables.join(', ')} ${why}`,
+    tables,
+  };
 }
 
 function oversized(tables: TableId[], wave: number): Finding {
@@ -196,7 +226,12 @@ function oversized(tables: TableId[], wave: number): Finding {
 }
 
 function canaryShort(got: number, asked: number): Finding {
-  return { code: FindingCode.CANARY_SHORT, severity: 'info', message: `only ${got} of ${asked} canary tables qualified (low risk, class migrate, no dependencies, within caps)`, tables: [] };
+  return {
+    code: FindingCode.CANARY_SHORT,
+    severity: 'info',
+    message: `only ${got} of ${asked} canary tables qualified (low risk, class migrate, no dependencies, within caps)`,
+    tables: [],
+  };
 }
 
 /** Planned tables that read unplanned ones: they will read the old Hive table after migrating. */
@@ -233,7 +268,9 @@ export function planWaves(graph: DependencyGraph, input: unknown): WavePlan {
     for (const v of m) list.push(graph.tables[v]!);
     byWave.set(placed.wave[c]!, list);
   });
-  const waves = [...byWave.keys()].sort((a, b) => a - b).map((number) => ({ number, tables: byWave.get(number)!.sort((a, b) => compareIds(a.id, b.id)) }));
+  const waves = [...byWave.keys()]
+    .sort((a, b) => a - b)
+    .map((number) => ({ number, tables: byWave.get(number)!.sort((a, b) => compareIds(a.id, b.id)) }));
   const findings = [...graph.findings, ...cycleFindings(findCycles(graph)), ...unplannedDependencies(graph, mask), ...placed.findings];
   return { options, waves, notPlanned, findings };
 }

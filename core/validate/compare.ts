@@ -48,7 +48,11 @@ export function canonicalPath(p: string): string {
 const MAX_LISTED = 20;
 
 /** Storage listing vs manifests: missing, extra, size and partition mismatches, duplicates. */
-export function compareFiles(types: readonly PrimitiveType[], listed: Iterable<FileFact>, inManifests: Iterable<FileFact>): { findings: ValidationFinding[]; listed: number; inManifests: number } {
+export function compareFiles(
+  types: readonly PrimitiveType[],
+  listed: Iterable<FileFact>,
+  inManifests: Iterable<FileFact>,
+): { findings: ValidationFinding[]; listed: number; inManifests: number } {
   const byPath = new Map<string, FileFact>();
   let nListed = 0;
   for (const f of listed) {
@@ -65,39 +69,91 @@ export function compareFiles(types: readonly PrimitiveType[], listed: Iterable<F
     nManifest++;
     const key = canonicalPath(m.path);
     if (seen.has(key)) {
-      add({ code: ErrorCode.VALIDATION_FILES_MISMATCH, check: 'files', message: `${m.path} is listed twice in the manifests`, path: m.path });
+      add({
+        code: ErrorCode.VALIDATION_FILES_MISMATCH,
+        check: 'files',
+        message: `${m.path} is listed twice in the manifests`,
+        path: m.path,
+      });
       continue;
     }
     seen.add(key);
     const s = byPath.get(key);
     if (s === undefined) {
-      add({ code: ErrorCode.VALIDATION_FILES_MISMATCH, check: 'files', message: `${m.path} is in the Iceberg table but not in storage`, path: m.path, expected: 'absent', actual: 'in manifest' });
+      add({
+        code: ErrorCode.VALIDATION_FILES_MISMATCH,
+        check: 'files',
+        message: `${m.path} is in the Iceberg table but not in storage`,
+        path: m.path,
+        expected: 'absent',
+        actual: 'in manifest',
+      });
       continue;
     }
-    if (s.size !== m.size) add({ code: ErrorCode.VALIDATION_FILES_MISMATCH, check: 'files', message: `${m.path}: size ${m.size} in the manifest, ${s.size} in storage`, path: m.path, expected: String(s.size), actual: String(m.size) });
+    if (s.size !== m.size)
+      add({
+        code: ErrorCode.VALIDATION_FILES_MISMATCH,
+        check: 'files',
+        message: `${m.path}: size ${m.size} in the manifest, ${s.size} in storage`,
+        path: m.path,
+        expected: String(s.size),
+        actual: String(m.size),
+      });
     const want = partitionText(types, s.partition);
     const got = partitionText(types, m.partition);
-    if (want !== got) add({ code: ErrorCode.VALIDATION_FILES_MISMATCH, check: 'files', message: `${m.path}: partition ${got} in the manifest, ${want} from HMS`, path: m.path, expected: want, actual: got });
+    if (want !== got)
+      add({
+        code: ErrorCode.VALIDATION_FILES_MISMATCH,
+        check: 'files',
+        message: `${m.path}: partition ${got} in the manifest, ${want} from HMS`,
+        path: m.path,
+        expected: want,
+        actual: got,
+      });
   }
   for (const [key, s] of byPath) {
-    if (!seen.has(key)) add({ code: ErrorCode.VALIDATION_FILES_MISMATCH, check: 'files', message: `${s.path} is in storage but not in the Iceberg table`, path: s.path, expected: 'in manifest', actual: 'absent' });
+    if (!seen.has(key))
+      add({
+        code: ErrorCode.VALIDATION_FILES_MISMATCH,
+        check: 'files',
+        message: `${s.path} is in storage but not in the Iceberg table`,
+        path: s.path,
+        expected: 'in manifest',
+        actual: 'absent',
+      });
   }
   // Keep evidence readable for huge tables: the first MAX_LISTED per kind, plus a count.
   if (findings.length > MAX_LISTED) {
     const more = findings.length - MAX_LISTED;
-    findings.splice(MAX_LISTED, findings.length, { code: ErrorCode.VALIDATION_FILES_MISMATCH, check: 'files', message: `…and ${more} more file differences` });
+    findings.splice(MAX_LISTED, findings.length, {
+      code: ErrorCode.VALIDATION_FILES_MISMATCH,
+      check: 'files',
+      message: `…and ${more} more file differences`,
+    });
   }
   return { findings, listed: nListed, inManifests: nManifest };
 }
 
 /** Every source of a row count must agree exactly; `hms` only when its basic stats are accurate. */
-export function compareRowCounts(counts: { readonly footers: number; readonly snapshotTotal: number | null; readonly manifests: number; readonly hms?: number }): ValidationFinding[] {
+export function compareRowCounts(counts: {
+  readonly footers: number;
+  readonly snapshotTotal: number | null;
+  readonly manifests: number;
+  readonly hms?: number;
+}): ValidationFinding[] {
   const out: ValidationFinding[] = [];
   const ref = counts.footers;
   const check = (name: string, v: number | null | undefined): void => {
     if (v === undefined) return;
     const actual = v ?? 0;
-    if (actual !== ref) out.push({ code: ErrorCode.VALIDATION_ROW_COUNT_MISMATCH, check: 'rows', message: `${name} says ${actual} rows, the data file footers ${ref}`, expected: String(ref), actual: String(actual) });
+    if (actual !== ref)
+      out.push({
+        code: ErrorCode.VALIDATION_ROW_COUNT_MISMATCH,
+        check: 'rows',
+        message: `${name} says ${actual} rows, the data file footers ${ref}`,
+        expected: String(ref),
+        actual: String(actual),
+      });
   };
   check('the snapshot summary (total-records)', counts.snapshotTotal);
   check('the manifests (sum of record_count)', counts.manifests);
@@ -110,7 +166,13 @@ export function compareSchema(hiveColumns: readonly string[], schema: Schema): V
   const names = new Set(schema.fields.map((f) => f.name.toLowerCase()));
   return hiveColumns
     .filter((c) => !names.has(c.toLowerCase()))
-    .map((c) => ({ code: ErrorCode.VALIDATION_SCHEMA_MISMATCH, check: 'schema' as const, message: `Hive column '${c}' has no field in the Iceberg schema`, expected: c, actual: 'absent' }));
+    .map((c) => ({
+      code: ErrorCode.VALIDATION_SCHEMA_MISMATCH,
+      check: 'schema' as const,
+      message: `Hive column '${c}' has no field in the Iceberg schema`,
+      expected: c,
+      actual: 'absent',
+    }));
 }
 
 /** HMS basic stats are trusted only when COLUMN_STATS_ACCURATE says BASIC_STATS is true. */

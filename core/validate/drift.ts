@@ -67,7 +67,8 @@ export interface ValidationRow {
 export type RowInput = Omit<ValidationRow, 'plan' | 'wave' | 'team' | 'table' | 'runId' | 'time' | 'snapshotId'>;
 
 const SAMPLE = 5;
-const list = (xs: readonly string[]): string => (xs.length <= SAMPLE ? xs.join(', ') : `${xs.slice(0, SAMPLE).join(', ')} …(+${xs.length - SAMPLE})`);
+const list = (xs: readonly string[]): string =>
+  xs.length <= SAMPLE ? xs.join(', ') : `${xs.slice(0, SAMPLE).join(', ')} …(+${xs.length - SAMPLE})`;
 
 /** Partitions now vs at migration (by escaped name). */
 export function partitionDrift(saved: readonly HivePartition[], now: readonly HivePartition[]): RowInput[] {
@@ -76,17 +77,52 @@ export function partitionDrift(saved: readonly HivePartition[], now: readonly Hi
   const added = [...after].filter((n) => !before.has(n)).sort();
   const removed = [...before].filter((n) => !after.has(n)).sort();
   const rows: RowInput[] = [];
-  if (added.length > 0) rows.push({ check: DriftCheck.HIVE_PARTITIONS, status: 'drift', code: DriftCode.HIVE_PARTITION_ADDED, expected: `${before.size} partitions`, actual: `added: ${list(added)}` });
-  if (removed.length > 0) rows.push({ check: DriftCheck.HIVE_PARTITIONS, status: 'drift', code: DriftCode.HIVE_PARTITION_REMOVED, expected: `${before.size} partitions`, actual: `removed: ${list(removed)}` });
-  if (rows.length === 0) rows.push({ check: DriftCheck.HIVE_PARTITIONS, status: 'ok', code: DriftCode.OK, expected: `${before.size} partitions`, actual: `${after.size} partitions` });
+  if (added.length > 0)
+    rows.push({
+      check: DriftCheck.HIVE_PARTITIONS,
+      status: 'drift',
+      code: DriftCode.HIVE_PARTITION_ADDED,
+      expected: `${before.size} partitions`,
+      actual: `added: ${list(added)}`,
+    });
+  if (removed.length > 0)
+    rows.push({
+      check: DriftCheck.HIVE_PARTITIONS,
+      status: 'drift',
+      code: DriftCode.HIVE_PARTITION_REMOVED,
+      expected: `${before.size} partitions`,
+      actual: `removed: ${list(removed)}`,
+    });
+  if (rows.length === 0)
+    rows.push({
+      check: DriftCheck.HIVE_PARTITIONS,
+      status: 'ok',
+      code: DriftCode.OK,
+      expected: `${before.size} partitions`,
+      actual: `${after.size} partitions`,
+    });
   return rows;
 }
 
 /** The HMS object now vs the saved original (fingerprints of the whole object). */
 export function objectDrift(savedDigest: string, nowDigest: string | null, changedKeys: readonly string[]): RowInput {
-  if (nowDigest === null) return { check: DriftCheck.HMS_OBJECT, status: 'drift', code: DriftCode.HMS_OBJECT_CHANGED, expected: savedDigest, actual: 'table dropped from HMS' };
-  if (nowDigest === savedDigest) return { check: DriftCheck.HMS_OBJECT, status: 'ok', code: DriftCode.OK, expected: savedDigest, actual: nowDigest };
-  return { check: DriftCheck.HMS_OBJECT, status: 'drift', code: DriftCode.HMS_OBJECT_CHANGED, expected: savedDigest, actual: `${nowDigest}${changedKeys.length ? ` (changed: ${list(changedKeys)})` : ''}` };
+  if (nowDigest === null)
+    return {
+      check: DriftCheck.HMS_OBJECT,
+      status: 'drift',
+      code: DriftCode.HMS_OBJECT_CHANGED,
+      expected: savedDigest,
+      actual: 'table dropped from HMS',
+    };
+  if (nowDigest === savedDigest)
+    return { check: DriftCheck.HMS_OBJECT, status: 'ok', code: DriftCode.OK, expected: savedDigest, actual: nowDigest };
+  return {
+    check: DriftCheck.HMS_OBJECT,
+    status: 'drift',
+    code: DriftCode.HMS_OBJECT_CHANGED,
+    expected: savedDigest,
+    actual: `${nowDigest}${changedKeys.length ? ` (changed: ${list(changedKeys)})` : ''}`,
+  };
 }
 
 /** Top-level table fields and parameters that differ (evidence for HMS_OBJECT_CHANGED). */
@@ -110,13 +146,38 @@ export function fileDrift(inSnapshot: readonly FileFact[], listed: readonly File
   const now = new Map(listed.map((f) => [canonicalPath(f.path), f]));
   const added = [...now.keys()].filter((k) => !snap.has(k)).sort();
   const removed = [...snap.keys()].filter((k) => !now.has(k)).sort();
-  const changed = [...snap.entries()].filter(([k, f]) => now.has(k) && now.get(k)?.size !== f.size).map(([k]) => k).sort();
+  const changed = [...snap.entries()]
+    .filter(([k, f]) => now.has(k) && now.get(k)?.size !== f.size)
+    .map(([k]) => k)
+    .sort();
   const rows: RowInput[] = [];
   const expected = `${snap.size} files`;
-  if (added.length) rows.push({ check: DriftCheck.DATA_FILES, status: 'drift', code: DriftCode.HIVE_FILES_ADDED, expected, actual: `added: ${list(added)}` });
-  if (removed.length) rows.push({ check: DriftCheck.DATA_FILES, status: 'drift', code: DriftCode.HIVE_FILES_REMOVED, expected, actual: `removed: ${list(removed)}` });
-  if (changed.length) rows.push({ check: DriftCheck.DATA_FILES, status: 'drift', code: DriftCode.HIVE_FILES_CHANGED, expected, actual: `size changed: ${list(changed)}` });
-  if (rows.length === 0) rows.push({ check: DriftCheck.DATA_FILES, status: 'ok', code: DriftCode.OK, expected, actual: `${now.size} files` });
+  if (added.length)
+    rows.push({
+      check: DriftCheck.DATA_FILES,
+      status: 'drift',
+      code: DriftCode.HIVE_FILES_ADDED,
+      expected,
+      actual: `added: ${list(added)}`,
+    });
+  if (removed.length)
+    rows.push({
+      check: DriftCheck.DATA_FILES,
+      status: 'drift',
+      code: DriftCode.HIVE_FILES_REMOVED,
+      expected,
+      actual: `removed: ${list(removed)}`,
+    });
+  if (changed.length)
+    rows.push({
+      check: DriftCheck.DATA_FILES,
+      status: 'drift',
+      code: DriftCode.HIVE_FILES_CHANGED,
+      expected,
+      actual: `size changed: ${list(changed)}`,
+    });
+  if (rows.length === 0)
+    rows.push({ check: DriftCheck.DATA_FILES, status: 'ok', code: DriftCode.OK, expected, actual: `${now.size} files` });
   return rows;
 }
 
@@ -130,7 +191,13 @@ export function runStatus(rows: readonly { status: RowStatus }[]): 'validated' |
 const SEVERITY: Record<RowStatus, number> = { failed: 0, drift: 1, info: 2, ok: 3 };
 
 /** Markdown summary of a run: counts per team, the worst findings first, a link to the previous run. */
-export function runSummaryMarkdown(planId: string, runId: string, rows: readonly ValidationRow[], previousRunId: string | null, maxFindings = 20): string {
+export function runSummaryMarkdown(
+  planId: string,
+  runId: string,
+  rows: readonly ValidationRow[],
+  previousRunId: string | null,
+  maxFindings = 20,
+): string {
   const teams = new Map<string, { tables: Set<string>; drift: Set<string>; failed: Set<string> }>();
   for (const r of rows) {
     const t = teams.get(r.team) ?? { tables: new Set(), drift: new Set(), failed: new Set() };
@@ -140,12 +207,24 @@ export function runSummaryMarkdown(planId: string, runId: string, rows: readonly
     teams.set(r.team, t);
   }
   const status = runStatus(rows);
-  const lines = [`### Validation of plan \`${planId}\`: **${status}**`, '', `run \`${runId}\`${previousRunId ? ` · previous run \`${previousRunId}\`` : ' · first run'}`, '', '| team | tables | drifted | failed |', '|---|---|---|---|'];
-  for (const [name, t] of [...teams].sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`| ${name} | ${t.tables.size} | ${t.drift.size} | ${t.failed.size} |`);
-  const worst = rows.filter((r) => r.status === 'drift' || r.status === 'failed' || r.status === 'info').sort((a, b) => SEVERITY[a.status] - SEVERITY[b.status] || (a.table < b.table ? -1 : 1)).slice(0, maxFindings);
+  const lines = [
+    `### Validation of plan \`${planId}\`: **${status}**`,
+    '',
+    `run \`${runId}\`${previousRunId ? ` · previous run \`${previousRunId}\`` : ' · first run'}`,
+    '',
+    '| team | tables | drifted | failed |',
+    '|---|---|---|---|',
+  ];
+  for (const [name, t] of [...teams].sort(([a], [b]) => (a < b ? -1 : 1)))
+    lines.push(`| ${name} | ${t.tables.size} | ${t.drift.size} | ${t.failed.size} |`);
+  const worst = rows
+    .filter((r) => r.status === 'drift' || r.status === 'failed' || r.status === 'info')
+    .sort((a, b) => SEVERITY[a.status] - SEVERITY[b.status] || (a.table < b.table ? -1 : 1))
+    .slice(0, maxFindings);
   if (worst.length > 0) {
     lines.push('', '| table | check | status | code | actual |', '|---|---|---|---|---|');
-    for (const r of worst) lines.push(`| \`${r.table}\` | ${r.check} | ${r.status} | ${r.code} | ${r.actual.replace(/\|/g, '\\|').slice(0, 200)} |`);
+    for (const r of worst)
+      lines.push(`| \`${r.table}\` | ${r.check} | ${r.status} | ${r.code} | ${r.actual.replace(/\|/g, '\\|').slice(0, 200)} |`);
   }
   return `${lines.join('\n')}\n`;
 }

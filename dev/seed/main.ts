@@ -70,7 +70,12 @@ async function main(argv: string[]): Promise<number> {
     hms: str(args, 'hms'),
     prefix,
     bucket: str(args, 'bucket', 'hive'),
-    s3: { endpoint: env.HIM_S3_ENDPOINT as string, region: env.AWS_REGION as string, accessKeyId: env.AWS_ACCESS_KEY_ID as string, secretAccessKey: env.AWS_SECRET_ACCESS_KEY as string },
+    s3: {
+      endpoint: env.HIM_S3_ENDPOINT as string,
+      region: env.AWS_REGION as string,
+      accessKeyId: env.AWS_ACCESS_KEY_ID as string,
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY as string,
+    },
     python: env.HIM_VERIFIER_PYTHON as string,
     log: (m: string) => process.stderr.write(`[seed] ${m}\n`),
   };
@@ -83,7 +88,15 @@ async function main(argv: string[]): Promise<number> {
       await dropScale({ ...common, tables: n, partitions: m, files: k });
       return 0;
     }
-    const r = await seedScale({ ...common, tables: n, partitions: m, files: k, concurrency: int(args, 'concurrency', 16), batch: int(args, 'batch', 100), force: args.has('force') });
+    const r = await seedScale({
+      ...common,
+      tables: n,
+      partitions: m,
+      files: k,
+      concurrency: int(args, 'concurrency', 16),
+      batch: int(args, 'batch', 100),
+      force: args.has('force'),
+    });
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return 0;
   }

@@ -55,7 +55,12 @@ export interface SeedTable {
   readonly partitionKeys: readonly SeedColumn[];
   readonly location: string | null;
   readonly params: Readonly<Record<string, string>>;
-  readonly storage: { readonly inputFormat: string; readonly outputFormat: string; readonly serde: string | null; readonly serdeParams: Readonly<Record<string, string>> };
+  readonly storage: {
+    readonly inputFormat: string;
+    readonly outputFormat: string;
+    readonly serde: string | null;
+    readonly serdeParams: Readonly<Record<string, string>>;
+  };
   readonly numBuckets: number;
   readonly bucketCols: readonly string[];
   readonly sortCols: ReadonlyArray<{ readonly col: string; readonly order: number }>;

@@ -60,7 +60,10 @@ export async function deletePrefix(s3: S3Client, bucket: string, prefix: string)
   // Markers whose children sat in a later chunk: one more pass.
   if (failed.length > 0) {
     const r = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: failed.map((Key) => ({ Key })), Quiet: true } }));
-    if ((r.Errors ?? []).length > 0) throw new Error(`could not delete ${(r.Errors ?? []).length} object(s) under s3://${bucket}/${prefix}: ${r.Errors?.[0]?.Key ?? ''} ${r.Errors?.[0]?.Message ?? ''}`);
+    if ((r.Errors ?? []).length > 0)
+      throw new Error(
+        `could not delete ${(r.Errors ?? []).length} object(s) under s3://${bucket}/${prefix}: ${r.Errors?.[0]?.Key ?? ''} ${r.Errors?.[0]?.Message ?? ''}`,
+      );
   }
   return keys.length;
 }

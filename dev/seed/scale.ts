@@ -152,7 +152,9 @@ export async function seedScale(o: ScaleOptions): Promise<ScaleResult> {
     await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
     const marked = await openHms(o.hms, { connectTimeoutMs: 10_000, callTimeoutMs: CALL_TIMEOUT_MS });
     try {
-      await marked.call('create_database', (c) => c.create_database(databaseObject(marker, `${root}/${marker}.db`, { [SCALE_PARAM]: tag, 'him.seed.seconds': String(seconds()) })));
+      await marked.call('create_database', (c) =>
+        c.create_database(databaseObject(marker, `${root}/${marker}.db`, { [SCALE_PARAM]: tag, 'him.seed.seconds': String(seconds()) })),
+      );
     } finally {
       marked.close();
     }
@@ -161,30 +163,54 @@ export async function seedScale(o: ScaleOptions): Promise<ScaleResult> {
     rmSync(work, { recursive: true, force: true });
   }
   const listSeconds = Number(((tListed - t0) / 1000).toFixed(1));
-  o.log(`seeded ${db}: ${totals.tables} tables, ${totals.partitions} partitions, ${totals.files} files in ${seconds()} s (concurrency ${o.concurrency}, batch ${o.batch})`);
-  return { status: 'seeded', database: db, ...totals, seconds: seconds(), phases: { listSeconds, seedSeconds: Number((seconds() - listSeconds).toFixed(1)) } };
+  o.log(
+    `seeded ${db}: ${totals.tables} tables, ${totals.partitions} partitions, ${totals.files} files in ${seconds()} s (concurrency ${o.concurrency}, batch ${o.batch})`,
+  );
+  return {
+    status: 'seeded',
+    database: db,
+    ...totals,
+    seconds: seconds(),
+    phases: { listSeconds, seedSeconds: Number((seconds() - listSeconds).toFixed(1)) },
+  };
 }
 
-async function seedOneTable(hms: HmsConnection, s3: ReturnType<typeof s3Client>, o: ScaleOptions, t: SeedTable, tiny: Buffer, exists: boolean): Promise<void> {
+async function seedOneTable(
+  hms: HmsConnection,
+  s3: ReturnType<typeof s3Client>,
+  o: ScaleOptions,
+  t: SeedTable,
+  tiny: Buffer,
+  exists: boolean,
+): Promise<void> {
   let have = new Set<string>();
   if (exists) have = new Set(await hms.call('get_partition_names', (c) => c.get_partition_names(t.db, t.name, -1)));
   const missing = Array.from({ length: o.partitions }, (_, p) => partitionOf(t, p)).filter((p) => !have.has(p.name));
   if (exists && missing.length === 0) return;
   // Files first: HMS then finds each partition directory present and does not create a marker.
-  const keys = missing.flatMap((p) => Array.from({ length: o.files }, (_, f) => `${p.location.slice(`s3a://${o.bucket}/`.length)}/part-${pad(f, 5)}.parquet`));
+  const keys = missing.flatMap((p) =>
+    Array.from({ length: o.files }, (_, f) => `${p.location.slice(`s3a://${o.bucket}/`.length)}/part-${pad(f, 5)}.parquet`),
+  );
   await mapLimit(keys, 8, (k) => putObject(s3, o.bucket, k, tiny));
   if (!exists) await hms.call('create_table', (c) => c.create_table(tableObject(t, CREATE_TIME)));
   // Fast stats present: HMS skips listing each new partition (MetaStoreServerUtils.updatePartitionStatsFast).
-  const stats = { numFiles: String(o.files), totalSize: String(o.files * tiny.length), numFilesErasureCoded: '0', numRows: String(o.files), rawDataSize: '0' };
+  const stats = {
+    numFiles: String(o.files),
+    totalSize: String(o.files * tiny.length),
+    numFilesErasureCoded: '0',
+    numRows: String(o.files),
+    rawDataSize: '0',
+  };
   for (let i = 0; i < missing.length; i += o.batch) {
     const parts = missing.slice(i, i + o.batch).map((p) => partitionObject(t, p, CREATE_TIME, stats));
     await hms.call('add_partitions', (c) => c.add_partitions(parts));
   }
 }
 
-
 /** Remove a scale warehouse: marker first, then the database (deleteData=false), then its S3 prefix. */
-export async function dropScale(o: Pick<ScaleOptions, 'hms' | 'prefix' | 'bucket' | 's3' | 'tables' | 'partitions' | 'files' | 'log'>): Promise<void> {
+export async function dropScale(
+  o: Pick<ScaleOptions, 'hms' | 'prefix' | 'bucket' | 's3' | 'tables' | 'partitions' | 'files' | 'log'>,
+): Promise<void> {
   const tag = `${o.tables}x${o.partitions}x${o.files}`;
   const db = `${o.prefix}_scale_${tag}`;
   const hms = await openHms(o.hms, { connectTimeoutMs: 10_000, callTimeoutMs: 600_000 });

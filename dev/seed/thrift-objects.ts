@@ -46,7 +46,8 @@ class SkewedInfoOut extends ttypes.SkewedInfo {
   }
 }
 
-const fields = (cols: readonly SeedColumn[]): ttypes.FieldSchema[] => cols.map((c) => new ttypes.FieldSchema({ name: c.name, type: c.type, comment: c.comment }));
+const fields = (cols: readonly SeedColumn[]): ttypes.FieldSchema[] =>
+  cols.map((c) => new ttypes.FieldSchema({ name: c.name, type: c.type, comment: c.comment }));
 
 function storageDescriptor(t: SeedTable, cols: readonly SeedColumn[], location: string | null): ttypes.StorageDescriptor {
   const sd = new ttypes.StorageDescriptor({
@@ -57,7 +58,11 @@ function storageDescriptor(t: SeedTable, cols: readonly SeedColumn[], location: 
     outputFormat: t.storage.outputFormat,
     compressed: false,
     numBuckets: t.numBuckets,
-    serdeInfo: new ttypes.SerDeInfo({ name: t.storage.serde === null ? (null as unknown as string) : t.name, serializationLib: t.storage.serde as string, parameters: { ...t.storage.serdeParams } }),
+    serdeInfo: new ttypes.SerDeInfo({
+      name: t.storage.serde === null ? (null as unknown as string) : t.name,
+      serializationLib: t.storage.serde as string,
+      parameters: { ...t.storage.serdeParams },
+    }),
     bucketCols: [...t.bucketCols],
     sortCols: t.sortCols.map((s) => new ttypes.Order({ col: s.col, order: s.order })),
     parameters: {},
@@ -97,7 +102,12 @@ export function tableObject(t: SeedTable, createTime: number): ttypes.Table {
   return withSkew(table, t);
 }
 
-export function partitionObject(t: SeedTable, p: SeedPartition, createTime: number, parameters: Record<string, string> = {}): ttypes.Partition {
+export function partitionObject(
+  t: SeedTable,
+  p: SeedPartition,
+  createTime: number,
+  parameters: Record<string, string> = {},
+): ttypes.Partition {
   const part = new ttypes.Partition({
     values: [...p.hmsValues],
     dbName: t.db,
@@ -112,5 +122,10 @@ export function partitionObject(t: SeedTable, p: SeedPartition, createTime: numb
 }
 
 export function databaseObject(name: string, location: string, parameters: Record<string, string> = {}): ttypes.Database {
-  return new ttypes.Database({ name, description: 'seeded by dev/seed (hms-iceberg-migrator test warehouse)', locationUri: location, parameters });
+  return new ttypes.Database({
+    name,
+    description: 'seeded by dev/seed (hms-iceberg-migrator test warehouse)',
+    locationUri: location,
+    parameters,
+  });
 }

@@ -77,7 +77,11 @@ async function createTable(hms: HmsConnection, t: SeedTable, refused: Refusal[])
     delete (params as Record<string, string>).transactional;
     delete (params as Record<string, string>).transactional_properties;
     await hms.call('create_table', (c) => c.create_table(tableObject({ ...t, params }, CREATE_TIME)));
-    refused.push({ table: `${t.db}.${t.name}`, error: msg, fallback: 'MANAGED_TABLE ORC without transactional params (ACID directory layout kept)' });
+    refused.push({
+      table: `${t.db}.${t.name}`,
+      error: msg,
+      fallback: 'MANAGED_TABLE ORC without transactional params (ACID directory layout kept)',
+    });
   }
 }
 
@@ -125,9 +129,17 @@ export async function seedWarehouse(o: SeedOptions): Promise<SeedResult> {
     await register(hms, manifest, refused);
     for (const r of refused) o.log(`HMS refused ${r.table}: ${r.error.split('\n')[0] ?? ''} → registered as ${r.fallback}`);
     await hms.call('create_database', (c) =>
-      c.create_database(databaseObject(marker, `${manifest.root}/${marker}.db`, { [MANIFEST_HASH_PARAM]: sha256, 'him.seed.seed': String(o.seed), 'him.seed.refused': refused.map((r) => r.table).join(',') })),
+      c.create_database(
+        databaseObject(marker, `${manifest.root}/${marker}.db`, {
+          [MANIFEST_HASH_PARAM]: sha256,
+          'him.seed.seed': String(o.seed),
+          'him.seed.refused': refused.map((r) => r.table).join(','),
+        }),
+      ),
     );
-    o.log(`seeded ${manifest.tables.length} tables/views in ${manifest.databases.map((d) => d.name).join(', ')} in ${seconds().toFixed(1)} s`);
+    o.log(
+      `seeded ${manifest.tables.length} tables/views in ${manifest.databases.map((d) => d.name).join(', ')} in ${seconds().toFixed(1)} s`,
+    );
     return { manifest, manifestText: text, manifestSha256: sha256, status: 'seeded', refused, seconds: seconds() };
   } finally {
     hms.close();

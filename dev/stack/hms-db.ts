@@ -15,10 +15,18 @@ export type SchemaState = { kind: 'ready'; version: string } | { kind: 'empty' }
 
 export async function schemaState(ctx: StackContext, s: BackingDb): Promise<SchemaState> {
   if (s.backend === 'postgres') {
-    const c = new PgClient({ host: '127.0.0.1', port: ctx.port('postgres'), user: 'postgres', database: s.database, connectionTimeoutMillis: 5000 });
+    const c = new PgClient({
+      host: '127.0.0.1',
+      port: ctx.port('postgres'),
+      user: 'postgres',
+      database: s.database,
+      connectionTimeoutMillis: 5000,
+    });
     await c.connect();
     try {
-      const n = Number((await c.query("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'public'")).rows[0]?.n ?? 0);
+      const n = Number(
+        (await c.query("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'public'")).rows[0]?.n ?? 0,
+      );
       if (n === 0) return { kind: 'empty' };
       const v = await c.query('SELECT "SCHEMA_VERSION" AS v FROM "VERSION"').catch(() => undefined);
       const version = v?.rows[0]?.v as string | undefined;
@@ -48,7 +56,13 @@ export async function schemaState(ctx: StackContext, s: BackingDb): Promise<Sche
  */
 export async function ensureDatabase(ctx: StackContext, s: BackingDb): Promise<void> {
   if (s.backend === 'postgres') {
-    const c = new PgClient({ host: '127.0.0.1', port: ctx.port('postgres'), user: 'postgres', database: 'postgres', connectionTimeoutMillis: 5000 });
+    const c = new PgClient({
+      host: '127.0.0.1',
+      port: ctx.port('postgres'),
+      user: 'postgres',
+      database: 'postgres',
+      connectionTimeoutMillis: 5000,
+    });
     await c.connect();
     try {
       const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [s.database]);
@@ -69,7 +83,13 @@ export async function ensureDatabase(ctx: StackContext, s: BackingDb): Promise<v
 /** Drop and re-create the (dev-only) HMS database after an interrupted schema init. */
 export async function recreateDatabase(ctx: StackContext, s: BackingDb): Promise<void> {
   if (s.backend === 'postgres') {
-    const c = new PgClient({ host: '127.0.0.1', port: ctx.port('postgres'), user: 'postgres', database: 'postgres', connectionTimeoutMillis: 5000 });
+    const c = new PgClient({
+      host: '127.0.0.1',
+      port: ctx.port('postgres'),
+      user: 'postgres',
+      database: 'postgres',
+      connectionTimeoutMillis: 5000,
+    });
     await c.connect();
     try {
       await c.query(`DROP DATABASE IF EXISTS "${s.database}"`);
@@ -87,4 +107,3 @@ export async function recreateDatabase(ctx: StackContext, s: BackingDb): Promise
     await c.end();
   }
 }
-

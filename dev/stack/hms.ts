@@ -70,9 +70,18 @@ const dep = (g: string, a: string, v: string, exclusions: ReadonlyArray<readonly
  * same ones in, so they get the same list.
  */
 const HADOOP_EXCLUSIONS: ReadonlyArray<readonly [string, string]> = [
-  ['org.slf4j', '*'], ['ch.qos.reload4j', '*'], ['log4j', '*'], ['org.eclipse.jetty', '*'], ['org.eclipse.jetty.websocket', '*'],
-  ['com.sun.jersey', '*'], ['com.sun.jersey.contribs', '*'], ['org.apache.zookeeper', '*'], ['org.apache.curator', '*'],
-  ['org.apache.kerby', '*'], ['io.netty', '*'], ['com.github.pjfanning', '*'],
+  ['org.slf4j', '*'],
+  ['ch.qos.reload4j', '*'],
+  ['log4j', '*'],
+  ['org.eclipse.jetty', '*'],
+  ['org.eclipse.jetty.websocket', '*'],
+  ['com.sun.jersey', '*'],
+  ['com.sun.jersey.contribs', '*'],
+  ['org.apache.zookeeper', '*'],
+  ['org.apache.curator', '*'],
+  ['org.apache.kerby', '*'],
+  ['io.netty', '*'],
+  ['com.github.pjfanning', '*'],
 ];
 
 /**
@@ -133,8 +142,18 @@ interface Backend {
 
 function backendOf(ctx: StackContext, s: HmsSettings): Backend {
   return s.backend === 'postgres'
-    ? { driver: 'org.postgresql.Driver', url: `jdbc:postgresql://127.0.0.1:${ctx.port('postgres')}/${s.database}`, user: 'postgres', dbType: 'postgres' }
-    : { driver: 'org.mariadb.jdbc.Driver', url: `jdbc:mariadb://127.0.0.1:${ctx.port('mariadb')}/${s.database}`, user: 'root', dbType: 'mysql' };
+    ? {
+        driver: 'org.postgresql.Driver',
+        url: `jdbc:postgresql://127.0.0.1:${ctx.port('postgres')}/${s.database}`,
+        user: 'postgres',
+        dbType: 'postgres',
+      }
+    : {
+        driver: 'org.mariadb.jdbc.Driver',
+        url: `jdbc:mariadb://127.0.0.1:${ctx.port('mariadb')}/${s.database}`,
+        user: 'root',
+        dbType: 'mysql',
+      };
 }
 
 const xmlEscape = (v: string): string => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -229,22 +248,29 @@ async function ensureSchema(ctx: StackContext, name: string, home: string): Prom
   await ensureDatabase(ctx, s);
   const state = await schemaState(ctx, s);
   if (state.kind === 'partial') {
-    ctx.log(`${name}: ${s.backend} database '${s.database}' has ${state.tables} tables but no schema VERSION (interrupted init?): re-creating it`);
+    ctx.log(
+      `${name}: ${s.backend} database '${s.database}' has ${state.tables} tables but no schema VERSION (interrupted init?): re-creating it`,
+    );
     await recreateDatabase(ctx, s);
   }
   if (state.kind !== 'ready') {
     const t0 = Date.now();
     ctx.log(`${name}: initialising the metastore schema in ${s.backend} database '${s.database}' ...`);
     const tool = flavorOf(versionOf(ctx, name)).schemaTool;
-    await run('java', ['-Xmx512m', ...JVM_PROPS, '-cp', classpath(ctx, name, home), tool, '-dbType', backendOf(ctx, s).dbType, '-initSchema'], {
-      env: javaEnv(ctx, home),
-      logTo: logFile(ctx, name),
-      timeoutMs: 300_000,
-    });
+    await run(
+      'java',
+      ['-Xmx512m', ...JVM_PROPS, '-cp', classpath(ctx, name, home), tool, '-dbType', backendOf(ctx, s).dbType, '-initSchema'],
+      {
+        env: javaEnv(ctx, home),
+        logTo: logFile(ctx, name),
+        timeoutMs: 300_000,
+      },
+    );
     ctx.log(`${name}: schema initialised in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const after = await schemaState(ctx, s);
-  if (after.kind !== 'ready') throw new StackError('START_FAILED', `${name}: schematool finished but the database has no schema VERSION; see ${logFile(ctx, name)}`);
+  if (after.kind !== 'ready')
+    throw new StackError('START_FAILED', `${name}: schematool finished but the database has no schema VERSION; see ${logFile(ctx, name)}`);
   await fs.writeFile(marker, `${after.version}\n`);
 }
 
@@ -264,10 +290,16 @@ export function hmsComponent(name: string): Component {
       await fs.writeFile(path.join(confDir(ctx, name), 'metastore-log4j2.properties'), LOG4J2);
       await ensureSchema(ctx, name, home);
       const heap = settings(ctx, name, Settings).heap;
-      const pid = await spawnDaemon(ctx, name, 'java', [`-Xmx${heap}`, ...JVM_PROPS, '-cp', classpath(ctx, name, home), MAIN_CLASS, '-p', String(ctx.port(name))], {
-        env: javaEnv(ctx, home),
-        cwd: dataDir(ctx, name),
-      });
+      const pid = await spawnDaemon(
+        ctx,
+        name,
+        'java',
+        [`-Xmx${heap}`, ...JVM_PROPS, '-cp', classpath(ctx, name, home), MAIN_CLASS, '-p', String(ctx.port(name))],
+        {
+          env: javaEnv(ctx, home),
+          cwd: dataDir(ctx, name),
+        },
+      );
       const t0 = Date.now();
       await waitFor(ctx, name, async () => (await this.health(ctx)).ok, START_TIMEOUT_MS, pid);
       ctx.log(`${name}: Thrift answering after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -276,7 +308,11 @@ export function hmsComponent(name: string): Component {
       try {
         const p = await probeHms(uriOf(ctx, name), 5000);
         const v = p.version ?? versionOf(ctx, name);
-        return { ok: true, detail: `Hive Metastore ${v}, ${p.databases} database(s), ${p.latencyMs} ms`, ...(p.version ? { serverVersion: p.version } : {}) };
+        return {
+          ok: true,
+          detail: `Hive Metastore ${v}, ${p.databases} database(s), ${p.latencyMs} ms`,
+          ...(p.version ? { serverVersion: p.version } : {}),
+        };
       } catch (e) {
         return { ok: false, detail: (e as Error).message };
       }

@@ -17,7 +17,11 @@ export function goEnv(ctx: StackContext): NodeJS.ProcessEnv {
 
 /** `go install pkg@version` for each package into `<binDir>`. */
 export async function goInstall(ctx: StackContext, binDir: string, pkgs: readonly string[], ldflags = '-s -w'): Promise<void> {
-  if (!(await which('go'))) throw new StackError('TOOL_MISSING', 'go is not on PATH: install Go >= 1.25 (the Temporal CLI and versitygw are built from Go modules)');
+  if (!(await which('go')))
+    throw new StackError(
+      'TOOL_MISSING',
+      'go is not on PATH: install Go >= 1.25 (the Temporal CLI and versitygw are built from Go modules)',
+    );
   await fs.mkdir(binDir, { recursive: true });
   await run('go', ['install', `-ldflags=${ldflags}`, ...pkgs], {
     env: { ...goEnv(ctx), GOBIN: binDir },
@@ -38,7 +42,15 @@ export async function mavenCopy(ctx: StackContext, artifacts: readonly string[],
     // g:a:v:type:classifier → g:a:v:type:classifier is accepted as "artifact" by both goals.
     await run(
       'mvn',
-      ['-B', '-q', `-Dmaven.repo.local=${mavenRepo(ctx)}`, 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy', `-Dartifact=${a}`, `-DoutputDirectory=${destDir}`, '-Dmdep.useBaseVersion=true'],
+      [
+        '-B',
+        '-q',
+        `-Dmaven.repo.local=${mavenRepo(ctx)}`,
+        'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy',
+        `-Dartifact=${a}`,
+        `-DoutputDirectory=${destDir}`,
+        '-Dmdep.useBaseVersion=true',
+      ],
       { logTo: path.join(ctx.cacheDir, 'install.log'), cwd: destDir },
     );
   }
@@ -55,7 +67,14 @@ export async function mavenCopyDependencies(ctx: StackContext, pomXml: string, d
   await fs.mkdir(destDir, { recursive: true });
   await run(
     'mvn',
-    ['-B', '-q', `-Dmaven.repo.local=${mavenRepo(ctx)}`, 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies', `-DoutputDirectory=${destDir}`, '-DincludeScope=runtime'],
+    [
+      '-B',
+      '-q',
+      `-Dmaven.repo.local=${mavenRepo(ctx)}`,
+      'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies',
+      `-DoutputDirectory=${destDir}`,
+      '-DincludeScope=runtime',
+    ],
     { cwd: work, logTo: path.join(ctx.cacheDir, 'install.log') },
   );
 }

@@ -64,7 +64,13 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'env': {
       const env = stackEnv(ctx);
-      process.stdout.write(json ? JSON.stringify(env, null, 2) + '\n' : Object.entries(env).map(([k, v]) => `export ${k}='${v}'`).join('\n') + '\n');
+      process.stdout.write(
+        json
+          ? JSON.stringify(env, null, 2) + '\n'
+          : Object.entries(env)
+              .map(([k, v]) => `export ${k}='${v}'`)
+              .join('\n') + '\n',
+      );
       return 0;
     }
     case undefined:
@@ -94,7 +100,8 @@ function printStatus(rows: Awaited<ReturnType<typeof status>>, json: boolean): v
   ]);
   const head = ['COMPONENT', 'VERSION', 'PORT', 'PID', 'HEALTH', 'DETAIL'];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? '').length)));
-  for (const row of [head, ...table]) process.stdout.write(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ') + '\n');
+  for (const row of [head, ...table])
+    process.stdout.write(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ') + '\n');
 }
 
 main(process.argv.slice(2)).then(

@@ -37,7 +37,8 @@ export function loadManifest(file = path.join(REPO_ROOT, 'temporal-dev.yml')): S
   const m = parsed.data;
   for (const [name, c] of Object.entries(m.components)) {
     for (const dep of c.dependsOn) {
-      if (!m.components[dep]) throw new StackError('MANIFEST_INVALID', `${file}: components.${name}.dependsOn names unknown component '${dep}'`);
+      if (!m.components[dep])
+        throw new StackError('MANIFEST_INVALID', `${file}: components.${name}.dependsOn names unknown component '${dep}'`);
     }
   }
   return m;
@@ -70,7 +71,8 @@ export function createContext(env: NodeJS.ProcessEnv = process.env, quiet = fals
       const raw = env[def.env];
       if (raw !== undefined && raw !== '') {
         const p = Number(raw);
-        if (!Number.isInteger(p) || p < 1 || p > 65535) throw new StackError('CONFIG_INVALID', `${def.env} must be a port number, got '${raw}'`);
+        if (!Number.isInteger(p) || p < 1 || p > 65535)
+          throw new StackError('CONFIG_INVALID', `${def.env} must be a port number, got '${raw}'`);
         return p;
       }
       return def.default + offset;
@@ -112,7 +114,10 @@ export function settings<T>(ctx: StackContext, component: string, schema: z.ZodT
   const raw = ctx.manifest.components[component]?.settings ?? {};
   const r = schema.safeParse(raw);
   if (!r.success) {
-    throw new StackError('MANIFEST_INVALID', `temporal-dev.yml components.${component}.settings: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new StackError(
+      'MANIFEST_INVALID',
+      `temporal-dev.yml components.${component}.settings: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   return r.data;
 }

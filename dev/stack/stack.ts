@@ -77,7 +77,15 @@ export async function status(ctx: StackContext, names?: readonly string[]): Prom
       // A component without ports runs no process (the verifier): healthy means installed and usable.
       const processLess = Object.keys(ports).length === 0;
       const health: Health = pid === null && !processLess ? { ok: false, detail: 'not running' } : await c.health(ctx);
-      return { name: n, version: def?.version ?? '?', ports, pid, running: pid !== null || (processLess && health.ok), health, endpoints: c.endpoints(ctx) };
+      return {
+        name: n,
+        version: def?.version ?? '?',
+        ports,
+        pid,
+        running: pid !== null || (processLess && health.ok),
+        health,
+        endpoints: c.endpoints(ctx),
+      };
     }),
   );
 }

@@ -235,7 +235,10 @@ export async function waitFor(
       throw new StackError('START_FAILED', `${name} exited during start-up; see ${logFile(ctx, name)}\n${tailOf(logFile(ctx, name))}`);
     }
     if (Date.now() > until) {
-      throw new StackError('START_TIMEOUT', `${name} not healthy after ${timeoutMs / 1000} s; see ${logFile(ctx, name)}\n${tailOf(logFile(ctx, name))}`);
+      throw new StackError(
+        'START_TIMEOUT',
+        `${name} not healthy after ${timeoutMs / 1000} s; see ${logFile(ctx, name)}\n${tailOf(logFile(ctx, name))}`,
+      );
     }
     await sleep(250);
   }
@@ -292,7 +295,11 @@ export async function assertPortsFree(ctx: StackContext, component: string): Pro
 }
 
 /** GET a URL with a timeout; resolves status + body text. */
-export async function httpGet(url: string, timeoutMs = 2000, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export async function httpGet(
+  url: string,
+  timeoutMs = 2000,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers });
   return { status: res.status, body: await res.text() };
 }

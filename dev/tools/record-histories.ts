@@ -27,7 +27,14 @@ async function main(): Promise<void> {
   };
   for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'migrate/${id}' AND ExecutionStatus = 'Completed'` })) {
     // Paths worth keeping besides the plain ones: a compensated failure and a view.
-    const kind = w.type !== 'tableWorkflow' ? null : w.workflowId.endsWith('visits_skewed') ? 'failed-compensated' : /\.v_[a-z_]+$/.test(w.workflowId) ? 'view-skipped' : null;
+    const kind =
+      w.type !== 'tableWorkflow'
+        ? null
+        : w.workflowId.endsWith('visits_skewed')
+          ? 'failed-compensated'
+          : /\.v_[a-z_]+$/.test(w.workflowId)
+            ? 'view-skipped'
+            : null;
     if (kind !== null && !kinds.has(kind)) {
       kinds.set(kind, 1);
       await save(w.workflowId, w.runId, `${w.type}-${kind}`);

@@ -18,7 +18,9 @@ async function main(): Promise<void> {
       process.stdout.write(`${JSON.stringify({ file: path.basename(file), ok: true })}\n`);
     } catch (e) {
       failed++;
-      process.stdout.write(`${JSON.stringify({ file: path.basename(file), ok: false, error: `${(e as Error).name}: ${(e as Error).message}` })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ file: path.basename(file), ok: false, error: `${(e as Error).name}: ${(e as Error).message}` })}\n`,
+      );
     }
   }
   process.exitCode = failed === 0 ? 0 : 1;

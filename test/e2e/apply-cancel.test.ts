@@ -28,7 +28,11 @@ const TABLES = 8;
 const db = `${prefix}_scale_${TABLES}x3x1`;
 const nsPrefix = `${prefix}_`;
 const toxi = new ToxiproxyClient(env.HIM_TOXIPROXY_URL as string);
-const s3Proxy = { name: `${prefix}-s3`, listen: `127.0.0.1:${proxyListenPort(Number(new URL(env.HIM_TOXIPROXY_URL as string).port), 15)}`, upstream: new URL(env.HIM_S3_ENDPOINT as string).host };
+const s3Proxy = {
+  name: `${prefix}-s3`,
+  listen: `127.0.0.1:${proxyListenPort(Number(new URL(env.HIM_TOXIPROXY_URL as string).port), 15)}`,
+  upstream: new URL(env.HIM_S3_ENDPOINT as string).host,
+};
 const STEP_SECONDS = 60;
 let dir = '';
 let cfg = '';
@@ -40,7 +44,8 @@ let store: RoutingObjectStore;
 let dataBefore = new Map<string, string>();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const migrate = (args: string[], timeout?: number, config = cfg): Promise<Run> => run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', config], timeout);
+const migrate = (args: string[], timeout?: number, config = cfg): Promise<Run> =>
+  run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', config], timeout);
 /** The third case's own tables (the first two leave none unmigrated). */
 const TABLES2 = 6;
 const db2 = `${prefix}_scale_${TABLES2}x3x1`;
@@ -50,7 +55,12 @@ async function dataHashes(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for await (const f of store.list(`s3a://hive/seed/${prefix}/`, { recursive: true })) {
     if (f.kind !== 'file' || f.path.includes('/metadata/')) continue;
-    out.set(f.path, createHash('sha256').update(await store.readRange(f.path, 0, f.size)).digest('hex'));
+    out.set(
+      f.path,
+      createHash('sha256')
+        .update(await store.readRange(f.path, 0, f.size))
+        .digest('hex'),
+    );
   }
   return out;
 }
@@ -62,7 +72,6 @@ async function metadataFiles(r: TableRecord): Promise<string[]> {
   for await (const f of store.list(`${loc}/metadata/`, { recursive: true })) if (f.kind === 'file') out.push(f.path);
   return out;
 }
-
 
 async function planAndApply(args: string[], config = cfg): Promise<{ hash: string; id: string }> {
   const planFile = path.join(dir, `plan-${Date.now()}.json`);
@@ -84,14 +93,21 @@ async function waitFor<T>(what: string, f: () => Promise<T | undefined>, ms: num
   throw new Error(`timed out waiting for ${what}\nworker:\n${workerLog.slice(-3000)}`);
 }
 
-async function status(id: string): Promise<{ state: string; waves: { status: string; failed: { tableId: string; code: string }[]; notStarted?: number }[] }> {
+async function status(
+  id: string,
+): Promise<{ state: string; waves: { status: string; failed: { tableId: string; code: string }[]; notStarted?: number }[] }> {
   const s = await migrate(['status', id, '--json']);
   return JSON.parse(s.stdout) as never;
 }
 
 /** The worker in its own process group, so a SIGKILL takes tsx's node child with it. */
 function startWorker(): void {
-  worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', cfg], { env: { ...process.env, ...env }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', cfg], {
+    env: { ...process.env, ...env },
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
   worker.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
 }
@@ -107,10 +123,14 @@ function killWorker(signal: NodeJS.Signals): void {
 
 /** The plan's final status, once it has ended. */
 const planEnd = (id: string, ms: number) =>
-  waitFor('the plan to end', async () => {
-    const s = await status(id);
-    return ['succeeded', 'failed', 'cancelled'].includes(s.state) ? s : undefined;
-  }, ms);
+  waitFor(
+    'the plan to end',
+    async () => {
+      const s = await status(id);
+      return ['succeeded', 'failed', 'cancelled'].includes(s.state) ? s : undefined;
+    },
+    ms,
+  );
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-cancel-'));
@@ -122,11 +142,17 @@ beforeAll(async () => {
     .replace(/endpoint: http:\/\/[^\n]+/, `endpoint: http://${s3Proxy.listen}`)
     .replace(/namespace: default/, `namespace: default\n  taskQueue: him-cancel-${prefix}`);
   cfg = path.join(dir, 'migrate.yaml');
-  writeFileSync(cfg, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n  waves:\n    maxTablesPerWave: 100\n`);
+  writeFileSync(
+    cfg,
+    `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n  waves:\n    maxTablesPerWave: 100\n`,
+  );
   startWorker();
   state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
   catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
-  store = new RoutingObjectStore({ metadataPrefixes: [], s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
+  store = new RoutingObjectStore({
+    metadataPrefixes: [],
+    s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true },
+  });
   dataBefore = await dataHashes();
   expect(dataBefore.size).toBe(TABLES * 3);
 }, 600_000);
@@ -135,7 +161,11 @@ afterAll(async () => {
   // A failed run may leave this file's workflows running on its own task queue: end them.
   const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
   const client = new Client({ connection });
-  for await (const w of client.workflow.list({ query: `TaskQueue = 'him-cancel-${prefix}' AND ExecutionStatus = 'Running'` })) await client.workflow.getHandle(w.workflowId, w.runId).terminate('apply-cancel test cleanup').catch(() => undefined);
+  for await (const w of client.workflow.list({ query: `TaskQueue = 'him-cancel-${prefix}' AND ExecutionStatus = 'Running'` }))
+    await client.workflow
+      .getHandle(w.workflowId, w.runId)
+      .terminate('apply-cancel test cleanup')
+      .catch(() => undefined);
   await connection.close();
   killWorker('SIGTERM');
   await sleep(500);
@@ -162,7 +192,11 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
     await toxi.addToxic(s3Proxy.name, { name: 'slow', type: 'latency', attributes: { latency: 1000 } });
     const { hash, id } = await planAndApply([]);
     // Cancel as soon as a table is inside its write step (original saved, metadata being written).
-    await waitFor('a table in flight', async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved') ? true : undefined), 240_000);
+    await waitFor(
+      'a table in flight',
+      async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved') ? true : undefined),
+      240_000,
+    );
     const t0 = Date.now();
     expect((await migrate(['cancel', id])).code).toBe(0);
     const st = await planEnd(id, (STEP_SECONDS + 60) * 1000);
@@ -182,7 +216,8 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
       expect(await catalog.tableExists(tableIdent([`${nsPrefix}${db}`], r.tableId.split('.')[1] as string))).toBe(false);
       expect({ t: r.tableId, files: await metadataFiles(r) }).toEqual({ t: r.tableId, files: [] });
     }
-    for (const r of byStatus('migrated')) expect(await catalog.tableExists(tableIdent([`${nsPrefix}${db}`], r.tableId.split('.')[1] as string))).toBe(true);
+    for (const r of byStatus('migrated'))
+      expect(await catalog.tableExists(tableIdent([`${nsPrefix}${db}`], r.tableId.split('.')[1] as string))).toBe(true);
     expect(st.waves[0]?.notStarted ?? 0).toBe(byStatus('pending').length);
     expect(await dataHashes()).toEqual(dataBefore);
     const v = await migrate(['audit', 'verify', '--json']);
@@ -195,10 +230,17 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
     const { hash, id } = await planAndApply(['--max-failed', '1']);
     const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
     const client = new Client({ connection });
-    const victim = await waitFor('a running table workflow', async () => {
-      for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'migrate/${id}/wave-' AND WorkflowType = 'tableWorkflow' AND ExecutionStatus = 'Running'` })) return w.workflowId;
-      return undefined;
-    }, 240_000);
+    const victim = await waitFor(
+      'a running table workflow',
+      async () => {
+        for await (const w of client.workflow.list({
+          query: `WorkflowId STARTS_WITH 'migrate/${id}/wave-' AND WorkflowType = 'tableWorkflow' AND ExecutionStatus = 'Running'`,
+        }))
+          return w.workflowId;
+        return undefined;
+      },
+      240_000,
+    );
     await client.workflow.getHandle(victim).terminate('e2e: terminated mid-step');
     await toxi.removeToxic(s3Proxy.name, 'slow');
     const st = await planEnd(id, 300_000);
@@ -222,32 +264,55 @@ describe('waves always end (cancel, a terminated table workflow)', () => {
   }, 900_000);
 
   it('a worker killed mid-step: its steps run again on a new worker within 30 s (heartbeats), with the default timeouts', async () => {
-    const seeded = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--scale', `${TABLES2},3,1`]);
+    const seeded = await run(TSX, [
+      'dev/seed/main.ts',
+      '--hms',
+      env.HIM_HMS_PG_URI as string,
+      '--prefix',
+      prefix,
+      '--scale',
+      `${TABLES2},3,1`,
+    ]);
     if (seeded.code !== 0) throw new Error(seeded.stderr);
     const cfg2 = path.join(dir, 'migrate-2.yaml');
     writeFileSync(cfg2, readFileSync(cfg, 'utf8').replace(`databases: [${db}]`, `databases: [${db2}]`));
     await toxi.addToxic(s3Proxy.name, { name: 'slow', type: 'latency', attributes: { latency: 300 } });
     const { hash, id } = await planAndApply([], cfg2);
-    await waitFor('a table in flight', async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved') ? true : undefined), 240_000);
+    await waitFor(
+      'a table in flight',
+      async () => ((await state.listTables(hash)).some((t) => t.status === 'original-saved') ? true : undefined),
+      240_000,
+    );
     const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
     const client = new Client({ connection });
     const running: string[] = [];
-    for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'migrate/${id}/wave-' AND WorkflowType = 'tableWorkflow' AND ExecutionStatus = 'Running'` })) running.push(w.workflowId);
+    for await (const w of client.workflow.list({
+      query: `WorkflowId STARTS_WITH 'migrate/${id}/wave-' AND WorkflowType = 'tableWorkflow' AND ExecutionStatus = 'Running'`,
+    }))
+      running.push(w.workflowId);
     killWorker('SIGKILL');
     const killedAt = Date.now();
     startWorker();
     // The first retried attempt of an activity that was in flight on the killed worker.
-    const resumedAt = await waitFor('an activity retried on the new worker', async () => {
-      for (const wid of running) {
-        const d = await client.workflow.getHandle(wid).describe().catch(() => undefined);
-        for (const a of d?.raw.pendingActivities ?? []) {
-          const started = a.lastStartedTime?.seconds;
-          if ((a.attempt ?? 1) > 1 && started !== undefined && started !== null) return Number(started) * 1000 + Math.floor((a.lastStartedTime?.nanos ?? 0) / 1e6);
+    const resumedAt = await waitFor(
+      'an activity retried on the new worker',
+      async () => {
+        for (const wid of running) {
+          const d = await client.workflow
+            .getHandle(wid)
+            .describe()
+            .catch(() => undefined);
+          for (const a of d?.raw.pendingActivities ?? []) {
+            const started = a.lastStartedTime?.seconds;
+            if ((a.attempt ?? 1) > 1 && started !== undefined && started !== null)
+              return Number(started) * 1000 + Math.floor((a.lastStartedTime?.nanos ?? 0) / 1e6);
+          }
+          if (d !== undefined && d.status.name !== 'RUNNING') return Date.now(); // finished already: resumed
         }
-        if (d !== undefined && d.status.name !== 'RUNNING') return Date.now(); // finished already: resumed
-      }
-      return undefined;
-    }, 120_000);
+        return undefined;
+      },
+      120_000,
+    );
     const took = (resumedAt - killedAt) / 1000;
     process.stderr.write(`[apply-cancel] killed worker: an in-flight step started again ${took.toFixed(1)} s after the kill\n`);
     expect(took).toBeLessThanOrEqual(30);

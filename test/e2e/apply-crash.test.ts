@@ -35,7 +35,8 @@ let stopping = false;
 let kills = 0;
 let log = '';
 
-const migrate = (args: string[], timeout?: number): Promise<Run> => run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
+const migrate = (args: string[], timeout?: number): Promise<Run> =>
+  run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
 const tsx = TSX;
 
 /** A supervisor: restart the worker whenever it dies (as systemd or Kubernetes would). */
@@ -69,7 +70,10 @@ describe('apply survives worker crashes; a corrupt data file fails only its tabl
     manifest = JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
     const base = readFileSync(stackCfg, 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: him-crash-${prefix}`);
     cfgFile = path.join(dir, 'migrate.yaml');
-    writeFileSync(cfgFile, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  waves:\n    maxTablesPerWave: 10\n`);
+    writeFileSync(
+      cfgFile,
+      `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  waves:\n    maxTablesPerWave: 10\n`,
+    );
   }, 600_000);
 
   afterAll(async () => {
@@ -98,12 +102,20 @@ describe('apply survives worker crashes; a corrupt data file fails only its tabl
     const file = victim?.files[0];
     if (file === undefined) throw new Error('no special_parts file in the seed');
     const s3 = new S3Client({ endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true });
-    await s3.send(new PutObjectCommand({ Bucket: manifest.bucket, Key: file.key, Body: Buffer.from('PAR1 this is not a parquet footer PAR1') }));
+    await s3.send(
+      new PutObjectCommand({ Bucket: manifest.bucket, Key: file.key, Body: Buffer.from('PAR1 this is not a parquet footer PAR1') }),
+    );
     s3.destroy();
 
     startWorker();
-    const a = await migrate(['apply', planFile, '--auto-approve', '--wait', '--max-failed', '1', '--step-timeout', '8', '--heartbeat-timeout', '6', '--json'], 600_000);
-    const result = JSON.parse(a.stdout || '{}') as { ok: boolean; result?: { state: string; waves: { wave: number; migrated: number; skipped: number; failed: { tableId: string; code: string }[] }[] } };
+    const a = await migrate(
+      ['apply', planFile, '--auto-approve', '--wait', '--max-failed', '1', '--step-timeout', '8', '--heartbeat-timeout', '6', '--json'],
+      600_000,
+    );
+    const result = JSON.parse(a.stdout || '{}') as {
+      ok: boolean;
+      result?: { state: string; waves: { wave: number; migrated: number; skipped: number; failed: { tableId: string; code: string }[] }[] };
+    };
     if (result.result?.state !== 'succeeded') throw new Error(`apply: ${a.stdout}\n${a.stderr}\n${log.slice(-5000)}`);
 
     const tables = manifest.tables.filter((t) => t.db === db && t.kind !== 'view');
@@ -113,7 +125,8 @@ describe('apply survives worker crashes; a corrupt data file fails only its tabl
     const converted = tables.filter((t) => t.name !== 'special_parts');
     const fired = readdirSync(failpointDir);
     expect(fired.length).toBe(converted.length * 3);
-    for (const p of ['after-write', 'after-register', 'during-validate']) expect(fired.filter((f) => f.startsWith(`${p}--`))).toHaveLength(converted.length);
+    for (const p of ['after-write', 'after-register', 'during-validate'])
+      expect(fired.filter((f) => f.startsWith(`${p}--`))).toHaveLength(converted.length);
     expect(kills).toBeGreaterThanOrEqual(fired.length);
 
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
@@ -121,10 +134,14 @@ describe('apply survives worker crashes; a corrupt data file fails only its tabl
     expect(entries).toEqual(converted.map((t) => t.name).sort());
 
     const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
-    const store = new RoutingObjectStore({ metadataPrefixes: [], s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
+    const store = new RoutingObjectStore({
+      metadataPrefixes: [],
+      s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true },
+    });
     try {
       const registered = new Map<string, number>();
-      for await (const e of state.readAudit()) if (e.planHash === plan.hash && e.action === 'table.registered') registered.set(e.object, (registered.get(e.object) ?? 0) + 1);
+      for await (const e of state.readAudit())
+        if (e.planHash === plan.hash && e.action === 'table.registered') registered.set(e.object, (registered.get(e.object) ?? 0) + 1);
       expect([...registered.values()].every((n) => n === 1)).toBe(true);
       expect(registered.size).toBe(converted.length);
       for (const t of [...converted, victim]) {

@@ -58,8 +58,15 @@ beforeAll(async () => {
     .replace(/endpoint: http:\/\/[^\n]+/, `endpoint: http://${s3}\n    requestTimeoutMs: 4000`)
     .replace(/namespace: default/, `namespace: default\n  taskQueue: him-faults-${prefix}`);
   cfg = path.join(dir, 'migrate.yaml');
-  writeFileSync(cfg, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n  waves:\n    maxTablesPerWave: 100\n`);
-  worker = spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfg], { env: { ...process.env, ...env }, cwd: root, stdio: 'ignore' });
+  writeFileSync(
+    cfg,
+    `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n  waves:\n    maxTablesPerWave: 100\n`,
+  );
+  worker = spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfg], {
+    env: { ...process.env, ...env },
+    cwd: root,
+    stdio: 'ignore',
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -80,7 +87,25 @@ describe('apply under injected faults (toxiproxy)', () => {
     const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string; waves: { tables: unknown[] }[] };
     expect(plan.waves.reduce((n, w) => n + w.tables.length, 0)).toBe(TABLES);
 
-    const applying = run(path.join(root, 'bin', 'migrate'), ['apply', planFile, '--config', cfg, '--auto-approve', '--wait', '--concurrency', '8', '--step-timeout', '20', '--heartbeat-timeout', '15', '--json'], 600_000);
+    const applying = run(
+      path.join(root, 'bin', 'migrate'),
+      [
+        'apply',
+        planFile,
+        '--config',
+        cfg,
+        '--auto-approve',
+        '--wait',
+        '--concurrency',
+        '8',
+        '--step-timeout',
+        '20',
+        '--heartbeat-timeout',
+        '15',
+        '--json',
+      ],
+      600_000,
+    );
     let done = false;
     void applying.then(() => (done = true));
     // The rounds start once a wave workflow exists, so the first one lands on activities in flight
@@ -126,7 +151,8 @@ describe('apply under injected faults (toxiproxy)', () => {
     expect((await catalog.listTables([`${nsPrefix}${db}`])).length).toBe(TABLES);
     const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
     const registered = new Map<string, number>();
-    for await (const e of state.readAudit()) if (e.planHash === plan.hash && e.action === 'table.registered') registered.set(e.object, (registered.get(e.object) ?? 0) + 1);
+    for await (const e of state.readAudit())
+      if (e.planHash === plan.hash && e.action === 'table.registered') registered.set(e.object, (registered.get(e.object) ?? 0) + 1);
     await state.close();
     expect(registered.size).toBe(TABLES);
     expect([...registered.values()].every((n) => n === 1)).toBe(true);
@@ -135,10 +161,17 @@ describe('apply under injected faults (toxiproxy)', () => {
     let retried = 0;
     for await (const w of client.workflow.list({ query: waves })) {
       const h = await client.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
-      if ((h.events ?? []).some((e) => Number(e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1 || e.activityTaskTimedOutEventAttributes)) retried++;
+      if (
+        (h.events ?? []).some(
+          (e) => Number(e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1 || e.activityTaskTimedOutEventAttributes,
+        )
+      )
+        retried++;
     }
     await connection.close();
-    process.stderr.write(`[apply-faults] ${injected} fault rounds; ${retried} workflow histories with retried or timed-out activity attempts\n`);
+    process.stderr.write(
+      `[apply-faults] ${injected} fault rounds; ${retried} workflow histories with retried or timed-out activity attempts\n`,
+    );
     expect(retried).toBeGreaterThan(0);
   }, 900_000);
 

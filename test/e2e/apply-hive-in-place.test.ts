@@ -36,15 +36,20 @@ let worker: ChildProcess | undefined;
 let workerLog = '';
 let hms: ThriftHmsReader;
 
-const migrate = (args: string[], timeout?: number): Promise<Run> => run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
+const migrate = (args: string[], timeout?: number): Promise<Run> =>
+  run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const last = (out: string): { rows: number; checksum: string } => JSON.parse(out.trim().split('\n').pop() ?? '{}') as { rows: number; checksum: string };
+const last = (out: string): { rows: number; checksum: string } =>
+  JSON.parse(out.trim().split('\n').pop() ?? '{}') as { rows: number; checksum: string };
 
 async function table(db: string, name: string): Promise<TableInventory | undefined> {
   return (await hms.getTables(db, [name]).catch(() => []))[0];
 }
 
-interface StatusJson { state: string; waves: { wave: number; status: string; migrated: number; skipped: number; failed: { tableId: string; code: string }[] }[] }
+interface StatusJson {
+  state: string;
+  waves: { wave: number; status: string; migrated: number; skipped: number; failed: { tableId: string; code: string }[] }[];
+}
 
 describe('migrate apply with the Hive catalog in place (HMS 3.1.3)', () => {
   beforeAll(async () => {
@@ -54,13 +59,20 @@ describe('migrate apply with the Hive catalog in place (HMS 3.1.3)', () => {
     if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
     manifest = JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
     // The stack's config with HMS 3.1.3 as the source and, in place, as the catalog.
-    const base = withCatalogSection(readFileSync(stackCfg, 'utf8').replace(/uri: thrift:\/\/\S+/, `uri: ${hmsUri}`), `catalog:\n  name: hms-in-place\n  type: hive\n  uri: ${hmsUri}\n  mode: in-place\n`)
+    const base = withCatalogSection(
+      readFileSync(stackCfg, 'utf8').replace(/uri: thrift:\/\/\S+/, `uri: ${hmsUri}`),
+      `catalog:\n  name: hms-in-place\n  type: hive\n  uri: ${hmsUri}\n  mode: in-place\n`,
+    )
       .replace(/taskQueue:.*\n/, '')
       .replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`);
     cfgFile = path.join(dir, 'migrate.yaml');
     writeFileSync(cfgFile, `${base}\nplan:\n  databases: [${prefix}_sales, ${prefix}_misc]\n  waves:\n    maxTablesPerWave: 6\n`);
     hms = new ThriftHmsReader({ uri: hmsUri });
-    worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', cfgFile], { env: { ...process.env, ...env }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', cfgFile], {
+      env: { ...process.env, ...env },
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
     worker.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
   }, 600_000);
@@ -105,24 +117,42 @@ describe('migrate apply with the Hive catalog in place (HMS 3.1.3)', () => {
     }
 
     const planned = new Set(plan.waves.flatMap((w) => w.tables.map((t) => t.id)));
-    const migrated = manifest.tables.filter((t) => planned.has(`${t.db}.${t.name}`) && t.kind !== 'view' && !failed.some((f) => f.tableId === `${t.db}.${t.name}`));
+    const migrated = manifest.tables.filter(
+      (t) => planned.has(`${t.db}.${t.name}`) && t.kind !== 'view' && !failed.some((f) => f.tableId === `${t.db}.${t.name}`),
+    );
     expect(migrated.filter((t) => t.partitionKeys.length > 0).length).toBeGreaterThanOrEqual(3);
     for (const t of migrated) {
       const now = await table(t.db, t.name);
-      expect({ t: t.name, type: now?.table.parameters.table_type, keys: now?.table.partitionKeys.length }).toEqual({ t: t.name, type: ICEBERG_TABLE_TYPE, keys: 0 });
+      expect({ t: t.name, type: now?.table.parameters.table_type, keys: now?.table.partitionKeys.length }).toEqual({
+        t: t.name,
+        type: ICEBERG_TABLE_TYPE,
+        keys: 0,
+      });
       const aside = await table(t.db, originalAsideName(t.name));
       // A partitioned original waits aside with every partition; an unpartitioned one was altered.
-      expect({ t: t.name, aside: aside?.partitions.length }).toEqual({ t: t.name, aside: t.partitionKeys.length > 0 ? t.partitions.length : undefined });
+      expect({ t: t.name, aside: aside?.partitions.length }).toEqual({
+        t: t.name,
+        aside: t.partitionKeys.length > 0 ? t.partitions.length : undefined,
+      });
     }
 
     // The audit trail says what happened to each Hive table itself.
     const pg = new PgClient({ connectionString: env.HIM_POSTGRES_URL as string });
     await pg.connect();
     try {
-      const events = (await pg.query<{ object: string; details: { inPlace?: boolean; hiveOriginal?: string } }>(`SELECT object, details FROM him_audit WHERE plan_hash = $1 AND action = 'table.registered'`, [plan.hash])).rows;
+      const events = (
+        await pg.query<{ object: string; details: { inPlace?: boolean; hiveOriginal?: string } }>(
+          `SELECT object, details FROM him_audit WHERE plan_hash = $1 AND action = 'table.registered'`,
+          [plan.hash],
+        )
+      ).rows;
       for (const t of migrated) {
         const e = events.find((x) => x.object === `hms-in-place:${t.db}.${t.name}`);
-        expect({ t: t.name, inPlace: e?.details.inPlace, aside: e?.details.hiveOriginal?.includes(originalAsideName(t.name)) }).toEqual({ t: t.name, inPlace: true, aside: t.partitionKeys.length > 0 });
+        expect({ t: t.name, inPlace: e?.details.inPlace, aside: e?.details.hiveOriginal?.includes(originalAsideName(t.name)) }).toEqual({
+          t: t.name,
+          inPlace: true,
+          aside: t.partitionKeys.length > 0,
+        });
       }
     } finally {
       await pg.end();
@@ -130,17 +160,52 @@ describe('migrate apply with the Hive catalog in place (HMS 3.1.3)', () => {
 
     // Independent readers through the Hive catalog: PyIceberg (not Avro: PyIceberg 0.12 reads no Avro data files) and Spark.
     for (const t of migrated.filter((x) => x.format !== 'avro')) {
-      const r = await run(env.HIM_VERIFIER_PYTHON as string, [path.join(ROOT, 'dev/verifier/read_hive_table.py'), '--hms', hmsUri, '--table', `${t.db}.${t.name}`]);
+      const r = await run(env.HIM_VERIFIER_PYTHON as string, [
+        path.join(ROOT, 'dev/verifier/read_hive_table.py'),
+        '--hms',
+        hmsUri,
+        '--table',
+        `${t.db}.${t.name}`,
+      ]);
       expect(r.code).toBe(0);
       const got = last(r.stdout);
-      expect({ t: t.name, engine: 'pyiceberg', rows: got.rows, checksum: got.checksum }).toEqual({ t: t.name, engine: 'pyiceberg', rows: t.rows, checksum: t.checksum });
+      expect({ t: t.name, engine: 'pyiceberg', rows: got.rows, checksum: got.checksum }).toEqual({
+        t: t.name,
+        engine: 'pyiceberg',
+        rows: t.rows,
+        checksum: t.checksum,
+      });
     }
     const names = migrated.map((t) => `${t.db}.${t.name}`);
-    const spark = await run(env.HIM_VERIFIER_PYTHON as string, [path.join(ROOT, 'dev/verifier/read_tables.py'), '--engines', 'spark', '--catalog-type', 'hive', '--hms-uri', hmsUri, '--s3-endpoint', env.HIM_S3_ENDPOINT ?? '', ...names], 600_000);
-    const reads = spark.stdout.trim().split('\n').map((l) => JSON.parse(l) as { table: string; rows: number; checksum: string; error?: string });
+    const spark = await run(
+      env.HIM_VERIFIER_PYTHON as string,
+      [
+        path.join(ROOT, 'dev/verifier/read_tables.py'),
+        '--engines',
+        'spark',
+        '--catalog-type',
+        'hive',
+        '--hms-uri',
+        hmsUri,
+        '--s3-endpoint',
+        env.HIM_S3_ENDPOINT ?? '',
+        ...names,
+      ],
+      600_000,
+    );
+    const reads = spark.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { table: string; rows: number; checksum: string; error?: string });
     for (const t of migrated) {
       const got = reads.find((x) => x.table === `${t.db}.${t.name}`);
-      expect({ t: t.name, engine: 'spark', rows: got?.rows, checksum: got?.checksum, error: got?.error }).toEqual({ t: t.name, engine: 'spark', rows: t.rows, checksum: t.checksum, error: undefined });
+      expect({ t: t.name, engine: 'spark', rows: got?.rows, checksum: got?.checksum, error: got?.error }).toEqual({
+        t: t.name,
+        engine: 'spark',
+        rows: t.rows,
+        checksum: t.checksum,
+        error: undefined,
+      });
     }
 
     // The nightly checks understand in place: the originals aside compare equal, the entries are ours.
@@ -150,7 +215,11 @@ describe('migrate apply with the Hive catalog in place (HMS 3.1.3)', () => {
     // Roll back every wave, last first: every HMS object equals its saved original again.
     for (const w of [...plan.waves].reverse()) {
       const rb = await migrate(['rollback', id, '--wave', String(w.number), '--json']);
-      expect({ wave: w.number, code: rb.code, out: rb.code === 0 ? '' : `${rb.stdout}${rb.stderr}` }).toEqual({ wave: w.number, code: 0, out: '' });
+      expect({ wave: w.number, code: rb.code, out: rb.code === 0 ? '' : `${rb.stdout}${rb.stderr}` }).toEqual({
+        wave: w.number,
+        code: 0,
+        out: '',
+      });
     }
     const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
     try {
@@ -164,12 +233,20 @@ describe('migrate apply with the Hive catalog in place (HMS 3.1.3)', () => {
     } finally {
       await state.close();
     }
-    const store = new RoutingObjectStore({ metadataPrefixes: [], s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
+    const store = new RoutingObjectStore({
+      metadataPrefixes: [],
+      s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true },
+    });
     try {
       for (const t of manifest.tables) {
         for (const f of t.files) {
           const { size } = await store.head(f.location);
-          expect({ f: f.location, sha: createHash('sha256').update(await store.readRange(f.location, 0, size)).digest('hex') }).toEqual({ f: f.location, sha: f.sha256 });
+          expect({
+            f: f.location,
+            sha: createHash('sha256')
+              .update(await store.readRange(f.location, 0, size))
+              .digest('hex'),
+          }).toEqual({ f: f.location, sha: f.sha256 });
         }
       }
     } finally {

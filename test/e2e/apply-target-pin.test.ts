@@ -26,15 +26,26 @@ let worker: ChildProcess | undefined;
 let workerLog = '';
 
 const configWith = (nsPrefix: string): string => {
-  const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: him-pin-${prefix}`);
+  const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8').replace(
+    /namespace: default/,
+    `namespace: default\n  taskQueue: him-pin-${prefix}`,
+  );
   const file = path.join(dir, `migrate-${nsPrefix}.yaml`);
-  writeFileSync(file, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n`);
+  writeFileSync(
+    file,
+    `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n`,
+  );
   return file;
 };
 const migrate = (config: string, args: string[]): Promise<Run> => run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', config]);
 
 function startWorker(config: string): void {
-  worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', config], { env: { ...process.env, ...env }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', config], {
+    env: { ...process.env, ...env },
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
   worker.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
 }
@@ -98,13 +109,22 @@ describe('the plan pins its target', () => {
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     for (const ns of [`${planned}${db}`, `${workers}${db}`]) expect(await catalog.listTables([ns]).catch(() => [])).toEqual([]);
     const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
-    const store = new RoutingObjectStore({ metadataPrefixes: [], s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
+    const store = new RoutingObjectStore({
+      metadataPrefixes: [],
+      s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true },
+    });
     try {
       for (const r of await state.listTables(plan.hash)) {
-        expect({ t: r.tableId, status: r.status, code: r.errorCode, written: r.metadataLocation }).toEqual({ t: r.tableId, status: 'failed', code: 'TARGET_MISMATCH', written: null });
+        expect({ t: r.tableId, status: r.status, code: r.errorCode, written: r.metadataLocation }).toEqual({
+          t: r.tableId,
+          status: 'failed',
+          code: 'TARGET_MISMATCH',
+          written: null,
+        });
       }
       const meta: string[] = [];
-      for await (const f of store.list(`s3a://hive/seed/${prefix}/`, { recursive: true })) if (f.kind === 'file' && f.path.includes('/metadata/')) meta.push(f.path);
+      for await (const f of store.list(`s3a://hive/seed/${prefix}/`, { recursive: true }))
+        if (f.kind === 'file' && f.path.includes('/metadata/')) meta.push(f.path);
       expect(meta).toEqual([]);
     } finally {
       await state.close();

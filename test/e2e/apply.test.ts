@@ -37,23 +37,35 @@ let workerLog = '';
 /** The first test's plan (the second plans the same tables again). */
 let firstPlan: { hash: string; waves: { number: number; tables: { id: string }[] }[] } | undefined;
 
-const migrate = (args: string[], timeout?: number): Promise<Run> => run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
+const migrate = (args: string[], timeout?: number): Promise<Run> =>
+  run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
 const tsx = TSX;
 
 function startWorker(): void {
-  worker = spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfgFile], { env: { ...process.env, ...env }, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  worker = spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfgFile], {
+    env: { ...process.env, ...env },
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
   worker.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
 }
 
 async function sha256Of(store: RoutingObjectStore, uri: string): Promise<string> {
   const { size } = await store.head(uri);
-  return createHash('sha256').update(await store.readRange(uri, 0, size)).digest('hex');
+  return createHash('sha256')
+    .update(await store.readRange(uri, 0, size))
+    .digest('hex');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface StatusJson { state: string; currentWave: number | null; waves: { wave: number; status: string; migrated: number; skipped: number; failed: { tableId: string; code: string }[] }[]; totalWaves: number }
+interface StatusJson {
+  state: string;
+  currentWave: number | null;
+  waves: { wave: number; status: string; migrated: number; skipped: number; failed: { tableId: string; code: string }[] }[];
+  totalWaves: number;
+}
 
 describe('migrate apply / approve / status / rollback (Temporal, seeded warehouse)', () => {
   beforeAll(async () => {
@@ -62,9 +74,14 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     const s = await run(tsx, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--manifest', mf]);
     if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
     manifest = JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
-    const base = readFileSync(stackCfg, 'utf8').replace(/taskQueue:.*\n/, '').replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`);
+    const base = readFileSync(stackCfg, 'utf8')
+      .replace(/taskQueue:.*\n/, '')
+      .replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`);
     cfgFile = path.join(dir, 'migrate.yaml');
-    writeFileSync(cfgFile, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${prefix}_sales, ${prefix}_misc]\n  waves:\n    maxTablesPerWave: 4\n`);
+    writeFileSync(
+      cfgFile,
+      `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${prefix}_sales, ${prefix}_misc]\n  waves:\n    maxTablesPerWave: 4\n`,
+    );
     startWorker();
   }, 600_000);
 
@@ -118,17 +135,39 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
 
     // Every planned table: migrated, a view (skipped), or one of the known non-convertible layouts.
     const failed = st.waves.flatMap((w) => w.failed);
-    expect(failed.map((f) => [f.tableId.split('.')[1], f.code]).sort()).toEqual([['accounts_acid', 'CONVERT_SUBDIRECTORY'], ['visits_skewed', 'CONVERT_SUBDIRECTORY']].filter(([n]) => plan.waves.some((w) => w.tables.some((t) => t.id.endsWith(`.${n}`)))));
+    expect(failed.map((f) => [f.tableId.split('.')[1], f.code]).sort()).toEqual(
+      [
+        ['accounts_acid', 'CONVERT_SUBDIRECTORY'],
+        ['visits_skewed', 'CONVERT_SUBDIRECTORY'],
+      ].filter(([n]) => plan.waves.some((w) => w.tables.some((t) => t.id.endsWith(`.${n}`)))),
+    );
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
-    for (const f of failed) expect(await catalog.tableExists(tableIdent([`${nsPrefix}${f.tableId.split('.')[0]}`], f.tableId.split('.')[1] as string))).toBe(false);
+    for (const f of failed)
+      expect(await catalog.tableExists(tableIdent([`${nsPrefix}${f.tableId.split('.')[0]}`], f.tableId.split('.')[1] as string))).toBe(
+        false,
+      );
 
     // PyIceberg reads every migrated table with the original rows (Avro: PyIceberg cannot, see the convert test).
     const planned = new Set(plan.waves.flatMap((w) => w.tables.map((t) => t.id)));
-    const migrated = manifest.tables.filter((t) => planned.has(`${t.db}.${t.name}`) && t.kind !== 'view' && !failed.some((f) => f.tableId === `${t.db}.${t.name}`));
+    const migrated = manifest.tables.filter(
+      (t) => planned.has(`${t.db}.${t.name}`) && t.kind !== 'view' && !failed.some((f) => f.tableId === `${t.db}.${t.name}`),
+    );
     expect(migrated.length).toBeGreaterThanOrEqual(5);
     const names = migrated.filter((t) => t.format !== 'avro').map((t) => `${nsPrefix}${t.db}.${t.name}`);
-    const r = await run(env.HIM_VERIFIER_PYTHON as string, [path.join(root, 'dev/verifier/read_tables.py'), '--engines', 'pyiceberg', '--catalog-uri', env.HIM_ICEBERG_REST_URI ?? '', '--s3-endpoint', env.HIM_S3_ENDPOINT ?? '', ...names]);
-    const reads = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { table: string; rows: number; checksum: string; error?: string });
+    const r = await run(env.HIM_VERIFIER_PYTHON as string, [
+      path.join(root, 'dev/verifier/read_tables.py'),
+      '--engines',
+      'pyiceberg',
+      '--catalog-uri',
+      env.HIM_ICEBERG_REST_URI ?? '',
+      '--s3-endpoint',
+      env.HIM_S3_ENDPOINT ?? '',
+      ...names,
+    ]);
+    const reads = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { table: string; rows: number; checksum: string; error?: string });
     for (const t of migrated.filter((x) => x.format !== 'avro')) {
       const got = reads.find((x) => x.table === `${nsPrefix}${t.db}.${t.name}`);
       expect({ t: t.name, rows: got?.rows, checksum: got?.checksum }).toEqual({ t: t.name, rows: t.rows, checksum: t.checksum });
@@ -138,7 +177,8 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
     const client = new Client({ connection });
     const found: string[] = [];
-    for await (const w of client.workflow.list({ query: `MigrationPlan = '${id}' AND MigrationStatus IN ('succeeded', 'failed')` })) found.push(w.workflowId);
+    for await (const w of client.workflow.list({ query: `MigrationPlan = '${id}' AND MigrationStatus IN ('succeeded', 'failed')` }))
+      found.push(w.workflowId);
     expect(found.sort()).toEqual(plan.waves.map((w) => `migrate/${id}/wave-${w.number}`).sort());
 
     // No secret from the environment in any history of this plan.
@@ -153,7 +193,10 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     expect(histories).toBeGreaterThan(plan.waves.length);
 
     // Rollback of the last wave that migrated something.
-    const store = new RoutingObjectStore({ metadataPrefixes: [], s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
+    const store = new RoutingObjectStore({
+      metadataPrefixes: [],
+      s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true },
+    });
     const last = [...st.waves].reverse().find((w) => w.migrated > 0);
     expect(last).toBeDefined();
     const lastWave = last?.wave as number;
@@ -180,7 +223,8 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
       await hms.close();
     }
     // Every data file of the seed: byte-identical.
-    for (const t of manifest.tables) for (const f of t.files) expect({ f: f.location, sha: await sha256Of(store, f.location) }).toEqual({ f: f.location, sha: f.sha256 });
+    for (const t of manifest.tables)
+      for (const f of t.files) expect({ f: f.location, sha: await sha256Of(store, f.location) }).toEqual({ f: f.location, sha: f.sha256 });
     store.destroy();
 
     const v = await migrate(['audit', 'verify', '--json']);
@@ -196,7 +240,8 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     const before = new Map<string, string>();
     for (const db of [`${prefix}_sales`, `${prefix}_misc`]) {
-      for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) before.set(`${t.namespace.join('.')}.${t.name}`, (await catalog.loadTable(t)).metadataLocation);
+      for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => []))
+        before.set(`${t.namespace.join('.')}.${t.name}`, (await catalog.loadTable(t)).metadataLocation);
     }
     expect(before.size).toBeGreaterThan(0);
     const planFile = path.join(dir, 'plan-early.json');
@@ -233,7 +278,10 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     expect(registered.size).toBeGreaterThan(0);
     const planFile = path.join(dir, 'plan-3.json');
     expect((await migrate(['plan', '--out', planFile])).code).toBe(0);
-    const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { waves: { tables: { id: string }[] }[]; notPlanned: { id: string; reason: string }[] };
+    const plan = JSON.parse(readFileSync(planFile, 'utf8')) as {
+      waves: { tables: { id: string }[] }[];
+      notPlanned: { id: string; reason: string }[];
+    };
     const planned = new Set(plan.waves.flatMap((w) => w.tables.map((t) => t.id)));
     const firstPlanned = (firstPlan?.waves ?? []).flatMap((w) => w.tables.map((t) => t.id));
     // Exactly the first plan's tables minus the registered ones: the rolled-back wave, the failed

@@ -27,21 +27,26 @@ let cfg = '';
 let parquet: Buffer;
 const s3 = new S3Client({ endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true });
 const hms = new ThriftHmsWriter({ uri: env.HIM_HMS_PG_URI as string });
-const put = (key: string, body: Buffer): Promise<unknown> => s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${db}/${key}`, Body: body }));
+const put = (key: string, body: Buffer): Promise<unknown> =>
+  s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${db}/${key}`, Body: body }));
 
 /** Sets a table's location in HMS's backing database (Thrift refuses empty and relative ones). */
 async function setLocation(name: string, location: string): Promise<void> {
   const pg = new Client({ connectionString: env.HIM_HMS_POSTGRES_URL });
   await pg.connect();
   try {
-    const r = await pg.query('UPDATE "SDS" SET "LOCATION" = $1 WHERE "SD_ID" = (SELECT t."SD_ID" FROM "TBLS" t JOIN "DBS" d ON d."DB_ID" = t."DB_ID" WHERE d."NAME" = $2 AND t."TBL_NAME" = $3)', [location, db, name]);
+    const r = await pg.query(
+      'UPDATE "SDS" SET "LOCATION" = $1 WHERE "SD_ID" = (SELECT t."SD_ID" FROM "TBLS" t JOIN "DBS" d ON d."DB_ID" = t."DB_ID" WHERE d."NAME" = $2 AND t."TBL_NAME" = $3)',
+      [location, db, name],
+    );
     if (r.rowCount !== 1) throw new Error(`no SDS row for ${db}.${name}`);
   } finally {
     await pg.end();
   }
 }
 
-const ext = (name: string, location: string, o: Partial<HiveTable> = {}): HiveTable => table({ database: db, name, sd: { location }, parameters: { EXTERNAL: 'TRUE' }, ...o });
+const ext = (name: string, location: string, o: Partial<HiveTable> = {}): HiveTable =>
+  table({ database: db, name, sd: { location }, parameters: { EXTERNAL: 'TRUE' }, ...o });
 const TABLES: readonly HiveTable[] = [
   ext('int_abc', loc('int_abc'), { partitionKeys: [{ name: 'p', type: 'int', comment: null }] }),
   ext('empty_loc', loc('empty_loc')),
@@ -57,9 +62,24 @@ const TABLES: readonly HiveTable[] = [
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-odd-'));
   cfg = path.join(dir, 'migrate.yaml');
-  writeFileSync(cfg, readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8').replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`));
-  const w = await importEsmFile<{ parquetWriteBuffer(o: { columnData: { name: string; data: unknown[]; type: string }[] }): ArrayBuffer }>(require.resolve('hyparquet-writer'));
-  parquet = Buffer.from(w.parquetWriteBuffer({ columnData: [{ name: 'id', data: [1n, 2n, 3n], type: 'INT64' }, { name: 'v', data: ['a', 'b', 'c'], type: 'STRING' }] }));
+  writeFileSync(
+    cfg,
+    readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8').replace(
+      /(warehouse: .*)/,
+      `$1\n  namespacePrefix: ${nsPrefix}`,
+    ),
+  );
+  const w = await importEsmFile<{ parquetWriteBuffer(o: { columnData: { name: string; data: unknown[]; type: string }[] }): ArrayBuffer }>(
+    require.resolve('hyparquet-writer'),
+  );
+  parquet = Buffer.from(
+    w.parquetWriteBuffer({
+      columnData: [
+        { name: 'id', data: [1n, 2n, 3n], type: 'INT64' },
+        { name: 'v', data: ['a', 'b', 'c'], type: 'STRING' },
+      ],
+    }),
+  );
   // Files that exist before the tables: HMS may gather stats over them.
   await put('zero_byte/part-0.parquet', parquet);
   await put('zero_byte/part-1.parquet', Buffer.alloc(0));
@@ -67,7 +87,14 @@ beforeAll(async () => {
   await put('shared/part-0.parquet', parquet);
   await put('int_abc/p=1/part-0.parquet', parquet);
   await put('int_abc/p=abc/part-0.parquet', parquet);
-  await hms.createDatabase({ name: db, description: 'issue 18 odd tables', locationUri: loc(''), parameters: {}, owner: 'him-test', ownerType: 'USER' });
+  await hms.createDatabase({
+    name: db,
+    description: 'issue 18 odd tables',
+    locationUri: loc(''),
+    parameters: {},
+    owner: 'him-test',
+    ownerType: 'USER',
+  });
   for (const t of TABLES) await hms.createTable(t);
   await hms.addPartitions(db, 'int_abc', [
     { ...partition('p=1', { sd: { location: loc('int_abc/p=1') } }), values: ['1'] },
@@ -98,7 +125,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
-interface AssessedJson { id: string; class: string; files: number; bytes: number; sizeSource: string; findings: { code: string; severity: string; evidence: string }[] }
+interface AssessedJson {
+  id: string;
+  class: string;
+  files: number;
+  bytes: number;
+  sizeSource: string;
+  findings: { code: string; severity: string; evidence: string }[];
+}
 
 describe('assess: odd tables get their codes before apply would trip on them', () => {
   let tables = new Map<string, AssessedJson>();
@@ -113,7 +147,9 @@ describe('assess: odd tables get their codes before apply would trip on them', (
   }, 120_000);
 
   it('each odd table has its code and class; a plain table migrates', () => {
-    const got = Object.fromEntries([...tables.values()].map((t) => [t.id.slice(db.length + 1), [t.class, warnings(t.id.slice(db.length + 1))]]));
+    const got = Object.fromEntries(
+      [...tables.values()].map((t) => [t.id.slice(db.length + 1), [t.class, warnings(t.id.slice(db.length + 1))]]),
+    );
     expect(got).toEqual({
       int_abc: ['rewrite-required', ['PARTITION_VALUE_INVALID']],
       empty_loc: ['rewrite-required', ['LOCATION_INVALID']],
@@ -125,8 +161,12 @@ describe('assess: odd tables get their codes before apply would trip on them', (
       zero_byte: ['migrate-with-warnings', ['FILE_EMPTY']],
       plain: ['migrate', []],
     });
-    expect(tables.get(id('int_abc'))!.findings.find((f) => f.code === 'PARTITION_VALUE_INVALID')!.evidence).toContain('"abc" is not a valid int');
-    expect(tables.get(id('rel_loc'))!.findings.find((f) => f.code === 'LOCATION_INVALID')!.evidence).toContain('relative location "warehouse/rel_loc"');
+    expect(tables.get(id('int_abc'))!.findings.find((f) => f.code === 'PARTITION_VALUE_INVALID')!.evidence).toContain(
+      '"abc" is not a valid int',
+    );
+    expect(tables.get(id('rel_loc'))!.findings.find((f) => f.code === 'LOCATION_INVALID')!.evidence).toContain(
+      'relative location "warehouse/rel_loc"',
+    );
     expect(tables.get(id('shared_nested'))!.findings.find((f) => f.code === 'LOCATION_SHARED')!.evidence).toContain(id('shared_a'));
     expect(tables.get(id('zero_byte'))!.findings.find((f) => f.code === 'FILE_EMPTY')!.evidence).toContain('zero_byte/part-1.parquet');
   });
@@ -138,7 +178,10 @@ describe('assess: odd tables get their codes before apply would trip on them', (
     const out = path.join(dir, 'plan.json');
     const p = await run(MIGRATE, ['plan', '--config', cfg, '--database', db, '--out', out]);
     expect({ code: p.code, stderr: p.stderr }).toEqual({ code: 0, stderr: '' });
-    const plan = JSON.parse(readFileSync(out, 'utf8')) as { waves: { tables: { id: string; files: number; bytes: number }[] }[]; notPlanned: { id: string }[] };
+    const plan = JSON.parse(readFileSync(out, 'utf8')) as {
+      waves: { tables: { id: string; files: number; bytes: number }[] }[];
+      notPlanned: { id: string }[];
+    };
     const planned = plan.waves.flatMap((w) => w.tables);
     expect(planned.find((x) => x.id === id('spark_like'))).toMatchObject({ files: 2, bytes: 2 * parquet.length });
     expect(planned.map((x) => x.id).sort()).toEqual([id('plain'), id('spark_like'), id('zero_byte')]);
@@ -147,7 +190,10 @@ describe('assess: odd tables get their codes before apply would trip on them', (
   it('migrate table on the zero-byte table: the file is left out and listed in the validation record', async () => {
     const r = await run(MIGRATE, ['table', id('zero_byte'), '--config', cfg, '--json']);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
-    const out = JSON.parse(r.stdout) as { dataFiles: number; validation: { ok: boolean; skipped: { path: string; reason: string }[]; files: { listed: number } } };
+    const out = JSON.parse(r.stdout) as {
+      dataFiles: number;
+      validation: { ok: boolean; skipped: { path: string; reason: string }[]; files: { listed: number } };
+    };
     expect(out.dataFiles).toBe(1);
     expect(out.validation.ok).toBe(true);
     expect(out.validation.files.listed).toBe(1);

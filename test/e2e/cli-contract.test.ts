@@ -30,7 +30,8 @@ let connection: Connection;
 let client: Client;
 
 type ErrorJson = { ok: false; error: { code: string; message: string; context: Record<string, unknown> } };
-const migrate = (args: string[], extraEnv: Record<string, string> = {}): Promise<Run> => run(MIGRATE, [...args, '--config', cfg], 180_000, extraEnv);
+const migrate = (args: string[], extraEnv: Record<string, string> = {}): Promise<Run> =>
+  run(MIGRATE, [...args, '--config', cfg], 180_000, extraEnv);
 const errorOf = (r: Run): ErrorJson['error'] => (JSON.parse(r.stdout) as ErrorJson).error;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -39,7 +40,13 @@ function writePlan(name: string, waves: number): PlanFile {
   const db = uniqueName('gone').toLowerCase();
   const tables = Array.from({ length: waves }, (_, i) => table(`${db}.t${i}`));
   const plan = buildPlan(
-    { createdAt: new Date().toISOString(), toolVersion: '0.1.0', source: { uri: env.HIM_HMS_PG_URI as string, label: db }, targetCatalog: 'lake', throughput: { filesPerSecond: 100, bytesPerSecond: 1e6, perTableOverheadSeconds: 1 } },
+    {
+      createdAt: new Date().toISOString(),
+      toolVersion: '0.1.0',
+      source: { uri: env.HIM_HMS_PG_URI as string, label: db },
+      targetCatalog: 'lake',
+      throughput: { filesPerSecond: 100, bytesPerSecond: 1e6, perTableOverheadSeconds: 1 },
+    },
     planWaves(buildGraph(tables, []), { ...baseOptions, maxTablesPerWave: 1 }),
   );
   writeFileSync(path.join(dir, name), serializePlan(plan));
@@ -59,7 +66,12 @@ async function waitUntil<T>(what: string, fn: () => Promise<T | undefined>, ms =
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-contract-'));
   cfg = path.join(dir, 'migrate.yaml');
-  writeFileSync(cfg, readFileSync(stackCfg, 'utf8').replace(/taskQueue:.*\n/, '').replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`));
+  writeFileSync(
+    cfg,
+    readFileSync(stackCfg, 'utf8')
+      .replace(/taskQueue:.*\n/, '')
+      .replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`),
+  );
   connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
   client = new Client({ connection });
 });
@@ -74,7 +86,19 @@ afterAll(async () => {
 
 describe('usage and configuration: exit 2, coded, before anything runs', () => {
   it('every command with a numeric flag refuses abc through bin/migrate', async () => {
-    for (const argv of [['doctor', '--timeout', 'abc'], ['inventory', '--calls-per-second', '-1'], ['table', 'a.b', '--footer-concurrency', '0'], ['worker', '--concurrency', '0'], ['apply', 'p.json', '--concurrency', 'abc'], ['apply', 'p.json', '--step-timeout', 'abc'], ['apply', 'p.json', '--max-failed', '-1'], ['approve', 'abcdef123456', '--wave', 'abc'], ['rollback', 'abcdef123456', '--wave', 'abc'], ['validate', 'abcdef123456', '--concurrency', '0'], ['schedule', 'create', 'abcdef123456', '--concurrency', String(2 ** 31)]]) {
+    for (const argv of [
+      ['doctor', '--timeout', 'abc'],
+      ['inventory', '--calls-per-second', '-1'],
+      ['table', 'a.b', '--footer-concurrency', '0'],
+      ['worker', '--concurrency', '0'],
+      ['apply', 'p.json', '--concurrency', 'abc'],
+      ['apply', 'p.json', '--step-timeout', 'abc'],
+      ['apply', 'p.json', '--max-failed', '-1'],
+      ['approve', 'abcdef123456', '--wave', 'abc'],
+      ['rollback', 'abcdef123456', '--wave', 'abc'],
+      ['validate', 'abcdef123456', '--concurrency', '0'],
+      ['schedule', 'create', 'abcdef123456', '--concurrency', String(2 ** 31)],
+    ]) {
       const r = await migrate([...argv, '--json']);
       expect([argv.join(' '), r.code]).toEqual([argv.join(' '), 2]);
       expect(errorOf(r).code).toBe('USAGE');
@@ -104,7 +128,12 @@ describe('usage and configuration: exit 2, coded, before anything runs', () => {
     writeFileSync(path.join(dir, 'edited.json'), text.replace(`"targetCatalog":"lake"`, `"targetCatalog":"other"`));
     writeFileSync(path.join(dir, 'future.json'), text.replace(/"version":\d+/, '"version":99'));
     expect(text).toContain('"targetCatalog":"lake"');
-    for (const [file, code] of [['garbage.json', 'PLAN_INVALID'], ['edited.json', 'PLAN_HASH_MISMATCH'], ['future.json', 'PLAN_VERSION_UNSUPPORTED'], ['missing.json', 'USAGE']] as const) {
+    for (const [file, code] of [
+      ['garbage.json', 'PLAN_INVALID'],
+      ['edited.json', 'PLAN_HASH_MISMATCH'],
+      ['future.json', 'PLAN_VERSION_UNSUPPORTED'],
+      ['missing.json', 'USAGE'],
+    ] as const) {
       const r = await migrate(['apply', path.join(dir, file), '--json']);
       expect([file, r.code, errorOf(r).code]).toEqual([file, 2, code]);
     }
@@ -116,12 +145,22 @@ describe('usage and configuration: exit 2, coded, before anything runs', () => {
   });
 
   it('a plan never applied: approve, pause, status → USAGE exit 2; rollback, validate, schedule create → PLAN_INVALID exit 2', async () => {
-    for (const argv of [['approve', 'abcdef123456', '--wave', '1'], ['pause', 'abcdef123456'], ['resume', 'abcdef123456'], ['cancel', 'abcdef123456'], ['status', 'abcdef123456']]) {
+    for (const argv of [
+      ['approve', 'abcdef123456', '--wave', '1'],
+      ['pause', 'abcdef123456'],
+      ['resume', 'abcdef123456'],
+      ['cancel', 'abcdef123456'],
+      ['status', 'abcdef123456'],
+    ]) {
       const r = await migrate([...argv, '--json']);
       expect([argv[0], r.code, errorOf(r).code]).toEqual([argv[0], 2, 'USAGE']);
       expect(errorOf(r).message).toContain('run migrate apply first');
     }
-    for (const argv of [['rollback', 'abcdef123456', '--wave', '1'], ['validate', 'abcdef123456'], ['schedule', 'create', 'abcdef123456']]) {
+    for (const argv of [
+      ['rollback', 'abcdef123456', '--wave', '1'],
+      ['validate', 'abcdef123456'],
+      ['schedule', 'create', 'abcdef123456'],
+    ]) {
       const r = await migrate([...argv, '--json']);
       expect([argv[0], r.code, errorOf(r).code]).toEqual([argv[0], 2, 'PLAN_INVALID']);
     }
@@ -181,7 +220,10 @@ describe('plans on a worker: approve, status, apply --wait, rollback', () => {
     const text = await migrate(['status', id]);
     expect(text.code).toBe(1);
     expect(text.stdout).toContain('1 table failed');
-    for (const argv of [['pause', id], ['cancel', id]]) {
+    for (const argv of [
+      ['pause', id],
+      ['cancel', id],
+    ]) {
       const r = await migrate([...argv, '--json']);
       expect([argv[0], r.code, errorOf(r).code]).toEqual([argv[0], 2, 'PLAN_FINISHED']);
     }
@@ -209,25 +251,45 @@ describe('plans on a worker: approve, status, apply --wait, rollback', () => {
     // status knows the plan's own --max-failed (from its workflow's input).
     const s = await migrate(['status', plan.hash.slice(0, 12), '--json']);
     expect(s.code).toBe(0);
-    expect(JSON.parse(s.stdout)).toMatchObject({ state: 'succeeded', ok: true, failedTables: 2, note: '2 tables failed (allowed by --max-failed 1)' });
+    expect(JSON.parse(s.stdout)).toMatchObject({
+      state: 'succeeded',
+      ok: true,
+      failedTables: 2,
+      note: '2 tables failed (allowed by --max-failed 1)',
+    });
   }, 600_000);
 
   it('status reports a plan workflow that failed, was cancelled or timed out as such: exit 1 (a worker would answer "running")', async () => {
     // Failed: a plan hash the state store never saw; the workflow's first activity refuses it.
     const failedId = randomBytes(6).toString('hex');
-    const hf = await client.workflow.start('migrationWorkflow', { taskQueue, workflowId: `migrate/${failedId}`, args: [{ planHash: `${failedId}${'0'.repeat(52)}`, autoApprove: false }] });
+    const hf = await client.workflow.start('migrationWorkflow', {
+      taskQueue,
+      workflowId: `migrate/${failedId}`,
+      args: [{ planHash: `${failedId}${'0'.repeat(52)}`, autoApprove: false }],
+    });
     await waitUntil('the workflow fails', async () => ((await hf.describe()).status.name === 'FAILED' ? true : undefined));
     // Cancelled: a plan waiting for approval, cancelled through Temporal.
     const plan = writePlan('cancel.json', 1);
     const cancelId = plan.hash.slice(0, 12);
     expect((await migrate(['apply', path.join(dir, 'cancel.json')])).code).toBe(0);
-    await waitUntil('waiting for approval', async () => ((await migrate(['status', cancelId])).stdout.includes('waiting-approval') ? true : undefined));
+    await waitUntil('waiting for approval', async () =>
+      (await migrate(['status', cancelId])).stdout.includes('waiting-approval') ? true : undefined,
+    );
     await client.workflow.getHandle(`migrate/${cancelId}`).cancel();
     // Timed out: an execution timeout of 1 s on a queue nobody polls.
     const timedId = randomBytes(6).toString('hex');
-    await client.workflow.start('migrationWorkflow', { taskQueue: `${taskQueue}-nobody`, workflowId: `migrate/${timedId}`, workflowExecutionTimeout: '1s', args: [{ planHash: `${timedId}${'0'.repeat(52)}`, autoApprove: false }] });
+    await client.workflow.start('migrationWorkflow', {
+      taskQueue: `${taskQueue}-nobody`,
+      workflowId: `migrate/${timedId}`,
+      workflowExecutionTimeout: '1s',
+      args: [{ planHash: `${timedId}${'0'.repeat(52)}`, autoApprove: false }],
+    });
     await sleep(3000);
-    for (const [id, status] of [[failedId, 'FAILED'], [cancelId, 'CANCELLED'], [timedId, 'TIMED_OUT']] as const) {
+    for (const [id, status] of [
+      [failedId, 'FAILED'],
+      [cancelId, 'CANCELLED'],
+      [timedId, 'TIMED_OUT'],
+    ] as const) {
       const r = await waitUntil(`status of ${status}`, async () => {
         const x = await migrate(['status', id, '--json']);
         return x.code === 1 && errorOf(x).context.status === status ? x : undefined;

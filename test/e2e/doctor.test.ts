@@ -7,7 +7,15 @@ import { testStack } from '../helpers/stack-env';
 
 const env = testStack();
 
-interface Check { component: string; ok: boolean; version?: string; latencyMs?: number; code?: string; remedy?: string; detail: string }
+interface Check {
+  component: string;
+  ok: boolean;
+  version?: string;
+  latencyMs?: number;
+  code?: string;
+  remedy?: string;
+  detail: string;
+}
 
 const migrate = (args: string[]): Promise<Run> => run(MIGRATE, args);
 
@@ -16,7 +24,8 @@ describe('migrate doctor', () => {
 
   it('the stack writes a config that names every component', () => {
     const text = readFileSync(cfg, 'utf8');
-    for (const v of [env.HIM_HMS_PG_URI, env.HIM_ICEBERG_REST_URI, env.HIM_S3_ENDPOINT, env.HIM_TEMPORAL_ADDRESS, env.HIM_POSTGRES_URL]) expect(text).toContain(v);
+    for (const v of [env.HIM_HMS_PG_URI, env.HIM_ICEBERG_REST_URI, env.HIM_S3_ENDPOINT, env.HIM_TEMPORAL_ADDRESS, env.HIM_POSTGRES_URL])
+      expect(text).toContain(v);
   });
 
   it('checks all five endpoints of the stack: ok, with versions and latencies, exit 0', async () => {
@@ -54,9 +63,24 @@ describe('migrate doctor', () => {
     const top = await migrate(['--help']);
     expect(top.code).toBe(0);
     expect(top.stdout).toMatch(/doctor \[options\]/);
-    for (const c of ['inventory', 'assess', 'plan', 'table', 'worker', 'apply', 'approve', 'status', 'rollback', 'audit', 'validate', 'schedule']) expect(top.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    for (const c of [
+      'inventory',
+      'assess',
+      'plan',
+      'table',
+      'worker',
+      'apply',
+      'approve',
+      'status',
+      'rollback',
+      'audit',
+      'validate',
+      'schedule',
+    ])
+      expect(top.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     expect(top.stdout).not.toContain('Planned commands');
     expect(top.stdout).toMatch(/A migration, step by step[\s\S]*migrate plan[\s\S]*migrate apply[\s\S]*migrate rollback/);
-    for (const c of ['doctor', 'plan', 'table', 'apply', 'approve', 'rollback', 'validate']) expect((await migrate([c, '--help'])).stdout).toContain('Examples:');
+    for (const c of ['doctor', 'plan', 'table', 'apply', 'approve', 'rollback', 'validate'])
+      expect((await migrate([c, '--help'])).stdout).toContain('Examples:');
   });
 });

@@ -35,7 +35,13 @@ describe('migrate inventory', () => {
   it('--json over Thrift: our database with its counts, exit 0', async () => {
     const r = await migrate(['inventory', '--config', cfg, '--json', '--database', f.db.name]);
     expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout) as { ok: boolean; source: string; databases: unknown[]; totals: { tables: number }; calls: Record<string, { calls: number }> };
+    const out = JSON.parse(r.stdout) as {
+      ok: boolean;
+      source: string;
+      databases: unknown[];
+      totals: { tables: number };
+      calls: Record<string, { calls: number }>;
+    };
     expect(out).toMatchObject({ ok: true, source: 'thrift', databases: [expected], totals: { tables: 5, partitions: 4 } });
     expect(out.calls.get_table_objects_by_name_req?.calls).toBe(1);
     expect(r.stderr).toBe('');
@@ -50,7 +56,18 @@ describe('migrate inventory', () => {
   });
 
   it('--source db (backing Postgres) gives the same counts', async () => {
-    const r = await migrate(['inventory', '--config', cfg, '--json', '--source', 'db', '--set', `hms.db.url=${env.HIM_HMS_POSTGRES_URL}`, '--database', f.db.name]);
+    const r = await migrate([
+      'inventory',
+      '--config',
+      cfg,
+      '--json',
+      '--source',
+      'db',
+      '--set',
+      `hms.db.url=${env.HIM_HMS_POSTGRES_URL}`,
+      '--database',
+      f.db.name,
+    ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, source: 'db', databases: [expected] });
   });

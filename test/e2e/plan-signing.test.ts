@@ -23,18 +23,33 @@ const HMAC_KEY = `e2e-plan-signing-key-${prefix}-0123456789abcdef`;
 let dir = '';
 const forgedHashes: string[] = [];
 
-interface Signature { type: string; keyId: string; signer: string; value: string }
-interface PlanJson { hash: string; version: number; target: unknown; signature?: Signature; waves: { number: number; tables: { id: string; files: number }[] }[]; notPlanned: unknown[] }
+interface Signature {
+  type: string;
+  keyId: string;
+  signer: string;
+  value: string;
+}
+interface PlanJson {
+  hash: string;
+  version: number;
+  target: unknown;
+  signature?: Signature;
+  waves: { number: number; tables: { id: string; files: number }[] }[];
+  notPlanned: unknown[];
+}
 
 /** The stack's config on our own task queue, plus a plan section with `signing`. */
 function config(name: string, signingYaml: string): string {
-  const base = readFileSync(stackCfg, 'utf8').replace(/taskQueue:.*\n/, '').replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`);
+  const base = readFileSync(stackCfg, 'utf8')
+    .replace(/taskQueue:.*\n/, '')
+    .replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`);
   const file = path.join(dir, name);
   writeFileSync(file, `${base}\nplan:\n  databases: [${database}]\n  signing:\n${signingYaml.replace(/^/gm, '    ')}\n`);
   return file;
 }
 
-const migrate = (args: string[], extraEnv: Record<string, string> = {}): Promise<Run> => run(MIGRATE, args, 300_000, { MIGRATE_PLAN_KEY: HMAC_KEY, MIGRATE_ACTOR: 'e2e-planner', ...extraEnv });
+const migrate = (args: string[], extraEnv: Record<string, string> = {}): Promise<Run> =>
+  run(MIGRATE, args, 300_000, { MIGRATE_PLAN_KEY: HMAC_KEY, MIGRATE_ACTOR: 'e2e-planner', ...extraEnv });
 /** The error code of a --json run, or what happened instead (readable in a failed expectation). */
 function errorCode(r: Run): string {
   try {
@@ -43,7 +58,8 @@ function errorCode(r: Run): string {
     return `not JSON: ${r.stdout}${r.stderr}`;
   }
 }
-const message = (hash: string, s: Signature): string => ['hms-iceberg-migrator plan signature v1', hash, s.type, s.keyId, s.signer].join('\n');
+const message = (hash: string, s: Signature): string =>
+  ['hms-iceberg-migrator plan signature v1', hash, s.type, s.keyId, s.signer].join('\n');
 
 /** An operator's edit: one table's file count changed, the hash recomputed with plain sha256, the signature kept. */
 function forge(plan: PlanJson, file: string): string {
@@ -76,7 +92,11 @@ describe('plan signing (real CLI, stack HMS)', () => {
     // Until apply calls readPlanForApply, a forged plan may have been started: end it.
     const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
     const client = new Client({ connection });
-    for (const h of forgedHashes) await client.workflow.getHandle(`migrate/${h.slice(0, 12)}`).terminate('plan-signing e2e cleanup').catch(() => undefined);
+    for (const h of forgedHashes)
+      await client.workflow
+        .getHandle(`migrate/${h.slice(0, 12)}`)
+        .terminate('plan-signing e2e cleanup')
+        .catch(() => undefined);
     await connection.close();
     await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--scale', '2,1,1', '--drop']);
     rmSync(dir, { recursive: true, force: true });
@@ -122,7 +142,12 @@ describe('plan signing (real CLI, stack HMS)', () => {
     const plan = JSON.parse(readFileSync(planFile, 'utf8')) as PlanJson;
     const s = plan.signature!;
     const pub = createPublicKey(readFileSync(path.join(dir, 'main.pub.pem')));
-    expect(s.keyId).toBe(createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16));
+    expect(s.keyId).toBe(
+      createHash('sha256')
+        .update(pub.export({ type: 'spki', format: 'der' }))
+        .digest('hex')
+        .slice(0, 16),
+    );
     expect(verify(null, Buffer.from(message(plan.hash, s)), pub, Buffer.from(s.value, 'base64'))).toBe(true);
 
     const other = config('ed-other.yaml', `type: ed25519\n${pair('other')}`);
@@ -136,7 +161,14 @@ describe('plan signing (real CLI, stack HMS)', () => {
     const cfg = config('unset.yaml', 'type: hmac\nkeyEnv: HIM_E2E_UNSET_PLAN_KEY');
     const out = path.join(dir, 'never.json');
     const r = await migrate(['plan', '-c', cfg, '--out', out, '--json']);
-    expect([r.code, (JSON.parse(r.stdout) as { error: { code: string; message: string } }).error]).toEqual([2, { code: 'CONFIG_INVALID', message: expect.stringMatching(/plan\.signing\.keyEnv: environment variable HIM_E2E_UNSET_PLAN_KEY is not set/), context: expect.anything() }]);
+    expect([r.code, (JSON.parse(r.stdout) as { error: { code: string; message: string } }).error]).toEqual([
+      2,
+      {
+        code: 'CONFIG_INVALID',
+        message: expect.stringMatching(/plan\.signing\.keyEnv: environment variable HIM_E2E_UNSET_PLAN_KEY is not set/),
+        context: expect.anything(),
+      },
+    ]);
     expect(existsSync(out)).toBe(false);
   }, 300_000);
 });

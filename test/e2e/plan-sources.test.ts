@@ -79,7 +79,8 @@ describe('plan and assess from the backing database', () => {
     const b = await migrate(['assess', ...scope, '--json', '--source', 'db', '--set', `hms.db.url=${dbUrl()}`]);
     expect([a.code, b.code]).toEqual([0, 0]);
     type T = { id: string; class: string; fingerprint: string; findings: { code: string }[] };
-    const view = (r: Run): unknown => (JSON.parse(r.stdout) as { tables: T[] }).tables.map((t) => [t.id, t.class, t.fingerprint, t.findings.map((f) => f.code)]);
+    const view = (r: Run): unknown =>
+      (JSON.parse(r.stdout) as { tables: T[] }).tables.map((t) => [t.id, t.class, t.fingerprint, t.findings.map((f) => f.code)]);
     expect(view(b)).toEqual(view(a));
   }, 300_000);
 
@@ -94,7 +95,10 @@ describe('catalog.type: jdbc', () => {
   it('doctor reaches it and migrate table registers and validates a table in it', async () => {
     const base = readFileSync(cfg, 'utf8');
     const jdbcCfg = path.join(dir, 'jdbc.yaml');
-    writeFileSync(jdbcCfg, withCatalogSection(base, `catalog:\n  name: jdbc-lake\n  type: jdbc\n  uri: ${jdbcUrl()}\n  namespacePrefix: ${prefix}_\n`));
+    writeFileSync(
+      jdbcCfg,
+      withCatalogSection(base, `catalog:\n  name: jdbc-lake\n  type: jdbc\n  uri: ${jdbcUrl()}\n  namespacePrefix: ${prefix}_\n`),
+    );
     const doctor = await run(MIGRATE, ['doctor', '--config', jdbcCfg, '--json']);
     const checks = (JSON.parse(doctor.stdout) as { checks: { component: string; ok: boolean; detail: string }[] }).checks;
     expect(checks.find((c) => c.component === 'catalog')).toMatchObject({ ok: true, detail: 'jdbc catalog tables readable' });

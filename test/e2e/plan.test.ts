@@ -18,7 +18,8 @@ const scope = ['--database', sales, '--database', misc];
 let dir = '';
 
 const migrate = (args: string[]): Promise<Run> => run(MIGRATE, args);
-const seed = (extra: string[]): Promise<Run> => run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, ...extra]);
+const seed = (extra: string[]): Promise<Run> =>
+  run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, ...extra]);
 
 /** The stack's config plus a `plan` section (YAML), written to our temp dir. */
 function config(name: string, planYaml: string): string {
@@ -72,32 +73,64 @@ describe('migrate assess / plan (seeded warehouse)', () => {
   it('assess --json: every table has its expected class and codes', async () => {
     const r = await migrate(['assess', '--config', stackCfg, '--json', ...scope]);
     expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout) as { tables: { id: string; class: string; findings: { code: string; severity: string }[] }[]; edges: { from: string; to: string }[] };
-    const got = Object.fromEntries(out.tables.map((t) => [t.id, [t.class, t.findings.filter((f) => f.severity !== 'info').map((f) => f.code)]]));
+    const out = JSON.parse(r.stdout) as {
+      tables: { id: string; class: string; findings: { code: string; severity: string }[] }[];
+      edges: { from: string; to: string }[];
+    };
+    const got = Object.fromEntries(
+      out.tables.map((t) => [t.id, [t.class, t.findings.filter((f) => f.severity !== 'info').map((f) => f.code)]]),
+    );
     expect(got).toEqual(EXPECTED);
-    expect(out.edges).toEqual(expect.arrayContaining([{ from: `${sales}.orders`, to: `${sales}.v_orders_eu`, reason: 'view' }, { from: `${sales}.v_orders_eu_big`, to: `${misc}.v_big_customers`, reason: 'view' }]));
+    expect(out.edges).toEqual(
+      expect.arrayContaining([
+        { from: `${sales}.orders`, to: `${sales}.v_orders_eu`, reason: 'view' },
+        { from: `${sales}.v_orders_eu_big`, to: `${misc}.v_big_customers`, reason: 'view' },
+      ]),
+    );
   });
 
   it('assess with S3 credentials the server refuses: each sampled table says STORAGE_NOT_SAMPLED with the coded cause, nothing else changes', async () => {
-    const r = await run(MIGRATE, ['assess', '--config', stackCfg, '--json', ...scope], 600_000, { AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+    const r = await run(MIGRATE, ['assess', '--config', stackCfg, '--json', ...scope], 600_000, {
+      AWS_SECRET_ACCESS_KEY: 'not-the-secret',
+    });
     expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout) as { tables: { id: string; class: string; findings: { code: string; severity: string; evidence: string }[] }[] };
+    const out = JSON.parse(r.stdout) as {
+      tables: { id: string; class: string; findings: { code: string; severity: string; evidence: string }[] }[];
+    };
     const sampled = out.tables.filter((t) => t.findings.some((f) => f.code === 'STORAGE_NOT_SAMPLED'));
     // Every Parquet/ORC/Avro table with a location (not the views, not text/CSV).
-    expect(sampled.map((t) => t.id).sort()).toEqual(Object.keys(EXPECTED).filter((id) => !/\.v_|ledger_csv/.test(id)).sort());
+    expect(sampled.map((t) => t.id).sort()).toEqual(
+      Object.keys(EXPECTED)
+        .filter((id) => !/\.v_|ledger_csv/.test(id))
+        .sort(),
+    );
     for (const t of sampled) {
       const f = t.findings.find((x) => x.code === 'STORAGE_NOT_SAMPLED');
       expect(f?.severity).toBe('warn');
       expect(f?.evidence).toMatch(/STORAGE_ACCESS_DENIED/);
       // What only the files could tell is absent; the metadata's findings are all still there.
       const codes = t.findings.filter((x) => x.severity !== 'info').map((x) => x.code);
-      expect(codes).toEqual([...(EXPECTED[t.id]?.[1] ?? []).filter((c) => c !== 'DATA_IN_SUBDIRECTORIES' && c !== 'INT96_TIMESTAMP'), 'STORAGE_NOT_SAMPLED']);
+      expect(codes).toEqual([
+        ...(EXPECTED[t.id]?.[1] ?? []).filter((c) => c !== 'DATA_IN_SUBDIRECTORIES' && c !== 'INT96_TIMESTAMP'),
+        'STORAGE_NOT_SAMPLED',
+      ]);
     }
   });
 
   it('plan --out --report --graph: views after their sources, report and SVG written', async () => {
     const out = path.join(dir, 'plan.json');
-    const r = await migrate(['plan', '--config', stackCfg, ...scope, '--out', out, '--report', path.join(dir, 'report.md'), '--graph', path.join(dir, 'plan.svg')]);
+    const r = await migrate([
+      'plan',
+      '--config',
+      stackCfg,
+      ...scope,
+      '--out',
+      out,
+      '--report',
+      path.join(dir, 'report.md'),
+      '--graph',
+      path.join(dir, 'plan.svg'),
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const plan = JSON.parse(readFileSync(out, 'utf8')) as PlanJson;
@@ -105,14 +138,29 @@ describe('migrate assess / plan (seeded warehouse)', () => {
     expect(wave.get(`${sales}.v_orders_eu`)!).toBeGreaterThan(wave.get(`${sales}.orders`)!);
     expect(wave.get(`${sales}.v_orders_eu_big`)!).toBeGreaterThan(wave.get(`${sales}.v_orders_eu`)!);
     expect(wave.get(`${misc}.v_big_customers`)!).toBeGreaterThan(wave.get(`${sales}.v_orders_eu_big`)!);
-    expect(plan.notPlanned.map((n) => n.id).sort()).toEqual([`${misc}.accounts_acid`, `${misc}.audit_insert_only`, `${misc}.ledger_csv`, `${misc}.users_bucketed`, `${misc}.visits_skewed`]);
+    expect(plan.notPlanned.map((n) => n.id).sort()).toEqual([
+      `${misc}.accounts_acid`,
+      `${misc}.audit_insert_only`,
+      `${misc}.ledger_csv`,
+      `${misc}.users_bucketed`,
+      `${misc}.visits_skewed`,
+    ]);
     const report = readFileSync(path.join(dir, 'report.md'), 'utf8');
     expect(report).toContain('Waves × teams');
     expect(report).toContain(`${sales}.orders`);
     const html = path.join(dir, 'report.html');
     expect((await migrate(['plan', '--config', stackCfg, ...scope, '--out', path.join(dir, 'plan2.json'), '--report', html])).code).toBe(0);
     expect(readFileSync(html, 'utf8')).toMatch(/^<!DOCTYPE html>[\s\S]*Waves × teams[\s\S]*<\/html>\n$/);
-    const bad = await migrate(['plan', '--config', stackCfg, ...scope, '--out', path.join(dir, 'plan3.json'), '--report', path.join(dir, 'report.pdf')]);
+    const bad = await migrate([
+      'plan',
+      '--config',
+      stackCfg,
+      ...scope,
+      '--out',
+      path.join(dir, 'plan3.json'),
+      '--report',
+      path.join(dir, 'report.pdf'),
+    ]);
     expect(bad.code).toBe(2);
     expect(existsSync(path.join(dir, 'plan3.json'))).toBe(false);
     const svg = readFileSync(path.join(dir, 'plan.svg'), 'utf8');
@@ -140,7 +188,10 @@ describe('migrate assess / plan (seeded warehouse)', () => {
   it('declared lineage orders a written table after what it reads; ownership mapping names the teams', async () => {
     const lineage = path.join(dir, 'lineage.yaml');
     writeFileSync(lineage, `version: 1\njobs:\n  - name: enrich\n    reads: [${sales}.orders]\n    writes: [${misc}.events_avro]\n`);
-    const cfg = config('lineage.yaml.cfg', `lineage: ${lineage}\nownership:\n  databases: { ${sales}: sales-team }\n  patterns: [{ regex: '_misc\\.', team: misc-team }]`);
+    const cfg = config(
+      'lineage.yaml.cfg',
+      `lineage: ${lineage}\nownership:\n  databases: { ${sales}: sales-team }\n  patterns: [{ regex: '_misc\\.', team: misc-team }]`,
+    );
     const out = path.join(dir, 'lineage-plan.json');
     const report = path.join(dir, 'lineage-report.md');
     const r = await migrate(['plan', '--config', cfg, ...scope, '--out', out, '--report', report]);
@@ -154,10 +205,25 @@ describe('migrate assess / plan (seeded warehouse)', () => {
   });
 
   const bad: [string, string, string, RegExp][] = [
-    ['malformed lineage YAML', 'lineage: LINEAGE', 'version: 1\njobs: [ {name: x, reads: [a.b}\n', /LINEAGE_INVALID.*lineage\.yaml:\d+:\d+/],
-    ['lineage schema error', 'lineage: LINEAGE', 'version: 1\njobs:\n  - name: j\n    reads: [nodot]\n    writes: []\n', /LINEAGE_INVALID[\s\S]*jobs\[0\]\.reads\[0\]: expected db\.table/],
+    [
+      'malformed lineage YAML',
+      'lineage: LINEAGE',
+      'version: 1\njobs: [ {name: x, reads: [a.b}\n',
+      /LINEAGE_INVALID.*lineage\.yaml:\d+:\d+/,
+    ],
+    [
+      'lineage schema error',
+      'lineage: LINEAGE',
+      'version: 1\njobs:\n  - name: j\n    reads: [nodot]\n    writes: []\n',
+      /LINEAGE_INVALID[\s\S]*jobs\[0\]\.reads\[0\]: expected db\.table/,
+    ],
     ['unknown table in a pin', 'waves:\n  pins:\n    nodb.nosuch: 2', '', /PLAN_UNKNOWN_TABLE[\s\S]*nodb\.nosuch/],
-    ['contradictory caps', 'waves:\n  maxTablesPerWave: 2\n  canary: { tables: 5 }', '', /PLAN_CONTRADICTORY_CAPS[\s\S]*plan\.waves\.canary\.tables/],
+    [
+      'contradictory caps',
+      'waves:\n  maxTablesPerWave: 2\n  canary: { tables: 5 }',
+      '',
+      /PLAN_CONTRADICTORY_CAPS[\s\S]*plan\.waves\.canary\.tables/,
+    ],
   ];
   it.each(bad)('bad input: %s → exit 2, coded path-precise error, nothing written', async (name, planYaml, lineage, message) => {
     const slug = name.replace(/\W+/g, '-');

@@ -18,7 +18,8 @@ let fx: RepairFixture;
 let connection: Connection;
 let written = '';
 let registered = '';
-const migrate = (args: string[]): Promise<Run> => run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', fx.cfgFile], 120_000, { MIGRATE_ACTOR: 'bob' });
+const migrate = (args: string[]): Promise<Run> =>
+  run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', fx.cfgFile], 120_000, { MIGRATE_ACTOR: 'bob' });
 const ref = (tableId: string) => ({ planHash: fx.plan.hash, tableId });
 
 beforeAll(async () => {
@@ -41,18 +42,35 @@ test('migrate repair lists, leaves a running table alone, removes the orphans, a
   // The registered table's workflow is still running: Temporal holds it open (no worker polls its queue).
   const client = new Client({ connection });
   const wid = tableWorkflowId(fx.plan.hash, (await fx.state.getTable(fx.plan.hash, registered)).wave, registered);
-  const handle = await client.workflow.start('tableWorkflow', { taskQueue: `${fx.prefix}-nobody-polls`, workflowId: wid, args: [ref(registered)] });
+  const handle = await client.workflow.start('tableWorkflow', {
+    taskQueue: `${fx.prefix}-nobody-polls`,
+    workflowId: wid,
+    args: [ref(registered)],
+  });
   try {
     const list = await migrate(['repair', id, '--json']);
     expect(list.code).toBe(1);
-    const lj = JSON.parse(list.stdout) as { ok: boolean; orphans: number; tables: { tableId: string; orphan: boolean; running: boolean; files: string[] }[] };
+    const lj = JSON.parse(list.stdout) as {
+      ok: boolean;
+      orphans: number;
+      tables: { tableId: string; orphan: boolean; running: boolean; files: string[] }[];
+    };
     expect(lj).toMatchObject({ ok: false, orphans: 1 });
-    expect(lj.tables.map((t) => [t.tableId, t.orphan, t.running]).sort()).toEqual([[registered, false, true], [written, true, false]].sort());
+    expect(lj.tables.map((t) => [t.tableId, t.orphan, t.running]).sort()).toEqual(
+      [
+        [registered, false, true],
+        [written, true, false],
+      ].sort(),
+    );
     expect([...(lj.tables.find((t) => t.tableId === written)?.files ?? [])].sort()).toEqual(await fx.metadataObjects(written));
 
     const apply = await migrate(['repair', id, '--apply', '--json']);
     expect(apply.code).toBe(0);
-    const aj = JSON.parse(apply.stdout) as { ok: boolean; repaired: { tableId: string; ok: boolean; removed: { files: string[] } }[]; running: string[] };
+    const aj = JSON.parse(apply.stdout) as {
+      ok: boolean;
+      repaired: { tableId: string; ok: boolean; removed: { files: string[] } }[];
+      running: string[];
+    };
     expect(aj.ok).toBe(true);
     expect(aj.repaired.map((x) => [x.tableId, x.ok])).toEqual([[written, true]]);
     expect(aj.running).toEqual([registered]);
@@ -83,7 +101,12 @@ test('migrate repair lists, leaves a running table alone, removes the orphans, a
   expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true });
   const actors = [];
   for await (const e of fx.state.readAudit()) if (e.action === 'table.repaired') actors.push([e.object, e.actor]);
-  expect(actors.sort()).toEqual([[`hms:${registered}`, 'bob'], [`hms:${written}`, 'bob']].sort());
+  expect(actors.sort()).toEqual(
+    [
+      [`hms:${registered}`, 'bob'],
+      [`hms:${written}`, 'bob'],
+    ].sort(),
+  );
 }, 300_000);
 
 test('an unknown plan id is a usage error (exit 2, coded in --json)', async () => {

@@ -30,7 +30,11 @@ afterAll(async () => connection.close());
 test('running without a worker → TEMPORAL_NO_WORKER; terminated → TEMPORAL_WORKFLOW_ENDED', async () => {
   const id = randomBytes(6).toString('hex');
   const taskQueue = `nobody-polls-${id}`;
-  const h = await client.workflow.start('migrationWorkflow', { taskQueue, workflowId: `migrate/${id}`, args: [{ planHash: `${id}${'0'.repeat(52)}`, autoApprove: false }] });
+  const h = await client.workflow.start('migrationWorkflow', {
+    taskQueue,
+    workflowId: `migrate/${id}`,
+    args: [{ planHash: `${id}${'0'.repeat(52)}`, autoApprove: false }],
+  });
   try {
     const t0 = Date.now();
     const r = await run(MIGRATE, ['status', id, '--json', '--config', cfg], 120_000);
@@ -71,7 +75,10 @@ test('apply --wait: a plan workflow terminated while waiting → TEMPORAL_WORKFL
     const h = client.workflow.getHandle(`migrate/${planId(plan.hash)}`);
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const started = await h.describe().then(() => true, () => false);
+      const started = await h.describe().then(
+        () => true,
+        () => false,
+      );
       if (started) break;
       if (Date.now() > deadline) throw new Error(`apply never started its workflow: ${JSON.stringify(await apply)}`);
       await new Promise((r) => setTimeout(r, 250));

@@ -48,7 +48,13 @@ describe('migrate table', () => {
   it('--dry-run decides and writes nothing; a real run registers and validates; a rerun registers once', async () => {
     const dry = await migrate(['table', `${sales}.orders`, '--dry-run', '--json']);
     expect(dry.code).toBe(0);
-    const d = JSON.parse(dry.stdout) as { registration: string; partitionFields: string[]; locations: number; files: unknown[]; metadataLocation: string };
+    const d = JSON.parse(dry.stdout) as {
+      registration: string;
+      partitionFields: string[];
+      locations: number;
+      files: unknown[];
+      metadataLocation: string;
+    };
     expect(d).toMatchObject({ registration: 'dry-run', partitionFields: ['year', 'region'], locations: 5, files: [] });
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     expect(await catalog.tableExists({ namespace: [`${nsPrefix}${sales}`], name: 'orders' })).toBe(false);
@@ -56,8 +62,23 @@ describe('migrate table', () => {
     expect((await migrate(['table', `${sales}.orders`, '--catalog', 'other-catalog'])).code).toBe(2);
     const real = await migrate(['table', `${sales}.orders`, '--catalog', 'local-rest', '--json']);
     expect(real.code).toBe(0);
-    const r = JSON.parse(real.stdout) as { ok: boolean; registration: string; dataFiles: number; records: number; metadataLocation: string; files: { outcome: string }[]; validation: { ok: boolean } };
-    expect(r).toMatchObject({ ok: true, registration: 'registered', dataFiles: 10, records: 65, metadataLocation: d.metadataLocation, validation: { ok: true } });
+    const r = JSON.parse(real.stdout) as {
+      ok: boolean;
+      registration: string;
+      dataFiles: number;
+      records: number;
+      metadataLocation: string;
+      files: { outcome: string }[];
+      validation: { ok: boolean };
+    };
+    expect(r).toMatchObject({
+      ok: true,
+      registration: 'registered',
+      dataFiles: 10,
+      records: 65,
+      metadataLocation: d.metadataLocation,
+      validation: { ok: true },
+    });
     expect(r.files.every((f) => f.outcome === 'created')).toBe(true);
     expect((await catalog.loadTable({ namespace: [`${nsPrefix}${sales}`], name: 'orders' })).metadataLocation).toBe(d.metadataLocation);
 
@@ -80,7 +101,12 @@ describe('migrate table', () => {
     writeFileSync(hiveCfg, withCatalog(`catalog:\n  name: hms\n  type: hive\n  uri: ${hmsUri}\n  namespacePrefix: ${nsPrefix}hive_\n`));
     const reg = await run(path.join(root, 'bin', 'migrate'), ['table', `${sales}.orders`, '--json', '--config', hiveCfg]);
     expect({ code: reg.code, err: reg.code === 0 ? '' : reg.stderr }).toEqual({ code: 0, err: '' });
-    expect(JSON.parse(reg.stdout)).toMatchObject({ ok: true, registration: 'registered', target: `hms:${nsPrefix}hive_${sales}.orders`, validation: { ok: true } });
+    expect(JSON.parse(reg.stdout)).toMatchObject({
+      ok: true,
+      registration: 'registered',
+      target: `hms:${nsPrefix}hive_${sales}.orders`,
+      validation: { ok: true },
+    });
     const hms = new ThriftHmsReader({ uri: hmsUri });
     try {
       const [t] = await hms.getTables(`${nsPrefix}hive_${sales}`, ['orders']);

@@ -35,17 +35,25 @@ let worker: ChildProcess | undefined;
 let planHash = '';
 let id = '';
 
-const migrate = (args: string[], timeout?: number): Promise<Run> => run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
+const migrate = (args: string[], timeout?: number): Promise<Run> =>
+  run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
 const tsx = TSX;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const store = new RoutingObjectStore({ metadataPrefixes: [`s3a://hive/seed/`, `s3://hive/seed/`], s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
+const store = new RoutingObjectStore({
+  metadataPrefixes: [`s3a://hive/seed/`, `s3://hive/seed/`],
+  s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true },
+});
 
 async function validateJson(): Promise<{ code: number; rows: ValidationRow[] }> {
   const r = await migrate(['validate', id, '--json']);
   const body = JSON.parse(r.stdout || '{"rows":[]}') as { rows: ValidationRow[] };
   return { code: r.code, rows: body.rows };
 }
-const problems = (rows: readonly ValidationRow[]) => rows.filter((r) => r.status !== 'ok').map((r) => [r.table.split('.')[1], r.check, r.code]).sort();
+const problems = (rows: readonly ValidationRow[]) =>
+  rows
+    .filter((r) => r.status !== 'ok')
+    .map((r) => [r.table.split('.')[1], r.check, r.code])
+    .sort();
 
 describe('nightly validation and drift (after a real apply)', () => {
   beforeAll(async () => {
@@ -56,8 +64,15 @@ describe('nightly validation and drift (after a real apply)', () => {
     manifest = JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
     const base = readFileSync(stackCfg, 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: him-validate-${prefix}`);
     cfgFile = path.join(dir, 'migrate.yaml');
-    writeFileSync(cfgFile, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nvalidation:\n  resultsLocation: s3://results/${prefix}\nplan:\n  databases: [${sales}, ${misc}]\n  waves:\n    maxTablesPerWave: 20\n`);
-    worker = spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfgFile], { env: { ...process.env, ...env }, cwd: root, stdio: 'ignore' });
+    writeFileSync(
+      cfgFile,
+      `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nvalidation:\n  resultsLocation: s3://results/${prefix}\nplan:\n  databases: [${sales}, ${misc}]\n  waves:\n    maxTablesPerWave: 20\n`,
+    );
+    worker = spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfgFile], {
+      env: { ...process.env, ...env },
+      cwd: root,
+      stdio: 'ignore',
+    });
     const planFile = path.join(dir, 'plan.json');
     expect((await migrate(['plan', '--out', planFile])).code).toBe(0);
     planHash = (JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string }).hash;
@@ -100,7 +115,9 @@ describe('nightly validation and drift (after a real apply)', () => {
     const [sp] = await hms.getTables(sales, ['special_parts']);
     const p0 = sp?.partitions[0];
     if (sp === undefined || p0 === undefined) throw new Error('special_parts not found');
-    await writer.addPartitions(sales, 'special_parts', [{ ...p0, values: ['late'], name: 'k=late', sd: { ...p0.sd, location: `${sp.table.sd.location}/k=late` } }]);
+    await writer.addPartitions(sales, 'special_parts', [
+      { ...p0, values: ['late'], name: 'k=late', sd: { ...p0.sd, location: `${sp.table.sd.location}/k=late` } },
+    ]);
     // 3. The Iceberg table moved on: a PyIceberg append to customers.
     const py = `
 import os, sys
@@ -114,7 +131,10 @@ print(t.metadata_location)`;
     // 4. The HMS table altered (drifted).
     const [dr] = await hms.getTables(sales, ['drifted']);
     if (dr === undefined) throw new Error('drifted not found');
-    await writer.alterTable(sales, 'drifted', { ...dr.table, parameters: { ...dr.table.parameters, 'owner.note': 'changed after migration' } });
+    await writer.alterTable(sales, 'drifted', {
+      ...dr.table,
+      parameters: { ...dr.table.parameters, 'owner.note': 'changed after migration' },
+    });
     // 5. One of our manifests deleted (metrics_orc).
     const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
     const rec = await state.getTable(planHash, `${misc}.metrics_orc`);
@@ -156,11 +176,17 @@ print(t.metadata_location)`;
     for (let i = 0; i < 90 && found.length === 0; i++) {
       await sleep(2000);
       found = [];
-      for await (const w of client.workflow.list({ query: `MigrationPlan = '${id}' AND MigrationStatus = 'drifted'` })) found.push({ workflowId: w.workflowId, runId: w.runId });
+      for await (const w of client.workflow.list({ query: `MigrationPlan = '${id}' AND MigrationStatus = 'drifted'` }))
+        found.push({ workflowId: w.workflowId, runId: w.runId });
     }
     expect(found.length).toBe(1);
     expect(found[0]?.workflowId).toMatch(new RegExp(`^validate/${id}/run`));
-    const result = (await client.workflow.getHandle(found[0]?.workflowId as string, found[0]?.runId).result()) as { runId: string; status: string; results: string; counts: { drifted: number } };
+    const result = (await client.workflow.getHandle(found[0]?.workflowId as string, found[0]?.runId).result()) as {
+      runId: string;
+      status: string;
+      results: string;
+      counts: { drifted: number };
+    };
     expect(result.status).toBe('drifted');
     // Four tables drifted; customers' commits after ours are reported as info (expected after cut-over).
     expect(result.counts).toMatchObject({ drifted: 4, failed: 0 });
@@ -183,8 +209,22 @@ print(json.dumps({"schema": [f"{f.name}:{f.type}" for f in t.schema], "rows": ou
     const pr = await run(env.HIM_VERIFIER_PYTHON as string, ['-c', py]);
     expect(pr.stderr).toBe('');
     const read = JSON.parse(pr.stdout) as { schema: string[]; rows: Record<string, unknown>[] };
-    expect(read.schema.map((s) => s.split(':')[0])).toEqual(['plan', 'wave', 'team', 'table', 'check', 'status', 'code', 'expected', 'actual', 'snapshotId', 'runId', 'time']);
-    const canon = (r: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1))));
+    expect(read.schema.map((s) => s.split(':')[0])).toEqual([
+      'plan',
+      'wave',
+      'team',
+      'table',
+      'check',
+      'status',
+      'code',
+      'expected',
+      'actual',
+      'snapshotId',
+      'runId',
+      'time',
+    ]);
+    const canon = (r: Record<string, unknown>) =>
+      JSON.stringify(Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1))));
     expect(read.rows.map(canon).sort()).toEqual(rows.map((r) => canon(r as unknown as Record<string, unknown>)).sort());
     expect(read.rows.length).toBeGreaterThan(30);
 

@@ -12,7 +12,12 @@ export const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 export type Run = { code: number; stdout: string; stderr: string };
 
 export async function run(cmd: string, args: readonly string[], timeout = 600_000, extraEnv: Record<string, string> = {}): Promise<Run> {
-  return promisify(execFile)(cmd, [...args], { env: { ...process.env, ...testStack(), ...extraEnv }, cwd: ROOT, maxBuffer: 64 << 20, timeout }).then(
+  return promisify(execFile)(cmd, [...args], {
+    env: { ...process.env, ...testStack(), ...extraEnv },
+    cwd: ROOT,
+    maxBuffer: 64 << 20,
+    timeout,
+  }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );

@@ -74,7 +74,10 @@ export function outcome(r: Run): { exit: number; code: string | undefined } {
 
 /** The stack's S3 through the product's own store; `owned` prefixes may be written and deleted (test data). */
 export function openStore(owned: readonly string[] = []): RoutingObjectStore {
-  return new RoutingObjectStore({ metadataPrefixes: owned, s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } });
+  return new RoutingObjectStore({
+    metadataPrefixes: owned,
+    s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true },
+  });
 }
 
 const isMetadata = (p: string): boolean => /\/metadata\//.test(p);
@@ -93,7 +96,8 @@ export async function dataDigests(store: RoutingObjectStore, prefix: string): Pr
 /** Every object under `<location>/metadata/` (what a failed table must not leave behind). */
 export async function metadataFiles(store: RoutingObjectStore, location: string): Promise<string[]> {
   const out: string[] = [];
-  for await (const e of store.list(`${location.replace(/\/+$/, '')}/metadata/`, { recursive: true })) if (e.kind === 'file') out.push(e.path);
+  for await (const e of store.list(`${location.replace(/\/+$/, '')}/metadata/`, { recursive: true }))
+    if (e.kind === 'file') out.push(e.path);
   return out;
 }
 
@@ -138,7 +142,12 @@ export interface WorkerProc {
 
 export function startWorker(cfgFile: string, extraEnv: Record<string, string> = {}): WorkerProc {
   let log = '';
-  const proc = spawn(MIGRATE, ['worker', '--config', cfgFile], { env: { ...process.env, ...env, ...extraEnv }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const proc = spawn(MIGRATE, ['worker', '--config', cfgFile], {
+    env: { ...process.env, ...env, ...extraEnv },
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   proc.stdout?.on('data', (d: Buffer) => (log += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (log += d.toString()));
   return {
@@ -164,10 +173,32 @@ export function startWorker(cfgFile: string, extraEnv: Record<string, string> = 
 
 /** A schema-valid, correctly hashed plan over made-up tables (nothing needs to exist for the file checks). */
 export function syntheticPlan(tables: readonly string[] = ['h_db.t1', 'h_db.t2']): PlanFile {
-  const t = (id: string): PlanTable => ({ id, database: id.split('.')[0] as string, name: id.split('.')[1] as string, team: null, kind: 'table', class: 'migrate', files: 1, bytes: 10, risk: 'low', fingerprint: 'f'.repeat(64) });
+  const t = (id: string): PlanTable => ({
+    id,
+    database: id.split('.')[0] as string,
+    name: id.split('.')[1] as string,
+    team: null,
+    kind: 'table',
+    class: 'migrate',
+    files: 1,
+    bytes: 10,
+    risk: 'low',
+    fingerprint: 'f'.repeat(64),
+  });
   return buildPlan(
-    { createdAt: new Date().toISOString(), toolVersion: 'hostile-corpus', source: { uri: `thrift://${DEAD}`, label: 'dead' }, targetCatalog: 'dead', throughput: { filesPerSecond: 10, bytesPerSecond: 1e6, perTableOverheadSeconds: 1 } },
-    { options: parseWaveOptions({ maxTablesPerWave: 10, maxFilesPerWave: 1000, maxBytesPerWave: 1e12 }), waves: [{ number: 1, tables: tables.map(t) }] as unknown as WavePlan['waves'], notPlanned: [], findings: [] },
+    {
+      createdAt: new Date().toISOString(),
+      toolVersion: 'hostile-corpus',
+      source: { uri: `thrift://${DEAD}`, label: 'dead' },
+      targetCatalog: 'dead',
+      throughput: { filesPerSecond: 10, bytesPerSecond: 1e6, perTableOverheadSeconds: 1 },
+    },
+    {
+      options: parseWaveOptions({ maxTablesPerWave: 10, maxFilesPerWave: 1000, maxBytesPerWave: 1e12 }),
+      waves: [{ number: 1, tables: tables.map(t) }] as unknown as WavePlan['waves'],
+      notPlanned: [],
+      findings: [],
+    },
   );
 }
 

@@ -52,7 +52,9 @@ export interface RepairFixture {
 
 const sha256 = async (store: ObjectStore, uri: string): Promise<string> => {
   const { size } = await store.head(uri);
-  return createHash('sha256').update(await store.readRange(uri, 0, size)).digest('hex');
+  return createHash('sha256')
+    .update(await store.readRange(uri, 0, size))
+    .digest('hex');
 };
 
 async function createStateDb(name: string): Promise<string> {
@@ -84,7 +86,10 @@ function writeConfig(dir: string, stateUrl: string, nsPrefix: string, db: string
   const stack = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8');
   const hms3 = env.HIM_HMS3_PG_URI as string;
   const withCatalog = inPlace
-    ? withCatalogSection(stack.replace(/uri: thrift:\/\/\S+/, `uri: ${hms3}`), `catalog:\n  name: hms-in-place\n  type: hive\n  uri: ${hms3}\n  mode: in-place\n`)
+    ? withCatalogSection(
+        stack.replace(/uri: thrift:\/\/\S+/, `uri: ${hms3}`),
+        `catalog:\n  name: hms-in-place\n  type: hive\n  uri: ${hms3}\n  mode: in-place\n`,
+      )
     : stack.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`);
   // One anchor location per state database (docs/audit.md): this test's chain is not the stack's.
   const base = withCatalog
@@ -121,7 +126,16 @@ export async function setupRepairFixture(tables = 3, inPlace = false): Promise<R
   const stores = openStores(config);
   const catalog = await openCatalog(config, process.env, stores);
   const hms: ThriftHmsReader = openHmsReader(config);
-  const acts = createActivities({ state, hms, catalog, engine: createEngine(), storeFor: stores.storeFor, namespacePrefix: nsPrefix, actor: 'worker:repair-test', toolVersion: toolVersion() });
+  const acts = createActivities({
+    state,
+    hms,
+    catalog,
+    engine: createEngine(),
+    storeFor: stores.storeFor,
+    namespacePrefix: nsPrefix,
+    actor: 'worker:repair-test',
+    toolVersion: toolVersion(),
+  });
   const reader = stores.storeFor([]);
   const warehouseRoot = async (): Promise<string> => {
     const rec = await state.getTable(plan.hash, plan.waves[0]?.tables[0]?.id as string);
@@ -129,19 +143,38 @@ export async function setupRepairFixture(tables = 3, inPlace = false): Promise<R
     return loc.slice(0, loc.lastIndexOf('/') + 1);
   };
   return {
-    prefix, db, nsPrefix, cfgFile, config, plan, state, catalog, stores, acts, hms,
+    prefix,
+    db,
+    nsPrefix,
+    cfgFile,
+    config,
+    plan,
+    state,
+    catalog,
+    stores,
+    acts,
+    hms,
     tables: plan.waves.flatMap((w) => w.tables.map((t) => t.id)).sort(),
-    deps: (isRunning = async () => false) => ({ state, catalog, storeFor: stores.storeFor, namespacePrefix: nsPrefix, isRunning, toolVersion: toolVersion() }),
+    deps: (isRunning = async () => false) => ({
+      state,
+      catalog,
+      storeFor: stores.storeFor,
+      namespacePrefix: nsPrefix,
+      isRunning,
+      toolVersion: toolVersion(),
+    }),
     activity: (fn) => new MockActivityEnvironment().run(fn),
     async dataShas() {
       const out = new Map<string, string>();
-      for await (const e of reader.list(await warehouseRoot(), { recursive: true })) if (e.kind === 'file' && !e.path.includes('/metadata/')) out.set(e.path, await sha256(reader, e.path));
+      for await (const e of reader.list(await warehouseRoot(), { recursive: true }))
+        if (e.kind === 'file' && !e.path.includes('/metadata/')) out.set(e.path, await sha256(reader, e.path));
       return out;
     },
     async metadataObjects(tableId) {
       const rec = await state.getTable(plan.hash, tableId);
       const out: string[] = [];
-      for await (const e of reader.list(`${rec.original?.table.sd.location as string}/metadata/`, { recursive: true })) if (e.kind === 'file') out.push(e.path);
+      for await (const e of reader.list(`${rec.original?.table.sd.location as string}/metadata/`, { recursive: true }))
+        if (e.kind === 'file') out.push(e.path);
       return out.sort();
     },
     async auditVerdict() {

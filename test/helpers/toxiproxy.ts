@@ -72,7 +72,10 @@ export class ToxiproxyClient {
     await this.call('DELETE', `/proxies/${encodeURIComponent(name)}`, undefined, [404]);
   }
 
-  addToxic<T extends ToxicType>(proxy: string, t: { name: string; type: T; attributes: ToxicAttributes[T]; stream?: 'upstream' | 'downstream'; toxicity?: number }): Promise<Toxic<T>> {
+  addToxic<T extends ToxicType>(
+    proxy: string,
+    t: { name: string; type: T; attributes: ToxicAttributes[T]; stream?: 'upstream' | 'downstream'; toxicity?: number },
+  ): Promise<Toxic<T>> {
     return this.call<Toxic<T>>('POST', `/proxies/${encodeURIComponent(proxy)}/toxics`, { stream: 'downstream', toxicity: 1, ...t });
   }
 
@@ -106,6 +109,7 @@ export const LISTEN_PORT_SLOTS = 20;
  * Each test file uses its own slot, so suites running side by side do not collide.
  */
 export function proxyListenPort(toxiproxyApiPort: number, slot: number): number {
-  if (!Number.isInteger(slot) || slot < 0 || slot >= LISTEN_PORT_SLOTS) throw new RangeError(`proxy slot must be 0..${LISTEN_PORT_SLOTS - 1}, got ${slot}`);
+  if (!Number.isInteger(slot) || slot < 0 || slot >= LISTEN_PORT_SLOTS)
+    throw new RangeError(`proxy slot must be 0..${LISTEN_PORT_SLOTS - 1}, got ${slot}`);
   return toxiproxyApiPort + LISTEN_PORT_BASE_OFFSET + slot;
 }

@@ -7,12 +7,20 @@ import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 
 const dir = path.join(__dirname, '..', 'fixtures', 'histories');
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('workflow replay', () => {
   it('has recorded histories of every workflow type, including a compensated failure and a view', () => {
     const types = new Set(files.map((f) => f.replace(/^v[\d.]+-/, '').split('-')[0]));
-    expect([...types].sort()).toEqual(['migrationWorkflow', 'nightlyValidationWorkflow', 'rollbackWaveWorkflow', 'tableWorkflow', 'waveWorkflow']);
+    expect([...types].sort()).toEqual([
+      'migrationWorkflow',
+      'nightlyValidationWorkflow',
+      'rollbackWaveWorkflow',
+      'tableWorkflow',
+      'waveWorkflow',
+    ]);
     expect(files).toEqual(expect.arrayContaining(['tableWorkflow-failed-compensated.json', 'tableWorkflow-view-skipped.json']));
   });
 
@@ -29,20 +37,34 @@ describe('workflow replay', () => {
 
   it('covers the failure shapes of 0.3: a cancelled plan and wave, a table compensated on cancel, a wave whose table workflow was terminated', () => {
     const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
-    expect(files).toEqual(expect.arrayContaining(['v0.3-migrationWorkflow-cancelled.json', 'v0.3-waveWorkflow-cancelled.json', 'v0.3-tableWorkflow-cancelled-compensated.json', 'v0.3-waveWorkflow-child-terminated.json', 'v0.3-migrationWorkflow-table-terminated.json']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'v0.3-migrationWorkflow-cancelled.json',
+        'v0.3-waveWorkflow-cancelled.json',
+        'v0.3-tableWorkflow-cancelled-compensated.json',
+        'v0.3-waveWorkflow-child-terminated.json',
+        'v0.3-migrationWorkflow-table-terminated.json',
+      ]),
+    );
     // What makes each a failure shape, as recorded: the cancel request, the undo, the terminated child.
     expect(read('v0.3-waveWorkflow-cancelled.json')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED');
     expect(read('v0.3-tableWorkflow-cancelled-compensated.json')).toContain('"deleteMetadata"');
     expect(read('v0.3-waveWorkflow-child-terminated.json')).toContain('EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED');
   });
 
-  it.each(files)('%s replays without nondeterminism', async (file) => {
-    const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as unknown;
-    await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows/index'), replayName: file }, history as never);
-  }, 120_000);
+  it.each(files)(
+    '%s replays without nondeterminism',
+    async (file) => {
+      const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as unknown;
+      await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows/index'), replayName: file }, history as never);
+    },
+    120_000,
+  );
 
   it('a changed step order is caught as nondeterminism', async () => {
     const history = JSON.parse(readFileSync(path.join(dir, 'tableWorkflow-0.json'), 'utf8')) as unknown;
-    await expect(Worker.runReplayHistory({ workflowsPath: require.resolve('../fixtures/workflows-changed'), replayName: 'changed' }, history as never)).rejects.toThrow(/[Nn]ondetermin/);
+    await expect(
+      Worker.runReplayHistory({ workflowsPath: require.resolve('../fixtures/workflows-changed'), replayName: 'changed' }, history as never),
+    ).rejects.toThrow(/[Nn]ondetermin/);
   }, 120_000);
 });

@@ -23,7 +23,26 @@ export const ORC_TAIL_BYTES = 64 * 1024;
 const Compression = { NONE: 0, ZLIB: 1, SNAPPY: 2, LZO: 3, LZ4: 4, ZSTD: 5 } as const;
 const CODEC_NAMES = ['NONE', 'ZLIB', 'SNAPPY', 'LZO', 'LZ4', 'ZSTD'];
 /** orc_proto.proto Type.Kind. */
-const Kind = { BOOLEAN: 0, BYTE: 1, SHORT: 2, INT: 3, LONG: 4, FLOAT: 5, DOUBLE: 6, STRING: 7, BINARY: 8, TIMESTAMP: 9, LIST: 10, MAP: 11, STRUCT: 12, UNION: 13, DECIMAL: 14, DATE: 15, VARCHAR: 16, CHAR: 17 } as const;
+const Kind = {
+  BOOLEAN: 0,
+  BYTE: 1,
+  SHORT: 2,
+  INT: 3,
+  LONG: 4,
+  FLOAT: 5,
+  DOUBLE: 6,
+  STRING: 7,
+  BINARY: 8,
+  TIMESTAMP: 9,
+  LIST: 10,
+  MAP: 11,
+  STRUCT: 12,
+  UNION: 13,
+  DECIMAL: 14,
+  DATE: 15,
+  VARCHAR: 16,
+  CHAR: 17,
+} as const;
 /** PostScript.writerVersion from which string statistics are trustworthy (HIVE-8732). */
 const WRITER_HIVE_8732 = 1;
 
@@ -50,7 +69,11 @@ function decompress(path: string, codec: number, buf: Uint8Array): Uint8Array {
   const inflate = decompressor(codec);
   if (inflate === undefined) {
     const supported = ORC_ZSTD_AVAILABLE ? 'NONE, ZLIB, SNAPPY, ZSTD' : 'NONE, ZLIB, SNAPPY; ZSTD needs Node ≥ 22.15';
-    throw new MigrationError(ErrorCode.FORMAT_UNSUPPORTED, `ORC file ${path}: ${CODEC_NAMES[codec] ?? `codec ${codec}`} compression is not supported here (${supported})`, { path, format: 'ORC', codec: CODEC_NAMES[codec] ?? codec });
+    throw new MigrationError(
+      ErrorCode.FORMAT_UNSUPPORTED,
+      `ORC file ${path}: ${CODEC_NAMES[codec] ?? `codec ${codec}`} compression is not supported here (${supported})`,
+      { path, format: 'ORC', codec: CODEC_NAMES[codec] ?? codec },
+    );
   }
   const parts: Uint8Array[] = [];
   let pos = 0;
@@ -133,7 +156,12 @@ function orcColumns(types: Message[], mapping: readonly MappedField[]): OrcColum
     if (t === undefined) throw new Error(`type ${id} missing`);
     const attr = messages(t, 7).find((a) => string(a, 1) === 'iceberg.id');
     const kind = Number(uint(t, 1) ?? 0n);
-    out[id] = { kind, fieldId: useIds ? (attr === undefined ? undefined : Number(string(attr, 2))) : mf?.fieldId, scale: uint(t, 6) === undefined ? undefined : Number(uint(t, 6)), structOnly };
+    out[id] = {
+      kind,
+      fieldId: useIds ? (attr === undefined ? undefined : Number(string(attr, 2))) : mf?.fieldId,
+      scale: uint(t, 6) === undefined ? undefined : Number(uint(t, 6)),
+      structOnly,
+    };
     const subs = uints(t, 2);
     const names = strings(t, 3);
     const find = (n: string): MappedField | undefined => mf?.fields?.find((f) => f.names.includes(n));
@@ -179,9 +207,12 @@ function bounds(stat: Message, col: OrcColumn, type: PrimitiveType, writerVersio
       return [p[0] === 0 ? -0 : p[0], p[1] === 0 ? 0 : p[1]];
     }
     case 'date':
-      return date === undefined || col.kind !== Kind.DATE ? undefined : pair(sint(date, 1), sint(date, 2))?.map(Number) as [number, number] | undefined;
+      return date === undefined || col.kind !== Kind.DATE
+        ? undefined
+        : (pair(sint(date, 1), sint(date, 2))?.map(Number) as [number, number] | undefined);
     case 'string':
-      if (str === undefined || writerVersion < WRITER_HIVE_8732 || ![Kind.STRING, Kind.VARCHAR, Kind.CHAR].includes(col.kind as 7)) return undefined;
+      if (str === undefined || writerVersion < WRITER_HIVE_8732 || ![Kind.STRING, Kind.VARCHAR, Kind.CHAR].includes(col.kind as 7))
+        return undefined;
       return pair(string(str, 1), string(str, 2));
     case 'decimal': {
       if (dec === undefined || col.kind !== Kind.DECIMAL || col.scale !== type.scale) return undefined;
@@ -245,13 +276,18 @@ export function orcStats(tail: OrcTail, ctx: FooterContext): FileStats {
     if (lo !== null) lowerBounds.set(id, lo);
     if (hi !== null) upperBounds.set(id, hi);
   });
-  const splitOffsets = messages(footer, 3).map((s) => Number(uint(s, 1) ?? 0n)).sort((a, b) => a - b);
+  const splitOffsets = messages(footer, 3)
+    .map((s) => Number(uint(s, 1) ?? 0n))
+    .sort((a, b) => a - b);
   const fileColumns = strings(messages(footer, 4)[0] ?? new Map(), 3).map((n) => [n]);
   return { recordCount: rows, columnSizes, valueCounts, nullValueCounts, lowerBounds, upperBounds, splitOffsets, fileColumns };
 }
 
 export class OrcFooterReader implements FooterReader {
-  constructor(private readonly store: ObjectStore, private readonly tailBytes = ORC_TAIL_BYTES) {}
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly tailBytes = ORC_TAIL_BYTES,
+  ) {}
 
   async readStats(path: string, size: number, context: FooterContext): Promise<FileStats> {
     const tail = await readOrcTail(this.store, path, size, this.tailBytes);

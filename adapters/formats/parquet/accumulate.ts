@@ -56,7 +56,13 @@ function floatStat(b: Uint8Array, double: boolean, side: 'lower' | 'upper'): num
 }
 
 /** statValue + compareValues for the fast kinds, straight from the stat bytes. */
-function accumulateFast(a: Acc, kind: Exclude<FastKind, 'slow'>, lo: Uint8Array, hi: Uint8Array, type: PrimitiveType): Withheld | undefined {
+function accumulateFast(
+  a: Acc,
+  kind: Exclude<FastKind, 'slow'>,
+  lo: Uint8Array,
+  hi: Uint8Array,
+  type: PrimitiveType,
+): Withheld | undefined {
   switch (kind) {
     case 'i32':
     case 'bool': {
@@ -104,7 +110,13 @@ function accumulateFast(a: Acc, kind: Exclude<FastKind, 'slow'>, lo: Uint8Array,
 }
 
 /** The typed-value path (statValue, compareValues) for one chunk's min/max. */
-function accumulateTyped(a: Acc, type: PrimitiveType, element: SchemaElement, physical: number, mm: { min: Uint8Array; max: Uint8Array }): Withheld | undefined {
+function accumulateTyped(
+  a: Acc,
+  type: PrimitiveType,
+  element: SchemaElement,
+  physical: number,
+  mm: { min: Uint8Array; max: Uint8Array },
+): Withheld | undefined {
   const lo = statValue(type, element, physical, mm.min, 'lower');
   const hi = statValue(type, element, physical, mm.max, 'upper');
   if (isWithheld(lo)) return lo.withheld;
@@ -182,7 +194,10 @@ export function accumulate(path: string, md: FileMetaData, ctx: FooterContext, t
         a.withheld = mm;
         continue;
       }
-      const w = typed || leaf.kind === 'slow' ? accumulateTyped(a, leaf.type, leaf.element, col.physicalType, mm) : accumulateFast(a, leaf.kind, mm.min, mm.max, leaf.type);
+      const w =
+        typed || leaf.kind === 'slow'
+          ? accumulateTyped(a, leaf.type, leaf.element, col.physicalType, mm)
+          : accumulateFast(a, leaf.kind, mm.min, mm.max, leaf.type);
       if (w !== undefined) a.withheld = w;
     }
   }

@@ -58,7 +58,13 @@ export function isUnsigned(e: SchemaElement): boolean {
 }
 
 /** Rules 1–4: the min/max bytes to use, or why there are none. */
-export function pickMinMax(e: SchemaElement, physical: number, stats: RawStatistics, typeDefinedOrder: boolean | undefined, createdBy: string | undefined): { min: Uint8Array; max: Uint8Array } | Withheld | undefined {
+export function pickMinMax(
+  e: SchemaElement,
+  physical: number,
+  stats: RawStatistics,
+  typeDefinedOrder: boolean | undefined,
+  createdBy: string | undefined,
+): { min: Uint8Array; max: Uint8Array } | Withheld | undefined {
   if (physical === PhysicalType.INT96) return 'int96';
   if (isUnsigned(e)) return 'unsigned';
   if (stats.minValue !== undefined && stats.maxValue !== undefined) {
@@ -105,7 +111,13 @@ function orMismatch<T>(v: T | undefined): T | WithheldBound {
  * rounding outward where units shrink (nanos → micros). 'type-mismatch' when the file's column
  * cannot be read as that type safely.
  */
-export function statValue(type: PrimitiveType, e: SchemaElement, physical: number, b: Uint8Array, side: 'lower' | 'upper'): PrimitiveValue | WithheldBound {
+export function statValue(
+  type: PrimitiveType,
+  e: SchemaElement,
+  physical: number,
+  b: Uint8Array,
+  side: 'lower' | 'upper',
+): PrimitiveValue | WithheldBound {
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   switch (type.kind) {
     case 'boolean':
@@ -113,14 +125,21 @@ export function statValue(type: PrimitiveType, e: SchemaElement, physical: numbe
     case 'int':
       return physical === PhysicalType.INT32 && decimalScale(e) === undefined ? orMismatch(i32(view)) : MISMATCH;
     case 'date':
-      return physical === PhysicalType.INT32 && (e.convertedType === ConvertedType.DATE || e.logicalType?.kind === 'DATE') ? orMismatch(i32(view)) : MISMATCH;
+      return physical === PhysicalType.INT32 && (e.convertedType === ConvertedType.DATE || e.logicalType?.kind === 'DATE')
+        ? orMismatch(i32(view))
+        : MISMATCH;
     case 'long':
       if (decimalScale(e) !== undefined || timestampUnit(e) !== undefined) return MISMATCH;
       if (physical === PhysicalType.INT32) return orMismatch(i32(view) === undefined ? undefined : BigInt(i32(view) ?? 0));
       return physical === PhysicalType.INT64 ? orMismatch(i64(view)) : MISMATCH;
     case 'float':
     case 'double': {
-      const v = physical === PhysicalType.FLOAT && b.length >= 4 ? view.getFloat32(0, true) : physical === PhysicalType.DOUBLE && type.kind === 'double' && b.length >= 8 ? view.getFloat64(0, true) : undefined;
+      const v =
+        physical === PhysicalType.FLOAT && b.length >= 4
+          ? view.getFloat32(0, true)
+          : physical === PhysicalType.DOUBLE && type.kind === 'double' && b.length >= 8
+            ? view.getFloat64(0, true)
+            : undefined;
       if (v === undefined) return MISMATCH;
       const f = floatBound(v, side);
       return f === 'nan' ? NAN : f;
@@ -135,8 +154,16 @@ export function statValue(type: PrimitiveType, e: SchemaElement, physical: numbe
       return side === 'lower' ? floorDiv(v, 1000n) : -floorDiv(-v, 1000n);
     }
     case 'time':
-      if (physical === PhysicalType.INT64 && (e.convertedType === ConvertedType.TIME_MICROS || (e.logicalType?.kind === 'TIME' && e.logicalType.unit === 'MICROS'))) return orMismatch(i64(view));
-      if (physical === PhysicalType.INT32 && (e.convertedType === ConvertedType.TIME_MILLIS || (e.logicalType?.kind === 'TIME' && e.logicalType.unit === 'MILLIS'))) return orMismatch(i32(view) === undefined ? undefined : BigInt(i32(view) ?? 0) * 1000n);
+      if (
+        physical === PhysicalType.INT64 &&
+        (e.convertedType === ConvertedType.TIME_MICROS || (e.logicalType?.kind === 'TIME' && e.logicalType.unit === 'MICROS'))
+      )
+        return orMismatch(i64(view));
+      if (
+        physical === PhysicalType.INT32 &&
+        (e.convertedType === ConvertedType.TIME_MILLIS || (e.logicalType?.kind === 'TIME' && e.logicalType.unit === 'MILLIS'))
+      )
+        return orMismatch(i32(view) === undefined ? undefined : BigInt(i32(view) ?? 0) * 1000n);
       return MISMATCH;
     case 'string':
       if (physical !== PhysicalType.BYTE_ARRAY || decimalScale(e) !== undefined) return MISMATCH;
@@ -253,7 +280,7 @@ export function compareMinimalTwos(a: Uint8Array, b: Uint8Array): number {
   const na = ((a[0] as number) & 0x80) !== 0;
   const nb = ((b[0] as number) & 0x80) !== 0;
   if (na !== nb) return na ? -1 : 1;
-  if (a.length !== b.length) return (a.length < b.length) !== na ? -1 : 1;
+  if (a.length !== b.length) return a.length < b.length !== na ? -1 : 1;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as number) < (b[i] as number) ? -1 : 1;
   return 0;
 }

@@ -2,7 +2,22 @@
 // field headers, and skipping of whatever the decoder does not read, without materialising it.
 // Wire format: thrift/doc/specs/thrift-compact-protocol.md. Failures are CompactDecodeError.
 /** Compact-protocol type ids (thrift-compact-protocol.md "Struct encoding"). */
-export const T = { STOP: 0, TRUE: 1, FALSE: 2, BYTE: 3, I16: 4, I32: 5, I64: 6, DOUBLE: 7, BINARY: 8, LIST: 9, SET: 10, MAP: 11, STRUCT: 12, UUID: 13 } as const;
+export const T = {
+  STOP: 0,
+  TRUE: 1,
+  FALSE: 2,
+  BYTE: 3,
+  I16: 4,
+  I32: 5,
+  I64: 6,
+  DOUBLE: 7,
+  BINARY: 8,
+  LIST: 9,
+  SET: 10,
+  MAP: 11,
+  STRUCT: 12,
+  UUID: 13,
+} as const;
 
 export class CompactDecodeError extends Error {}
 
@@ -140,7 +155,8 @@ export class Reader {
       case T.SET: {
         const n = this.list();
         const et = this.elementType;
-        if (et === T.TRUE || et === T.FALSE) this.pos += n; // booleans in containers: one byte each
+        if (et === T.TRUE || et === T.FALSE)
+          this.pos += n; // booleans in containers: one byte each
         else if (et === T.I32 || et === T.I64 || et === T.I16) this.pos = this.pastVarints(this.pos, n);
         else if (et === T.STRUCT) for (let i = 0; i < n; i++) this.skipStruct(depth + 1);
         else for (let i = 0; i < n; i++) this.skip(et, depth + 1);

@@ -49,8 +49,15 @@ function schemaElement(r: Reader): SchemaElement {
 }
 
 const SIMPLE: Readonly<Record<number, LogicalType>> = {
-  1: { kind: 'STRING' }, 2: { kind: 'MAP' }, 3: { kind: 'LIST' }, 4: { kind: 'ENUM' }, 6: { kind: 'DATE' },
-  12: { kind: 'JSON' }, 13: { kind: 'BSON' }, 14: { kind: 'UUID' }, 15: { kind: 'FLOAT16' },
+  1: { kind: 'STRING' },
+  2: { kind: 'MAP' },
+  3: { kind: 'LIST' },
+  4: { kind: 'ENUM' },
+  6: { kind: 'DATE' },
+  12: { kind: 'JSON' },
+  13: { kind: 'BSON' },
+  14: { kind: 'UUID' },
+  15: { kind: 'FLOAT16' },
 };
 
 /** parquet.thrift `LogicalType` (a union: the first set member decides). */
@@ -168,7 +175,8 @@ function columnChunk(r: Reader): ColumnChunk {
     if (id === 3 && t === T.STRUCT) md = columnMetaData(r);
     else r.skip(t);
   }
-  if (md === undefined) throw new CompactDecodeError('column chunk without meta_data (encrypted or external column chunks are not supported)');
+  if (md === undefined)
+    throw new CompactDecodeError('column chunk without meta_data (encrypted or external column chunks are not supported)');
   return md;
 }
 

@@ -24,8 +24,14 @@ export function corruptParquet(path: string, why: string, cause?: unknown): Migr
  * Checks the tail [tailStart, size) of a Parquet file; returns the FileMetaData bytes when the tail
  * holds them all, else where they start (a second read of [metaStart, tailStart) completes them).
  */
-export function footerFromTail(path: string, size: number, tailStart: number, tail: Uint8Array): Uint8Array | { metaStart: number; metaLen: number } {
-  if (tail.length !== size - tailStart) throw corruptParquet(path, `read ${tail.length} bytes of the tail, expected ${size - tailStart} (file shorter than listed?)`);
+export function footerFromTail(
+  path: string,
+  size: number,
+  tailStart: number,
+  tail: Uint8Array,
+): Uint8Array | { metaStart: number; metaLen: number } {
+  if (tail.length !== size - tailStart)
+    throw corruptParquet(path, `read ${tail.length} bytes of the tail, expected ${size - tailStart} (file shorter than listed?)`);
   const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
   if (view.getUint32(tail.length - 4, true) !== MAGIC) throw corruptParquet(path, 'no PAR1 magic at the end (not Parquet, or truncated)');
   if (tailStart === 0 && view.getUint32(0, true) !== MAGIC) throw corruptParquet(path, 'no PAR1 magic at the start');
@@ -44,7 +50,12 @@ export function joinFooter(head: Uint8Array, tail: Uint8Array, metaLen: number):
 }
 
 /** The serialized FileMetaData of `path` (exact `size`), in one GET, or two for a large footer. */
-export async function readParquetFooterBytes(store: ObjectStore, path: string, size: number, tailBytes = DEFAULT_TAIL_BYTES): Promise<Uint8Array> {
+export async function readParquetFooterBytes(
+  store: ObjectStore,
+  path: string,
+  size: number,
+  tailBytes = DEFAULT_TAIL_BYTES,
+): Promise<Uint8Array> {
   if (size < 12) throw corruptParquet(path, `${size} bytes is too small for a Parquet file`);
   const tailStart = Math.max(0, size - tailBytes);
   const tail = await store.readRange(path, tailStart, size);
@@ -59,7 +70,13 @@ export async function readParquetFooterBytes(store: ObjectStore, path: string, s
  * `path` names the file in errors; `file` is its local path. With `scratch`, the result may be a
  * view into it: valid until the next call with the same scratch.
  */
-export function readParquetFooterBytesLocalSync(path: string, file: string, size: number, tailBytes = DEFAULT_TAIL_BYTES, scratch?: Uint8Array): Uint8Array {
+export function readParquetFooterBytesLocalSync(
+  path: string,
+  file: string,
+  size: number,
+  tailBytes = DEFAULT_TAIL_BYTES,
+  scratch?: Uint8Array,
+): Uint8Array {
   if (size < 12) throw corruptParquet(path, `${size} bytes is too small for a Parquet file`);
   let fd: number;
   try {
@@ -70,7 +87,10 @@ export function readParquetFooterBytesLocalSync(path: string, file: string, size
   try {
     // `scratch` (a thread's reusable buffer): the tail lands there when it fits, no allocation per file.
     const pread = (start: number, end: number, reuse: boolean): Uint8Array => {
-      const buf = reuse && scratch !== undefined && scratch.length >= end - start ? scratch.subarray(0, end - start) : Buffer.allocUnsafe(end - start);
+      const buf =
+        reuse && scratch !== undefined && scratch.length >= end - start
+          ? scratch.subarray(0, end - start)
+          : Buffer.allocUnsafe(end - start);
       let n = 0;
       try {
         for (let r = -1; n < buf.length && r !== 0; n += r) r = readSync(fd, buf, n, buf.length - n, start + n);

@@ -9,7 +9,15 @@
 //   stats.ts           FileStats (maps, or the manifest's Avro bytes)
 //   reader.ts          ParquetFooterReader: where a footer is read and decoded
 // This index is the module the rest of the repo imports (`adapters/formats/parquet`).
-export { DEFAULT_TAIL_BYTES, decodeParquetFooterGeneric, decodeParquetFooterSync, footerFromTail, joinFooter, readParquetFooterBytes, readParquetFooterBytesLocalSync } from './footer';
+export {
+  DEFAULT_TAIL_BYTES,
+  decodeParquetFooterGeneric,
+  decodeParquetFooterSync,
+  footerFromTail,
+  joinFooter,
+  readParquetFooterBytes,
+  readParquetFooterBytesLocalSync,
+} from './footer';
 export { leafFieldIds } from './plan';
 export { parquetStats, parquetStatsChecked, parquetStatsEncoded, parquetStatsEncodedChecked } from './stats';
 export { ParquetFooterReader } from './reader';

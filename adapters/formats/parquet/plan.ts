@@ -34,7 +34,8 @@ function buildTree(schema: readonly SchemaElement[], path: string): SchemaNode {
 }
 
 const isList = (e: SchemaElement): boolean => e.convertedType === ConvertedType.LIST || e.logicalType?.kind === 'LIST';
-const isMap = (e: SchemaElement): boolean => e.convertedType === ConvertedType.MAP || e.convertedType === ConvertedType.MAP_KEY_VALUE || e.logicalType?.kind === 'MAP';
+const isMap = (e: SchemaElement): boolean =>
+  e.convertedType === ConvertedType.MAP || e.convertedType === ConvertedType.MAP_KEY_VALUE || e.logicalType?.kind === 'MAP';
 
 function child(mf: MappedField | undefined, name: string): MappedField | undefined {
   return mf?.fields?.find((f) => f.names.includes(name));
@@ -52,12 +53,20 @@ export function leafFieldIds(root: SchemaNode, mapping: readonly MappedField[], 
   });
   const visit = (n: SchemaNode, mf: MappedField | undefined): void => {
     if (n.leaf !== undefined) {
-      ids[n.leaf] = useIds ? n.element.fieldId : n.element.repetition === Repetition.REPEATED && mf?.fields?.length === 1 ? mf.fields[0]?.fieldId : mf?.fieldId;
+      ids[n.leaf] = useIds
+        ? n.element.fieldId
+        : n.element.repetition === Repetition.REPEATED && mf?.fields?.length === 1
+          ? mf.fields[0]?.fieldId
+          : mf?.fieldId;
       return;
     }
     if (isList(n.element) && n.children.length === 1) {
       const rep = n.children[0] as SchemaNode;
-      const twoLevel = rep.leaf !== undefined || rep.children.length !== 1 || rep.element.name === 'array' || rep.element.name === `${n.element.name}_tuple`;
+      const twoLevel =
+        rep.leaf !== undefined ||
+        rep.children.length !== 1 ||
+        rep.element.name === 'array' ||
+        rep.element.name === `${n.element.name}_tuple`;
       visit(twoLevel ? rep : (rep.children[0] as SchemaNode), child(mf, 'element') ?? mf?.fields?.[0]);
     } else if (isMap(n.element) && n.children.length === 1) {
       const kv = n.children[0] as SchemaNode;
@@ -135,7 +144,17 @@ export function statsPlan(path: string, md: FileMetaData, ctx: FooterContext): S
   })(root, []);
   const ids = leafFieldIds(root, ctx.nameMapping, elements.length);
   const index = primitiveIndex(ctx.schema.fields);
-  const used = [...new Set(ids.filter((id, i): id is number => id !== undefined && index.has(id) && elements[i] !== undefined && (ctx.metricsFieldIds === undefined || ctx.metricsFieldIds.has(id))))].sort((a, b) => a - b);
+  const used = [
+    ...new Set(
+      ids.filter(
+        (id, i): id is number =>
+          id !== undefined &&
+          index.has(id) &&
+          elements[i] !== undefined &&
+          (ctx.metricsFieldIds === undefined || ctx.metricsFieldIds.has(id)),
+      ),
+    ),
+  ].sort((a, b) => a - b);
   const slotOf = new Map(used.map((id, s) => [id, s]));
   let counted = 0;
   const leaves = ids.map((id, i): LeafPlan | undefined => {
@@ -146,8 +165,20 @@ export function statsPlan(path: string, md: FileMetaData, ctx: FooterContext): S
     counted++;
     return { slot, type: field.type, structOnly: field.structOnly, element, kind: fastKind(field.type, element) };
   });
-  const slots = used.map((id, s) => ({ id, type: (index.get(id) as { type: PrimitiveType }).type, kind: leaves.find((l) => l?.slot === s)?.kind ?? 'slow' }));
-  const plan: StatsPlan = { nameMapping: ctx.nameMapping, fields: ctx.schema.fields, metrics: ctx.metricsFieldIds, leaves, slots, leafPaths, sharedIds: counted !== used.length };
+  const slots = used.map((id, s) => ({
+    id,
+    type: (index.get(id) as { type: PrimitiveType }).type,
+    kind: leaves.find((l) => l?.slot === s)?.kind ?? 'slow',
+  }));
+  const plan: StatsPlan = {
+    nameMapping: ctx.nameMapping,
+    fields: ctx.schema.fields,
+    metrics: ctx.metricsFieldIds,
+    leaves,
+    slots,
+    leafPaths,
+    sharedIds: counted !== used.length,
+  };
   planCache.set(md.schema, [plan, ...(cached ?? []).slice(0, 3)]);
   return plan;
 }

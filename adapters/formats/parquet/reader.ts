@@ -25,12 +25,17 @@ export interface FooterStatsDecoder {
 
 /** FooterReader for Parquet over any ObjectStore. */
 export class ParquetFooterReader implements FooterReader {
-  constructor(private readonly store: ObjectStore, private readonly tailBytes = DEFAULT_TAIL_BYTES, private readonly decoder: FooterStatsDecoder | null = null) {}
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly tailBytes = DEFAULT_TAIL_BYTES,
+    private readonly decoder: FooterStatsDecoder | null = null,
+  ) {}
 
   async readStats(path: string, size: number, context: FooterContext): Promise<FileStats> {
     // A local file and a decoder that can read it itself (a footer thread): the I/O moves there too.
     const file = this.decoder?.statsLocal !== undefined ? this.store.localFile?.(path) : undefined;
-    if (file !== undefined && this.decoder?.statsLocal !== undefined) return this.decoder.statsLocal(path, file, size, this.tailBytes, context);
+    if (file !== undefined && this.decoder?.statsLocal !== undefined)
+      return this.decoder.statsLocal(path, file, size, this.tailBytes, context);
     // A store that can sign the GET and a decoder that can send it: the HTTP work moves there too.
     if (this.decoder?.statsRemote !== undefined && this.store.signedRead !== undefined && size >= 12) {
       const tailStart = Math.max(0, size - this.tailBytes);
@@ -38,7 +43,8 @@ export class ParquetFooterReader implements FooterReader {
       if (read !== undefined) {
         const r = await this.decoder.statsRemote(path, read, size, tailStart, context);
         if (r.kind === 'stats') return r.stats;
-        if (r.kind === 'large') return this.decoder.stats(path, joinFooter(await this.store.readRange(path, r.metaStart, tailStart), r.tail, r.metaLen), context);
+        if (r.kind === 'large')
+          return this.decoder.stats(path, joinFooter(await this.store.readRange(path, r.metaStart, tailStart), r.tail, r.metaLen), context);
         // 'fallback': the thread's GET failed; the store's own read below retries and maps the error.
       }
     }

@@ -31,11 +31,23 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext,
  * and a Uint8Array per bound in between: what a footer thread sends (threads/worker.ts). The
  * result's `encodedMetrics` is a view of `out`, valid until `out` is next reset.
  */
-export function parquetStatsEncoded(path: string, md: FileMetaData, ctx: FooterContext, out: AvroBytes, typedOnly = false): FileStats & { readonly encodedMetrics: Uint8Array } {
+export function parquetStatsEncoded(
+  path: string,
+  md: FileMetaData,
+  ctx: FooterContext,
+  out: AvroBytes,
+  typedOnly = false,
+): FileStats & { readonly encodedMetrics: Uint8Array } {
   const { plan, accs, typed, records, splits } = accumulate(path, md, ctx, typedOnly);
   const start = out.length;
   const boundsWithheld = writeMetrics(plan, accs, ctx, typed, out);
-  return { recordCount: records, splitOffsets: splits, fileColumns: plan.leafPaths, boundsWithheld, encodedMetrics: out.view().subarray(start) };
+  return {
+    recordCount: records,
+    splitOffsets: splits,
+    fileColumns: plan.leafPaths,
+    boundsWithheld,
+    encodedMetrics: out.view().subarray(start),
+  };
 }
 
 const scratch64 = new Float64Array(1);
@@ -52,7 +64,13 @@ const boolByte = new Uint8Array(1);
  * have none): a view of scratch bytes or of the stat bytes, valid until the next call — copy it to
  * keep it (fastBound), or write it out (writeFastBound).
  */
-function fastBoundView(kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): Uint8Array | null {
+function fastBoundView(
+  kind: Exclude<FastKind, 'slow'>,
+  type: PrimitiveType,
+  a: Acc,
+  side: 'lower' | 'upper',
+  trunc: number | null,
+): Uint8Array | null {
   const n = side === 'lower' ? a.minN : a.maxN;
   const raw = side === 'lower' ? a.minRaw : a.maxRaw;
   switch (kind) {
@@ -89,7 +107,13 @@ function fastBoundView(kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: 
 }
 
 /** fastBoundView, copied. */
-function fastBound(kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): Uint8Array | null {
+function fastBound(
+  kind: Exclude<FastKind, 'slow'>,
+  type: PrimitiveType,
+  a: Acc,
+  side: 'lower' | 'upper',
+  trunc: number | null,
+): Uint8Array | null {
   const v = fastBoundView(kind, type, a, side, trunc);
   return v === null ? null : Uint8Array.prototype.slice.call(v);
 }
@@ -99,7 +123,15 @@ const lowerEntries = new AvroBytes();
 const upperEntries = new AvroBytes();
 
 /** One side's fast-kind bound as an Avro map entry (key, bytes) in `out`; false when there is none. */
-function writeFastBound(out: AvroBytes, id: number, kind: Exclude<FastKind, 'slow'>, type: PrimitiveType, a: Acc, side: 'lower' | 'upper', trunc: number | null): boolean {
+function writeFastBound(
+  out: AvroBytes,
+  id: number,
+  kind: Exclude<FastKind, 'slow'>,
+  type: PrimitiveType,
+  a: Acc,
+  side: 'lower' | 'upper',
+  trunc: number | null,
+): boolean {
   const v = fastBoundView(kind, type, a, side, trunc);
   if (v === null) return false;
   out.long(id);
@@ -108,7 +140,14 @@ function writeFastBound(out: AvroBytes, id: number, kind: Exclude<FastKind, 'slo
 }
 
 /** A typed-path bound as an Avro map entry; false when there is none. */
-function writeTypedBound(out: AvroBytes, id: number, type: PrimitiveType, v: PrimitiveValue | undefined, side: 'lower' | 'upper', trunc: number | null): boolean {
+function writeTypedBound(
+  out: AvroBytes,
+  id: number,
+  type: PrimitiveType,
+  v: PrimitiveValue | undefined,
+  side: 'lower' | 'upper',
+  trunc: number | null,
+): boolean {
   if (v === undefined) return false;
   const b = serializeBound(type, v, side, trunc);
   if (b === null) return false;
@@ -229,6 +268,11 @@ export function parquetStatsChecked(path: string, md: FileMetaData, context: Foo
 }
 
 /** parquetStatsEncoded, a non-coded failure reported as a corrupt footer naming the file. */
-export function parquetStatsEncodedChecked(path: string, md: FileMetaData, context: FooterContext, out: AvroBytes): FileStats & { readonly encodedMetrics: Uint8Array } {
+export function parquetStatsEncodedChecked(
+  path: string,
+  md: FileMetaData,
+  context: FooterContext,
+  out: AvroBytes,
+): FileStats & { readonly encodedMetrics: Uint8Array } {
   return checked(path, () => parquetStatsEncoded(path, md, context, out));
 }

@@ -4,9 +4,33 @@
 import type { ThriftStruct } from '../hyparquet';
 
 /** parquet.thrift `Type`. */
-export const PhysicalType = { BOOLEAN: 0, INT32: 1, INT64: 2, INT96: 3, FLOAT: 4, DOUBLE: 5, BYTE_ARRAY: 6, FIXED_LEN_BYTE_ARRAY: 7 } as const;
+export const PhysicalType = {
+  BOOLEAN: 0,
+  INT32: 1,
+  INT64: 2,
+  INT96: 3,
+  FLOAT: 4,
+  DOUBLE: 5,
+  BYTE_ARRAY: 6,
+  FIXED_LEN_BYTE_ARRAY: 7,
+} as const;
 /** parquet.thrift `ConvertedType` (the ones we read). */
-export const ConvertedType = { UTF8: 0, MAP: 1, MAP_KEY_VALUE: 2, LIST: 3, ENUM: 4, DECIMAL: 5, DATE: 6, TIME_MILLIS: 7, TIME_MICROS: 8, TIMESTAMP_MILLIS: 9, TIMESTAMP_MICROS: 10, UINT_8: 11, UINT_64: 14, INTERVAL: 21 } as const;
+export const ConvertedType = {
+  UTF8: 0,
+  MAP: 1,
+  MAP_KEY_VALUE: 2,
+  LIST: 3,
+  ENUM: 4,
+  DECIMAL: 5,
+  DATE: 6,
+  TIME_MILLIS: 7,
+  TIME_MICROS: 8,
+  TIMESTAMP_MILLIS: 9,
+  TIMESTAMP_MICROS: 10,
+  UINT_8: 11,
+  UINT_64: 14,
+  INTERVAL: 21,
+} as const;
 /** parquet.thrift `FieldRepetitionType`. */
 export const Repetition = { REQUIRED: 0, OPTIONAL: 1, REPEATED: 2 } as const;
 
@@ -108,8 +132,15 @@ function timeUnit(u: ThriftStruct | undefined): 'MILLIS' | 'MICROS' | 'NANOS' {
 
 /** parquet.thrift `LogicalType` union members without parameters, by field id. */
 const SIMPLE_LOGICAL: readonly (readonly [number, LogicalType])[] = [
-  [1, { kind: 'STRING' }], [2, { kind: 'MAP' }], [3, { kind: 'LIST' }], [4, { kind: 'ENUM' }], [6, { kind: 'DATE' }],
-  [12, { kind: 'JSON' }], [13, { kind: 'BSON' }], [14, { kind: 'UUID' }], [15, { kind: 'FLOAT16' }],
+  [1, { kind: 'STRING' }],
+  [2, { kind: 'MAP' }],
+  [3, { kind: 'LIST' }],
+  [4, { kind: 'ENUM' }],
+  [6, { kind: 'DATE' }],
+  [12, { kind: 'JSON' }],
+  [13, { kind: 'BSON' }],
+  [14, { kind: 'UUID' }],
+  [15, { kind: 'FLOAT16' }],
 ];
 
 /** parquet.thrift `LogicalType` union. */
@@ -118,7 +149,10 @@ function logicalType(t: ThriftStruct | undefined): LogicalType | undefined {
   for (const [id, lt] of SIMPLE_LOGICAL) if (get(t, id) !== undefined) return lt;
   const dec = struct(t, 5);
   if (dec !== undefined) return { kind: 'DECIMAL', scale: num(dec, 1) ?? 0, precision: num(dec, 2) ?? 0 };
-  for (const [id, kind] of [[7, 'TIME'], [8, 'TIMESTAMP']] as const) {
+  for (const [id, kind] of [
+    [7, 'TIME'],
+    [8, 'TIMESTAMP'],
+  ] as const) {
     const tt = struct(t, id);
     if (tt !== undefined) return { kind, isAdjustedToUTC: get(tt, 1) === true, unit: timeUnit(struct(tt, 2)) };
   }

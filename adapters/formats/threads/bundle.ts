@@ -23,7 +23,11 @@ interface Recorded {
 
 interface Esbuild {
   readonly version: string;
-  buildSync(options: Record<string, unknown>): { outputFiles?: { text: string }[]; metafile?: { inputs: Record<string, unknown> }; errors: unknown[] };
+  buildSync(options: Record<string, unknown>): {
+    outputFiles?: { text: string }[];
+    metafile?: { inputs: Record<string, unknown> };
+    errors: unknown[];
+  };
 }
 
 function loadEsbuild(): Esbuild | null {
@@ -161,4 +165,3 @@ export function withoutTsx(execArgv: readonly string[]): string[] {
   }
   return out;
 }
-

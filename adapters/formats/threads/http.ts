@@ -47,7 +47,10 @@ async function rawOrTlsGet(read: SignedRead, alloc: BodyAllocator): Promise<Uint
 }
 
 /** A body of exactly Content-Length bytes, or a failure (a short or long body, no length). */
-function sized(length: string | null | undefined, alloc: BodyAllocator): { readonly out: Uint8Array; add(chunk: Uint8Array): void; whole(): Uint8Array } {
+function sized(
+  length: string | null | undefined,
+  alloc: BodyAllocator,
+): { readonly out: Uint8Array; add(chunk: Uint8Array): void; whole(): Uint8Array } {
   if (length === null || length === undefined || !/^\d+$/.test(length)) throw new Error('no Content-Length');
   const out = alloc(Number(length));
   let got = 0;
@@ -78,7 +81,14 @@ async function fetchGet(read: SignedRead, alloc: BodyAllocator): Promise<Uint8Ar
 
 /** What this file uses of undici's Agent (Dispatcher#request). */
 interface UndiciAgent {
-  request(opts: { origin: string; path: string; method: 'GET'; headers: Readonly<Record<string, string>>; headersTimeout: number; bodyTimeout: number }): Promise<{
+  request(opts: {
+    origin: string;
+    path: string;
+    method: 'GET';
+    headers: Readonly<Record<string, string>>;
+    headersTimeout: number;
+    bodyTimeout: number;
+  }): Promise<{
     statusCode: number;
     headers: Readonly<Record<string, string | string[] | undefined>>;
     body: Readable & { dump(): Promise<void> };
@@ -96,9 +106,14 @@ function agentClass(): UndiciAgentClass {
   } catch {
     // Node creates its bundled undici's global dispatcher on the first fetch() call (synchronously):
     // a data: URL fetch makes it exist without a request on the network.
-    void fetch('data:,').then((r) => r.arrayBuffer(), () => undefined);
-    const d = (globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.1')] as { constructor: UndiciAgentClass } | undefined;
-    if (d === undefined) throw new Error('no undici available (neither the package nor Node\'s global dispatcher)');
+    void fetch('data:,').then(
+      (r) => r.arrayBuffer(),
+      () => undefined,
+    );
+    const d = (globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.1')] as
+      | { constructor: UndiciAgentClass }
+      | undefined;
+    if (d === undefined) throw new Error("no undici available (neither the package nor Node's global dispatcher)");
     return d.constructor;
   }
 }
@@ -106,7 +121,14 @@ function agentClass(): UndiciAgentClass {
 function undiciGet(read: SignedRead, alloc: BodyAllocator): Promise<Uint8Array> {
   undiciAgent ??= new (agentClass())({ keepAliveTimeout: 30_000, connections: 64 });
   const url = new URL(read.url);
-  const sent = undiciAgent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers: read.headers, headersTimeout: read.timeoutMs, bodyTimeout: read.timeoutMs });
+  const sent = undiciAgent.request({
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+    method: 'GET',
+    headers: read.headers,
+    headersTimeout: read.timeoutMs,
+    bodyTimeout: read.timeoutMs,
+  });
   return sent.then(async (res) => {
     if (res.statusCode !== 200 && res.statusCode !== 206) {
       await res.body.dump();

@@ -48,7 +48,6 @@ const MAX_BATCH = 16;
 /** Table contexts a thread keeps (each: a schema and its name mapping). */
 const MAX_CONTEXTS = 64;
 
-
 /**
  * How a footer thread starts: the prebuilt bundle of worker.ts (bundle.ts), without
  * the tsx loader flags a worker would inherit from this process; or, when no bundle can be had, the
@@ -56,7 +55,9 @@ const MAX_CONTEXTS = 64;
  */
 export function footerThreadStart(): { readonly file: string; readonly options: WorkerOptions } {
   const bundle = threadBundle(path.join(__dirname, 'worker.ts'));
-  return bundle !== null ? { file: bundle, options: { execArgv: withoutTsx(process.execArgv) } } : { file: path.join(__dirname, 'entry.cjs'), options: {} };
+  return bundle !== null
+    ? { file: bundle, options: { execArgv: withoutTsx(process.execArgv) } }
+    : { file: path.join(__dirname, 'entry.cjs'), options: {} };
 }
 
 /**
@@ -81,7 +82,10 @@ export class FooterThreads {
   private readonly ctxIds = new WeakMap<object, number>();
 
   /** `http`: how the threads send signed GETs (threads/http.ts; default from HIM_THREAD_HTTP). */
-  constructor(readonly size: number, readonly http: ThreadHttpTransport = threadHttpTransport()) {
+  constructor(
+    readonly size: number,
+    readonly http: ThreadHttpTransport = threadHttpTransport(),
+  ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
@@ -90,7 +94,16 @@ export class FooterThreads {
     const worker = startFooterThread({ file: start.file, options: { ...start.options, workerData: { http: this.http } } });
     worker.unref();
     let loaded!: () => void;
-    const slot: Slot = { worker, pending: new Map(), sent: new Set(), columns: new Map(), queue: [], transfer: [], inFlight: 0, loaded: new Promise<void>((r) => (loaded = r)) };
+    const slot: Slot = {
+      worker,
+      pending: new Map(),
+      sent: new Set(),
+      columns: new Map(),
+      queue: [],
+      transfer: [],
+      inFlight: 0,
+      loaded: new Promise<void>((r) => (loaded = r)),
+    };
     worker.on('message', (m: { replies: readonly StatsReply[]; packed: Uint8Array } | { ready: true }) => {
       if ('ready' in m) return loaded();
       for (const r of m.replies) this.settle(slot, r, m.packed);
@@ -98,7 +111,8 @@ export class FooterThreads {
     worker.on('error', (e) => {
       loaded(); // ready() never waits on a thread that died (its replacement is waited for by nobody)
       // A thread that dies fails its requests (the activity retries) and is replaced.
-      for (const p of slot.pending.values()) p.reject(new MigrationError(ErrorCode.INTERNAL, `footer thread failed: ${e.message}`, {}, { cause: e }));
+      for (const p of slot.pending.values())
+        p.reject(new MigrationError(ErrorCode.INTERNAL, `footer thread failed: ${e.message}`, {}, { cause: e }));
       slot.pending.clear();
       slot.queue = [];
       slot.transfer = [];
@@ -132,7 +146,11 @@ export class FooterThreads {
     slot.pending.delete(r.id);
     if (--slot.inFlight === 0) slot.worker.unref();
     if ('error' in r) {
-      p.reject(r.error.code !== null ? new MigrationError(r.error.code as ErrorCode, r.error.message, r.error.context) : new Error(r.error.message));
+      p.reject(
+        r.error.code !== null
+          ? new MigrationError(r.error.code as ErrorCode, r.error.message, r.error.context)
+          : new Error(r.error.message),
+      );
       return;
     }
     if ('fallback' in r) {
@@ -157,7 +175,8 @@ export class FooterThreads {
     const stats = decodeFileStats(bytes);
     if (sameColumns) {
       const fileColumns = slot.columns.get(ctxId);
-      if (fileColumns === undefined) throw new MigrationError(ErrorCode.INTERNAL, `footer thread: no column paths kept for context ${ctxId}`);
+      if (fileColumns === undefined)
+        throw new MigrationError(ErrorCode.INTERNAL, `footer thread: no column paths kept for context ${ctxId}`);
       // decodeFileStats' object is this reply's own: set the paths on it rather than copy it.
       (stats as { fileColumns?: FileStats['fileColumns'] }).fileColumns = fileColumns;
       return stats;
@@ -190,7 +209,11 @@ export class FooterThreads {
     return this.send({ path: filePath, remote: { read, size, tailStart } }, ctx, []) as Promise<RemoteStats>;
   }
 
-  private send(req: Pick<StatsRequest, 'path' | 'bytes' | 'local' | 'remote'>, ctx: FooterContext, transfer: ArrayBuffer[]): Promise<FileStats | RemoteStats> {
+  private send(
+    req: Pick<StatsRequest, 'path' | 'bytes' | 'local' | 'remote'>,
+    ctx: FooterContext,
+    transfer: ArrayBuffer[],
+  ): Promise<FileStats | RemoteStats> {
     let ctxId = this.ctxIds.get(ctx.schema);
     if (ctxId === undefined) {
       ctxId = this.nextCtx++;
@@ -257,7 +280,10 @@ export function footerThreadsOnEveryCpu(): void {
 export function sharedFooterThreads(env: NodeJS.ProcessEnv = process.env): FooterThreads | null {
   if (shared !== undefined) return shared;
   const cpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  const n = env.HIM_FOOTER_THREADS !== undefined && env.HIM_FOOTER_THREADS !== '' ? Number(env.HIM_FOOTER_THREADS) : Math.min(4, Math.max(0, everyCpu ? cpus : cpus - 1));
+  const n =
+    env.HIM_FOOTER_THREADS !== undefined && env.HIM_FOOTER_THREADS !== ''
+      ? Number(env.HIM_FOOTER_THREADS)
+      : Math.min(4, Math.max(0, everyCpu ? cpus : cpus - 1));
   shared = Number.isInteger(n) && n > 0 ? new FooterThreads(n, threadHttpTransport(env)) : null;
   return shared;
 }

@@ -124,7 +124,10 @@ function parseHead(head: string): { status: number; length: number; close: boole
       length = Number(value);
     } else if (name === 'transfer-encoding') throw new RawHttpError(`Transfer-Encoding ${value} is not handled here`);
     else if (name === 'connection') {
-      const tokens = value.toLowerCase().split(',').map((t) => t.trim());
+      const tokens = value
+        .toLowerCase()
+        .split(',')
+        .map((t) => t.trim());
       if (tokens.includes('close')) close = true;
       else if (tokens.includes('keep-alive')) close = false;
     }
@@ -165,7 +168,12 @@ interface Target {
  * fresh connection once (the server may have closed it while idle). The body lands in
  * `alloc(length)`.
  */
-export function rawGet(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number, alloc: BodyAllocator = allocate): Promise<Uint8Array> {
+export function rawGet(
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+  timeoutMs: number,
+  alloc: BodyAllocator = allocate,
+): Promise<Uint8Array> {
   const port = Number(url.port || 80);
   let request = `GET ${url.pathname}${url.search} HTTP/1.1\r\n`;
   for (const name of Object.keys(headers)) request += `${name}: ${headers[name] as string}\r\n`;
@@ -199,7 +207,8 @@ function attempt(t: Target, conn: Conn, reused: boolean): Promise<Uint8Array> {
       else keepIdle(t.key, conn);
       resolve(out as Uint8Array);
     };
-    const answer = (status: number, bytes: Uint8Array): void => (status === 200 || status === 206 ? done(undefined, bytes) : done(new Error(`HTTP ${status}`)));
+    const answer = (status: number, bytes: Uint8Array): void =>
+      status === 200 || status === 206 ? done(undefined, bytes) : done(new Error(`HTTP ${status}`));
     /** Body bytes b[from, to). */
     const onBody = (b: Uint8Array, from: number, to: number): void => {
       const p = parsed as { status: number; length: number };

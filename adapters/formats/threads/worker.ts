@@ -76,7 +76,10 @@ function contextOf(m: StatsRequest): FooterContext | undefined {
 }
 
 function failed(id: number, e: unknown): Answer {
-  const error = e instanceof MigrationError ? { code: e.code, message: e.message, context: e.context } : { code: null, message: (e as Error).message ?? String(e), context: {} };
+  const error =
+    e instanceof MigrationError
+      ? { code: e.code, message: e.message, context: e.context }
+      : { code: null, message: (e as Error).message ?? String(e), context: {} };
   return { reply: { id, error } };
 }
 
@@ -96,13 +99,22 @@ function statsOf(m: StatsRequest, ctx: FooterContext | undefined, bytes: Uint8Ar
   // thread attaches the array it kept (pool.ts), so FileStats stay complete.
   const same = stats.fileColumns !== undefined && samePaths(lastColumns.get(m.ctxId), stats.fileColumns);
   if (stats.fileColumns !== undefined && !same) lastColumns.set(m.ctxId, stats.fileColumns);
-  const sent: FileStats = same ? { recordCount: stats.recordCount, splitOffsets: stats.splitOffsets, boundsWithheld: stats.boundsWithheld, encodedMetrics: stats.encodedMetrics } : stats;
+  const sent: FileStats = same
+    ? {
+        recordCount: stats.recordCount,
+        splitOffsets: stats.splitOffsets,
+        boundsWithheld: stats.boundsWithheld,
+        encodedMetrics: stats.encodedMetrics,
+      }
+    : stats;
   return { reply: { id: m.id, at: 0, len: 0, ...(same ? { sameColumns: true as const } : {}) }, part: encodeFileStats(sent) };
 }
 
 function answerNow(m: StatsRequest, ctx: FooterContext | undefined): Answer {
   try {
-    const bytes = m.bytes ?? (m.local === undefined ? undefined : readParquetFooterBytesLocalSync(m.path, m.local.file, m.local.size, m.local.tailBytes, scratch));
+    const bytes =
+      m.bytes ??
+      (m.local === undefined ? undefined : readParquetFooterBytesLocalSync(m.path, m.local.file, m.local.size, m.local.tailBytes, scratch));
     if (bytes === undefined) throw new Error('footer thread: a request without bytes or a local file');
     return statsOf(m, ctx, bytes, true);
   } catch (e) {
@@ -129,7 +141,10 @@ function giveBack(b: Uint8Array): void {
   if (pooled.has(b.buffer) && bodies.length < MAX_BODIES) bodies.push(b.buffer as ArrayBuffer);
 }
 
-async function answerRemote(m: StatsRequest & { remote: NonNullable<StatsRequest['remote']> }, ctx: FooterContext | undefined): Promise<Answer> {
+async function answerRemote(
+  m: StatsRequest & { remote: NonNullable<StatsRequest['remote']> },
+  ctx: FooterContext | undefined,
+): Promise<Answer> {
   let tail: Uint8Array;
   try {
     tail = await threadGet(m.remote.read, takeBody, http);

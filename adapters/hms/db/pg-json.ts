@@ -21,7 +21,24 @@ type Pairs = [string, string | null][] | null;
  */
 type PageTuple = [(string | null)[], (string | null)[] | null, Pairs, Pairs, Pairs, string[] | null, [string, unknown][] | null, boolean];
 /** SDS + SERDES columns, serde params, SD params, bucket columns, sort columns, has skew rows. */
-type SdTuple = [unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown, Pairs, Pairs, string[] | null, [string, unknown][] | null, boolean];
+type SdTuple = [
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  Pairs,
+  Pairs,
+  string[] | null,
+  [string, unknown][] | null,
+  boolean,
+];
 /** Column descriptors already read in this getTables call, by CD_ID. */
 export type CdCache = Map<Id, HiveColumn[]>;
 
@@ -56,7 +73,23 @@ const SDS_SQL = `SELECT coalesce(json_agg(json_build_array(s."SD_ID", s."CD_ID",
 
 /** A storage descriptor from its JSON tuple, columns from the cache, skew as read (if any). */
 function sdFromTuple(t: SdTuple, sk: Skew | undefined, cdCache: CdCache): StorageDescriptor {
-  const [, cdId, location, inputFormat, outputFormat, compressed, numBuckets, subDirs, serdeId, serdeName, slib, serdeParams, sdParams, buckets, sorts] = t;
+  const [
+    ,
+    cdId,
+    location,
+    inputFormat,
+    outputFormat,
+    compressed,
+    numBuckets,
+    subDirs,
+    serdeId,
+    serdeName,
+    slib,
+    serdeParams,
+    sdParams,
+    buckets,
+    sorts,
+  ] = t;
   return {
     columns: cdId == null ? [] : [...(cdCache.get(id(cdId)) ?? [])],
     location: str(location),
@@ -64,7 +97,10 @@ function sdFromTuple(t: SdTuple, sk: Skew | undefined, cdCache: CdCache): Storag
     outputFormat: str(outputFormat),
     compressed: sqlBoolean(compressed),
     numBuckets: sqlNumber(numBuckets, -1),
-    serde: serdeId == null ? { name: null, serializationLib: null, parameters: {} } : { name: str(serdeName), serializationLib: str(slib), parameters: normalizeParams(serdeParams ?? []) },
+    serde:
+      serdeId == null
+        ? { name: null, serializationLib: null, parameters: {} }
+        : { name: str(serdeName), serializationLib: str(slib), parameters: normalizeParams(serdeParams ?? []) },
     bucketColumns: (buckets ?? []).map(String),
     sortColumns: (sorts ?? []).map(([column, order]) => ({ column: String(column), order: sqlNumber(order) })),
     parameters: normalizeParams(sdParams ?? []),
@@ -74,7 +110,12 @@ function sdFromTuple(t: SdTuple, sk: Skew | undefined, cdCache: CdCache): Storag
 }
 
 /** Columns of these CD_IDs into the cache (once per getTables call), in INTEGER_IDX order. */
-async function columnsFor(db: DbQueries, cdIds: readonly (string | null)[], cdCache: CdCache, session: SqlSession = db.session): Promise<void> {
+async function columnsFor(
+  db: DbQueries,
+  cdIds: readonly (string | null)[],
+  cdCache: CdCache,
+  session: SqlSession = db.session,
+): Promise<void> {
   const missing = [...new Set(cdIds.flatMap((c) => (c == null || cdCache.has(c) ? [] : [c])))];
   if (missing.length === 0) return;
   const cols = await db.q(
@@ -101,7 +142,11 @@ export async function storageDescriptorsJson(db: DbQueries, sdIds: readonly Id[]
   if (sdIds.length === 0) return out;
   const rows = await db.q('storageDescriptors', SDS_SQL, [[...new Set(sdIds)]]);
   const sds = JSON.parse(String(rows[0]?.DOC ?? '[]')) as SdTuple[];
-  await columnsFor(db, sds.map((r) => (r[1] == null ? null : id(r[1]))), cdCache);
+  await columnsFor(
+    db,
+    sds.map((r) => (r[1] == null ? null : id(r[1]))),
+    cdCache,
+  );
   const skewed = sds.filter((r) => r[15] === true).map((r) => id(r[0]));
   const skew = skewed.length === 0 ? new Map<Id, never>() : await skewOf(db, skewed);
   for (const t of sds) out.set(id(t[0]), sdFromTuple(t, skew.get(id(t[0])), cdCache));
@@ -130,14 +175,25 @@ export async function partitionsJson(db: DbQueries, tblIds: readonly Id[], cdCac
   return out;
 }
 
-async function partitionGroupJson(db: DbQueries, session: SqlSession, tblIds: readonly Id[], cdCache: CdCache, out: Map<Id, HivePartition[]>): Promise<void> {
+async function partitionGroupJson(
+  db: DbQueries,
+  session: SqlSession,
+  tblIds: readonly Id[],
+  cdCache: CdCache,
+  out: Map<Id, HivePartition[]>,
+): Promise<void> {
   let after = '-1';
   for (;;) {
     const rows = await db.q('partitions', pageSql(db.opts.pageSize), [tblIds, after], session);
     const n = sqlNumber(rows[0]?.N);
     if (n === 0) return;
     const page = JSON.parse(String(rows[0]?.DOC)) as PageTuple[];
-    await columnsFor(db, page.flatMap((r) => (r[0][6] == null ? [] : [r[0][6]])), cdCache, session);
+    await columnsFor(
+      db,
+      page.flatMap((r) => (r[0][6] == null ? [] : [r[0][6]])),
+      cdCache,
+      session,
+    );
     const skewed = page.filter((r) => r[7] === true).map((r) => r[0][5] as string);
     // Skew look-ups run on the leader session.
     const skew = skewed.length === 0 ? new Map<Id, never>() : await skewOf(db, skewed);
@@ -150,10 +206,30 @@ async function partitionGroupJson(db: DbQueries, session: SqlSession, tblIds: re
 function addPartition(t: PageTuple, skew: ReadonlyMap<Id, Skew>, cdCache: CdCache, out: Map<Id, HivePartition[]>): void {
   const [f, vals, params, serdeParams, sdParams, buckets, sorts] = t;
   const [, tblId, name, createTime, lastAccessTime, sdId, ...sdFields] = f;
-  if (sdId == null) throw new MigrationError(ErrorCode.HMS_BAD_METADATA, `partition ${name}: no storage descriptor in the HMS backing DB`, { partition: name });
+  if (sdId == null)
+    throw new MigrationError(ErrorCode.HMS_BAD_METADATA, `partition ${name}: no storage descriptor in the HMS backing DB`, {
+      partition: name,
+    });
   // [CD_ID … SLIB] from the page row, then the SD's own aggregates: the shape storageDescriptorsJson reads.
   const [cdId, location, inputFormat, outputFormat, compressed, numBuckets, subDirs, serdeId, serdeName, slib] = sdFields;
-  const sdTuple: SdTuple = [sdId, cdId, location, inputFormat, outputFormat, compressed, numBuckets, subDirs, serdeId, serdeName, slib, serdeParams, sdParams, buckets, sorts, false];
+  const sdTuple: SdTuple = [
+    sdId,
+    cdId,
+    location,
+    inputFormat,
+    outputFormat,
+    compressed,
+    numBuckets,
+    subDirs,
+    serdeId,
+    serdeName,
+    slib,
+    serdeParams,
+    sdParams,
+    buckets,
+    sorts,
+    false,
+  ];
   const p: HivePartition = {
     values: (vals ?? []).map((v) => partitionValue(v)),
     name: String(name),

@@ -25,7 +25,13 @@ export class DbQueries {
   }
 
   async q(what: string, sql: string, params: readonly unknown[] = [], session: SqlSession = this.session): Promise<Row[]> {
-    if (this.closed) throw new MigrationError(ErrorCode.HMS_UNREACHABLE, `HMS backing DB (${this.session.backend}): reader is closed`, { operation: what }, { retryable: false });
+    if (this.closed)
+      throw new MigrationError(
+        ErrorCode.HMS_UNREACHABLE,
+        `HMS backing DB (${this.session.backend}): reader is closed`,
+        { operation: what },
+        { retryable: false },
+      );
     try {
       return await session.query(sql, params);
     } catch (e) {

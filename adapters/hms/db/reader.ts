@@ -4,7 +4,15 @@
 // Postgres JSON path (pg-json.ts) or the portable row path (row-path.ts). Every raw → model rule is
 // in core/hive/normalize.ts.
 import { ErrorCode, MigrationError } from '../../../core/errors';
-import type { HiveColumn, HiveDatabase, HivePartition, HiveTable, HmsReader, StorageDescriptor, TableInventory } from '../../../core/hive/model';
+import type {
+  HiveColumn,
+  HiveDatabase,
+  HivePartition,
+  HiveTable,
+  HmsReader,
+  StorageDescriptor,
+  TableInventory,
+} from '../../../core/hive/model';
 import { databaseOwnerType, nullable, sortNames, sortPartitions, sqlNumber, tableOwnerType } from '../../../core/hive/normalize';
 import { partitionsJson, storageDescriptorsJson } from './pg-json';
 import type { CdCache } from './pg-json';
@@ -30,7 +38,11 @@ interface TableParts {
 
 function inventoryOf(dbName: string, n: string, t: TableRow, parts: TableParts): TableInventory {
   const sd = t.sdId === null ? undefined : parts.sds.get(t.sdId);
-  if (sd === undefined) throw new MigrationError(ErrorCode.HMS_BAD_METADATA, `${dbName}.${n}: no storage descriptor in the HMS backing DB`, { database: dbName, table: n });
+  if (sd === undefined)
+    throw new MigrationError(ErrorCode.HMS_BAD_METADATA, `${dbName}.${n}: no storage descriptor in the HMS backing DB`, {
+      database: dbName,
+      table: n,
+    });
   const table: HiveTable = {
     database: dbName,
     name: String(t.row.TBL_NAME),
@@ -74,13 +86,16 @@ export class BackingDbReader implements HmsReader {
       [name.trim().toLowerCase(), this.db.opts.catalog],
     );
     const row = rows[0];
-    if (row === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `database '${name}' not found in the HMS backing DB`, { database: name });
+    if (row === undefined)
+      throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `database '${name}' not found in the HMS backing DB`, { database: name });
     return row;
   }
 
   async getDatabase(name: string): Promise<HiveDatabase> {
     const row = await this.dbRow(name);
-    const params = await this.db.q('getDatabase', 'SELECT "PARAM_KEY", "PARAM_VALUE" FROM "DATABASE_PARAMS" WHERE "DB_ID" = ?', [row.DB_ID]);
+    const params = await this.db.q('getDatabase', 'SELECT "PARAM_KEY", "PARAM_VALUE" FROM "DATABASE_PARAMS" WHERE "DB_ID" = ?', [
+      row.DB_ID,
+    ]);
     return {
       name: String(row.NAME),
       description: str(row.DESC),
@@ -105,10 +120,15 @@ export class BackingDbReader implements HmsReader {
       wanted,
       [db.DB_ID],
     );
-    const byName = new Map(rows.map((r) => [String(r.TBL_NAME), { tblId: id(r.TBL_ID), sdId: r.SD_ID == null ? null : id(r.SD_ID), row: r } satisfies TableRow]));
+    const byName = new Map(
+      rows.map((r) => [String(r.TBL_NAME), { tblId: id(r.TBL_ID), sdId: r.SD_ID == null ? null : id(r.SD_ID), row: r } satisfies TableRow]),
+    );
     const missing = wanted.filter((n) => !byName.has(n));
     if (missing.length > 0) {
-      throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `table(s) not found in database '${database}': ${missing.join(', ')}`, { database, tables: missing });
+      throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `table(s) not found in database '${database}': ${missing.join(', ')}`, {
+        database,
+        tables: missing,
+      });
     }
     return byName;
   }
@@ -118,8 +138,18 @@ export class BackingDbReader implements HmsReader {
     const tblIds = tables.map((t) => t.tblId);
     const cdCache: CdCache = new Map<Id, HiveColumn[]>();
     const pg = this.session.backend === 'postgres';
-    const tableParams = groupBy(await this.db.qIn('getTables', 'SELECT "TBL_ID", "PARAM_KEY", "PARAM_VALUE" FROM "TABLE_PARAMS" WHERE "TBL_ID" IN ({in})', tblIds), 'TBL_ID');
-    const partKeys = groupBy(await this.db.qIn('getTables', 'SELECT "TBL_ID", "PKEY_NAME", "PKEY_TYPE", "PKEY_COMMENT", "INTEGER_IDX" FROM "PARTITION_KEYS" WHERE "TBL_ID" IN ({in})', tblIds), 'TBL_ID');
+    const tableParams = groupBy(
+      await this.db.qIn('getTables', 'SELECT "TBL_ID", "PARAM_KEY", "PARAM_VALUE" FROM "TABLE_PARAMS" WHERE "TBL_ID" IN ({in})', tblIds),
+      'TBL_ID',
+    );
+    const partKeys = groupBy(
+      await this.db.qIn(
+        'getTables',
+        'SELECT "TBL_ID", "PKEY_NAME", "PKEY_TYPE", "PKEY_COMMENT", "INTEGER_IDX" FROM "PARTITION_KEYS" WHERE "TBL_ID" IN ({in})',
+        tblIds,
+      ),
+      'TBL_ID',
+    );
     const sdIds = tables.flatMap((t) => (t.sdId === null ? [] : [t.sdId]));
     const sds = pg ? await storageDescriptorsJson(this.db, sdIds, cdCache) : await storageDescriptorsByRows(this.db, sdIds);
     const partitions = pg ? await partitionsJson(this.db, tblIds, cdCache) : await partitionsByRows(this.db, tblIds);

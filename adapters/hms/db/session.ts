@@ -56,9 +56,24 @@ interface DriverError {
   fatal?: unknown;
 }
 
-const NODE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ETIMEDOUT']);
+const NODE_NET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ETIMEDOUT',
+]);
 // mysql2 client-side codes for a lost or never-made connection.
-const MYSQL_LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR', 'PROTOCOL_ENQUEUE_AFTER_QUIT', 'ER_SERVER_SHUTDOWN', 'ER_CON_COUNT_ERROR']);
+const MYSQL_LOST = new Set([
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'PROTOCOL_ENQUEUE_AFTER_QUIT',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CON_COUNT_ERROR',
+]);
 const MYSQL_AUTH = new Set([1044, 1045, 1049]);
 
 /**
@@ -74,13 +89,25 @@ export function translateSqlError(e: unknown, backend: SqlSession['backend'], wh
   const message = typeof err.message === 'string' ? err.message : String(e);
   const ctx = { backend, operation: what, driverCode: code || errno };
   const make = (c: ErrorCode, retryable?: boolean): MigrationError =>
-    new MigrationError(c, `HMS backing DB (${backend}) ${what}: ${message}`, ctx, retryable === undefined ? { cause: e } : { cause: e, retryable });
+    new MigrationError(
+      c,
+      `HMS backing DB (${backend}) ${what}: ${message}`,
+      ctx,
+      retryable === undefined ? { cause: e } : { cause: e, retryable },
+    );
 
-  if (code === 'PROTOCOL_SEQUENCE_TIMEOUT' || code === '57014' || /query read timeout|timeout exceeded when trying to connect/i.test(message)) {
+  if (
+    code === 'PROTOCOL_SEQUENCE_TIMEOUT' ||
+    code === '57014' ||
+    /query read timeout|timeout exceeded when trying to connect/i.test(message)
+  ) {
     return make(ErrorCode.HMS_TIMEOUT);
   }
-  if (NODE_NET_CODES.has(code) || MYSQL_LOST.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code)) return make(ErrorCode.HMS_UNREACHABLE);
-  if (/connection terminated|not queryable|cannot enqueue|connection is in closed state|server closed the connection/i.test(message)) return make(ErrorCode.HMS_UNREACHABLE);
-  if (code === '28P01' || code === '28000' || code === '3D000' || (errno !== undefined && MYSQL_AUTH.has(errno))) return make(ErrorCode.HMS_UNREACHABLE, false);
+  if (NODE_NET_CODES.has(code) || MYSQL_LOST.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code))
+    return make(ErrorCode.HMS_UNREACHABLE);
+  if (/connection terminated|not queryable|cannot enqueue|connection is in closed state|server closed the connection/i.test(message))
+    return make(ErrorCode.HMS_UNREACHABLE);
+  if (code === '28P01' || code === '28000' || code === '3D000' || (errno !== undefined && MYSQL_AUTH.has(errno)))
+    return make(ErrorCode.HMS_UNREACHABLE, false);
   return make(ErrorCode.HMS_BAD_METADATA);
 }

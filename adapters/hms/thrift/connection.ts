@@ -18,9 +18,11 @@ installSkewedCodec();
 
 export function parseThriftUri(uri: string): { host: string; port: number } {
   const m = /^thrift:\/\/(\[[^\]]+\]|[^:/]+)(?::(\d+))?\/?$/.exec(uri.trim());
-  if (!m || m[1] === undefined) throw hmsError(ErrorCode.HMS_UNREACHABLE, `not a thrift://host:port URI: '${uri}'`, { endpoint: uri }, undefined);
+  if (!m || m[1] === undefined)
+    throw hmsError(ErrorCode.HMS_UNREACHABLE, `not a thrift://host:port URI: '${uri}'`, { endpoint: uri }, undefined);
   const port = m[2] === undefined ? 9083 : Number(m[2]);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw hmsError(ErrorCode.HMS_UNREACHABLE, `bad port in '${uri}'`, { endpoint: uri });
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw hmsError(ErrorCode.HMS_UNREACHABLE, `bad port in '${uri}'`, { endpoint: uri });
   return { host: m[1].replace(/^\[|\]$/g, ''), port };
 }
 
@@ -113,7 +115,10 @@ interface ConnState {
 function closedError(state: ConnState, endpoint: string): MigrationError {
   const sasl = saslRejection(state.head);
   if (sasl !== undefined) return unsupportedAuth(endpoint, `the server rejected the plain Thrift handshake ('${sasl}')`);
-  const hint = state.calls === 1 && state.head.length === 0 ? ' before answering the first call (a SASL/Kerberos-only HMS does this; so does a crashed handler)' : '';
+  const hint =
+    state.calls === 1 && state.head.length === 0
+      ? ' before answering the first call (a SASL/Kerberos-only HMS does this; so does a crashed handler)'
+      : '';
   return hmsError(ErrorCode.HMS_UNREACHABLE, `${endpoint} closed the connection${hint}`, { endpoint });
 }
 
@@ -139,7 +144,11 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
   conn.on('error', (e: Error) => {
     state.closed = true;
     const sasl = saslRejection(state.head);
-    state.failPending?.(sasl === undefined ? connectionFailure(e, endpoint) : unsupportedAuth(endpoint, `the server rejected the plain Thrift handshake ('${sasl}')`));
+    state.failPending?.(
+      sasl === undefined
+        ? connectionFailure(e, endpoint)
+        : unsupportedAuth(endpoint, `the server rejected the plain Thrift handshake ('${sasl}')`),
+    );
   });
   conn.on('close', () => {
     state.closed = true;
@@ -150,7 +159,8 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
   const timedCall = async <T>(method: string, fn: (client: HmsClient) => T): Promise<Awaited<T>> => {
     let timer: NodeJS.Timeout | undefined;
     const failure = new Promise<never>((_, reject) => {
-      state.failPending = (e) => reject(new MigrationError(e.code, `${method}: ${e.message}`, { ...e.context, method }, { cause: e.cause }));
+      state.failPending = (e) =>
+        reject(new MigrationError(e.code, `${method}: ${e.message}`, { ...e.context, method }, { cause: e.cause }));
       timer = setTimeout(() => {
         // A reply that arrives after this could not be matched safely: drop the connection.
         state.closed = true;
@@ -176,7 +186,11 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
     async call<T>(method: string, fn: (client: HmsClient) => T): Promise<Awaited<T>> {
       if (state.closed) throw hmsError(ErrorCode.HMS_UNREACHABLE, `${method}: connection to ${endpoint} is closed`, { endpoint, method });
       // One call at a time: replies are matched to the call in flight, and a timeout poisons the socket.
-      if (state.busy) throw hmsError(ErrorCode.INTERNAL, `HmsConnection.call(${method}): another call is in flight on this connection`, { endpoint, method });
+      if (state.busy)
+        throw hmsError(ErrorCode.INTERNAL, `HmsConnection.call(${method}): another call is in flight on this connection`, {
+          endpoint,
+          method,
+        });
       state.busy = true;
       state.calls += 1;
       try {

@@ -45,7 +45,9 @@ export const UNKNOWN_METHOD = 1;
 
 /** True when the server answered "Invalid method name": the method does not exist in its version. */
 export function isUnknownMethod(e: unknown): boolean {
-  return e instanceof MigrationError && e.context.thriftType === 'TApplicationException' && e.context.applicationExceptionType === UNKNOWN_METHOD;
+  return (
+    e instanceof MigrationError && e.context.thriftType === 'TApplicationException' && e.context.applicationExceptionType === UNKNOWN_METHOD
+  );
 }
 
 /** Translate whatever a generated client call rejected with. Already-translated errors pass through. */
@@ -59,12 +61,17 @@ export function translateCallError(e: unknown, method: string, endpoint: string)
   }
   if (e instanceof thrift.Thrift.TApplicationException) {
     const type = (e as unknown as { type?: number }).type;
-    return hmsError(ErrorCode.HMS_THRIFT_ERROR, `${method} on ${endpoint}: TApplicationException: ${e.message}`, {
-      endpoint,
-      method,
-      thriftType: 'TApplicationException',
-      ...(type === undefined ? {} : { applicationExceptionType: type }),
-    }, e);
+    return hmsError(
+      ErrorCode.HMS_THRIFT_ERROR,
+      `${method} on ${endpoint}: TApplicationException: ${e.message}`,
+      {
+        endpoint,
+        method,
+        thriftType: 'TApplicationException',
+        ...(type === undefined ? {} : { applicationExceptionType: type }),
+      },
+      e,
+    );
   }
   const msg = e instanceof Error ? e.message : String(e);
   const thriftType = e instanceof Error ? e.name : typeof e;

@@ -100,7 +100,12 @@ export async function withRetry<T>(
       const elapsed = performance.now() - t0;
       if (attempt >= policy.attempts || elapsed + delay > policy.maxElapsedMs) {
         if (!(e instanceof MigrationError) || attempt === 1) throw e;
-        throw new MigrationError(e.code, `${e.message} (gave up after ${attempt} attempts in ${Math.round(elapsed)} ms)`, { ...e.context, attempts: attempt }, { cause: e.cause, retryable: e.retryable });
+        throw new MigrationError(
+          e.code,
+          `${e.message} (gave up after ${attempt} attempts in ${Math.round(elapsed)} ms)`,
+          { ...e.context, attempts: attempt },
+          { cause: e.cause, retryable: e.retryable },
+        );
       }
       await sleep(delay);
     }

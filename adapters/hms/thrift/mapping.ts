@@ -6,7 +6,15 @@ import type Int64 from 'node-int64';
 import { ErrorCode } from '../../../core/errors';
 import { HIVE_DEFAULT_PARTITION } from '../../../core/hive/model';
 import type {
-  HiveColumn, HiveDatabase, HivePartition, HiveTable, Params, SerDe, SkewedInfo, SortColumn, StorageDescriptor,
+  HiveColumn,
+  HiveDatabase,
+  HivePartition,
+  HiveTable,
+  Params,
+  SerDe,
+  SkewedInfo,
+  SortColumn,
+  StorageDescriptor,
 } from '../../../core/hive/model';
 import { compareCodeUnits, normalizeParamsObject, normalizeSkewed, nullable, partitionValue } from '../../../core/hive/normalize';
 import * as ttypes from '../../../thrift-idl/gen/hive_metastore_types';
@@ -148,7 +156,11 @@ export function fromStorageDescriptor(sd: StorageDescriptor): ttypes.StorageDesc
     outputFormat: sd.outputFormat as string,
     compressed: sd.compressed,
     numBuckets: sd.numBuckets,
-    serdeInfo: new ttypes.SerDeInfo({ name: sd.serde.name as string, serializationLib: sd.serde.serializationLib as string, parameters: { ...sd.serde.parameters } }),
+    serdeInfo: new ttypes.SerDeInfo({
+      name: sd.serde.name as string,
+      serializationLib: sd.serde.serializationLib as string,
+      parameters: { ...sd.serde.parameters },
+    }),
     bucketCols: [...sd.bucketColumns],
     sortCols: sd.sortColumns.map((o) => new ttypes.Order({ col: o.column, order: o.order })),
     parameters: { ...sd.parameters },

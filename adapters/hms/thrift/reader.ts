@@ -52,7 +52,8 @@ export class ThriftHmsReader implements HmsReader {
     const found = new Map(batches.flat().map((t) => [t.tableName.toLowerCase(), t] as const));
     return names.map((n) => {
       const t = found.get(n.toLowerCase());
-      if (t === undefined) throw hmsError(ErrorCode.HMS_NOT_FOUND, `table ${database}.${n} does not exist in ${this.caller.opts.uri}`, { database, table: n });
+      if (t === undefined)
+        throw hmsError(ErrorCode.HMS_NOT_FOUND, `table ${database}.${n} does not exist in ${this.caller.opts.uri}`, { database, table: n });
       return toTable(t);
     });
   }
@@ -61,7 +62,14 @@ export class ThriftHmsReader implements HmsReader {
     const tables = await this.getTableObjects(database, names);
     return mapLimit(tables, this.caller.opts.concurrency, async (table) => ({
       table,
-      partitions: table.partitionKeys.length === 0 ? [] : await this.partitions(table.database, table.name, table.partitionKeys.map((k) => k.name)),
+      partitions:
+        table.partitionKeys.length === 0
+          ? []
+          : await this.partitions(
+              table.database,
+              table.name,
+              table.partitionKeys.map((k) => k.name),
+            ),
     }));
   }
 
@@ -80,7 +88,8 @@ export class ThriftHmsReader implements HmsReader {
     const batch = this.caller.opts.partitionBatchSize;
     if (batch < MAX_I16) {
       const first = await this.caller.read('get_partitions', (c) => c.get_partitions(database, table, batch + 1));
-      if (first.length <= batch) return first.map((p) => toPartition(p, makePartName(keys, (p.values ?? []).map(partitionValue)))).sort(byName);
+      if (first.length <= batch)
+        return first.map((p) => toPartition(p, makePartName(keys, (p.values ?? []).map(partitionValue)))).sort(byName);
     }
     const names = await this.caller.read('get_partition_names', (c) => c.get_partition_names(database, table, -1));
     const batches = chunks(sortNames(names), this.caller.opts.partitionBatchSize);
@@ -128,7 +137,11 @@ function pair(names: readonly string[], parts: readonly ttypes.Partition[]): Hiv
     const key = JSON.stringify((p.values ?? []).map(partitionValue));
     const name = byValues.get(key);
     if (name === undefined) {
-      throw hmsError(ErrorCode.HMS_BAD_METADATA, `${p.dbName}.${p.tableName}: partition with values ${key} matches none of the names HMS listed`, { database: p.dbName, table: p.tableName, values: p.values });
+      throw hmsError(
+        ErrorCode.HMS_BAD_METADATA,
+        `${p.dbName}.${p.tableName}: partition with values ${key} matches none of the names HMS listed`,
+        { database: p.dbName, table: p.tableName, values: p.values },
+      );
     }
     return toPartition(p, name);
   });

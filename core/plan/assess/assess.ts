@@ -23,9 +23,22 @@ import { DEFAULT_ASSESS_OPTIONS, isView } from './types';
 
 /** In report order. */
 export const RULES: readonly Rule[] = [
-  alreadyIcebergRule, storageHandlerRule, temporaryRule, viewRule, acidRule, formatRule, bucketedRule,
-  skewedRule, managedRule, locationInvalidRule, partitionLocationRule, partitionValueRule, schemaDriftRule, columnTypesRule,
-  emptyRule, statsMissingRule,
+  alreadyIcebergRule,
+  storageHandlerRule,
+  temporaryRule,
+  viewRule,
+  acidRule,
+  formatRule,
+  bucketedRule,
+  skewedRule,
+  managedRule,
+  locationInvalidRule,
+  partitionLocationRule,
+  partitionValueRule,
+  schemaDriftRule,
+  columnTypesRule,
+  emptyRule,
+  statsMissingRule,
 ];
 
 export interface Assessment {
@@ -57,7 +70,11 @@ function riskOf(cls: TableClass, files: number, bytes: number, warnings: number)
   return 'medium';
 }
 
-export function assessTable(t: TableInventory, options: AssessOptions = DEFAULT_ASSESS_OPTIONS, extra: readonly AssessFinding[] = []): Assessment {
+export function assessTable(
+  t: TableInventory,
+  options: AssessOptions = DEFAULT_ASSESS_OPTIONS,
+  extra: readonly AssessFinding[] = [],
+): Assessment {
   const findings = withStorageSize([...RULES.flatMap((r) => r(t, options)), ...extra]);
   const cls = classify(findings);
   const s = sizeOf(t, findings);

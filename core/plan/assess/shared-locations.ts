@@ -70,15 +70,28 @@ export function sharedLocationFindings(inventory: readonly TableInventory[]): Ma
       for (const other of byKey.get(k) ?? []) {
         if (other.tableId === o.tableId) continue;
         const how = k === key ? 'is also' : 'lies inside';
-        note(o.tableId, `${o.what} location ${o.location} ${how} the ${other.what} location of ${other.tableId}${k === key ? '' : ` (${other.location})`}`);
-        note(other.tableId, `${other.what} location ${other.location} ${k === key ? 'is also' : 'contains'} the ${o.what} location of ${o.tableId}${k === key ? '' : ` (${o.location})`}`);
+        note(
+          o.tableId,
+          `${o.what} location ${o.location} ${how} the ${other.what} location of ${other.tableId}${k === key ? '' : ` (${other.location})`}`,
+        );
+        note(
+          other.tableId,
+          `${other.what} location ${other.location} ${k === key ? 'is also' : 'contains'} the ${o.what} location of ${o.tableId}${k === key ? '' : ` (${o.location})`}`,
+        );
       }
     }
   }
   const out = new Map<string, AssessFinding[]>();
   for (const [id, texts] of clashes) {
     const list = [...texts].sort();
-    out.set(id, [finding(AssessCode.LOCATION_SHARED, 'rewrite', `${list.slice(0, 5).join('; ')}${list.length > 5 ? ` (+${list.length - 5} more)` : ''}`, 'give each table its own location (rewrite or move the data, or drop the duplicate HMS entry), then assess again; converting one would import or shadow the other’s files')]);
+    out.set(id, [
+      finding(
+        AssessCode.LOCATION_SHARED,
+        'rewrite',
+        `${list.slice(0, 5).join('; ')}${list.length > 5 ? ` (+${list.length - 5} more)` : ''}`,
+        'give each table its own location (rewrite or move the data, or drop the duplicate HMS entry), then assess again; converting one would import or shadow the other’s files',
+      ),
+    ]);
   }
   return out;
 }

@@ -41,7 +41,8 @@ export function needsStorageSize(t: TableInventory): boolean {
   return !s.known || s.files === 0;
 }
 
-const fromStorage = (fs: readonly AssessFinding[]): AssessFinding | undefined => fs.find((f) => f.code === AssessCode.SIZE_FROM_STORAGE && f.size !== undefined);
+const fromStorage = (fs: readonly AssessFinding[]): AssessFinding | undefined =>
+  fs.find((f) => f.code === AssessCode.SIZE_FROM_STORAGE && f.size !== undefined);
 
 /**
  * With a storage size, HMS's word on emptiness goes: EMPTY_TABLE stays only when the listing says

@@ -86,14 +86,23 @@ export const component: Component = {
     const jar = await installJar(ctx);
     const launcher = await installLauncher(ctx, jar);
     if (!existsSync(path.join(launcher, `${LAUNCHER_CLASS}.class`))) {
-      throw new StackError('INSTALL_FAILED', `${NAME}: ${launcher} has no ${LAUNCHER_CLASS}.class; delete that directory and run install again`);
+      throw new StackError(
+        'INSTALL_FAILED',
+        `${NAME}: ${launcher} has no ${LAUNCHER_CLASS}.class; delete that directory and run install again`,
+      );
     }
     await fs.mkdir(dataDir(ctx, NAME), { recursive: true });
     const heap = settings(ctx, NAME, Settings).heap;
-    const pid = await spawnDaemon(ctx, NAME, 'java', [`-Xmx${heap}`, '-Drest.host=127.0.0.1', '-cp', `${launcher}${path.delimiter}${jar}`, LAUNCHER_CLASS], {
-      env: serverEnv(ctx),
-      cwd: dataDir(ctx, NAME),
-    });
+    const pid = await spawnDaemon(
+      ctx,
+      NAME,
+      'java',
+      [`-Xmx${heap}`, '-Drest.host=127.0.0.1', '-cp', `${launcher}${path.delimiter}${jar}`, LAUNCHER_CLASS],
+      {
+        env: serverEnv(ctx),
+        cwd: dataDir(ctx, NAME),
+      },
+    );
     await waitFor(ctx, NAME, async () => (await this.health(ctx)).ok, 60_000, pid);
   },
   async health(ctx) {

@@ -27,22 +27,43 @@ export const component: Component = {
     const fresh = !existsSync(path.join(p.data, 'mysql'));
     if (fresh) {
       await fs.mkdir(p.data, { recursive: true });
-      await run('mariadb-install-db', ['--no-defaults', `--datadir=${p.data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'], {
-        logTo: logFile(ctx, NAME),
-      });
+      await run(
+        'mariadb-install-db',
+        ['--no-defaults', `--datadir=${p.data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'],
+        {
+          logTo: logFile(ctx, NAME),
+        },
+      );
     }
     // A socket left by a server that died uncleanly (host reboot) would pass the wait below while
     // nothing listens on it; the port is free (checked above), so no server owns it.
     await fs.rm(p.sock, { force: true });
     const pid = await spawnDaemon(ctx, NAME, '/usr/sbin/mariadbd', [
-      '--no-defaults', `--datadir=${p.data}`, `--port=${ctx.port(NAME)}`, '--bind-address=127.0.0.1', `--socket=${p.sock}`,
-      `--pid-file=${p.pidf}`, '--user=root', '--skip-name-resolve', '--innodb-flush-log-at-trx-commit=2', '--character-set-server=utf8mb4',
+      '--no-defaults',
+      `--datadir=${p.data}`,
+      `--port=${ctx.port(NAME)}`,
+      '--bind-address=127.0.0.1',
+      `--socket=${p.sock}`,
+      `--pid-file=${p.pidf}`,
+      '--user=root',
+      '--skip-name-resolve',
+      '--innodb-flush-log-at-trx-commit=2',
+      '--character-set-server=utf8mb4',
     ]);
     await waitFor(ctx, NAME, async () => existsSync(p.sock), 60_000, pid);
     // root@localhost exists (socket); grant root@127.0.0.1 so TCP clients (HMS, tests) get in.
-    const dbs = settings(ctx, NAME, Settings).databases.map((d) => `CREATE DATABASE IF NOT EXISTS \`${d}\`;`).join(' ');
-    await run('mariadb', ['--no-defaults', '-S', p.sock, '-u', 'root', '-e',
-      `CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'; GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION; ${dbs}`]);
+    const dbs = settings(ctx, NAME, Settings)
+      .databases.map((d) => `CREATE DATABASE IF NOT EXISTS \`${d}\`;`)
+      .join(' ');
+    await run('mariadb', [
+      '--no-defaults',
+      '-S',
+      p.sock,
+      '-u',
+      'root',
+      '-e',
+      `CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'; GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION; ${dbs}`,
+    ]);
     await waitFor(ctx, NAME, async () => (await this.health(ctx)).ok, 30_000, pid);
   },
   async health(ctx) {

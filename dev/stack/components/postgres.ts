@@ -72,13 +72,33 @@ export const component: Component = {
     const pgdata = path.join(root, 'pgdata');
     const sock = path.join(root, 'sock');
     if (!existsSync(path.join(pgdata, 'PG_VERSION'))) {
-      const [cmd, args] = asPostgres(path.join(binDir(ctx), 'initdb'), ['-D', pgdata, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+      const [cmd, args] = asPostgres(path.join(binDir(ctx), 'initdb'), [
+        '-D',
+        pgdata,
+        '-U',
+        'postgres',
+        '--auth=trust',
+        '-E',
+        'UTF8',
+        '--locale=C.UTF-8',
+      ]);
       await run(cmd, args, { logTo: logFile(ctx, NAME) });
     }
     await fs.mkdir(sock, { recursive: true });
     await run('chown', ['postgres:postgres', sock]);
     const [cmd, args] = asPostgres(path.join(binDir(ctx), 'postgres'), [
-      '-D', pgdata, '-p', String(ctx.port(NAME)), '-k', sock, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=off',
+      '-D',
+      pgdata,
+      '-p',
+      String(ctx.port(NAME)),
+      '-k',
+      sock,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'fsync=off',
     ]);
     const pid = await spawnDaemon(ctx, NAME, cmd, args);
     await waitFor(ctx, NAME, async () => (await this.health(ctx)).ok, 60_000, pid);

@@ -27,7 +27,9 @@ export const component: Component = {
   name: NAME,
   async install(ctx) {
     const s = settings(ctx, NAME, Settings);
-    await cachedInstall(ctx, NAME, versionOf(ctx, NAME), (tmp) => goInstall(ctx, path.join(tmp, 'bin'), [`${s.goModule}@v${versionOf(ctx, NAME)}`]));
+    await cachedInstall(ctx, NAME, versionOf(ctx, NAME), (tmp) =>
+      goInstall(ctx, path.join(tmp, 'bin'), [`${s.goModule}@v${versionOf(ctx, NAME)}`]),
+    );
   },
   async start(ctx) {
     await assertPortsFree(ctx, NAME);

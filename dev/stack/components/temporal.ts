@@ -46,13 +46,19 @@ async function install(ctx: StackContext): Promise<void> {
 
 function startArgs(ctx: StackContext, s: TemporalSettings): string[] {
   const args = [
-    'server', 'start-dev',
-    '--db-filename', path.join(dataDir(ctx, NAME), 'temporal.db'),
-    '--ip', '127.0.0.1',
-    '--port', String(ctx.port(NAME)),
-    '--ui-port', String(ctx.port(NAME, 'ui')),
+    'server',
+    'start-dev',
+    '--db-filename',
+    path.join(dataDir(ctx, NAME), 'temporal.db'),
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(ctx.port(NAME)),
+    '--ui-port',
+    String(ctx.port(NAME, 'ui')),
     // `default` is always created; naming it again is harmless (created only if missing).
-    '--namespace', s.namespace,
+    '--namespace',
+    s.namespace,
   ];
   // Only honoured when the db file is new; ensureSearchAttributes covers existing files.
   for (const [n, t] of Object.entries(s.searchAttributes)) args.push('--search-attribute', `${n}=${t}`);
@@ -86,14 +92,33 @@ async function ensureSearchAttributes(ctx: StackContext, s: TemporalSettings): P
     try {
       await run(
         binary(ctx),
-        ['operator', 'search-attribute', 'create', '--address', grpcAddress(ctx), '--namespace', s.namespace, '--name', name, '--type', type, '--client-connect-timeout', '5s', '--command-timeout', '10s'],
+        [
+          'operator',
+          'search-attribute',
+          'create',
+          '--address',
+          grpcAddress(ctx),
+          '--namespace',
+          s.namespace,
+          '--name',
+          name,
+          '--type',
+          type,
+          '--client-connect-timeout',
+          '5s',
+          '--command-timeout',
+          '10s',
+        ],
         { logTo: logFile(ctx, NAME), timeoutMs: 30_000 },
       );
     } catch (e) {
       const msg = (e as Error).message;
       const existing = /different type (\w+)/i.exec(msg)?.[1];
       if (existing === undefined) {
-        throw new StackError('SEARCH_ATTRIBUTE_FAILED', `temporal: could not create search attribute ${name}=${type} in namespace '${s.namespace}': ${msg}`);
+        throw new StackError(
+          'SEARCH_ATTRIBUTE_FAILED',
+          `temporal: could not create search attribute ${name}=${type} in namespace '${s.namespace}': ${msg}`,
+        );
       }
       throw new StackError(
         'SEARCH_ATTRIBUTE_CONFLICT',

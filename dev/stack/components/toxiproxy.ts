@@ -15,7 +15,8 @@ const NAME = 'toxiproxy';
 const settingsSchema = z.object({ goModule: z.string() }).strict();
 
 const apiUrl = (ctx: StackContext): string => `http://127.0.0.1:${ctx.port(NAME)}`;
-export const toxiproxyBin = (ctx: StackContext, which: 'server' | 'cli'): string => path.join(installDir(ctx, NAME), 'bin', `toxiproxy-${which}`);
+export const toxiproxyBin = (ctx: StackContext, which: 'server' | 'cli'): string =>
+  path.join(installDir(ctx, NAME), 'bin', `toxiproxy-${which}`);
 
 async function install(ctx: StackContext): Promise<void> {
   const version = versionOf(ctx, NAME);
@@ -24,7 +25,12 @@ async function install(ctx: StackContext): Promise<void> {
     const bin = path.join(tmp, 'bin');
     // The packages are cmd/server and cmd/cli (there is no cmd/toxiproxy-server); `@latest`
     // resolves to the old v2.5.0, so the version is always pinned.
-    await goInstall(ctx, bin, [`${goModule}/cmd/server@v${version}`, `${goModule}/cmd/cli@v${version}`], `-s -w -X ${goModule}.Version=${version}`);
+    await goInstall(
+      ctx,
+      bin,
+      [`${goModule}/cmd/server@v${version}`, `${goModule}/cmd/cli@v${version}`],
+      `-s -w -X ${goModule}.Version=${version}`,
+    );
     await fs.rename(path.join(bin, 'server'), path.join(bin, 'toxiproxy-server'));
     await fs.rename(path.join(bin, 'cli'), path.join(bin, 'toxiproxy-cli'));
   });

@@ -24,12 +24,22 @@ import { localOutput } from './local-output';
 
 const PY = join(__dirname, 'pyiceberg_probe.py');
 const probe = (...args: string[]): { rows: number; checksum: string } =>
-  JSON.parse(execFileSync(testStack().HIM_VERIFIER_PYTHON ?? 'python3', [PY, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 })) as { rows: number; checksum: string };
+  JSON.parse(execFileSync(testStack().HIM_VERIFIER_PYTHON ?? 'python3', [PY, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 })) as {
+    rows: number;
+    checksum: string;
+  };
 
 const p = (t: string) => parseHiveType(t);
 const { schema } = convertHiveSchemaOrThrow(
-  [{ name: 'id', type: p('bigint'), comment: null }, { name: 'name', type: p('string'), comment: null }, { name: 'price', type: p('decimal(9,2)'), comment: null }],
-  [{ name: 'dt', type: p('date'), comment: null }, { name: 'country', type: p('string'), comment: null }],
+  [
+    { name: 'id', type: p('bigint'), comment: null },
+    { name: 'name', type: p('string'), comment: null },
+    { name: 'price', type: p('decimal(9,2)'), comment: null },
+  ],
+  [
+    { name: 'dt', type: p('date'), comment: null },
+    { name: 'country', type: p('string'), comment: null },
+  ],
 );
 const spec = identitySpec(schema, ['dt', 'country']);
 const days = (iso: string): number => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
@@ -40,7 +50,12 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface FileSpec { path: string; dt: string | null; country: string | null; rows: { id: number; name: string | null; price: string | null }[] }
+interface FileSpec {
+  path: string;
+  dt: string | null;
+  country: string | null;
+  rows: { id: number; name: string | null; price: string | null }[];
+}
 
 async function writeTable(name: string, files: FileSpec[], written: { path: string; size: number; rows: number }[]): Promise<string> {
   const id = { planHash: 'test-plan', table: name };
@@ -50,25 +65,46 @@ async function writeTable(name: string, files: FileSpec[], written: { path: stri
     for (const [i, f] of files.entries()) {
       const w = written[i];
       if (w === undefined) throw new Error('missing written file');
-      yield { filePath: `file://${f.path}`, fileFormat: 'PARQUET', partition: [f.dt === null ? null : days(f.dt), f.country], recordCount: w.rows, fileSizeInBytes: w.size };
+      yield {
+        filePath: `file://${f.path}`,
+        fileFormat: 'PARQUET',
+        partition: [f.dt === null ? null : days(f.dt), f.country],
+        recordCount: w.rows,
+        fileSizeInBytes: w.size,
+      };
     }
   }
   const result = await writeManifests(dataFiles(), {
-    schema, spec, maxEntriesPerManifest: 2,
+    schema,
+    spec,
+    maxEntriesPerManifest: 2,
     open: async (i) => ({ path: `${location}/metadata/m${i}.avro`, file: await localOutput(join(dir, name, 'metadata', `m${i}.avro`)) }),
   });
   const snapshotId = deriveSnapshotId(id);
   const listName = `snap-${snapshotId}-1-list.avro`;
   await writeManifestList({
-    path: `${location}/metadata/${listName}`, file: await localOutput(join(dir, name, 'metadata', listName)),
-    snapshotId, parentSnapshotId: null, sequenceNumber: 1, manifests: result.manifests.map((m) => addedManifestEntry(m, snapshotId, 1)),
+    path: `${location}/metadata/${listName}`,
+    file: await localOutput(join(dir, name, 'metadata', listName)),
+    snapshotId,
+    parentSnapshotId: null,
+    sequenceNumber: 1,
+    manifests: result.manifests.map((m) => addedManifestEntry(m, snapshotId, 1)),
   });
   const { metadata } = buildInitialMetadata({
-    uuid: deriveTableUuid(id), location, schema, spec,
+    uuid: deriveTableUuid(id),
+    location,
+    schema,
+    spec,
     properties: { [TableProperty.NAME_MAPPING_DEFAULT]: nameMappingToJson(buildNameMapping(schema)), [TableProperty.GC_ENABLED]: 'false' },
     snapshot: {
-      snapshotId, manifestList: `${location}/metadata/${listName}`,
-      totals: { addedDataFiles: result.dataFiles, addedRecords: result.records, addedFilesSize: result.filesSize, changedPartitionCount: result.changedPartitions },
+      snapshotId,
+      manifestList: `${location}/metadata/${listName}`,
+      totals: {
+        addedDataFiles: result.dataFiles,
+        addedRecords: result.records,
+        addedFilesSize: result.filesSize,
+        changedPartitionCount: result.changedPartitions,
+      },
     },
     timestampMs: 1_700_000_000_000,
   });
@@ -80,10 +116,31 @@ async function writeTable(name: string, files: FileSpec[], written: { path: stri
 test('PyIceberg StaticTable scan of our metadata returns exactly the original rows with partition values', async () => {
   const data = join(dir, 'warehouse', 'sales');
   const files: FileSpec[] = [
-    { path: join(data, 'dt=2024-01-01/country=US/f0.parquet'), dt: '2024-01-01', country: 'US', rows: [{ id: 1, name: 'a', price: '1.50' }, { id: 2, name: null, price: '-3.25' }] },
+    {
+      path: join(data, 'dt=2024-01-01/country=US/f0.parquet'),
+      dt: '2024-01-01',
+      country: 'US',
+      rows: [
+        { id: 1, name: 'a', price: '1.50' },
+        { id: 2, name: null, price: '-3.25' },
+      ],
+    },
     { path: join(data, 'dt=2024-01-01/country=DE/f1.parquet'), dt: '2024-01-01', country: 'DE', rows: [{ id: 3, name: 'ü', price: null }] },
-    { path: join(data, 'dt=2024-01-02/country=__HIVE_DEFAULT_PARTITION__/f2.parquet'), dt: '2024-01-02', country: null, rows: [{ id: 4, name: 'n', price: '0.01' }] },
-    { path: join(data, 'dt=__HIVE_DEFAULT_PARTITION__/country=a%2Fb/f3.parquet'), dt: null, country: 'a/b', rows: [{ id: 5, name: 'esc', price: '9999999.99' }, { id: 6, name: 'x', price: '0.00' }] },
+    {
+      path: join(data, 'dt=2024-01-02/country=__HIVE_DEFAULT_PARTITION__/f2.parquet'),
+      dt: '2024-01-02',
+      country: null,
+      rows: [{ id: 4, name: 'n', price: '0.01' }],
+    },
+    {
+      path: join(data, 'dt=__HIVE_DEFAULT_PARTITION__/country=a%2Fb/f3.parquet'),
+      dt: null,
+      country: 'a/b',
+      rows: [
+        { id: 5, name: 'esc', price: '9999999.99' },
+        { id: 6, name: 'x', price: '0.00' },
+      ],
+    },
   ];
   const specPath = join(dir, 'files.json');
   writeFileSync(specPath, JSON.stringify({ files }));

@@ -30,7 +30,12 @@ export const BUCKET = 'warehouse';
 
 export function s3Client(): S3Client {
   const env = testStack();
-  return new S3Client({ endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true, credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' } });
+  return new S3Client({
+    endpoint: env.HIM_S3_ENDPOINT,
+    region: env.AWS_REGION,
+    forcePathStyle: true,
+    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' },
+  });
 }
 
 const keyOf = (uri: string): string => uri.replace(/^s3a?:\/\/[^/]+\//, '');
@@ -87,7 +92,11 @@ export interface WrittenTable {
   readonly expected: { rows: number; checksum: string };
 }
 
-interface PyFiles { files: { name: string; region: string; rows: number }[]; rows: number; checksum: string }
+interface PyFiles {
+  files: { name: string; region: string; rows: number }[];
+  rows: number;
+  checksum: string;
+}
 
 /** Write data + metadata for a table at `s3://warehouse/<prefix>`. */
 export async function writeTable(client: S3Client, prefix: string): Promise<WrittenTable> {
@@ -105,12 +114,21 @@ export async function writeTable(client: S3Client, prefix: string): Promise<Writ
     }
     const p = parseHiveType;
     const { schema } = convertHiveSchemaOrThrow(
-      [{ name: 'id', type: p('bigint'), comment: null }, { name: 'name', type: p('string'), comment: null }, { name: 'amount', type: p('decimal(10,2)'), comment: null }],
+      [
+        { name: 'id', type: p('bigint'), comment: null },
+        { name: 'name', type: p('string'), comment: null },
+        { name: 'amount', type: p('decimal(10,2)'), comment: null },
+      ],
       [{ name: 'region', type: p('string'), comment: null }],
     );
     const spec = identitySpec(schema, ['region']);
     const nameMapping = buildNameMapping(schema);
-    const store = new S3ObjectStore({ metadataPrefixes: [`${location}/metadata/`], client, endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION });
+    const store = new S3ObjectStore({
+      metadataPrefixes: [`${location}/metadata/`],
+      client,
+      endpoint: env.HIM_S3_ENDPOINT,
+      region: env.AWS_REGION,
+    });
     const footers = new ParquetFooterReader(store);
     async function* files(): AsyncGenerator<DataFile> {
       for (const [i, f] of py.files.entries()) {
@@ -124,7 +142,9 @@ export async function writeTable(client: S3Client, prefix: string): Promise<Writ
     const id = { planHash: prefix, table: `test:${prefix}` };
     const metadataFiles: string[] = [];
     const result = await writeManifests(files(), {
-      schema, spec, maxEntriesPerManifest: 2,
+      schema,
+      spec,
+      maxEntriesPerManifest: 2,
       open: async (i) => {
         const path = `${location}/metadata/m${i}.avro`;
         metadataFiles.push(path);
@@ -134,43 +154,114 @@ export async function writeTable(client: S3Client, prefix: string): Promise<Writ
     const snapshotId = deriveSnapshotId(id);
     const listPath = `${location}/metadata/snap-${snapshotId}-1-list.avro`;
     metadataFiles.push(listPath);
-    await writeManifestList({ path: listPath, file: s3Output(client, listPath), snapshotId, parentSnapshotId: null, sequenceNumber: 1, manifests: result.manifests.map((m) => addedManifestEntry(m, snapshotId, 1)) });
+    await writeManifestList({
+      path: listPath,
+      file: s3Output(client, listPath),
+      snapshotId,
+      parentSnapshotId: null,
+      sequenceNumber: 1,
+      manifests: result.manifests.map((m) => addedManifestEntry(m, snapshotId, 1)),
+    });
     const { metadata } = buildInitialMetadata({
-      uuid: deriveTableUuid(id), location, schema, spec,
+      uuid: deriveTableUuid(id),
+      location,
+      schema,
+      spec,
       properties: { [TableProperty.NAME_MAPPING_DEFAULT]: nameMappingToJson(nameMapping), [TableProperty.GC_ENABLED]: 'false' },
-      snapshot: { snapshotId, manifestList: listPath, totals: { addedDataFiles: result.dataFiles, addedRecords: result.records, addedFilesSize: result.filesSize, changedPartitionCount: result.changedPartitions } },
+      snapshot: {
+        snapshotId,
+        manifestList: listPath,
+        totals: {
+          addedDataFiles: result.dataFiles,
+          addedRecords: result.records,
+          addedFilesSize: result.filesSize,
+          changedPartitionCount: result.changedPartitions,
+        },
+      },
       timestampMs: Date.now(),
     });
     const metadataLocation = metadataFileName(location, 0, metadata.tableUuid);
     const metadataJson = toMetadataJson(metadata);
     await putText(client, metadataLocation, metadataJson);
-    return { location, metadataLocation, metadataJson, snapshotId, dataFiles, metadataFiles, expected: { rows: py.rows, checksum: py.checksum } };
+    return {
+      location,
+      metadataLocation,
+      metadataJson,
+      snapshotId,
+      dataFiles,
+      metadataFiles,
+      expected: { rows: py.rows, checksum: py.checksum },
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-export interface ReadResult { engine: string; rows: number; checksum: string; seconds: number }
+export interface ReadResult {
+  engine: string;
+  rows: number;
+  checksum: string;
+  seconds: number;
+}
 
 /** dev/verifier/read_table.py with the verifier venv: rows + canonical checksum as an engine sees them. */
 export async function readWith(engine: 'pyiceberg' | 'spark', table: string): Promise<ReadResult> {
   const env = testStack();
   const script = join(__dirname, '..', '..', '..', 'dev', 'verifier', 'read_table.py');
-  const { stdout } = await run(env.HIM_VERIFIER_PYTHON ?? 'python3', [script, '--engine', engine, '--table', table, '--catalog-uri', env.HIM_ICEBERG_REST_URI ?? '', '--s3-endpoint', env.HIM_S3_ENDPOINT ?? '', '--jars-dir', env.HIM_SPARK_JARS_DIR ?? ''], {
-    env: { ...process.env, ...env },
-    maxBuffer: 64 << 20,
-    timeout: 170_000,
-  });
+  const { stdout } = await run(
+    env.HIM_VERIFIER_PYTHON ?? 'python3',
+    [
+      script,
+      '--engine',
+      engine,
+      '--table',
+      table,
+      '--catalog-uri',
+      env.HIM_ICEBERG_REST_URI ?? '',
+      '--s3-endpoint',
+      env.HIM_S3_ENDPOINT ?? '',
+      '--jars-dir',
+      env.HIM_SPARK_JARS_DIR ?? '',
+    ],
+    {
+      env: { ...process.env, ...env },
+      maxBuffer: 64 << 20,
+      timeout: 170_000,
+    },
+  );
   return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ReadResult;
 }
 
 /** dev/verifier/make_table.py: a PyIceberg-created table (namespace created when missing). */
-export async function makeTableWithPyIceberg(table: string, rows: number): Promise<{ rows: number; checksum: string; metadata_location: string; location: string; columns: string[] }> {
+export async function makeTableWithPyIceberg(
+  table: string,
+  rows: number,
+): Promise<{ rows: number; checksum: string; metadata_location: string; location: string; columns: string[] }> {
   const env = testStack();
   const script = join(__dirname, '..', '..', '..', 'dev', 'verifier', 'make_table.py');
-  const { stdout } = await run(env.HIM_VERIFIER_PYTHON ?? 'python3', [script, '--table', table, '--rows', String(rows), '--catalog-uri', env.HIM_ICEBERG_REST_URI ?? '', '--s3-endpoint', env.HIM_S3_ENDPOINT ?? ''], {
-    env: { ...process.env, ...env },
-    maxBuffer: 64 << 20,
-  });
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { rows: number; checksum: string; metadata_location: string; location: string; columns: string[] };
+  const { stdout } = await run(
+    env.HIM_VERIFIER_PYTHON ?? 'python3',
+    [
+      script,
+      '--table',
+      table,
+      '--rows',
+      String(rows),
+      '--catalog-uri',
+      env.HIM_ICEBERG_REST_URI ?? '',
+      '--s3-endpoint',
+      env.HIM_S3_ENDPOINT ?? '',
+    ],
+    {
+      env: { ...process.env, ...env },
+      maxBuffer: 64 << 20,
+    },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as {
+    rows: number;
+    checksum: string;
+    metadata_location: string;
+    location: string;
+    columns: string[];
+  };
 }

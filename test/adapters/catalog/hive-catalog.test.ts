@@ -24,7 +24,11 @@ import { deletePrefix, objectExists, s3Client, writeTable } from './fixture';
 
 const run = promisify(execFile);
 const env = testStack();
-const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
+const failure = (p: Promise<unknown>): Promise<MigrationError> =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: MigrationError) => e,
+  );
 const db = uniqueName('him_hcat').toLowerCase();
 const prefix = `hive-catalog-test/${uniqueName('t')}`;
 
@@ -37,7 +41,17 @@ const originals = new Map<string, HiveTable>();
 let catalog: HiveIcebergCatalog;
 
 async function readHive(table: string): Promise<{ rows: number; checksum: string }> {
-  const { stdout } = await run(env.HIM_VERIFIER_PYTHON as string, [path.join(__dirname, '..', '..', '..', 'dev', 'verifier', 'read_hive_table.py'), '--hms', env.HIM_HMS3_PG_URI as string, '--table', table], { env: { ...process.env, ...env }, maxBuffer: 16 << 20 });
+  const { stdout } = await run(
+    env.HIM_VERIFIER_PYTHON as string,
+    [
+      path.join(__dirname, '..', '..', '..', 'dev', 'verifier', 'read_hive_table.py'),
+      '--hms',
+      env.HIM_HMS3_PG_URI as string,
+      '--table',
+      table,
+    ],
+    { env: { ...process.env, ...env }, maxBuffer: 16 << 20 },
+  );
   return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { rows: number; checksum: string };
 }
 
@@ -47,7 +61,13 @@ beforeAll(async () => {
   reader = new ThriftHmsReader({ uri: env.HIM_HMS3_PG_URI as string });
   writer = new ThriftHmsWriter({ uri: env.HIM_HMS3_PG_URI as string });
   store = new S3ObjectStore({ metadataPrefixes: [], endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true });
-  catalog = new HiveIcebergCatalog({ name: 'hms', reader, writer, store, originals: async (i: TableIdent) => originals.get(`${i.namespace[0]}.${i.name}`) });
+  catalog = new HiveIcebergCatalog({
+    name: 'hms',
+    reader,
+    writer,
+    store,
+    originals: async (i: TableIdent) => originals.get(`${i.namespace[0]}.${i.name}`),
+  });
 }, 300_000);
 
 afterAll(async () => {
@@ -62,18 +82,57 @@ afterAll(async () => {
 
 /** A plain Hive external Parquet table over the fixture's Hive-layout files (s3a:// as Hive writes it). */
 function hiveTable(name: string, partitioned = true): TableInventory {
-  const sd = (location: string, cols = [{ name: 'id', type: 'bigint', comment: null }, { name: 'name', type: 'string', comment: null }, { name: 'amount', type: 'decimal(10,2)', comment: null }]) => ({
-    columns: cols, location, inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat', outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-    compressed: false, numBuckets: -1, serde: { name: null, serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe', parameters: { 'serialization.format': '1' } },
-    bucketColumns: [], sortColumns: [], parameters: {}, skewed: null, storedAsSubDirectories: false,
+  const sd = (
+    location: string,
+    cols = [
+      { name: 'id', type: 'bigint', comment: null },
+      { name: 'name', type: 'string', comment: null },
+      { name: 'amount', type: 'decimal(10,2)', comment: null },
+    ],
+  ) => ({
+    columns: cols,
+    location,
+    inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+    outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+    compressed: false,
+    numBuckets: -1,
+    serde: {
+      name: null,
+      serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+      parameters: { 'serialization.format': '1' },
+    },
+    bucketColumns: [],
+    sortColumns: [],
+    parameters: {},
+    skewed: null,
+    storedAsSubDirectories: false,
   });
   const location = `${written.location.replace(/^s3:/, 's3a:')}/data`;
   return {
     table: {
-      database: db, name, owner: 'alice', ownerType: 'USER', createTime: 1_700_000_000, lastAccessTime: 0, retention: 0, tableType: 'EXTERNAL_TABLE', sd: sd(location),
-      partitionKeys: partitioned ? [{ name: 'region', type: 'string', comment: null }] : [], parameters: { EXTERNAL: 'TRUE', 'owner.team': 'sales' }, viewOriginalText: null, viewExpandedText: null, temporary: false,
+      database: db,
+      name,
+      owner: 'alice',
+      ownerType: 'USER',
+      createTime: 1_700_000_000,
+      lastAccessTime: 0,
+      retention: 0,
+      tableType: 'EXTERNAL_TABLE',
+      sd: sd(location),
+      partitionKeys: partitioned ? [{ name: 'region', type: 'string', comment: null }] : [],
+      parameters: { EXTERNAL: 'TRUE', 'owner.team': 'sales' },
+      viewOriginalText: null,
+      viewExpandedText: null,
+      temporary: false,
     },
-    partitions: (partitioned ? ['eu', 'us'] : []).map((r) => ({ values: [r], name: `region=${r}`, createTime: 1_700_000_000, lastAccessTime: 0, sd: sd(`${location}/region=${r}`), parameters: {} })),
+    partitions: (partitioned ? ['eu', 'us'] : []).map((r) => ({
+      values: [r],
+      name: `region=${r}`,
+      createTime: 1_700_000_000,
+      lastAccessTime: 0,
+      sd: sd(`${location}/region=${r}`),
+      parameters: {},
+    })),
   };
 }
 
@@ -85,11 +144,17 @@ describe('HiveIcebergCatalog (HMS 3.1.3)', () => {
     expect(r.outcome).toBe('registered');
     expect(r.table.metadata.currentSnapshotId).toBe(written.snapshotId);
     const [t] = await reader.getTables(db, ['registered']);
-    expect(t?.table.parameters).toMatchObject({ table_type: ICEBERG_TABLE_TYPE, metadata_location: written.metadataLocation, EXTERNAL: 'TRUE' });
+    expect(t?.table.parameters).toMatchObject({
+      table_type: ICEBERG_TABLE_TYPE,
+      metadata_location: written.metadataLocation,
+      EXTERNAL: 'TRUE',
+    });
     expect(t?.table.partitionKeys).toEqual([]);
     expect(await readHive(`${db}.registered`)).toMatchObject({ rows: written.expected.rows, checksum: written.expected.checksum });
     expect((await catalog.registerTable(ident, written.metadataLocation)).outcome).toBe('already-registered');
-    expect((await failure(catalog.registerTable(ident, `${written.location}/metadata/other.metadata.json`))).code).toBe('CATALOG_METADATA_UNREADABLE');
+    expect((await failure(catalog.registerTable(ident, `${written.location}/metadata/other.metadata.json`))).code).toBe(
+      'CATALOG_METADATA_UNREADABLE',
+    );
     expect(await catalog.unregisterTable(ident, written.metadataLocation)).toEqual({ outcome: 'unregistered' });
     expect(await catalog.tableExists(ident)).toBe(false);
   }, 180_000);
@@ -107,7 +172,11 @@ describe('HiveIcebergCatalog (HMS 3.1.3)', () => {
     const r = await catalog.registerTable(ident, written.metadataLocation);
     expect(r.outcome).toBe('registered');
     const [now] = await reader.getTables(db, ['orders']);
-    expect(now?.table.parameters).toMatchObject({ table_type: ICEBERG_TABLE_TYPE, metadata_location: written.metadataLocation, 'owner.team': 'sales' });
+    expect(now?.table.parameters).toMatchObject({
+      table_type: ICEBERG_TABLE_TYPE,
+      metadata_location: written.metadataLocation,
+      'owner.team': 'sales',
+    });
     expect(now?.table.partitionKeys).toEqual([]);
     expect(now?.table.sd.columns.map((c) => c.name)).toEqual(['id', 'name', 'amount']);
     expect(await readHive(`${db}.orders`)).toMatchObject({ rows: written.expected.rows, checksum: written.expected.checksum });
@@ -117,7 +186,8 @@ describe('HiveIcebergCatalog (HMS 3.1.3)', () => {
     const [back] = await reader.getTables(db, ['orders']);
     expect(back?.table).toEqual(saved.table);
     expect(await catalog.unregisterTable(ident, written.metadataLocation)).toEqual({ outcome: 'absent' });
-    for (const f of [...written.dataFiles, ...written.metadataFiles, written.metadataLocation]) expect(await objectExists(client, f)).toBe(true);
+    for (const f of [...written.dataFiles, ...written.metadataFiles, written.metadataLocation])
+      expect(await objectExists(client, f)).toBe(true);
   }, 180_000);
 
   it('in place refuses a table changed since its original was saved; restore refuses a moved-on table', async () => {
@@ -135,7 +205,10 @@ describe('HiveIcebergCatalog (HMS 3.1.3)', () => {
     // Someone commits after us (the metadata location moves on): restore must not clobber it.
     const [iceberg] = await reader.getTables(db, ['changed']);
     const moved = `${written.location}/metadata/00001-later.metadata.json`;
-    await writer.alterTable(db, 'changed', { ...(iceberg?.table as HiveTable), parameters: { ...(iceberg?.table as HiveTable).parameters, metadata_location: moved } });
+    await writer.alterTable(db, 'changed', {
+      ...(iceberg?.table as HiveTable),
+      parameters: { ...(iceberg?.table as HiveTable).parameters, metadata_location: moved },
+    });
     expect((await failure(catalog.unregisterTable(ident, written.metadataLocation))).code).toBe('CATALOG_CONFLICT');
     const [still] = await reader.getTables(db, ['changed']);
     expect(still?.table.parameters.metadata_location).toBe(moved);

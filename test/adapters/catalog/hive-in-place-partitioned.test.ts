@@ -25,7 +25,11 @@ import { deletePrefix, objectExists, s3Client, writeTable } from './fixture';
 
 const run = promisify(execFile);
 const env = testStack();
-const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
+const failure = (p: Promise<unknown>): Promise<MigrationError> =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: MigrationError) => e,
+  );
 const prefix = `hive-in-place-test/${uniqueName('t')}`;
 
 let client: S3Client;
@@ -45,30 +49,69 @@ afterAll(async () => {
 });
 
 async function readHive(uri: string, table: string): Promise<{ rows: number; checksum: string }> {
-  const { stdout } = await run(env.HIM_VERIFIER_PYTHON as string, [path.join(__dirname, '..', '..', '..', 'dev', 'verifier', 'read_hive_table.py'), '--hms', uri, '--table', table], { env: { ...process.env, ...env }, maxBuffer: 16 << 20 });
+  const { stdout } = await run(
+    env.HIM_VERIFIER_PYTHON as string,
+    [path.join(__dirname, '..', '..', '..', 'dev', 'verifier', 'read_hive_table.py'), '--hms', uri, '--table', table],
+    { env: { ...process.env, ...env }, maxBuffer: 16 << 20 },
+  );
   return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { rows: number; checksum: string };
 }
 
 /** A Parquet Hive table partitioned by region over the fixture's files (s3a:// as Hive writes it). */
 function hiveTable(db: string, name: string, managed: boolean): TableInventory {
   const sd = (location: string) => ({
-    columns: [{ name: 'id', type: 'bigint', comment: null }, { name: 'name', type: 'string', comment: null }, { name: 'amount', type: 'decimal(10,2)', comment: null }],
-    location, inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat', outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-    compressed: false, numBuckets: -1, serde: { name: null, serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe', parameters: { 'serialization.format': '1' } },
-    bucketColumns: [], sortColumns: [], parameters: {}, skewed: null, storedAsSubDirectories: false,
+    columns: [
+      { name: 'id', type: 'bigint', comment: null },
+      { name: 'name', type: 'string', comment: null },
+      { name: 'amount', type: 'decimal(10,2)', comment: null },
+    ],
+    location,
+    inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+    outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+    compressed: false,
+    numBuckets: -1,
+    serde: {
+      name: null,
+      serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+      parameters: { 'serialization.format': '1' },
+    },
+    bucketColumns: [],
+    sortColumns: [],
+    parameters: {},
+    skewed: null,
+    storedAsSubDirectories: false,
   });
   const location = `${written.location.replace(/^s3:/, 's3a:')}/data`;
   return {
     table: {
-      database: db, name, owner: 'alice', ownerType: 'USER', createTime: 1_700_000_000, lastAccessTime: 0, retention: 0, tableType: managed ? 'MANAGED_TABLE' : 'EXTERNAL_TABLE', sd: sd(location),
-      partitionKeys: [{ name: 'region', type: 'string', comment: null }], parameters: managed ? { 'owner.team': 'sales' } : { EXTERNAL: 'TRUE', 'owner.team': 'sales' },
-      viewOriginalText: null, viewExpandedText: null, temporary: false,
+      database: db,
+      name,
+      owner: 'alice',
+      ownerType: 'USER',
+      createTime: 1_700_000_000,
+      lastAccessTime: 0,
+      retention: 0,
+      tableType: managed ? 'MANAGED_TABLE' : 'EXTERNAL_TABLE',
+      sd: sd(location),
+      partitionKeys: [{ name: 'region', type: 'string', comment: null }],
+      parameters: managed ? { 'owner.team': 'sales' } : { EXTERNAL: 'TRUE', 'owner.team': 'sales' },
+      viewOriginalText: null,
+      viewExpandedText: null,
+      temporary: false,
     },
-    partitions: ['eu', 'us'].map((r) => ({ values: [r], name: `region=${r}`, createTime: 1_700_000_000, lastAccessTime: 0, sd: sd(`${location}/region=${r}`), parameters: {} })),
+    partitions: ['eu', 'us'].map((r) => ({
+      values: [r],
+      name: `region=${r}`,
+      createTime: 1_700_000_000,
+      lastAccessTime: 0,
+      sd: sd(`${location}/region=${r}`),
+      parameters: {},
+    })),
   };
 }
 
-const byName = (inv: TableInventory | undefined): TableInventory | undefined => inv && { ...inv, partitions: [...inv.partitions].sort((a, b) => a.name.localeCompare(b.name)) };
+const byName = (inv: TableInventory | undefined): TableInventory | undefined =>
+  inv && { ...inv, partitions: [...inv.partitions].sort((a, b) => a.name.localeCompare(b.name)) };
 
 for (const hms of [
   { label: 'HMS 3.1.3', uri: () => env.HIM_HMS3_PG_URI as string, independentRead: true },
@@ -84,7 +127,13 @@ for (const hms of [
     beforeAll(async () => {
       reader = new ThriftHmsReader({ uri: hms.uri() });
       writer = new ThriftHmsWriter({ uri: hms.uri() });
-      catalog = new HiveIcebergCatalog({ name: 'hms', reader, writer, store, originals: async (i: TableIdent) => originals.get(`${i.namespace[0]}.${i.name}`) });
+      catalog = new HiveIcebergCatalog({
+        name: 'hms',
+        reader,
+        writer,
+        store,
+        originals: async (i: TableIdent) => originals.get(`${i.namespace[0]}.${i.name}`),
+      });
       await catalog.createNamespace([db]);
     }, 120_000);
 
@@ -118,7 +167,12 @@ for (const hms of [
         expect(r.outcome).toBe('registered');
         expect(r.table.metadata.currentSnapshotId).toBe(written.snapshotId);
         const [now] = await reader.getTables(db, [name]);
-        expect(now?.table.parameters).toMatchObject({ table_type: ICEBERG_TABLE_TYPE, metadata_location: written.metadataLocation, EXTERNAL: 'TRUE', 'owner.team': 'sales' });
+        expect(now?.table.parameters).toMatchObject({
+          table_type: ICEBERG_TABLE_TYPE,
+          metadata_location: written.metadataLocation,
+          EXTERNAL: 'TRUE',
+          'owner.team': 'sales',
+        });
         expect(now?.table.partitionKeys).toEqual([]);
         expect(now?.partitions).toEqual([]);
         expect(now?.table.sd.columns.map((c) => c.name)).toEqual(['id', 'name', 'amount', 'region']);
@@ -128,8 +182,13 @@ for (const hms of [
         expect(aside?.table.tableType).toBe('EXTERNAL_TABLE');
         expect(aside?.table.parameters.EXTERNAL).toBe('TRUE');
         expect(aside?.table.sd.location).toBe(saved.table.sd.location);
-        expect(byName(aside)?.partitions.map((p) => [p.values, p.sd.location])).toEqual(byName(saved)?.partitions.map((p) => [p.values, p.sd.location]));
-        if (hms.independentRead) expect(await readHive(hms.uri(), `${db}.${name}`)).toEqual(expect.objectContaining({ rows: written.expected.rows, checksum: written.expected.checksum }));
+        expect(byName(aside)?.partitions.map((p) => [p.values, p.sd.location])).toEqual(
+          byName(saved)?.partitions.map((p) => [p.values, p.sd.location]),
+        );
+        if (hms.independentRead)
+          expect(await readHive(hms.uri(), `${db}.${name}`)).toEqual(
+            expect.objectContaining({ rows: written.expected.rows, checksum: written.expected.checksum }),
+          );
         expect((await catalog.registerTable(ident, written.metadataLocation)).outcome).toBe('already-registered');
 
         expect(await catalog.unregisterTable(ident, written.metadataLocation)).toEqual({ outcome: 'unregistered' });
@@ -137,7 +196,8 @@ for (const hms of [
         expect(byName(back)).toEqual(byName(saved));
         expect(await reader.getTables(db, [originalAsideName(name)]).catch(() => [])).toEqual([]);
         expect(await catalog.unregisterTable(ident, written.metadataLocation)).toEqual({ outcome: 'absent' });
-        for (const f of [...written.dataFiles, ...written.metadataFiles, written.metadataLocation]) expect(await objectExists(client, f)).toBe(true);
+        for (const f of [...written.dataFiles, ...written.metadataFiles, written.metadataLocation])
+          expect(await objectExists(client, f)).toBe(true);
       }, 240_000);
     }
 
@@ -187,7 +247,10 @@ for (const hms of [
       expect((await catalog.registerTable(ident, written.metadataLocation)).outcome).toBe('registered');
       const [iceberg] = await reader.getTables(db, ['moved']);
       const later = `${written.location}/metadata/00001-later.metadata.json`;
-      await writer.alterTable(db, 'moved', { ...(iceberg?.table as HiveTable), parameters: { ...(iceberg?.table as HiveTable).parameters, metadata_location: later } });
+      await writer.alterTable(db, 'moved', {
+        ...(iceberg?.table as HiveTable),
+        parameters: { ...(iceberg?.table as HiveTable).parameters, metadata_location: later },
+      });
       expect((await failure(catalog.unregisterTable(ident, written.metadataLocation))).code).toBe('CATALOG_CONFLICT');
       expect((await reader.getTables(db, ['moved']))[0]?.table.parameters.metadata_location).toBe(later);
       expect(await catalog.dropTable(ident)).toEqual({ dropped: true });

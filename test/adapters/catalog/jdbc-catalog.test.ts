@@ -18,7 +18,11 @@ import { deletePrefix, objectExists, s3Client, writeTable } from './fixture';
 
 const run = promisify(execFile);
 const env = testStack();
-const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
+const failure = (p: Promise<unknown>): Promise<MigrationError> =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: MigrationError) => e,
+  );
 
 let client: S3Client;
 let written: WrittenTable;
@@ -78,7 +82,19 @@ describe.each(backends)('JDBC catalog on %s', (backend, url) => {
   if (backend === 'postgres') {
     it('PyIceberg SqlCatalog reads the registered table with the original rows', async () => {
       const sqlUri = (env.HIM_POSTGRES_URL as string).replace(/^postgres:/, 'postgresql+psycopg2:');
-      const { stdout } = await run(env.HIM_VERIFIER_PYTHON as string, [path.join(__dirname, '..', '..', '..', 'dev', 'verifier', 'read_sql_table.py'), '--sql-uri', sqlUri, '--catalog-name', name, '--table', 'migrated.sales.orders'], { env: { ...process.env, ...env }, maxBuffer: 16 << 20 });
+      const { stdout } = await run(
+        env.HIM_VERIFIER_PYTHON as string,
+        [
+          path.join(__dirname, '..', '..', '..', 'dev', 'verifier', 'read_sql_table.py'),
+          '--sql-uri',
+          sqlUri,
+          '--catalog-name',
+          name,
+          '--table',
+          'migrated.sales.orders',
+        ],
+        { env: { ...process.env, ...env }, maxBuffer: 16 << 20 },
+      );
       const got = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { rows: number; checksum: string };
       expect(got).toMatchObject({ rows: written.expected.rows, checksum: written.expected.checksum });
     }, 120_000);
@@ -108,6 +124,7 @@ describe.each(backends)('JDBC catalog on %s', (backend, url) => {
     await catalog.registerTable(ident, written.metadataLocation);
     expect(await catalog.unregisterTable(ident, written.metadataLocation)).toEqual({ outcome: 'unregistered' });
     expect(await catalog.unregisterTable(ident, written.metadataLocation)).toEqual({ outcome: 'absent' });
-    for (const f of [...written.dataFiles, ...written.metadataFiles, written.metadataLocation]) expect(await objectExists(client, f)).toBe(true);
+    for (const f of [...written.dataFiles, ...written.metadataFiles, written.metadataLocation])
+      expect(await objectExists(client, f)).toBe(true);
   });
 });

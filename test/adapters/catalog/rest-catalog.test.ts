@@ -41,7 +41,9 @@ async function codeOf(p: Promise<unknown>): Promise<{ code: string; retryable: b
 
 beforeAll(async () => {
   s3 = s3Client();
-  catalog = await timed('connect (GET /v1/config)', () => RestCatalog.connect({ name: 'stack', uri: testStack().HIM_ICEBERG_REST_URI ?? '' }));
+  catalog = await timed('connect (GET /v1/config)', () =>
+    RestCatalog.connect({ name: 'stack', uri: testStack().HIM_ICEBERG_REST_URI ?? '' }),
+  );
   await catalog.createNamespace(ns);
 });
 
@@ -51,7 +53,10 @@ afterAll(async () => {
   await catalog.dropNamespace(ns);
   for (const p of cleanupPrefixes) await deletePrefix(s3, p);
   s3.destroy();
-  const rows = Object.entries(latencies).map(([k, v]) => `${k}: n=${v.length} median=${[...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]?.toFixed(1)} ms max=${Math.max(...v).toFixed(1)} ms`);
+  const rows = Object.entries(latencies).map(
+    ([k, v]) =>
+      `${k}: n=${v.length} median=${[...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]?.toFixed(1)} ms max=${Math.max(...v).toFixed(1)} ms`,
+  );
   console.log(`REST catalog latencies (reference server 1.10.1, local):\n${rows.join('\n')}`);
 });
 
@@ -83,12 +88,16 @@ test('load: a PyIceberg-made table comes back with its schema, spec, snapshot an
   const schema = t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId);
   expect(schema?.fields.map((f) => f.name)).toEqual(made.columns);
   expect(schema?.fields[0]).toMatchObject({ id: 1, name: 'id', required: true, type: { kind: 'long' } });
-  expect(t.metadata.partitionSpecs[0]?.fields).toEqual([expect.objectContaining({ name: 'region', transform: 'identity', sourceId: 9, fieldId: 1000 })]);
+  expect(t.metadata.partitionSpecs[0]?.fields).toEqual([
+    expect.objectContaining({ name: 'region', transform: 'identity', sourceId: 9, fieldId: 1000 }),
+  ]);
   const current = t.metadata.snapshots.find((s) => s.snapshotId === t.metadata.currentSnapshotId);
   expect(current?.summary['total-records']).toBe('12');
   expect(current?.summary.operation).toBe('append');
   // Lossless: the id equals the digits in the file, even beyond 2^53.
-  const raw = await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: made.metadata_location.replace(/^s3:\/\/[^/]+\//, '') }))).Body?.transformToString();
+  const raw = await (
+    await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: made.metadata_location.replace(/^s3:\/\/[^/]+\//, '') }))
+  ).Body?.transformToString();
   const digits = /"current-snapshot-id"\s*:\s*(\d+)/.exec(raw ?? '')?.[1];
   expect(typeof t.metadata.currentSnapshotId).toBe('bigint');
   expect(t.metadata.currentSnapshotId?.toString()).toBe(digits);

@@ -22,7 +22,10 @@ beforeAll(async () => {
   const listen = `127.0.0.1:${proxyListenPort(apiPort, SLOT)}`;
   await toxi.createProxy({ name: proxyName, listen, upstream: new URL(env.HIM_ICEBERG_REST_URI ?? '').host });
   direct = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI ?? '' });
-  proxied = await RestCatalog.connect({ uri: `http://${listen}`, http: { timeoutMs: DEADLINE_MS, attemptTimeoutMs: 600, retryBaseDelayMs: 50 } });
+  proxied = await RestCatalog.connect({
+    uri: `http://${listen}`,
+    http: { timeoutMs: DEADLINE_MS, attemptTimeoutMs: 600, retryBaseDelayMs: 50 },
+  });
   await direct.createNamespace(ns);
 });
 
@@ -47,7 +50,9 @@ test('timeout toxic: reads fail with retryable CATALOG_TIMEOUT within the deadli
   await toxi.addToxic(proxyName, { name: 'stall', type: 'timeout', attributes: { timeout: 0 } });
   try {
     const read = await timedFailure(proxied.listTables(ns));
-    console.log(`timeout toxic: read failed after ${read.ms.toFixed(0)} ms (deadline ${DEADLINE_MS} ms) with ${read.e.code}: ${read.e.message}`);
+    console.log(
+      `timeout toxic: read failed after ${read.ms.toFixed(0)} ms (deadline ${DEADLINE_MS} ms) with ${read.e.code}: ${read.e.message}`,
+    );
     expect(read.e).toMatchObject({ code: ErrorCode.CATALOG_TIMEOUT, retryable: true });
     expect(read.ms).toBeLessThan(DEADLINE_MS + 300);
 

@@ -22,8 +22,17 @@ const SECRET = 'vended-secret-key-value';
 function loadResult(metadataLocation = METADATA_LOCATION): string {
   const { schema } = convertHiveSchemaOrThrow([{ name: 'id', type: parseHiveType('bigint'), comment: null }], []);
   const { metadata } = buildInitialMetadata({
-    uuid: '0f8fad5b-d9cb-469f-a165-70867728950e', location: LOCATION, schema, spec: UNPARTITIONED_SPEC, properties: {}, timestampMs: 1_700_000_000_000,
-    snapshot: { snapshotId: SNAPSHOT_ID, manifestList: `${LOCATION}/metadata/snap.avro`, totals: { addedDataFiles: 1, addedRecords: 3, addedFilesSize: 10, changedPartitionCount: 1 } },
+    uuid: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    location: LOCATION,
+    schema,
+    spec: UNPARTITIONED_SPEC,
+    properties: {},
+    timestampMs: 1_700_000_000_000,
+    snapshot: {
+      snapshotId: SNAPSHOT_ID,
+      manifestList: `${LOCATION}/metadata/snap.avro`,
+      totals: { addedDataFiles: 1, addedRecords: 3, addedFilesSize: 10, changedPartitionCount: 1 },
+    },
   });
   return `{"metadata-location":${JSON.stringify(metadataLocation)},"metadata":${toMetadataJson(metadata)},
     "config":{"s3.endpoint":"http://s3.example","s3.access-key-id":"config-level-key","s3.secret-access-key":"config-level-secret"},
@@ -70,11 +79,20 @@ describe('auth', () => {
 
   test('OAuth2 client credentials: one token for many calls, refetched before expiry and after a 401', async () => {
     stub.handler = (r) => (r.method === 'HEAD' ? { status: 204 } : undefined);
-    const c = await RestCatalog.connect({ uri, auth: { type: 'oauth2', clientId: 'migrator', clientSecret: 'client-secret-value' }, http: fast });
+    const c = await RestCatalog.connect({
+      uri,
+      auth: { type: 'oauth2', clientId: 'migrator', clientSecret: 'client-secret-value' },
+      http: fast,
+    });
     for (let i = 0; i < 5; i++) expect(await c.namespaceExists(['db'])).toBe(true);
     expect(stub.tokenRequests).toHaveLength(1);
     const form = stub.tokenRequests[0];
-    expect(Object.fromEntries(form ?? [])).toEqual({ grant_type: 'client_credentials', client_id: 'migrator', client_secret: 'client-secret-value', scope: 'catalog' });
+    expect(Object.fromEntries(form ?? [])).toEqual({
+      grant_type: 'client_credentials',
+      client_id: 'migrator',
+      client_secret: 'client-secret-value',
+      scope: 'catalog',
+    });
     expect(stub.seen.filter((s) => s.url !== '/v1/oauth/tokens').every((s) => s.headers.authorization === 'Bearer issued-1')).toBe(true);
 
     // Revoked on the server: the 401 costs one refetch and the call still succeeds.
@@ -87,7 +105,11 @@ describe('auth', () => {
   test('OAuth2: a short-lived token is refreshed once it is about to expire', async () => {
     stub.tokenLifetimeS = 1;
     stub.handler = (r) => (r.method === 'HEAD' ? { status: 204 } : undefined);
-    const c = await RestCatalog.connect({ uri, auth: { type: 'oauth2', clientId: 'migrator', clientSecret: 'client-secret-value' }, http: fast });
+    const c = await RestCatalog.connect({
+      uri,
+      auth: { type: 'oauth2', clientId: 'migrator', clientSecret: 'client-secret-value' },
+      http: fast,
+    });
     await c.namespaceExists(['db']);
     expect(stub.tokenRequests).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 1_000));
@@ -105,13 +127,18 @@ describe('auth', () => {
 
 test('vended credentials: header sent, longest prefix picked, secrets kept out of config, JSON and inspect', async () => {
   stub.staticToken = 't';
-  stub.handler = (r) => (r.method === 'GET' && r.url.startsWith('/v1/cat1/namespaces/db%1Finner/tables/t') ? { status: 200, body: loadResult() } : undefined);
+  stub.handler = (r) =>
+    r.method === 'GET' && r.url.startsWith('/v1/cat1/namespaces/db%1Finner/tables/t') ? { status: 200, body: loadResult() } : undefined;
   const c = await RestCatalog.connect({ uri, auth: { type: 'bearer', token: 't' }, accessDelegation: ['vended-credentials'] });
   const t = await c.loadTable(ident);
   expect(stub.requests('GET', '/tables/t')[0]?.headers['x-iceberg-access-delegation']).toBe('vended-credentials');
   expect(t.metadata.currentSnapshotId).toBe(SNAPSHOT_ID);
   expect(t.credentials?.prefix).toBe('s3://bucket/warehouse/db/');
-  expect(t.credentials?.properties()).toEqual({ 's3.access-key-id': 'AKIAVENDED', 's3.secret-access-key': SECRET, 's3.session-token': 'tok' });
+  expect(t.credentials?.properties()).toEqual({
+    's3.access-key-id': 'AKIAVENDED',
+    's3.secret-access-key': SECRET,
+    's3.session-token': 'tok',
+  });
   expect(t.config).toEqual({ 's3.endpoint': 'http://s3.example' });
   const shown = `${JSON.stringify({ ...t, metadata: undefined })} ${inspect(t, { depth: 5 })}`;
   expect(shown).not.toContain(SECRET);
@@ -123,7 +150,13 @@ describe('retries and unknown outcomes', () => {
   beforeEach(() => {
     stub.staticToken = 't';
   });
-  const connect = (registerAttempts?: number): Promise<RestCatalog> => RestCatalog.connect({ uri, auth: { type: 'bearer', token: 't' }, http: fast, ...(registerAttempts === undefined ? {} : { registerAttempts }) });
+  const connect = (registerAttempts?: number): Promise<RestCatalog> =>
+    RestCatalog.connect({
+      uri,
+      auth: { type: 'bearer', token: 't' },
+      http: fast,
+      ...(registerAttempts === undefined ? {} : { registerAttempts }),
+    });
 
   test('GET is retried on 503/429 (Retry-After honoured) and gives up with a retryable code', async () => {
     let n = 0;
@@ -131,14 +164,20 @@ describe('retries and unknown outcomes', () => {
       if (!r.url.includes('/tables/t')) return undefined;
       n++;
       if (n === 1) return { status: 503, body: { error: { message: 'busy', type: 'ServiceUnavailableException', code: 503 } } };
-      if (n === 2) return { status: 429, body: { error: { message: 'slow down', type: 'TooManyRequests', code: 429 } }, headers: { 'retry-after': '0' } };
+      if (n === 2)
+        return {
+          status: 429,
+          body: { error: { message: 'slow down', type: 'TooManyRequests', code: 429 } },
+          headers: { 'retry-after': '0' },
+        };
       return { status: 200, body: loadResult() };
     };
     const c = await connect();
     expect((await c.loadTable(ident)).metadataLocation).toBe(METADATA_LOCATION);
     expect(n).toBe(3);
 
-    stub.handler = (r) => (r.url.includes('/tables/t') ? { status: 500, body: { error: { message: 'boom', type: 'RuntimeException', code: 500 } } } : undefined);
+    stub.handler = (r) =>
+      r.url.includes('/tables/t') ? { status: 500, body: { error: { message: 'boom', type: 'RuntimeException', code: 500 } } } : undefined;
     const e = await failure(c.loadTable(ident));
     expect(e).toMatchObject({ code: ErrorCode.CATALOG_SERVER_ERROR, retryable: true });
     expect(stub.requests('GET', '/tables/t').length).toBe(3 + 4); // default 4 attempts
@@ -151,7 +190,10 @@ describe('retries and unknown outcomes', () => {
         registered = true; // the server committed, then failed to answer
         return { status: 502, body: 'bad gateway' };
       }
-      if (r.method === 'GET' && r.url.includes('/tables/t')) return registered ? { status: 200, body: loadResult() } : { status: 404, body: { error: { message: 'no', type: 'NoSuchTableException', code: 404 } } };
+      if (r.method === 'GET' && r.url.includes('/tables/t'))
+        return registered
+          ? { status: 200, body: loadResult() }
+          : { status: 404, body: { error: { message: 'no', type: 'NoSuchTableException', code: 404 } } };
       return undefined;
     };
     const c = await connect();
@@ -166,7 +208,10 @@ describe('retries and unknown outcomes', () => {
     let posts = 0;
     const absent = { status: 404, body: { error: { message: 'no', type: 'NoSuchTableException', code: 404 } } };
     stub.handler = (r: Seen) => {
-      if (r.method === 'POST' && r.url.endsWith('/register')) return ++posts === 1 ? { status: 500, body: { error: { message: 'db down', type: 'RuntimeException', code: 500 } } } : { status: 200, body: loadResult() };
+      if (r.method === 'POST' && r.url.endsWith('/register'))
+        return ++posts === 1
+          ? { status: 500, body: { error: { message: 'db down', type: 'RuntimeException', code: 500 } } }
+          : { status: 200, body: loadResult() };
       if (r.method === 'GET' && r.url.includes('/tables/t')) return absent;
       return undefined;
     };
@@ -176,7 +221,8 @@ describe('retries and unknown outcomes', () => {
 
     posts = 0;
     stub.handler = (r: Seen) => {
-      if (r.method === 'POST' && r.url.endsWith('/register')) return (posts++, { status: 503, body: { error: { message: 'down', type: 'X', code: 503 } } });
+      if (r.method === 'POST' && r.url.endsWith('/register'))
+        return (posts++, { status: 503, body: { error: { message: 'down', type: 'X', code: 503 } } });
       if (r.method === 'GET' && r.url.includes('/tables/t')) return absent;
       return undefined;
     };
@@ -188,7 +234,8 @@ describe('retries and unknown outcomes', () => {
   test('register: 5xx, then the entry points elsewhere → coded conflict (nothing cleaned up); 409 same location → already-registered', async () => {
     stub.handler = (r) => {
       if (r.method === 'POST' && r.url.endsWith('/register')) return { status: 500, body: {} };
-      if (r.method === 'GET' && r.url.includes('/tables/t')) return { status: 200, body: loadResult(`${LOCATION}/metadata/00007-other.metadata.json`) };
+      if (r.method === 'GET' && r.url.includes('/tables/t'))
+        return { status: 200, body: loadResult(`${LOCATION}/metadata/00007-other.metadata.json`) };
       return undefined;
     };
     const c = await connect();
@@ -196,7 +243,8 @@ describe('retries and unknown outcomes', () => {
     expect(stub.seen.some((s) => s.method === 'DELETE')).toBe(false);
 
     stub.handler = (r) => {
-      if (r.method === 'POST' && r.url.endsWith('/register')) return { status: 409, body: { error: { message: 'exists', type: 'AlreadyExistsException', code: 409 } } };
+      if (r.method === 'POST' && r.url.endsWith('/register'))
+        return { status: 409, body: { error: { message: 'exists', type: 'AlreadyExistsException', code: 409 } } };
       if (r.method === 'GET' && r.url.includes('/tables/t')) return { status: 200, body: loadResult() };
       return undefined;
     };
@@ -204,7 +252,8 @@ describe('retries and unknown outcomes', () => {
   });
 
   test('drop always sends purgeRequested=false and is not retried; a body that is not JSON is a coded bad response', async () => {
-    stub.handler = (r) => (r.method === 'DELETE' ? { status: 200 } : r.url.includes('/tables/t') ? { status: 200, body: '<html>' } : undefined);
+    stub.handler = (r) =>
+      r.method === 'DELETE' ? { status: 200 } : r.url.includes('/tables/t') ? { status: 200, body: '<html>' } : undefined;
     const c = await connect();
     expect(await c.dropTable(ident)).toEqual({ dropped: true });
     expect(stub.requests('DELETE', '/tables/t')[0]?.url).toBe('/v1/cat1/namespaces/db%1Finner/tables/t?purgeRequested=false');

@@ -32,7 +32,12 @@ export class StubCatalog {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => this.handle({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }, res));
+      req.on('end', () =>
+        this.handle(
+          { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') },
+          res,
+        ),
+      );
     });
     await new Promise<void>((r) => this.server?.listen(0, '127.0.0.1', r));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -56,13 +61,22 @@ export class StubCatalog {
     if (req.method === 'POST' && req.url === '/v1/oauth/tokens') {
       const form = new URLSearchParams(req.body);
       this.tokenRequests.push(form);
-      if (form.get('grant_type') !== 'client_credentials' || form.get('client_id') !== this.client.id || form.get('client_secret') !== this.client.secret) {
+      if (
+        form.get('grant_type') !== 'client_credentials' ||
+        form.get('client_id') !== this.client.id ||
+        form.get('client_secret') !== this.client.secret
+      ) {
         send(401, { error: 'invalid_client', error_description: 'bad client credentials' });
         return;
       }
       const token = `issued-${++this.issued}`;
       this.validTokens.add(token);
-      send(200, { access_token: token, token_type: 'bearer', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', ...(this.tokenLifetimeS === undefined ? {} : { expires_in: this.tokenLifetimeS }) });
+      send(200, {
+        access_token: token,
+        token_type: 'bearer',
+        issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        ...(this.tokenLifetimeS === undefined ? {} : { expires_in: this.tokenLifetimeS }),
+      });
       return;
     }
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
@@ -76,7 +90,15 @@ export class StubCatalog {
       return;
     }
     if (req.method === 'GET' && req.url.startsWith('/v1/config')) {
-      send(200, { defaults: { 'client.region': 'eu-west-1' }, overrides: { prefix: 'cat1' }, endpoints: ['GET /v1/{prefix}/namespaces', 'HEAD /v1/{prefix}/namespaces/{namespace}', 'POST /v1/{prefix}/namespaces/{namespace}/register'] });
+      send(200, {
+        defaults: { 'client.region': 'eu-west-1' },
+        overrides: { prefix: 'cat1' },
+        endpoints: [
+          'GET /v1/{prefix}/namespaces',
+          'HEAD /v1/{prefix}/namespaces/{namespace}',
+          'POST /v1/{prefix}/namespaces/{namespace}/register',
+        ],
+      });
       return;
     }
     send(404, { error: { message: `no route ${req.method} ${req.url}`, type: 'NoSuchNamespaceException', code: 404 } });

@@ -19,8 +19,18 @@ export interface ColumnFacts {
   max: string | number | boolean | { hex: string } | null;
   all_min_max: boolean;
 }
-export interface ParquetFacts { num_rows: number; num_row_groups: number; split_offsets: number[]; created_by: string; size: number; footer_length?: number; columns: Record<string, ColumnFacts> }
-export type Facts = Record<string, ParquetFacts> & { orc_columns: Record<string, { nulls: number; values: number; min: unknown; max: unknown }> } & Record<string, { num_rows: number; nstripes: number; size: number }>;
+export interface ParquetFacts {
+  num_rows: number;
+  num_row_groups: number;
+  split_offsets: number[];
+  created_by: string;
+  size: number;
+  footer_length?: number;
+  columns: Record<string, ColumnFacts>;
+}
+export type Facts = Record<string, ParquetFacts> & {
+  orc_columns: Record<string, { nulls: number; values: number; min: unknown; max: unknown }>;
+} & Record<string, { num_rows: number; nstripes: number; size: number }>;
 
 export interface Fixture {
   dir: string;
@@ -38,9 +48,17 @@ export interface Fixture {
 export async function createFixture(): Promise<Fixture> {
   const env = testStack();
   const dir = mkdtempSync(join(tmpdir(), 'him-formats-'));
-  const out = execFileSync(env.HIM_VERIFIER_PYTHON ?? 'python3', [join(__dirname, 'gen_files.py'), dir], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const out = execFileSync(env.HIM_VERIFIER_PYTHON ?? 'python3', [join(__dirname, 'gen_files.py'), dir], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   const facts = JSON.parse(out) as Facts;
-  const client = new S3Client({ endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true, credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' } });
+  const client = new S3Client({
+    endpoint: env.HIM_S3_ENDPOINT,
+    region: env.AWS_REGION,
+    forcePathStyle: true,
+    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' },
+  });
   const stores: S3ObjectStore[] = [];
   const prefix = `test-formats/${uniqueName('f')}`;
   const keys: string[] = [];
@@ -50,7 +68,11 @@ export async function createFixture(): Promise<Fixture> {
     keys.push(Key);
   }
   return {
-    dir, prefix, facts, client, keys,
+    dir,
+    prefix,
+    facts,
+    client,
+    keys,
     gets: () => stores.reduce((n, s) => n + s.stats.gets, 0),
     store: (metadataPrefixes = [`s3://${BUCKET}/${prefix}/metadata/`]) => {
       const s = new S3ObjectStore({ metadataPrefixes, client, endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION });

@@ -15,9 +15,26 @@ import { BUCKET, createFixture } from './fixture';
 import type { Fixture } from './fixture';
 
 const f = (id: number, name: string, type: NestedField['type']): NestedField => ({ id, name, required: false, type });
-const schema: Schema = { schemaId: 0, fields: [f(1, 'id', prim.long), f(2, 'small', prim.int), f(3, 'name', prim.string), f(4, 'd', prim.date), f(5, 'flag', prim.boolean), f(6, 'dbl', prim.double)] };
+const schema: Schema = {
+  schemaId: 0,
+  fields: [
+    f(1, 'id', prim.long),
+    f(2, 'small', prim.int),
+    f(3, 'name', prim.string),
+    f(4, 'd', prim.date),
+    f(5, 'flag', prim.boolean),
+    f(6, 'dbl', prim.double),
+  ],
+};
 const ctx = { schema, nameMapping: buildNameMapping(schema) };
-const COLS: Record<string, [number, PrimitiveType]> = { id: [1, prim.long], small: [2, prim.int], name: [3, prim.string], d: [4, prim.date], flag: [5, prim.boolean], dbl: [6, prim.double] };
+const COLS: Record<string, [number, PrimitiveType]> = {
+  id: [1, prim.long],
+  small: [2, prim.int],
+  name: [3, prim.string],
+  d: [4, prim.date],
+  flag: [5, prim.boolean],
+  dbl: [6, prim.double],
+};
 
 let fx: Fixture;
 beforeAll(async () => {
@@ -25,42 +42,52 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => fx?.cleanup());
 
-const hex = (b: Uint8Array | null | undefined): string | undefined => (b === undefined || b === null ? undefined : Buffer.from(b).toString('hex'));
+const hex = (b: Uint8Array | null | undefined): string | undefined =>
+  b === undefined || b === null ? undefined : Buffer.from(b).toString('hex');
 
 describe('ORC tails', () => {
-  test.each(['uncompressed.orc', 'zlib.orc', 'snappy.orc', ...(ORC_ZSTD_AVAILABLE ? ['zstd.orc'] : [])])('%s: rows, stripes, column stats equal pyarrow', async (name) => {
-    const facts = fx.facts[name] as unknown as { num_rows: number; nstripes: number; size: number };
-    const before = fx.gets();
-    const stats = await new OrcFooterReader(fx.store()).readStats(fx.uri(name), facts.size, ctx);
-    expect(fx.gets() - before).toBe(1);
-    expect(stats.recordCount).toBe(facts.num_rows);
-    expect(stats.splitOffsets).toHaveLength(facts.nstripes);
-    expect(stats.splitOffsets?.[0]).toBe(3); // the first stripe follows the "ORC" header
-    for (const [col, e] of Object.entries(fx.facts.orc_columns)) {
-      const [id, type] = COLS[col] ?? [0, prim.int];
-      expect([col, stats.nullValueCounts?.get(id), stats.valueCounts?.get(id)]).toEqual([col, e.nulls, e.values + e.nulls]);
-      if (type.kind === 'boolean') {
-        expect(stats.lowerBounds?.has(id)).toBe(false);
-        continue;
+  test.each(['uncompressed.orc', 'zlib.orc', 'snappy.orc', ...(ORC_ZSTD_AVAILABLE ? ['zstd.orc'] : [])])(
+    '%s: rows, stripes, column stats equal pyarrow',
+    async (name) => {
+      const facts = fx.facts[name] as unknown as { num_rows: number; nstripes: number; size: number };
+      const before = fx.gets();
+      const stats = await new OrcFooterReader(fx.store()).readStats(fx.uri(name), facts.size, ctx);
+      expect(fx.gets() - before).toBe(1);
+      expect(stats.recordCount).toBe(facts.num_rows);
+      expect(stats.splitOffsets).toHaveLength(facts.nstripes);
+      expect(stats.splitOffsets?.[0]).toBe(3); // the first stripe follows the "ORC" header
+      for (const [col, e] of Object.entries(fx.facts.orc_columns)) {
+        const [id, type] = COLS[col] ?? [0, prim.int];
+        expect([col, stats.nullValueCounts?.get(id), stats.valueCounts?.get(id)]).toEqual([col, e.nulls, e.values + e.nulls]);
+        if (type.kind === 'boolean') {
+          expect(stats.lowerBounds?.has(id)).toBe(false);
+          continue;
+        }
+        const conv = (v: unknown): number | bigint | string =>
+          type.kind === 'long' ? BigInt(v as string) : type.kind === 'string' || type.kind === 'double' ? (v as string) : Number(v);
+        expect([col, hex(stats.lowerBounds?.get(id))]).toEqual([col, hex(serializeBound(type, conv(e.min), 'lower'))]);
+        expect([col, hex(stats.upperBounds?.get(id))]).toEqual([col, hex(serializeBound(type, conv(e.max), 'upper'))]);
       }
-      const conv = (v: unknown): number | bigint | string => (type.kind === 'long' ? BigInt(v as string) : type.kind === 'string' || type.kind === 'double' ? (v as string) : Number(v));
-      expect([col, hex(stats.lowerBounds?.get(id))]).toEqual([col, hex(serializeBound(type, conv(e.min), 'lower'))]);
-      expect([col, hex(stats.upperBounds?.get(id))]).toEqual([col, hex(serializeBound(type, conv(e.max), 'upper'))]);
-    }
-    // The C++ ORC writer records no bytesOnDisk, so there are no column sizes (as Iceberg's OrcMetrics).
-    expect(stats.columnSizes?.size).toBe(0);
-  });
+      // The C++ ORC writer records no bytesOnDisk, so there are no column sizes (as Iceberg's OrcMetrics).
+      expect(stats.columnSizes?.size).toBe(0);
+    },
+  );
 
-  (ORC_ZSTD_AVAILABLE ? test.skip : test)('zstd without node:zlib zstd (Node 20) → FORMAT_UNSUPPORTED naming the file and codec', async () => {
-    const facts = fx.facts['zstd.orc'] as unknown as { size: number };
-    const err = await new OrcFooterReader(fx.store()).readStats(fx.uri('zstd.orc'), facts.size, ctx).catch((e: unknown) => e);
-    expect((err as MigrationError).code).toBe(ErrorCode.FORMAT_UNSUPPORTED);
-    expect((err as MigrationError).message).toContain(fx.uri('zstd.orc'));
-    expect((err as MigrationError).message).toContain('ZSTD');
-  });
+  (ORC_ZSTD_AVAILABLE ? test.skip : test)(
+    'zstd without node:zlib zstd (Node 20) → FORMAT_UNSUPPORTED naming the file and codec',
+    async () => {
+      const facts = fx.facts['zstd.orc'] as unknown as { size: number };
+      const err = await new OrcFooterReader(fx.store()).readStats(fx.uri('zstd.orc'), facts.size, ctx).catch((e: unknown) => e);
+      expect((err as MigrationError).code).toBe(ErrorCode.FORMAT_UNSUPPORTED);
+      expect((err as MigrationError).message).toContain(fx.uri('zstd.orc'));
+      expect((err as MigrationError).message).toContain('ZSTD');
+    },
+  );
 
   test('not ORC → FORMAT_CORRUPT_FOOTER', async () => {
-    const err = await new OrcFooterReader(fx.store()).readStats(fx.uri('basic.parquet'), fx.facts['basic.parquet']?.size ?? 0, ctx).catch((e: unknown) => e);
+    const err = await new OrcFooterReader(fx.store())
+      .readStats(fx.uri('basic.parquet'), fx.facts['basic.parquet']?.size ?? 0, ctx)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MigrationError);
     expect((err as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
   });
@@ -84,7 +111,14 @@ describe('Avro record counts', () => {
   });
 
   test('deflate codec (avsc), small windows', async () => {
-    const type = avro.Type.forSchema({ type: 'record', name: 'r', fields: [{ name: 'id', type: 'long' }, { name: 's', type: 'string' }] });
+    const type = avro.Type.forSchema({
+      type: 'record',
+      name: 'r',
+      fields: [
+        { name: 'id', type: 'long' },
+        { name: 's', type: 'string' },
+      ],
+    });
     const path = join(fx.dir, 'deflate.avro');
     await new Promise<void>((resolve, reject) => {
       const enc = avro.createFileEncoder(path, type, { codec: 'deflate', blockSize: 2048 });

@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AvroBytes, encodeMetrics } from '../../../adapters/avro/entry-encoder';
 import { FooterThreads } from '../../../adapters/formats/footer-threads';
-import { ParquetFooterReader, DEFAULT_TAIL_BYTES, decodeParquetFooterGeneric, decodeParquetFooterSync } from '../../../adapters/formats/parquet';
+import {
+  ParquetFooterReader,
+  DEFAULT_TAIL_BYTES,
+  decodeParquetFooterGeneric,
+  decodeParquetFooterSync,
+} from '../../../adapters/formats/parquet';
 import { trustsBinaryDeprecatedStats } from '../../../adapters/formats/parquet/bounds';
 import { THREAD_HTTP_TRANSPORTS } from '../../../adapters/formats/threads/http';
 import { LocalObjectStore } from '../../../adapters/storage/local-store';
@@ -24,9 +29,19 @@ const f = (id: number, name: string, type: NestedField['type']): NestedField => 
 const schema: Schema = {
   schemaId: 0,
   fields: [
-    f(1, 'id', prim.long), f(2, 'small', prim.int), f(3, 'name', prim.string), f(4, 'amount', decimalType(10, 2)),
-    f(5, 'big', decimalType(38, 6)), f(6, 'd', prim.date), f(7, 'ts_ms', prim.timestamp), f(8, 'ts_us', prim.timestamptz),
-    f(9, 'ts_ns', prim.timestamp), f(10, 'flag', prim.boolean), f(11, 'f', prim.float), f(12, 'dbl', prim.double), f(13, 'bin', prim.binary),
+    f(1, 'id', prim.long),
+    f(2, 'small', prim.int),
+    f(3, 'name', prim.string),
+    f(4, 'amount', decimalType(10, 2)),
+    f(5, 'big', decimalType(38, 6)),
+    f(6, 'd', prim.date),
+    f(7, 'ts_ms', prim.timestamp),
+    f(8, 'ts_us', prim.timestamptz),
+    f(9, 'ts_ns', prim.timestamp),
+    f(10, 'flag', prim.boolean),
+    f(11, 'f', prim.float),
+    f(12, 'dbl', prim.double),
+    f(13, 'bin', prim.binary),
     f(14, 's', { kind: 'struct', fields: [f(15, 'a', prim.int), f(16, 'b', prim.string)] }),
     f(17, 'l', { kind: 'list', elementId: 18, elementRequired: false, element: prim.int }),
     f(19, 'm', { kind: 'map', keyId: 20, key: prim.string, valueId: 21, valueRequired: false, value: prim.int }),
@@ -35,12 +50,25 @@ const schema: Schema = {
 const ctx = { schema, nameMapping: buildNameMapping(schema) };
 /** Column path (pyarrow's path_in_schema) → field id, type, and whether bounds are expected. */
 const COLUMNS: Record<string, [number, PrimitiveType, boolean]> = {
-  id: [1, prim.long, true], small: [2, prim.int, true], name: [3, prim.string, true], amount: [4, decimalType(10, 2), true],
-  big: [5, decimalType(38, 6), true], d: [6, prim.date, true], ts_ms: [7, prim.timestamp, true], ts_us: [8, prim.timestamptz, true],
-  ts_ns: [9, prim.timestamp, true], flag: [10, prim.boolean, true], f: [11, prim.float, true], dbl: [12, prim.double, true], bin: [13, prim.binary, true],
-  's.a': [15, prim.int, true], 's.b': [16, prim.string, true],
+  id: [1, prim.long, true],
+  small: [2, prim.int, true],
+  name: [3, prim.string, true],
+  amount: [4, decimalType(10, 2), true],
+  big: [5, decimalType(38, 6), true],
+  d: [6, prim.date, true],
+  ts_ms: [7, prim.timestamp, true],
+  ts_us: [8, prim.timestamptz, true],
+  ts_ns: [9, prim.timestamp, true],
+  flag: [10, prim.boolean, true],
+  f: [11, prim.float, true],
+  dbl: [12, prim.double, true],
+  bin: [13, prim.binary, true],
+  's.a': [15, prim.int, true],
+  's.b': [16, prim.string, true],
   // Inside lists and maps: counts only (ParquetUtil.shouldStoreBounds).
-  'l.list.element': [18, prim.int, false], 'm.key_value.key': [20, prim.string, false], 'm.key_value.value': [21, prim.int, false],
+  'l.list.element': [18, prim.int, false],
+  'm.key_value.key': [20, prim.string, false],
+  'm.key_value.value': [21, prim.int, false],
 };
 
 /** pyarrow's raw physical min/max → the Iceberg value (independently of the reader under test). */
@@ -54,7 +82,8 @@ function expectedValue(path: string, type: PrimitiveType, raw: ColumnFacts['min'
   if (typeof raw === 'number') return raw === 0 ? (side === 'lower' ? -0 : 0) : raw;
   const n = BigInt(raw ?? '0');
   if (path === 'ts_ms') return n * 1000n;
-  if (path === 'ts_ns') return side === 'lower' ? (n - (((n % 1000n) + 1000n) % 1000n)) / 1000n : -((-n - (((-n % 1000n) + 1000n) % 1000n)) / 1000n);
+  if (path === 'ts_ns')
+    return side === 'lower' ? (n - (((n % 1000n) + 1000n) % 1000n)) / 1000n : -((-n - (((-n % 1000n) + 1000n) % 1000n)) / 1000n);
   if (type.kind === 'long' || type.kind === 'timestamp' || type.kind === 'timestamptz' || type.kind === 'decimal') return n;
   return Number(n);
 }
@@ -117,14 +146,25 @@ describe('Parquet footer stats equal pyarrow read_metadata', () => {
     const facts = fx.facts['ids_unsigned.parquet'];
     if (facts === undefined) throw new Error('ids_unsigned.parquet');
     // Names the file does not use: a by-name lookup would map nothing.
-    const idSchema: Schema = { schemaId: 0, fields: [f(1, 'id', prim.long), f(2, 'b8', prim.int), f(3, 'b32', prim.long), f(4, 'b64', prim.long), f(5, 'label', prim.string)] };
-    const stats = await new ParquetFooterReader(fx.store()).readStats(fx.uri('ids_unsigned.parquet'), facts.size, { schema: idSchema, nameMapping: buildNameMapping(idSchema) });
+    const idSchema: Schema = {
+      schemaId: 0,
+      fields: [f(1, 'id', prim.long), f(2, 'b8', prim.int), f(3, 'b32', prim.long), f(4, 'b64', prim.long), f(5, 'label', prim.string)],
+    };
+    const stats = await new ParquetFooterReader(fx.store()).readStats(fx.uri('ids_unsigned.parquet'), facts.size, {
+      schema: idSchema,
+      nameMapping: buildNameMapping(idSchema),
+    });
     expect(stats.recordCount).toBe(facts.num_rows);
     expect(stats.splitOffsets).toEqual(facts.split_offsets);
     const byId: Record<string, number> = { renamed_id: 1, u8: 2, u32: 3, u64: 4, who: 5 };
     for (const [path, c] of Object.entries(facts.columns)) {
       const id = byId[path] ?? -1;
-      expect([path, stats.valueCounts?.get(id), stats.nullValueCounts?.get(id), stats.columnSizes?.get(id)]).toEqual([path, c.num_values, c.null_count, c.compressed]);
+      expect([path, stats.valueCounts?.get(id), stats.nullValueCounts?.get(id), stats.columnSizes?.get(id)]).toEqual([
+        path,
+        c.num_values,
+        c.null_count,
+        c.compressed,
+      ]);
     }
     expect(hex(stats.lowerBounds?.get(1))).toBe(hex(serializeBound(prim.long, 0n, 'lower') ?? undefined));
     expect(hex(stats.upperBounds?.get(1))).toBe(hex(serializeBound(prim.long, 999n, 'upper') ?? undefined));
@@ -133,16 +173,29 @@ describe('Parquet footer stats equal pyarrow read_metadata', () => {
     // UINT_8 / UINT_64 (and UINT_32 when written as INT32): unsigned order, no bounds.
     const unsigned = [2, 4, ...(facts.columns.u32?.physical === 'INT32' ? [3] : [])];
     for (const id of unsigned) {
-      expect([id, stats.lowerBounds?.has(id), stats.upperBounds?.has(id), stats.boundsWithheld?.get(id)]).toEqual([id, false, false, 'unsigned']);
+      expect([id, stats.lowerBounds?.has(id), stats.upperBounds?.has(id), stats.boundsWithheld?.get(id)]).toEqual([
+        id,
+        false,
+        false,
+        'unsigned',
+      ]);
     }
   });
 
   test('a footer larger than the first tail read costs exactly two GETs', async () => {
     const facts = fx.facts['bigfooter.parquet'];
     expect(facts?.footer_length).toBeGreaterThan(DEFAULT_TAIL_BYTES);
-    const bigSchema: Schema = { schemaId: 0, fields: Array.from({ length: 400 }, (_, i) => f(i + 1, `column_with_a_rather_long_name_to_grow_the_footer_${String(i).padStart(4, '0')}`, prim.string)) };
+    const bigSchema: Schema = {
+      schemaId: 0,
+      fields: Array.from({ length: 400 }, (_, i) =>
+        f(i + 1, `column_with_a_rather_long_name_to_grow_the_footer_${String(i).padStart(4, '0')}`, prim.string),
+      ),
+    };
     const before = fx.gets();
-    const stats = await new ParquetFooterReader(fx.store()).readStats(fx.uri('bigfooter.parquet'), facts?.size ?? 0, { schema: bigSchema, nameMapping: buildNameMapping(bigSchema) });
+    const stats = await new ParquetFooterReader(fx.store()).readStats(fx.uri('bigfooter.parquet'), facts?.size ?? 0, {
+      schema: bigSchema,
+      nameMapping: buildNameMapping(bigSchema),
+    });
     expect(fx.gets() - before).toBe(2);
     expect(stats.recordCount).toBe(facts?.num_rows);
     expect(stats.valueCounts?.size).toBe(400);
@@ -154,7 +207,10 @@ describe('Parquet footer stats equal pyarrow read_metadata', () => {
     ['badlen.parquet', /footer length 1000000 does not fit/],
     ['rows.avro', /no PAR1 magic/],
   ])('%s → FORMAT_CORRUPT_FOOTER naming the file', async (name, why) => {
-    const size = name === 'badlen.parquet' ? 32 : (fx.facts[name]?.size ?? (name === 'truncated.parquet' ? (fx.facts['basic.parquet']?.size ?? 0) - 100 : 0));
+    const size =
+      name === 'badlen.parquet'
+        ? 32
+        : (fx.facts[name]?.size ?? (name === 'truncated.parquet' ? (fx.facts['basic.parquet']?.size ?? 0) - 100 : 0));
     const err = await new ParquetFooterReader(fx.store()).readStats(fx.uri(name), size, ctx).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MigrationError);
     expect((err as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
@@ -184,7 +240,10 @@ describe('the compact FileMetaData decoder (parquet/compact.ts)', () => {
     const len = b.readUInt32LE(b.length - 8);
     return new Uint8Array(b.subarray(b.length - 8 - len, b.length - 8));
   };
-  const parquetFiles = (): string[] => readdirSync(fx.dir).filter((n) => n.endsWith('.parquet') && n !== 'badlen.parquet' && n !== 'truncated.parquet').map((n) => join(fx.dir, n));
+  const parquetFiles = (): string[] =>
+    readdirSync(fx.dir)
+      .filter((n) => n.endsWith('.parquet') && n !== 'badlen.parquet' && n !== 'truncated.parquet')
+      .map((n) => join(fx.dir, n));
 
   test('decodes every pyarrow-written fixture footer exactly as the generic Thrift decoder does', async () => {
     const files = parquetFiles();
@@ -200,12 +259,22 @@ describe('the compact FileMetaData decoder (parquet/compact.ts)', () => {
         ...full,
         rowGroups: full.rowGroups.map((rg) => ({
           ...rg,
-          columns: rg.columns.map((c) => (c.statistics?.minValue !== undefined && c.statistics.maxValue !== undefined ? { ...c, statistics: { ...c.statistics, min: undefined, max: undefined } } : c)),
+          columns: rg.columns.map((c) =>
+            c.statistics?.minValue !== undefined && c.statistics.maxValue !== undefined
+              ? { ...c, statistics: { ...c.statistics, min: undefined, max: undefined } }
+              : c,
+          ),
         })),
       };
-      withBoth += full.rowGroups.reduce((n, rg) => n + rg.columns.filter((c) => c.statistics?.min !== undefined && c.statistics.minValue !== undefined).length, 0);
+      withBoth += full.rowGroups.reduce(
+        (n, rg) => n + rg.columns.filter((c) => c.statistics?.min !== undefined && c.statistics.minValue !== undefined).length,
+        0,
+      );
       // Byte views compare by content; the generic decoder's live in another realm under Jest.
-      const norm = (md: unknown): string => JSON.stringify(md, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : ArrayBuffer.isView(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex') : v));
+      const norm = (md: unknown): string =>
+        JSON.stringify(md, (_k, v: unknown) =>
+          typeof v === 'bigint' ? `${v}n` : ArrayBuffer.isView(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex') : v,
+        );
       expect(norm(ours)).toBe(norm(generic));
       expect(ours.rowGroups.length).toBeGreaterThan(0);
     }
@@ -270,7 +339,7 @@ describe('footer threads (threads/pool.ts)', () => {
     }
   });
 
-  test('stats from a worker thread equal the calling thread\'s, and a corrupt footer fails with its code and file', async () => {
+  test("stats from a worker thread equal the calling thread's, and a corrupt footer fails with its code and file", async () => {
     const pool = new FooterThreads(2);
     try {
       const inline = new ParquetFooterReader(fx.store());
@@ -291,7 +360,16 @@ describe('footer threads (threads/pool.ts)', () => {
       }
       // One table whose files spell their columns differently, interleaved and in flight together:
       // a reply that reuses the last column paths (sameColumns) must carry the right ones.
-      const names = ['basic.parquet', 'basic.parquet', 'dec_int.parquet', 'dec_int.parquet', 'basic.parquet', 'int96.parquet', 'int96.parquet', 'basic.parquet'];
+      const names = [
+        'basic.parquet',
+        'basic.parquet',
+        'dec_int.parquet',
+        'dec_int.parquet',
+        'basic.parquet',
+        'int96.parquet',
+        'int96.parquet',
+        'basic.parquet',
+      ];
       const want = new Map<string, FileStats>();
       for (const name of new Set(names)) want.set(name, await inline.readStats(fx.uri(name), fx.facts[name]?.size ?? 0, ctx));
       expect(want.get('basic.parquet')?.fileColumns).not.toEqual(want.get('dec_int.parquet')?.fileColumns);
@@ -301,7 +379,10 @@ describe('footer threads (threads/pool.ts)', () => {
       const meta = readFileSync(join(fx.dir, 'basic.parquet'));
       const len = meta.readUInt32LE(meta.length - 8);
       const cut = new Uint8Array(meta.subarray(meta.length - 8 - len, meta.length - 8 - Math.floor(len / 2)));
-      const err = await pool.stats('s3://warehouse/x/cut.parquet', cut, ctx).then(() => null, (e: unknown) => e);
+      const err = await pool.stats('s3://warehouse/x/cut.parquet', cut, ctx).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(MigrationError);
       expect((err as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
       expect((err as MigrationError).message).toContain('s3://warehouse/x/cut.parquet');
@@ -313,48 +394,75 @@ describe('footer threads (threads/pool.ts)', () => {
   // Every transport of threads/http.ts (FooterThreads' `http`, from HIM_THREAD_HTTP by default) against
   // the stack's S3 server: an error status (404) and a short read (an object shorter than listed)
   // end as the same coded errors as on the main thread.
-  test.each(THREAD_HTTP_TRANSPORTS)('S3 (%s transport): the thread sends the signed GET itself; large footers, corrupt files, missing objects and a failing GET end as on the main thread', async (transport) => {
-    const pool = new FooterThreads(2, transport);
-    const remote = jest.spyOn(pool, 'statsRemote');
-    try {
-      const inline = new ParquetFooterReader(fx.store());
-      const threaded = new ParquetFooterReader(fx.store(), DEFAULT_TAIL_BYTES, pool);
-      for (const name of ['basic.parquet', 'dec_int.parquet', 'int96.parquet']) {
-        const size = fx.facts[name]?.size ?? 0;
-        const want = await inline.readStats(fx.uri(name), size, ctx);
-        const gets = fx.gets();
-        expect(await threaded.readStats(fx.uri(name), size, ctx)).toEqual(asThreaded(want));
-        expect(fx.gets() - gets).toBe(1); // the thread's GET only: no fallback read
+  test.each(THREAD_HTTP_TRANSPORTS)(
+    'S3 (%s transport): the thread sends the signed GET itself; large footers, corrupt files, missing objects and a failing GET end as on the main thread',
+    async (transport) => {
+      const pool = new FooterThreads(2, transport);
+      const remote = jest.spyOn(pool, 'statsRemote');
+      try {
+        const inline = new ParquetFooterReader(fx.store());
+        const threaded = new ParquetFooterReader(fx.store(), DEFAULT_TAIL_BYTES, pool);
+        for (const name of ['basic.parquet', 'dec_int.parquet', 'int96.parquet']) {
+          const size = fx.facts[name]?.size ?? 0;
+          const want = await inline.readStats(fx.uri(name), size, ctx);
+          const gets = fx.gets();
+          expect(await threaded.readStats(fx.uri(name), size, ctx)).toEqual(asThreaded(want));
+          expect(fx.gets() - gets).toBe(1); // the thread's GET only: no fallback read
+        }
+        expect(remote).toHaveBeenCalledTimes(3);
+        expect(await Promise.all(remote.mock.results.map((r) => r.value as Promise<{ kind: string }>))).toEqual([
+          expect.objectContaining({ kind: 'stats' }),
+          expect.objectContaining({ kind: 'stats' }),
+          expect.objectContaining({ kind: 'stats' }),
+        ]);
+        // A footer larger than the tail: the thread hands the tail back, one more GET here: two in all.
+        const big = fx.facts['bigfooter.parquet'];
+        const bigSchema: Schema = {
+          schemaId: 0,
+          fields: Array.from({ length: 400 }, (_, i) =>
+            f(i + 1, `column_with_a_rather_long_name_to_grow_the_footer_${String(i).padStart(4, '0')}`, prim.string),
+          ),
+        };
+        const bigCtx = { schema: bigSchema, nameMapping: buildNameMapping(bigSchema) };
+        const before = fx.gets();
+        const bigStats = await threaded.readStats(fx.uri('bigfooter.parquet'), big?.size ?? 0, bigCtx);
+        expect(fx.gets() - before).toBe(2);
+        expect(bigStats).toEqual(asThreaded(await inline.readStats(fx.uri('bigfooter.parquet'), big?.size ?? 0, bigCtx)));
+        // Corrupt files and a size larger than the object: the same coded error as inline, naming the file.
+        const basicSize = fx.facts['basic.parquet']?.size ?? 0;
+        for (const [name, size] of [
+          ['truncated.parquet', basicSize - 100],
+          ['badlen.parquet', 32],
+          ['rows.avro', fx.facts['rows.avro']?.size ?? 0],
+          ['basic.parquet', basicSize + 10],
+        ] as const) {
+          const [a, b] = await Promise.all([
+            inline.readStats(fx.uri(name), size, ctx).catch((e: unknown) => e),
+            threaded.readStats(fx.uri(name), size, ctx).catch((e: unknown) => e),
+          ]);
+          expect((b as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
+          expect((b as MigrationError).message).toBe((a as MigrationError).message);
+        }
+        // A missing object: the thread's GET fails (404), the store's own read maps it.
+        const gone = await threaded.readStats(fx.uri('no-such-file.parquet'), basicSize, ctx).catch((e: unknown) => e);
+        expect((gone as MigrationError).code).toBe(ErrorCode.STORAGE_NOT_FOUND);
+        // A GET that cannot be sent at all (nothing listens there): falls back to the store's read.
+        const store = fx.store();
+        const broken: typeof store = Object.assign(Object.create(store) as typeof store, {
+          signedRead: () => Promise.resolve({ url: 'http://127.0.0.1:9/x.parquet', headers: {}, timeoutMs: 2000 }),
+        });
+        const viaFallback = await new ParquetFooterReader(broken, DEFAULT_TAIL_BYTES, pool).readStats(
+          fx.uri('basic.parquet'),
+          basicSize,
+          ctx,
+        );
+        expect(viaFallback).toEqual(asThreaded(await inline.readStats(fx.uri('basic.parquet'), basicSize, ctx)));
+      } finally {
+        await pool.close();
       }
-      expect(remote).toHaveBeenCalledTimes(3);
-      expect(await Promise.all(remote.mock.results.map((r) => r.value as Promise<{ kind: string }>))).toEqual([expect.objectContaining({ kind: 'stats' }), expect.objectContaining({ kind: 'stats' }), expect.objectContaining({ kind: 'stats' })]);
-      // A footer larger than the tail: the thread hands the tail back, one more GET here: two in all.
-      const big = fx.facts['bigfooter.parquet'];
-      const bigSchema: Schema = { schemaId: 0, fields: Array.from({ length: 400 }, (_, i) => f(i + 1, `column_with_a_rather_long_name_to_grow_the_footer_${String(i).padStart(4, '0')}`, prim.string)) };
-      const bigCtx = { schema: bigSchema, nameMapping: buildNameMapping(bigSchema) };
-      const before = fx.gets();
-      const bigStats = await threaded.readStats(fx.uri('bigfooter.parquet'), big?.size ?? 0, bigCtx);
-      expect(fx.gets() - before).toBe(2);
-      expect(bigStats).toEqual(asThreaded(await inline.readStats(fx.uri('bigfooter.parquet'), big?.size ?? 0, bigCtx)));
-      // Corrupt files and a size larger than the object: the same coded error as inline, naming the file.
-      const basicSize = fx.facts['basic.parquet']?.size ?? 0;
-      for (const [name, size] of [['truncated.parquet', basicSize - 100], ['badlen.parquet', 32], ['rows.avro', fx.facts['rows.avro']?.size ?? 0], ['basic.parquet', basicSize + 10]] as const) {
-        const [a, b] = await Promise.all([inline.readStats(fx.uri(name), size, ctx).catch((e: unknown) => e), threaded.readStats(fx.uri(name), size, ctx).catch((e: unknown) => e)]);
-        expect((b as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
-        expect((b as MigrationError).message).toBe((a as MigrationError).message);
-      }
-      // A missing object: the thread's GET fails (404), the store's own read maps it.
-      const gone = await threaded.readStats(fx.uri('no-such-file.parquet'), basicSize, ctx).catch((e: unknown) => e);
-      expect((gone as MigrationError).code).toBe(ErrorCode.STORAGE_NOT_FOUND);
-      // A GET that cannot be sent at all (nothing listens there): falls back to the store's read.
-      const store = fx.store();
-      const broken: typeof store = Object.assign(Object.create(store) as typeof store, { signedRead: () => Promise.resolve({ url: 'http://127.0.0.1:9/x.parquet', headers: {}, timeoutMs: 2000 }) });
-      const viaFallback = await new ParquetFooterReader(broken, DEFAULT_TAIL_BYTES, pool).readStats(fx.uri('basic.parquet'), basicSize, ctx);
-      expect(viaFallback).toEqual(asThreaded(await inline.readStats(fx.uri('basic.parquet'), basicSize, ctx)));
-    } finally {
-      await pool.close();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   test('local files: the thread reads the footer itself (one or two preads) with the same stats and the same coded errors', async () => {
     const pool = new FooterThreads(1);
@@ -377,13 +485,22 @@ describe('footer threads (threads/pool.ts)', () => {
       const cutPath = join(scratch, 'cut.parquet');
       writeFileSync(cutPath, whole.subarray(0, whole.length - 100));
       const threaded = new ParquetFooterReader(local, DEFAULT_TAIL_BYTES, pool);
-      const cut = await threaded.readStats(`file://${cutPath}`, whole.length - 100, ctx).then(() => null, (e: unknown) => e);
+      const cut = await threaded.readStats(`file://${cutPath}`, whole.length - 100, ctx).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((cut as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
       expect((cut as MigrationError).message).toContain(`file://${cutPath}`);
-      const shorter = await threaded.readStats(`file://${cutPath}`, whole.length, ctx).then(() => null, (e: unknown) => e);
+      const shorter = await threaded.readStats(`file://${cutPath}`, whole.length, ctx).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((shorter as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
       expect((shorter as MigrationError).message).toContain('shorter than listed');
-      const gone = await threaded.readStats(`file://${join(scratch, 'gone.parquet')}`, 1000, ctx).then(() => null, (e: unknown) => e);
+      const gone = await threaded.readStats(`file://${join(scratch, 'gone.parquet')}`, 1000, ctx).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((gone as MigrationError).code).toBe(ErrorCode.STORAGE_NOT_FOUND);
     } finally {
       rmSync(scratch, { recursive: true, force: true });

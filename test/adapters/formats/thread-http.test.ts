@@ -14,7 +14,9 @@ import type { SignedRead } from '../../../core/storage/object-store';
 type Reply = (req: string, socket: net.Socket, n: number) => void;
 
 /** A server that calls `reply` for each complete request head; counts connections. */
-async function server(reply: Reply): Promise<{ url: (p: string) => URL; connections: () => number; requests: string[]; close: () => Promise<void> }> {
+async function server(
+  reply: Reply,
+): Promise<{ url: (p: string) => URL; connections: () => number; requests: string[]; close: () => Promise<void> }> {
   let connections = 0;
   const requests: string[] = [];
   const sockets = new Set<net.Socket>();
@@ -47,16 +49,23 @@ async function server(reply: Reply): Promise<{ url: (p: string) => URL; connecti
   };
 }
 
-const ok = (body: string, extra = ''): string => `HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-${body.length - 1}/${body.length}\r\nContent-Length: ${body.length}\r\n${extra}\r\n${body}`;
+const ok = (body: string, extra = ''): string =>
+  `HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-${body.length - 1}/${body.length}\r\nContent-Length: ${body.length}\r\n${extra}\r\n${body}`;
 const text = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
 
 test('keep-alive: three GETs on one connection, signed headers sent as given', async () => {
   const s = await server((_req, socket, n) => socket.write(ok(`body-${n}`)));
   try {
-    const headers = { host: 'bucket.example:9000', range: 'bytes=10-20', authorization: 'AWS4-HMAC-SHA256 Credential=x/y, SignedHeaders=host;range, Signature=abc' };
+    const headers = {
+      host: 'bucket.example:9000',
+      range: 'bytes=10-20',
+      authorization: 'AWS4-HMAC-SHA256 Credential=x/y, SignedHeaders=host;range, Signature=abc',
+    };
     for (let i = 1; i <= 3; i++) expect(text(await rawGet(s.url('/b/k%20y.parquet?x=1'), headers, 2000))).toBe(`body-${i}`);
     expect(s.connections()).toBe(1);
-    expect(s.requests[0]).toBe(['GET /b/k%20y.parquet?x=1 HTTP/1.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n'));
+    expect(s.requests[0]).toBe(
+      ['GET /b/k%20y.parquet?x=1 HTTP/1.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n'),
+    );
     expect(idleSockets()).toBeGreaterThanOrEqual(1);
   } finally {
     await s.close();
@@ -93,7 +102,8 @@ test('a reused socket that dies before answering: one retry on a fresh connectio
   const s = await server((_req, socket) => {
     const n = (served.get(socket) ?? 0) + 1;
     served.set(socket, n);
-    if (n === 2) socket.destroy(); // the second request on a kept-alive connection: cut, no answer
+    if (n === 2)
+      socket.destroy(); // the second request on a kept-alive connection: cut, no answer
     else socket.write(ok(`r${n}`));
   });
   try {
@@ -180,7 +190,10 @@ describe.each(THREAD_HTTP_TRANSPORTS)('a footer thread with the %s transport', (
     });
     const pool = new FooterThreads(1, via);
     try {
-      const err = await pool.statsRemote('s3://b/ok.parquet', read(s.url('/ok')), 16, 0, ctx).then(() => null, (e: unknown) => e);
+      const err = await pool.statsRemote('s3://b/ok.parquet', read(s.url('/ok')), 16, 0, ctx).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(MigrationError);
       expect((err as MigrationError).code).toBe(ErrorCode.FORMAT_CORRUPT_FOOTER);
       expect((err as MigrationError).message).toContain('s3://b/ok.parquet');
@@ -189,7 +202,10 @@ describe.each(THREAD_HTTP_TRANSPORTS)('a footer thread with the %s transport', (
       expect(head).toContain('range: bytes=0-15');
       expect(head.includes('connection: keep-alive')).toBe(via !== 'raw');
       expect(head.includes('sec-fetch-mode')).toBe(via === 'fetch');
-      expect(await pool.statsRemote('s3://b/m.parquet', read(s.url('/missing')), 16, 0, ctx)).toEqual({ kind: 'fallback', why: 'HTTP 404' });
+      expect(await pool.statsRemote('s3://b/m.parquet', read(s.url('/missing')), 16, 0, ctx)).toEqual({
+        kind: 'fallback',
+        why: 'HTTP 404',
+      });
       expect(await pool.statsRemote('s3://b/c.parquet', read(s.url('/cut')), 16, 0, ctx)).toMatchObject({ kind: 'fallback' });
       const t0 = Date.now();
       expect(await pool.statsRemote('s3://b/s.parquet', read(s.url('/silent'), 300), 16, 0, ctx)).toMatchObject({ kind: 'fallback' });

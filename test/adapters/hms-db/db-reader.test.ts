@@ -16,7 +16,11 @@ import { testStack, uniqueName } from '../../helpers/stack-env';
 import { createFixture, dropFixture, SALES_COLUMNS } from './fixtures';
 
 const env = testStack();
-const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
+const failure = (p: Promise<unknown>): Promise<MigrationError> =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: MigrationError) => e,
+  );
 
 type Open = (url: string) => Promise<HmsReader>;
 /** Ends one reader's server session from another connection, as a DB restart or a DBA would. */
@@ -88,7 +92,13 @@ describe.each(backends)('backing-DB reader on %s', (_name, uri, dbUrl, open, kil
       expect(await reader.listDatabases()).toContain(dbName);
       expect(await reader.listTables(dbName)).toEqual(TABLES);
       const db = await reader.getDatabase(dbName);
-      expect(db).toMatchObject({ name: dbName, description: 'dbreader fixture', owner: 'etl', ownerType: 'ROLE', parameters: { team: 'data-platform', 'empty.value': '' } });
+      expect(db).toMatchObject({
+        name: dbName,
+        description: 'dbreader fixture',
+        owner: 'etl',
+        ownerType: 'ROLE',
+        parameters: { team: 'data-platform', 'empty.value': '' },
+      });
       expect(db).toEqual(await thrift.getDatabase(dbName));
     } finally {
       await reader.close();
@@ -97,19 +107,42 @@ describe.each(backends)('backing-DB reader on %s', (_name, uri, dbUrl, open, kil
 
   it('partitioned table: columns, keys, params, bucketing, sort columns, skew', () => {
     const { table } = byName('sales');
-    expect(table).toMatchObject({ database: dbName, name: 'sales', owner: 'alice', ownerType: 'USER', tableType: 'EXTERNAL_TABLE', temporary: false, retention: 0 });
-    expect(table.parameters).toMatchObject({ EXTERNAL: 'TRUE', 'custom.key': 'value with spaces', 'empty.value': '', comment: 'sales facts' });
+    expect(table).toMatchObject({
+      database: dbName,
+      name: 'sales',
+      owner: 'alice',
+      ownerType: 'USER',
+      tableType: 'EXTERNAL_TABLE',
+      temporary: false,
+      retention: 0,
+    });
+    expect(table.parameters).toMatchObject({
+      EXTERNAL: 'TRUE',
+      'custom.key': 'value with spaces',
+      'empty.value': '',
+      comment: 'sales facts',
+    });
     expect(table.sd.columns).toEqual(SALES_COLUMNS);
-    expect(table.partitionKeys).toEqual([{ name: 'dt', type: 'string', comment: 'day' }, { name: 'region', type: 'string', comment: null }]);
+    expect(table.partitionKeys).toEqual([
+      { name: 'dt', type: 'string', comment: 'day' },
+      { name: 'region', type: 'string', comment: null },
+    ]);
     expect(table.sd).toMatchObject({
       numBuckets: 4,
       bucketColumns: ['id'],
-      sortColumns: [{ column: 'id', order: 1 }, { column: 'name', order: 0 }],
+      sortColumns: [
+        { column: 'id', order: 1 },
+        { column: 'name', order: 0 },
+      ],
       parameters: { 'sd.param': 'x' },
       storedAsSubDirectories: true,
       inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
     });
-    expect(table.sd.serde).toEqual({ name: null, serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe', parameters: { 'serialization.format': '1' } });
+    expect(table.sd.serde).toEqual({
+      name: null,
+      serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+      parameters: { 'serialization.format': '1' },
+    });
     expect(table.sd.skewed?.columnNames).toEqual(['name']);
     expect(table.sd.skewed?.values).toEqual([['a'], ['b']]);
   });

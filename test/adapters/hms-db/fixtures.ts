@@ -35,7 +35,11 @@ export const SALES_PARTITIONS: readonly (readonly [string, string | null])[] = [
   ['2024-01-03', 'plain'],
 ];
 
-function sd(args: Partial<SdArgs> & Pick<SdArgs, 'cols' | 'location'>, fmt = PARQUET, serdeParams: Record<string, string> = { 'serialization.format': '1' }): ttypes.StorageDescriptor {
+function sd(
+  args: Partial<SdArgs> & Pick<SdArgs, 'cols' | 'location'>,
+  fmt = PARQUET,
+  serdeParams: Record<string, string> = { 'serialization.format': '1' },
+): ttypes.StorageDescriptor {
   return new ttypes.StorageDescriptor({
     inputFormat: fmt.inputFormat,
     outputFormat: fmt.outputFormat,
@@ -53,7 +57,9 @@ function fields(cols: readonly { name: string; type: string; comment: string | n
   return cols.map((c) => new ttypes.FieldSchema({ name: c.name, type: c.type, comment: c.comment as string }));
 }
 
-function table(args: Omit<TableArgs, 'viewOriginalText' | 'viewExpandedText' | 'retention' | 'lastAccessTime' | 'createTime'> & Partial<TableArgs>): ttypes.Table {
+function table(
+  args: Omit<TableArgs, 'viewOriginalText' | 'viewExpandedText' | 'retention' | 'lastAccessTime' | 'createTime'> & Partial<TableArgs>,
+): ttypes.Table {
   return new ttypes.Table({ createTime: 1_700_000_000, lastAccessTime: 0, retention: 0, ...args } as TableArgs);
 }
 
@@ -132,7 +138,10 @@ export async function createFixture(hms: HmsConnection, db: string, bucketRoot: 
         tableType: 'EXTERNAL_TABLE',
         parameters: { EXTERNAL: 'TRUE' },
         partitionKeys: [],
-        sd: sd({ cols: fields([{ name: 'line', type: 'string', comment: null }]), location: `${root}/plain_text` }, TEXT, { 'field.delim': ',', 'serialization.format': ',' }),
+        sd: sd({ cols: fields([{ name: 'line', type: 'string', comment: null }]), location: `${root}/plain_text` }, TEXT, {
+          'field.delim': ',',
+          'serialization.format': ',',
+        }),
       }),
     ),
   );

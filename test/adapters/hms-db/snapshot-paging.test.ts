@@ -20,7 +20,11 @@ import { createFixture, dropFixture } from './fixtures';
 const LOCAL_ROOT = '/tmp/him-dbreader';
 
 const env = testStack();
-const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
+const failure = (p: Promise<unknown>): Promise<MigrationError> =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: MigrationError) => e,
+  );
 
 type Open = (opts?: HmsDbOptions) => Promise<BackingDbReader>;
 const pgUrl = env.HIM_HMS_POSTGRES_URL as string;
@@ -54,7 +58,11 @@ describe.each(backends)('backing-DB reader on %s', (_name, thriftUri, open) => {
   });
 
   it('reads every table (HMS 3.1 and 4 schemas alike)', () => {
-    expect(all.map((t) => [t.table.name, t.partitions.length])).toEqual([['sales', 5], ['plain_text', 0], ['v_sales', 0]]);
+    expect(all.map((t) => [t.table.name, t.partitions.length])).toEqual([
+      ['sales', 5],
+      ['plain_text', 0],
+      ['v_sales', 0],
+    ]);
     expect(all[0]?.partitions.map((p) => p.values[1])).toEqual(['a=b:c%d#e', 'us/east', null, 'caf\u00e9 \u00fcber', 'plain']);
   });
 
@@ -90,13 +98,30 @@ describe.each(backends)('backing-DB reader on %s', (_name, thriftUri, open) => {
         outputFormat: 'org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat',
         compressed: false,
         numBuckets: -1,
-        serdeInfo: new ttypes.SerDeInfo({ name: null as unknown as string, serializationLib: 'org.apache.hadoop.hive.ql.io.orc.OrcSerde', parameters: {} }),
+        serdeInfo: new ttypes.SerDeInfo({
+          name: null as unknown as string,
+          serializationLib: 'org.apache.hadoop.hive.ql.io.orc.OrcSerde',
+          parameters: {},
+        }),
         bucketCols: [],
         sortCols: [],
         parameters: {},
       });
-      const args = { tableName: 'late', dbName: db, owner: 'alice', createTime: 0, lastAccessTime: 0, retention: 0, sd, partitionKeys: [], parameters: { EXTERNAL: 'TRUE' }, tableType: 'EXTERNAL_TABLE' };
-      await hms.call('create_table', (c) => c.create_table(new ttypes.Table(args as unknown as ConstructorParameters<typeof ttypes.Table>[0])));
+      const args = {
+        tableName: 'late',
+        dbName: db,
+        owner: 'alice',
+        createTime: 0,
+        lastAccessTime: 0,
+        retention: 0,
+        sd,
+        partitionKeys: [],
+        parameters: { EXTERNAL: 'TRUE' },
+        tableType: 'EXTERNAL_TABLE',
+      };
+      await hms.call('create_table', (c) =>
+        c.create_table(new ttypes.Table(args as unknown as ConstructorParameters<typeof ttypes.Table>[0])),
+      );
       expect(await before.listTables(db)).toEqual(['plain_text', 'sales', 'v_sales']);
       const after = await open();
       try {
@@ -113,7 +138,10 @@ describe.each(backends)('backing-DB reader on %s', (_name, thriftUri, open) => {
   it('partitions read side by side on several connections come from the one snapshot', async () => {
     const before = await open({ parallel: 3, pageSize: 2 });
     const [first] = await hms.call('get_partitions', (c) => c.get_partitions(db, 'sales', 1));
-    const late = new ttypes.Partition({ ...(first as ttypes.Partition), values: [(first as ttypes.Partition).values[0] as string, 'late'] });
+    const late = new ttypes.Partition({
+      ...(first as ttypes.Partition),
+      values: [(first as ttypes.Partition).values[0] as string, 'late'],
+    });
     late.sd = new ttypes.StorageDescriptor({ ...(first as ttypes.Partition).sd, location: `file://${LOCAL_ROOT}/${db}/sales_late` });
     try {
       await hms.call('add_partitions', (c) => c.add_partitions([late]));
@@ -125,7 +153,9 @@ describe.each(backends)('backing-DB reader on %s', (_name, thriftUri, open) => {
         const c = new Client({ connectionString: env.HIM_POSTGRES_URL as string });
         await c.connect();
         try {
-          const r = await c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'hms-iceberg-migrator' AND state = 'idle in transaction'");
+          const r = await c.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'hms-iceberg-migrator' AND state = 'idle in transaction'",
+          );
           expect(r.rows[0]?.n).toBeGreaterThanOrEqual(3);
         } finally {
           await c.end();

@@ -19,7 +19,11 @@ async function freePortUri(): Promise<string> {
   return uri;
 }
 
-const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
+const failure = (p: Promise<unknown>): Promise<MigrationError> =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: MigrationError) => e,
+  );
 
 describe('HMS Thrift connection', () => {
   const servers: Server[] = [];

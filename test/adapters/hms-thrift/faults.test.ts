@@ -27,14 +27,24 @@ const proxy = uniqueName('hms_pg');
 const f = fixture(uniqueName('him_fault'));
 const names = Object.values(f.tables).map((t) => t.name);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
+const failure = (p: Promise<unknown>): Promise<MigrationError> =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: MigrationError) => e,
+  );
 
 /** A slow inventory (one object per call, 5 calls/s: ~2 s for the fixture) through the proxy. */
 function slowReader(extra: Partial<ThriftHmsOptions> = {}): ThriftHmsReader {
   return new ThriftHmsReader({
-    uri: `thrift://${listen}`, connectTimeoutMs: CONNECT_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS,
-    poolSize: 2, tableBatchSize: 1, partitionBatchSize: 1, callsPerSecond: 5,
-    retry: { attempts: 5, baseDelayMs: 100, maxDelayMs: 400, maxElapsedMs: MAX_ELAPSED_MS }, ...extra,
+    uri: `thrift://${listen}`,
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    callTimeoutMs: CALL_TIMEOUT_MS,
+    poolSize: 2,
+    tableBatchSize: 1,
+    partitionBatchSize: 1,
+    callsPerSecond: 5,
+    retry: { attempts: 5, baseDelayMs: 100, maxDelayMs: 400, maxElapsedMs: MAX_ELAPSED_MS },
+    ...extra,
   });
 }
 
@@ -116,7 +126,12 @@ describe('ThriftHmsReader under faults (toxiproxy in front of hms-pg)', () => {
       await toxiproxy.removeToxic(proxy, 'reset');
       const got = await run;
       expect(got.map((t) => t.table.name)).toEqual(names);
-      expect(got.find((t) => t.table.name === 'events')?.partitions.map((p) => p.values[1])).toEqual(['us/east', 'a=b c%d', 'héllo:?#', 'x']);
+      expect(got.find((t) => t.table.name === 'events')?.partitions.map((p) => p.values[1])).toEqual([
+        'us/east',
+        'a=b c%d',
+        'héllo:?#',
+        'x',
+      ]);
     } finally {
       await reader.close();
     }

@@ -26,7 +26,12 @@ const TEXT = {
 
 const col = (name: string, type: string, comment: string | null = null): HiveColumn => ({ name, type, comment });
 
-function sd(location: string | null, format: typeof PARQUET, columns: HiveColumn[], extra: Partial<StorageDescriptor> = {}): StorageDescriptor {
+function sd(
+  location: string | null,
+  format: typeof PARQUET,
+  columns: HiveColumn[],
+  extra: Partial<StorageDescriptor> = {},
+): StorageDescriptor {
   return {
     columns,
     location,
@@ -46,9 +51,21 @@ function sd(location: string | null, format: typeof PARQUET, columns: HiveColumn
 
 function table(database: string, name: string, s: StorageDescriptor, extra: Partial<HiveTable> = {}): HiveTable {
   return {
-    database, name, owner: 'him-test', ownerType: 'USER', createTime: 1_700_000_000, lastAccessTime: 0, retention: 0,
-    tableType: 'EXTERNAL_TABLE', sd: s, partitionKeys: [], parameters: { EXTERNAL: 'TRUE' },
-    viewOriginalText: null, viewExpandedText: null, temporary: false, ...extra,
+    database,
+    name,
+    owner: 'him-test',
+    ownerType: 'USER',
+    createTime: 1_700_000_000,
+    lastAccessTime: 0,
+    retention: 0,
+    tableType: 'EXTERNAL_TABLE',
+    sd: s,
+    partitionKeys: [],
+    parameters: { EXTERNAL: 'TRUE' },
+    viewOriginalText: null,
+    viewExpandedText: null,
+    temporary: false,
+    ...extra,
   };
 }
 
@@ -63,7 +80,13 @@ export const EVENT_PARTITIONS: readonly (readonly [string | null, string])[] = [
 export interface Fixture {
   readonly db: HiveDatabase;
   readonly root: string;
-  readonly tables: { readonly events: HiveTable; readonly insertOnly: HiveTable; readonly bucketed: HiveTable; readonly skewed: HiveTable; readonly view: HiveTable };
+  readonly tables: {
+    readonly events: HiveTable;
+    readonly insertOnly: HiveTable;
+    readonly bucketed: HiveTable;
+    readonly skewed: HiveTable;
+    readonly view: HiveTable;
+  };
   readonly eventPartitions: readonly HivePartition[];
 }
 
@@ -71,38 +94,71 @@ export function fixture(dbName: string): Fixture {
   const root = path.join(tmpdir(), 'him-hms-thrift-test', dbName);
   const loc = (t: string): string => `file://${root}/${t}`;
   const cols = [col('id', 'bigint', 'row id'), col('payload', 'struct<a:int,b:array<string>>'), col('amount', 'decimal(12,2)')];
-  const db: HiveDatabase = { name: dbName, description: 'hms-thrift reader test', locationUri: `file://${root}`, parameters: { team: 'migration', 'x.y': '' }, owner: 'him-owner', ownerType: 'ROLE' };
+  const db: HiveDatabase = {
+    name: dbName,
+    description: 'hms-thrift reader test',
+    locationUri: `file://${root}`,
+    parameters: { team: 'migration', 'x.y': '' },
+    owner: 'him-owner',
+    ownerType: 'ROLE',
+  };
   const events = table(dbName, 'events', sd(loc('events'), PARQUET, cols), {
     partitionKeys: [col('dt', 'string'), col('region', 'string', 'sales region')],
     parameters: { EXTERNAL: 'TRUE', 'him.test': 'yes', comment: 'events, partitioned' },
   });
-  const eventPartitions = EVENT_PARTITIONS.map(([dt, region], i): HivePartition => ({
-    values: [dt, region], name: '', createTime: 1_700_000_100 + i, lastAccessTime: 0,
-    sd: sd(`${loc('events')}/p${i}`, PARQUET, cols), parameters: { 'him.part': String(i) },
-  }));
+  const eventPartitions = EVENT_PARTITIONS.map(
+    ([dt, region], i): HivePartition => ({
+      values: [dt, region],
+      name: '',
+      createTime: 1_700_000_100 + i,
+      lastAccessTime: 0,
+      sd: sd(`${loc('events')}/p${i}`, PARQUET, cols),
+      parameters: { 'him.part': String(i) },
+    }),
+  );
   const insertOnly = table(dbName, 'insert_only', sd(loc('insert_only'), TEXT, [col('k', 'string'), col('v', 'int')]), {
     tableType: 'MANAGED_TABLE',
     parameters: { transactional: 'true', transactional_properties: 'insert_only' },
   });
-  const bucketed = table(dbName, 'bucketed', sd(loc('bucketed'), ORC, [col('id', 'int'), col('name', 'varchar(20)')], {
-    numBuckets: 4, bucketColumns: ['id'], sortColumns: [{ column: 'id', order: 1 }, { column: 'name', order: 0 }],
-  }), { parameters: { EXTERNAL: 'TRUE', bucketing_version: '2' } });
-  const skewed = table(dbName, 'skewed', sd(loc('skewed'), TEXT, [col('k', 'string'), col('v', 'string')], {
-    storedAsSubDirectories: true,
-    skewed: {
-      columnNames: ['k', 'v'],
-      values: [['a,b', 'c'], ['a', 'b,c'], ['x', 'y']],
-      // 'a,b'+'c' and 'a'+'b,c' join to the same string: the generated codec would lose one.
-      locations: [
-        { values: ['a', 'b,c'], location: `${loc('skewed')}/k=a/v=b,c` },
-        { values: ['a,b', 'c'], location: `${loc('skewed')}/k=a,b/v=c` },
-        { values: ['x', 'y'], location: `${loc('skewed')}/k=x/v=y` },
+  const bucketed = table(
+    dbName,
+    'bucketed',
+    sd(loc('bucketed'), ORC, [col('id', 'int'), col('name', 'varchar(20)')], {
+      numBuckets: 4,
+      bucketColumns: ['id'],
+      sortColumns: [
+        { column: 'id', order: 1 },
+        { column: 'name', order: 0 },
       ],
-    },
-  }));
+    }),
+    { parameters: { EXTERNAL: 'TRUE', bucketing_version: '2' } },
+  );
+  const skewed = table(
+    dbName,
+    'skewed',
+    sd(loc('skewed'), TEXT, [col('k', 'string'), col('v', 'string')], {
+      storedAsSubDirectories: true,
+      skewed: {
+        columnNames: ['k', 'v'],
+        values: [
+          ['a,b', 'c'],
+          ['a', 'b,c'],
+          ['x', 'y'],
+        ],
+        // 'a,b'+'c' and 'a'+'b,c' join to the same string: the generated codec would lose one.
+        locations: [
+          { values: ['a', 'b,c'], location: `${loc('skewed')}/k=a/v=b,c` },
+          { values: ['a,b', 'c'], location: `${loc('skewed')}/k=a,b/v=c` },
+          { values: ['x', 'y'], location: `${loc('skewed')}/k=x/v=y` },
+        ],
+      },
+    }),
+  );
   const view = table(dbName, 'v_events', sd(null, TEXT, [col('id', 'bigint')]), {
-    tableType: 'VIRTUAL_VIEW', parameters: {},
-    viewOriginalText: 'select id from events', viewExpandedText: `select \`events\`.\`id\` from \`${dbName}\`.\`events\``,
+    tableType: 'VIRTUAL_VIEW',
+    parameters: {},
+    viewOriginalText: 'select id from events',
+    viewExpandedText: `select \`events\`.\`id\` from \`${dbName}\`.\`events\``,
   });
   return { db, root, tables: { events, insertOnly, bucketed, skewed, view }, eventPartitions };
 }

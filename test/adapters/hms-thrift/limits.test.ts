@@ -32,10 +32,15 @@ describe('hms-thrift limits', () => {
 
   it('retries transport errors with backoff, then names the attempts; never retries HMS exceptions', async () => {
     let calls = 0;
-    const e = await withRetry(policy, transport, () => {
-      calls++;
-      return Promise.reject(new MigrationError(ErrorCode.HMS_UNREACHABLE, 'reset'));
-    }, () => 1).catch((x: MigrationError) => x);
+    const e = await withRetry(
+      policy,
+      transport,
+      () => {
+        calls++;
+        return Promise.reject(new MigrationError(ErrorCode.HMS_UNREACHABLE, 'reset'));
+      },
+      () => 1,
+    ).catch((x: MigrationError) => x);
     expect(calls).toBe(4);
     expect(e).toMatchObject({ code: 'HMS_UNREACHABLE', retryable: true, context: { attempts: 4 } });
     expect(e.message).toMatch(/gave up after 4 attempts/);
@@ -51,15 +56,24 @@ describe('hms-thrift limits', () => {
 
   it('recovers when a later attempt succeeds; stops at maxElapsedMs', async () => {
     let calls = 0;
-    expect(await withRetry(policy, transport, () => (++calls < 3 ? Promise.reject(new MigrationError(ErrorCode.HMS_TIMEOUT, 't')) : Promise.resolve('ok')))).toBe('ok');
+    expect(
+      await withRetry(policy, transport, () =>
+        ++calls < 3 ? Promise.reject(new MigrationError(ErrorCode.HMS_TIMEOUT, 't')) : Promise.resolve('ok'),
+      ),
+    ).toBe('ok');
     expect(calls).toBe(3);
 
     calls = 0;
     const t0 = performance.now();
-    await withRetry({ ...policy, attempts: 100, baseDelayMs: 50, maxDelayMs: 50, maxElapsedMs: 200 }, transport, () => {
-      calls++;
-      return Promise.reject(new MigrationError(ErrorCode.HMS_TIMEOUT, 't'));
-    }, () => 1).catch(() => undefined);
+    await withRetry(
+      { ...policy, attempts: 100, baseDelayMs: 50, maxDelayMs: 50, maxElapsedMs: 200 },
+      transport,
+      () => {
+        calls++;
+        return Promise.reject(new MigrationError(ErrorCode.HMS_TIMEOUT, 't'));
+      },
+      () => 1,
+    ).catch(() => undefined);
     expect(performance.now() - t0).toBeLessThan(400);
     expect(calls).toBeLessThan(10);
   });

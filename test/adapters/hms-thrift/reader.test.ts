@@ -12,7 +12,11 @@ import { createFixture, dropFixture, fixture } from './fixture';
 import type { Fixture } from './fixture';
 
 const env = testStack();
-const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
+const failure = (p: Promise<unknown>): Promise<MigrationError> =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: MigrationError) => e,
+  );
 
 const servers: [string, string, string][] = [
   ['hms-pg', env.HIM_HMS_PG_URI as string, '4'],
@@ -48,7 +52,13 @@ describe.each(servers)('ThriftHmsReader on %s', (_name, uri, major) => {
     expect(await reader.listDatabases()).toContain(f.db.name);
     expect(await reader.listTables(f.db.name)).toEqual(['bucketed', 'events', 'insert_only', 'skewed', 'v_events']);
     const db = await reader.getDatabase(f.db.name);
-    expect(db).toMatchObject({ name: f.db.name, description: 'hms-thrift reader test', owner: 'him-owner', ownerType: 'ROLE', parameters: { team: 'migration', 'x.y': '' } });
+    expect(db).toMatchObject({
+      name: f.db.name,
+      description: 'hms-thrift reader test',
+      owner: 'him-owner',
+      ownerType: 'ROLE',
+      parameters: { team: 'migration', 'x.y': '' },
+    });
     expect(db.locationUri).toContain(f.root);
   });
 
@@ -62,7 +72,13 @@ describe.each(servers)('ThriftHmsReader on %s', (_name, uri, major) => {
 
   it('partitioned Parquet table: columns, keys, params, partitions sorted by escaped name with unescaped values and null', () => {
     const { table, partitions } = byName('events');
-    expect(table).toMatchObject({ database: f.db.name, tableType: 'EXTERNAL_TABLE', owner: 'him-test', ownerType: 'USER', temporary: false });
+    expect(table).toMatchObject({
+      database: f.db.name,
+      tableType: 'EXTERNAL_TABLE',
+      owner: 'him-test',
+      ownerType: 'USER',
+      temporary: false,
+    });
     // HMS stamps createTime itself on create_table.
     expect(table.createTime).toBeGreaterThan(1_700_000_000);
     expect(table.sd.columns).toEqual([
@@ -70,7 +86,10 @@ describe.each(servers)('ThriftHmsReader on %s', (_name, uri, major) => {
       { name: 'payload', type: 'struct<a:int,b:array<string>>', comment: null },
       { name: 'amount', type: 'decimal(12,2)', comment: null },
     ]);
-    expect(table.partitionKeys).toEqual([{ name: 'dt', type: 'string', comment: null }, { name: 'region', type: 'string', comment: 'sales region' }]);
+    expect(table.partitionKeys).toEqual([
+      { name: 'dt', type: 'string', comment: null },
+      { name: 'region', type: 'string', comment: 'sales region' },
+    ]);
     expect(table.parameters).toMatchObject({ EXTERNAL: 'TRUE', 'him.test': 'yes', comment: 'events, partitioned' });
     expect(table.sd.serde.serializationLib).toBe('org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe');
     expect(table.sd.serde.parameters).toEqual({ 'serialization.format': '1' });
@@ -81,7 +100,12 @@ describe.each(servers)('ThriftHmsReader on %s', (_name, uri, major) => {
       'dt=2024-01-03/region=héllo%3A%3F%23',
       'dt=__HIVE_DEFAULT_PARTITION__/region=x',
     ]);
-    expect(partitions.map((p) => p.values)).toEqual([['2024-01-01', 'us/east'], ['2024-01-02', 'a=b c%d'], ['2024-01-03', 'héllo:?#'], [null, 'x']]);
+    expect(partitions.map((p) => p.values)).toEqual([
+      ['2024-01-01', 'us/east'],
+      ['2024-01-02', 'a=b c%d'],
+      ['2024-01-03', 'héllo:?#'],
+      [null, 'x'],
+    ]);
     const p2 = partitions.find((p) => p.values[0] === null);
     // HMS stores partition locations as Hadoop paths print them (file:/…).
     expect(p2?.sd.location).toBe(`file:${f.root}/events/p2`);
@@ -99,7 +123,14 @@ describe.each(servers)('ThriftHmsReader on %s', (_name, uri, major) => {
 
   it('bucketed and sorted ORC table keeps its buckets (no processor capabilities sent)', () => {
     const { sd } = byName('bucketed').table;
-    expect(sd).toMatchObject({ numBuckets: 4, bucketColumns: ['id'], sortColumns: [{ column: 'id', order: 1 }, { column: 'name', order: 0 }] });
+    expect(sd).toMatchObject({
+      numBuckets: 4,
+      bucketColumns: ['id'],
+      sortColumns: [
+        { column: 'id', order: 1 },
+        { column: 'name', order: 0 },
+      ],
+    });
     expect(sd.serde.serializationLib).toBe('org.apache.hadoop.hive.ql.io.orc.OrcSerde');
     expect(byName('bucketed').table.parameters.bucketing_version).toBe('2');
   });
@@ -108,7 +139,11 @@ describe.each(servers)('ThriftHmsReader on %s', (_name, uri, major) => {
     const { sd } = byName('skewed').table;
     expect(sd.storedAsSubDirectories).toBe(true);
     expect(sd.skewed?.columnNames).toEqual(['k', 'v']);
-    expect(sd.skewed?.values).toEqual([['a,b', 'c'], ['a', 'b,c'], ['x', 'y']]);
+    expect(sd.skewed?.values).toEqual([
+      ['a,b', 'c'],
+      ['a', 'b,c'],
+      ['x', 'y'],
+    ]);
     expect(sd.skewed?.locations).toEqual([
       { values: ['a', 'b,c'], location: `file://${f.root}/skewed/k=a/v=b,c` },
       { values: ['a,b', 'c'], location: `file://${f.root}/skewed/k=a,b/v=c` },
@@ -144,7 +179,11 @@ describe.each(servers)('ThriftHmsReader on %s', (_name, uri, major) => {
 
   it('unknown database / table → HMS_NOT_FOUND (not retryable)', async () => {
     const missingDb = uniqueName('him_nodb');
-    for (const e of [await failure(reader.getDatabase(missingDb)), await failure(reader.listTables(missingDb)), await failure(reader.getTables(missingDb, ['t']))]) {
+    for (const e of [
+      await failure(reader.getDatabase(missingDb)),
+      await failure(reader.listTables(missingDb)),
+      await failure(reader.getTables(missingDb, ['t'])),
+    ]) {
       expect(e.code).toBe('HMS_NOT_FOUND');
       expect(e.retryable).toBe(false);
     }

@@ -50,9 +50,20 @@ describe('S3RangedGet SigV4', () => {
     for (const token of [undefined, 'session/token+with=chars']) {
       it(`matches the SDK signer (${pathStyle ? 'path' : 'virtual-host'} style, ${token === undefined ? 'no' : 'with'} session token)`, async () => {
         jest.useFakeTimers({ now: new Date('2026-12-04T06:07:08.999Z'), doNotFake: ['nextTick', 'setImmediate'] });
-        const creds = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', ...(token === undefined ? {} : { sessionToken: token }) };
+        const creds = {
+          accessKeyId: 'AKIDEXAMPLE',
+          secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+          ...(token === undefined ? {} : { sessionToken: token }),
+        };
         const g = new S3RangedGet(fakeClient(creds), 'eu-west-1', 'http://s3.example.invalid:9000', pathStyle, 1, 1000); // signs only, never connects
-        const sdk = new SignatureV4({ credentials: creds, region: 'eu-west-1', service: 's3', sha256: Sha256, uriEscapePath: false, applyChecksum: false });
+        const sdk = new SignatureV4({
+          credentials: creds,
+          region: 'eu-west-1',
+          service: 's3',
+          sha256: Sha256,
+          uriEscapePath: false,
+          applyChecksum: false,
+        });
         try {
           for (const key of KEYS) {
             const { path, headers } = await g.signedGet('bkt', key, 'bytes=100-65635');

@@ -9,13 +9,14 @@ import type { AddressInfo } from 'node:net';
 import { openStores } from '../../../app/runtime';
 import type { MigrateConfig } from '../../../core/config/schema';
 
-const sockets = (): number => readdirSync('/proc/self/fd').filter((fd) => {
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:');
-  } catch {
-    return false;
-  }
-}).length;
+const sockets = (): number =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:');
+    } catch {
+      return false;
+    }
+  }).length;
 
 const body = Buffer.alloc(4096, 7);
 let requests = 0;

@@ -14,12 +14,20 @@ import { MutationGuard, parseStorageUri } from '../../../core/storage/object-sto
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
 const env = testStack();
-const client = new S3Client({ endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true, credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' } });
+const client = new S3Client({
+  endpoint: env.HIM_S3_ENDPOINT,
+  region: env.AWS_REGION,
+  forcePathStyle: true,
+  credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' },
+});
 let lists = 0;
-client.middlewareStack.add((next, context) => async (args) => {
-  if (context.commandName === 'ListObjectsV2Command') lists++;
-  return next(args);
-}, { step: 'finalizeRequest', name: 'countLists' });
+client.middlewareStack.add(
+  (next, context) => async (args) => {
+    if (context.commandName === 'ListObjectsV2Command') lists++;
+    return next(args);
+  },
+  { step: 'finalizeRequest', name: 'countLists' },
+);
 const s3Prefix = `test-storage/${uniqueName('s')}`;
 const localDir = mkdtempSync(join(tmpdir(), 'him-store-'));
 
@@ -38,7 +46,10 @@ afterAll(async () => {
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 async function code(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   if (!(e instanceof MigrationError)) throw new Error(`expected a MigrationError, got ${String(e)}`);
   return e.code;
 }
@@ -48,11 +59,42 @@ async function all(it: AsyncIterable<ListEntry>): Promise<ListEntry[]> {
   return out;
 }
 
-interface Case { name: string; root: string; store: ObjectStore; alias: (p: string) => string }
+interface Case {
+  name: string;
+  root: string;
+  store: ObjectStore;
+  alias: (p: string) => string;
+}
 const cases: Case[] = [
-  { name: 'S3', root: `s3://warehouse/${s3Prefix}/lean`, store: new S3ObjectStore({ client, endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, metadataPrefixes: [`s3://warehouse/${s3Prefix}/lean/tbl/metadata`], listPageSize: 10 }), alias: (p) => p.replace(/^s3:/, 's3a:') },
-  { name: 'S3 (SDK GETs)', root: `s3://warehouse/${s3Prefix}/sdk`, store: new S3ObjectStore({ client, metadataPrefixes: [`s3://warehouse/${s3Prefix}/sdk/tbl/metadata`], listPageSize: 10, leanRangedGets: false }), alias: (p) => p.replace(/^s3:/, 's3n:') },
-  { name: 'local', root: `file://${localDir}`, store: new LocalObjectStore({ metadataPrefixes: [`${localDir}/tbl/metadata`] }), alias: (p) => p.replace(/^file:\/\//, '') },
+  {
+    name: 'S3',
+    root: `s3://warehouse/${s3Prefix}/lean`,
+    store: new S3ObjectStore({
+      client,
+      endpoint: env.HIM_S3_ENDPOINT,
+      region: env.AWS_REGION,
+      metadataPrefixes: [`s3://warehouse/${s3Prefix}/lean/tbl/metadata`],
+      listPageSize: 10,
+    }),
+    alias: (p) => p.replace(/^s3:/, 's3a:'),
+  },
+  {
+    name: 'S3 (SDK GETs)',
+    root: `s3://warehouse/${s3Prefix}/sdk`,
+    store: new S3ObjectStore({
+      client,
+      metadataPrefixes: [`s3://warehouse/${s3Prefix}/sdk/tbl/metadata`],
+      listPageSize: 10,
+      leanRangedGets: false,
+    }),
+    alias: (p) => p.replace(/^s3:/, 's3n:'),
+  },
+  {
+    name: 'local',
+    root: `file://${localDir}`,
+    store: new LocalObjectStore({ metadataPrefixes: [`${localDir}/tbl/metadata`] }),
+    alias: (p) => p.replace(/^file:\/\//, ''),
+  },
 ];
 
 describe.each(cases)('$name store', ({ root, store, alias, name }) => {
@@ -119,20 +161,35 @@ describe.each(cases)('$name store', ({ root, store, alias, name }) => {
     const p1 = `${root}/t2/dt=2024-01-01`;
     const outside = `${root}/elsewhere/dt=2024-01-02`;
     const empty = `${root}/t2/dt=2024-01-03`;
-    for (const [p, body] of [[`${p1}/b.parquet`, 'bb'], [`${p1}/a.parquet`, 'a'], [`${p1}/_SUCCESS`, ''], [`${p1}/.a.parquet.crc`, 'c'], [`${p1}/empty.parquet`, ''], [`${p1}/HIVE_UNION_SUBDIR_1/c.parquet`, 'c'], [`${p1}/_temporary/0/x`, 'x'], [`${outside}/o.parquet`, 'ooo']] as const) {
+    for (const [p, body] of [
+      [`${p1}/b.parquet`, 'bb'],
+      [`${p1}/a.parquet`, 'a'],
+      [`${p1}/_SUCCESS`, ''],
+      [`${p1}/.a.parquet.crc`, 'c'],
+      [`${p1}/empty.parquet`, ''],
+      [`${p1}/HIVE_UNION_SUBDIR_1/c.parquet`, 'c'],
+      [`${p1}/_temporary/0/x`, 'x'],
+      [`${outside}/o.parquet`, 'ooo'],
+    ] as const) {
       await store.put(p, enc(body));
     }
     const results = [];
     for await (const r of listPartitions(store, [p1, outside, empty], { concurrency: 2 })) results.push(r);
     results.sort((a, b) => a.index - b.index);
     expect(results.map((r) => r.files.map((f) => [f.path, f.size]))).toEqual([
-      [[`${p1}/a.parquet`, 1], [`${p1}/b.parquet`, 2]],
+      [
+        [`${p1}/a.parquet`, 1],
+        [`${p1}/b.parquet`, 2],
+      ],
       [[`${outside}/o.parquet`, 3]],
       [],
     ]);
     const findings = results.map((r) => r.findings.map((f) => `${f.code} ${f.path}`).sort());
     expect(findings).toEqual([
-      [`${ListingFindingCode.LISTING_EMPTY_FILE} ${p1}/empty.parquet`, `${ListingFindingCode.LISTING_SUBDIRECTORY} ${p1}/HIVE_UNION_SUBDIR_1`],
+      [
+        `${ListingFindingCode.LISTING_EMPTY_FILE} ${p1}/empty.parquet`,
+        `${ListingFindingCode.LISTING_SUBDIRECTORY} ${p1}/HIVE_UNION_SUBDIR_1`,
+      ],
       [],
       [`${ListingFindingCode.LISTING_EMPTY_LOCATION} ${empty}`],
     ]);
@@ -154,7 +211,8 @@ describe('storage URIs and the mutation guard (pure)', () => {
     expect(parseStorageUri('FILE:///tmp/x')).toEqual({ kind: 'local', scheme: 'file', path: '/tmp/x' });
     expect(() => parseStorageUri('file:///tmp/%E0%A4%A')).toThrow();
     expect(parseStorageUri('/tmp/x')).toEqual({ kind: 'local', scheme: '', path: '/tmp/x' });
-    for (const bad of ['hdfs://nn/x', 'relative/path', 's3://', 'gs://b/k']) expect(() => parseStorageUri(bad)).toThrow(expect.objectContaining({ code: ErrorCode.STORAGE_URI_INVALID }));
+    for (const bad of ['hdfs://nn/x', 'relative/path', 's3://', 'gs://b/k'])
+      expect(() => parseStorageUri(bad)).toThrow(expect.objectContaining({ code: ErrorCode.STORAGE_URI_INVALID }));
   });
   test('guard compares at path boundaries across s3 schemes', () => {
     const g = new MutationGuard(['s3://w/db/t/metadata']);

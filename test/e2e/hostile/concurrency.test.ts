@@ -14,7 +14,21 @@ import { PostgresStateStore } from '../../../adapters/state/postgres';
 import type { RoutingObjectStore } from '../../../adapters/storage/routing-store';
 import type { Run } from '../../helpers/cli';
 import type { WorkerProc } from '../../helpers/hostile';
-import { auditIntact, catalogEntry, dataDigests, dropNamespaces, env, migrate, openCatalog, openStore, outcome, sleep, stackConfigYaml, startWorker, writeFile } from '../../helpers/hostile';
+import {
+  auditIntact,
+  catalogEntry,
+  dataDigests,
+  dropNamespaces,
+  env,
+  migrate,
+  openCatalog,
+  openStore,
+  outcome,
+  sleep,
+  stackConfigYaml,
+  startWorker,
+  writeFile,
+} from '../../helpers/hostile';
 import { uniqueName } from '../../helpers/stack-env';
 import { buildWarehouse, dropWarehouse, rootOf } from './warehouse';
 
@@ -24,8 +38,16 @@ const DBS = { a: `${prefix}_a`, b: `${prefix}_b`, c: `${prefix}_c` } as const;
 const NAMES = { a: ['a1', 'a2', 'a3'], b: ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'], c: ['c1', 'c2'] } as const;
 const ids = (k: keyof typeof DBS): string[] => NAMES[k].map((n) => `${DBS[k]}.${n}`);
 
-interface Plan { file: string; hash: string; id: string }
-interface Status { state: string; currentWave: number | null; waves: { wave: number; migrated: number; failed: { tableId: string; code: string }[] }[] }
+interface Plan {
+  file: string;
+  hash: string;
+  id: string;
+}
+interface Status {
+  state: string;
+  currentWave: number | null;
+  waves: { wave: number; migrated: number; failed: { tableId: string; code: string }[] }[];
+}
 
 let dir = '';
 let cfg = '';
@@ -46,7 +68,8 @@ async function makePlan(name: string, db: string): Promise<Plan> {
   return { file, hash, id: hash.slice(0, 12) };
 }
 
-const applyWait = (p: Plan): Promise<Run> => migrate(['apply', p.file, '--auto-approve', '--wait', '--json', '--step-timeout', '30', '-c', cfg], 300_000);
+const applyWait = (p: Plan): Promise<Run> =>
+  migrate(['apply', p.file, '--auto-approve', '--wait', '--json', '--step-timeout', '30', '-c', cfg], 300_000);
 const resultOf = (r: Run): Status | undefined => {
   try {
     return (JSON.parse(r.stdout) as { result?: Status }).result;
@@ -92,8 +115,17 @@ const ended = (s: Status): boolean => ['succeeded', 'failed', 'cancelled'].inclu
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-hostile-conc-'));
-  cfg = writeFile(dir, 'migrate.yaml', stackConfigYaml(`him-hostile-${prefix}`, nsPrefix, `plan:\n  databases: [${Object.values(DBS).join(', ')}]\n  waves:\n    maxTablesPerWave: 10\n`));
-  for (const k of ['a', 'b', 'c'] as const) await buildWarehouse(prefix, DBS[k], Object.fromEntries(NAMES[k].map((n) => [n, 'good' as const])));
+  cfg = writeFile(
+    dir,
+    'migrate.yaml',
+    stackConfigYaml(
+      `him-hostile-${prefix}`,
+      nsPrefix,
+      `plan:\n  databases: [${Object.values(DBS).join(', ')}]\n  waves:\n    maxTablesPerWave: 10\n`,
+    ),
+  );
+  for (const k of ['a', 'b', 'c'] as const)
+    await buildWarehouse(prefix, DBS[k], Object.fromEntries(NAMES[k].map((n) => [n, 'good' as const])));
   catalog = await openCatalog();
   store = openStore();
   before = await dataDigests(store, `${rootOf(prefix)}/`);
@@ -109,7 +141,10 @@ afterAll(async () => {
   const client = new Client({ connection: temporal });
   for (const p of Object.values(plans)) {
     for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'migrate/${p.id}' AND ExecutionStatus = 'Running'` })) {
-      await client.workflow.getHandle(w.workflowId, w.runId).terminate('hostile corpus cleanup').catch(() => undefined);
+      await client.workflow
+        .getHandle(w.workflowId, w.runId)
+        .terminate('hostile corpus cleanup')
+        .catch(() => undefined);
     }
   }
   await temporal?.close();
@@ -124,9 +159,13 @@ describe('hostile concurrency and live ids', () => {
   it('the same plan applied twice at once: one workflow run, each table registered once, both exit 0', async () => {
     const a = plans.a as Plan;
     const [r1, r2] = await Promise.all([applyWait(a), applyWait(a)]);
-    expect([outcome(r1 as Run), outcome(r2 as Run)]).toEqual([{ exit: 0, code: undefined }, { exit: 0, code: undefined }]);
+    expect([outcome(r1 as Run), outcome(r2 as Run)]).toEqual([
+      { exit: 0, code: undefined },
+      { exit: 0, code: undefined },
+    ]);
     let runs = 0;
-    for await (const w of new Client({ connection: temporal }).workflow.list({ query: `WorkflowId = 'migrate/${a.id}'` })) runs += w.workflowId === `migrate/${a.id}` ? 1 : 0;
+    for await (const w of new Client({ connection: temporal }).workflow.list({ query: `WorkflowId = 'migrate/${a.id}'` }))
+      runs += w.workflowId === `migrate/${a.id}` ? 1 : 0;
     expect(runs).toBe(1);
     expect(await auditCounts('table.registered', [a.hash])).toEqual(Object.fromEntries(ids('a').map((t) => [t, 1])));
     for (const t of ids('a')) expect(await catalogEntry(catalog, nsPrefix, t)).not.toBeNull();
@@ -145,7 +184,10 @@ describe('hostile concurrency and live ids', () => {
     const runs = await Promise.all([0, 1].map(() => migrate(['rollback', a.id, '--wave', '1', '--json', '-c', cfg], 300_000)));
     // Each ends 0, or with a coded error (never 70); at least one does the work.
     const outs = runs.map(outcome);
-    expect({ outs: outs.map((o) => (o.exit === 0 || (o.exit !== 70 && o.code !== undefined) ? 'ok' : o)), anyZero: outs.some((o) => o.exit === 0) }).toEqual({ outs: ['ok', 'ok'], anyZero: true });
+    expect({
+      outs: outs.map((o) => (o.exit === 0 || (o.exit !== 70 && o.code !== undefined) ? 'ok' : o)),
+      anyZero: outs.some((o) => o.exit === 0),
+    }).toEqual({ outs: ['ok', 'ok'], anyZero: true });
     for (const t of ids('a')) expect(await catalogEntry(catalog, nsPrefix, t)).toBeNull();
     const once = Object.fromEntries(ids('a').map((t) => [t, 1]));
     expect(await auditCounts('table.rolled-back', [a.hash])).toEqual(once);
@@ -171,7 +213,10 @@ describe('hostile concurrency and live ids', () => {
     // The next case's rollback starts now, while the wave applies.
     rollbackDuringApply = migrate(['rollback', b.id, '--wave', '1', '--json', '-c', cfg], 300_000);
     const second = await migrate(['approve', b.id, '--wave', '1', '-c', cfg]);
-    expect([outcome(first), outcome(second)]).toEqual([{ exit: 0, code: undefined }, { exit: 0, code: undefined }]);
+    expect([outcome(first), outcome(second)]).toEqual([
+      { exit: 0, code: undefined },
+      { exit: 0, code: undefined },
+    ]);
     expect(`${second.stdout}${second.stderr}`).toMatch(/already approved/i);
   }, 200_000);
 
@@ -182,7 +227,10 @@ describe('hostile concurrency and live ids', () => {
     expect(end?.state).toMatch(/^(succeeded|failed|cancelled)$/);
     const entries = await Promise.all(ids('b').map((t) => catalogEntry(catalog, nsPrefix, t)));
     if (rb.code === 0) {
-      expect({ rolledBack: ((JSON.parse(rb.stdout) as { rolledBack: string[] }).rolledBack ?? []).slice().sort(), entries }).toEqual({ rolledBack: ids('b').sort(), entries: ids('b').map(() => null) });
+      expect({ rolledBack: ((JSON.parse(rb.stdout) as { rolledBack: string[] }).rolledBack ?? []).slice().sort(), entries }).toEqual({
+        rolledBack: ids('b').sort(),
+        entries: ids('b').map(() => null),
+      });
     } else {
       expect(rb.code).not.toBe(70);
       const body = JSON.parse(rb.stdout || '{}') as { error?: { code?: string }; refused?: { code: string }[] };
@@ -197,7 +245,9 @@ describe('hostile concurrency and live ids', () => {
     const runs = await Promise.all([applyWait(c1), applyWait(c2)]);
     const results = runs.map(resultOf);
     const failed = results.map((r) => (r?.waves ?? []).flatMap((w) => w.failed));
-    runs.forEach((r, i) => expect({ exit: r.code, code: outcome(r).code }).toEqual({ exit: (failed[i] ?? []).length > 0 ? 1 : 0, code: undefined }));
+    runs.forEach((r, i) =>
+      expect({ exit: r.code, code: outcome(r).code }).toEqual({ exit: (failed[i] ?? []).length > 0 ? 1 : 0, code: undefined }),
+    );
     expect(await auditCounts('table.registered', [c1.hash, c2.hash])).toEqual(Object.fromEntries(ids('c').map((t) => [t, 1])));
     for (const t of ids('c')) {
       const codes = failed.map((f) => f.find((x) => x.tableId === t)?.code);
@@ -207,7 +257,7 @@ describe('hostile concurrency and live ids', () => {
     }
   }, 400_000);
 
-  it('rollback --force of a CATALOG_CONFLICT table leaves the other plan\'s entry untouched (coded refusal or nothing to roll back)', async () => {
+  it("rollback --force of a CATALOG_CONFLICT table leaves the other plan's entry untouched (coded refusal or nothing to roll back)", async () => {
     const [c1, c2] = [plans.c1 as Plan, plans.c2 as Plan];
     const registered = await auditCounts('table.registered', [c1.hash]);
     const t = ids('c')[0] as string;
@@ -218,7 +268,11 @@ describe('hostile concurrency and live ids', () => {
     expect(await catalogEntry(catalog, nsPrefix, t)).toBe(entry);
     const body = JSON.parse(r.stdout || '{}') as { rolledBack?: string[]; refused?: { tableId: string; code: string }[] };
     if (r.code === 0) expect(body.rolledBack ?? []).not.toContain(t);
-    else expect({ exit: r.code, code: body.refused?.find((x) => x.tableId === t)?.code }).toEqual({ exit: 1, code: expect.stringMatching(/^[A-Z][A-Z0-9_]+$/) });
+    else
+      expect({ exit: r.code, code: body.refused?.find((x) => x.tableId === t)?.code }).toEqual({
+        exit: 1,
+        code: expect.stringMatching(/^[A-Z][A-Z0-9_]+$/),
+      });
     expect(await auditCounts('table.unregistered', [loser.hash])).not.toHaveProperty(t);
     expect(await auditIntact(cfg)).toEqual({ exit: 0, ok: true, code: undefined });
   }, 400_000);

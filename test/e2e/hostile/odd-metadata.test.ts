@@ -14,7 +14,22 @@ import { PostgresStateStore } from '../../../adapters/state/postgres';
 import type { RoutingObjectStore } from '../../../adapters/storage/routing-store';
 import type { Run } from '../../helpers/cli';
 import type { WorkerProc } from '../../helpers/hostile';
-import { auditIntact, catalogEntry, dataDigests, dropNamespaces, env, metadataFiles, migrate, openCatalog, openStore, outcome, rehash, stackConfigYaml, startWorker, writeFile } from '../../helpers/hostile';
+import {
+  auditIntact,
+  catalogEntry,
+  dataDigests,
+  dropNamespaces,
+  env,
+  metadataFiles,
+  migrate,
+  openCatalog,
+  openStore,
+  outcome,
+  rehash,
+  stackConfigYaml,
+  startWorker,
+  writeFile,
+} from '../../helpers/hostile';
 import { uniqueName } from '../../helpers/stack-env';
 import type { Built, Kind } from './warehouse';
 import { buildWarehouse, dropHmsTable, dropWarehouse, rootOf } from './warehouse';
@@ -23,13 +38,34 @@ const prefix = uniqueName('himx').toLowerCase();
 const db = `${prefix}_h`;
 const nsPrefix = `${prefix}_`;
 const TABLES: Record<string, Kind> = {
-  good: 'good', bucketed: 'bucketed', badint: 'badint', emptyloc: 'emptyloc', relloc: 'relloc', shared_a: 'shared', shared_b: 'shared',
-  missingdir: 'missingdir', view_notext: 'view_notext', dropped: 'good', zerobyte: 'zerobyte', truncfooter: 'truncfooter', badmagic: 'badmagic',
+  good: 'good',
+  bucketed: 'bucketed',
+  badint: 'badint',
+  emptyloc: 'emptyloc',
+  relloc: 'relloc',
+  shared_a: 'shared',
+  shared_b: 'shared',
+  missingdir: 'missingdir',
+  view_notext: 'view_notext',
+  dropped: 'good',
+  zerobyte: 'zerobyte',
+  truncfooter: 'truncfooter',
+  badmagic: 'badmagic',
 };
 const id = (name: string): string => `${db}.${name}`;
 
-interface Status { state: string; waves: { wave: number; migrated: number; skipped: number; failed: { tableId: string; code: string }[] }[] }
-interface Assessed { id: string; class: string; fingerprint: string; files: number; bytes: number; findings: { code: string; severity: string }[] }
+interface Status {
+  state: string;
+  waves: { wave: number; migrated: number; skipped: number; failed: { tableId: string; code: string }[] }[];
+}
+interface Assessed {
+  id: string;
+  class: string;
+  fingerprint: string;
+  files: number;
+  bytes: number;
+  findings: { code: string; severity: string }[];
+}
 
 let dir = '';
 let cfg = '';
@@ -53,7 +89,9 @@ const records = new Map<string, { status: string; code: string | null }>();
 function forge(plan: Record<string, unknown>): string {
   const waves = plan.waves as { number: number; tables: { id: string }[] }[];
   const inWaves = new Set(waves.flatMap((w) => w.tables.map((t) => t.id)));
-  const forged = assessed.filter((a) => !inWaves.has(a.id)).map((a) => ({ id: a.id, team: null, class: 'migrate', fingerprint: a.fingerprint, files: a.files, bytes: a.bytes }));
+  const forged = assessed
+    .filter((a) => !inWaves.has(a.id))
+    .map((a) => ({ id: a.id, team: null, class: 'migrate', fingerprint: a.fingerprint, files: a.files, bytes: a.bytes }));
   if (waves.length === 0) waves.push({ number: 1, tables: [], estimates: { files: 0, bytes: 0, expectedSeconds: 0 } } as never);
   (waves[0] as { tables: unknown[] }).tables.push(...forged);
   const notPlanned = (plan.notPlanned as { id: string }[]).filter((n) => !forged.some((f) => f.id === n.id));
@@ -62,7 +100,11 @@ function forge(plan: Record<string, unknown>): string {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-hostile-odd-'));
-  cfg = writeFile(dir, 'migrate.yaml', stackConfigYaml(`him-hostile-${prefix}`, nsPrefix, `plan:\n  databases: [${db}]\n  waves:\n    maxTablesPerWave: 20\n`));
+  cfg = writeFile(
+    dir,
+    'migrate.yaml',
+    stackConfigYaml(`him-hostile-${prefix}`, nsPrefix, `plan:\n  databases: [${db}]\n  waves:\n    maxTablesPerWave: 20\n`),
+  );
   built = await buildWarehouse(prefix, db, TABLES);
   catalog = await openCatalog();
   store = openStore();
@@ -78,7 +120,10 @@ beforeAll(async () => {
   await dropHmsTable(db, 'dropped');
   worker = startWorker(cfg);
   // A wave that does not end within 4 minutes is a hang (the apply is killed: exit 143).
-  apply = await migrate(['apply', planFile, '--auto-approve', '--wait', '--json', '--concurrency', '8', '--step-timeout', '30', '-c', cfg], 240_000);
+  apply = await migrate(
+    ['apply', planFile, '--auto-approve', '--wait', '--json', '--concurrency', '8', '--step-timeout', '30', '-c', cfg],
+    240_000,
+  );
   try {
     status = (JSON.parse(apply.stdout) as { result?: Status }).result;
   } catch {
@@ -100,7 +145,10 @@ afterAll(async () => {
   const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
   const client = new Client({ connection });
   for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'migrate/${planId}' AND ExecutionStatus = 'Running'` })) {
-    await client.workflow.getHandle(w.workflowId, w.runId).terminate('hostile corpus cleanup').catch(() => undefined);
+    await client.workflow
+      .getHandle(w.workflowId, w.runId)
+      .terminate('hostile corpus cleanup')
+      .catch(() => undefined);
   }
   await connection.close();
   await worker?.stop();
@@ -124,7 +172,11 @@ const errorMessage = (r: Run): string | undefined => {
 async function expectRefused(name: string, code: string): Promise<void> {
   const t = built.find((b) => b.name === name) as Built;
   // The plan result and the state store's record both say failed with the code.
-  expect({ exit: apply.code, table: failedCode(name), record: records.get(name) }).toEqual({ exit: 1, table: code, record: { status: 'failed', code } });
+  expect({ exit: apply.code, table: failedCode(name), record: records.get(name) }).toEqual({
+    exit: 1,
+    table: code,
+    record: { status: 'failed', code },
+  });
   expect(await catalogEntry(catalog, nsPrefix, t.id)).toBeNull();
   expect(await metadataFiles(store, t.location)).toEqual([]);
   expect(after).toEqual(before);
@@ -133,7 +185,12 @@ async function expectRefused(name: string, code: string): Promise<void> {
 
 describe('hostile HMS metadata and files, one forged apply', () => {
   it('the wave ends by itself: apply --wait returns, the plan is failed, exit 1', () => {
-    expect({ exit: apply.code, state: status?.state, error: outcome(apply).code, message: errorMessage(apply) }).toEqual({ exit: 1, state: 'failed', error: undefined, message: undefined });
+    expect({ exit: apply.code, state: status?.state, error: outcome(apply).code, message: errorMessage(apply) }).toEqual({
+      exit: 1,
+      state: 'failed',
+      error: undefined,
+      message: undefined,
+    });
   });
 
   it('forged plan: a bucketed table moved from notPlanned into a wave fails CONVERT_BUCKETED (apply re-checks)', async () => {
@@ -173,10 +230,17 @@ describe('hostile HMS metadata and files, one forged apply', () => {
     const t = built.find((b) => b.name === 'missingdir') as Built;
     const rec = records.get('missingdir');
     const entry = await catalogEntry(catalog, nsPrefix, t.id);
-    if (rec?.status === 'migrated') expect({ entry: entry !== null, failed: failedCode('missingdir') }).toEqual({ entry: true, failed: undefined });
+    if (rec?.status === 'migrated')
+      expect({ entry: entry !== null, failed: failedCode('missingdir') }).toEqual({ entry: true, failed: undefined });
     else {
       const internal = ['INTERNAL', 'TEMPORAL_WORKFLOW_ENDED', null, undefined].includes(rec?.code);
-      expect({ status: rec?.status, internal, reported: failedCode('missingdir'), entry, metadata: await metadataFiles(store, t.location) }).toEqual({ status: 'failed', internal: false, reported: rec?.code, entry: null, metadata: [] });
+      expect({
+        status: rec?.status,
+        internal,
+        reported: failedCode('missingdir'),
+        entry,
+        metadata: await metadataFiles(store, t.location),
+      }).toEqual({ status: 'failed', internal: false, reported: rec?.code, entry: null, metadata: [] });
     }
     expect(apply.code).toBe(1);
     expect(after).toEqual(before);
@@ -198,7 +262,11 @@ describe('hostile HMS metadata and files, one forged apply', () => {
 
   it('signing configured: the plan edited and re-hashed with plain sha256 → PLAN_SIGNATURE_INVALID, exit 2', async () => {
     const key = { MIGRATE_PLAN_KEY: 'hostile-corpus-key-0123456789abcdef' };
-    const signing = writeFile(dir, 'signing.yaml', `${readFileSync(cfg, 'utf8').replace('plan:\n', 'plan:\n  signing:\n    type: hmac\n    keyEnv: MIGRATE_PLAN_KEY\n')}`);
+    const signing = writeFile(
+      dir,
+      'signing.yaml',
+      `${readFileSync(cfg, 'utf8').replace('plan:\n', 'plan:\n  signing:\n    type: hmac\n    keyEnv: MIGRATE_PLAN_KEY\n')}`,
+    );
     const signed = path.join(dir, 'signed.json');
     const p = await migrate(['plan', '--out', signed, '-c', signing], 300_000, key);
     expect(outcome(p)).toEqual({ exit: 0, code: undefined });

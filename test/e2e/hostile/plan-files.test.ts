@@ -18,8 +18,13 @@ const KEY = { MIGRATE_PLAN_KEY: 'hostile-corpus-key-0123456789abcdef' };
 
 /** The synthetic plan as a plain object (what an editor of the JSON works on). */
 const doc = (): Record<string, unknown> => JSON.parse(good) as Record<string, unknown>;
-const applyFile = (name: string, text: string | Uint8Array, config = cfg, extraEnv: Record<string, string> = {}, timeout = 120_000): Promise<Run> =>
-  migrate(['apply', writeFile(dir, name, text), '--json', '-c', config], timeout, extraEnv);
+const applyFile = (
+  name: string,
+  text: string | Uint8Array,
+  config = cfg,
+  extraEnv: Record<string, string> = {},
+  timeout = 120_000,
+): Promise<Run> => migrate(['apply', writeFile(dir, name, text), '--json', '-c', config], timeout, extraEnv);
 
 /** Edits of the synthetic plan, each re-hashed with the project's own function unless said otherwise. */
 type Edit = 'truncated' | 'noRehash' | 'v99' | 'wave231' | 'noWaves' | 'dup' | 'proto' | 'huge';
@@ -62,7 +67,11 @@ beforeAll(() => {
   runs = prefetch({
     missing: () => migrate(['apply', path.join(dir, 'no-such-plan.json'), '--json', '-c', cfg]),
     truncated: () => applyFile('truncated.json', e.truncated()),
-    garbage: () => applyFile('garbage.json', Uint8Array.from({ length: 8192 }, (_v, i) => (i * 197 + 13) % 256)),
+    garbage: () =>
+      applyFile(
+        'garbage.json',
+        Uint8Array.from({ length: 8192 }, (_v, i) => (i * 197 + 13) % 256),
+      ),
     emptyObject: () => applyFile('empty-object.json', '{}'),
     noRehash: () => applyFile('edited.json', e.noRehash()),
     unsigned: () => applyFile('unsigned.json', good, signingCfg, KEY),

@@ -13,7 +13,18 @@ import type { HiveColumn, HivePartition, HiveTable, StorageDescriptor } from '..
 import { env, openStore } from '../../helpers/hostile';
 
 /** What each table is made of. */
-export type Kind = 'good' | 'bucketed' | 'badint' | 'emptyloc' | 'relloc' | 'shared' | 'missingdir' | 'view_notext' | 'zerobyte' | 'truncfooter' | 'badmagic';
+export type Kind =
+  | 'good'
+  | 'bucketed'
+  | 'badint'
+  | 'emptyloc'
+  | 'relloc'
+  | 'shared'
+  | 'missingdir'
+  | 'view_notext'
+  | 'zerobyte'
+  | 'truncfooter'
+  | 'badmagic';
 
 export interface Built {
   readonly id: string;
@@ -28,24 +39,57 @@ const PARQUET = {
   outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
   serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
 };
-const COLUMNS: HiveColumn[] = [{ name: 'id', type: 'int', comment: null }, { name: 'name', type: 'string', comment: null }];
+const COLUMNS: HiveColumn[] = [
+  { name: 'id', type: 'int', comment: null },
+  { name: 'name', type: 'string', comment: null },
+];
 
 function sd(location: string | null, extra: Partial<StorageDescriptor> = {}): StorageDescriptor {
   return {
-    columns: COLUMNS, location, inputFormat: PARQUET.inputFormat, outputFormat: PARQUET.outputFormat, compressed: false, numBuckets: -1,
+    columns: COLUMNS,
+    location,
+    inputFormat: PARQUET.inputFormat,
+    outputFormat: PARQUET.outputFormat,
+    compressed: false,
+    numBuckets: -1,
     serde: { name: null, serializationLib: PARQUET.serializationLib, parameters: { 'serialization.format': '1' } },
-    bucketColumns: [], sortColumns: [], parameters: {}, skewed: null, storedAsSubDirectories: false, ...extra,
+    bucketColumns: [],
+    sortColumns: [],
+    parameters: {},
+    skewed: null,
+    storedAsSubDirectories: false,
+    ...extra,
   };
 }
 
 function table(db: string, name: string, s: StorageDescriptor, extra: Partial<HiveTable> = {}): HiveTable {
   return {
-    database: db, name, owner: 'him-hostile', ownerType: 'USER', createTime: 1_700_000_000, lastAccessTime: 0, retention: 0,
-    tableType: 'EXTERNAL_TABLE', sd: s, partitionKeys: [], parameters: { EXTERNAL: 'TRUE' }, viewOriginalText: null, viewExpandedText: null, temporary: false, ...extra,
+    database: db,
+    name,
+    owner: 'him-hostile',
+    ownerType: 'USER',
+    createTime: 1_700_000_000,
+    lastAccessTime: 0,
+    retention: 0,
+    tableType: 'EXTERNAL_TABLE',
+    sd: s,
+    partitionKeys: [],
+    parameters: { EXTERNAL: 'TRUE' },
+    viewOriginalText: null,
+    viewExpandedText: null,
+    temporary: false,
+    ...extra,
   };
 }
 
-const part = (values: string[], location: string): HivePartition => ({ values, name: '', createTime: 1_700_000_100, lastAccessTime: 0, sd: sd(location), parameters: {} });
+const part = (values: string[], location: string): HivePartition => ({
+  values,
+  name: '',
+  createTime: 1_700_000_100,
+  lastAccessTime: 0,
+  sd: sd(location),
+  parameters: {},
+});
 
 /** One small Parquet file (3 rows of id int32, name string), written by pyarrow. */
 async function parquetBytes(): Promise<Uint8Array> {
@@ -85,12 +129,20 @@ export async function buildWarehouse(prefix: string, db: string, tables: Readonl
   const built: Built[] = [];
   const sqlLocations: [string, string][] = [];
   try {
-    await hms.createDatabase({ name: db, description: 'hostile corpus', locationUri: `${root}/${db}`, parameters: {}, owner: 'him-hostile', ownerType: 'USER' } as never);
+    await hms.createDatabase({
+      name: db,
+      description: 'hostile corpus',
+      locationUri: `${root}/${db}`,
+      parameters: {},
+      owner: 'him-hostile',
+      ownerType: 'USER',
+    } as never);
     for (const [name, kind] of Object.entries(tables)) {
       const location = kind === 'shared' ? `${root}/shared` : `${root}/${name}`;
-      const put = (key: string, bytes: Uint8Array) => store.put(`${location}/${key}`, bytes).catch((e: { code?: string }) => {
-        if (e.code !== 'STORAGE_PRECONDITION_FAILED') throw e;
-      });
+      const put = (key: string, bytes: Uint8Array) =>
+        store.put(`${location}/${key}`, bytes).catch((e: { code?: string }) => {
+          if (e.code !== 'STORAGE_PRECONDITION_FAILED') throw e;
+        });
       if (kind === 'view_notext') {
         await hms.createTable(table(db, name, sd(null), { tableType: 'VIRTUAL_VIEW', parameters: {} }));
       } else if (kind === 'badint' || kind === 'missingdir') {
@@ -98,7 +150,11 @@ export async function buildWarehouse(prefix: string, db: string, tables: Readonl
         await hms.createTable(table(db, name, sd(location), { partitionKeys: [key] }));
         const values = kind === 'badint' ? ['abc'] : ['a', 'b'];
         await put(`p=${values[0] as string}/part-00000.parquet`, pq); // p=b of missingdir stays without files
-        await hms.addPartitions(db, name, values.map((v) => part([v], `${location}/p=${v}`)));
+        await hms.addPartitions(
+          db,
+          name,
+          values.map((v) => part([v], `${location}/p=${v}`)),
+        );
       } else {
         const extra: Partial<StorageDescriptor> = kind === 'bucketed' ? { numBuckets: 4, bucketColumns: ['id'] } : {};
         await hms.createTable(table(db, name, sd(location, extra)));
@@ -124,7 +180,10 @@ async function setLocations(db: string, locations: readonly [string, string][]):
   await pg.connect();
   try {
     for (const [name, loc] of locations) {
-      const r = await pg.query('UPDATE "SDS" SET "LOCATION" = $1 WHERE "SD_ID" = (SELECT t."SD_ID" FROM "TBLS" t JOIN "DBS" d ON d."DB_ID" = t."DB_ID" WHERE d."NAME" = $2 AND t."TBL_NAME" = $3)', [loc, db, name]);
+      const r = await pg.query(
+        'UPDATE "SDS" SET "LOCATION" = $1 WHERE "SD_ID" = (SELECT t."SD_ID" FROM "TBLS" t JOIN "DBS" d ON d."DB_ID" = t."DB_ID" WHERE d."NAME" = $2 AND t."TBL_NAME" = $3)',
+        [loc, db, name],
+      );
       if (r.rowCount !== 1) throw new Error(`could not set the location of ${db}.${name}`);
     }
   } finally {

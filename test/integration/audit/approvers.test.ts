@@ -34,7 +34,17 @@ async function approve(fx: Fixture, who: ActorIdentity): Promise<void> {
   checkApprover(config, who);
   const state = await openState(config, { ...process.env, ...env });
   try {
-    await state.appendAudit({ at: new Date().toISOString(), actor: who.actor, actorSource: who.actorSource, action: AuditAction.WAVE_APPROVED, object: 'wave:1', planHash: null, beforeDigest: null, afterDigest: null, details: { wave: 1 } });
+    await state.appendAudit({
+      at: new Date().toISOString(),
+      actor: who.actor,
+      actorSource: who.actorSource,
+      action: AuditAction.WAVE_APPROVED,
+      object: 'wave:1',
+      planHash: null,
+      beforeDigest: null,
+      afterDigest: null,
+      details: { wave: 1 },
+    });
   } finally {
     await state.close();
   }
@@ -57,7 +67,10 @@ describe('audit.approvers', () => {
     await approve(f, os1('alice'));
     const e = refusal(() => checkApprover(f?.config as never, os1('mallory')));
     expect(e).toBeInstanceOf(MigrationError);
-    expect(e).toMatchObject({ code: ErrorCode.AUDIT_APPROVER_REFUSED, message: expect.stringContaining('mallory@host1 (os) is not on audit.approvers (alice, bob@host2)') });
+    expect(e).toMatchObject({
+      code: ErrorCode.AUDIT_APPROVER_REFUSED,
+      message: expect.stringContaining('mallory@host1 (os) is not on audit.approvers (alice, bob@host2)'),
+    });
     await expect(approve(f, os1('mallory'))).rejects.toMatchObject({ code: ErrorCode.AUDIT_APPROVER_REFUSED });
     // user@host entries match that host only.
     await expect(approve(f, os1('bob'))).rejects.toMatchObject({ code: ErrorCode.AUDIT_APPROVER_REFUSED });
@@ -72,7 +85,10 @@ describe('audit.approvers', () => {
   it('(f) a declared name (MIGRATE_ACTOR) does not count as an approver unless audit.trustDeclaredActor', async () => {
     f = await fixture({ approvers: ['alice'] });
     await f.append(0); // the schema, so "nothing recorded" is a count
-    await expect(approve(f, actorOf({ MIGRATE_ACTOR: 'alice' }))).rejects.toMatchObject({ code: ErrorCode.AUDIT_APPROVER_REFUSED, message: expect.stringContaining('self-declared') });
+    await expect(approve(f, actorOf({ MIGRATE_ACTOR: 'alice' }))).rejects.toMatchObject({
+      code: ErrorCode.AUDIT_APPROVER_REFUSED,
+      message: expect.stringContaining('self-declared'),
+    });
     expect(await f.sql('SELECT seq FROM him_audit')).toEqual([]);
     const trusting = { ...f.config, audit: { ...f.config.audit, approvers: ['alice'], trustDeclaredActor: true } };
     expect(refusal(() => checkApprover(trusting, actorOf({ MIGRATE_ACTOR: 'alice' })))).toBeUndefined();

@@ -38,7 +38,10 @@ export interface Fixture {
   dispose(): Promise<void>;
 }
 
-export async function fixture(audit: Partial<NonNullable<MigrateConfig['audit']>> | 'no-anchor' = {}, extra: Record<string, unknown> = {}): Promise<Fixture> {
+export async function fixture(
+  audit: Partial<NonNullable<MigrateConfig['audit']>> | 'no-anchor' = {},
+  extra: Record<string, unknown> = {},
+): Promise<Fixture> {
   const db = uniqueName('himaudit').toLowerCase();
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -47,7 +50,12 @@ export async function fixture(audit: Partial<NonNullable<MigrateConfig['audit']>
   const url = urlFor(db);
   const anchorLocation = `s3://results/audit-it/${db}/`;
   const auditSection = audit === 'no-anchor' ? undefined : { anchorLocation, ...audit };
-  const raw = { storage: { s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } }, state: { url }, ...(auditSection === undefined ? {} : { audit: auditSection }), ...extra };
+  const raw = {
+    storage: { s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } },
+    state: { url },
+    ...(auditSection === undefined ? {} : { audit: auditSection }),
+    ...extra,
+  };
   const config = configSchema.parse(raw);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'him-audit-'));
   const configFile = path.join(dir, 'migrate.yaml');
@@ -55,12 +63,29 @@ export async function fixture(audit: Partial<NonNullable<MigrateConfig['audit']>
   const client = new pg.Client({ connectionString: url });
   let connected = false;
   const f: Fixture = {
-    db, url, anchorLocation, dir, configFile, config,
+    db,
+    url,
+    anchorLocation,
+    dir,
+    configFile,
+    config,
     async append(n, cfg = config) {
       const state = await openState(cfg, { ...process.env, ...env });
       const out: AuditEvent[] = [];
       try {
-        for (let i = 0; i < n; i++) out.push(await state.appendAudit({ at: new Date().toISOString(), actor: 'it', action: AuditAction.TABLE_REGISTERED, object: `rest:ns.t${i}`, planHash: null, beforeDigest: null, afterDigest: null, details: { i } }));
+        for (let i = 0; i < n; i++)
+          out.push(
+            await state.appendAudit({
+              at: new Date().toISOString(),
+              actor: 'it',
+              action: AuditAction.TABLE_REGISTERED,
+              object: `rest:ns.t${i}`,
+              planHash: null,
+              beforeDigest: null,
+              afterDigest: null,
+              details: { i },
+            }),
+          );
       } finally {
         await state.close();
       }

@@ -20,7 +20,10 @@ jest.setTimeout(180_000);
 
 const PG_BIN = ['/usr/lib/postgresql/15/bin', '/usr/local/bin'].find((d) => existsSync(path.join(d, 'initdb'))) as string;
 const PASSWORD = 'right-password-123';
-const asPostgres = (cmd: string, args: string[]): [string, string[]] => ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--reset-env', cmd, ...args]];
+const asPostgres = (cmd: string, args: string[]): [string, string[]] => [
+  'setpriv',
+  ['--reuid=postgres', '--regid=postgres', '--init-groups', '--reset-env', cmd, ...args],
+];
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -42,15 +45,39 @@ beforeAll(async () => {
   chmodSync(dir, 0o755);
   writeFileSync(path.join(dir, 'pw'), `${PASSWORD}\n`);
   execFileSync('chown', ['-R', 'postgres:postgres', dir]);
-  const [c1, a1] = asPostgres(path.join(PG_BIN, 'initdb'), ['-D', path.join(dir, 'pgdata'), '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${path.join(dir, 'pw')}`, '-E', 'UTF8', '--locale=C.UTF-8']);
+  const [c1, a1] = asPostgres(path.join(PG_BIN, 'initdb'), [
+    '-D',
+    path.join(dir, 'pgdata'),
+    '-U',
+    'postgres',
+    '--auth=scram-sha-256',
+    `--pwfile=${path.join(dir, 'pw')}`,
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+  ]);
   execFileSync(c1, a1, { stdio: 'ignore' });
   port = await freePort();
-  const [c2, a2] = asPostgres(path.join(PG_BIN, 'postgres'), ['-D', path.join(dir, 'pgdata'), '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']);
+  const [c2, a2] = asPostgres(path.join(PG_BIN, 'postgres'), [
+    '-D',
+    path.join(dir, 'pgdata'),
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+  ]);
   server = spawn(c2, a2, { stdio: 'ignore' });
   const deadline = Date.now() + 30_000;
   for (;;) {
     const c = new pg.Client({ connectionString: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres` });
-    const up = await c.connect().then(() => true, () => false);
+    const up = await c.connect().then(
+      () => true,
+      () => false,
+    );
     await c.end().catch(() => undefined);
     if (up) break;
     if (Date.now() > deadline) throw new Error('private postgres did not start');
@@ -82,7 +109,10 @@ async function verifyWith(url: string): Promise<{ code: number; error: { code?: 
 
 describe('state database refusals', () => {
   it('(g) a wrong password is STATE_DB_AUTH_FAILED, exit 1, naming the remedy and not the password', async () => {
-    await expect(PostgresStateStore.open(`postgres://postgres:wrong-password@127.0.0.1:${port}/postgres`)).rejects.toMatchObject({ code: 'STATE_DB_AUTH_FAILED', retryable: false });
+    await expect(PostgresStateStore.open(`postgres://postgres:wrong-password@127.0.0.1:${port}/postgres`)).rejects.toMatchObject({
+      code: 'STATE_DB_AUTH_FAILED',
+      retryable: false,
+    });
     const r = await verifyWith(`postgres://postgres:wrong-password@127.0.0.1:${port}/postgres`);
     expect(r.code).toBe(1);
     expect(r.error).toMatchObject({ code: 'STATE_DB_AUTH_FAILED', message: expect.stringContaining('state.url') });
@@ -97,7 +127,9 @@ describe('state database refusals', () => {
     const r = await verifyWith(urlFor(db));
     expect(r.code).toBe(1);
     expect(r.error).toMatchObject({ code: 'STATE_DB_NOT_FOUND', message: expect.stringContaining(`/${db} does not exist`) });
-    await expect(PostgresStateStore.open(`postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${db}`)).rejects.toMatchObject({ code: 'STATE_DB_NOT_FOUND' });
+    await expect(PostgresStateStore.open(`postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${db}`)).rejects.toMatchObject({
+      code: 'STATE_DB_NOT_FOUND',
+    });
   });
 
   it('(g) a role that does not exist (pg_hba trust) is STATE_DB_AUTH_FAILED too', async () => {

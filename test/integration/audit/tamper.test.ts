@@ -39,13 +39,17 @@ async function rewriteFrom(fx: Fixture, from: number): Promise<void> {
   await fx.sql('ALTER TABLE him_audit DISABLE TRIGGER him_audit_no_change');
   for (const e of events.slice(from - 1)) {
     const re = chainEvent(e.seq, prev, { ...e, actor: e.seq === from ? 'mallory' : e.actor });
-    await fx.sql('UPDATE him_audit SET actor = $2, prev_hash = $3, hash = $4, v = $5, alg = $6, key_id = $7, actor_source = $8 WHERE seq = $1', [e.seq, re.actor, re.prevHash, re.hash, re.v, re.alg, re.keyId, re.actorSource]);
+    await fx.sql(
+      'UPDATE him_audit SET actor = $2, prev_hash = $3, hash = $4, v = $5, alg = $6, key_id = $7, actor_source = $8 WHERE seq = $1',
+      [e.seq, re.actor, re.prevHash, re.hash, re.v, re.alg, re.keyId, re.actorSource],
+    );
     prev = re.hash;
   }
   await fx.sql('ALTER TABLE him_audit ENABLE TRIGGER him_audit_no_change');
 }
 
-const errorOf = (json: Record<string, unknown>): { code?: string; message?: string } => (json.error ?? {}) as { code?: string; message?: string };
+const errorOf = (json: Record<string, unknown>): { code?: string; message?: string } =>
+  (json.error ?? {}) as { code?: string; message?: string };
 
 describe('audit verify with an external head anchor', () => {
   it('(e) an untouched chain verifies intact, one anchor per event, the newest matching the head', async () => {
@@ -53,7 +57,13 @@ describe('audit verify with an external head anchor', () => {
     const events = await f.append(6);
     const v = await f.verify();
     expect(v.code).toBe(0);
-    expect(v.json).toMatchObject({ ok: true, events: 6, head: events[5]?.hash, unanchored: 0, anchor: { seq: 6, hash: events[5]?.hash, path: `${f.anchorLocation}anchor-000000000006.json` } });
+    expect(v.json).toMatchObject({
+      ok: true,
+      events: 6,
+      head: events[5]?.hash,
+      unanchored: 0,
+      anchor: { seq: 6, hash: events[5]?.hash, path: `${f.anchorLocation}anchor-000000000006.json` },
+    });
     const stores = openStores(f.config, { ...process.env, ...env });
     const names: string[] = [];
     for await (const e of stores.storeFor([]).list(f.anchorLocation)) names.push(e.path.slice(e.path.lastIndexOf('/') + 1));
@@ -68,7 +78,10 @@ describe('audit verify with an external head anchor', () => {
     await f.sql('DELETE FROM him_audit WHERE seq > 3');
     const v = await f.verify();
     expect(v.code).toBe(1);
-    expect(errorOf(v.json)).toMatchObject({ code: 'AUDIT_ANCHOR_MISMATCH', message: expect.stringContaining('newest 2 event(s) were deleted') });
+    expect(errorOf(v.json)).toMatchObject({
+      code: 'AUDIT_ANCHOR_MISMATCH',
+      message: expect.stringContaining('newest 2 event(s) were deleted'),
+    });
     expect(v.json).toMatchObject({ ok: false, events: 3, anchor: { seq: 5, path: `${f.anchorLocation}anchor-000000000005.json` } });
   });
 
@@ -126,7 +139,10 @@ describe('audit verify with a keyed chain', () => {
     await rewriteFrom(f, 3);
     const v = await f.verify({ [KEY_ENV]: KEY });
     expect(v.code).toBe(1);
-    expect(v.json).toMatchObject({ anchor: null, error: { code: 'AUDIT_CHAIN_BROKEN', brokenAt: 3, message: expect.stringContaining('not keyed') } });
+    expect(v.json).toMatchObject({
+      anchor: null,
+      error: { code: 'AUDIT_CHAIN_BROKEN', brokenAt: 3, message: expect.stringContaining('not keyed') },
+    });
     const noKey = await f.verify({ [KEY_ENV]: '' });
     expect(noKey.code).toBe(2);
     expect(noKey.json).toMatchObject({ ok: false, error: { code: 'CONFIG_INVALID' } });
@@ -143,7 +159,10 @@ describe('audit verify with a keyed chain', () => {
     await rewriteFrom(f, 4);
     const v = await f.verify({ [KEY_ENV]: KEY });
     expect(v.code).toBe(1);
-    expect(v.json).toMatchObject({ ok: false, error: { code: 'AUDIT_CHAIN_BROKEN', brokenAt: 4, message: expect.stringContaining('not keyed') } });
+    expect(v.json).toMatchObject({
+      ok: false,
+      error: { code: 'AUDIT_CHAIN_BROKEN', brokenAt: 4, message: expect.stringContaining('not keyed') },
+    });
   });
 
   it('a legacy chain (format 1, old table layout) keeps verifying and continues keyed and anchored', async () => {
@@ -155,15 +174,40 @@ describe('audit verify with a keyed chain', () => {
     const { canonicalJson, sha256Hex } = await import('../../../core/plan/hash');
     let prev = GENESIS_HASH;
     for (const seq of [1, 2]) {
-      const c = { seq, prevHash: prev, at: `2026-01-0${seq}T00:00:00.000Z`, actor: 'old', action: 'plan.submitted', object: 'plan:x', planHash: null, beforeDigest: null, afterDigest: null, details: {} };
+      const c = {
+        seq,
+        prevHash: prev,
+        at: `2026-01-0${seq}T00:00:00.000Z`,
+        actor: 'old',
+        action: 'plan.submitted',
+        object: 'plan:x',
+        planHash: null,
+        beforeDigest: null,
+        afterDigest: null,
+        details: {},
+      };
       const hash = sha256Hex(canonicalJson(c));
-      await f.sql('INSERT INTO him_audit VALUES ($1,$2,$3,$4,$5,NULL,NULL,NULL,$6,$7,$8)', [seq, c.at, c.actor, c.action, c.object, '{}', prev, hash]);
+      await f.sql('INSERT INTO him_audit VALUES ($1,$2,$3,$4,$5,NULL,NULL,NULL,$6,$7,$8)', [
+        seq,
+        c.at,
+        c.actor,
+        c.action,
+        c.object,
+        '{}',
+        prev,
+        hash,
+      ]);
       prev = hash;
     }
     await f.append(2);
     const v = await f.verify({ [KEY_ENV]: KEY });
     expect(v.code).toBe(0);
     expect(v.json).toMatchObject({ ok: true, events: 4, keyed: 2, anchor: { seq: 4 } });
-    expect(await f.sql('SELECT seq, v, alg FROM him_audit ORDER BY seq')).toEqual([{ seq: '1', v: 1, alg: 'sha256' }, { seq: '2', v: 1, alg: 'sha256' }, { seq: '3', v: 2, alg: 'hmac-sha256' }, { seq: '4', v: 2, alg: 'hmac-sha256' }]);
+    expect(await f.sql('SELECT seq, v, alg FROM him_audit ORDER BY seq')).toEqual([
+      { seq: '1', v: 1, alg: 'sha256' },
+      { seq: '2', v: 1, alg: 'sha256' },
+      { seq: '3', v: 2, alg: 'hmac-sha256' },
+      { seq: '4', v: 2, alg: 'hmac-sha256' },
+    ]);
   });
 });

@@ -50,21 +50,62 @@ const inventories = new Map<string, TableInventory>();
 
 const key = (t: { db: string; name: string }): string => `${t.db}.${t.name}`;
 const target = (t: SeedTable, suffix = ''): TableIdent => tableIdent(NS, `${t.db}__${t.name}${suffix}`);
-const failure = (p: Promise<unknown>): Promise<MigrationError> => p.then(() => Promise.reject(new Error('expected a failure')), (e: MigrationError) => e);
+const failure = (p: Promise<unknown>): Promise<MigrationError> =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: MigrationError) => e,
+  );
 
 function request(inv: TableInventory, ident: TableIdent) {
-  return { inventory: inv, identity: { planHash: PLAN, table: `hms:${inv.table.database}.${inv.table.name}->rest:${ident.namespace.join('.')}.${ident.name}` }, timestampMs: T0, toolVersion: 'test', target: ident };
+  return {
+    inventory: inv,
+    identity: { planHash: PLAN, table: `hms:${inv.table.database}.${inv.table.name}->rest:${ident.namespace.join('.')}.${ident.name}` },
+    timestampMs: T0,
+    toolVersion: 'test',
+    target: ident,
+  };
 }
 
-interface Read { engine: string; table: string; rows?: number; checksum?: string; error?: string }
+interface Read {
+  engine: string;
+  table: string;
+  rows?: number;
+  checksum?: string;
+  error?: string;
+}
 /** dev/verifier/read_tables.py: one process (one Spark session) for all `tables`; through the REST catalog unless `catalog` names another (--catalog-type ...). */
-async function readBack(tables: string[], engines = 'pyiceberg,spark', catalog: string[] = [], extraEnv: Record<string, string> = {}): Promise<Read[]> {
-  const { stdout } = await run(env.HIM_VERIFIER_PYTHON ?? 'python3', [path.join(ROOT, 'dev/verifier/read_tables.py'), '--engines', engines, '--catalog-uri', env.HIM_ICEBERG_REST_URI ?? '', '--s3-endpoint', env.HIM_S3_ENDPOINT ?? '', '--jars-dir', env.HIM_SPARK_JARS_DIR ?? '', ...catalog, ...tables], {
-    env: { ...process.env, ...env, ...extraEnv },
-    maxBuffer: 64 << 20,
-    timeout: 400_000,
-  });
-  return stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Read);
+async function readBack(
+  tables: string[],
+  engines = 'pyiceberg,spark',
+  catalog: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<Read[]> {
+  const { stdout } = await run(
+    env.HIM_VERIFIER_PYTHON ?? 'python3',
+    [
+      path.join(ROOT, 'dev/verifier/read_tables.py'),
+      '--engines',
+      engines,
+      '--catalog-uri',
+      env.HIM_ICEBERG_REST_URI ?? '',
+      '--s3-endpoint',
+      env.HIM_S3_ENDPOINT ?? '',
+      '--jars-dir',
+      env.HIM_SPARK_JARS_DIR ?? '',
+      ...catalog,
+      ...tables,
+    ],
+    {
+      env: { ...process.env, ...env, ...extraEnv },
+      maxBuffer: 64 << 20,
+      timeout: 400_000,
+    },
+  );
+  return stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Read);
 }
 
 /** Converted in the first test: every metadata-only table, and the bucketed one with the opt-in. */
@@ -72,7 +113,10 @@ const convertible = (): SeedTable[] => manifest.tables.filter((t) => t.hints.inc
 
 beforeAll(async () => {
   const file = path.join(tmp, 'manifest.json');
-  await run('npx', ['tsx', 'dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--manifest', file], { cwd: ROOT, timeout: 300_000 });
+  await run('npx', ['tsx', 'dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--manifest', file], {
+    cwd: ROOT,
+    timeout: 300_000,
+  });
   manifest = JSON.parse(readFileSync(file, 'utf8')) as SeedManifest;
   hms = new ThriftHmsReader({ uri: env.HIM_HMS_PG_URI as string });
   for (const db of [...new Set(manifest.tables.map((t) => t.db))]) {
@@ -80,7 +124,9 @@ beforeAll(async () => {
   }
   catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
   store = new RoutingObjectStore({
-    metadataPrefixes: [...inventories.values()].flatMap((i) => (i.table.sd.location ? [`${i.table.sd.location.replace(/\/+$/, '')}/metadata/`] : [])),
+    metadataPrefixes: [...inventories.values()].flatMap((i) =>
+      i.table.sd.location ? [`${i.table.sd.location.replace(/\/+$/, '')}/metadata/`] : [],
+    ),
     s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true },
   });
 }, 400_000);
@@ -90,19 +136,27 @@ afterAll(async () => {
   await catalog.dropNamespace(NS).catch(() => undefined);
   await hms?.close();
   store?.destroy();
-  await run('npx', ['tsx', 'dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--drop'], { cwd: ROOT, timeout: 300_000 }).catch(() => undefined);
+  await run('npx', ['tsx', 'dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--drop'], {
+    cwd: ROOT,
+    timeout: 300_000,
+  }).catch(() => undefined);
   rmSync(tmp, { recursive: true, force: true });
 }, 400_000);
 
 describe('seeded warehouse → Iceberg (REST catalog), read back by PyIceberg and Spark', () => {
   it('every metadata-only table converts, validates, and both engines read exactly the original rows', async () => {
     const tables = convertible();
-    expect(tables.map((t) => t.name).sort()).toEqual(expect.arrayContaining(['all_types', 'orders', 'special_parts', 'drifted', 'customers', 'metrics_orc', 'empty_pq']));
+    expect(tables.map((t) => t.name).sort()).toEqual(
+      expect.arrayContaining(['all_types', 'orders', 'special_parts', 'drifted', 'customers', 'metrics_orc', 'empty_pq']),
+    );
     const names: string[] = [];
     for (const t of tables) {
       const inv = inventories.get(key(t));
       expect(inv).toBeDefined();
-      const r = await convertTable(store, catalog, { ...request(inv as TableInventory, target(t)), allowUnbucketed: t.hints.includes('bucketed') });
+      const r = await convertTable(store, catalog, {
+        ...request(inv as TableInventory, target(t)),
+        allowUnbucketed: t.hints.includes('bucketed'),
+      });
       expect({ table: key(t), ok: r.validation?.ok, findings: r.validation?.findings }).toEqual({ table: key(t), ok: true, findings: [] });
       expect(r.registration).toBe('registered');
       expect(r.written?.dataFiles).toBe(t.files.length);
@@ -120,7 +174,13 @@ describe('seeded warehouse → Iceberg (REST catalog), read back by PyIceberg an
           expect(got?.error).toMatch(/Unsupported file format: FileFormat.AVRO/);
           continue;
         }
-        expect({ table: key(t), engine, rows: got?.rows, checksum: got?.checksum, error: got?.error }).toEqual({ table: key(t), engine, rows: t.rows, checksum: t.checksum, error: undefined });
+        expect({ table: key(t), engine, rows: got?.rows, checksum: got?.checksum, error: got?.error }).toEqual({
+          table: key(t),
+          engine,
+          rows: t.rows,
+          checksum: t.checksum,
+          error: undefined,
+        });
       }
     }
   }, 900_000);
@@ -131,7 +191,10 @@ describe('seeded warehouse → Iceberg (REST catalog), read back by PyIceberg an
       if (t.hints.includes('metadata-only')) continue;
       const inv = inventories.get(key(t)) as TableInventory;
       const ident = target(t, '_refused');
-      const e = await convertTable(store, catalog, request(inv, ident)).then(() => ({ code: 'CONVERTED' }), (x: MigrationError) => x);
+      const e = await convertTable(store, catalog, request(inv, ident)).then(
+        () => ({ code: 'CONVERTED' }),
+        (x: MigrationError) => x,
+      );
       expectations.push([key(t), e.code]);
       expect(await catalog.tableExists(ident)).toBe(false);
     }
@@ -141,7 +204,8 @@ describe('seeded warehouse → Iceberg (REST catalog), read back by PyIceberg an
     for (const t of manifest.tables.filter((x) => x.format === 'text')) expect(byName[t.name]).toBe('FORMAT_UNSUPPORTED');
     for (const t of manifest.tables.filter((x) => x.kind === 'insert_only')) expect(byName[t.name]).toBe('FORMAT_UNSUPPORTED');
     // The "ACID" table (HMS refused transactional=true; files in base_*/ as Hive writes them).
-    for (const t of manifest.tables.filter((x) => x.kind === 'acid')) expect(['CONVERT_SUBDIRECTORY', 'FORMAT_UNSUPPORTED']).toContain(byName[t.name]);
+    for (const t of manifest.tables.filter((x) => x.kind === 'acid'))
+      expect(['CONVERT_SUBDIRECTORY', 'FORMAT_UNSUPPORTED']).toContain(byName[t.name]);
   }, 300_000);
 
   it('a rerun writes byte-identical files and registers once', async () => {
@@ -179,7 +243,10 @@ describe('seeded warehouse → Iceberg (REST catalog), read back by PyIceberg an
     const inv = inventories.get(key(t)) as TableInventory;
     // Swap the region of one partition (as a lost or mis-parsed partition value would).
     const i = inv.partitions.findIndex((p) => p.values[1] === 'us');
-    const tampered: TableInventory = { ...inv, partitions: inv.partitions.map((p, j) => (j === i ? { ...p, values: [p.values[0] ?? null, 'eu'] } : p)) };
+    const tampered: TableInventory = {
+      ...inv,
+      partitions: inv.partitions.map((p, j) => (j === i ? { ...p, values: [p.values[0] ?? null, 'eu'] } : p)),
+    };
     const ident = target(t, '_wrong');
     const r = await convertTable(store, catalog, { ...request(tampered, ident) });
     expect(r.validation?.ok).toBe(true); // storage and manifests agree with (the tampered) HMS…
@@ -193,7 +260,7 @@ describe('seeded warehouse → Iceberg (REST catalog), read back by PyIceberg an
     const inv = inventories.get(key(t)) as TableInventory;
     const src = t.files[0]?.location as string;
     const loc = `s3a://${manifest.bucket}/${manifest.rootKey}/corrupt_${tag}/customers`;
-    const bytes = await store.readRange(src, 0, (t.files[0]?.size as number));
+    const bytes = await store.readRange(src, 0, t.files[0]?.size as number);
     await store.put(`${loc}/000000_0`, bytes, { ifNoneMatch: '*' });
     await store.put(`${loc}/000001_0`, bytes.subarray(0, Math.floor(bytes.length / 2)), { ifNoneMatch: '*' });
     const copy: TableInventory = { ...inv, table: { ...inv.table, sd: { ...inv.table.sd, location: loc } } };
@@ -214,7 +281,10 @@ describe('seeded warehouse → Iceberg (REST catalog), read back by PyIceberg an
     expect(tables.some((t) => t.rows > 0)).toBe(true);
     const jdbcName = `him_conv_${tag}`;
     const jdbc = await JdbcIcebergCatalog.connect({ url: env.HIM_POSTGRES_URL as string, catalogName: jdbcName, store });
-    const hms3 = { reader: new ThriftHmsReader({ uri: env.HIM_HMS3_PG_URI as string }), writer: new ThriftHmsWriter({ uri: env.HIM_HMS3_PG_URI as string }) };
+    const hms3 = {
+      reader: new ThriftHmsReader({ uri: env.HIM_HMS3_PG_URI as string }),
+      writer: new ThriftHmsWriter({ uri: env.HIM_HMS3_PG_URI as string }),
+    };
     const hive = new HiveIcebergCatalog({ name: 'hms3', reader: hms3.reader, writer: hms3.writer, store });
     const hiveDb = `conv_${tag}`;
     const names = tables.map((t) => `${NS[0]}.${target(t).name}`); // the same names in both catalogs (hiveDb = NS[0])
@@ -227,25 +297,77 @@ describe('seeded warehouse → Iceberg (REST catalog), read back by PyIceberg an
         expect((await jdbc.registerTable(target(t), metadataLocation)).outcome).toBe('registered');
         expect((await hive.registerTable(tableIdent([hiveDb], target(t).name), metadataLocation)).outcome).toBe('registered');
         if (t.format === 'avro') continue; // PyIceberg 0.12 reads no Avro data files (Spark does, below)
-        const viaSql = await run(env.HIM_VERIFIER_PYTHON as string, [path.join(ROOT, 'dev/verifier/read_sql_table.py'), '--sql-uri', sqlUri, '--catalog-name', jdbcName, '--table', `${NS[0]}.${target(t).name}`], { env: { ...process.env, ...env }, maxBuffer: 16 << 20 });
-        const viaHive = await run(env.HIM_VERIFIER_PYTHON as string, [path.join(ROOT, 'dev/verifier/read_hive_table.py'), '--hms', env.HIM_HMS3_PG_URI as string, '--table', `${hiveDb}.${target(t).name}`], { env: { ...process.env, ...env }, maxBuffer: 16 << 20 });
-        for (const [via, out] of [['jdbc', viaSql.stdout], ['hive', viaHive.stdout]] as const) {
+        const viaSql = await run(
+          env.HIM_VERIFIER_PYTHON as string,
+          [
+            path.join(ROOT, 'dev/verifier/read_sql_table.py'),
+            '--sql-uri',
+            sqlUri,
+            '--catalog-name',
+            jdbcName,
+            '--table',
+            `${NS[0]}.${target(t).name}`,
+          ],
+          { env: { ...process.env, ...env }, maxBuffer: 16 << 20 },
+        );
+        const viaHive = await run(
+          env.HIM_VERIFIER_PYTHON as string,
+          [
+            path.join(ROOT, 'dev/verifier/read_hive_table.py'),
+            '--hms',
+            env.HIM_HMS3_PG_URI as string,
+            '--table',
+            `${hiveDb}.${target(t).name}`,
+          ],
+          { env: { ...process.env, ...env }, maxBuffer: 16 << 20 },
+        );
+        for (const [via, out] of [
+          ['jdbc', viaSql.stdout],
+          ['hive', viaHive.stdout],
+        ] as const) {
           const got = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { rows: number; checksum: string };
-          expect({ table: key(t), engine: 'pyiceberg', via, rows: got.rows, checksum: got.checksum }).toEqual({ table: key(t), engine: 'pyiceberg', via, rows: t.rows, checksum: t.checksum });
+          expect({ table: key(t), engine: 'pyiceberg', via, rows: got.rows, checksum: got.checksum }).toEqual({
+            table: key(t),
+            engine: 'pyiceberg',
+            via,
+            rows: t.rows,
+            checksum: t.checksum,
+          });
         }
       }
       // Spark 4.0.5 + Iceberg 1.10.1, one session per catalog: Iceberg's JdbcCatalog on the same
       // Postgres rows (its catalog name must be the catalog_name registered above), and Iceberg's
       // HiveCatalog on HMS 3.1 through PySpark's bundled Hive 2.3 metastore client.
       const pg = new URL(env.HIM_POSTGRES_URL as string);
-      const viaJdbc = ['--catalog-type', 'jdbc', '--catalog-name', jdbcName, '--jdbc-url', `jdbc:postgresql://${pg.host}${pg.pathname}`, '--jdbc-user', decodeURIComponent(pg.username), '--warehouse', `s3://${manifest.bucket}/${manifest.rootKey}/spark-jdbc-warehouse`];
+      const viaJdbc = [
+        '--catalog-type',
+        'jdbc',
+        '--catalog-name',
+        jdbcName,
+        '--jdbc-url',
+        `jdbc:postgresql://${pg.host}${pg.pathname}`,
+        '--jdbc-user',
+        decodeURIComponent(pg.username),
+        '--warehouse',
+        `s3://${manifest.bucket}/${manifest.rootKey}/spark-jdbc-warehouse`,
+      ];
       const viaHms = ['--catalog-type', 'hive', '--hms-uri', env.HIM_HMS3_PG_URI as string];
-      for (const [via, args] of [['jdbc', viaJdbc], ['hive', viaHms]] as const) {
+      for (const [via, args] of [
+        ['jdbc', viaJdbc],
+        ['hive', viaHms],
+      ] as const) {
         const reads = await readBack(names, 'spark', args, pg.password ? { PGPASSWORD: decodeURIComponent(pg.password) } : {});
         expect(reads.map((r) => r.table).sort()).toEqual([...names].sort()); // one line per table, none missing
         for (const t of tables) {
           const got = reads.find((r) => r.table === `${NS[0]}.${target(t).name}`);
-          expect({ table: key(t), engine: got?.engine, via, rows: got?.rows, checksum: got?.checksum, error: got?.error }).toEqual({ table: key(t), engine: 'spark', via, rows: t.rows, checksum: t.checksum, error: undefined });
+          expect({ table: key(t), engine: got?.engine, via, rows: got?.rows, checksum: got?.checksum, error: got?.error }).toEqual({
+            table: key(t),
+            engine: 'spark',
+            via,
+            rows: t.rows,
+            checksum: t.checksum,
+            error: undefined,
+          });
         }
       }
     } finally {

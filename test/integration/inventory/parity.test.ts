@@ -29,19 +29,37 @@ interface Hms {
 }
 
 const servers: Hms[] = [
-  { name: 'hms-pg', uri: env.HIM_HMS_PG_URI as string, prefix: `inv_pg_${tag}`, openDb: () => PostgresHmsReader.open(env.HIM_HMS_POSTGRES_URL as string) },
-  { name: 'hms-mariadb', uri: env.HIM_HMS_MARIADB_URI as string, prefix: `inv_my_${tag}`, openDb: () => MysqlHmsReader.open(env.HIM_MARIADB_URL as string) },
+  {
+    name: 'hms-pg',
+    uri: env.HIM_HMS_PG_URI as string,
+    prefix: `inv_pg_${tag}`,
+    openDb: () => PostgresHmsReader.open(env.HIM_HMS_POSTGRES_URL as string),
+  },
+  {
+    name: 'hms-mariadb',
+    uri: env.HIM_HMS_MARIADB_URI as string,
+    prefix: `inv_my_${tag}`,
+    openDb: () => MysqlHmsReader.open(env.HIM_MARIADB_URL as string),
+  },
 ];
 if (env.HIM_HMS3_PG_URI !== undefined && process.env.HIM_TEST_COMPONENTS?.split(',').includes('hms3-pg') !== false) {
   // HMS 3.1.3 keeps its schema in the `hms3` database of the same Postgres (dev/stack hms3-pg).
-  servers.push({ name: 'hms3-pg', uri: env.HIM_HMS3_PG_URI, prefix: `inv_h3_${tag}`, openDb: () => PostgresHmsReader.open((env.HIM_HMS_POSTGRES_URL as string).replace(/\/hms$/, '/hms3')) });
+  servers.push({
+    name: 'hms3-pg',
+    uri: env.HIM_HMS3_PG_URI,
+    prefix: `inv_h3_${tag}`,
+    openDb: () => PostgresHmsReader.open((env.HIM_HMS_POSTGRES_URL as string).replace(/\/hms$/, '/hms3')),
+  });
 }
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'him-inv-'));
 const manifestFile = (h: Hms): string => path.join(tmp, `${h.prefix}.json`);
 
 async function seed(h: Hms, extra: string[]): Promise<void> {
-  await run('npx', ['tsx', 'dev/seed/main.ts', '--hms', h.uri, '--prefix', h.prefix, '--manifest', manifestFile(h), ...extra], { cwd: ROOT, timeout: 300_000 });
+  await run('npx', ['tsx', 'dev/seed/main.ts', '--hms', h.uri, '--prefix', h.prefix, '--manifest', manifestFile(h), ...extra], {
+    cwd: ROOT,
+    timeout: 300_000,
+  });
 }
 
 /** Every table of every database of the seed, read with `reader`, keyed `db.table`. */
@@ -68,7 +86,8 @@ function expectMatchesManifest(got: TableInventory | undefined, t: SeedTable): v
   expect(table.sd.bucketColumns).toEqual(t.bucketCols);
   expect(table.sd.inputFormat).toBe(t.format === 'view' ? table.sd.inputFormat : t.storage.inputFormat);
   if (t.location !== null) expect(table.sd.location).toBe(t.location);
-  if (t.format === 'view') expect({ o: table.viewOriginalText, e: table.viewExpandedText }).toEqual({ o: t.viewOriginalText, e: t.viewExpandedText });
+  if (t.format === 'view')
+    expect({ o: table.viewOriginalText, e: table.viewExpandedText }).toEqual({ o: t.viewOriginalText, e: t.viewExpandedText });
   if (t.skew !== null) {
     expect(table.sd.skewed?.columnNames).toEqual(t.skew.cols);
     expect(table.sd.skewed?.values).toEqual(t.skew.values);
@@ -78,7 +97,9 @@ function expectMatchesManifest(got: TableInventory | undefined, t: SeedTable): v
     want.map((p) => ({ name: p.name, values: p.values, location: p.location })),
   );
   for (const p of want.filter((x) => x.columns !== null)) {
-    expect(partitions.find((x) => x.name === p.name)?.sd.columns.map((c) => ({ name: c.name, type: c.type }))).toEqual(cols(p.columns ?? []));
+    expect(partitions.find((x) => x.name === p.name)?.sd.columns.map((c) => ({ name: c.name, type: c.type }))).toEqual(
+      cols(p.columns ?? []),
+    );
   }
 }
 
@@ -113,7 +134,9 @@ describe.each(servers.map((h) => [h.name, h] as const))('inventory of the seeded
     const nul = orders?.partitions.find((p) => p.values[1] === null);
     expect(nul?.name).toBe('year=2025/region=__HIVE_DEFAULT_PARTITION__');
     expect(nul?.values).toEqual(['2025', null]);
-    expect(orders?.partitions.find((p) => p.name === 'year=2023/region=eu')?.sd.location).toBe(`s3a://hive/seed/${h.prefix}/outside/${h.prefix}_sales/orders_2023_eu`);
+    expect(orders?.partitions.find((p) => p.name === 'year=2023/region=eu')?.sd.location).toBe(
+      `s3a://hive/seed/${h.prefix}/outside/${h.prefix}_sales/orders_2023_eu`,
+    );
     const special = viaThrift.get(`${h.prefix}_sales.special_parts`)?.partitions;
     expect(special?.find((p) => p.name === 'k=a%2Fb')?.values).toEqual(['a/b']);
     expect(special?.find((p) => p.name === 'k=q%3F%23%2A')?.values).toEqual(['q?#*']);
@@ -130,17 +153,18 @@ describe.each(servers.map((h) => [h.name, h] as const))('inventory of the seeded
   });
 
   const openDb = h.openDb;
-  if (openDb !== undefined) it('backing DB: deep-equal to the Thrift path for every seeded table and database', async () => {
-    const reader = await openDb();
-    try {
-      const viaDb = await inventory(reader, m);
-      expect([...viaDb.keys()].sort()).toEqual([...viaThrift.keys()].sort());
-      for (const [key, t] of viaThrift) expect({ key, ...viaDb.get(key) }).toEqual({ key, ...t });
-      for (const db of new Set(m.tables.map((t) => t.db))) expect(await reader.getDatabase(db)).toEqual(await thrift.getDatabase(db));
-    } finally {
-      await reader.close();
-    }
-  });
+  if (openDb !== undefined)
+    it('backing DB: deep-equal to the Thrift path for every seeded table and database', async () => {
+      const reader = await openDb();
+      try {
+        const viaDb = await inventory(reader, m);
+        expect([...viaDb.keys()].sort()).toEqual([...viaThrift.keys()].sort());
+        for (const [key, t] of viaThrift) expect({ key, ...viaDb.get(key) }).toEqual({ key, ...t });
+        for (const db of new Set(m.tables.map((t) => t.db))) expect(await reader.getDatabase(db)).toEqual(await thrift.getDatabase(db));
+      } finally {
+        await reader.close();
+      }
+    });
 });
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -39,7 +39,9 @@ test('the published run lists the orphan (not the migrated table) in its report 
   expect((await fx.state.getTable(fx.plan.hash, migrated)).status).toBe('migrated');
   const runId = `${fx.plan.hash.slice(0, 12)}-orphans-${Date.now()}`;
   await fx.acts.startValidationRun(fx.plan.hash, runId);
-  const published = (await new MockActivityEnvironment(undefined, { client }).run(() => fx.acts.publishValidationRun(fx.plan.hash, runId, null))) as Published;
+  const published = (await new MockActivityEnvironment(undefined, { client }).run(() =>
+    fx.acts.publishValidationRun(fx.plan.hash, runId, null),
+  )) as Published;
   expect(published.orphans).toBe(1);
   expect(published.summary).toContain('Orphans: 1 table(s)');
   expect(published.summary).toContain(`\`${orphan}\``);

@@ -26,7 +26,12 @@ beforeAll(async () => {
   const rec = await fx.state.getTable(fx.plan.hash, halfMoved);
   const original = rec.original?.table;
   if (original === undefined) throw new Error('no saved original');
-  await new ThriftHmsWriter(fx.hms.caller).alterTable(dbOf(halfMoved), nameOf(halfMoved), { ...original, name: originalAsideName(original.name) }, { DO_NOT_UPDATE_STATS: 'true' });
+  await new ThriftHmsWriter(fx.hms.caller).alterTable(
+    dbOf(halfMoved),
+    nameOf(halfMoved),
+    { ...original, name: originalAsideName(original.name) },
+    { DO_NOT_UPDATE_STATS: 'true' },
+  );
 }, 600_000);
 
 afterAll(async () => {
@@ -38,12 +43,26 @@ test('in place: repair puts every Hive table back as saved, deletes only our met
   expect(shas.size).toBe(6);
   const found = await findOrphans(fx.deps(), fx.plan.hash);
   const rec = await fx.state.getTable(fx.plan.hash, moved);
-  expect(found.tables.map((t) => [t.tableId, t.orphan, t.entry?.state ?? null]).sort()).toEqual([[moved, true, 'ours'], [writtenOnly, true, null], [halfMoved, true, null]].sort());
+  expect(found.tables.map((t) => [t.tableId, t.orphan, t.entry?.state ?? null]).sort()).toEqual(
+    [
+      [moved, true, 'ours'],
+      [writtenOnly, true, null],
+      [halfMoved, true, null],
+    ].sort(),
+  );
   expect(found.tables.find((t) => t.tableId === moved)?.entry?.location).toBe(rec.metadataLocation);
-  expect(await fx.hms.listTables(fx.db)).toEqual(expect.arrayContaining([originalAsideName(nameOf(moved)), originalAsideName(nameOf(halfMoved))]));
+  expect(await fx.hms.listTables(fx.db)).toEqual(
+    expect.arrayContaining([originalAsideName(nameOf(moved)), originalAsideName(nameOf(halfMoved))]),
+  );
 
   const r = await repairOrphans(fx.deps(), fx.plan.hash, { by: 'carol' });
-  expect(r.repaired.map((x) => [x.tableId, x.ok, x.removed.entry, x.error]).sort()).toEqual([[moved, true, 'unregistered', undefined], [writtenOnly, true, null, undefined], [halfMoved, true, 'hive-original-restored', undefined]].sort());
+  expect(r.repaired.map((x) => [x.tableId, x.ok, x.removed.entry, x.error]).sort()).toEqual(
+    [
+      [moved, true, 'unregistered', undefined],
+      [writtenOnly, true, null, undefined],
+      [halfMoved, true, 'hive-original-restored', undefined],
+    ].sort(),
+  );
   for (const t of fx.tables) {
     const saved = await fx.state.getTable(fx.plan.hash, t);
     const [now] = await fx.hms.getTables(dbOf(t), [nameOf(t)]);

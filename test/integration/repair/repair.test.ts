@@ -20,7 +20,8 @@ let foreignLocation = '';
 
 const ref = (tableId: string) => ({ planHash: fx.plan.hash, tableId });
 const byId = (tables: readonly TableLeftovers[], id: string): TableLeftovers | undefined => tables.find((t) => t.tableId === id);
-const recordedFiles = async (id: string): Promise<string[]> => ((await fx.state.getTable(fx.plan.hash, id)).writtenFiles ?? []).map((f) => f.path).sort();
+const recordedFiles = async (id: string): Promise<string[]> =>
+  ((await fx.state.getTable(fx.plan.hash, id)).writtenFiles ?? []).map((f) => f.path).sort();
 
 beforeAll(async () => {
   fx = await setupRepairFixture(4);
@@ -43,10 +44,19 @@ beforeAll(async () => {
   await fx.catalog.createNamespace(ident.namespace);
   await fx.catalog.registerTable(ident, foreignLocation);
   // Its register step failed on that entry, and the compensation that should delete its files never ran.
-  await fx.state.updateTable(fx.plan.hash, contested, { status: 'failed', errorCode: 'CATALOG_CONFLICT', errorMessage: 'held by an entry we never registered' });
+  await fx.state.updateTable(fx.plan.hash, contested, {
+    status: 'failed',
+    errorCode: 'CATALOG_CONFLICT',
+    errorMessage: 'held by an entry we never registered',
+  });
   // A worker killed inside the write step: files on storage, the record still says original-saved.
   await fx.activity(() => fx.acts.saveOriginalAndWrite(ref(unrecorded)));
-  await fx.state.updateTable(fx.plan.hash, unrecorded, { status: 'original-saved', metadataLocation: null, writtenFiles: null, target: null });
+  await fx.state.updateTable(fx.plan.hash, unrecorded, {
+    status: 'original-saved',
+    metadataLocation: null,
+    writtenFiles: null,
+    target: null,
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -66,7 +76,13 @@ test('findOrphans lists both terminated tables with exactly their files and our 
   const regRec = await fx.state.getTable(fx.plan.hash, registered);
   expect(r).toMatchObject({ status: 'registered', orphan: true, entry: { state: 'ours', location: regRec.metadataLocation } });
   expect([...(r?.files ?? [])].sort()).toEqual(await fx.metadataObjects(registered));
-  expect(c).toMatchObject({ status: 'failed', errorCode: 'CATALOG_CONFLICT', staleState: false, orphan: true, entry: { state: 'foreign', location: foreignLocation } });
+  expect(c).toMatchObject({
+    status: 'failed',
+    errorCode: 'CATALOG_CONFLICT',
+    staleState: false,
+    orphan: true,
+    entry: { state: 'foreign', location: foreignLocation },
+  });
   expect([...(c?.files ?? [])].sort()).toEqual((await fx.metadataObjects(contested)).filter((p) => p !== foreignLocation));
   // Unrecorded files are found by the names this conversion uses (plan hash + table identity).
   const u = byId(report.tables, unrecorded);
@@ -84,7 +100,11 @@ test('a table whose workflow still runs is not an orphan and is left alone', asy
   const report = await findOrphans(fx.deps(running), fx.plan.hash);
   expect(byId(report.tables, written)).toMatchObject({ running: true, orphan: false });
   const before = await fx.metadataObjects(written);
-  const everythingRuns = await repairOrphans(fx.deps(async () => true), fx.plan.hash, { by: 'alice' });
+  const everythingRuns = await repairOrphans(
+    fx.deps(async () => true),
+    fx.plan.hash,
+    { by: 'alice' },
+  );
   expect(everythingRuns.repaired).toEqual([]);
   expect([...everythingRuns.running].sort()).toEqual([...fx.tables].sort());
   expect(await fx.metadataObjects(written)).toEqual(before);
@@ -96,7 +116,10 @@ test('repairOrphans removes exactly those files and our entry; data, the foreign
   expect(shas.size).toBe(8); // 4 tables × 1 partition × 2 files
   const files = new Map<string, string[]>();
   for (const t of [written, registered, unrecorded]) files.set(t, await fx.metadataObjects(t));
-  files.set(contested, (await fx.metadataObjects(contested)).filter((p) => p !== foreignLocation));
+  files.set(
+    contested,
+    (await fx.metadataObjects(contested)).filter((p) => p !== foreignLocation),
+  );
   const auditBefore = (await fx.auditVerdict()).events;
 
   const r = await repairOrphans(fx.deps(), fx.plan.hash, { by: 'alice' });

@@ -37,7 +37,11 @@ describe('Hive Metastore 3.1.3 (hms3-pg)', () => {
   it('creates and reads back an external Parquet table on s3a://', async () => {
     const db = uniqueName('hms3_smoke');
     const location = `s3a://hive/external-hms3/${db}/events`;
-    await hms.call('create_database', (c) => c.create_database(new ttypes.Database({ name: db, description: 'hms3 smoke', locationUri: `s3a://hive/external-hms3/${db}`, parameters: {} })));
+    await hms.call('create_database', (c) =>
+      c.create_database(
+        new ttypes.Database({ name: db, description: 'hms3 smoke', locationUri: `s3a://hive/external-hms3/${db}`, parameters: {} }),
+      ),
+    );
     try {
       const args: Omit<TableArgs, 'viewOriginalText' | 'viewExpandedText'> = {
         tableName: 'events',
@@ -47,13 +51,20 @@ describe('Hive Metastore 3.1.3 (hms3-pg)', () => {
         lastAccessTime: 0,
         retention: 0,
         sd: new ttypes.StorageDescriptor({
-          cols: [new ttypes.FieldSchema({ name: 'id', type: 'bigint', comment: '' }), new ttypes.FieldSchema({ name: 'tags', type: 'map<string,array<int>>', comment: '' })],
+          cols: [
+            new ttypes.FieldSchema({ name: 'id', type: 'bigint', comment: '' }),
+            new ttypes.FieldSchema({ name: 'tags', type: 'map<string,array<int>>', comment: '' }),
+          ],
           location,
           inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
           outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
           compressed: false,
           numBuckets: -1,
-          serdeInfo: new ttypes.SerDeInfo({ name: 'events', serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe', parameters: {} }),
+          serdeInfo: new ttypes.SerDeInfo({
+            name: 'events',
+            serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+            parameters: {},
+          }),
           bucketCols: [],
           sortCols: [],
           parameters: {},
@@ -65,10 +76,14 @@ describe('Hive Metastore 3.1.3 (hms3-pg)', () => {
       // View texts stay unset (null on the wire), as Hive sends them for tables.
       const table = new ttypes.Table(args as TableArgs);
       await hms.call('create_table', (c) => c.create_table(table));
-      const got = (await hms.call('get_table_req', (c) => c.get_table_req(new ttypes.GetTableRequest({ dbName: db, tblName: 'events' })))).table;
+      const got = (await hms.call('get_table_req', (c) => c.get_table_req(new ttypes.GetTableRequest({ dbName: db, tblName: 'events' }))))
+        .table;
       expect(got.tableType).toBe('EXTERNAL_TABLE');
       expect(got.sd.location).toBe(location);
-      expect(got.sd.cols.map((f) => [f.name, f.type])).toEqual([['id', 'bigint'], ['tags', 'map<string,array<int>>']]);
+      expect(got.sd.cols.map((f) => [f.name, f.type])).toEqual([
+        ['id', 'bigint'],
+        ['tags', 'map<string,array<int>>'],
+      ]);
       expect(got.partitionKeys.map((f) => f.name)).toEqual(['dt']);
       const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'hive', Prefix: `external-hms3/${db}/events` }));
       expect((listed.Contents ?? []).map((o) => o.Key)).toContain(`external-hms3/${db}/events/`);

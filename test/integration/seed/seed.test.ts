@@ -26,12 +26,22 @@ describe('dev/seed on hms-pg', () => {
     seed: 42,
     prefix,
     bucket: 'hive',
-    s3: { endpoint: env.HIM_S3_ENDPOINT as string, region: env.AWS_REGION as string, accessKeyId: env.AWS_ACCESS_KEY_ID as string, secretAccessKey: env.AWS_SECRET_ACCESS_KEY as string },
+    s3: {
+      endpoint: env.HIM_S3_ENDPOINT as string,
+      region: env.AWS_REGION as string,
+      accessKeyId: env.AWS_ACCESS_KEY_ID as string,
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY as string,
+    },
     python: env.HIM_VERIFIER_PYTHON as string,
     force: false,
     log: () => undefined,
   };
-  const s3 = new S3Client({ endpoint: opts.s3.endpoint, region: opts.s3.region, forcePathStyle: true, credentials: { accessKeyId: opts.s3.accessKeyId, secretAccessKey: opts.s3.secretAccessKey } });
+  const s3 = new S3Client({
+    endpoint: opts.s3.endpoint,
+    region: opts.s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: opts.s3.accessKeyId, secretAccessKey: opts.s3.secretAccessKey },
+  });
   const work = mkdtempSync(path.join(os.tmpdir(), 'seed-test-'));
   let result: SeedResult;
   let m: SeedManifest;
@@ -47,7 +57,13 @@ describe('dev/seed on hms-pg', () => {
   const getTable = async (db: string, name: string): Promise<ttypes.Table> =>
     (
       await hms.call('get_table_req', (c) =>
-        c.get_table_req(new ttypes.GetTableRequest({ dbName: db, tblName: name, capabilities: new ttypes.ClientCapabilities({ values: [ttypes.ClientCapability.INSERT_ONLY_TABLES] }) })),
+        c.get_table_req(
+          new ttypes.GetTableRequest({
+            dbName: db,
+            tblName: name,
+            capabilities: new ttypes.ClientCapabilities({ values: [ttypes.ClientCapability.INSERT_ONLY_TABLES] }),
+          }),
+        ),
       )
     ).table;
 
@@ -71,7 +87,12 @@ describe('dev/seed on hms-pg', () => {
     expect(result.status).toBe('seeded');
     for (const d of m.databases) {
       const got = (await hms.call('get_all_tables', (c) => c.get_all_tables(d.name))).sort();
-      expect(got).toEqual(m.tables.filter((t) => t.db === d.name).map((t) => t.name).sort());
+      expect(got).toEqual(
+        m.tables
+          .filter((t) => t.db === d.name)
+          .map((t) => t.name)
+          .sort(),
+      );
     }
     const marker = await hms.call('get_database', (c) => c.get_database(markerDatabase(prefix)));
     expect(marker.parameters[MANIFEST_HASH_PARAM]).toBe(result.manifestSha256);
@@ -102,7 +123,9 @@ describe('dev/seed on hms-pg', () => {
   it('stores views with their original and db-qualified expanded text', async () => {
     const v = await getTable(sales, 'v_orders_eu_big');
     expect(v.tableType).toBe('VIRTUAL_VIEW');
-    expect(v.viewExpandedText).toBe(`SELECT \`v_orders_eu\`.\`order_id\`, \`v_orders_eu\`.\`amount\` FROM \`${sales}\`.\`v_orders_eu\` WHERE \`v_orders_eu\`.\`amount\` > 5000`);
+    expect(v.viewExpandedText).toBe(
+      `SELECT \`v_orders_eu\`.\`order_id\`, \`v_orders_eu\`.\`amount\` FROM \`${sales}\`.\`v_orders_eu\` WHERE \`v_orders_eu\`.\`amount\` > 5000`,
+    );
     expect(v.viewOriginalText).toBe(table(sales, 'v_orders_eu_big').viewOriginalText);
     expect((await getTable(misc, 'v_big_customers')).viewExpandedText).toContain(`\`${sales}\`.\`v_orders_eu_big\``);
   });
@@ -120,16 +143,25 @@ describe('dev/seed on hms-pg', () => {
     // (observed; checked in the backing DB): the map reads back empty. The files are in the
     // sub-directories all the same (next test), so a lister must recurse.
     expect(Object.values((s.sd.skewedInfo?.skewedColValueLocationMaps ?? {}) as Record<string, string>)).toEqual([]);
-    expect(table(misc, 'visits_skewed').skew?.locations.map((l) => l.location)).toEqual([`${s.sd.location}/country=DE`, `${s.sd.location}/country=US`]);
+    expect(table(misc, 'visits_skewed').skew?.locations.map((l) => l.location)).toEqual([
+      `${s.sd.location}/country=DE`,
+      `${s.sd.location}/country=US`,
+    ]);
 
     const drifted = await getTable(sales, 'drifted');
-    const p1 = (await hms.call('get_partitions', (c) => c.get_partitions(sales, 'drifted', -1))).find((p) => p.values[0] === '1') as ttypes.Partition;
+    const p1 = (await hms.call('get_partitions', (c) => c.get_partitions(sales, 'drifted', -1))).find(
+      (p) => p.values[0] === '1',
+    ) as ttypes.Partition;
     expect(drifted.sd.cols.map((c) => `${c.name}:${c.type}`)).toEqual(['id:bigint', 'name:string', 'extra:double']);
     expect(p1.sd.cols.map((c) => `${c.name}:${c.type}`)).toEqual(['id:int', 'name:string']);
 
     expect((await getTable(sales, 'customers')).tableType).toBe('MANAGED_TABLE');
     const io = await getTable(misc, 'audit_insert_only');
-    expect([io.tableType, io.parameters.transactional, io.parameters.transactional_properties]).toEqual(['MANAGED_TABLE', 'true', 'insert_only']);
+    expect([io.tableType, io.parameters.transactional, io.parameters.transactional_properties]).toEqual([
+      'MANAGED_TABLE',
+      'true',
+      'insert_only',
+    ]);
     // Full ACID: a standalone HMS refuses it (no hive-exec ORC classes); the seeder says so.
     const acid = await getTable(misc, 'accounts_acid');
     if (acid.parameters.transactional === 'true') expect(result.refused).toEqual([]);
@@ -151,9 +183,21 @@ describe('dev/seed on hms-pg', () => {
   });
 
   it.each([['all_types'], ['orders']])('reads %s back with pyarrow to the manifest checksum', async (name) => {
-    const { stdout } = await run(opts.python, [path.join(__dirname, '../../../dev/seed/read_files.py'), '--manifest', path.join(work, 'manifest.json'), '--table', `${sales}.${name}`, '--s3-endpoint', opts.s3.endpoint], {
-      env: { ...process.env, ...env },
-    });
+    const { stdout } = await run(
+      opts.python,
+      [
+        path.join(__dirname, '../../../dev/seed/read_files.py'),
+        '--manifest',
+        path.join(work, 'manifest.json'),
+        '--table',
+        `${sales}.${name}`,
+        '--s3-endpoint',
+        opts.s3.endpoint,
+      ],
+      {
+        env: { ...process.env, ...env },
+      },
+    );
     const got = JSON.parse(stdout) as { rows: number; checksum: string };
     expect(got).toEqual({ table: `${sales}.${name}`, rows: table(sales, name).rows, checksum: table(sales, name).checksum });
   });

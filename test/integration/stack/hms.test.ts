@@ -22,13 +22,20 @@ function parquetTable(db: string, name: string, location: string): ttypes.Table 
     lastAccessTime: 0,
     retention: 0,
     sd: new ttypes.StorageDescriptor({
-      cols: [new ttypes.FieldSchema({ name: 'id', type: 'bigint', comment: 'row id' }), new ttypes.FieldSchema({ name: 'payload', type: 'string', comment: '' })],
+      cols: [
+        new ttypes.FieldSchema({ name: 'id', type: 'bigint', comment: 'row id' }),
+        new ttypes.FieldSchema({ name: 'payload', type: 'string', comment: '' }),
+      ],
       location,
       inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
       outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
       compressed: false,
       numBuckets: -1,
-      serdeInfo: new ttypes.SerDeInfo({ name: name, serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe', parameters: { 'serialization.format': '1' } }),
+      serdeInfo: new ttypes.SerDeInfo({
+        name: name,
+        serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+        parameters: { 'serialization.format': '1' },
+      }),
       bucketCols: [],
       sortCols: [],
       parameters: {},
@@ -74,17 +81,23 @@ describe.each([
     const table = 'events';
     const location = `s3a://hive/external/${db}/${table}`;
     await hms.call('create_database', (c) =>
-      c.create_database(new ttypes.Database({ name: db, description: 'hms.test.ts smoke', locationUri: `s3a://hive/external/${db}`, parameters: {} })),
+      c.create_database(
+        new ttypes.Database({ name: db, description: 'hms.test.ts smoke', locationUri: `s3a://hive/external/${db}`, parameters: {} }),
+      ),
     );
     try {
       // create_table on s3a:// makes HMS create the table directory through S3A: it would fail
       // here with a ClassNotFoundException/credentials error if the S3A wiring were wrong.
       await hms.call('create_table', (c) => c.create_table(parquetTable(db, table, location)));
 
-      const got = (await hms.call('get_table_req', (c) => c.get_table_req(new ttypes.GetTableRequest({ dbName: db, tblName: table })))).table;
+      const got = (await hms.call('get_table_req', (c) => c.get_table_req(new ttypes.GetTableRequest({ dbName: db, tblName: table }))))
+        .table;
       expect(got.tableType).toBe('EXTERNAL_TABLE');
       expect(got.sd.location).toBe(location);
-      expect(got.sd.cols.map((f) => [f.name, f.type])).toEqual([['id', 'bigint'], ['payload', 'string']]);
+      expect(got.sd.cols.map((f) => [f.name, f.type])).toEqual([
+        ['id', 'bigint'],
+        ['payload', 'string'],
+      ]);
       expect(got.partitionKeys.map((f) => [f.name, f.type])).toEqual([['dt', 'string']]);
       expect(got.sd.serdeInfo.serializationLib).toBe('org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe');
       expect(got.parameters.EXTERNAL).toBe('TRUE');
@@ -98,7 +111,10 @@ describe.each([
       await hms.call('drop_table', (c) => c.drop_table(db, table, false));
       const gone = await hms
         .call('get_table_req', (c) => c.get_table_req(new ttypes.GetTableRequest({ dbName: db, tblName: table })))
-        .then(() => undefined, (e: MigrationError) => e);
+        .then(
+          () => undefined,
+          (e: MigrationError) => e,
+        );
       expect(gone?.code).toBe('HMS_NOT_FOUND');
       expect(gone?.context.thriftType).toBe('NoSuchObjectException');
     } finally {

@@ -46,7 +46,14 @@ async function stack(...args: string[]): Promise<{ code: number; stdout: string;
   }
 }
 
-interface Row { name: string; version: string; ports: Record<string, number>; pid: number | null; running: boolean; health: { ok: boolean; detail: string } }
+interface Row {
+  name: string;
+  version: string;
+  ports: Record<string, number>;
+  pid: number | null;
+  running: boolean;
+  health: { ok: boolean; detail: string };
+}
 
 function alive(pid: number): boolean {
   try {
@@ -122,8 +129,12 @@ describe('stack lifecycle (private stack)', () => {
     try {
       const dir2 = mkdtempSync(path.join(os.tmpdir(), 'him-busy-'));
       const r = await promisify(execFile)(tsx, [path.join(root, 'dev/stack/main.ts'), 'up', 's3'], {
-        env: { ...env, HIM_STATE_DIR: dir2, HIM_S3_PORT: String(port) }, cwd: root,
-      }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+        env: { ...env, HIM_STATE_DIR: dir2, HIM_S3_PORT: String(port) },
+        cwd: root,
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
       rmSync(dir2, { recursive: true, force: true });
       expect(r.code).not.toBe(0);
       expect(r.stderr).toContain('PORT_BUSY');

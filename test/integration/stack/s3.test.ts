@@ -6,7 +6,12 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import {
-  DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
 } from '@aws-sdk/client-s3';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
@@ -96,8 +101,13 @@ describe('S3 server of the local stack', () => {
       "    with s3.open_output_stream(f'warehouse/{p}mp-{i}.bin') as f: f.write(bytes([i]) * (1000 + i))",
       "print(sum(s3.get_file_info(f'warehouse/{p}mp-{i}.bin').size for i in range(64)))",
     ].join('\n');
-    const { stdout } = await promisify(execFile)(env.HIM_VERIFIER_PYTHON as string, ['-c', script, prefix], { env: { ...process.env, ...env }, timeout: 120_000 });
+    const { stdout } = await promisify(execFile)(env.HIM_VERIFIER_PYTHON as string, ['-c', script, prefix], {
+      env: { ...process.env, ...env },
+      timeout: 120_000,
+    });
     expect(Number(stdout.trim())).toBe(64 * 1000 + (63 * 64) / 2);
-    await Promise.all(Array.from({ length: 64 }, (_, i) => s3.send(new DeleteObjectCommand({ Bucket: 'warehouse', Key: `${prefix}mp-${i}.bin` }))));
+    await Promise.all(
+      Array.from({ length: 64 }, (_, i) => s3.send(new DeleteObjectCommand({ Bucket: 'warehouse', Key: `${prefix}mp-${i}.bin` }))),
+    );
   });
 });

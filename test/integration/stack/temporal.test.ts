@@ -63,14 +63,24 @@ describe('temporal (stack)', () => {
 
     const result = await worker.runUntil(
       client.withDeadline(Date.now() + 60_000, () =>
-        client.workflow.execute(smokeWorkflow, { taskQueue, workflowId, args: [{ plan, wave: 1, team: 'payments' }], workflowExecutionTimeout: '60 seconds' }),
+        client.workflow.execute(smokeWorkflow, {
+          taskQueue,
+          workflowId,
+          args: [{ plan, wave: 1, team: 'payments' }],
+          workflowExecutionTimeout: '60 seconds',
+        }),
       ),
     );
     expect(result).toBe(`smoke ok: echo(${plan}/wave-1)`);
 
     const described = await client.withDeadline(in10s(), () => client.workflow.getHandle(workflowId).describe());
     const sa = described.typedSearchAttributes;
-    expect([sa.get(MigrationPlan), sa.get(MigrationWave), sa.get(MigrationTeam), sa.get(MigrationStatus)]).toEqual([plan, 1, ['payments'], 'done']);
+    expect([sa.get(MigrationPlan), sa.get(MigrationWave), sa.get(MigrationTeam), sa.get(MigrationStatus)]).toEqual([
+      plan,
+      1,
+      ['payments'],
+      'done',
+    ]);
 
     const query = `MigrationPlan='${plan}' AND MigrationWave=1 AND MigrationTeam='payments'`;
     const found = await listUntil(query, (rows) => rows.some((r) => r.status === 'COMPLETED'));

@@ -66,7 +66,9 @@ describe('toxiproxy (stack)', () => {
     await toxiproxy.addToxic(proxy, { name: 'blackhole', type: 'timeout', attributes: { timeout: 0 } });
     try {
       const t0 = Date.now();
-      await expect(c.withDeadline(Date.now() + 2_000, () => c.workflowService.getSystemInfo({}))).rejects.toMatchObject({ code: GRPC_DEADLINE_EXCEEDED });
+      await expect(c.withDeadline(Date.now() + 2_000, () => c.workflowService.getSystemInfo({}))).rejects.toMatchObject({
+        code: GRPC_DEADLINE_EXCEEDED,
+      });
       // The deadline, not a hang: the call gave up close to the 2 s budget.
       expect(Date.now() - t0).toBeLessThan(5_000);
     } finally {

@@ -41,7 +41,9 @@ function canonicalJson(v: Json): string {
 /** sha256 over the canonical lines sorted by code point (UTF-8 byte order), joined by "\n". */
 function checksumOf(rows: Record<string, Json>[]): string {
   const lines = rows.map((r) => Buffer.from(canonicalJson(r), 'utf8')).sort(Buffer.compare);
-  return createHash('sha256').update(Buffer.from(lines.map((b) => b.toString('utf8')).join('\n'), 'utf8')).digest('hex');
+  return createHash('sha256')
+    .update(Buffer.from(lines.map((b) => b.toString('utf8')).join('\n'), 'utf8'))
+    .digest('hex');
 }
 
 async function py<T>(script: string, args: string[], timeoutMs: number): Promise<T> {

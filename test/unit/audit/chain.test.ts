@@ -4,7 +4,16 @@ import { chainKeyFrom } from '../../../core/audit/keyed';
 import { ErrorCode } from '../../../core/errors';
 import { canonicalJson, sha256Hex } from '../../../core/plan/hash';
 
-const input = (i: number): AuditEventInput => ({ at: `2026-12-03T00:00:0${i}.000Z`, actor: 'alice', action: 'table.registered', object: `rest:ns.t${i}`, planHash: 'p'.repeat(64), beforeDigest: null, afterDigest: `d${i}`, details: { n: i, nested: { b: 2, a: 1 } } });
+const input = (i: number): AuditEventInput => ({
+  at: `2026-12-03T00:00:0${i}.000Z`,
+  actor: 'alice',
+  action: 'table.registered',
+  object: `rest:ns.t${i}`,
+  planHash: 'p'.repeat(64),
+  beforeDigest: null,
+  afterDigest: `d${i}`,
+  details: { n: i, nested: { b: 2, a: 1 } },
+});
 function chain(n: number): AuditEvent[] {
   const out: AuditEvent[] = [];
   for (let i = 1; i <= n; i++) out.push(chainEvent(i, out[i - 2]?.hash ?? GENESIS_HASH, input(i)));
@@ -50,7 +59,20 @@ describe('audit chain format 2: keyed events, legacy events, anchors', () => {
   /** A format-1 event as the previous build wrote it: plain sha256 over the content without v/actorSource/alg/keyId. */
   const legacy = (seq: number, prevHash: string): AuditEvent => {
     const e = input(seq);
-    const hash = sha256Hex(canonicalJson({ seq, prevHash, at: e.at, actor: e.actor, action: e.action, object: e.object, planHash: e.planHash, beforeDigest: e.beforeDigest, afterDigest: e.afterDigest, details: e.details }));
+    const hash = sha256Hex(
+      canonicalJson({
+        seq,
+        prevHash,
+        at: e.at,
+        actor: e.actor,
+        action: e.action,
+        object: e.object,
+        planHash: e.planHash,
+        beforeDigest: e.beforeDigest,
+        afterDigest: e.afterDigest,
+        details: e.details,
+      }),
+    );
     return { ...e, v: 1, seq, prevHash, alg: 'sha256', keyId: null, hash };
   };
 
@@ -64,7 +86,12 @@ describe('audit chain format 2: keyed events, legacy events, anchors', () => {
     expect(verifyChain(keyed(2))).toMatchObject({ ok: false, code: ErrorCode.CONFIG_INVALID, brokenAt: 1 });
   });
   it('another key is named as such', () => {
-    expect(verifyChain(keyed(2), { key: chainKeyFrom('y'.repeat(48)) })).toMatchObject({ ok: false, code: ErrorCode.AUDIT_CHAIN_BROKEN, brokenAt: 1, reason: expect.stringContaining(key.id) });
+    expect(verifyChain(keyed(2), { key: chainKeyFrom('y'.repeat(48)) })).toMatchObject({
+      ok: false,
+      code: ErrorCode.AUDIT_CHAIN_BROKEN,
+      brokenAt: 1,
+      reason: expect.stringContaining(key.id),
+    });
   });
   it('a rewrite recomputed with plain sha256 (either format) is found: keyed never goes back to unkeyed', () => {
     const c = keyed(4);
@@ -72,9 +99,18 @@ describe('audit chain format 2: keyed events, legacy events, anchors', () => {
     // The attacker rewrites event 3 and re-chains 3..4 without the key.
     const r3 = chainEvent(3, third.prevHash, { ...input(3), actor: 'mallory' });
     const r4 = chainEvent(4, r3.hash, input(4));
-    expect(verifyChain([c[0], c[1], r3, r4] as AuditEvent[], { key })).toMatchObject({ ok: false, code: ErrorCode.AUDIT_CHAIN_BROKEN, brokenAt: 3, reason: expect.stringContaining('not keyed') });
+    expect(verifyChain([c[0], c[1], r3, r4] as AuditEvent[], { key })).toMatchObject({
+      ok: false,
+      code: ErrorCode.AUDIT_CHAIN_BROKEN,
+      brokenAt: 3,
+      reason: expect.stringContaining('not keyed'),
+    });
     const v1 = legacy(3, third.prevHash);
-    expect(verifyChain([c[0], c[1], v1] as AuditEvent[], { key })).toMatchObject({ ok: false, brokenAt: 3, reason: expect.stringContaining('not keyed') });
+    expect(verifyChain([c[0], c[1], v1] as AuditEvent[], { key })).toMatchObject({
+      ok: false,
+      brokenAt: 3,
+      reason: expect.stringContaining('not keyed'),
+    });
   });
   it('a legacy (format 1) chain still verifies, and may continue keyed (the upgrade path)', () => {
     const old = [legacy(1, GENESIS_HASH)];
@@ -91,13 +127,30 @@ describe('audit chain format 2: keyed events, legacy events, anchors', () => {
     const c = keyed(5);
     const anchor = { seq: 5, hash: (c[4] as AuditEvent).hash, at: 'now' };
     expect(verifyChain(c, { key, anchor })).toMatchObject({ ok: true, unanchored: 0 });
-    expect(verifyChain(c.slice(0, 3), { key, anchor })).toMatchObject({ ok: false, code: ErrorCode.AUDIT_ANCHOR_MISMATCH, events: 3, reason: expect.stringContaining('newest 2 event(s) were deleted') });
-    expect(verifyChain([], { key, anchor })).toMatchObject({ ok: false, code: ErrorCode.AUDIT_ANCHOR_MISMATCH, reason: expect.stringContaining('truncated') });
+    expect(verifyChain(c.slice(0, 3), { key, anchor })).toMatchObject({
+      ok: false,
+      code: ErrorCode.AUDIT_ANCHOR_MISMATCH,
+      events: 3,
+      reason: expect.stringContaining('newest 2 event(s) were deleted'),
+    });
+    expect(verifyChain([], { key, anchor })).toMatchObject({
+      ok: false,
+      code: ErrorCode.AUDIT_ANCHOR_MISMATCH,
+      reason: expect.stringContaining('truncated'),
+    });
     const plain = chain(5);
-    expect(verifyChain(plain, { anchor })).toMatchObject({ ok: false, code: ErrorCode.AUDIT_ANCHOR_MISMATCH, brokenAt: 5, reason: expect.stringContaining('rewritten') });
+    expect(verifyChain(plain, { anchor })).toMatchObject({
+      ok: false,
+      code: ErrorCode.AUDIT_ANCHOR_MISMATCH,
+      brokenAt: 5,
+      reason: expect.stringContaining('rewritten'),
+    });
   });
   it('events newer than the anchor are counted, not refused', () => {
     const c = keyed(5);
-    expect(verifyChain(c, { key, anchor: { seq: 3, hash: (c[2] as AuditEvent).hash, at: 'now' } })).toMatchObject({ ok: true, unanchored: 2 });
+    expect(verifyChain(c, { key, anchor: { seq: 3, hash: (c[2] as AuditEvent).hash, at: 'now' } })).toMatchObject({
+      ok: true,
+      unanchored: 2,
+    });
   });
 });

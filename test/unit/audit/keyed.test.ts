@@ -7,8 +7,12 @@ const hex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, 'hex'));
 describe('hmacSha256Hex', () => {
   it('RFC 4231 test cases 1, 2 and 6 (a key longer than the block)', () => {
     expect(hmacSha256Hex(hex('0b'.repeat(20)), 'Hi There')).toBe('b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7');
-    expect(hmacSha256Hex(new TextEncoder().encode('Jefe'), 'what do ya want for nothing?')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
-    expect(hmacSha256Hex(hex('aa'.repeat(131)), 'Test Using Larger Than Block-Size Key - Hash Key First')).toBe('60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54');
+    expect(hmacSha256Hex(new TextEncoder().encode('Jefe'), 'what do ya want for nothing?')).toBe(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    );
+    expect(hmacSha256Hex(hex('aa'.repeat(131)), 'Test Using Larger Than Block-Size Key - Hash Key First')).toBe(
+      '60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54',
+    );
   });
   it('equals node:crypto for random keys and messages of every length around the block size', () => {
     for (const n of [0, 1, 55, 56, 63, 64, 65, 127, 128, 1000]) {

@@ -14,20 +14,60 @@ import { rng } from '../../helpers/rng';
 const col = (id: number, name: string, type: PrimitiveType): NestedField => ({ id, name, required: false, type });
 const schema: Schema = {
   schemaId: 0,
-  fields: [col(1, 'a', prim.long), col(2, 'b', prim.string), col(3, 'p_str', prim.string), col(4, 'p_int', prim.int), col(5, 'p_long', prim.long), col(6, 'p_dbl', prim.double), col(7, 'p_bool', prim.boolean), col(8, 'p_date', prim.date)],
+  fields: [
+    col(1, 'a', prim.long),
+    col(2, 'b', prim.string),
+    col(3, 'p_str', prim.string),
+    col(4, 'p_int', prim.int),
+    col(5, 'p_long', prim.long),
+    col(6, 'p_dbl', prim.double),
+    col(7, 'p_bool', prim.boolean),
+    col(8, 'p_date', prim.date),
+  ],
 };
 const spec = identitySpec(schema, ['p_str', 'p_int', 'p_long', 'p_dbl', 'p_bool', 'p_date']);
 const entryType = avroType(manifestEntrySchema(schema, spec));
 const partType = avroType(partitionRecord(schema, spec));
 
-const LONGS = [0, 1, -1, 63, 64, -64, -65, 127, 128, 8191, 8192, 2 ** 30 - 1, 2 ** 30, -(2 ** 30), -(2 ** 30) - 1, 2 ** 31, 2 ** 32 + 5, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
+const LONGS = [
+  0,
+  1,
+  -1,
+  63,
+  64,
+  -64,
+  -65,
+  127,
+  128,
+  8191,
+  8192,
+  2 ** 30 - 1,
+  2 ** 30,
+  -(2 ** 30),
+  -(2 ** 30) - 1,
+  2 ** 31,
+  2 ** 32 + 5,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+];
 
 function generated(seed: number): { file: DataFile; partition: Record<string, unknown> } {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const maybe = <T>(f: () => T): T | undefined => (r() < 0.2 ? undefined : f());
-  const longMap = (): Map<number, number> => new Map(Array.from({ length: Math.floor(r() * 6) }, () => [Math.floor(r() * 5000) - 10, pick(LONGS)] as const).map(([k, v]) => [Math.abs(k), Math.abs(v)] as const));
-  const bytesMap = (): Map<number, Uint8Array> => new Map(Array.from({ length: Math.floor(r() * 6) }, () => [Math.floor(r() * 300), Uint8Array.from({ length: Math.floor(r() * 20) }, () => Math.floor(r() * 256))] as const));
+  const longMap = (): Map<number, number> =>
+    new Map(
+      Array.from({ length: Math.floor(r() * 6) }, () => [Math.floor(r() * 5000) - 10, pick(LONGS)] as const).map(
+        ([k, v]) => [Math.abs(k), Math.abs(v)] as const,
+      ),
+    );
+  const bytesMap = (): Map<number, Uint8Array> =>
+    new Map(
+      Array.from(
+        { length: Math.floor(r() * 6) },
+        () => [Math.floor(r() * 300), Uint8Array.from({ length: Math.floor(r() * 20) }, () => Math.floor(r() * 256))] as const,
+      ),
+    );
   const file: DataFile = {
     filePath: `s3://bucket/tbl/p_str=${pick(['a', 'ñandú', '日本', '😀', ''])}/part-${seed}.parquet`,
     fileFormat: pick(['PARQUET', 'ORC', 'AVRO'] as const),
@@ -57,7 +97,8 @@ function generated(seed: number): { file: DataFile; partition: Record<string, un
 
 /** The record avsc encodes: maps as ascending arrays of {key, value}, absent = null. */
 function oracleRecord(f: DataFile, partition: Record<string, unknown>): unknown {
-  const kv = <V>(m: ReadonlyMap<number, V> | undefined, conv: (v: V) => unknown): unknown => (m === undefined ? null : [...m].sort((a, b) => a[0] - b[0]).map(([key, value]) => ({ key, value: conv(value) })));
+  const kv = <V>(m: ReadonlyMap<number, V> | undefined, conv: (v: V) => unknown): unknown =>
+    m === undefined ? null : [...m].sort((a, b) => a[0] - b[0]).map(([key, value]) => ({ key, value: conv(value) }));
   const b = (x: Uint8Array): Buffer => Buffer.from(x);
   const n = (x: number): number => x;
   return {
@@ -112,12 +153,25 @@ test('2,000 generated manifest entries encode to exactly the bytes avsc gives', 
 
 test('encoded metrics together with metric maps are refused (one source of truth per entry)', () => {
   const { file } = generated(11);
-  expect(() => encodeAddedEntry(new AvroBytes(), { ...file, valueCounts: new Map([[1, 1]]), encodedMetrics: Uint8Array.of(0, 0, 0, 0, 0, 0) }, Buffer.alloc(0))).toThrow(expect.objectContaining({ code: 'ICEBERG_MANIFEST_WRITE_FAILED' }) as Error);
+  expect(() =>
+    encodeAddedEntry(
+      new AvroBytes(),
+      { ...file, valueCounts: new Map([[1, 1]]), encodedMetrics: Uint8Array.of(0, 0, 0, 0, 0, 0) },
+      Buffer.alloc(0),
+    ),
+  ).toThrow(expect.objectContaining({ code: 'ICEBERG_MANIFEST_WRITE_FAILED' }) as Error);
 });
 
 test('longs at the varint boundaries and past 2^53 (bigint) match avsc', () => {
   const longType = avroType('long');
-  const values: (number | bigint)[] = [...LONGS, ...LONGS.map((x) => -x), 2n ** 63n - 1n, -(2n ** 63n), 9_007_199_254_740_993n, -9_007_199_254_740_993n];
+  const values: (number | bigint)[] = [
+    ...LONGS,
+    ...LONGS.map((x) => -x),
+    2n ** 63n - 1n,
+    -(2n ** 63n),
+    9_007_199_254_740_993n,
+    -9_007_199_254_740_993n,
+  ];
   for (const v of values) {
     const out = new AvroBytes();
     out.long(v);
@@ -128,7 +182,9 @@ test('longs at the varint boundaries and past 2^53 (bigint) match avsc', () => {
 test('a value avsc would refuse is refused with a coded error, not written', () => {
   const out = new AvroBytes();
   const { file } = generated(7);
-  expect(() => encodeAddedEntry(out, { ...file, recordCount: 1.5 }, Buffer.alloc(0))).toThrow(expect.objectContaining({ code: 'ICEBERG_MANIFEST_WRITE_FAILED' }) as Error);
+  expect(() => encodeAddedEntry(out, { ...file, recordCount: 1.5 }, Buffer.alloc(0))).toThrow(
+    expect.objectContaining({ code: 'ICEBERG_MANIFEST_WRITE_FAILED' }) as Error,
+  );
   expect(() => encodeAddedEntry(out, { ...file, fileSizeInBytes: Number.NaN }, Buffer.alloc(0))).toThrow(/not a safe integer/);
   expect(() => new AvroBytes().long(2n ** 63n)).toThrow(RangeError);
   // avsc itself refuses the same record (the oracle agrees that it is invalid).

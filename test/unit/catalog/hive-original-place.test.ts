@@ -7,17 +7,33 @@ import type { HiveCatalogOptions } from '../../../adapters/catalog/hive';
 import { HiveIcebergCatalog, externalized, originalAsideName } from '../../../adapters/catalog/hive';
 
 const table = (partitioned: boolean, managed: boolean): HiveTable => ({
-  database: 'sales', name: 'orders', owner: 'alice', ownerType: 'USER', createTime: 1_700_000_000, lastAccessTime: 0, retention: 0,
+  database: 'sales',
+  name: 'orders',
+  owner: 'alice',
+  ownerType: 'USER',
+  createTime: 1_700_000_000,
+  lastAccessTime: 0,
+  retention: 0,
   tableType: managed ? 'MANAGED_TABLE' : 'EXTERNAL_TABLE',
   sd: {
-    columns: [{ name: 'id', type: 'bigint', comment: null }], location: 's3a://wh/sales/orders',
-    inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat', outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-    compressed: false, numBuckets: -1, serde: { name: null, serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe', parameters: {} },
-    bucketColumns: [], sortColumns: [], parameters: {}, skewed: null, storedAsSubDirectories: false,
+    columns: [{ name: 'id', type: 'bigint', comment: null }],
+    location: 's3a://wh/sales/orders',
+    inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+    outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+    compressed: false,
+    numBuckets: -1,
+    serde: { name: null, serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe', parameters: {} },
+    bucketColumns: [],
+    sortColumns: [],
+    parameters: {},
+    skewed: null,
+    storedAsSubDirectories: false,
   },
   partitionKeys: partitioned ? [{ name: 'region', type: 'string', comment: null }] : [],
   parameters: managed ? { 'owner.team': 'sales' } : { EXTERNAL: 'TRUE', 'owner.team': 'sales' },
-  viewOriginalText: null, viewExpandedText: null, temporary: false,
+  viewOriginalText: null,
+  viewExpandedText: null,
+  temporary: false,
 });
 
 const catalog = (mode: HiveCatalogOptions['mode']): HiveIcebergCatalog =>
@@ -33,14 +49,17 @@ describe('HiveIcebergCatalog.hiveOriginalPlace', () => {
     expect(catalog('in-place').hiveOriginalPlace('orders', table(false, true))).toEqual({ kind: 'altered' });
   });
 
-  it.each([true, false])('in place, partitioned (managed: %s): aside under the suffixed name, read back as the saved original', (managed) => {
-    const original = table(true, managed);
-    const place = catalog('in-place').hiveOriginalPlace('orders', original);
-    if (place.kind !== 'aside') throw new Error(`expected aside, got ${place.kind}`);
-    expect(place.name).toBe(originalAsideName('orders'));
-    expect(place.name).toBe('orders__him_original');
-    // What HMS holds aside: made EXTERNAL and renamed; seen as the original again.
-    const aside = { ...externalized(original), name: place.name };
-    expect(place.asOriginal(aside)).toEqual(original);
-  });
+  it.each([true, false])(
+    'in place, partitioned (managed: %s): aside under the suffixed name, read back as the saved original',
+    (managed) => {
+      const original = table(true, managed);
+      const place = catalog('in-place').hiveOriginalPlace('orders', original);
+      if (place.kind !== 'aside') throw new Error(`expected aside, got ${place.kind}`);
+      expect(place.name).toBe(originalAsideName('orders'));
+      expect(place.name).toBe('orders__him_original');
+      // What HMS holds aside: made EXTERNAL and renamed; seen as the original again.
+      const aside = { ...externalized(original), name: place.name };
+      expect(place.asOriginal(aside)).toEqual(original);
+    },
+  );
 });

@@ -11,7 +11,6 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'him-config-src-'));
 const file = path.join(dir, 'migrate.yaml');
 writeFileSync(file, 'temporal:\n  address: 127.0.0.1:7233\n');
 
-
 describe('config error sources', () => {
   it('a mistyped key inside a section names the environment variable', () => {
     const e = errorOf(() => loadConfig({ file, env: { MIGRATE__TEMPORAL__ADRESS: 'h:1' }, sets: [], cwd: dir }));
@@ -28,10 +27,14 @@ describe('config error sources', () => {
   });
 
   it('a mistyped --set key names the flag; an unknown key in the file names the file', () => {
-    expect(errorOf(() => loadConfig({ file, env: {}, sets: ['temporal.adress=x'], cwd: dir })).message).toContain('(from --set temporal.adress)');
+    expect(errorOf(() => loadConfig({ file, env: {}, sets: ['temporal.adress=x'], cwd: dir })).message).toContain(
+      '(from --set temporal.adress)',
+    );
     const bad = path.join(dir, 'bad.yaml');
     writeFileSync(bad, 'temporal:\n  address: 127.0.0.1:7233\n  adress: x\n');
-    expect(errorOf(() => loadConfig({ file: bad, env: {}, sets: [], cwd: dir })).message).toContain(`temporal: unknown key "adress" (from file ${bad})`);
+    expect(errorOf(() => loadConfig({ file: bad, env: {}, sets: [], cwd: dir })).message).toContain(
+      `temporal: unknown key "adress" (from file ${bad})`,
+    );
   });
 
   it('an empty file (or only comments) is CONFIG_INVALID: a config that configures nothing is a mistake', () => {

@@ -13,7 +13,6 @@ const write = (name: string, text: string): string => {
   return f;
 };
 
-
 describe('loadConfig', () => {
   const base = write('base.yaml', 'temporal:\n  address: 127.0.0.1:7233\nhms:\n  thrift:\n    uri: thrift://h:9083\n');
 
@@ -26,7 +25,11 @@ describe('loadConfig', () => {
   it('environment overrides the file (upper-case names map onto camelCase keys), flags override both', () => {
     const { config } = loadConfig({
       file: base,
-      env: { MIGRATE__TEMPORAL__ADDRESS: 'env-host:1', MIGRATE__HMS__THRIFT__CALLTIMEOUTMS: '5000', MIGRATE__TEMPORAL__NAMESPACE: 'env-ns' },
+      env: {
+        MIGRATE__TEMPORAL__ADDRESS: 'env-host:1',
+        MIGRATE__HMS__THRIFT__CALLTIMEOUTMS: '5000',
+        MIGRATE__TEMPORAL__NAMESPACE: 'env-ns',
+      },
       sets: ['temporal.address=flag-host:2'],
       cwd: dir,
     });
@@ -45,7 +48,10 @@ describe('loadConfig', () => {
 
   it('hms.db: connections defaults to 2 and is bounded', () => {
     const withDb = write('db.yaml', 'hms:\n  thrift:\n    uri: thrift://h:9083\n  db:\n    url: postgres://ro@db:5432/metastore\n');
-    expect(loadConfig({ file: withDb, env: {}, sets: [], cwd: dir }).config.hms?.db).toEqual({ url: 'postgres://ro@db:5432/metastore', connections: 2 });
+    expect(loadConfig({ file: withDb, env: {}, sets: [], cwd: dir }).config.hms?.db).toEqual({
+      url: 'postgres://ro@db:5432/metastore',
+      connections: 2,
+    });
     expect(loadConfig({ file: withDb, env: {}, sets: ['hms.db.connections=4'], cwd: dir }).config.hms?.db?.connections).toBe(4);
     const e = errorOf(() => loadConfig({ file: withDb, env: {}, sets: ['hms.db.connections=0'], cwd: dir }));
     expect(e.code).toBe('CONFIG_INVALID');
@@ -71,14 +77,27 @@ describe('loadConfig', () => {
     const ok = write('inplace.yaml', `${hms}catalog:\n  name: prod\n  type: hive\n  uri: thrift://meta:9083\n  mode: in-place\n`);
     expect(loadConfig({ file: ok, env: {}, sets: [], cwd: dir }).config.catalog?.mode).toBe('in-place');
     const cases: [string, string][] = [
-      [`${hms}catalog:\n  name: prod\n  type: rest\n  uri: http://r:8181\n  mode: in-place\n`, 'catalog.mode: mode applies to a hive catalog only'],
-      [`${hms}catalog:\n  name: prod\n  type: hive\n  uri: thrift://meta:9083\n  mode: in-place\n  namespacePrefix: lake_\n`, 'catalog.namespacePrefix: an in-place catalog converts each table under its own name'],
-      [`${hms}catalog:\n  name: prod\n  type: hive\n  uri: thrift://other:9083\n  mode: in-place\n`, 'catalog.uri: an in-place hive catalog must be the source HMS (hms.thrift.uri thrift://meta:9083)'],
+      [
+        `${hms}catalog:\n  name: prod\n  type: rest\n  uri: http://r:8181\n  mode: in-place\n`,
+        'catalog.mode: mode applies to a hive catalog only',
+      ],
+      [
+        `${hms}catalog:\n  name: prod\n  type: hive\n  uri: thrift://meta:9083\n  mode: in-place\n  namespacePrefix: lake_\n`,
+        'catalog.namespacePrefix: an in-place catalog converts each table under its own name',
+      ],
+      [
+        `${hms}catalog:\n  name: prod\n  type: hive\n  uri: thrift://other:9083\n  mode: in-place\n`,
+        'catalog.uri: an in-place hive catalog must be the source HMS (hms.thrift.uri thrift://meta:9083)',
+      ],
       [`${hms}catalog:\n  name: prod\n  type: hive\n  uri: thrift://meta:9083\n  mode: sideways\n`, 'catalog.mode'],
     ];
     for (const [i, [text, message]] of cases.entries()) {
       const e = errorOf(() => loadConfig({ file: write(`inplace-${i}.yaml`, text), env: {}, sets: [], cwd: dir }));
-      expect({ i, code: e.code, has: e.message.includes(message) ? message : e.message }).toEqual({ i, code: 'CONFIG_INVALID', has: message });
+      expect({ i, code: e.code, has: e.message.includes(message) ? message : e.message }).toEqual({
+        i,
+        code: 'CONFIG_INVALID',
+        has: message,
+      });
     }
   });
 

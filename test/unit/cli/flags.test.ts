@@ -5,7 +5,6 @@ import { ErrorCode } from '../../../core/errors';
 import { FLAG_RANGES, intFlag, intListFlag, parseIntFlag } from '../../../cli/flags';
 import { errorOf as usageOf } from '../../helpers/errors';
 
-
 describe('parseIntFlag', () => {
   const r = { min: 1, max: 100 };
 
@@ -48,7 +47,10 @@ describe('intFlag / intListFlag with commander', () => {
       .option('--wave <n>', 'x', intListFlag('--wave', FLAG_RANGES.wave), [] as number[]);
 
   it('parses values and keeps the default when the flag is absent', () => {
-    expect(program().parse(['--concurrency', '8', '--wave', '1', '--wave', '3'], { from: 'user' }).opts()).toEqual({ concurrency: 8, wave: [1, 3] });
+    expect(program().parse(['--concurrency', '8', '--wave', '1', '--wave', '3'], { from: 'user' }).opts()).toEqual({
+      concurrency: 8,
+      wave: [1, 3],
+    });
     expect(program().parse([], { from: 'user' }).opts()).toEqual({ concurrency: 4, wave: [] });
   });
 
@@ -57,7 +59,10 @@ describe('intFlag / intListFlag with commander', () => {
     const p = program().action(() => void (ran = true));
     const e = usageOf(() => p.parse(['--wave', '1', '--wave', 'abc'], { from: 'user' }));
     expect(e.message).toBe(`--wave must be an integer from 1 to ${FLAG_RANGES.wave.max}, got 'abc'`);
-    expect(usageOf(() => program().parse(['--concurrency=9'], { from: 'user' })).context).toMatchObject({ flag: '--concurrency', value: '9' });
+    expect(usageOf(() => program().parse(['--concurrency=9'], { from: 'user' })).context).toMatchObject({
+      flag: '--concurrency',
+      value: '9',
+    });
     expect(ran).toBe(false);
   });
 });

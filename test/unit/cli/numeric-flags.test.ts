@@ -7,7 +7,10 @@ import { buildProgram, runCli } from '../../../cli/main';
 import { FLAG_RANGES } from '../../../cli/flags';
 
 /** Flags whose range starts at 0 (0 = no limit / no failure allowed). */
-const ZERO_OK = new Map([['--max-failed', FLAG_RANGES.maxFailed.min], ['--calls-per-second', FLAG_RANGES.callsPerSecond.min]]);
+const ZERO_OK = new Map([
+  ['--max-failed', FLAG_RANGES.maxFailed.min],
+  ['--calls-per-second', FLAG_RANGES.callsPerSecond.min],
+]);
 
 interface Case {
   readonly label: string;
@@ -36,7 +39,8 @@ function cases(): Case[] {
   for (const { path, cmd } of leaves(buildProgram(noop))) {
     for (const o of cmd.options.filter((x) => NUMERIC.test(x.flags))) {
       const flag = o.long as string;
-      for (const bad of ['abc', '0', '-1', '1.5', String(2 ** 53)]) out.push({ label: `${path.join(' ')} ${flag} ${bad}`, argv: [...prefix(path, cmd, o), flag, bad], flag });
+      for (const bad of ['abc', '0', '-1', '1.5', String(2 ** 53)])
+        out.push({ label: `${path.join(' ')} ${flag} ${bad}`, argv: [...prefix(path, cmd, o), flag, bad], flag });
     }
   }
   return out;
@@ -47,7 +51,17 @@ const all = cases();
 describe('numeric flags', () => {
   it('are found on every command that takes one', () => {
     const commands = new Set(all.map((c) => c.label.split(' --')[0]));
-    expect([...commands].sort()).toEqual(['apply', 'approve', 'doctor', 'inventory', 'rollback', 'schedule create', 'table', 'validate', 'worker']);
+    expect([...commands].sort()).toEqual([
+      'apply',
+      'approve',
+      'doctor',
+      'inventory',
+      'rollback',
+      'schedule create',
+      'table',
+      'validate',
+      'worker',
+    ]);
   });
 
   it.each(all.map((c) => [c.label, c] as const))('%s → USAGE, exit 2', async (_label, c) => {

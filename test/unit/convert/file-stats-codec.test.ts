@@ -7,14 +7,30 @@ describe('file-stats codec', () => {
   it('round-trips a full FileStats, keeping map order and bound bytes', () => {
     const s: FileStats = {
       recordCount: 2 ** 40 + 3,
-      columnSizes: new Map([[3, 120], [1, 2 ** 35]]),
-      valueCounts: new Map([[1, 10], [3, 10]]),
+      columnSizes: new Map([
+        [3, 120],
+        [1, 2 ** 35],
+      ]),
+      valueCounts: new Map([
+        [1, 10],
+        [3, 10],
+      ]),
       nullValueCounts: new Map([[1, 0]]),
-      lowerBounds: new Map([[1, Uint8Array.of(1, 2, 3, 4)], [3, new Uint8Array(0)]]),
-      upperBounds: new Map([[1, Uint8Array.of(255, 0, 7)], [3, new TextEncoder().encode('café ü')]]),
+      lowerBounds: new Map([
+        [1, Uint8Array.of(1, 2, 3, 4)],
+        [3, new Uint8Array(0)],
+      ]),
+      upperBounds: new Map([
+        [1, Uint8Array.of(255, 0, 7)],
+        [3, new TextEncoder().encode('café ü')],
+      ]),
       splitOffsets: [4, 1_000_000],
       fileColumns: [['id'], ['s', 'a'], ['Ünïcode "q"']],
-      boundsWithheld: new Map([[7, 'int96'], [2, 'missing-stats'], [9, '']]),
+      boundsWithheld: new Map([
+        [7, 'int96'],
+        [2, 'missing-stats'],
+        [9, ''],
+      ]),
       encodedMetrics: Uint8Array.of(2, 4, 6, 0, 0, 0),
     };
     const back = decodeFileStats(encodeFileStats(s));

@@ -6,7 +6,21 @@
 import { CompactDecodeError, decodeFileMetaData } from '../../../adapters/formats/parquet/compact';
 import { rng } from '../../helpers/rng';
 
-const T = { TRUE: 1, FALSE: 2, BYTE: 3, I16: 4, I32: 5, I64: 6, DOUBLE: 7, BINARY: 8, LIST: 9, SET: 10, MAP: 11, STRUCT: 12, UUID: 13 } as const;
+const T = {
+  TRUE: 1,
+  FALSE: 2,
+  BYTE: 3,
+  I16: 4,
+  I32: 5,
+  I64: 6,
+  DOUBLE: 7,
+  BINARY: 8,
+  LIST: 9,
+  SET: 10,
+  MAP: 11,
+  STRUCT: 12,
+  UUID: 13,
+} as const;
 const SCALARS = [T.BYTE, T.I16, T.I32, T.I64, T.DOUBLE, T.BINARY, T.UUID] as const;
 
 function varint(out: number[], v: number): void {

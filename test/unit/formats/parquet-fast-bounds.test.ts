@@ -36,15 +36,24 @@ const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs
 const bytes = (r: () => number, n: number, max = 256): Uint8Array => Uint8Array.from({ length: n }, () => Math.floor(r() * max));
 
 const i32s = [0, 1, -1, 2147483647, -2147483648, 42, -42, 65536];
-const gen32 = (r: () => number): Uint8Array => (r() < 0.05 ? bytes(r, Math.floor(r() * 4)) : le(4, (d) => d.setInt32(0, r() < 0.5 ? pick(r, i32s) : Math.floor(r() * 2 ** 32) | 0, true)));
-const gen64 = (r: () => number): Uint8Array => (r() < 0.05 ? bytes(r, Math.floor(r() * 8)) : r() < 0.3 ? le(8, (d) => d.setBigInt64(0, pick(r, [0n, -1n, 1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 32n, -(2n ** 32n)]), true)) : bytes(r, 8));
-const genFloat = (double: boolean) => (r: () => number): Uint8Array => {
-  const n = double ? 8 : 4;
-  if (r() < 0.05) return bytes(r, Math.floor(r() * n));
-  const v = pick(r, [0, -0, NaN, 1.5, -1.5, Infinity, -Infinity, r() * 1e6 - 5e5, 3.4e38, 1e-40]);
-  return r() < 0.1 ? bytes(r, n) : le(n, (d) => (double ? d.setFloat64(0, v, true) : d.setFloat32(0, v, true)));
-};
-const ascii = (r: () => number, n: number): string => Array.from({ length: n }, () => String.fromCharCode(pick(r, [0x41, 0x61, 0x7a, 0x7e, 0x7f, 0x20, 0x30]))).join('');
+const gen32 = (r: () => number): Uint8Array =>
+  r() < 0.05 ? bytes(r, Math.floor(r() * 4)) : le(4, (d) => d.setInt32(0, r() < 0.5 ? pick(r, i32s) : Math.floor(r() * 2 ** 32) | 0, true));
+const gen64 = (r: () => number): Uint8Array =>
+  r() < 0.05
+    ? bytes(r, Math.floor(r() * 8))
+    : r() < 0.3
+      ? le(8, (d) => d.setBigInt64(0, pick(r, [0n, -1n, 1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 32n, -(2n ** 32n)]), true))
+      : bytes(r, 8);
+const genFloat =
+  (double: boolean) =>
+  (r: () => number): Uint8Array => {
+    const n = double ? 8 : 4;
+    if (r() < 0.05) return bytes(r, Math.floor(r() * n));
+    const v = pick(r, [0, -0, NaN, 1.5, -1.5, Infinity, -Infinity, r() * 1e6 - 5e5, 3.4e38, 1e-40]);
+    return r() < 0.1 ? bytes(r, n) : le(n, (d) => (double ? d.setFloat64(0, v, true) : d.setFloat32(0, v, true)));
+  };
+const ascii = (r: () => number, n: number): string =>
+  Array.from({ length: n }, () => String.fromCharCode(pick(r, [0x41, 0x61, 0x7a, 0x7e, 0x7f, 0x20, 0x30]))).join('');
 const genString = (r: () => number): Uint8Array => {
   const k = r();
   if (k < 0.4) return Buffer.from(ascii(r, Math.floor(r() * 24)));
@@ -53,37 +62,89 @@ const genString = (r: () => number): Uint8Array => {
   if (k < 0.8) return bytes(r, Math.floor(r() * 20)); // often invalid UTF-8
   return Buffer.from(ascii(r, 16));
 };
-const genDecimal = (len: number) => (r: () => number): Uint8Array => {
-  const k = r();
-  if (k < 0.1) return new Uint8Array(0);
-  if (k < 0.3) return Uint8Array.from([pick(r, [0, 0xff]), pick(r, [0, 0xff]), ...bytes(r, Math.max(0, len - 2))]); // redundant sign bytes
-  return bytes(r, r() < 0.1 ? Math.floor(r() * 12) : len);
-};
+const genDecimal =
+  (len: number) =>
+  (r: () => number): Uint8Array => {
+    const k = r();
+    if (k < 0.1) return new Uint8Array(0);
+    if (k < 0.3) return Uint8Array.from([pick(r, [0, 0xff]), pick(r, [0, 0xff]), ...bytes(r, Math.max(0, len - 2))]); // redundant sign bytes
+    return bytes(r, r() < 0.1 ? Math.floor(r() * 12) : len);
+  };
 const genBool = (r: () => number): Uint8Array => (r() < 0.05 ? new Uint8Array(0) : Uint8Array.of(pick(r, [0, 1, 2])));
 
 const COLS: readonly Col[] = [
   { name: 'i', type: prim.int, physical: PhysicalType.INT32, gen: gen32 },
   { name: 'd', type: prim.date, physical: PhysicalType.INT32, converted: ConvertedType.DATE, gen: gen32 },
   { name: 'l', type: prim.long, physical: PhysicalType.INT64, gen: gen64 },
-  { name: 'ts', type: prim.timestamp, physical: PhysicalType.INT64, logical: { kind: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MICROS' }, gen: gen64 },
+  {
+    name: 'ts',
+    type: prim.timestamp,
+    physical: PhysicalType.INT64,
+    logical: { kind: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MICROS' },
+    gen: gen64,
+  },
   { name: 'tstz', type: prim.timestamptz, physical: PhysicalType.INT64, converted: ConvertedType.TIMESTAMP_MICROS, gen: gen64 },
   { name: 'f', type: prim.float, physical: PhysicalType.FLOAT, gen: genFloat(false) },
   { name: 'g', type: prim.double, physical: PhysicalType.DOUBLE, gen: genFloat(true) },
   { name: 'b', type: prim.boolean, physical: PhysicalType.BOOLEAN, gen: genBool },
   { name: 's', type: prim.string, physical: PhysicalType.BYTE_ARRAY, converted: ConvertedType.UTF8, gen: genString },
-  { name: 'dec6', type: decimalType(12, 2), physical: PhysicalType.FIXED_LEN_BYTE_ARRAY, typeLength: 6, logical: { kind: 'DECIMAL', scale: 2, precision: 12 }, gen: genDecimal(6) },
-  { name: 'dec3', type: decimalType(5, 0), physical: PhysicalType.FIXED_LEN_BYTE_ARRAY, typeLength: 3, converted: ConvertedType.DECIMAL, scale: 0, precision: 5, gen: genDecimal(3) },
-  { name: 'dec16', type: decimalType(38, 6), physical: PhysicalType.FIXED_LEN_BYTE_ARRAY, typeLength: 16, logical: { kind: 'DECIMAL', scale: 6, precision: 38 }, gen: genDecimal(16) },
-  { name: 'decb', type: decimalType(20, 3), physical: PhysicalType.BYTE_ARRAY, logical: { kind: 'DECIMAL', scale: 3, precision: 20 }, gen: genDecimal(9) },
+  {
+    name: 'dec6',
+    type: decimalType(12, 2),
+    physical: PhysicalType.FIXED_LEN_BYTE_ARRAY,
+    typeLength: 6,
+    logical: { kind: 'DECIMAL', scale: 2, precision: 12 },
+    gen: genDecimal(6),
+  },
+  {
+    name: 'dec3',
+    type: decimalType(5, 0),
+    physical: PhysicalType.FIXED_LEN_BYTE_ARRAY,
+    typeLength: 3,
+    converted: ConvertedType.DECIMAL,
+    scale: 0,
+    precision: 5,
+    gen: genDecimal(3),
+  },
+  {
+    name: 'dec16',
+    type: decimalType(38, 6),
+    physical: PhysicalType.FIXED_LEN_BYTE_ARRAY,
+    typeLength: 16,
+    logical: { kind: 'DECIMAL', scale: 6, precision: 38 },
+    gen: genDecimal(16),
+  },
+  {
+    name: 'decb',
+    type: decimalType(20, 3),
+    physical: PhysicalType.BYTE_ARRAY,
+    logical: { kind: 'DECIMAL', scale: 3, precision: 20 },
+    gen: genDecimal(9),
+  },
 ];
 
-const schema: Schema = { schemaId: 0, fields: COLS.map((c, i): NestedField => ({ id: i + 1, name: c.name, required: false, type: c.type })) };
+const schema: Schema = {
+  schemaId: 0,
+  fields: COLS.map((c, i): NestedField => ({ id: i + 1, name: c.name, required: false, type: c.type })),
+};
 const ctx = { schema, nameMapping: buildNameMapping(schema) };
 const element = (c: Partial<Col> & { name: string }): SchemaElement => ({
-  type: c.physical, typeLength: c.typeLength, repetition: 1, name: c.name, numChildren: undefined, convertedType: c.converted, scale: c.scale, precision: c.precision, fieldId: undefined, logicalType: c.logical,
+  type: c.physical,
+  typeLength: c.typeLength,
+  repetition: 1,
+  name: c.name,
+  numChildren: undefined,
+  convertedType: c.converted,
+  scale: c.scale,
+  precision: c.precision,
+  fieldId: undefined,
+  logicalType: c.logical,
 });
 /** One schema array for every file, as the compact decoder's cache hands out (plans are cached on it). */
-const SCHEMA: readonly SchemaElement[] = [{ ...element({ name: 'root' }), type: undefined, numChildren: COLS.length }, ...COLS.map((c) => element(c))];
+const SCHEMA: readonly SchemaElement[] = [
+  { ...element({ name: 'root' }), type: undefined, numChildren: COLS.length },
+  ...COLS.map((c) => element(c)),
+];
 
 function stats(r: () => number, c: Col): RawStatistics | undefined {
   const k = r();
@@ -106,21 +167,32 @@ function file(r: () => number): FileMetaData {
     typeDefinedOrder: r() < 0.8 ? undefined : COLS.map(() => r() < 0.8),
     rowGroups: Array.from({ length: groups }, (_, g) => ({
       numRows: 10 + g,
-      columns: COLS.map((c, i): ColumnChunk => ({
-        // Now and then a chunk's physical type disagrees with its schema element (a malformed file).
-        physicalType: r() < 0.01 ? PhysicalType.INT96 : r() < 0.01 ? PhysicalType.INT64 : c.physical,
-        numValues: 1 + Math.floor(r() * 4),
-        totalCompressedSize: 100 + i,
-        dataPageOffset: 4 + g * 1000 + i * 10,
-        dictionaryPageOffset: undefined,
-        statistics: stats(r, c),
-      })),
+      columns: COLS.map(
+        (c, i): ColumnChunk => ({
+          // Now and then a chunk's physical type disagrees with its schema element (a malformed file).
+          physicalType: r() < 0.01 ? PhysicalType.INT96 : r() < 0.01 ? PhysicalType.INT64 : c.physical,
+          numValues: 1 + Math.floor(r() * 4),
+          totalCompressedSize: 100 + i,
+          dataPageOffset: 4 + g * 1000 + i * 10,
+          dictionaryPageOffset: undefined,
+          statistics: stats(r, c),
+        }),
+      ),
     })),
   };
 }
 
-const hex = (m: ReadonlyMap<number, Uint8Array> | undefined): [number, string][] => [...(m ?? new Map<number, Uint8Array>())].map(([k, v]) => [k, Buffer.from(v).toString('hex')]);
-const comparable = (s: FileStats): unknown => ({ ...s, lowerBounds: hex(s.lowerBounds), upperBounds: hex(s.upperBounds), columnSizes: [...(s.columnSizes ?? [])], valueCounts: [...(s.valueCounts ?? [])], nullValueCounts: [...(s.nullValueCounts ?? [])], boundsWithheld: [...(s.boundsWithheld ?? [])] });
+const hex = (m: ReadonlyMap<number, Uint8Array> | undefined): [number, string][] =>
+  [...(m ?? new Map<number, Uint8Array>())].map(([k, v]) => [k, Buffer.from(v).toString('hex')]);
+const comparable = (s: FileStats): unknown => ({
+  ...s,
+  lowerBounds: hex(s.lowerBounds),
+  upperBounds: hex(s.upperBounds),
+  columnSizes: [...(s.columnSizes ?? [])],
+  valueCounts: [...(s.valueCounts ?? [])],
+  nullValueCounts: [...(s.nullValueCounts ?? [])],
+  boundsWithheld: [...(s.boundsWithheld ?? [])],
+});
 
 test('fast bound kinds equal the typed-value path on 6,000 generated footers', () => {
   const r = rng(2026);
@@ -152,13 +224,29 @@ test('truncation lengths other than 16, and none', () => {
 
 test('known values: signed zeros, INT64 order across row groups, minimal decimal bytes, ASCII truncation', () => {
   const one = (c: Col, groups: [Uint8Array, Uint8Array][]): FileStats =>
-    parquetStats('k.parquet', {
-      schema: SCHEMA, numRows: 0, createdBy: 'parquet-cpp-arrow version 16.0.0', typeDefinedOrder: undefined,
-      rowGroups: groups.map(([lo, hi]) => ({
-        numRows: 1,
-        columns: COLS.map((x): ColumnChunk => ({ physicalType: x.physical, numValues: 1, totalCompressedSize: 1, dataPageOffset: 4, dictionaryPageOffset: undefined, statistics: x === c ? { min: undefined, max: undefined, nullCount: 0, minValue: lo, maxValue: hi } : undefined })),
-      })),
-    }, ctx);
+    parquetStats(
+      'k.parquet',
+      {
+        schema: SCHEMA,
+        numRows: 0,
+        createdBy: 'parquet-cpp-arrow version 16.0.0',
+        typeDefinedOrder: undefined,
+        rowGroups: groups.map(([lo, hi]) => ({
+          numRows: 1,
+          columns: COLS.map(
+            (x): ColumnChunk => ({
+              physicalType: x.physical,
+              numValues: 1,
+              totalCompressedSize: 1,
+              dataPageOffset: 4,
+              dictionaryPageOffset: undefined,
+              statistics: x === c ? { min: undefined, max: undefined, nullCount: 0, minValue: lo, maxValue: hi } : undefined,
+            }),
+          ),
+        })),
+      },
+      ctx,
+    );
   const col = (name: string): [Col, number] => [COLS.find((c) => c.name === name) as Col, COLS.findIndex((c) => c.name === name) + 1];
   const h = (b: Uint8Array | undefined): string => Buffer.from(b ?? []).toString('hex');
   const [g, gid] = col('g');
@@ -168,7 +256,11 @@ test('known values: signed zeros, INT64 order across row groups, minimal decimal
   expect(h(sg.upperBounds?.get(gid))).toBe('0000000000000000');
   const [l, lid] = col('l');
   const i64 = (v: bigint): Uint8Array => le(8, (d) => d.setBigInt64(0, v, true));
-  const sl = one(l, [[i64(-1n), i64(5n)], [i64(-(2n ** 40n)), i64(2n ** 33n)], [i64(7n), i64(-3n)]]);
+  const sl = one(l, [
+    [i64(-1n), i64(5n)],
+    [i64(-(2n ** 40n)), i64(2n ** 33n)],
+    [i64(7n), i64(-3n)],
+  ]);
   expect(h(sl.lowerBounds?.get(lid))).toBe(h(i64(-(2n ** 40n))));
   expect(h(sl.upperBounds?.get(lid))).toBe(h(i64(2n ** 33n)));
   const [d6, did] = col('dec6');

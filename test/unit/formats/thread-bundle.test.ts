@@ -15,8 +15,11 @@ let cache: string;
 beforeEach(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'him-bundle-'));
   cache = path.join(root, 'cache');
-  await fs.writeFile(path.join(root, 'dep.ts'), "export const answer = (n: number): number => n * 2;\n");
-  await fs.writeFile(path.join(root, 'entry.ts'), "import { parentPort } from 'node:worker_threads';\nimport { answer } from './dep';\nparentPort?.postMessage(answer(21));\n");
+  await fs.writeFile(path.join(root, 'dep.ts'), 'export const answer = (n: number): number => n * 2;\n');
+  await fs.writeFile(
+    path.join(root, 'entry.ts'),
+    "import { parentPort } from 'node:worker_threads';\nimport { answer } from './dep';\nparentPort?.postMessage(answer(21));\n",
+  );
 });
 afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
@@ -48,7 +51,7 @@ test('built once, reused while unchanged, rebuilt when an imported file changes'
   expect((await fs.stat(file as string)).mtimeMs).toBe(built);
 
   // A changed dependency (not the entry) → rebuilt with the new code.
-  await fs.writeFile(path.join(root, 'dep.ts'), "export const answer = (n: number): number => n * 3;\n");
+  await fs.writeFile(path.join(root, 'dep.ts'), 'export const answer = (n: number): number => n * 3;\n');
   expect(buildOrReuse(entry, root, cache)).toBe(file);
   expect(await run(file as string)).toBe(63);
 });
@@ -77,10 +80,14 @@ test('withoutTsx drops exactly the flags that load tsx (workers inherit execArgv
   expect(withoutTsx(viaCli)).toEqual([]);
   expect(withoutTsx(['--cpu-prof', '--import', 'tsx', '--max-old-space-size=512'])).toEqual(['--cpu-prof', '--max-old-space-size=512']);
   expect(withoutTsx(['--import=tsx', '-r', 'tsx/cjs', '--loader', 'tsx/esm', '--enable-source-maps'])).toEqual(['--enable-source-maps']);
-  expect(withoutTsx(['--import', './my-hooks.mjs', '--require', 'dotenv/config'])).toEqual(['--import', './my-hooks.mjs', '--require', 'dotenv/config']);
+  expect(withoutTsx(['--import', './my-hooks.mjs', '--require', 'dotenv/config'])).toEqual([
+    '--import',
+    './my-hooks.mjs',
+    '--require',
+    'dotenv/config',
+  ]);
   expect(withoutTsx(['--import'])).toEqual(['--import']);
 });
-
 
 test('a process started with V8 flags (node --max-old-space-size=…) still gets footer threads that answer', () => {
   // Node refuses V8 flags in a worker's explicit execArgv; the pool must start its threads anyway.
@@ -90,6 +97,9 @@ test('a process started with V8 flags (node --max-old-space-size=…) still gets
     "t.ready().then(() => { process.stdout.write('ready ' + process.execArgv.filter((a) => a.startsWith('--max-old')).join(' ')); return t.close(); })",
     '  .catch((e) => { process.stdout.write(`failed ${e.code ?? e.message}`); process.exitCode = 1; });',
   ].join('\n');
-  const out = execFileSync(process.execPath, ['--max-old-space-size=600', '--stack-size=900', '--import', 'tsx', '-e', script], { cwd: path.resolve(__dirname, '../../..'), encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--max-old-space-size=600', '--stack-size=900', '--import', 'tsx', '-e', script], {
+    cwd: path.resolve(__dirname, '../../..'),
+    encoding: 'utf8',
+  });
   expect(out).toBe('ready --max-old-space-size=600');
 });

@@ -1,11 +1,25 @@
 // The raw → model rules shared by the Thrift and backing-DB paths.
 import {
-  databaseOwnerType, normalizeParams, normalizeParamsObject, normalizeSkewed, partitionValue, sortNames, sortPartitions, sqlBoolean, sqlNumber, tableOwnerType,
+  databaseOwnerType,
+  normalizeParams,
+  normalizeParamsObject,
+  normalizeSkewed,
+  partitionValue,
+  sortNames,
+  sortPartitions,
+  sqlBoolean,
+  sqlNumber,
+  tableOwnerType,
 } from '../../../core/hive/normalize';
 
 describe('normalize', () => {
   it('drops null param values, keeps empty strings, sorts keys by code unit', () => {
-    const p = normalizeParams([['b', '2'], ['a', null], ['Z', ''], ['a.b', '1']]);
+    const p = normalizeParams([
+      ['b', '2'],
+      ['a', null],
+      ['Z', ''],
+      ['a.b', '1'],
+    ]);
     expect(p).toEqual({ Z: '', 'a.b': '1', b: '2' });
     expect(Object.keys(p)).toEqual(['Z', 'a.b', 'b']);
     expect(normalizeParamsObject(null)).toEqual({});
@@ -28,13 +42,23 @@ describe('normalize', () => {
   it('skew: empty → null, locations sorted by tuple', () => {
     expect(normalizeSkewed([], [], [])).toBeNull();
     expect(
-      normalizeSkewed(['a', 'b'], [['2', 'x'], ['1', 'y']], [
-        { values: ['2', 'x'], location: 's3://l/2' },
-        { values: ['1', 'y'], location: 's3://l/1' },
-      ]),
+      normalizeSkewed(
+        ['a', 'b'],
+        [
+          ['2', 'x'],
+          ['1', 'y'],
+        ],
+        [
+          { values: ['2', 'x'], location: 's3://l/2' },
+          { values: ['1', 'y'], location: 's3://l/1' },
+        ],
+      ),
     ).toEqual({
       columnNames: ['a', 'b'],
-      values: [['2', 'x'], ['1', 'y']],
+      values: [
+        ['2', 'x'],
+        ['1', 'y'],
+      ],
       locations: [
         { values: ['1', 'y'], location: 's3://l/1' },
         { values: ['2', 'x'], location: 's3://l/2' },

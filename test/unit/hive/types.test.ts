@@ -7,7 +7,6 @@ import { formatHiveType, parseHiveType, PRIMITIVE_NAMES } from '../../../core/hi
 import type { HiveType } from '../../../core/hive/types';
 import { errorOf } from '../../helpers/errors';
 
-
 describe('parseHiveType', () => {
   it.each([
     ['int', 'int'],
@@ -31,7 +30,7 @@ describe('parseHiveType', () => {
     ['struct<a:int,B:string>', 'struct<a:int,B:string>'],
     ['struct< a : int , b : struct<c:decimal(5,2)> >', 'struct<a:int,b:struct<c:decimal(5,2)>>'],
     ['struct<`odd name`:int,`x:y`:string,`back``tick`:date>', 'struct<`odd name`:int,`x:y`:string,`back``tick`:date>'],
-    ["struct<a:int COMMENT 'the a, <b>',b:string comment \"dq\">", "struct<a:int comment 'the a, <b>',b:string comment 'dq'>"],
+    ['struct<a:int COMMENT \'the a, <b>\',b:string comment "dq">', "struct<a:int comment 'the a, <b>',b:string comment 'dq'>"],
     ["struct<a:int COMMENT 'say \\'hi\\''>", "struct<a:int comment 'say \\'hi\\''>"],
     ['struct<$col.1:int>', 'struct<$col.1:int>'],
   ])('%s → %s', (input, canonical) => {
@@ -82,7 +81,9 @@ describe('parseHiveType', () => {
 const fieldName = fc.oneof(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/), fc.string({ minLength: 1, maxLength: 8 }));
 const leaf: fc.Arbitrary<HiveType> = fc.oneof(
   fc.constantFrom(...PRIMITIVE_NAMES).map((name): HiveType => ({ kind: 'primitive', name })),
-  fc.integer({ min: 1, max: 38 }).chain((p) => fc.integer({ min: 0, max: p }).map((s): HiveType => ({ kind: 'decimal', precision: p, scale: s }))),
+  fc
+    .integer({ min: 1, max: 38 })
+    .chain((p) => fc.integer({ min: 0, max: p }).map((s): HiveType => ({ kind: 'decimal', precision: p, scale: s }))),
   fc.integer({ min: 1, max: 255 }).map((length): HiveType => ({ kind: 'char', length })),
   fc.integer({ min: 1, max: 65535 }).map((length): HiveType => ({ kind: 'varchar', length })),
 );
@@ -93,7 +94,10 @@ const hiveType: fc.Arbitrary<HiveType> = fc.letrec<{ t: HiveType }>((tie) => ({
     tie('t').map((element): HiveType => ({ kind: 'array', element })),
     fc.tuple(tie('t'), tie('t')).map(([key, value]): HiveType => ({ kind: 'map', key, value })),
     fc
-      .array(fc.record({ name: fieldName, type: tie('t'), comment: fc.option(fc.string({ maxLength: 10 }), { nil: null }) }), { minLength: 1, maxLength: 4 })
+      .array(fc.record({ name: fieldName, type: tie('t'), comment: fc.option(fc.string({ maxLength: 10 }), { nil: null }) }), {
+        minLength: 1,
+        maxLength: 4,
+      })
       .map((fields): HiveType => ({ kind: 'struct', fields })),
     fc.array(tie('t'), { minLength: 1, maxLength: 3 }).map((members): HiveType => ({ kind: 'union', members })),
   ),
@@ -128,16 +132,30 @@ describe('properties', () => {
   });
 
   it('random input never throws anything but MigrationError(HIVE_TYPE_INVALID)', () => {
-    const alphabet = fc.constantFrom(...'<>(),:`\' abcdefgimnprstuy0123456789_\\'.split(''), 'struct<', 'array<', 'map<', 'decimal(', 'comment ', 'uniontype<');
+    const alphabet = fc.constantFrom(
+      ..."<>(),:`' abcdefgimnprstuy0123456789_\\".split(''),
+      'struct<',
+      'array<',
+      'map<',
+      'decimal(',
+      'comment ',
+      'uniontype<',
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.array(alphabet, { maxLength: 30 }).map((a) => a.join(''))), (s) => {
-        try {
-          parseHiveType(s, 'c');
-        } catch (e) {
-          expect(e).toBeInstanceOf(MigrationError);
-          expect((e as MigrationError).code).toBe('HIVE_TYPE_INVALID');
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(alphabet, { maxLength: 30 }).map((a) => a.join('')),
+        ),
+        (s) => {
+          try {
+            parseHiveType(s, 'c');
+          } catch (e) {
+            expect(e).toBeInstanceOf(MigrationError);
+            expect((e as MigrationError).code).toBe('HIVE_TYPE_INVALID');
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import {
-  bigIntFromBytes, bigIntToMinimalBytes, compareBytes, decimalRequiredBytes, fromBytes, serializeBound, toBytes,
-  truncateBinaryUpper, truncateStringLower, truncateStringUpper,
+  bigIntFromBytes,
+  bigIntToMinimalBytes,
+  compareBytes,
+  decimalRequiredBytes,
+  fromBytes,
+  serializeBound,
+  toBytes,
+  truncateBinaryUpper,
+  truncateStringLower,
+  truncateStringUpper,
 } from '../../../core/iceberg/bounds';
 import { ErrorCode } from '../../../core/errors';
 import type { PrimitiveType } from '../../../core/iceberg/types';
@@ -71,7 +79,7 @@ describe('single-value serialization (spec Appendix D)', () => {
     expect([1, 2, 3, 9, 10, 18, 19, 38].map(decimalRequiredBytes)).toEqual([1, 1, 2, 4, 5, 8, 9, 16]);
   });
 
-  test('property: decimal minimal two\'s complement round-trips and is minimal', () => {
+  test("property: decimal minimal two's complement round-trips and is minimal", () => {
     fc.assert(
       fc.property(fc.bigInt({ min: -(10n ** 38n) + 1n, max: 10n ** 38n - 1n }), (v) => {
         const b = bigIntToMinimalBytes(v);

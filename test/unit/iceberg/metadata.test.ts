@@ -22,7 +22,10 @@ const golden = (name: string, text: string): void => {
 
 const id = { planHash: 'sha256:0f1e2d', table: 'hms:sales.orders->rest:sales.orders' };
 const { schema } = convertHiveSchemaOrThrow(
-  [{ name: 'id', type: parseHiveType('bigint'), comment: 'order id' }, { name: 'amount', type: parseHiveType('decimal(12,2)'), comment: null }],
+  [
+    { name: 'id', type: parseHiveType('bigint'), comment: 'order id' },
+    { name: 'amount', type: parseHiveType('decimal(12,2)'), comment: null },
+  ],
   [{ name: 'dt', type: parseHiveType('date'), comment: null }],
 );
 
@@ -33,7 +36,11 @@ function partitioned() {
     location: 's3a://warehouse/sales.db/orders/',
     schema,
     spec: identitySpec(schema, ['dt']),
-    properties: { 'schema.name-mapping.default': nameMappingToJson(buildNameMapping(schema)), 'gc.enabled': 'false', 'migrated-from': 'hms:sales.orders' },
+    properties: {
+      'schema.name-mapping.default': nameMappingToJson(buildNameMapping(schema)),
+      'gc.enabled': 'false',
+      'migrated-from': 'hms:sales.orders',
+    },
     snapshot: {
       snapshotId,
       manifestList: `s3a://warehouse/sales.db/orders/metadata/snap-${snapshotId}-1-x.avro`,
@@ -61,7 +68,13 @@ test('lossless JSON keeps 63-bit ids exact', () => {
   const text = '{"a":9223372036854775807,"b":-9007199254740993,"c":1.5e3,"d":[1,"x\\u00e9"],"e":12}';
   const v = parseJson(text) as Record<string, unknown>;
   expect(v).toEqual({ a: 9223372036854775807n, b: -9007199254740993n, c: 1500, d: [1, 'xé'], e: 12 });
-  expect(JSON.parse(stringifyJson(v).replace(/\s/g, '').replace(/9223372036854775807/, '1'))).toMatchObject({ a: 1 });
+  expect(
+    JSON.parse(
+      stringifyJson(v)
+        .replace(/\s/g, '')
+        .replace(/9223372036854775807/, '1'),
+    ),
+  ).toMatchObject({ a: 1 });
   expect(stringifyJson({ a: 9223372036854775807n })).toBe('{\n  "a": 9223372036854775807\n}');
   expect(() => parseJson('{"a":1,}')).toThrow(expect.objectContaining({ code: ErrorCode.ICEBERG_METADATA_INVALID }));
 });
@@ -70,21 +83,52 @@ test('partitioned table with its append: golden metadata.json, changes, round tr
   const { metadata, changes } = partitioned();
   golden('valid-partitioned.metadata.json', toMetadataJson(metadata));
   expect(changes.map((c) => c.action)).toEqual([
-    'assign-uuid', 'upgrade-format-version', 'add-schema', 'set-current-schema', 'add-spec', 'set-default-spec',
-    'add-sort-order', 'set-default-sort-order', 'set-location', 'set-properties', 'add-snapshot', 'set-snapshot-ref',
+    'assign-uuid',
+    'upgrade-format-version',
+    'add-schema',
+    'set-current-schema',
+    'add-spec',
+    'set-default-spec',
+    'add-sort-order',
+    'set-default-sort-order',
+    'set-location',
+    'set-properties',
+    'add-snapshot',
+    'set-snapshot-ref',
   ]);
-  expect(metadata).toMatchObject({ lastSequenceNumber: 1, lastColumnId: 3, lastPartitionId: 1000, location: 's3a://warehouse/sales.db/orders' });
+  expect(metadata).toMatchObject({
+    lastSequenceNumber: 1,
+    lastColumnId: 3,
+    lastPartitionId: 1000,
+    location: 's3a://warehouse/sales.db/orders',
+  });
   const summary = metadata.snapshots[0]?.summary;
-  for (const k of ['total-records', 'total-files-size', 'total-data-files', 'total-delete-files', 'total-position-deletes', 'total-equality-deletes']) {
+  for (const k of [
+    'total-records',
+    'total-files-size',
+    'total-data-files',
+    'total-delete-files',
+    'total-position-deletes',
+    'total-equality-deletes',
+  ]) {
     expect(typeof summary?.[k]).toBe('string');
   }
   expect(summary).toMatchObject({ operation: 'append', 'added-data-files': '3', 'total-records': '3000' });
   expect(fromMetadataJson(toMetadataJson(metadata))).toEqual(metadata);
-  expect(metadataFileName(metadata.location, 0, metadata.tableUuid)).toBe(`s3a://warehouse/sales.db/orders/metadata/00000-${metadata.tableUuid}.metadata.json`);
+  expect(metadataFileName(metadata.location, 0, metadata.tableUuid)).toBe(
+    `s3a://warehouse/sales.db/orders/metadata/00000-${metadata.tableUuid}.metadata.json`,
+  );
 });
 
 test('unpartitioned empty table: golden, last-partition-id 999, current-snapshot-id -1', () => {
-  const { metadata, changes } = buildInitialMetadata({ uuid: deriveTableUuid(id), location: 's3://b/t', schema, spec: UNPARTITIONED_SPEC, properties: {}, timestampMs: 1_700_000_000_000 });
+  const { metadata, changes } = buildInitialMetadata({
+    uuid: deriveTableUuid(id),
+    location: 's3://b/t',
+    schema,
+    spec: UNPARTITIONED_SPEC,
+    properties: {},
+    timestampMs: 1_700_000_000_000,
+  });
   const text = toMetadataJson(metadata);
   golden('valid-unpartitioned-empty.metadata.json', text);
   expect(parseJson(text)).toMatchObject({ 'last-partition-id': 999, 'current-snapshot-id': -1, refs: {}, snapshots: [] });
@@ -101,17 +145,29 @@ test('metadata written by Java (63-bit ids, -1 and unknown keys) reads exactly',
 
 test('the builder refuses bad input', () => {
   const base = { uuid: deriveTableUuid(id), schema, spec: UNPARTITIONED_SPEC, properties: {}, timestampMs: 1 };
-  expect(() => buildInitialMetadata({ ...base, location: '/no/scheme' })).toThrow(expect.objectContaining({ code: ErrorCode.ICEBERG_METADATA_INVALID }));
-  expect(() => buildInitialMetadata({ ...base, location: 's3://b/t', lastColumnId: 1 })).toThrow(expect.objectContaining({ code: ErrorCode.ICEBERG_METADATA_INVALID }));
-  const snap = { snapshotId: 0n, manifestList: 's3://b/t/m.avro', totals: { addedDataFiles: 0, addedRecords: 0, addedFilesSize: 0, changedPartitionCount: 0 } };
-  expect(() => buildInitialMetadata({ ...base, location: 's3://b/t', snapshot: snap })).toThrow(expect.objectContaining({ code: ErrorCode.ICEBERG_METADATA_INVALID }));
-  expect(() => buildInitialMetadata({ ...base, location: 's3://b/t', snapshot: { ...snap, snapshotId: 1n, summaryExtra: { 'total-records': '9' } } })).toThrow(
+  expect(() => buildInitialMetadata({ ...base, location: '/no/scheme' })).toThrow(
     expect.objectContaining({ code: ErrorCode.ICEBERG_METADATA_INVALID }),
   );
+  expect(() => buildInitialMetadata({ ...base, location: 's3://b/t', lastColumnId: 1 })).toThrow(
+    expect.objectContaining({ code: ErrorCode.ICEBERG_METADATA_INVALID }),
+  );
+  const snap = {
+    snapshotId: 0n,
+    manifestList: 's3://b/t/m.avro',
+    totals: { addedDataFiles: 0, addedRecords: 0, addedFilesSize: 0, changedPartitionCount: 0 },
+  };
+  expect(() => buildInitialMetadata({ ...base, location: 's3://b/t', snapshot: snap })).toThrow(
+    expect.objectContaining({ code: ErrorCode.ICEBERG_METADATA_INVALID }),
+  );
+  expect(() =>
+    buildInitialMetadata({ ...base, location: 's3://b/t', snapshot: { ...snap, snapshotId: 1n, summaryExtra: { 'total-records': '9' } } }),
+  ).toThrow(expect.objectContaining({ code: ErrorCode.ICEBERG_METADATA_INVALID }));
 });
 
 describe('named-invalid golden files are rejected with the right code', () => {
-  const invalid = readdirSync(DIR).filter((f) => f.startsWith('invalid-')).sort();
+  const invalid = readdirSync(DIR)
+    .filter((f) => f.startsWith('invalid-'))
+    .sort();
   test('there are invalid fixtures', () => expect(invalid.length).toBeGreaterThanOrEqual(8));
   test.each(invalid)('%s', (file) => {
     const code = file.includes('format-version') ? ErrorCode.ICEBERG_FORMAT_VERSION_UNSUPPORTED : ErrorCode.ICEBERG_METADATA_INVALID;

@@ -13,7 +13,8 @@ const code = (f: () => unknown): string | undefined => {
 
 describe('Hive partition value → typed Iceberg value', () => {
   it('null (the default partition) stays null for every type', () => {
-    for (const t of [{ kind: 'int' }, { kind: 'string' }, { kind: 'date' }, { kind: 'decimal', precision: 5, scale: 2 }] as PrimitiveType[]) expect(v(t, null)).toBeNull();
+    for (const t of [{ kind: 'int' }, { kind: 'string' }, { kind: 'date' }, { kind: 'decimal', precision: 5, scale: 2 }] as PrimitiveType[])
+      expect(v(t, null)).toBeNull();
   });
   it('strings are kept byte for byte (escaped characters were already unescaped by HMS)', () => {
     for (const s of ['a/b', 'x=y', '100%', 'with space', 'ünï€', '', ' lead']) expect(v({ kind: 'string' }, s)).toBe(s);
@@ -64,7 +65,15 @@ describe('Hive partition value → typed Iceberg value', () => {
     }
   });
   it('a tuple needs one value per key', () => {
-    expect(partitionTupleFromHive([{ name: 'y', type: { kind: 'int' } }, { name: 'r', type: { kind: 'string' } }], ['2024', null])).toEqual([2024, null]);
+    expect(
+      partitionTupleFromHive(
+        [
+          { name: 'y', type: { kind: 'int' } },
+          { name: 'r', type: { kind: 'string' } },
+        ],
+        ['2024', null],
+      ),
+    ).toEqual([2024, null]);
     expect(code(() => partitionTupleFromHive([{ name: 'y', type: { kind: 'int' } }], ['1', '2']))).toBe('HMS_BAD_METADATA');
   });
 });

@@ -11,10 +11,24 @@ const c = (name: string, type: HiveTypeAst, comment: string | null = null): Hive
 
 describe('Hive → Iceberg types', () => {
   test.each<[string, string]>([
-    ['boolean', 'boolean'], ['tinyint', 'int'], ['smallint', 'int'], ['int', 'int'], ['integer', 'int'], ['bigint', 'long'],
-    ['float', 'float'], ['double', 'double'], ['double precision', 'double'], ['string', 'string'], ['char(3)', 'string'],
-    ['varchar(10)', 'string'], ['binary', 'binary'], ['date', 'date'], ['timestamp', 'timestamp'],
-    ['timestamp with local time zone', 'timestamptz'], ['decimal(38,10)', 'decimal(38, 10)'], ['decimal', 'decimal(10, 0)'],
+    ['boolean', 'boolean'],
+    ['tinyint', 'int'],
+    ['smallint', 'int'],
+    ['int', 'int'],
+    ['integer', 'int'],
+    ['bigint', 'long'],
+    ['float', 'float'],
+    ['double', 'double'],
+    ['double precision', 'double'],
+    ['string', 'string'],
+    ['char(3)', 'string'],
+    ['varchar(10)', 'string'],
+    ['binary', 'binary'],
+    ['date', 'date'],
+    ['timestamp', 'timestamp'],
+    ['timestamp with local time zone', 'timestamptz'],
+    ['decimal(38,10)', 'decimal(38, 10)'],
+    ['decimal', 'decimal(10, 0)'],
   ])('%s → %s', (hive, iceberg) => {
     const r = convertHiveSchemaOrThrow([c('x', p(hive))], []);
     expect(schemaToJson(r.schema).fields[0]).toEqual({ id: 1, name: 'x', required: false, type: iceberg });
@@ -27,7 +41,10 @@ describe('Hive → Iceberg types', () => {
 
   test('widened types are reported as info findings', () => {
     const r = convertHiveSchemaOrThrow([c('a', p('tinyint')), c('b', p('char(2)'))], []);
-    expect(r.findings.map((f) => [f.code, f.severity, f.column])).toEqual([['ICEBERG_TYPE_WIDENED', 'info', 'a'], ['ICEBERG_TYPE_WIDENED', 'info', 'b']]);
+    expect(r.findings.map((f) => [f.code, f.severity, f.column])).toEqual([
+      ['ICEBERG_TYPE_WIDENED', 'info', 'a'],
+      ['ICEBERG_TYPE_WIDENED', 'info', 'b'],
+    ]);
   });
 
   test.each(['uniontype<int,string>', 'interval_year_month', 'interval_day_time', 'void'])(
@@ -36,8 +53,12 @@ describe('Hive → Iceberg types', () => {
       const t = p(hive);
       const r = convertHiveSchema([c('ok', p('int')), c('s', p(`struct<inner:array<${hive}>>`))], []);
       expect(r.ok).toBe(false);
-      expect(r.findings).toEqual([expect.objectContaining({ code: ErrorCode.ICEBERG_TYPE_UNSUPPORTED, severity: 'error', column: 's.inner.element' })]);
-      expect(() => convertHiveSchemaOrThrow([c('u', t)], [])).toThrow(expect.objectContaining({ code: ErrorCode.ICEBERG_TYPE_UNSUPPORTED, context: expect.objectContaining({ columns: ['u'] }) }));
+      expect(r.findings).toEqual([
+        expect.objectContaining({ code: ErrorCode.ICEBERG_TYPE_UNSUPPORTED, severity: 'error', column: 's.inner.element' }),
+      ]);
+      expect(() => convertHiveSchemaOrThrow([c('u', t)], [])).toThrow(
+        expect.objectContaining({ code: ErrorCode.ICEBERG_TYPE_UNSUPPORTED, context: expect.objectContaining({ columns: ['u'] }) }),
+      );
     },
   );
 
@@ -49,11 +70,7 @@ describe('Hive → Iceberg types', () => {
 
 describe('fresh ids in AssignFreshIds order, partition columns last', () => {
   // iceberg.md §3: a=1, s=2, m=3, dt=4, x=5, y=6, m.key=7, m.value=8, p=9
-  const columns = [
-    c('a', p('int'), 'the a'),
-    c('s', p("struct<x:int,y:string comment 'why'>")),
-    c('m', p('map<string,struct<p:bigint>>')),
-  ];
+  const columns = [c('a', p('int'), 'the a'), c('s', p("struct<x:int,y:string comment 'why'>")), c('m', p('map<string,struct<p:bigint>>'))];
   const r = convertHiveSchemaOrThrow(columns, [c('dt', p('string'))]);
 
   test('ids, optionality and docs', () => {
@@ -63,10 +80,30 @@ describe('fresh ids in AssignFreshIds order, partition columns last', () => {
       'schema-id': 0,
       fields: [
         { id: 1, name: 'a', required: false, type: 'int', doc: 'the a' },
-        { id: 2, name: 's', required: false, type: { type: 'struct', fields: [{ id: 5, name: 'x', required: false, type: 'int' }, { id: 6, name: 'y', required: false, type: 'string', doc: 'why' }] } },
         {
-          id: 3, name: 'm', required: false,
-          type: { type: 'map', 'key-id': 7, key: 'string', 'value-id': 8, 'value-required': false, value: { type: 'struct', fields: [{ id: 9, name: 'p', required: false, type: 'long' }] } },
+          id: 2,
+          name: 's',
+          required: false,
+          type: {
+            type: 'struct',
+            fields: [
+              { id: 5, name: 'x', required: false, type: 'int' },
+              { id: 6, name: 'y', required: false, type: 'string', doc: 'why' },
+            ],
+          },
+        },
+        {
+          id: 3,
+          name: 'm',
+          required: false,
+          type: {
+            type: 'map',
+            'key-id': 7,
+            key: 'string',
+            'value-id': 8,
+            'value-required': false,
+            value: { type: 'struct', fields: [{ id: 9, name: 'p', required: false, type: 'long' }] },
+          },
         },
         { id: 4, name: 'dt', required: false, type: 'string' },
       ],
@@ -88,8 +125,22 @@ describe('fresh ids in AssignFreshIds order, partition columns last', () => {
     const mapping = buildNameMapping(withList.schema, extra);
     expect(JSON.parse(nameMappingToJson(mapping))).toEqual([
       { 'field-id': 1, names: ['a', 'A'] },
-      { 'field-id': 2, names: ['s', '_col1', 'S'], fields: [{ 'field-id': 6, names: ['x', 'X'] }, { 'field-id': 7, names: ['y'] }] },
-      { 'field-id': 3, names: ['m'], fields: [{ 'field-id': 8, names: ['key'] }, { 'field-id': 9, names: ['value'], fields: [{ 'field-id': 10, names: ['p'] }] }] },
+      {
+        'field-id': 2,
+        names: ['s', '_col1', 'S'],
+        fields: [
+          { 'field-id': 6, names: ['x', 'X'] },
+          { 'field-id': 7, names: ['y'] },
+        ],
+      },
+      {
+        'field-id': 3,
+        names: ['m'],
+        fields: [
+          { 'field-id': 8, names: ['key'] },
+          { 'field-id': 9, names: ['value'], fields: [{ 'field-id': 10, names: ['p'] }] },
+        ],
+      },
       { 'field-id': 4, names: ['arr'], fields: [{ 'field-id': 11, names: ['element'] }] }, // m's subtree (p=10) is numbered before arr's element
       { 'field-id': 5, names: ['dt'] },
     ]);

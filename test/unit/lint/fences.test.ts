@@ -20,34 +20,139 @@ interface Probe {
 
 const restricted = (text: string): Probe['expect'] => ({ rule: 'no-restricted-imports', text });
 const probes: Probe[] = [
-  { label: 'core: node:fs', folder: 'core', code: "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", expect: restricted('no Node built-ins') },
+  {
+    label: 'core: node:fs',
+    folder: 'core',
+    code: "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
+    expect: restricted('no Node built-ins'),
+  },
   { label: 'core: bare fs', folder: 'core', code: "import fs from 'fs';\nexport const x = fs;\n", expect: restricted('no Node built-ins') },
-  { label: 'core: S3 SDK', folder: 'core', code: "import { S3Client } from '@aws-sdk/client-s3';\nexport const x = S3Client;\n", expect: restricted('I/O libraries') },
-  { label: 'core: an adapter', folder: 'core', code: "import { probeHms } from '../adapters/hms/thrift/connection';\nexport const x = probeHms;\n", expect: restricted('must not import adapters') },
-  { label: 'workflows: pg', folder: 'workflows', code: "import { Client } from 'pg';\nexport const x = Client;\n", expect: restricted('I/O libraries') },
-  { label: 'workflows: child_process', folder: 'workflows', code: "import { spawn } from 'node:child_process';\nexport const x = spawn;\n", expect: restricted('no Node built-ins') },
-  { label: 'workflows: activity value import', folder: 'workflows', code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n", expect: restricted('import type') },
-  { label: 'cli: an adapter', folder: 'cli', code: "import { probeHms } from '../adapters/hms/thrift/connection';\nexport const x = probeHms;\n", expect: restricted('only through app/') },
-  { label: 'cli: an activity', folder: 'cli', code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n", expect: restricted('only through app/') },
-  { label: 'cli: the Temporal client', folder: 'cli', code: "import { Client } from '@temporalio/client';\nexport const x = Client;\n", expect: restricted('no I/O library') },
-  { label: 'cli: app/ and core/ are allowed', folder: 'cli', code: "import { runDoctor } from '../app/doctor';\nimport { ErrorCode } from '../core/errors';\nexport const x = [runDoctor, ErrorCode];\n", expect: null },
-  { label: 'core: engine', folder: 'core', code: "import { createEngine } from '../engine/engine';\nexport const x = createEngine;\n", expect: restricted('bottom layer') },
-  { label: 'workflows: engine, even as a type', folder: 'workflows', code: "import type { ConversionEngine } from '../engine/engine';\nexport type E = ConversionEngine;\n", expect: restricted('must not import engine') },
-  { label: 'activities: an adapter value', folder: 'activities', code: "import { writeResults } from '../adapters/results/parquet';\nexport const x = writeResults;\n", expect: restricted('must not import adapters') },
-  { label: 'activities: an adapter type', folder: 'activities', code: "import type { PostgresStateStore } from '../adapters/state/postgres';\nexport type S = PostgresStateStore;\n", expect: restricted('must not import adapters') },
-  { label: 'activities: an engine value', folder: 'activities', code: "import { createEngine } from '../engine/engine';\nexport const x = createEngine;\n", expect: restricted('`import type` only') },
+  {
+    label: 'core: S3 SDK',
+    folder: 'core',
+    code: "import { S3Client } from '@aws-sdk/client-s3';\nexport const x = S3Client;\n",
+    expect: restricted('I/O libraries'),
+  },
+  {
+    label: 'core: an adapter',
+    folder: 'core',
+    code: "import { probeHms } from '../adapters/hms/thrift/connection';\nexport const x = probeHms;\n",
+    expect: restricted('must not import adapters'),
+  },
+  {
+    label: 'workflows: pg',
+    folder: 'workflows',
+    code: "import { Client } from 'pg';\nexport const x = Client;\n",
+    expect: restricted('I/O libraries'),
+  },
+  {
+    label: 'workflows: child_process',
+    folder: 'workflows',
+    code: "import { spawn } from 'node:child_process';\nexport const x = spawn;\n",
+    expect: restricted('no Node built-ins'),
+  },
+  {
+    label: 'workflows: activity value import',
+    folder: 'workflows',
+    code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n",
+    expect: restricted('import type'),
+  },
+  {
+    label: 'cli: an adapter',
+    folder: 'cli',
+    code: "import { probeHms } from '../adapters/hms/thrift/connection';\nexport const x = probeHms;\n",
+    expect: restricted('only through app/'),
+  },
+  {
+    label: 'cli: an activity',
+    folder: 'cli',
+    code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n",
+    expect: restricted('only through app/'),
+  },
+  {
+    label: 'cli: the Temporal client',
+    folder: 'cli',
+    code: "import { Client } from '@temporalio/client';\nexport const x = Client;\n",
+    expect: restricted('no I/O library'),
+  },
+  {
+    label: 'cli: app/ and core/ are allowed',
+    folder: 'cli',
+    code: "import { runDoctor } from '../app/doctor';\nimport { ErrorCode } from '../core/errors';\nexport const x = [runDoctor, ErrorCode];\n",
+    expect: null,
+  },
+  {
+    label: 'core: engine',
+    folder: 'core',
+    code: "import { createEngine } from '../engine/engine';\nexport const x = createEngine;\n",
+    expect: restricted('bottom layer'),
+  },
+  {
+    label: 'workflows: engine, even as a type',
+    folder: 'workflows',
+    code: "import type { ConversionEngine } from '../engine/engine';\nexport type E = ConversionEngine;\n",
+    expect: restricted('must not import engine'),
+  },
+  {
+    label: 'activities: an adapter value',
+    folder: 'activities',
+    code: "import { writeResults } from '../adapters/results/parquet';\nexport const x = writeResults;\n",
+    expect: restricted('must not import adapters'),
+  },
+  {
+    label: 'activities: an adapter type',
+    folder: 'activities',
+    code: "import type { PostgresStateStore } from '../adapters/state/postgres';\nexport type S = PostgresStateStore;\n",
+    expect: restricted('must not import adapters'),
+  },
+  {
+    label: 'activities: an engine value',
+    folder: 'activities',
+    code: "import { createEngine } from '../engine/engine';\nexport const x = createEngine;\n",
+    expect: restricted('`import type` only'),
+  },
   {
     label: 'activities: type-only engine import + core ports are allowed',
     folder: 'activities',
     code: "import type { ConversionEngine } from '../engine/engine';\nimport type { StateStore } from '../core/state/store';\nexport type D = { engine: ConversionEngine; state: StateStore };\n",
     expect: null,
   },
-  { label: 'engine: a function over 80 lines', folder: 'engine', code: `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(80)}  return n;\n}\n`, expect: { rule: 'max-lines-per-function', text: '' } },
-  { label: 'app: a function over 80 lines', folder: 'app', code: `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(80)}  return n;\n}\n`, expect: { rule: 'max-lines-per-function', text: '' } },
-  { label: 'adapters: an activity', folder: 'adapters', code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n", expect: restricted('layers above them') },
-  { label: 'activities: app/', folder: 'activities', code: "import { createWorker } from '../app/worker';\nexport const x = createWorker;\n", expect: restricted('layers above them') },
-  { label: 'core: app/', folder: 'core', code: "import { createWorker } from '../app/worker';\nexport const x = createWorker;\n", expect: restricted('app/') },
-  { label: 'core: floating promise', folder: 'core', code: 'async function f(): Promise<number> { return 1; }\nexport function g(): void { f(); }\n', expect: { rule: '@typescript-eslint/no-floating-promises', text: '' } },
+  {
+    label: 'engine: a function over 80 lines',
+    folder: 'engine',
+    code: `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(80)}  return n;\n}\n`,
+    expect: { rule: 'max-lines-per-function', text: '' },
+  },
+  {
+    label: 'app: a function over 80 lines',
+    folder: 'app',
+    code: `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(80)}  return n;\n}\n`,
+    expect: { rule: 'max-lines-per-function', text: '' },
+  },
+  {
+    label: 'adapters: an activity',
+    folder: 'adapters',
+    code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n",
+    expect: restricted('layers above them'),
+  },
+  {
+    label: 'activities: app/',
+    folder: 'activities',
+    code: "import { createWorker } from '../app/worker';\nexport const x = createWorker;\n",
+    expect: restricted('layers above them'),
+  },
+  {
+    label: 'core: app/',
+    folder: 'core',
+    code: "import { createWorker } from '../app/worker';\nexport const x = createWorker;\n",
+    expect: restricted('app/'),
+  },
+  {
+    label: 'core: floating promise',
+    folder: 'core',
+    code: 'async function f(): Promise<number> { return 1; }\nexport function g(): void { f(); }\n',
+    expect: { rule: '@typescript-eslint/no-floating-promises', text: '' },
+  },
   { label: 'core: zod is allowed', folder: 'core', code: "import { z } from 'zod';\nexport const s = z.string();\n", expect: null },
   {
     label: 'workflows: type-only activity import + @temporalio/workflow are allowed',
@@ -63,11 +168,16 @@ async function lintAll(): Promise<Messages> {
   const tag = `fence-probe-${process.pid}`;
   const files = probes.map((p, i) => path.join(root, p.folder, `${tag}-${i}.ts`));
   try {
-    await Promise.all(probes.map(async (p, i) => {
-      await fs.mkdir(path.join(root, p.folder), { recursive: true });
-      await fs.writeFile(files[i] as string, p.code);
-    }));
-    const out = await promisify(execFile)(path.join(root, 'node_modules', '.bin', 'eslint'), ['--format', 'json', ...files], { cwd: root, maxBuffer: 64 << 20 }).catch(
+    await Promise.all(
+      probes.map(async (p, i) => {
+        await fs.mkdir(path.join(root, p.folder), { recursive: true });
+        await fs.writeFile(files[i] as string, p.code);
+      }),
+    );
+    const out = await promisify(execFile)(path.join(root, 'node_modules', '.bin', 'eslint'), ['--format', 'json', ...files], {
+      cwd: root,
+      maxBuffer: 64 << 20,
+    }).catch(
       (e: { stdout?: string }) => ({ stdout: e.stdout ?? '[]' }), // eslint exits 1 when it finds errors
     );
     const results = JSON.parse(out.stdout) as Array<{ filePath: string; messages: Array<{ ruleId: string | null; message: string }> }>;

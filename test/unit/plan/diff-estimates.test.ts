@@ -5,14 +5,30 @@ import { estimateWave, parseThroughput } from '../../../core/plan/estimates';
 import type { PlanFile } from '../../../core/plan/plan-file';
 
 type Entry = PlanFile['waves'][number]['tables'][number];
-const t = (id: string, over: Partial<Entry> = {}): Entry => ({ id, team: null, class: 'migrate', fingerprint: `fp-${id}`, files: 1, bytes: 1, ...over });
-const wave = (number: number, tables: Entry[]): PlanFile['waves'][number] => ({ number, tables, estimates: { files: 0, bytes: 0, expectedSeconds: 0 } });
+const t = (id: string, over: Partial<Entry> = {}): Entry => ({
+  id,
+  team: null,
+  class: 'migrate',
+  fingerprint: `fp-${id}`,
+  files: 1,
+  bytes: 1,
+  ...over,
+});
+const wave = (number: number, tables: Entry[]): PlanFile['waves'][number] => ({
+  number,
+  tables,
+  estimates: { files: 0, bytes: 0, expectedSeconds: 0 },
+});
 
 describe('diffPlans', () => {
   it('lists added, removed (with the new reason), moved, class and fingerprint changes by id', () => {
     const before = { waves: [wave(1, [t('a.keep'), t('a.move'), t('a.drop'), t('a.gone')]), wave(2, [t('a.cls')])], notPlanned: [] };
     const after = {
-      waves: [wave(1, [t('a.keep', { fingerprint: 'changed' }), t('a.new')]), wave(2, [t('a.cls', { class: 'migrate-with-warnings' })]), wave(3, [t('a.move')])],
+      waves: [
+        wave(1, [t('a.keep', { fingerprint: 'changed' }), t('a.new')]),
+        wave(2, [t('a.cls', { class: 'migrate-with-warnings' })]),
+        wave(3, [t('a.move')]),
+      ],
       notPlanned: [{ id: 'a.drop', reason: 'CLASS_REWRITE_REQUIRED' as const }],
     };
     expect(diffPlans(before, after)).toEqual({
@@ -33,7 +49,15 @@ describe('estimateWave', () => {
   const tp = { filesPerSecond: 100, bytesPerSecond: 1e6, perTableOverheadSeconds: 2 };
 
   it('adds file, byte and per-table time and rounds up to whole seconds', () => {
-    expect(estimateWave([{ files: 150, bytes: 2e6 }, { files: 50, bytes: 5e5 }], tp)).toEqual({ files: 200, bytes: 2.5e6, expectedSeconds: 9 });
+    expect(
+      estimateWave(
+        [
+          { files: 150, bytes: 2e6 },
+          { files: 50, bytes: 5e5 },
+        ],
+        tp,
+      ),
+    ).toEqual({ files: 200, bytes: 2.5e6, expectedSeconds: 9 });
     expect(estimateWave([], tp)).toEqual({ files: 0, bytes: 0, expectedSeconds: 0 });
     expect(estimateWave([{ files: 1, bytes: 1 }], tp).expectedSeconds).toBe(3);
   });

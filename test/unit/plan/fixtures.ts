@@ -5,7 +5,19 @@ import type { WavePlan } from '../../../core/plan/waves';
 
 export function table(id: string, over: Partial<Omit<PlanTable, 'id' | 'database' | 'name'>> = {}): PlanTable {
   const [database = '', name = ''] = id.split('.');
-  return { id, database, name, team: 'data', kind: 'table', class: 'migrate', files: 1, bytes: 100, risk: 'low', fingerprint: `fp-${id}`, ...over };
+  return {
+    id,
+    database,
+    name,
+    team: 'data',
+    kind: 'table',
+    class: 'migrate',
+    files: 1,
+    bytes: 100,
+    risk: 'low',
+    fingerprint: `fp-${id}`,
+    ...over,
+  };
 }
 
 export const edge = (from: string, to: string, reason: PlanEdge['reason'] = 'view'): PlanEdge => ({ from, to, reason });
@@ -93,14 +105,20 @@ export function bruteSccs(ids: readonly string[], edges: readonly PlanEdge[]): M
 }
 
 /** Every invariant a plan must hold; returns a list of violations (empty = good). */
-export function violations(tables: readonly PlanTable[], edges: readonly PlanEdge[], plan: WavePlan, sccOf?: Map<string, string>): string[] {
+export function violations(
+  tables: readonly PlanTable[],
+  edges: readonly PlanEdge[],
+  plan: WavePlan,
+  sccOf?: Map<string, string>,
+): string[] {
   const out: string[] = [];
   const o = plan.options;
   const wave = new Map<string, number>();
-  for (const w of plan.waves) for (const t of w.tables) {
-    if (wave.has(t.id)) out.push(`${t.id} planned twice`);
-    wave.set(t.id, w.number);
-  }
+  for (const w of plan.waves)
+    for (const t of w.tables) {
+      if (wave.has(t.id)) out.push(`${t.id} planned twice`);
+      wave.set(t.id, w.number);
+    }
   const notPlanned = new Set(plan.notPlanned.map((n) => n.id));
   for (const t of tables) if (wave.has(t.id) === notPlanned.has(t.id)) out.push(`${t.id} must be in exactly one of waves / notPlanned`);
   for (const e of edges) {
@@ -114,7 +132,15 @@ export function violations(tables: readonly PlanTable[], edges: readonly PlanEdg
   const teamTotals = new Map<string, number>();
   for (const w of plan.waves) for (const t of w.tables) if (t.team !== null) teamTotals.set(t.team, (teamTotals.get(t.team) ?? 0) + 1);
   for (const w of plan.waves) {
-    if (oversize.has(w.tables.map((t) => t.id).sort().join(','))) continue;
+    if (
+      oversize.has(
+        w.tables
+          .map((t) => t.id)
+          .sort()
+          .join(','),
+      )
+    )
+      continue;
     const sum = (f: (t: PlanTable) => number): number => w.tables.reduce((s, t) => s + f(t), 0);
     if (w.tables.length > o.maxTablesPerWave) out.push(`wave ${w.number}: ${w.tables.length} tables`);
     if (sum((t) => t.files) > o.maxFilesPerWave) out.push(`wave ${w.number}: files cap`);

@@ -7,7 +7,10 @@ import { bruteSccs, edge, randomGraph, table } from './fixtures';
 
 describe('buildGraph', () => {
   it('indexes tables in id order whatever the input order, and collapses duplicate edges', () => {
-    const g = buildGraph([table('b.y'), table('a.x'), table('b.a')], [edge('a.x', 'b.y', 'view'), edge('a.x', 'b.y', 'lineage'), edge('b.a', 'b.y')]);
+    const g = buildGraph(
+      [table('b.y'), table('a.x'), table('b.a')],
+      [edge('a.x', 'b.y', 'view'), edge('a.x', 'b.y', 'lineage'), edge('b.a', 'b.y')],
+    );
     expect(g.tables.map((t) => t.id)).toEqual(['a.x', 'b.a', 'b.y']);
     expect(g.edges).toEqual([edge('a.x', 'b.y', 'lineage'), edge('b.a', 'b.y', 'view')]);
     expect(Array.from(g.pred.targets.subarray(g.pred.offsets[2], g.pred.offsets[3]))).toEqual([0, 1]);
@@ -25,7 +28,9 @@ describe('buildGraph', () => {
   it('refuses duplicate ids and ids that are not database.name with PLAN_INVALID', () => {
     expect(() => buildGraph([table('a.x'), table('a.x')], [])).toThrow(expect.objectContaining({ code: 'PLAN_INVALID' }) as MigrationError);
     expect(() => buildGraph([{ ...table('a.x'), name: 'y' }], [])).toThrow(/not database.name/);
-    expect(() => buildGraph([table('a.x'), table('a.y', { files: -1 })], [])).toThrow('tables[1].files: expected a non-negative integer, got -1 (a.y)');
+    expect(() => buildGraph([table('a.x'), table('a.y', { files: -1 })], [])).toThrow(
+      'tables[1].files: expected a non-negative integer, got -1 (a.y)',
+    );
     expect(() => buildGraph([table('a.x', { bytes: NaN })], [])).toThrow(/tables\[0\]\.bytes/);
   });
 });
@@ -38,15 +43,22 @@ describe('stronglyConnected / findCycles', () => {
     const comps = stronglyConnected(g.succ);
     const dag = condense(g.succ, comps);
     // Tarjan order: an edge c -> d between components has d < c.
-    for (let c = 0; c < comps.members.length; c++) for (let e = dag.offsets[c]!; e < dag.offsets[c + 1]!; e++) expect(dag.targets[e]!).toBeLessThan(c);
+    for (let c = 0; c < comps.members.length; c++)
+      for (let e = dag.offsets[c]!; e < dag.offsets[c + 1]!; e++) expect(dag.targets[e]!).toBeLessThan(c);
   });
 
   it('handles a 10,000-table chain and a 10,000-table ring without recursion', () => {
     const ids = Array.from({ length: 10_000 }, (_, i) => `d.t${String(i).padStart(5, '0')}`);
     const chain = ids.slice(1).map((id, i) => edge(ids[i]!, id));
-    const g = buildGraph(ids.map((id) => table(id)), chain);
+    const g = buildGraph(
+      ids.map((id) => table(id)),
+      chain,
+    );
     expect(stronglyConnected(g.succ).members).toHaveLength(10_000);
-    const ring = buildGraph(ids.map((id) => table(id)), [...chain, edge(ids[9_999]!, ids[0]!)]);
+    const ring = buildGraph(
+      ids.map((id) => table(id)),
+      [...chain, edge(ids[9_999]!, ids[0]!)],
+    );
     expect(findCycles(ring)).toEqual([ids]);
   });
 
@@ -55,7 +67,10 @@ describe('stronglyConnected / findCycles', () => {
       fc.property(fc.integer(), fc.integer({ min: 1, max: 80 }), fc.integer({ min: 0, max: 200 }), (seed, n, m) => {
         const { tables, edges } = randomGraph(seed, n, m, true);
         const g = buildGraph(tables, edges);
-        const rep = bruteSccs(tables.map((t) => t.id), edges);
+        const rep = bruteSccs(
+          tables.map((t) => t.id),
+          edges,
+        );
         const comps = stronglyConnected(g.succ);
         for (const members of comps.members) {
           const ids = members.map((v) => g.tables[v]!.id);
@@ -64,7 +79,12 @@ describe('stronglyConnected / findCycles', () => {
         }
         const selfLoops = new Set(edges.filter((e) => e.from === e.to).map((e) => e.from));
         const expected = [...new Set(rep.values())]
-          .map((r) => tables.filter((t) => rep.get(t.id) === r).map((t) => t.id).sort())
+          .map((r) =>
+            tables
+              .filter((t) => rep.get(t.id) === r)
+              .map((t) => t.id)
+              .sort(),
+          )
           .filter((ids) => ids.length > 1 || selfLoops.has(ids[0]!))
           .sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
         expect(findCycles(g)).toEqual(expected);

@@ -10,7 +10,9 @@ describe('sha256Hex', () => {
   it('matches the FIPS 180-2 vectors', () => {
     expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
-    expect(sha256Hex('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')).toBe('248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1');
+    expect(sha256Hex('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')).toBe(
+      '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+    );
   });
 
   it('handles every padding boundary (55, 56, 63, 64, 65 bytes) and a million a', () => {
@@ -19,18 +21,29 @@ describe('sha256Hex', () => {
   });
 
   it('agrees with node:crypto on random strings (UTF-8, astral planes, lone surrogates) and bytes', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => sha256Hex(s) === nodeSha(Buffer.from(s, 'utf8'))), { numRuns: 300 });
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (b) => sha256Hex(b) === nodeSha(b)), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => sha256Hex(s) === nodeSha(Buffer.from(s, 'utf8'))),
+      { numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (b) => sha256Hex(b) === nodeSha(b)),
+      { numRuns: 200 },
+    );
   });
 
   it('encodes UTF-8 like Buffer does', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 100 }), (s) => Buffer.from(utf8(s)).equals(Buffer.from(s, 'utf8'))), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 100 }), (s) => Buffer.from(utf8(s)).equals(Buffer.from(s, 'utf8'))),
+      { numRuns: 300 },
+    );
   });
 });
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth, drops undefined members, no whitespace', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null }, u: undefined })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null }, u: undefined })).toBe(
+      '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   it('formats numbers stably and refuses NaN/Infinity', () => {

@@ -16,7 +16,10 @@ type Doc = Record<string, unknown> & PlanFile;
 let dir = '';
 const base = (): Doc => JSON.parse(serializePlan(makePlan())) as Doc;
 const wave0 = (d: Doc) => d.waves[0]!;
-const withTable = (d: Doc, over: Record<string, unknown>): Doc => ({ ...d, waves: [{ ...wave0(d), tables: [{ ...wave0(d).tables[0]!, ...over }] }, ...d.waves.slice(1)] });
+const withTable = (d: Doc, over: Record<string, unknown>): Doc => ({
+  ...d,
+  waves: [{ ...wave0(d), tables: [{ ...wave0(d).tables[0]!, ...over }] }, ...d.waves.slice(1)],
+});
 const text = (d: Record<string, unknown>): string => JSON.stringify(rehashed(d));
 
 function sparse(name: string, bytes: number): string {
@@ -42,30 +45,95 @@ const CASES: [string, string, RegExp, () => string | Buffer | ((name: string) =>
   ['UTF-8 garbage with NULs', 'PLAN_INVALID', /not JSON/, () => '\u0000\u0001\u00ff'.repeat(100)],
   ['a JSON array', 'PLAN_INVALID', /a plan file is a JSON object/, () => '[1,2]'],
   ['JSON null', 'PLAN_INVALID', /a plan file is a JSON object/, () => 'null'],
-  ['a wave number of 2^31', 'PLAN_INVALID', /waves\[0\]\.number/, () => text({ ...base(), waves: [{ ...wave0(base()), number: 2 ** 31 }] })],
-  ['a wave number of 2^53 + 2', 'PLAN_INVALID', /waves\[0\]\.number/, () => text({ ...base(), waves: [{ ...wave0(base()), number: 2 ** 53 + 2 }] })],
+  [
+    'a wave number of 2^31',
+    'PLAN_INVALID',
+    /waves\[0\]\.number/,
+    () => text({ ...base(), waves: [{ ...wave0(base()), number: 2 ** 31 }] }),
+  ],
+  [
+    'a wave number of 2^53 + 2',
+    'PLAN_INVALID',
+    /waves\[0\]\.number/,
+    () => text({ ...base(), waves: [{ ...wave0(base()), number: 2 ** 53 + 2 }] }),
+  ],
   ['a wave number of 0', 'PLAN_INVALID', /waves\[0\]\.number/, () => text({ ...base(), waves: [{ ...wave0(base()), number: 0 }] })],
-  ['an empty wave', 'PLAN_INVALID', /waves\[0\]\.tables: a wave has at least one table/, () => text({ ...base(), waves: [{ ...wave0(base()), tables: [] }, ...base().waves.slice(1)] })],
+  [
+    'an empty wave',
+    'PLAN_INVALID',
+    /waves\[0\]\.tables: a wave has at least one table/,
+    () => text({ ...base(), waves: [{ ...wave0(base()), tables: [] }, ...base().waves.slice(1)] }),
+  ],
   ['a plan with no waves', 'PLAN_EMPTY', /nothing to apply/, () => text({ ...base(), waves: [] })],
-  ['a table in a wave and in notPlanned', 'PLAN_INVALID', /s\.a is both in a wave and not planned/, () => text({ ...base(), notPlanned: [{ id: 's.a', reason: 'CLASS_SKIP' }] })],
-  ['a table in two waves', 'PLAN_INVALID', /s\.a appears twice/, () => text({ ...base(), waves: [wave0(base()), { ...base().waves[1]!, tables: [wave0(base()).tables[0]!] }] })],
-  ['a table twice in notPlanned', 'PLAN_INVALID', /notPlanned\[1\]\.id: s\.gone appears twice/, () => text({ ...base(), notPlanned: [...base().notPlanned, ...base().notPlanned] })],
-  ['an id without a dot', 'PLAN_INVALID', /waves\[0\]\.tables\[0\]\.id: expected db\.table/, () => text(withTable(base(), { id: 'orders' }))],
+  [
+    'a table in a wave and in notPlanned',
+    'PLAN_INVALID',
+    /s\.a is both in a wave and not planned/,
+    () => text({ ...base(), notPlanned: [{ id: 's.a', reason: 'CLASS_SKIP' }] }),
+  ],
+  [
+    'a table in two waves',
+    'PLAN_INVALID',
+    /s\.a appears twice/,
+    () => text({ ...base(), waves: [wave0(base()), { ...base().waves[1]!, tables: [wave0(base()).tables[0]!] }] }),
+  ],
+  [
+    'a table twice in notPlanned',
+    'PLAN_INVALID',
+    /notPlanned\[1\]\.id: s\.gone appears twice/,
+    () => text({ ...base(), notPlanned: [...base().notPlanned, ...base().notPlanned] }),
+  ],
+  [
+    'an id without a dot',
+    'PLAN_INVALID',
+    /waves\[0\]\.tables\[0\]\.id: expected db\.table/,
+    () => text(withTable(base(), { id: 'orders' })),
+  ],
   ['an id with two dots', 'PLAN_INVALID', /expected db\.table/, () => text(withTable(base(), { id: 'a.b.c' }))],
   ['an id with a newline', 'PLAN_INVALID', /expected db\.table/, () => text(withTable(base(), { id: 's.a\nb' }))],
-  ['a notPlanned id that is not db.table', 'PLAN_INVALID', /notPlanned\[0\]\.id: expected db\.table/, () => text({ ...base(), notPlanned: [{ id: '', reason: 'CLASS_SKIP' }] })],
+  [
+    'a notPlanned id that is not db.table',
+    'PLAN_INVALID',
+    /notPlanned\[0\]\.id: expected db\.table/,
+    () => text({ ...base(), notPlanned: [{ id: '', reason: 'CLASS_SKIP' }] }),
+  ],
   ['a NaN count', 'PLAN_INVALID', /not JSON/, () => text(base()).replace('"files":10', '"files":NaN')],
   ['a negative count', 'PLAN_INVALID', /waves\[0\]\.tables\[0\]\.files/, () => text(withTable(base(), { files: -1 }))],
   ['a fractional count', 'PLAN_INVALID', /waves\[0\]\.tables\[0\]\.bytes/, () => text(withTable(base(), { bytes: 1.5 }))],
   ['a count beyond 2^53', 'PLAN_INVALID', /waves\[0\]\.tables\[0\]\.bytes/, () => text(withTable(base(), { bytes: 2 ** 60 }))],
-  ['a count of 1e400 (Infinity)', 'PLAN_INVALID', /waves\[0\]\.\S+: Infinity is not a finite number/, () => text(base()).replace('"files":10', '"files":1e400')],
-  ['a __proto__ member at the top', 'PLAN_INVALID', /"__proto__" is not allowed/, () => text(base()).replace('{', '{"__proto__":{"polluted":true},')],
+  [
+    'a count of 1e400 (Infinity)',
+    'PLAN_INVALID',
+    /waves\[0\]\.\S+: Infinity is not a finite number/,
+    () => text(base()).replace('"files":10', '"files":1e400'),
+  ],
+  [
+    'a __proto__ member at the top',
+    'PLAN_INVALID',
+    /"__proto__" is not allowed/,
+    () => text(base()).replace('{', '{"__proto__":{"polluted":true},'),
+  ],
   ['a __proto__ pin', 'PLAN_INVALID', /options\.pins\.__proto__/, () => text(base()).replace('"pins":{}', '"pins":{"__proto__":1}')],
-  ['a constructor member in a table', 'PLAN_INVALID', /"constructor" is not allowed/, () => text(base()).replace('"id":"s.a"', '"id":"s.a","constructor":{"prototype":{"x":1}}')],
+  [
+    'a constructor member in a table',
+    'PLAN_INVALID',
+    /"constructor" is not allowed/,
+    () => text(base()).replace('"id":"s.a"', '"id":"s.a","constructor":{"prototype":{"x":1}}'),
+  ],
   ['JSON nested a million deep', 'PLAN_INVALID', /deeper than 32/, () => `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`],
-  ['a member nested 40 deep', 'PLAN_INVALID', /deeper than 32/, () => text(base()).replace('"pins":{}', `"pins":${'{"a":'.repeat(40)}1${'}'.repeat(40)}`)],
+  [
+    'a member nested 40 deep',
+    'PLAN_INVALID',
+    /deeper than 32/,
+    () => text(base()).replace('"pins":{}', `"pins":${'{"a":'.repeat(40)}1${'}'.repeat(40)}`),
+  ],
   ['a future version', 'PLAN_VERSION_UNSUPPORTED', /newer than this build/, () => text({ ...base(), version: 3 })],
-  ['an edit without re-hashing', 'PLAN_HASH_MISMATCH', /changed after planning/, () => serializePlan(makePlan()).replace('"files":10', '"files":11')],
+  [
+    'an edit without re-hashing',
+    'PLAN_HASH_MISMATCH',
+    /changed after planning/,
+    () => serializePlan(makePlan()).replace('"files":10', '"files":11'),
+  ],
 ];
 
 function fileFor(name: string, make: () => string | Buffer | ((name: string) => string)): string {
@@ -88,13 +156,31 @@ describe('hostile plan files through readPlanForApply', () => {
   });
 
   it('accepts the largest wave number the state store holds (2^31 - 1)', () => {
-    const file = writePlan(dir, 'max-wave.json', text({ ...base(), waves: [{ ...wave0(base()), number: MAX_WAVE_NUMBER - 1 }, { ...base().waves[1]!, number: MAX_WAVE_NUMBER }] }));
+    const file = writePlan(
+      dir,
+      'max-wave.json',
+      text({
+        ...base(),
+        waves: [
+          { ...wave0(base()), number: MAX_WAVE_NUMBER - 1 },
+          { ...base().waves[1]!, number: MAX_WAVE_NUMBER },
+        ],
+      }),
+    );
     expect(readPlanForApply(file, configWith(), {}).plan.waves.map((w) => w.number)).toEqual([2 ** 31 - 2, 2 ** 31 - 1]);
   });
 
   it.each([
     ['a missing file', () => path.join(dir, 'nope.json'), /ENOENT/],
-    ['a directory', () => { const d = path.join(dir, 'a-dir'); mkdirSync(d, { recursive: true }); return d; }, /not a regular file|EISDIR/],
+    [
+      'a directory',
+      () => {
+        const d = path.join(dir, 'a-dir');
+        mkdirSync(d, { recursive: true });
+        return d;
+      },
+      /not a regular file|EISDIR/,
+    ],
     ['/dev/zero (endless, stat size 0)', () => '/dev/zero', /not a regular file/],
   ])('refuses %s with USAGE', (_name, where, message) => {
     const e = errorOf(() => readPlanForApply(where(), configWith(), {}));

@@ -2,7 +2,6 @@
 import { lineageEdges, parseLineage } from '../../../core/plan/lineage';
 import { errorOf } from '../../helpers/errors';
 
-
 describe('lineage', () => {
   it('turns every read of a job into a dependency of every write, lower-cased, deduplicated, sorted', () => {
     const doc = {
@@ -21,7 +20,18 @@ describe('lineage', () => {
   });
 
   it.each([
-    [{ version: 1, jobs: [{ name: 'a', reads: [], writes: [] }, { name: 'b', reads: [], writes: [] }, { name: 'c', reads: [], writes: [] }, { name: 'd', reads: ['events'], writes: ['x.y'] }] }, 'jobs[3].reads[0]: expected db.table'],
+    [
+      {
+        version: 1,
+        jobs: [
+          { name: 'a', reads: [], writes: [] },
+          { name: 'b', reads: [], writes: [] },
+          { name: 'c', reads: [], writes: [] },
+          { name: 'd', reads: ['events'], writes: ['x.y'] },
+        ],
+      },
+      'jobs[3].reads[0]: expected db.table',
+    ],
     [{ version: 1, jobs: [{ name: 'a', reads: ['a.b'], writes: ['a.b.c'] }] }, 'jobs[0].writes[0]: expected db.table'],
     [{ version: 1, jobs: [{ name: '', reads: [], writes: [] }] }, 'jobs[0].name: '],
     [{ version: 1, jobs: [{ name: 'a', reads: 'x.y', writes: [] }] }, 'jobs[0].reads: '],

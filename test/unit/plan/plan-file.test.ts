@@ -20,16 +20,29 @@ const header = {
 const make = (): PlanFile =>
   buildPlan(
     header,
-    planWaves(buildGraph([table('s.a', { files: 150, bytes: 2e6 }), table('s.v', { kind: 'view', files: 0, bytes: 0 }), table('s.gone', { class: 'skip' })], [edge('s.a', 's.v'), edge('s.a', 'x.unknown')]), baseOptions),
+    planWaves(
+      buildGraph(
+        [table('s.a', { files: 150, bytes: 2e6 }), table('s.v', { kind: 'view', files: 0, bytes: 0 }), table('s.gone', { class: 'skip' })],
+        [edge('s.a', 's.v'), edge('s.a', 'x.unknown')],
+      ),
+      baseOptions,
+    ),
   );
-
 
 describe('plan file', () => {
   it('carries waves with table entries and estimates, notPlanned and findings', () => {
     const p = make();
     expect(p.waves).toEqual([
-      { number: 1, tables: [{ id: 's.a', team: 'data', class: 'migrate', fingerprint: 'fp-s.a', files: 150, bytes: 2e6 }], estimates: { files: 150, bytes: 2e6, expectedSeconds: 5 } },
-      { number: 2, tables: [{ id: 's.v', team: 'data', class: 'migrate', fingerprint: 'fp-s.v', files: 0, bytes: 0 }], estimates: { files: 0, bytes: 0, expectedSeconds: 2 } },
+      {
+        number: 1,
+        tables: [{ id: 's.a', team: 'data', class: 'migrate', fingerprint: 'fp-s.a', files: 150, bytes: 2e6 }],
+        estimates: { files: 150, bytes: 2e6, expectedSeconds: 5 },
+      },
+      {
+        number: 2,
+        tables: [{ id: 's.v', team: 'data', class: 'migrate', fingerprint: 'fp-s.v', files: 0, bytes: 0 }],
+        estimates: { files: 0, bytes: 0, expectedSeconds: 2 },
+      },
     ]);
     expect(p.notPlanned).toEqual([{ id: 's.gone', reason: 'CLASS_SKIP' }]);
     expect(p.findings.map((f) => f.code)).toEqual(['UNKNOWN_EDGE_ENDPOINT']);
@@ -74,7 +87,10 @@ describe('plan file', () => {
   });
 
   it('runs the upgrade chain step by step and refuses gaps', () => {
-    const chain = { 1: (d: Record<string, unknown>) => ({ ...d, version: 2, a: 1 }), 2: (d: Record<string, unknown>) => ({ ...d, version: 3, b: 2 }) };
+    const chain = {
+      1: (d: Record<string, unknown>) => ({ ...d, version: 2, a: 1 }),
+      2: (d: Record<string, unknown>) => ({ ...d, version: 3, b: 2 }),
+    };
     expect(upgradePlanDocument({ version: 1 }, chain, 3)).toEqual({ version: 3, a: 1, b: 2 });
     expect(upgradePlanDocument({ version: 2 }, chain, 3)).toEqual({ version: 3, b: 2 });
     expect(errorOf(() => upgradePlanDocument({ version: 1 }, { 1: chain[1] }, 3)).message).toMatch(/no upgrade from plan version 2/);

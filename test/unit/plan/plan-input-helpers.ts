@@ -17,8 +17,24 @@ export const TARGET: PlanTarget = { catalog: 'lake', type: 'rest', mode: null, n
 
 /** Two waves (s.a, then the view s.v), s.gone not planned (CLASS_SKIP). */
 export function makePlan(target: PlanTarget | null = TARGET): PlanFile {
-  const header = { createdAt: '2026-12-01T10:00:00.000Z', toolVersion: '0.1.0', source: { uri: 'thrift://hms:9083', label: 'thrift' }, targetCatalog: 'lake', target, throughput: { filesPerSecond: 100, bytesPerSecond: 1e6, perTableOverheadSeconds: 1 } };
-  return buildPlan(header, planWaves(buildGraph([table('s.a', { files: 10, bytes: 1000 }), table('s.v', { kind: 'view', files: 0, bytes: 0 }), table('s.gone', { class: 'skip' })], [edge('s.a', 's.v')]), baseOptions));
+  const header = {
+    createdAt: '2026-12-01T10:00:00.000Z',
+    toolVersion: '0.1.0',
+    source: { uri: 'thrift://hms:9083', label: 'thrift' },
+    targetCatalog: 'lake',
+    target,
+    throughput: { filesPerSecond: 100, bytesPerSecond: 1e6, perTableOverheadSeconds: 1 },
+  };
+  return buildPlan(
+    header,
+    planWaves(
+      buildGraph(
+        [table('s.a', { files: 10, bytes: 1000 }), table('s.v', { kind: 'view', files: 0, bytes: 0 }), table('s.gone', { class: 'skip' })],
+        [edge('s.a', 's.v')],
+      ),
+      baseOptions,
+    ),
+  );
 }
 
 /** The document with its hash recomputed the way anyone can (plain sha256): what a forger writes. */
@@ -38,4 +54,3 @@ export function writePlan(dir: string, name: string, content: string | Buffer | 
 export function configWith(signing?: unknown): MigrateConfig {
   return configSchema.parse(signing === undefined ? { plan: {} } : { plan: { signing } });
 }
-

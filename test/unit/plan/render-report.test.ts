@@ -17,7 +17,13 @@ const tables = [
 const edges = [edge('sales.orders', 'sales.v_eu'), edge('misc.loader', 'sales.orders', 'lineage'), edge('misc.csv', 'sales.v_eu')];
 
 function plan(): PlanFile {
-  const header = { createdAt: '2026-01-02T03:04:05.000Z', toolVersion: 'migrate 0.0.0', source: { uri: 'thrift://hms:9083', label: 'test' }, targetCatalog: 'lake', throughput: { filesPerSecond: 10, bytesPerSecond: 1024, perTableOverheadSeconds: 5 } };
+  const header = {
+    createdAt: '2026-01-02T03:04:05.000Z',
+    toolVersion: 'migrate 0.0.0',
+    source: { uri: 'thrift://hms:9083', label: 'test' },
+    targetCatalog: 'lake',
+    throughput: { filesPerSecond: 10, bytesPerSecond: 1024, perTableOverheadSeconds: 5 },
+  };
   return buildPlan(header, planWaves(buildGraph(tables, edges), baseOptions));
 }
 
@@ -50,7 +56,10 @@ describe('render-graph', () => {
 describe('report', () => {
   it('waves × teams, per-wave tables with codes, not planned with reasons, findings', () => {
     const p = plan();
-    const md = renderReport(p, [{ id: 'sales.v_eu', class: 'migrate-with-warnings', codes: ['VIEW'] }, { id: 'misc.csv', class: 'rewrite-required', codes: ['UNSUPPORTED_FORMAT'] }]);
+    const md = renderReport(p, [
+      { id: 'sales.v_eu', class: 'migrate-with-warnings', codes: ['VIEW'] },
+      { id: 'misc.csv', class: 'rewrite-required', codes: ['UNSUPPORTED_FORMAT'] },
+    ]);
     expect(md).toContain('## Waves × teams');
     expect(md).toMatch(/^\| wave \| \(no team\) \| payments \| web "core" \| tables \| files \| bytes \| expected \|$/m);
     expect(md).toMatch(/^\| \*\*total\*\* \| 1 \| 2 \| 1 \| 4 \|/m);

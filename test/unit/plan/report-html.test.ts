@@ -15,7 +15,13 @@ const tables = [
   table('misc.loader', { team: null }),
 ];
 function plan(): PlanFile {
-  const header = { createdAt: '2026-01-02T03:04:05.000Z', toolVersion: 'migrate 0.0.0', source: { uri: 'thrift://hms:9083', label: 'test' }, targetCatalog: 'lake', throughput: { filesPerSecond: 10, bytesPerSecond: 1024, perTableOverheadSeconds: 5 } };
+  const header = {
+    createdAt: '2026-01-02T03:04:05.000Z',
+    toolVersion: 'migrate 0.0.0',
+    source: { uri: 'thrift://hms:9083', label: 'test' },
+    targetCatalog: 'lake',
+    throughput: { filesPerSecond: 10, bytesPerSecond: 1024, perTableOverheadSeconds: 5 },
+  };
   return buildPlan(header, planWaves(buildGraph(tables, [edge('misc.loader', 'sales.orders', 'lineage')]), baseOptions));
 }
 const rt = [
@@ -47,7 +53,9 @@ describe('HTML plan report', () => {
       expect(html).toContain(`<h2 id="wave-${w.number}">Wave ${w.number}</h2>`);
       for (const t of w.tables) expect(html).toContain(`<td>${escapeHtml(t.id)}</td>`);
     }
-    expect(html).toMatch(/<tr class="rewrite-required"><td>misc\.csv<\/td><td>CLASS_REWRITE_REQUIRED<\/td><td>rewrite-required<\/td><td>UNSUPPORTED_FORMAT<\/td><\/tr>/);
+    expect(html).toMatch(
+      /<tr class="rewrite-required"><td>misc\.csv<\/td><td>CLASS_REWRITE_REQUIRED<\/td><td>rewrite-required<\/td><td>UNSUPPORTED_FORMAT<\/td><\/tr>/,
+    );
     expect(html).toContain(p.hash);
   });
 

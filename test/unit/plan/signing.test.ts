@@ -35,7 +35,14 @@ function signedWith(signing: unknown, e: NodeJS.ProcessEnv = env): PlanFile {
 /** Move s.gone from notPlanned into a new wave 3 and re-hash with plain sha256, keeping the signature. */
 function forge(plan: PlanFile): Record<string, unknown> {
   const doc = JSON.parse(serializePlan(plan)) as Record<string, unknown> & PlanFile;
-  const waves = [...doc.waves, { number: 3, tables: [{ id: 's.gone', team: 'data', class: 'migrate', fingerprint: 'fp-s.gone', files: 1, bytes: 100 }], estimates: { files: 1, bytes: 100, expectedSeconds: 1 } }];
+  const waves = [
+    ...doc.waves,
+    {
+      number: 3,
+      tables: [{ id: 's.gone', team: 'data', class: 'migrate', fingerprint: 'fp-s.gone', files: 1, bytes: 100 }],
+      estimates: { files: 1, bytes: 100, expectedSeconds: 1 },
+    },
+  ];
   return rehashed({ ...doc, waves, notPlanned: [] });
 }
 
@@ -55,7 +62,11 @@ describe.each([
 
   it('signs the hash; apply reads it back and reports the signer and key id', () => {
     const plan = signedWith(signing);
-    expect(plan.signature).toMatchObject({ type: kind === 'hmac' ? 'hmac-sha256' : 'ed25519', signer: 'alice', keyId: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(plan.signature).toMatchObject({
+      type: kind === 'hmac' ? 'hmac-sha256' : 'ed25519',
+      signer: 'alice',
+      keyId: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
     const file = writePlan(dir, `${kind}-ok.json`, serializePlan(plan));
     const r = readPlanForApply(file, configWith(signing), env);
     expect(r.plan.hash).toBe(plan.hash);
@@ -65,7 +76,11 @@ describe.each([
   it('refuses a refused table moved into a wave and re-hashed with plain sha256', () => {
     const file = writePlan(dir, `${kind}-forged.json`, forge(signedWith(signing)));
     // Without signing the forgery parses (the hash alone cannot stop it); with signing it is refused.
-    expect(readPlanForApply(file, configWith(), env).plan.waves.map((w) => w.tables.map((t) => t.id))).toEqual([['s.a'], ['s.v'], ['s.gone']]);
+    expect(readPlanForApply(file, configWith(), env).plan.waves.map((w) => w.tables.map((t) => t.id))).toEqual([
+      ['s.a'],
+      ['s.v'],
+      ['s.gone'],
+    ]);
     expect(errorOf(() => readPlanForApply(file, configWith(signing), env)).code).toBe('PLAN_SIGNATURE_INVALID');
   });
 
@@ -97,20 +112,28 @@ describe('plan signing: keys', () => {
     const other = edPair('ed-b');
     const byOther = signedWith({ type: 'ed25519', ...other });
     const cfg = configWith({ type: 'ed25519', publicKeyFile: main.publicKeyFile });
-    expect(errorOf(() => readPlanForApply(writePlan(dir, 'ed-other.json', serializePlan(byOther)), cfg, env)).code).toBe('PLAN_SIGNATURE_INVALID');
+    expect(errorOf(() => readPlanForApply(writePlan(dir, 'ed-other.json', serializePlan(byOther)), cfg, env)).code).toBe(
+      'PLAN_SIGNATURE_INVALID',
+    );
     const good = signedWith({ type: 'ed25519', ...main });
     const stolenId = { ...byOther, signature: { ...byOther.signature!, keyId: good.signature!.keyId } };
-    expect(errorOf(() => readPlanForApply(writePlan(dir, 'ed-stolen.json', serializePlan(stolenId)), cfg, env)).message).toMatch(/does not verify/);
+    expect(errorOf(() => readPlanForApply(writePlan(dir, 'ed-stolen.json', serializePlan(stolenId)), cfg, env)).message).toMatch(
+      /does not verify/,
+    );
   });
 
-  it('refuses an HMAC-signed plan when Ed25519 is configured (algorithm is not the signer\'s choice)', () => {
+  it("refuses an HMAC-signed plan when Ed25519 is configured (algorithm is not the signer's choice)", () => {
     const plan = signedWith(hmac);
     const cfg = configWith({ type: 'ed25519', publicKeyFile: edPair('ed-c').publicKeyFile });
-    expect(errorOf(() => readPlanForApply(writePlan(dir, 'alg.json', serializePlan(plan)), cfg, env)).message).toMatch(/signed with hmac-sha256, but plan.signing expects ed25519/);
+    expect(errorOf(() => readPlanForApply(writePlan(dir, 'alg.json', serializePlan(plan)), cfg, env)).message).toMatch(
+      /signed with hmac-sha256, but plan.signing expects ed25519/,
+    );
   });
 
   it('binds the hash, type, key id and signer into the signed message', () => {
-    expect(signingMessage('ab', { type: 'ed25519', keyId: '0123456789abcdef', signer: 'x' })).toBe('hms-iceberg-migrator plan signature v1\nab\ned25519\n0123456789abcdef\nx');
+    expect(signingMessage('ab', { type: 'ed25519', keyId: '0123456789abcdef', signer: 'x' })).toBe(
+      'hms-iceberg-migrator plan signature v1\nab\ned25519\n0123456789abcdef\nx',
+    );
   });
 
   it.each([
@@ -130,10 +153,18 @@ describe('plan signing: keys', () => {
     const open = (s: object) => errorOf(() => planSigningKey(configWith({ type: 'ed25519', ...s }), env));
     expect(open({ publicKeyFile: path.join(dir, 'nope.pem') }).message).toMatch(/plan.signing.publicKeyFile: cannot read/);
     expect(open({ publicKeyFile: rsaFile }).message).toMatch(/holds a rsa key, not ed25519/);
-    expect(open({ publicKeyFile: a.publicKeyFile, privateKeyFile: b.privateKeyFile }).message).toMatch(/is not the private key of publicKeyFile/);
+    expect(open({ publicKeyFile: a.publicKeyFile, privateKeyFile: b.privateKeyFile }).message).toMatch(
+      /is not the private key of publicKeyFile/,
+    );
     expect(open({ publicKeyFile: a.publicKeyFile }).context['paths']).toEqual(['plan.signing.privateKeyFile']);
     // Apply needs only the public key.
     const plan = signedWith({ type: 'ed25519', ...a });
-    expect(readPlanForApply(writePlan(dir, 'pub-only.json', serializePlan(plan)), configWith({ type: 'ed25519', publicKeyFile: a.publicKeyFile }), env).signer?.signer).toBe('alice');
+    expect(
+      readPlanForApply(
+        writePlan(dir, 'pub-only.json', serializePlan(plan)),
+        configWith({ type: 'ed25519', publicKeyFile: a.publicKeyFile }),
+        env,
+      ).signer?.signer,
+    ).toBe('alice');
   });
 });

@@ -32,12 +32,22 @@ describe('pinned target', () => {
 
   it.each<[string, TargetConfig, RegExp | null, PlanTarget?]>([
     ['the same config', rest, null],
-    ['the same config written with defaults left out', { catalogName: 'h', type: 'hive' }, null, { catalog: 'h', type: 'hive', mode: 'register', namespacePrefix: '' }],
+    [
+      'the same config written with defaults left out',
+      { catalogName: 'h', type: 'hive' },
+      null,
+      { catalog: 'h', type: 'hive', mode: 'register', namespacePrefix: '' },
+    ],
     ['another namespace prefix', { ...rest, namespacePrefix: 'x_' }, /namespacePrefix: plan "mig_", worker "x_"/],
     ['no namespace prefix', { catalogName: 'lake', type: 'rest' }, /namespacePrefix: plan "mig_", worker ""/],
     ['another catalog name', { ...rest, catalogName: 'lake2' }, /catalog: plan "lake", worker "lake2"/],
     ['another catalog type', { ...rest, type: 'hive' }, /type: plan "rest", worker "hive"; mode: plan null, worker "register"/],
-    ['another hive mode', { catalogName: 'h', type: 'hive', mode: 'in-place' }, /mode: plan "register", worker "in-place"/, { catalog: 'h', type: 'hive', mode: 'register', namespacePrefix: '' }],
+    [
+      'another hive mode',
+      { catalogName: 'h', type: 'hive', mode: 'in-place' },
+      /mode: plan "register", worker "in-place"/,
+      { catalog: 'h', type: 'hive', mode: 'register', namespacePrefix: '' },
+    ],
   ])('targetMismatch with %s', (_what, worker, expected, pinned = TARGET) => {
     const got = targetMismatch({ target: pinned }, worker);
     if (expected === null) expect(got).toBeNull();
@@ -48,7 +58,12 @@ describe('pinned target', () => {
     expect(targetMismatch({ target: null }, rest)).toBeNull();
     expect(targetMismatch({}, undefined)).toBeNull();
     expect(targetMismatch({ target: TARGET }, undefined)).toMatch(/no catalog configured/);
-    expect(targetMismatch({ target: TARGET }, targetConfigOf(configSchema.parse({ catalog: { name: 'lake', type: 'rest', uri: 'http://c', namespacePrefix: 'mig_' } })))).toBeNull();
+    expect(
+      targetMismatch(
+        { target: TARGET },
+        targetConfigOf(configSchema.parse({ catalog: { name: 'lake', type: 'rest', uri: 'http://c', namespacePrefix: 'mig_' } })),
+      ),
+    ).toBeNull();
   });
 });
 

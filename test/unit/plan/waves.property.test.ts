@@ -35,31 +35,56 @@ function planOf(tables: readonly PlanTable[], edges: readonly PlanEdge[], option
 describe('wave planner properties', () => {
   it('random DAGs (up to 400 tables): edges strictly ordered, caps and blast radius held, no cycles', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.integer({ min: 1, max: 400 }), fc.integer({ min: 0, max: 5 }), optionsArb(60), (seed, n, degree, options) => {
-        const { tables, edges } = randomGraph(seed, n, n * degree);
-        const p = planOf(tables, edges, options);
-        expect(violations(tables, edges, p)).toEqual([]);
-        expect(p.findings.filter((f) => f.code === 'CYCLE')).toEqual([]);
-      }),
+      fc.property(
+        fc.integer(),
+        fc.integer({ min: 1, max: 400 }),
+        fc.integer({ min: 0, max: 5 }),
+        optionsArb(60),
+        (seed, n, degree, options) => {
+          const { tables, edges } = randomGraph(seed, n, n * degree);
+          const p = planOf(tables, edges, options);
+          expect(violations(tables, edges, p)).toEqual([]);
+          expect(p.findings.filter((f) => f.code === 'CYCLE')).toEqual([]);
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it('random graphs with cycles (up to 150 tables): SCCs share a wave, other edges strictly ordered, cycles reported exactly', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.integer({ min: 1, max: 150 }), fc.integer({ min: 0, max: 3 }), optionsArb(40), (seed, n, degree, options) => {
-        const { tables, edges } = randomGraph(seed, n, n * degree, true, true);
-        const p = planOf(tables, edges, options);
-        const rep = bruteSccs(tables.map((t) => t.id), edges);
-        expect(violations(tables, edges, p, rep)).toEqual([]);
-        const selfLoops = new Set(edges.filter((e) => e.from === e.to).map((e) => e.from));
-        const expected = [...new Set(rep.values())]
-          .map((r) => tables.filter((t) => rep.get(t.id) === r).map((t) => t.id).sort())
-          .filter((ids) => ids.length > 1 || selfLoops.has(ids[0]!))
-          .map((ids) => ids.join(','))
-          .sort();
-        expect(p.findings.filter((f) => f.code === 'CYCLE').map((f) => f.tables.join(',')).sort()).toEqual(expected);
-      }),
+      fc.property(
+        fc.integer(),
+        fc.integer({ min: 1, max: 150 }),
+        fc.integer({ min: 0, max: 3 }),
+        optionsArb(40),
+        (seed, n, degree, options) => {
+          const { tables, edges } = randomGraph(seed, n, n * degree, true, true);
+          const p = planOf(tables, edges, options);
+          const rep = bruteSccs(
+            tables.map((t) => t.id),
+            edges,
+          );
+          expect(violations(tables, edges, p, rep)).toEqual([]);
+          const selfLoops = new Set(edges.filter((e) => e.from === e.to).map((e) => e.from));
+          const expected = [...new Set(rep.values())]
+            .map((r) =>
+              tables
+                .filter((t) => rep.get(t.id) === r)
+                .map((t) => t.id)
+                .sort(),
+            )
+            .filter((ids) => ids.length > 1 || selfLoops.has(ids[0]!))
+            .map((ids) => ids.join(','))
+            .sort();
+          expect(
+            p.findings
+              .filter((f) => f.code === 'CYCLE')
+              .map((f) => f.tables.join(','))
+              .sort(),
+          ).toEqual(expected);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -80,7 +105,13 @@ describe('wave planner properties', () => {
     fc.assert(
       fc.property(fc.integer(), fc.integer({ min: 50, max: 2000 }), fc.integer({ min: 5, max: 100 }), (seed, maxTablesPerWave, pct) => {
         const { tables, edges } = randomGraph(seed, 10_000, 50_000);
-        const options = { maxTablesPerWave, maxFilesPerWave: 40_000, maxBytesPerWave: 1e9, teamBlastRadiusPct: pct, canary: { tables: 20 } };
+        const options = {
+          maxTablesPerWave,
+          maxFilesPerWave: 40_000,
+          maxBytesPerWave: 1e9,
+          teamBlastRadiusPct: pct,
+          canary: { tables: 20 },
+        };
         const p = planOf(tables, edges, options);
         expect(violations(tables, edges, p)).toEqual([]);
         const a = buildPlan(header, p).hash;

@@ -12,7 +12,6 @@ const plan = (tables: PlanTable[], edges: PlanEdge[], over: Partial<WaveOptionsI
   planWaves(buildGraph(tables, edges), { ...baseOptions, ...over });
 const layout = (p: WavePlan): Record<number, string[]> => Object.fromEntries(p.waves.map((w) => [w.number, w.tables.map((t) => t.id)]));
 
-
 describe('planWaves', () => {
   const sales = [table('s.orders'), table('s.customers'), table('s.v_orders', { kind: 'view' }), table('s.v_top', { kind: 'view' })];
   const views = [edge('s.orders', 's.v_orders'), edge('s.customers', 's.v_orders'), edge('s.v_orders', 's.v_top')];
@@ -23,7 +22,7 @@ describe('planWaves', () => {
     expect(violations(sales, views, p)).toEqual([]);
   });
 
-  it('orders by declared lineage and view edges together (a job\'s writes after its reads)', () => {
+  it("orders by declared lineage and view edges together (a job's writes after its reads)", () => {
     const tables = [table('raw.events'), table('mart.daily'), table('mart.v_daily', { kind: 'view' })];
     const lineage = parseLineage({ version: 1, jobs: [{ name: 'daily', reads: ['RAW.events'], writes: ['mart.daily'] }] });
     const p = plan(tables, [...lineageEdges(lineage), edge('mart.daily', 'mart.v_daily')]);
@@ -81,15 +80,24 @@ describe('planWaves', () => {
   it('honours pins, and places what a pinned table reads before it', () => {
     const p = plan(sales, views, { pins: { 's.v_orders': 4, 's.customers': 3 } });
     expect(layout(p)).toEqual({ 1: ['s.orders'], 3: ['s.customers'], 4: ['s.v_orders'], 5: ['s.v_top'] });
-    expect(layout(plan(sales, views, { pins: { 's.v_top': 3 } }))).toEqual({ 1: ['s.customers', 's.orders'], 2: ['s.v_orders'], 3: ['s.v_top'] });
+    expect(layout(plan(sales, views, { pins: { 's.v_top': 3 } }))).toEqual({
+      1: ['s.customers', 's.orders'],
+      2: ['s.v_orders'],
+      3: ['s.v_top'],
+    });
   });
 
   it('refuses a pin that contradicts an edge, naming the pin', () => {
     const e = errorOf(() => plan(sales, views, { pins: { 's.v_top': 2 } }));
     expect(e.code).toBe('PLAN_PIN_CONFLICT');
-    expect(e.message).toBe('pins["s.v_top"]: s.v_top is pinned to wave 2 but it depends on s.orders, which would have to migrate by wave 0 but cannot before wave 1');
+    expect(e.message).toBe(
+      'pins["s.v_top"]: s.v_top is pinned to wave 2 but it depends on s.orders, which would have to migrate by wave 0 but cannot before wave 1',
+    );
     const self = errorOf(() => plan(sales, views, { pins: { 's.orders': 3, 's.v_orders': 3 } }));
-    expect([self.code, self.message]).toEqual(['PLAN_PIN_CONFLICT', 'pins["s.v_orders"]: s.v_orders is pinned to wave 3 but it depends on s.orders, which would have to migrate by wave 2 but cannot before wave 3']);
+    expect([self.code, self.message]).toEqual([
+      'PLAN_PIN_CONFLICT',
+      'pins["s.v_orders"]: s.v_orders is pinned to wave 3 but it depends on s.orders, which would have to migrate by wave 2 but cannot before wave 3',
+    ]);
     const cyc = [edge('s.orders', 's.customers'), edge('s.customers', 's.orders')];
     expect(errorOf(() => plan(sales, cyc, { pins: { 's.orders': 1, 's.customers': 2 } })).message).toMatch(/one dependency cycle/);
   });

@@ -11,17 +11,25 @@ describe('validation comparisons', () => {
   });
   it('missing, extra, size, partition and duplicate differences are each reported with evidence', () => {
     const listed = [f('s3://b/a', 10, [1, 'x']), f('s3://b/b', 20, [1, 'x']), f('s3://b/c', 30, [2, null]), f('s3://b/d', 40, [3, 'z'])];
-    const manifest = [f('s3://b/a', 10, [1, 'x']), f('s3://b/b', 21, [1, 'x']), f('s3://b/c', 30, [2, 'lost']), f('s3://b/e', 5, [1, 'x']), f('s3://b/a', 10, [1, 'x'])];
+    const manifest = [
+      f('s3://b/a', 10, [1, 'x']),
+      f('s3://b/b', 21, [1, 'x']),
+      f('s3://b/c', 30, [2, 'lost']),
+      f('s3://b/e', 5, [1, 'x']),
+      f('s3://b/a', 10, [1, 'x']),
+    ];
     const { findings } = compareFiles(types, listed, manifest);
     const msgs = findings.map((x) => x.message);
     expect(findings.every((x) => x.code === 'VALIDATION_FILES_MISMATCH')).toBe(true);
-    expect(msgs).toEqual(expect.arrayContaining([
-      's3://b/b: size 21 in the manifest, 20 in storage',
-      expect.stringContaining('s3://b/c: partition'),
-      's3://b/e is in the Iceberg table but not in storage',
-      's3://b/d is in storage but not in the Iceberg table',
-      's3://b/a is listed twice in the manifests',
-    ]));
+    expect(msgs).toEqual(
+      expect.arrayContaining([
+        's3://b/b: size 21 in the manifest, 20 in storage',
+        expect.stringContaining('s3://b/c: partition'),
+        's3://b/e is in the Iceberg table but not in storage',
+        's3://b/d is in storage but not in the Iceberg table',
+        's3://b/a is listed twice in the manifests',
+      ]),
+    );
     expect(findings).toHaveLength(5);
   });
   it('a partition value of the same number given as number or bigint is equal; null differs from "null"', () => {
@@ -32,7 +40,10 @@ describe('validation comparisons', () => {
   it('row counts: every source must equal the footer sum', () => {
     expect(compareRowCounts({ footers: 10, snapshotTotal: 10, manifests: 10, hms: 10 })).toEqual([]);
     const r = compareRowCounts({ footers: 10, snapshotTotal: 11, manifests: 10, hms: 9 });
-    expect(r.map((x) => [x.code, x.expected, x.actual])).toEqual([['VALIDATION_ROW_COUNT_MISMATCH', '10', '11'], ['VALIDATION_ROW_COUNT_MISMATCH', '10', '9']]);
+    expect(r.map((x) => [x.code, x.expected, x.actual])).toEqual([
+      ['VALIDATION_ROW_COUNT_MISMATCH', '10', '11'],
+      ['VALIDATION_ROW_COUNT_MISMATCH', '10', '9'],
+    ]);
   });
   it('HMS numRows counts only when BASIC_STATS is marked accurate', () => {
     expect(accurateNumRows({ numRows: '5', COLUMN_STATS_ACCURATE: '{"BASIC_STATS":"true"}' })).toBe(5);

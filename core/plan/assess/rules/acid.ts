@@ -9,7 +9,21 @@ export const acidRule: Rule = (t) => {
   const props = (p['transactional_properties'] ?? 'default').trim().toLowerCase();
   const evidence = `transactional=${p['transactional'] ?? ''}, transactional_properties=${p['transactional_properties'] ?? '(unset)'}`;
   if (props === 'insert_only') {
-    return [finding(AssessCode.INSERT_ONLY_TABLE, 'rewrite', evidence, 'rewrite with CTAS/INSERT from Hive (valid write ids decide which delta_N_N files are live)')];
+    return [
+      finding(
+        AssessCode.INSERT_ONLY_TABLE,
+        'rewrite',
+        evidence,
+        'rewrite with CTAS/INSERT from Hive (valid write ids decide which delta_N_N files are live)',
+      ),
+    ];
   }
-  return [finding(AssessCode.ACID_TABLE, 'rewrite', evidence, 'rewrite with CTAS/INSERT from Hive after a major compaction; ACID deltas cannot be registered metadata-only')];
+  return [
+    finding(
+      AssessCode.ACID_TABLE,
+      'rewrite',
+      evidence,
+      'rewrite with CTAS/INSERT from Hive after a major compaction; ACID deltas cannot be registered metadata-only',
+    ),
+  ];
 };

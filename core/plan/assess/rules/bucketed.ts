@@ -8,7 +8,21 @@ export const bucketedRule: Rule = (t, o) => {
   if (isView(t) || sd.numBuckets <= 0 || sd.bucketColumns.length === 0) return [];
   const evidence = `numBuckets=${sd.numBuckets}, bucketCols=[${sd.bucketColumns.join(', ')}]`;
   if (o.allowUnbucketed) {
-    return [finding(AssessCode.BUCKETED_MIGRATED_UNBUCKETED, 'warn', evidence, 'migrates as unbucketed (assess.allowUnbucketed): bucket joins and bucket pruning are lost')];
+    return [
+      finding(
+        AssessCode.BUCKETED_MIGRATED_UNBUCKETED,
+        'warn',
+        evidence,
+        'migrates as unbucketed (assess.allowUnbucketed): bucket joins and bucket pruning are lost',
+      ),
+    ];
   }
-  return [finding(AssessCode.BUCKETED, 'rewrite', evidence, 'rewrite with an Iceberg bucket[N] partition spec, or set plan.assess.allowUnbucketed to migrate unbucketed')];
+  return [
+    finding(
+      AssessCode.BUCKETED,
+      'rewrite',
+      evidence,
+      'rewrite with an Iceberg bucket[N] partition spec, or set plan.assess.allowUnbucketed to migrate unbucketed',
+    ),
+  ];
 };

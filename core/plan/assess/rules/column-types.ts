@@ -49,12 +49,32 @@ function checkColumn(c: HiveColumn): AssessFinding | null {
   try {
     t = parseHiveType(c.type, c.name);
   } catch (e) {
-    return finding(AssessCode.TYPE_INVALID, 'rewrite', `column ${c.name}: ${(e as Error).message}`, `fix the type of column ${c.name} in HMS (ALTER TABLE … CHANGE COLUMN) or rewrite the table`, c.name);
+    return finding(
+      AssessCode.TYPE_INVALID,
+      'rewrite',
+      `column ${c.name}: ${(e as Error).message}`,
+      `fix the type of column ${c.name} in HMS (ALTER TABLE … CHANGE COLUMN) or rewrite the table`,
+      c.name,
+    );
   }
   const bad = unsupported(t);
-  if (bad !== null) return finding(AssessCode.TYPE_UNSUPPORTED, 'rewrite', `column ${c.name} has type ${c.type} (${bad} has no Iceberg type)`, `rewrite with column ${c.name} cast to a supported type`, c.name);
+  if (bad !== null)
+    return finding(
+      AssessCode.TYPE_UNSUPPORTED,
+      'rewrite',
+      `column ${c.name} has type ${c.type} (${bad} has no Iceberg type)`,
+      `rewrite with column ${c.name} cast to a supported type`,
+      c.name,
+    );
   const wide = widened(t);
-  if (wide !== null) return finding(AssessCode.TYPE_WIDENED, 'info', `column ${c.name}: ${wide}`, 'readers see the Iceberg type; lengths are not enforced', c.name);
+  if (wide !== null)
+    return finding(
+      AssessCode.TYPE_WIDENED,
+      'info',
+      `column ${c.name}: ${wide}`,
+      'readers see the Iceberg type; lengths are not enforced',
+      c.name,
+    );
   return null;
 }
 

@@ -9,8 +9,17 @@ import { tableStats } from '../stats';
 export const emptyRule: Rule = (t) => {
   if (isView(t)) return [];
   const partitioned = t.table.partitionKeys.length > 0;
-  if (partitioned && t.partitions.length === 0) return [finding(AssessCode.EMPTY_TABLE, 'info', 'partitioned with no partitions', 'none: an empty Iceberg table is created')];
+  if (partitioned && t.partitions.length === 0)
+    return [finding(AssessCode.EMPTY_TABLE, 'info', 'partitioned with no partitions', 'none: an empty Iceberg table is created')];
   const s = tableStats(t);
-  if (!partitioned && s.known && s.files === 0) return [finding(AssessCode.EMPTY_TABLE, 'info', 'numFiles=0 (HMS fast stats; storage not listed to confirm)', 'none: an empty Iceberg table is created')];
+  if (!partitioned && s.known && s.files === 0)
+    return [
+      finding(
+        AssessCode.EMPTY_TABLE,
+        'info',
+        'numFiles=0 (HMS fast stats; storage not listed to confirm)',
+        'none: an empty Iceberg table is created',
+      ),
+    ];
   return [];
 };

@@ -20,7 +20,14 @@ export const formatRule: Rule = (t) => {
   const bad = t.partitions.filter((p) => !REGISTRABLE.has(detectFormat(p.sd, t.table.parameters)));
   if (bad.length > 0 && REGISTRABLE.has(fmt)) {
     const names = bad.slice(0, 5).map((p) => `${p.name} (${detectFormat(p.sd, t.table.parameters)})`);
-    out.push(finding(AssessCode.PARTITION_UNSUPPORTED_FORMAT, 'rewrite', `${bad.length} partition(s) not Parquet/ORC/Avro: ${names.join(', ')}`, REMEDY));
+    out.push(
+      finding(
+        AssessCode.PARTITION_UNSUPPORTED_FORMAT,
+        'rewrite',
+        `${bad.length} partition(s) not Parquet/ORC/Avro: ${names.join(', ')}`,
+        REMEDY,
+      ),
+    );
   }
   return out;
 };

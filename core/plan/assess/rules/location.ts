@@ -24,5 +24,12 @@ export const locationInvalidRule: Rule = (t) => {
   });
   if (parts.length > 0) problems.push(`${parts.length} partition(s): ${parts.slice(0, 5).join('; ')}${parts.length > 5 ? ' …' : ''}`);
   if (problems.length === 0) return [];
-  return [finding(AssessCode.LOCATION_INVALID, 'rewrite', problems.join('; '), 'set an absolute location (s3://…, file:/…) on the table and every partition in HMS (ALTER TABLE … SET LOCATION), then assess again')];
+  return [
+    finding(
+      AssessCode.LOCATION_INVALID,
+      'rewrite',
+      problems.join('; '),
+      'set an absolute location (s3://…, file:/…) on the table and every partition in HMS (ALTER TABLE … SET LOCATION), then assess again',
+    ),
+  ];
 };

@@ -6,5 +6,12 @@ import { AssessCode, finding, paramTrue } from '../types';
 
 export const managedRule: Rule = (t) => {
   if (t.table.tableType !== TableType.MANAGED || paramTrue(t.table.parameters['transactional'])) return [];
-  return [finding(AssessCode.MANAGED_TABLE, 'warn', `tableType=${t.table.tableType}`, 'set EXTERNAL=TRUE before migrating so dropping the Hive table never deletes the data files')];
+  return [
+    finding(
+      AssessCode.MANAGED_TABLE,
+      'warn',
+      `tableType=${t.table.tableType}`,
+      'set EXTERNAL=TRUE before migrating so dropping the Hive table never deletes the data files',
+    ),
+  ];
 };

@@ -11,6 +11,16 @@ export const partitionLocationRule: Rule = (t) => {
   const root = `${trimSlash(base)}/`;
   const outside = t.partitions.filter((p) => p.sd.location !== null && !`${trimSlash(p.sd.location)}/`.startsWith(root));
   if (outside.length === 0) return [];
-  const ev = outside.slice(0, 5).map((p) => `${p.name} at ${p.sd.location ?? ''}`).join('; ');
-  return [finding(AssessCode.PARTITION_OUTSIDE_LOCATION, 'warn', `${outside.length} partition(s) outside ${base}: ${ev}`, 'expect orphan-file cleanup and purge to skip these paths; move them under the table location if that matters')];
+  const ev = outside
+    .slice(0, 5)
+    .map((p) => `${p.name} at ${p.sd.location ?? ''}`)
+    .join('; ');
+  return [
+    finding(
+      AssessCode.PARTITION_OUTSIDE_LOCATION,
+      'warn',
+      `${outside.length} partition(s) outside ${base}: ${ev}`,
+      'expect orphan-file cleanup and purge to skip these paths; move them under the table location if that matters',
+    ),
+  ];
 };

@@ -16,9 +16,18 @@ type KeyTypes = { readonly name: string; readonly type: PrimitiveType }[];
 /** The Iceberg types of the partition keys as apply derives them, or null when they do not convert. */
 function keyTypes(keys: readonly { name: string; type: string; comment: string | null }[]): KeyTypes | null {
   try {
-    const converted = convertHiveSchema([], keys.map((k) => ({ name: k.name, type: parseHiveType(k.type, k.name), comment: k.comment })));
+    const converted = convertHiveSchema(
+      [],
+      keys.map((k) => ({ name: k.name, type: parseHiveType(k.type, k.name), comment: k.comment })),
+    );
     if (!converted.ok) return null;
-    return partitionType(converted.schema, identitySpec(converted.schema, keys.map((k) => k.name))).map(({ field, type }) => ({ name: field.name, type }));
+    return partitionType(
+      converted.schema,
+      identitySpec(
+        converted.schema,
+        keys.map((k) => k.name),
+      ),
+    ).map(({ field, type }) => ({ name: field.name, type }));
   } catch (e) {
     if (e instanceof MigrationError) return null;
     throw e;
@@ -39,5 +48,12 @@ export const partitionValueRule: Rule = (t) => {
     }
   }
   if (bad.length === 0) return [];
-  return [finding(AssessCode.PARTITION_VALUE_INVALID, 'rewrite', `${bad.length} of ${t.partitions.length} partition(s): ${bad.slice(0, 5).join('; ')}${bad.length > 5 ? ' …' : ''}`, 'drop or rename those partitions in HMS (ALTER TABLE … PARTITION … RENAME TO), or change the partition column to string, then assess again')];
+  return [
+    finding(
+      AssessCode.PARTITION_VALUE_INVALID,
+      'rewrite',
+      `${bad.length} of ${t.partitions.length} partition(s): ${bad.slice(0, 5).join('; ')}${bad.length > 5 ? ' …' : ''}`,
+      'drop or rename those partitions in HMS (ALTER TABLE … PARTITION … RENAME TO), or change the partition column to string, then assess again',
+    ),
+  ];
 };

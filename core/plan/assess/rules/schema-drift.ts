@@ -6,7 +6,11 @@ import type { HiveColumn } from '../../../hive/model';
 import type { AssessFinding, Rule } from '../types';
 import { AssessCode, finding, isView } from '../types';
 
-const norm = (type: string): string => type.replace(/\s+/g, '').toLowerCase().replace(/^integer$/, 'int');
+const norm = (type: string): string =>
+  type
+    .replace(/\s+/g, '')
+    .toLowerCase()
+    .replace(/^integer$/, 'int');
 const sig = (cols: readonly HiveColumn[]): string => cols.map((c) => `${c.name.toLowerCase()}:${norm(c.type)}`).join(',');
 
 const INTS = ['tinyint', 'smallint', 'int', 'bigint'];
@@ -32,13 +36,31 @@ export const schemaDriftRule: Rule = (t) => {
   const drifted = t.partitions.filter((p) => p.sd.columns.length > 0 && sig(p.sd.columns) !== table);
   if (drifted.length === 0) return [];
   const out: AssessFinding[] = [];
-  const ev = drifted.slice(0, 3).map((p) => `${p.name}: (${sig(p.sd.columns)})`).join('; ');
-  out.push(finding(AssessCode.PARTITION_SCHEMA_DRIFT, 'warn', `${drifted.length} partition(s) differ from the table schema (${table}): ${ev}`, 'the drifted partitions are mapped by name onto the table schema (schema.name-mapping.default); check positional ORC files'));
+  const ev = drifted
+    .slice(0, 3)
+    .map((p) => `${p.name}: (${sig(p.sd.columns)})`)
+    .join('; ');
+  out.push(
+    finding(
+      AssessCode.PARTITION_SCHEMA_DRIFT,
+      'warn',
+      `${drifted.length} partition(s) differ from the table schema (${table}): ${ev}`,
+      'the drifted partitions are mapped by name onto the table schema (schema.name-mapping.default); check positional ORC files',
+    ),
+  );
   for (const p of drifted) {
     for (const c of p.sd.columns) {
       const want = byName.get(c.name.toLowerCase());
       if (want !== undefined && !promotable(c.type, want)) {
-        out.push(finding(AssessCode.PARTITION_TYPE_INCOMPATIBLE, 'rewrite', `partition ${p.name} column ${c.name} is ${c.type}, the table says ${want}`, `rewrite partition ${p.name} with ${c.name} cast to ${want}`, c.name));
+        out.push(
+          finding(
+            AssessCode.PARTITION_TYPE_INCOMPATIBLE,
+            'rewrite',
+            `partition ${p.name} column ${c.name} is ${c.type}, the table says ${want}`,
+            `rewrite partition ${p.name} with ${c.name} cast to ${want}`,
+            c.name,
+          ),
+        );
       }
     }
   }

@@ -9,5 +9,12 @@ export const skewedRule: Rule = (t) => {
   if (isView(t) || (!skewed && !sd.storedAsSubDirectories)) return [];
   const cols = sd.skewed?.columnNames.join(', ') ?? '';
   const evidence = `skewed on [${cols}], storedAsSubDirectories=${String(sd.storedAsSubDirectories)}`;
-  return [finding(AssessCode.SKEWED_SUBDIRECTORIES, 'warn', evidence, 'list files recursively (skewed-value sub-directories and HIVE_DEFAULT_LIST_BUCKETING_DIR_NAME) when registering')];
+  return [
+    finding(
+      AssessCode.SKEWED_SUBDIRECTORIES,
+      'warn',
+      evidence,
+      'list files recursively (skewed-value sub-directories and HIVE_DEFAULT_LIST_BUCKETING_DIR_NAME) when registering',
+    ),
+  ];
 };

@@ -8,6 +8,15 @@ export const statsMissingRule: Rule = (t) => {
   if (isView(t) || tableStats(t).known) return [];
   const partitioned = t.table.partitionKeys.length > 0;
   if (partitioned && t.partitions.length === 0) return [];
-  const where = partitioned ? `${t.partitions.filter((p) => p.parameters['numFiles'] === undefined).length} of ${t.partitions.length} partitions` : 'the table';
-  return [finding(AssessCode.STATS_MISSING, 'info', `numFiles absent on ${where}`, 'run ANALYZE TABLE … COMPUTE STATISTICS (or any DDL through HMS) so sizing and caps use real counts')];
+  const where = partitioned
+    ? `${t.partitions.filter((p) => p.parameters['numFiles'] === undefined).length} of ${t.partitions.length} partitions`
+    : 'the table';
+  return [
+    finding(
+      AssessCode.STATS_MISSING,
+      'info',
+      `numFiles absent on ${where}`,
+      'run ANALYZE TABLE … COMPUTE STATISTICS (or any DDL through HMS) so sizing and caps use real counts',
+    ),
+  ];
 };

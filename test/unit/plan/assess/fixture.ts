@@ -2,7 +2,10 @@
 import type { HivePartition, HiveTable, StorageDescriptor, TableInventory } from '../../../../core/hive/model';
 
 export const PARQUET_SD: StorageDescriptor = {
-  columns: [{ name: 'id', type: 'bigint', comment: null }, { name: 'v', type: 'string', comment: null }],
+  columns: [
+    { name: 'id', type: 'bigint', comment: null },
+    { name: 'v', type: 'string', comment: null },
+  ],
   location: 's3a://wh/db/t',
   inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
   outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
@@ -24,16 +27,33 @@ export const TEXT_SD: Partial<StorageDescriptor> = {
 export function table(o: Partial<Omit<HiveTable, 'sd'>> & { sd?: Partial<StorageDescriptor> } = {}): HiveTable {
   const { sd, ...rest } = o;
   return {
-    database: 'db', name: 't', owner: 'alice', ownerType: 'USER', createTime: 0, lastAccessTime: 0, retention: 0,
-    tableType: 'EXTERNAL_TABLE', partitionKeys: [], parameters: { numFiles: '3', totalSize: '3000' },
-    viewOriginalText: null, viewExpandedText: null, temporary: false,
+    database: 'db',
+    name: 't',
+    owner: 'alice',
+    ownerType: 'USER',
+    createTime: 0,
+    lastAccessTime: 0,
+    retention: 0,
+    tableType: 'EXTERNAL_TABLE',
+    partitionKeys: [],
+    parameters: { numFiles: '3', totalSize: '3000' },
+    viewOriginalText: null,
+    viewExpandedText: null,
+    temporary: false,
     ...rest,
     sd: { ...PARQUET_SD, ...sd },
   };
 }
 
 export function partition(name: string, o: { sd?: Partial<StorageDescriptor>; parameters?: Record<string, string> } = {}): HivePartition {
-  return { values: [name.split('=')[1] ?? null], name, createTime: 0, lastAccessTime: 0, sd: { ...PARQUET_SD, location: `s3a://wh/db/t/${name}`, ...o.sd }, parameters: o.parameters ?? { numFiles: '1', totalSize: '100' } };
+  return {
+    values: [name.split('=')[1] ?? null],
+    name,
+    createTime: 0,
+    lastAccessTime: 0,
+    sd: { ...PARQUET_SD, location: `s3a://wh/db/t/${name}`, ...o.sd },
+    parameters: o.parameters ?? { numFiles: '1', totalSize: '100' },
+  };
 }
 
 export function inv(t: HiveTable, partitions: HivePartition[] = []): TableInventory {

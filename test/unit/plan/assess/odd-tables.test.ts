@@ -25,18 +25,31 @@ describe('LOCATION_INVALID', () => {
       expect(f[0]!.effect).toBe('rewrite');
       expect(assessTable(inv(table({ sd: { location } }))).class).toBe('rewrite-required');
     }
-    expect(locationInvalidRule(inv(table({ sd: { location: 'warehouse/db/t' } })), O)[0]!.evidence).toContain('relative location "warehouse/db/t"');
+    expect(locationInvalidRule(inv(table({ sd: { location: 'warehouse/db/t' } })), O)[0]!.evidence).toContain(
+      'relative location "warehouse/db/t"',
+    );
   });
 
   it('a partition with an empty or relative location is named', () => {
-    const t = inv(table({ partitionKeys: [key('p', 'string')] }), [partition('p=a'), partition('p=b', { sd: { location: '' } }), partition('p=c', { sd: { location: 'rel/p=c' } })]);
+    const t = inv(table({ partitionKeys: [key('p', 'string')] }), [
+      partition('p=a'),
+      partition('p=b', { sd: { location: '' } }),
+      partition('p=c', { sd: { location: 'rel/p=c' } }),
+    ]);
     const f = locationInvalidRule(t, O);
     expect(codes(f)).toEqual(['LOCATION_INVALID']);
     expect(f[0]!.evidence).toBe('2 partition(s): p=b has an empty location; p=c has a relative location "rel/p=c"');
   });
 
   it('absolute locations pass; views have none and are not checked', () => {
-    for (const location of ['s3a://wh/db/t', 's3://wh/db/t/', 'file:///tmp/t', 'file:/tmp/t', '/user/hive/warehouse/t', 'hdfs://nn:8020/w/t']) {
+    for (const location of [
+      's3a://wh/db/t',
+      's3://wh/db/t/',
+      'file:///tmp/t',
+      'file:/tmp/t',
+      '/user/hive/warehouse/t',
+      'hdfs://nn:8020/w/t',
+    ]) {
       expect(locationInvalidRule(inv(table({ sd: { location } })), O)).toEqual([]);
     }
     expect(locationInvalidRule(inv(table(VIEW)), O)).toEqual([]);
@@ -45,7 +58,10 @@ describe('LOCATION_INVALID', () => {
 
 describe('PARTITION_VALUE_INVALID', () => {
   const typed = (type: string, ...values: (string | null)[]) =>
-    inv(table({ partitionKeys: [key('p', type)] }), values.map((v, i) => ({ ...partition(`p=${v ?? '__HIVE_DEFAULT_PARTITION__'}`), name: `p=${i}`, values: [v] })));
+    inv(
+      table({ partitionKeys: [key('p', type)] }),
+      values.map((v, i) => ({ ...partition(`p=${v ?? '__HIVE_DEFAULT_PARTITION__'}`), name: `p=${i}`, values: [v] })),
+    );
 
   it('an int partition whose value is abc is rewrite-required, naming the partition and value', () => {
     const f = partitionValueRule(typed('int', '1', 'abc'), O);
@@ -97,14 +113,20 @@ describe('LOCATION_SHARED', () => {
   it('a table or a partition nested inside another table’s location', () => {
     const outer = t('outer', 's3://wh/data');
     const inner = t('inner', 's3://wh/data/inner');
-    const parted = inv(table({ name: 'parted', sd: { location: 's3://wh/parted' }, partitionKeys: [key('p', 'string')] }), [partition('p=a', { sd: { location: 's3://wh/data/p=a' } })]);
+    const parted = inv(table({ name: 'parted', sd: { location: 's3://wh/parted' }, partitionKeys: [key('p', 'string')] }), [
+      partition('p=a', { sd: { location: 's3://wh/data/p=a' } }),
+    ]);
     const m = sharedLocationFindings([outer, inner, parted]);
     expect(ids(m)).toEqual(['db.inner', 'db.outer', 'db.parted']);
-    expect(m.get('db.parted')![0]!.evidence).toContain('partition p=a location s3://wh/data/p=a lies inside the table location of db.outer');
+    expect(m.get('db.parted')![0]!.evidence).toContain(
+      'partition p=a location s3://wh/data/p=a lies inside the table location of db.outer',
+    );
   });
 
   it('a table’s own partitions under its location, sibling prefixes (t vs t2), views and invalid locations do not count', () => {
-    const own = inv(table({ name: 'own', sd: { location: 's3://wh/t' }, partitionKeys: [key('p', 'string')] }), [partition('p=a', { sd: { location: 's3://wh/t/p=a' } })]);
+    const own = inv(table({ name: 'own', sd: { location: 's3://wh/t' }, partitionKeys: [key('p', 'string')] }), [
+      partition('p=a', { sd: { location: 's3://wh/t/p=a' } }),
+    ]);
     const view = inv(table({ ...VIEW, name: 'v', sd: { location: 's3://wh/t' } }));
     expect(sharedLocationFindings([own, t('t2', 's3://wh/t2'), view, t('e1', ''), t('e2', ''), t('r', 'rel')]).size).toBe(0);
   });
@@ -118,7 +140,10 @@ describe('LOCATION_SHARED', () => {
 });
 
 describe('sizes from storage (EMPTY_TABLE only when the listing confirms it)', () => {
-  const sized = (files: number, bytes: number, complete = true): AssessFinding => ({ ...finding('SIZE_FROM_STORAGE', 'info', 'listed', 'none'), size: { files, bytes, complete } });
+  const sized = (files: number, bytes: number, complete = true): AssessFinding => ({
+    ...finding('SIZE_FROM_STORAGE', 'info', 'listed', 'none'),
+    size: { files, bytes, complete },
+  });
 
   it('unpartitioned tables with absent or zero stats are sized from storage; partitioned and views not', () => {
     expect(needsStorageSize(inv(table({ parameters: {} })))).toBe(true);
@@ -141,9 +166,15 @@ describe('sizes from storage (EMPTY_TABLE only when the listing confirms it)', (
     expect(codes(hmsOnly.findings)).toEqual(['EMPTY_TABLE']);
     expect(hmsOnly.findings[0]!.evidence).toContain('storage not listed');
     expect(hmsOnly.sizeSource).toBe('hms');
-    const confirmed = { ...finding('EMPTY_TABLE', 'info', 'no data files (storage listing)', 'none'), size: { files: 0, bytes: 0, complete: true } };
+    const confirmed = {
+      ...finding('EMPTY_TABLE', 'info', 'no data files (storage listing)', 'none'),
+      size: { files: 0, bytes: 0, complete: true },
+    };
     const a = assessTable(inv(table({ parameters: { numFiles: '0', totalSize: '0' } })), O, [sized(0, 0), confirmed]);
-    expect(a.findings.map((f) => [f.code, f.evidence])).toEqual([['SIZE_FROM_STORAGE', 'listed'], ['EMPTY_TABLE', 'no data files (storage listing)']]);
+    expect(a.findings.map((f) => [f.code, f.evidence])).toEqual([
+      ['SIZE_FROM_STORAGE', 'listed'],
+      ['EMPTY_TABLE', 'no data files (storage listing)'],
+    ]);
   });
 });
 
@@ -153,7 +184,9 @@ describe('liveBlockers (apply’s re-check of one table)', () => {
     expect(codes(liveBlockers(bad, O))).toEqual(['PARTITION_VALUE_INVALID']);
     expect(codes(liveBlockers(inv(table({ sd: { location: '' } }))))).toEqual(['LOCATION_INVALID']);
     expect(codes(liveBlockers(inv(table({ parameters: { table_type: 'ICEBERG' } }))))).toEqual(['ALREADY_ICEBERG']);
-    expect(codes(liveBlockers(inv(table({ sd: { numBuckets: 4, bucketColumns: ['id'] } })), { allowUnbucketed: false }))).toEqual(['BUCKETED']);
+    expect(codes(liveBlockers(inv(table({ sd: { numBuckets: 4, bucketColumns: ['id'] } })), { allowUnbucketed: false }))).toEqual([
+      'BUCKETED',
+    ]);
     expect(liveBlockers(inv(table({ sd: { numBuckets: 4, bucketColumns: ['id'] } })), { allowUnbucketed: true })).toEqual([]);
   });
 

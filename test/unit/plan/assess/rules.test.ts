@@ -29,7 +29,9 @@ describe('assessment rules', () => {
 
   it('acid: full ACID and insert-only need a rewrite', () => {
     expect(codes(acidRule(inv(table({ parameters: { transactional: 'true' } })), O))).toEqual(['ACID_TABLE']);
-    expect(codes(acidRule(inv(table({ parameters: { transactional: 'TRUE', transactional_properties: 'insert_only' } })), O))).toEqual(['INSERT_ONLY_TABLE']);
+    expect(codes(acidRule(inv(table({ parameters: { transactional: 'TRUE', transactional_properties: 'insert_only' } })), O))).toEqual([
+      'INSERT_ONLY_TABLE',
+    ]);
     expect(acidRule(inv(table({ parameters: { transactional: 'false' } })), O)).toEqual([]);
     expect(assessTable(inv(table({ tableType: 'MANAGED_TABLE', parameters: { transactional: 'true' } }))).class).toBe('rewrite-required');
   });
@@ -39,10 +41,27 @@ describe('assessment rules', () => {
     expect(codes(f)).toEqual(['UNSUPPORTED_FORMAT']);
     expect(f[0]!.severity).toBe('error');
     expect(f[0]!.evidence).toContain('text');
-    for (const inputFormat of ['org.apache.hadoop.mapred.SequenceFileInputFormat', 'org.apache.hadoop.hive.ql.io.RCFileInputFormat', 'com.example.Custom']) {
-      expect(codes(formatRule(inv(table({ sd: { inputFormat, serde: { name: null, serializationLib: null, parameters: {} } } })), O))).toEqual(['UNSUPPORTED_FORMAT']);
+    for (const inputFormat of [
+      'org.apache.hadoop.mapred.SequenceFileInputFormat',
+      'org.apache.hadoop.hive.ql.io.RCFileInputFormat',
+      'com.example.Custom',
+    ]) {
+      expect(
+        codes(formatRule(inv(table({ sd: { inputFormat, serde: { name: null, serializationLib: null, parameters: {} } } })), O)),
+      ).toEqual(['UNSUPPORTED_FORMAT']);
     }
-    expect(codes(formatRule(inv(table({ sd: { ...TEXT_SD, serde: { name: null, serializationLib: 'org.apache.hadoop.hive.serde2.JsonSerDe', parameters: {} } } })), O))).toEqual(['UNSUPPORTED_FORMAT']);
+    expect(
+      codes(
+        formatRule(
+          inv(
+            table({
+              sd: { ...TEXT_SD, serde: { name: null, serializationLib: 'org.apache.hadoop.hive.serde2.JsonSerDe', parameters: {} } },
+            }),
+          ),
+          O,
+        ),
+      ),
+    ).toEqual(['UNSUPPORTED_FORMAT']);
     expect(formatRule(inv(table()), O)).toEqual([]);
   });
 
@@ -76,7 +95,11 @@ describe('assessment rules', () => {
   });
 
   it('partition outside the table location warns; a sibling prefix is outside too', () => {
-    const t = inv(table({ partitionKeys: P }), [partition('p=a'), partition('p=b', { sd: { location: 's3a://other/p=b' } }), partition('p=c', { sd: { location: 's3a://wh/db/t2/p=c' } })]);
+    const t = inv(table({ partitionKeys: P }), [
+      partition('p=a'),
+      partition('p=b', { sd: { location: 's3a://other/p=b' } }),
+      partition('p=c', { sd: { location: 's3a://wh/db/t2/p=c' } }),
+    ]);
     const f = partitionLocationRule(t, O);
     expect(codes(f)).toEqual(['PARTITION_OUTSIDE_LOCATION']);
     expect(f[0]!.evidence).toContain('2 partition(s)');
@@ -93,11 +116,28 @@ describe('assessment rules', () => {
   });
 
   it('schema drift: a type that cannot be promoted to the table type needs a rewrite', () => {
-    const bad = partition('p=s', { sd: { columns: [{ name: 'id', type: 'string', comment: null }, { name: 'v', type: 'string', comment: null }] } });
+    const bad = partition('p=s', {
+      sd: {
+        columns: [
+          { name: 'id', type: 'string', comment: null },
+          { name: 'v', type: 'string', comment: null },
+        ],
+      },
+    });
     const f = schemaDriftRule(inv(table({ partitionKeys: P }), [bad]), O);
-    expect(f.map((x) => [x.code, x.column])).toEqual([['PARTITION_SCHEMA_DRIFT', undefined], ['PARTITION_TYPE_INCOMPATIBLE', 'id']]);
+    expect(f.map((x) => [x.code, x.column])).toEqual([
+      ['PARTITION_SCHEMA_DRIFT', undefined],
+      ['PARTITION_TYPE_INCOMPATIBLE', 'id'],
+    ]);
     expect(assessTable(inv(table({ partitionKeys: P }), [bad])).class).toBe('rewrite-required');
-    expect([promotable('int', 'bigint'), promotable('bigint', 'int'), promotable('float', 'double'), promotable('decimal(10,2)', 'decimal(12,2)'), promotable('decimal(10,2)', 'decimal(12,3)'), promotable('INTEGER', 'int')]).toEqual([true, false, true, true, false, true]);
+    expect([
+      promotable('int', 'bigint'),
+      promotable('bigint', 'int'),
+      promotable('float', 'double'),
+      promotable('decimal(10,2)', 'decimal(12,2)'),
+      promotable('decimal(10,2)', 'decimal(12,3)'),
+      promotable('INTEGER', 'int'),
+    ]).toEqual([true, false, true, true, false, true]);
   });
 
   it('column types: malformed and unsupported types name the column; char/varchar/tinyint are info', () => {
@@ -109,9 +149,16 @@ describe('assessment rules', () => {
       { name: 'c', type: 'char(10)', comment: null },
     ];
     const f = columnTypesRule(inv(table({ sd: { columns: cols } })), O);
-    expect(f.map((x) => [x.code, x.column])).toEqual([['TYPE_INVALID', 'broken'], ['TYPE_UNSUPPORTED', 'u'], ['TYPE_UNSUPPORTED', 'nested'], ['TYPE_WIDENED', 'c']]);
+    expect(f.map((x) => [x.code, x.column])).toEqual([
+      ['TYPE_INVALID', 'broken'],
+      ['TYPE_UNSUPPORTED', 'u'],
+      ['TYPE_UNSUPPORTED', 'nested'],
+      ['TYPE_WIDENED', 'c'],
+    ]);
     expect(f[0]!.evidence).toContain('broken');
-    expect(codes(columnTypesRule(inv(table({ partitionKeys: [{ name: 'k', type: 'void', comment: null }] })), O))).toEqual(['TYPE_UNSUPPORTED']);
+    expect(codes(columnTypesRule(inv(table({ partitionKeys: [{ name: 'k', type: 'void', comment: null }] })), O))).toEqual([
+      'TYPE_UNSUPPORTED',
+    ]);
   });
 
   it('storage handler and already-Iceberg tables are skipped', () => {
@@ -141,7 +188,13 @@ describe('assessment rules', () => {
   });
 
   it('views: virtual views warn and are kind view; materialized views skip', () => {
-    const v = inv(table({ tableType: 'VIRTUAL_VIEW', sd: { location: null, inputFormat: null, serde: { name: null, serializationLib: null, parameters: {} } }, viewExpandedText: 'select 1' }));
+    const v = inv(
+      table({
+        tableType: 'VIRTUAL_VIEW',
+        sd: { location: null, inputFormat: null, serde: { name: null, serializationLib: null, parameters: {} } },
+        viewExpandedText: 'select 1',
+      }),
+    );
     expect(codes(viewRule(v, O))).toEqual(['VIEW']);
     const a = assessTable(v);
     expect([a.kind, a.class, codes(a.findings)]).toEqual(['view', 'migrate-with-warnings', ['VIEW']]);
@@ -149,7 +202,13 @@ describe('assessment rules', () => {
   });
 
   it('classify: skip > rewrite > warn > migrate, exactly one class', () => {
-    const f = (effect: 'skip' | 'rewrite' | 'warn' | 'info') => ({ code: 'VIEW' as const, effect, severity: 'info' as const, evidence: '', remediation: '' });
+    const f = (effect: 'skip' | 'rewrite' | 'warn' | 'info') => ({
+      code: 'VIEW' as const,
+      effect,
+      severity: 'info' as const,
+      evidence: '',
+      remediation: '',
+    });
     expect(classify([f('warn'), f('rewrite'), f('skip')])).toBe('skip');
     expect(classify([f('warn'), f('rewrite')])).toBe('rewrite-required');
     expect(classify([f('info'), f('warn')])).toBe('migrate-with-warnings');

@@ -17,8 +17,17 @@ const store = new LocalObjectStore({ metadataPrefixes: [] });
 
 beforeAll(async () => {
   root = mkdtempSync(path.join(os.tmpdir(), 'him-sample-'));
-  const w = await importEsmFile<{ parquetWriteBuffer(o: { columnData: { name: string; data: unknown[]; type: string }[] }): ArrayBuffer }>(require.resolve('hyparquet-writer'));
-  parquet = Buffer.from(w.parquetWriteBuffer({ columnData: [{ name: 'id', data: [1n, 2n, 3n], type: 'INT64' }, { name: 'v', data: ['a', 'b', 'c'], type: 'STRING' }] }));
+  const w = await importEsmFile<{ parquetWriteBuffer(o: { columnData: { name: string; data: unknown[]; type: string }[] }): ArrayBuffer }>(
+    require.resolve('hyparquet-writer'),
+  );
+  parquet = Buffer.from(
+    w.parquetWriteBuffer({
+      columnData: [
+        { name: 'id', data: [1n, 2n, 3n], type: 'INT64' },
+        { name: 'v', data: ['a', 'b', 'c'], type: 'STRING' },
+      ],
+    }),
+  );
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -65,7 +74,9 @@ describe('storage sample', () => {
   it('HMS stats present: no listing size; a long listing stops at the bound and says ≥', async () => {
     const loc = dir('many', Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}.parquet`, parquet])));
     expect((await sampleStorage(store, [inv(table({ name: 'many', sd: { location: loc } }))])).get('db.many')).toBeUndefined();
-    const f = (await sampleStorage(store, [inv(table({ name: 'many', sd: { location: loc }, parameters: {} }))], { listLimit: 3 })).get('db.many');
+    const f = (await sampleStorage(store, [inv(table({ name: 'many', sd: { location: loc }, parameters: {} }))], { listLimit: 3 })).get(
+      'db.many',
+    );
     expect(f![0]!.size).toEqual({ files: 3, bytes: 3 * parquet.length, complete: false });
     expect(f![0]!.evidence).toMatch(/^≥ 3 file\(s\), ≥ \d+ bytes/);
   });
@@ -76,7 +87,10 @@ describe('storage sample', () => {
     const f = (await sampleStorage(store, [t])).get('db.empty');
     expect(codes(f)).toEqual(['SIZE_FROM_STORAGE', 'EMPTY_TABLE']);
     expect(codes(assessTable(t, undefined, f).findings)).toEqual(['STATS_MISSING', 'SIZE_FROM_STORAGE', 'EMPTY_TABLE']);
-    const bad = await sampleStorage(store, [inv(table({ name: 'r', sd: { location: 'relative/dir' }, parameters: {} })), inv(table({ name: 'e', sd: { location: '' }, parameters: {} }))]);
+    const bad = await sampleStorage(store, [
+      inv(table({ name: 'r', sd: { location: 'relative/dir' }, parameters: {} })),
+      inv(table({ name: 'e', sd: { location: '' }, parameters: {} })),
+    ]);
     expect(bad.size).toBe(0);
   });
 });

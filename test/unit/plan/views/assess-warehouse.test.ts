@@ -6,10 +6,23 @@ import { parseOwnership } from '../../../../core/plan/ownership';
 import { parseWaveOptions } from '../../../../core/plan/types';
 import { inv, table } from '../assess/fixture';
 
-const view = (name: string, sql: string) => inv(table({ name, tableType: 'VIRTUAL_VIEW', viewExpandedText: sql, sd: { location: null, inputFormat: null, serde: { name: null, serializationLib: null, parameters: {} } } }));
+const view = (name: string, sql: string) =>
+  inv(
+    table({
+      name,
+      tableType: 'VIRTUAL_VIEW',
+      viewExpandedText: sql,
+      sd: { location: null, inputFormat: null, serde: { name: null, serializationLib: null, parameters: {} } },
+    }),
+  );
 
 describe('assessWarehouse', () => {
-  const tables = [inv(table({ name: 'T' })), view('v1', 'SELECT * FROM `db`.`t`'), view('v2', 'WITH c AS (SELECT * FROM db.v1) SELECT * FROM c JOIN other.x ON 1=1'), view('bad', 'SELEKT nonsense (((')];
+  const tables = [
+    inv(table({ name: 'T' })),
+    view('v1', 'SELECT * FROM `db`.`t`'),
+    view('v2', 'WITH c AS (SELECT * FROM db.v1) SELECT * FROM c JOIN other.x ON 1=1'),
+    view('bad', 'SELEKT nonsense ((('),
+  ];
   const r = assessWarehouse(tables, { allowUnbucketed: false }, parseOwnership({ databases: { db: 'core' } }));
 
   it('sorts by id, resolves teams, fingerprints the table as read', () => {
@@ -20,7 +33,10 @@ describe('assessWarehouse', () => {
       ['db.v2', 'view', 'migrate-with-warnings', 'core'],
     ]);
     expect(r.tables[1]!.fingerprint).toMatch(/^[0-9a-f]{64}$/);
-    expect(assessWarehouse([inv(table({ name: 'T', parameters: { numFiles: '4' } }))], { allowUnbucketed: false }, parseOwnership({})).tables[0]!.fingerprint).not.toBe(r.tables[1]!.fingerprint);
+    expect(
+      assessWarehouse([inv(table({ name: 'T', parameters: { numFiles: '4' } }))], { allowUnbucketed: false }, parseOwnership({})).tables[0]!
+        .fingerprint,
+    ).not.toBe(r.tables[1]!.fingerprint);
     expect(toPlanTable(r.tables[1]!)).toMatchObject({ id: 'db.t', database: 'db', name: 't', files: 3, bytes: 3000, risk: 'low' });
   });
 

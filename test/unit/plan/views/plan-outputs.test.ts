@@ -20,7 +20,16 @@ function built(): BuiltPlan {
   const tables = [table('db.a'), table('db.v', { kind: 'view' })];
   const edges = [edge('db.a', 'db.v')];
   const waves = planWaves(buildGraph(tables, edges), baseOptions);
-  const plan = buildPlan({ createdAt: '2026-01-01T00:00:00.000Z', toolVersion: 't', source: { uri: 'thrift://h:1', label: '' }, targetCatalog: 'cat', throughput: DEFAULT_THROUGHPUT }, waves);
+  const plan = buildPlan(
+    {
+      createdAt: '2026-01-01T00:00:00.000Z',
+      toolVersion: 't',
+      source: { uri: 'thrift://h:1', label: '' },
+      targetCatalog: 'cat',
+      throughput: DEFAULT_THROUGHPUT,
+    },
+    waves,
+  );
   return { plan, edges, assessed: { tables: [], edges } };
 }
 
@@ -28,7 +37,9 @@ describe('readLineage', () => {
   it('malformed YAML → LINEAGE_INVALID with file:line:col; schema errors name the path', () => {
     const bad = path.join(dir, 'l.yaml');
     writeFileSync(bad, 'version: 1\njobs: [ {name: x, reads: [a.b}\n');
-    expect(() => readLineage(bad)).toThrow(expect.objectContaining({ code: 'LINEAGE_INVALID', message: expect.stringMatching(/l\.yaml:\d+:\d+: not valid YAML/) }));
+    expect(() => readLineage(bad)).toThrow(
+      expect.objectContaining({ code: 'LINEAGE_INVALID', message: expect.stringMatching(/l\.yaml:\d+:\d+: not valid YAML/) }),
+    );
     writeFileSync(bad, 'version: 1\njobs:\n  - {name: j, reads: [a.b], writes: [c]}\n');
     expect(() => readLineage(bad)).toThrow(/jobs\[0\]\.writes\[0\]: expected db\.table/);
     expect(() => readLineage(path.join(dir, 'none.yaml'))).toThrow(expect.objectContaining({ code: 'LINEAGE_INVALID' }));
@@ -48,7 +59,9 @@ describe('writePlanOutputs', () => {
   });
 
   it('a bad --graph extension writes nothing', async () => {
-    await expect(writePlanOutputs(built(), { out: path.join(dir, 'p.json'), graph: path.join(dir, 'g.png') })).rejects.toMatchObject({ code: 'USAGE' });
+    await expect(writePlanOutputs(built(), { out: path.join(dir, 'p.json'), graph: path.join(dir, 'g.png') })).rejects.toMatchObject({
+      code: 'USAGE',
+    });
     expect(readdirSync(dir)).toEqual([]);
   });
 
