@@ -110,15 +110,7 @@ export function activityContext(deps: ActivityDeps) {
     details: Record<string, unknown> = {},
     actor = deps.actor,
   ): AuditEventInput => ({ at: now(), actor, action, object, planHash, beforeDigest: before, afterDigest: after, details });
-  const audit = (
-    action: AuditAction,
-    object: string,
-    planHash: string | null,
-    before: string | null,
-    after: string | null,
-    details: Record<string, unknown> = {},
-    actor = deps.actor,
-  ): Promise<unknown> => deps.state.appendAudit(event(action, object, planHash, before, after, details, actor));
+  const audit = (...args: Parameters<typeof event>): Promise<unknown> => deps.state.appendAudit(event(...args));
   const target = (tableId: string): TableIdent => targetOf(tableId, deps.namespacePrefix);
   /** The conversion of a table whose original is saved (forward steps only: undo uses recorded facts). */
   const prepared = async (ref: TableRef, rec: TableRecord): Promise<PreparedConversion> => {

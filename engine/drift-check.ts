@@ -103,46 +103,25 @@ async function checkCatalog(
     }
     const loaded = await catalog.loadTable(ident);
     const ours = BigInt(rec.snapshotId ?? '0');
-    if (loaded.metadataLocation === rec.metadataLocation) {
-      add({
-        check: DriftCheck.CATALOG_ENTRY,
-        status: 'ok',
-        code: DriftCode.OK,
-        expected: rec.metadataLocation,
-        actual: loaded.metadataLocation,
-      });
-      add({
-        check: DriftCheck.ICEBERG_COMMITS,
-        status: 'ok',
-        code: DriftCode.OK,
-        expected: String(rec.snapshotId),
-        actual: String(loaded.metadata.currentSnapshotId),
-      });
-    } else if (rec.snapshotId !== null && loaded.metadata.snapshots.some((s) => s.snapshotId === ours)) {
-      add({
-        check: DriftCheck.CATALOG_ENTRY,
-        status: 'ok',
-        code: DriftCode.OK,
-        expected: rec.metadataLocation,
-        actual: loaded.metadataLocation,
-      });
-      const after = loaded.metadata.snapshots.filter((s) => s.sequenceNumber > 1).length;
-      add({
-        check: DriftCheck.ICEBERG_COMMITS,
-        status: 'info',
-        code: DriftCode.ICEBERG_COMMITS_AFTER_OURS,
-        expected: String(rec.snapshotId),
-        actual: `current ${String(loaded.metadata.currentSnapshotId)}, ${after} commit(s) after ours; rollback is blocked`,
-      });
-    } else {
-      add({
-        check: DriftCheck.CATALOG_ENTRY,
-        status: 'drift',
-        code: DriftCode.CATALOG_POINTS_ELSEWHERE,
-        expected: rec.metadataLocation,
-        actual: loaded.metadataLocation,
-      });
-    }
+    const atOurs = loaded.metadataLocation === rec.metadataLocation;
+    const onTopOfOurs = !atOurs && rec.snapshotId !== null && loaded.metadata.snapshots.some((s) => s.snapshotId === ours);
+    const entry = (status: 'ok' | 'drift', code: DriftCode): void =>
+      add({ check: DriftCheck.CATALOG_ENTRY, status, code, expected: rec.metadataLocation, actual: loaded.metadataLocation });
+    if (!atOurs && !onTopOfOurs) return entry('drift', DriftCode.CATALOG_POINTS_ELSEWHERE);
+    entry('ok', DriftCode.OK);
+    const current = String(loaded.metadata.currentSnapshotId);
+    const after = loaded.metadata.snapshots.filter((s) => s.sequenceNumber > 1).length;
+    add(
+      atOurs
+        ? { check: DriftCheck.ICEBERG_COMMITS, status: 'ok', code: DriftCode.OK, expected: String(rec.snapshotId), actual: current }
+        : {
+            check: DriftCheck.ICEBERG_COMMITS,
+            status: 'info',
+            code: DriftCode.ICEBERG_COMMITS_AFTER_OURS,
+            expected: String(rec.snapshotId),
+            actual: `current ${current}, ${after} commit(s) after ours; rollback is blocked`,
+          },
+    );
   } catch (e) {
     add(failedRow(DriftCheck.CATALOG_ENTRY, e));
   }

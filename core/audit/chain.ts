@@ -203,33 +203,28 @@ export function verifyChain(events: Iterable<AuditEvent>, opts: VerifyOptions = 
   }
   const a = opts.anchor;
   if (a === undefined) return { ok: true, events: n, keyed, head: prev };
+  const mismatch = (brokenAt: number, reason: string): ChainVerdict => ({
+    ok: false,
+    events: n,
+    keyed,
+    head: prev,
+    anchor: a,
+    code: ErrorCode.AUDIT_ANCHOR_MISMATCH,
+    brokenAt,
+    reason,
+  });
   if (n < a.seq) {
     const what =
       n === 0
         ? 'the audit table is empty: it was truncated, or dropped and created again'
         : `the newest ${a.seq - n} event(s) were deleted`;
-    return {
-      ok: false,
-      events: n,
-      keyed,
-      head: prev,
-      anchor: a,
-      code: ErrorCode.AUDIT_ANCHOR_MISMATCH,
-      brokenAt: n + 1,
-      reason: `the chain ends at event ${n} but the anchor written at ${a.at} records event ${a.seq}: ${what}`,
-    };
+    return mismatch(n + 1, `the chain ends at event ${n} but the anchor written at ${a.at} records event ${a.seq}: ${what}`);
   }
   if (atAnchor !== a.hash) {
-    return {
-      ok: false,
-      events: n,
-      keyed,
-      head: prev,
-      anchor: a,
-      code: ErrorCode.AUDIT_ANCHOR_MISMATCH,
-      brokenAt: a.seq,
-      reason: `event ${a.seq} has hash ${(atAnchor ?? '').slice(0, 16)}… but the anchor records ${a.hash.slice(0, 16)}…: events up to ${a.seq} were rewritten (the chain was recomputed)`,
-    };
+    return mismatch(
+      a.seq,
+      `event ${a.seq} has hash ${(atAnchor ?? '').slice(0, 16)}… but the anchor records ${a.hash.slice(0, 16)}…: events up to ${a.seq} were rewritten (the chain was recomputed)`,
+    );
   }
   return { ok: true, events: n, keyed, head: prev, anchor: a, unanchored: n - a.seq };
 }
