@@ -30,7 +30,7 @@ export function chainKeyOf(config: MigrateConfig, env: NodeJS.ProcessEnv): Chain
   return chainKeyFrom(text);
 }
 
-/** What cli/runtime.ts openStores returns (passed in: runtime imports this file). */
+/** What app/runtime.ts openStores returns (passed in: runtime imports this file). */
 type OpenStores = (
   config: MigrateConfig,
   env: NodeJS.ProcessEnv,

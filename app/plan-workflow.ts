@@ -27,7 +27,7 @@ export const CALL_MS = 30_000;
 /** A status query waits this long for a worker before the workflow's own record is consulted. */
 export const QUERY_MS = 10_000;
 
-/** The name a command records as its actor (cli/identity.ts: MIGRATE_ACTOR, declared, else user@host). */
+/** The name a command records as its actor (app/identity.ts: MIGRATE_ACTOR, declared, else user@host). */
 export const who = (): string => actorOf().actor;
 export const migrationWorkflowId = planWorkflowId;
 

@@ -1,4 +1,4 @@
-// Who may approve (audit.approvers) and where an actor's name comes from (cli/identity.ts). The
+// Who may approve (audit.approvers) and where an actor's name comes from (app/identity.ts). The
 // approve command calls checkApprover before sending anything: a refused approver leaves no audit
 // event. Config from a real YAML file through loadConfig; events in a fresh state database.
 import os from 'node:os';
