@@ -108,11 +108,17 @@ async function compile(out: string): Promise<number> {
   return ts.length;
 }
 
-async function workflowBundle(out: string): Promise<number> {
+/** The workflow bundle's code: bundleWorkflowCode over workflows/index.ts (test/workflows/replay.test.ts replays every history on it). */
+export async function buildWorkflowBundle(): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve(path.join(ROOT, 'workflows', 'index.ts')),
     logger: { trace() {}, debug() {}, info() {}, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m), log() {} },
   });
+  return code;
+}
+
+async function workflowBundle(out: string): Promise<number> {
+  const code = await buildWorkflowBundle();
   fs.writeFileSync(path.join(out, 'workflow-bundle.js'), code);
   return code.length;
 }

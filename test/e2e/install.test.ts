@@ -2,11 +2,12 @@
 // then `npm install -g --prefix <tmp>` of the tarball from a directory outside the checkout; the
 // installed `migrate` then runs with an environment that cannot reach the repo's node_modules (cwd
 // in the temporary directory, NODE_PATH unset, PATH = the prefix's bin and Node's own directory,
-// only the stack's variables): it prints its versions, passes doctor against the stack and converts
-// one seeded table (registered and validated) — its footer threads start from the package's
-// compiled files and nothing is written into its node_modules. Dependencies come from the npm
-// registry (the local npm cache first). Seeding and clean-up use the repo's own tools.
-import { execFile } from 'node:child_process';
+// only the stack's variables): it prints its versions, passes doctor against the stack, starts a
+// worker on the prebuilt workflow bundle (no bundling at start) and converts one seeded table
+// (registered and validated) — its footer threads start from the package's compiled files and
+// nothing is written into its node_modules. Dependencies come from the npm registry (the local npm
+// cache first). Seeding and clean-up use the repo's own tools.
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,15 +32,18 @@ let installDir = '';
 let bin = '';
 let cfg = '';
 
-/** A command outside the repo: cwd `tmp`, only PATH, HOME and the stack's variables (no NODE_PATH, NODE_OPTIONS). */
-async function outside(cmd: string, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-  const env = {
+/** The environment outside the repo: only PATH (the prefix's bin, Node's directory), HOME and the stack's variables. */
+function outsideEnv(): NodeJS.ProcessEnv {
+  return {
     PATH: [path.join(tmp, 'prefix', 'bin'), path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
     HOME: process.env.HOME ?? os.homedir(),
     ...stack,
-    ...extraEnv,
   };
-  return promisify(execFile)(cmd, [...args], { env, cwd: tmp, maxBuffer: 64 << 20, timeout: 600_000 }).then(
+}
+
+/** A command outside the repo: cwd `tmp`, only PATH, HOME and the stack's variables (no NODE_PATH, NODE_OPTIONS). */
+async function outside(cmd: string, args: readonly string[]): Promise<Run> {
+  return promisify(execFile)(cmd, [...args], { env: outsideEnv(), cwd: tmp, maxBuffer: 64 << 20, timeout: 600_000 }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
@@ -114,6 +118,25 @@ describe('the packed tarball, installed into a temporary prefix', () => {
     expect(d.ok).toBe(true);
     expect(d.checks.map((c) => c.component)).toEqual(expect.arrayContaining(['hms', 'catalog', 'storage', 'temporal', 'state']));
   });
+
+  it('migrate worker starts on the prebuilt workflow bundle and stops on SIGTERM', async () => {
+    const queue = uniqueName('him-install-q');
+    const child = spawn(bin, ['worker', '-c', cfg, '--role', 'workflows', '--json', '--set', `temporal.taskQueue=${queue}`], {
+      cwd: tmp,
+      env: outsideEnv(),
+    });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const started = (): string | undefined => out.split('\n').find((l) => l.startsWith('{"ok":true'));
+    for (let i = 0; i < 600 && started() === undefined; i++) await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(JSON.parse(started() ?? 'null')).toMatchObject({ ok: true, role: 'workflows', taskQueue: queue });
+    // What the SDK logs when Worker.create bundles workflowsPath itself (as from the sources).
+    expect(out).not.toContain('Workflow bundle created');
+  }, 120_000);
 
   it('migrate table converts, registers and validates one table, writing nothing into node_modules', async () => {
     const r = await outside(bin, ['table', `${sales}.orders`, '-c', cfg, '--json']);
