@@ -6,6 +6,9 @@
 // - `import()` becomes a lazy `require()` (as tsc does for CommonJS): the CLI loads each command's
 //   application module only when the command runs. ESM-only packages load by require(esm) (Node
 //   ≥ 20.19, package.json `engines`).
+// - The footer threads' body (adapters/formats/threads/worker.ts) also bundled into one file,
+//   worker.bundle.js beside the compiled pool, dependencies external: two threads boot in ~70 ms of
+//   process CPU instead of ~130 when each loads the one-to-one files (measured, 3 runs each).
 // - The Temporal workflow bundle built ahead of time (bundleWorkflowCode over workflows/index.ts,
 //   the very call Worker.create makes for `workflowsPath`) → dist/workflow-bundle.js, which the
 //   compiled app/worker.js hands to the worker as `workflowBundle`.
@@ -23,6 +26,9 @@ const DIST = path.join(ROOT, 'dist');
 const STAMP = '.built';
 /** The runtime layers (docs/architecture.md), compiled. */
 export const SOURCE_DIRS = ['core', 'adapters', 'engine', 'activities', 'workflows', 'app', 'cli', 'thrift-idl/gen'] as const;
+/** The footer threads' body, bundled into one file beside its compiled pool (pool.ts starts threads from it). */
+const THREAD_ENTRY = 'adapters/formats/threads/worker.ts';
+const THREAD_BUNDLE = 'adapters/formats/threads/worker.bundle.js';
 /** Files whose change also makes dist/ stale (dependencies end up in the workflow bundle). Keep in step with bin/migrate. */
 export const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'dev/build.ts'] as const;
 
@@ -98,6 +104,19 @@ async function compile(out: string): Promise<number> {
     platform: 'node',
     target: 'node20',
     supported: { 'dynamic-import': false },
+    logLevel: 'warning',
+  });
+  // The footer threads' body as one file (as bundle.ts does from the sources): a thread then starts
+  // without resolving and loading each module itself (pool.ts footerThreadStart).
+  await build({
+    entryPoints: [path.join(ROOT, THREAD_ENTRY)],
+    outfile: path.join(out, THREAD_BUNDLE),
+    absWorkingDir: ROOT,
+    bundle: true,
+    packages: 'external',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
     logLevel: 'warning',
   });
   for (const f of sources.filter((s) => s.endsWith('.js'))) {

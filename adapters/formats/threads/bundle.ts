@@ -1,6 +1,6 @@
 // Worker-thread code as one prebuilt CommonJS file — when running from the TypeScript sources only
 // (Jest, `tsx bench/…`, `tsx dev/…`). The compiled tool (dist/: bin/migrate, an installed
-// `migrate`) starts its threads from dist/…/threads/worker.js and never loads this file, so at run
+// `migrate`) starts its threads from dist/…/threads/worker.bundle.js (dev/build.ts) and never loads this file, so at run
 // time it compiles nothing and writes nothing into node_modules (pool.ts footerThreadStart).
 // From the sources, a worker that registers tsx and resolves, transforms and loads each module
 // itself spends ~120–135 ms of CPU per thread before its first request (two footer threads: 307–343

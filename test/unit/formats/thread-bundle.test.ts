@@ -68,9 +68,9 @@ test('HIM_THREAD_BUNDLE=0 switches bundling off', () => {
   expect(threadBundle(path.join(root, 'entry.ts'), { root, cacheDir: cache, env: {} })).not.toBeNull();
 });
 
-test('compiled (dist/), footer threads start from the worker.js beside the pool: nothing bundled at run time', () => {
+test('compiled (dist/), footer threads start from the worker.bundle.js the build put beside the pool: nothing bundled at run time', () => {
   const pool = path.resolve(__dirname, '..', '..', '..', 'adapters', 'formats', 'threads');
-  expect(footerThreadStart(true)).toEqual({ file: path.join(pool, 'worker.js'), options: {} });
+  expect(footerThreadStart(true)).toEqual({ file: path.join(pool, 'worker.bundle.js'), options: {} });
 });
 
 test('from the TypeScript sources, footer threads run from the bundle of threads/worker.ts, without tsx flags', () => {
