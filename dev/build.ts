@@ -151,10 +151,17 @@ export async function buildDist(ifStale: boolean, quiet = false): Promise<boolea
     fs.rmSync(tmp, { recursive: true, force: true });
     fs.mkdirSync(tmp);
     const t0 = Date.now();
-    const modules = await compile(tmp);
-    const bytes = await workflowBundle(tmp);
-    fs.writeFileSync(path.join(tmp, STAMP), `built ${started.toISOString()} by dev/build.ts\n`);
-    fs.utimesSync(path.join(tmp, STAMP), started, started);
+    let modules = 0;
+    let bytes = 0;
+    try {
+      modules = await compile(tmp);
+      bytes = await workflowBundle(tmp);
+      fs.writeFileSync(path.join(tmp, STAMP), `built ${started.toISOString()} by dev/build.ts\n`);
+      fs.utimesSync(path.join(tmp, STAMP), started, started);
+    } catch (e) {
+      fs.rmSync(tmp, { recursive: true, force: true }); // a failed build leaves dist/ as it was
+      throw e;
+    }
     const old = path.join(ROOT, `dist.old-${process.pid}`);
     if (fs.existsSync(DIST)) fs.renameSync(DIST, old);
     fs.renameSync(tmp, DIST);
