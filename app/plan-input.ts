@@ -12,17 +12,9 @@ import { MAX_PLAN_BYTES } from '../core/plan/plan-limits';
 import { signPlan, verifyPlanSignature } from '../core/plan/signing';
 import type { PlanSignerInfo, PlanSigningKey } from '../core/plan/signing';
 import { openPlanSigning } from '../adapters/crypto/signing';
+import { PLAN_INPUT_CODES } from './plan-input-codes';
 
-/** Codes a plan file (or a plan id) the user gave can end with: bad input, exit 2 like a config error. */
-export const PLAN_INPUT_CODES: ReadonlySet<string> = new Set<string>([
-  ErrorCode.PLAN_INVALID,
-  ErrorCode.PLAN_HASH_MISMATCH,
-  ErrorCode.PLAN_VERSION_UNSUPPORTED,
-  ErrorCode.PLAN_UNSIGNED,
-  ErrorCode.PLAN_SIGNATURE_INVALID,
-  ErrorCode.PLAN_TOO_LARGE,
-  ErrorCode.PLAN_EMPTY,
-]);
+export { PLAN_INPUT_CODES };
 
 export interface PlanForApply {
   readonly plan: PlanFile;

@@ -2,8 +2,6 @@
 // reader (Thrift, or the backing database), catalog, object stores, state store and Temporal
 // connection every use case (app/*) works with. Credentials come from the environment (AWS_*,
 // the catalog token variable named in config) and never leave this process.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { Client, Connection } from '@temporalio/client';
 import type { IcebergCatalog } from '../core/catalog/catalog';
@@ -25,13 +23,7 @@ import { S3RangedGet } from '../adapters/storage/s3-ranged-get';
 import { RoutingObjectStore } from '../adapters/storage/routing-store';
 import { auditStateOptions } from './audit-setup';
 
-export function toolVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
+export { toolVersion } from './version';
 
 function need<T>(v: T | undefined, what: string): T {
   if (v === undefined)

@@ -7,6 +7,8 @@ import { planId } from '../core/plan/ids';
 import { nightlyValidationWorkflow, SA } from '../workflows/index';
 import { openState, openTemporal } from './runtime';
 import type { TemporalHandle } from './runtime';
+import { SCHEDULE_ACTIONS } from './schedule-actions';
+import type { ScheduleAction } from './schedule-actions';
 
 const CALL_MS = 30_000;
 const DEFAULT_CRON = '0 2 * * *';
@@ -97,14 +99,8 @@ export async function listValidationSchedules(config: MigrateConfig): Promise<Sc
   }
 }
 
-export const SCHEDULE_ACTIONS = {
-  describe: 'show the schedule, its state and recent runs',
-  pause: 'stop firing until unpaused',
-  unpause: 'fire again',
-  delete: 'remove the schedule (runs and results stay)',
-  trigger: 'start a run now (skipped if one is running)',
-} as const;
-export type ScheduleAction = keyof typeof SCHEDULE_ACTIONS;
+export { SCHEDULE_ACTIONS };
+export type { ScheduleAction };
 
 export interface ScheduleDescription {
   readonly id: string;

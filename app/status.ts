@@ -18,6 +18,8 @@ import {
   unknownPlan,
 } from './plan-workflow';
 import { openTemporal } from './runtime';
+import { PLAN_SIGNAL_HELP } from './plan-signals';
+import type { PlanSignal } from './plan-signals';
 import type { TemporalHandle } from './runtime';
 
 export { planArg };
@@ -61,11 +63,11 @@ export async function watchPlan(
 }
 
 export const PLAN_SIGNALS = {
-  pause: { signal: pauseSignal, what: 'pause before the next wave starts' },
-  resume: { signal: resumeSignal, what: 'resume a paused plan' },
-  cancel: { signal: cancelSignal, what: 'stop the plan before the next wave (running waves finish)' },
+  pause: { signal: pauseSignal, what: PLAN_SIGNAL_HELP.pause },
+  resume: { signal: resumeSignal, what: PLAN_SIGNAL_HELP.resume },
+  cancel: { signal: cancelSignal, what: PLAN_SIGNAL_HELP.cancel },
 } as const;
-export type PlanSignal = keyof typeof PLAN_SIGNALS;
+export type { PlanSignal };
 
 /** Send `name` to the running plan workflow: USAGE when it was never applied, PLAN_FINISHED when it has ended. */
 export async function signalPlan(config: MigrateConfig, plan: string, name: PlanSignal): Promise<{ plan: string; workflowId: string }> {

@@ -2,6 +2,7 @@
 // reaches through `ActivityDeps` (state store, HMS reader, catalog, object stores), the footer
 // threads, and a Temporal worker for the workflows and/or the activities of the task queue.
 import os from 'node:os';
+import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
@@ -70,6 +71,17 @@ async function connect(address: string): Promise<NativeConnection> {
   }
 }
 
+/**
+ * The workflow code a worker runs. Compiled (dist/: bin/migrate, an installed `migrate`): the bundle
+ * dev/build.ts made ahead of time with bundleWorkflowCode over workflows/index.ts (the same call
+ * Worker.create makes for `workflowsPath`), so the worker compiles nothing at start. From the
+ * TypeScript sources (tests, benches): the path, bundled by the worker as before.
+ */
+export function workflowCode(compiled = __filename.endsWith('.js')): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  if (compiled) return { workflowBundle: { codePath: path.join(__dirname, '..', 'workflow-bundle.js') } };
+  return { workflowsPath: require.resolve('../workflows/index') };
+}
+
 const closeAll = (closers: Closer[]): Promise<unknown> => Promise.allSettled(closers.reverse().map(async (c) => c()));
 
 /** A worker for `config`'s task queue, connected and ready to run. */
@@ -90,7 +102,7 @@ export async function createWorker(config: MigrateConfig, opts: WorkerOptions): 
       connection,
       namespace: t.namespace,
       taskQueue: t.taskQueue,
-      ...(opts.role !== 'activities' ? { workflowsPath: require.resolve('../workflows/index') } : {}),
+      ...(opts.role !== 'activities' ? workflowCode() : {}),
       ...(activities !== undefined ? { activities, maxConcurrentActivityTaskExecutions: opts.concurrency } : {}),
     });
     const run = async (): Promise<void> => {

@@ -1,9 +1,13 @@
+#!/usr/bin/env node
 // `migrate`: the command-line entry point. Thin: parse, resolve config once, run, render text or
-// JSON, and exit through one place with a documented code (STYLE.md §10).
+// JSON, and exit through one place with a documented code (STYLE.md §10). Starts fast: every
+// command registers with its flags and help only; its application module (app/*, and with it
+// Temporal, the AWS SDK, the SQL parser, zod) is imported when the command runs.
 import { Command, CommanderError } from 'commander';
 import { ErrorCode, isMigrationError } from '../core/errors';
 import { ExitCode } from '../core/exit-codes';
 import { errorJson, renderError, renderUsage } from './output';
+import { versionInfo } from '../app/version';
 import type { IO } from './output';
 import { registerDoctor } from './commands/doctor';
 import { registerInventory } from './commands/inventory';
@@ -41,6 +45,13 @@ environment variables MIGRATE__<SECTION>__<KEY> (e.g. MIGRATE__TEMPORAL__ADDRESS
 --set section.key=value flags; validated once, errors name the exact path and its source.
 `;
 
+/** `migrate --version`: tool, Node, Temporal SDK and HMS IDL versions (JSON with --json). */
+function renderVersion(json: boolean): string {
+  const v = versionInfo();
+  if (json) return `${JSON.stringify({ ok: true, ...v })}\n`;
+  return `migrate ${v.tool}\nnode ${v.node}\ntemporal-sdk ${v.temporalSdk}\nhms-idl ${v.hmsIdl} (Hive Metastore Thrift IDL)\n`;
+}
+
 function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
@@ -51,10 +62,15 @@ export function buildProgram(io: IO, json = false): Command {
     .description('Move Hive Metastore tables onto Apache Iceberg, metadata-only, orchestrated by Temporal.')
     .option('-c, --config <file>', 'configuration file (YAML)')
     .option('--set <key=value>', 'override one config value, e.g. --set temporal.address=127.0.0.1:7233 (repeatable)', collect, [])
+    .option('-V, --version', 'print the tool, Node, Temporal SDK and HMS IDL versions')
     .showHelpAfterError('(run migrate --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => (json ? undefined : write(s)) })
     .addHelpText('after', `${WORKFLOW}${EXIT_HELP}`);
+  program.on('option:version', () => {
+    io.out(renderVersion(json));
+    throw new CommanderError(ExitCode.OK, 'commander.version', 'version printed');
+  });
 
   registerDoctor(program, io);
   registerInventory(program, io);

@@ -5,9 +5,8 @@ import type { Command } from 'commander';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode } from '../core/errors';
 import type { MigrationError } from '../core/errors';
-import { loadConfig } from './config';
 import { ExitCode } from '../core/exit-codes';
-import { PLAN_INPUT_CODES } from '../app/plan-input';
+import { PLAN_INPUT_CODES } from '../app/plan-input-codes';
 
 export interface IO {
   readonly out: (s: string) => void;
@@ -20,9 +19,10 @@ export interface GlobalOpts {
   set: string[];
 }
 
-/** The one resolved config of a command (--config, MIGRATE__* environment, --set). */
-export function configOf(cmd: Command): MigrateConfig {
+/** The one resolved config of a command (--config, MIGRATE__* environment, --set); the YAML and schema code loads on first use. */
+export async function configOf(cmd: Command): Promise<MigrateConfig> {
   const g = cmd.optsWithGlobals<GlobalOpts>();
+  const { loadConfig } = await import('./config');
   return loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() }).config;
 }
 

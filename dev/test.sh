@@ -36,5 +36,10 @@ stack up
 step "lint"
 npm run -s lint
 
+# Once, before the tests: they run bin/migrate, which runs the compiled dist/ (and would otherwise
+# build it on its first call, inside a test's time budget).
+step "build"
+./node_modules/.bin/tsx dev/build.ts
+
 step "tests"
 ./node_modules/.bin/jest --ci --runInBand --forceExit

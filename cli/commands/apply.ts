@@ -5,7 +5,6 @@ import type { Command } from 'commander';
 import { ExitCode } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
 import type { Applied } from '../../app/apply';
-import { applyPlan } from '../../app/apply';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -68,7 +67,8 @@ export function registerApply(program: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (file: string, opts: ApplyOpts, cmd: Command) => {
-      const r = await applyPlan(configOf(cmd), file, {
+      const { applyPlan } = await import('../../app/apply');
+      const r = await applyPlan(await configOf(cmd), file, {
         autoApprove: opts.autoApprove === true,
         wait: opts.wait === true,
         concurrency: opts.concurrency,

@@ -5,8 +5,6 @@ import type { Command } from 'commander';
 import { ExitCode } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
 import type { Approval } from '../../app/approve';
-import { approvePlanWave } from '../../app/approve';
-import { planArg } from '../../app/status';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -41,8 +39,9 @@ export function registerApprove(program: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (planText: string, opts: { wave: number; json?: boolean }, cmd: Command) => {
+      const [{ approvePlanWave }, { planArg }] = await Promise.all([import('../../app/approve'), import('../../app/status')]);
       const plan = planArg(planText);
-      const a = await approvePlanWave(configOf(cmd), plan, opts.wave);
+      const a = await approvePlanWave(await configOf(cmd), plan, opts.wave);
       io.out(opts.json ? `${JSON.stringify({ ok: true, plan: planId(plan), ...a })}\n` : renderApproval(a, plan));
       io.setExit(ExitCode.OK);
     });

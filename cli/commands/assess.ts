@@ -3,10 +3,9 @@
 // pipeline is app/plan/assess.ts; this file parses flags and renders.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { compareIds } from '../../core/plan/types';
+import { compareIds } from '../../core/plan/compare-ids';
 import { ExitCode } from '../../core/exit-codes';
 import type { AssessResult } from '../../app/plan/assess';
-import { runAssess } from '../../app/plan/assess';
 import type { HmsSource } from '../../app/runtime';
 import { collect } from '../flags';
 import { configOf } from '../output';
@@ -45,7 +44,8 @@ Examples:
 Exit codes: 0 assessed (whatever the classes); 1 HMS cannot be read; 2 bad configuration.`,
     )
     .action(async (opts: { database: string[]; source?: HmsSource; json?: boolean }, cmd: Command) => {
-      const r = await runAssess(configOf(cmd), opts.database, opts.source);
+      const { runAssess } = await import('../../app/plan/assess');
+      const r = await runAssess(await configOf(cmd), opts.database, opts.source);
       io.out(opts.json ? `${JSON.stringify({ ok: true, tables: r.tables, edges: r.edges }, null, 2)}\n` : renderAssess(r));
       io.setExit(ExitCode.OK);
     });

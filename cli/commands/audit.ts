@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import { ErrorCode } from '../../core/errors';
 import { ExitCode } from '../../core/exit-codes';
 import type { AuditReport } from '../../app/audit';
-import { verifyAudit } from '../../app/audit';
 import { configOf } from '../output';
 import type { IO } from '../output';
 
@@ -53,7 +52,8 @@ export function registerAudit(program: Command, io: IO): void {
       '\nExamples:\n  migrate audit verify -c migrate.yaml\n  migrate audit verify -c migrate.yaml --json\n\nExit code 1 when the chain is broken or disagrees with its anchor (AUDIT_CHAIN_BROKEN, AUDIT_ANCHOR_MISMATCH);\n2 when it cannot be checked as configured (keyed events and no key). See docs/audit.md.',
     )
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const r = await verifyAudit(configOf(cmd), process.env);
+      const { verifyAudit } = await import('../../app/audit');
+      const r = await verifyAudit(await configOf(cmd), process.env);
       io.out(opts.json ? renderJson(r) : renderText(r));
       io.setExit(r.verdict.ok ? ExitCode.OK : r.verdict.code === ErrorCode.CONFIG_INVALID ? ExitCode.USAGE : ExitCode.FAILED);
     });

@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../../core/exit-codes';
 import type { Check } from '../../app/doctor';
-import { runDoctor } from '../../app/doctor';
 import { FLAG_RANGES, intFlag } from '../flags';
 import type { IO } from '../output';
 import { configOf } from '../output';
@@ -46,7 +45,8 @@ Examples:
 Exit codes: 0 every check passed; 1 a check failed; 2 bad flag or configuration.`,
     )
     .action(async (opts: { json?: boolean; timeout: number }, cmd: Command) => {
-      const checks = await runDoctor(configOf(cmd), opts.timeout, process.env);
+      const { runDoctor } = await import('../../app/doctor');
+      const checks = await runDoctor(await configOf(cmd), opts.timeout, process.env);
       io.out(opts.json ? `${JSON.stringify({ ok: checks.every((c) => c.ok), checks }, null, 2)}\n` : renderDoctor(checks));
       io.setExit(checks.every((c) => c.ok) ? ExitCode.OK : ExitCode.FAILED);
     });

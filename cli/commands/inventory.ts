@@ -7,7 +7,6 @@ import { Option } from 'commander';
 import { ExitCode } from '../../core/exit-codes';
 import { TableType } from '../../core/hive/model';
 import type { Counts, InventoryReport, InventorySource, Progress } from '../../app/plan/inventory';
-import { inventory } from '../../app/plan/inventory';
 import { collect, FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -93,8 +92,9 @@ Examples:
 Exit codes: 0 ok; 1 the HMS cannot be read (unknown database: HMS_NOT_FOUND); 2 bad flag or configuration.`,
     )
     .action(async (opts: { source: InventorySource; database: string[]; json?: boolean; callsPerSecond: number }, cmd: Command) => {
+      const { inventory } = await import('../../app/plan/inventory');
       const report = await inventory(
-        configOf(cmd),
+        await configOf(cmd),
         { source: opts.source, databases: opts.database, callsPerSecond: opts.callsPerSecond },
         ttyProgress(process.stderr),
       );

@@ -5,8 +5,6 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import { ExitCode } from '../../core/exit-codes';
 import { diffPlans, isEmptyDiff } from '../../core/plan/diff';
 import type { PlanDiff } from '../../core/plan/diff';
-import { buildPlanFromHms, graphKind, reportKind, writePlanOutputs } from '../../app/plan/build';
-import { planSigningKey, readPlanFile, signBuiltPlan } from '../../app/plan-input';
 import type { HmsSource } from '../../app/runtime';
 import { collect } from '../flags';
 import { configOf } from '../output';
@@ -37,7 +35,9 @@ interface PlanOpts {
 }
 
 async function runPlanCommand(opts: PlanOpts, files: string[], cmd: Command, io: IO): Promise<void> {
-  const config = configOf(cmd);
+  const [{ buildPlanFromHms, graphKind, reportKind, writePlanOutputs }, { planSigningKey, readPlanFile, signBuiltPlan }] =
+    await Promise.all([import('../../app/plan/build'), import('../../app/plan-input')]);
+  const config = await configOf(cmd);
   if (opts.diff) {
     if (files.length !== 2) throw new MigrationError(ErrorCode.USAGE, '--diff takes two plan files: migrate plan --diff old.json new.json');
     const d = diffPlans(readPlanFile(files[0]!), readPlanFile(files[1]!));

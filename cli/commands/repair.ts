@@ -6,7 +6,6 @@ import type { Command } from 'commander';
 import { ExitCode } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
 import type { OrphanReport, RepairReport, TableLeftovers } from '../../app/repair';
-import { findPlanOrphans, repairPlanOrphans } from '../../app/repair';
 import { configOf } from '../output';
 import type { IO } from '../output';
 
@@ -56,7 +55,8 @@ export function registerRepair(program: Command, io: IO): void {
       '\nExamples:\n  migrate repair 3f2a9c1b7d4e -c migrate.yaml            # list; exit 1 when orphans are found\n  migrate repair 3f2a9c1b7d4e --apply -c migrate.yaml    # remove them; exit 1 when any is left\n\nTables whose workflow still runs and catalog entries that point at metadata we did not write are\nnever touched. Data files are never deleted. See docs/repair.md.\nExit codes: 0 nothing left (or all of it removed); 1 orphans found (or some could not be removed); 2 usage or configuration.',
     )
     .action(async (plan: string, opts: { apply?: boolean; json?: boolean }, cmd: Command) => {
-      const config = configOf(cmd);
+      const { findPlanOrphans, repairPlanOrphans } = await import('../../app/repair');
+      const config = await configOf(cmd);
       if (opts.apply === true) {
         const r = await repairPlanOrphans(config, plan);
         const ok = r.repaired.every((x) => x.ok);

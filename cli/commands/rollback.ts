@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../../core/exit-codes';
 import type { WaveRollback } from '../../app/rollback';
-import { rollbackPlanWave } from '../../app/rollback';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -45,7 +44,8 @@ export function registerRollback(program: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (plan: string, opts: RollbackOpts, cmd: Command) => {
-      const r = await rollbackPlanWave(configOf(cmd), plan, {
+      const { rollbackPlanWave } = await import('../../app/rollback');
+      const r = await rollbackPlanWave(await configOf(cmd), plan, {
         wave: opts.wave,
         force: opts.force === true,
         waitForWave: opts.waitForWave === true,

@@ -2,13 +2,12 @@
 // runs nightlyValidationWorkflow for a plan (app/schedule.ts).
 import type { Command } from 'commander';
 import { ExitCode } from '../../core/exit-codes';
-import type { ScheduleAction, ScheduleDescription } from '../../app/schedule';
-import { createValidationSchedule, listValidationSchedules, SCHEDULE_ACTIONS, scheduleAction } from '../../app/schedule';
+import type { ScheduleDescription } from '../../app/schedule';
+import type { ScheduleAction } from '../../app/schedule-actions';
+import { SCHEDULE_ACTIONS } from '../../app/schedule-actions';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
-
-export { scheduleIdFor } from '../../app/schedule';
 
 interface CreateOpts {
   cron?: string;
@@ -44,7 +43,8 @@ function registerCreate(schedule: Command, io: IO): void {
     )
     .action(async (plan: string, opts: CreateOpts, cmd: Command) => {
       const paused = opts.paused === true;
-      const r = await createValidationSchedule(configOf(cmd), plan, { ...opts, paused });
+      const { createValidationSchedule } = await import('../../app/schedule');
+      const r = await createValidationSchedule(await configOf(cmd), plan, { ...opts, paused });
       io.out(
         opts.json
           ? `${JSON.stringify({ ok: true, scheduleId: r.scheduleId, when: r.when, paused })}\n`
@@ -60,7 +60,8 @@ function registerList(schedule: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', '\nExit codes: 0 ok; 1 Temporal unreachable; 2 bad configuration.')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const out = await listValidationSchedules(configOf(cmd));
+      const { listValidationSchedules } = await import('../../app/schedule');
+      const out = await listValidationSchedules(await configOf(cmd));
       io.out(
         opts.json
           ? `${JSON.stringify(out)}\n`
@@ -84,7 +85,8 @@ function registerActions(schedule: Command, io: IO): void {
       .option('--json', 'machine-readable output')
       .addHelpText('after', '\nExit codes: 0 ok; 1 Temporal unreachable; 2 bad configuration or no such schedule.')
       .action(async (plan: string, opts: { json?: boolean }, cmd: Command) => {
-        const r = await scheduleAction(configOf(cmd), plan, name);
+        const { scheduleAction } = await import('../../app/schedule');
+        const r = await scheduleAction(await configOf(cmd), plan, name);
         if (r.description !== undefined) io.out(opts.json ? `${JSON.stringify(r.description)}\n` : renderDescription(r.description));
         else io.out(opts.json ? `${JSON.stringify({ ok: true, action: name, scheduleId: r.scheduleId })}\n` : `${name}: ${r.scheduleId}\n`);
         io.setExit(ExitCode.OK);

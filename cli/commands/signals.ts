@@ -3,8 +3,8 @@
 // signal is sent.
 import type { Command } from 'commander';
 import { ExitCode } from '../../core/exit-codes';
-import type { PlanSignal } from '../../app/status';
-import { PLAN_SIGNALS, planArg, signalPlan } from '../../app/status';
+import type { PlanSignal } from '../../app/plan-signals';
+import { PLAN_SIGNAL_HELP } from '../../app/plan-signals';
 import { configOf } from '../output';
 import type { IO } from '../output';
 
@@ -17,7 +17,7 @@ Exit codes: 0 sent; 1 Temporal unreachable; 2 bad configuration, unknown plan (n
 plan that has already finished (PLAN_FINISHED).`;
 
 export function registerSignals(program: Command, io: IO): void {
-  for (const [name, { what }] of Object.entries(PLAN_SIGNALS) as [PlanSignal, { what: string }][]) {
+  for (const [name, what] of Object.entries(PLAN_SIGNAL_HELP) as [PlanSignal, string][]) {
     program
       .command(name)
       .description(what)
@@ -25,7 +25,8 @@ export function registerSignals(program: Command, io: IO): void {
       .option('--json', 'machine-readable output')
       .addHelpText('after', help(name))
       .action(async (planText: string, opts: { json?: boolean }, cmd: Command) => {
-        const r = await signalPlan(configOf(cmd), planArg(planText), name);
+        const { planArg, signalPlan } = await import('../../app/status');
+        const r = await signalPlan(await configOf(cmd), planArg(planText), name);
         io.out(
           opts.json
             ? `${JSON.stringify({ ok: true, signal: name, ...r })}\n`

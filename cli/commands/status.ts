@@ -2,7 +2,6 @@
 // plan failed, was cancelled, ended without a result (failed, terminated, timed out), or a table
 // failed that its --max-failed did not allow.
 import type { Command } from 'commander';
-import { planArg, watchPlan } from '../../app/status';
 import { configOf } from '../output';
 import type { IO } from '../output';
 import { outcomeJson, renderStatus } from '../render-status';
@@ -28,8 +27,9 @@ export function registerStatus(program: Command, io: IO): void {
     .option('--watch', 'refresh every 2 s until the plan ends')
     .addHelpText('after', HELP)
     .action(async (planText: string, opts: { json?: boolean; watch?: boolean }, cmd: Command) => {
+      const { planArg, watchPlan } = await import('../../app/status');
       const plan = planArg(planText);
-      const last = await watchPlan(configOf(cmd), plan, { watch: opts.watch === true }, ({ status, outcome }) => {
+      const last = await watchPlan(await configOf(cmd), plan, { watch: opts.watch === true }, ({ status, outcome }) => {
         io.out(opts.json ? `${JSON.stringify({ ...status, ...outcomeJson(outcome) })}\n` : renderStatus(status, outcome));
       });
       io.setExit(last.outcome.exit);

@@ -7,7 +7,6 @@ import { parseTableIdent, tableIdent } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { ExitCode } from '../../core/exit-codes';
 import type { ConvertProgress, Summary } from '../../app/table';
-import { migrateOneTable, startFooterThreads } from '../../app/table';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -86,8 +85,9 @@ failed (then nothing stays registered), or an endpoint cannot be reached; 2 bad 
 or table name.`,
     )
     .action(async (name: string, opts: Opts, cmd: Command) => {
+      const { migrateOneTable, startFooterThreads } = await import('../../app/table');
       startFooterThreads();
-      const config = configOf(cmd);
+      const config = await configOf(cmd);
       const { db, tbl, target } = tableArgs(name, opts, config);
       let last = 0;
       const onProgress = (p: ConvertProgress): void => {

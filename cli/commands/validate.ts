@@ -5,7 +5,6 @@ import type { Command } from 'commander';
 import { ExitCode } from '../../core/exit-codes';
 import type { ValidationRow } from '../../core/validate/drift';
 import { runStatus } from '../../core/validate/drift';
-import { validateNow } from '../../app/validate';
 import { collect, FLAG_RANGES, intFlag, intListFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -40,7 +39,8 @@ export function registerValidation(program: Command, io: IO): void {
       '\nExamples:\n  migrate validate 3f2a9c1b7d4e -c migrate.yaml\n  migrate validate 3f2a9c1b7d4e --wave 2 --table sales.orders --json\n\nExit codes: 0 clean, 3 drift found, 1 a check could not run, 2 bad input.',
     )
     .action(async (plan: string, opts: { wave: number[]; table: string[]; concurrency: number; json?: boolean }, cmd: Command) => {
-      const rows = await validateNow(configOf(cmd), plan, { waves: opts.wave, tables: opts.table, concurrency: opts.concurrency });
+      const { validateNow } = await import('../../app/validate');
+      const rows = await validateNow(await configOf(cmd), plan, { waves: opts.wave, tables: opts.table, concurrency: opts.concurrency });
       const s = runStatus(rows);
       io.out(opts.json ? `${JSON.stringify({ ok: s === 'validated', status: s, rows }, null, 2)}\n` : renderRows(rows));
       io.setExit(s === 'validated' ? ExitCode.OK : s === 'drifted' ? ExitCode.DRIFT : ExitCode.FAILED);

@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { ExitCode } from '../../core/exit-codes';
 import type { WorkerRole } from '../../app/worker';
-import { createWorker } from '../../app/worker';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -35,7 +34,8 @@ export function registerWorker(program: Command, io: IO): void {
     .option('--json', 'the start-up line as JSON on stdout; errors as JSON')
     .addHelpText('after', HELP)
     .action(async (opts: { concurrency: number; role: WorkerRole; json?: boolean }, cmd: Command) => {
-      const worker = await createWorker(configOf(cmd), opts);
+      const { createWorker } = await import('../../app/worker');
+      const worker = await createWorker(await configOf(cmd), opts);
       const started = {
         ok: true,
         role: worker.role,

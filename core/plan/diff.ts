@@ -2,7 +2,7 @@
 // waves, and class or fingerprint changes. Pure; no I/O; every list sorted by table id.
 import type { PlanFile } from './plan-file';
 import type { NotPlannedReason, TableClass, TableId } from './types';
-import { compareIds } from './types';
+import { compareIds } from './compare-ids';
 
 type PlanLike = Pick<PlanFile, 'waves' | 'notPlanned'>;
 

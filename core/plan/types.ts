@@ -2,6 +2,7 @@
 // one helper that turns zod issues into path-precise MigrationErrors. Pure; no I/O.
 import { z } from 'zod';
 import { ErrorCode, MigrationError } from '../errors';
+import { compareIds } from './compare-ids';
 
 /** `database.table`, lower-case as HMS stores it. */
 export type TableId = string;
@@ -96,10 +97,8 @@ export function issuesError(what: string, issues: readonly z.core.$ZodIssue[], c
   return new MigrationError(code, `${what}:\n${lines.join('\n')}`, { paths });
 }
 
-/** Table ids sort by UTF-16 code unit, never by locale, so every run orders alike. */
-export function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+/** Table ids sort by UTF-16 code unit (core/plan/compare-ids.ts). */
+export { compareIds };
 
 /** A string that compiles as a JavaScript regular expression (scope and ownership patterns). */
 export const regexSchema = z.string().refine((s) => {

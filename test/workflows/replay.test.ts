@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
+import { buildWorkflowBundle } from '../../dev/build';
 
 const dir = path.join(__dirname, '..', 'fixtures', 'histories');
 const files = readdirSync(dir)
@@ -67,4 +68,22 @@ describe('workflow replay', () => {
       Worker.runReplayHistory({ workflowsPath: require.resolve('../fixtures/workflows-changed'), replayName: 'changed' }, history as never),
     ).rejects.toThrow(/[Nn]ondetermin/);
   }, 120_000);
+});
+
+// What an installed worker runs: the bundle dev/build.ts builds ahead of time (dist/workflow-bundle.js,
+// loaded with `workflowBundle`) must be the same code as the `workflowsPath` bundling above.
+describe('workflow replay on the bundle built ahead of time', () => {
+  let code = '';
+  beforeAll(async () => {
+    code = await buildWorkflowBundle();
+  }, 180_000);
+
+  it.each(files)(
+    '%s replays without nondeterminism',
+    async (file) => {
+      const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as unknown;
+      await Worker.runReplayHistory({ workflowBundle: { code }, replayName: file }, history as never);
+    },
+    120_000,
+  );
 });

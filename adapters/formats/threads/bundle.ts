@@ -1,5 +1,8 @@
-// Worker-thread code as one prebuilt CommonJS file. The project runs TypeScript through tsx (no
-// build step), and a worker that registers tsx and resolves, transforms and loads each module
+// Worker-thread code as one prebuilt CommonJS file — when running from the TypeScript sources only
+// (Jest, `tsx bench/…`, `tsx dev/…`). The compiled tool (dist/: bin/migrate, an installed
+// `migrate`) starts its threads from dist/…/threads/worker.bundle.js (dev/build.ts) and never loads this file, so at run
+// time it compiles nothing and writes nothing into node_modules (pool.ts footerThreadStart).
+// From the sources, a worker that registers tsx and resolves, transforms and loads each module
 // itself spends ~120–135 ms of CPU per thread before its first request (two footer threads: 307–343
 // ms of process CPU against 75–79 ms bundled, 60 of which any two threads cost) — in a 2 s
 // conversion on 2 cores that is several percent of the run. So the thread body is bundled once with

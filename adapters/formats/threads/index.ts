@@ -5,8 +5,9 @@
 //   pool.ts          FooterThreads (main thread side), the process-wide pool, how a thread starts
 //   worker.ts        the worker body: requests in, FileStats out
 //   stats-codec.ts   FileStats ⇄ bytes across postMessage
-//   bundle.ts        worker.ts prebuilt with esbuild into node_modules/.cache (fast thread start)
-//   entry.cjs        fallback worker entry through tsx when no bundle can be had
+//   bundle.ts        from the sources only: worker.ts bundled with esbuild into node_modules/.cache
+//                    (fast thread start); compiled (dist/), from worker.bundle.js (dev/build.ts)
+//   entry.cjs        from the sources, fallback worker entry through tsx when no bundle can be had
 //   http.ts          the worker's ranged GET of a signed S3 read: transport selection (raw default)
 //   raw-http.ts      the raw-socket HTTP/1.1 client behind the default transport
 // Imported by the rest of the repo through ../footer-threads.ts (kept as the old path).

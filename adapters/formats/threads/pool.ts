@@ -49,11 +49,14 @@ const MAX_BATCH = 16;
 const MAX_CONTEXTS = 64;
 
 /**
- * How a footer thread starts: the prebuilt bundle of worker.ts (bundle.ts), without
- * the tsx loader flags a worker would inherit from this process; or, when no bundle can be had, the
- * tsx entry.
+ * How a footer thread starts. Compiled (dist/, what bin/migrate and an installed `migrate` run):
+ * from worker.bundle.js beside this file (dev/build.ts bundles worker.ts into one file), nothing
+ * built or written at run time. From the TypeScript
+ * sources (Jest, `tsx bench/…`): the dev bundle of worker.ts (bundle.ts), without the tsx loader
+ * flags a worker would inherit from this process; or, when no bundle can be had, the tsx entry.
  */
-export function footerThreadStart(): { readonly file: string; readonly options: WorkerOptions } {
+export function footerThreadStart(compiled = __filename.endsWith('.js')): { readonly file: string; readonly options: WorkerOptions } {
+  if (compiled) return { file: path.join(__dirname, 'worker.bundle.js'), options: {} };
   const bundle = threadBundle(path.join(__dirname, 'worker.ts'));
   return bundle !== null
     ? { file: bundle, options: { execArgv: withoutTsx(process.execArgv) } }

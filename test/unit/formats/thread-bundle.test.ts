@@ -68,7 +68,12 @@ test('HIM_THREAD_BUNDLE=0 switches bundling off', () => {
   expect(threadBundle(path.join(root, 'entry.ts'), { root, cacheDir: cache, env: {} })).not.toBeNull();
 });
 
-test('footer threads run from the bundle of threads/worker.ts, without tsx flags', () => {
+test('compiled (dist/), footer threads start from the worker.bundle.js the build put beside the pool: nothing bundled at run time', () => {
+  const pool = path.resolve(__dirname, '..', '..', '..', 'adapters', 'formats', 'threads');
+  expect(footerThreadStart(true)).toEqual({ file: path.join(pool, 'worker.bundle.js'), options: {} });
+});
+
+test('from the TypeScript sources, footer threads run from the bundle of threads/worker.ts, without tsx flags', () => {
   const start = footerThreadStart();
   expect(start.file).toMatch(/node_modules\/\.cache\/hms-iceberg-migrator\/worker-[0-9a-f]{12}\.cjs$/);
   expect(start.options.execArgv).toEqual(withoutTsx(process.execArgv));
