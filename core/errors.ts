@@ -19,6 +19,8 @@ export const ErrorCode = {
   TEMPORAL_UNREACHABLE: 'TEMPORAL_UNREACHABLE',
   /** A running workflow's query got no answer: no worker polls its task queue. */
   TEMPORAL_NO_WORKER: 'TEMPORAL_NO_WORKER',
+  /** `doctor`: the Temporal namespace lacks a search attribute the workflows set (or has it with another type); starting them would fail. */
+  TEMPORAL_SEARCH_ATTRIBUTES_MISSING: 'TEMPORAL_SEARCH_ATTRIBUTES_MISSING',
   /** The plan's workflow ended without a result (failed, terminated, timed out). */
   TEMPORAL_WORKFLOW_ENDED: 'TEMPORAL_WORKFLOW_ENDED',
   STATE_DB_UNREACHABLE: 'STATE_DB_UNREACHABLE',
@@ -131,6 +133,8 @@ export const ErrorCode = {
   STATE_DB_AUTH_FAILED: 'STATE_DB_AUTH_FAILED',
   /** The database named by `state.url` does not exist (Postgres 3D000). */
   STATE_DB_NOT_FOUND: 'STATE_DB_NOT_FOUND',
+  /** The state database refuses writes: a read-only server or standby (25006), or a role without CREATE/INSERT (42501). */
+  STATE_DB_NOT_WRITABLE: 'STATE_DB_NOT_WRITABLE',
   /** Plan signing is configured and the plan file carries no signature. */
   PLAN_UNSIGNED: 'PLAN_UNSIGNED',
   /** The plan's signature does not verify (edited after signing, another key, unknown key id). */
