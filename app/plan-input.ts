@@ -13,16 +13,8 @@ import { signPlan, verifyPlanSignature } from '../core/plan/signing';
 import type { PlanSignerInfo, PlanSigningKey } from '../core/plan/signing';
 import { openPlanSigning } from '../adapters/crypto/signing';
 
-/** Codes a plan file (or a plan id) the user gave can end with: bad input, exit 2 like a config error. */
-export const PLAN_INPUT_CODES: ReadonlySet<string> = new Set<string>([
-  ErrorCode.PLAN_INVALID,
-  ErrorCode.PLAN_HASH_MISMATCH,
-  ErrorCode.PLAN_VERSION_UNSUPPORTED,
-  ErrorCode.PLAN_UNSIGNED,
-  ErrorCode.PLAN_SIGNATURE_INVALID,
-  ErrorCode.PLAN_TOO_LARGE,
-  ErrorCode.PLAN_EMPTY,
-]);
+/** Codes a plan file (or a plan id) the user gave can end with: exit 2 (the set lives with the exit codes, in core). */
+export { PLAN_INPUT_CODES } from '../core/exit-codes';
 
 export interface PlanForApply {
   readonly plan: PlanFile;

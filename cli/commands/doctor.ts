@@ -2,7 +2,7 @@
 // latency, and for a failure or a warning its code and remedy. Exit 1 when any check fails; a
 // warning (no worker polls the task queue yet) is shown and counted but does not change the exit code.
 import type { Command } from 'commander';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { Check } from '../../app/doctor';
 import { runDoctor } from '../../app/doctor';
 import { FLAG_RANGES, intFlag } from '../flags';
@@ -55,7 +55,7 @@ Examples:
 
 Each check prints ok, warn or FAIL; warn and FAIL carry a code (docs/errors.md) and a fix.
 A warning (no worker polls the task queue) does not change the exit code; --json has "warnings": n.
-Exit codes: 0 every check passed; 1 a check failed; 2 bad flag or configuration.`,
+${exitHelp('doctor')}`,
     )
     .action(async (opts: { json?: boolean; timeout: number }, cmd: Command) => {
       const checks = await runDoctor(configOf(cmd), opts.timeout, process.env);
