@@ -12,9 +12,9 @@ import { MAX_PLAN_BYTES } from '../core/plan/plan-limits';
 import { signPlan, verifyPlanSignature } from '../core/plan/signing';
 import type { PlanSignerInfo, PlanSigningKey } from '../core/plan/signing';
 import { openPlanSigning } from '../adapters/crypto/signing';
-import { PLAN_INPUT_CODES } from './plan-input-codes';
 
-export { PLAN_INPUT_CODES };
+/** Codes a plan file (or a plan id) the user gave can end with: exit 2 (the set lives with the exit codes, in core). */
+export { PLAN_INPUT_CODES } from '../core/exit-codes';
 
 export interface PlanForApply {
   readonly plan: PlanFile;

@@ -22,6 +22,7 @@ import type { StateStore } from '../core/state/store';
 import { S3RangedGet } from '../adapters/storage/s3-ranged-get';
 import { RoutingObjectStore } from '../adapters/storage/routing-store';
 import { auditStateOptions } from './audit-setup';
+import { tcpConnect } from '../adapters/temporal/tcp';
 
 export { toolVersion } from './version';
 
@@ -200,6 +201,9 @@ export async function openTemporal(config: MigrateConfig): Promise<TemporalHandl
   const t = need(config.temporal, 'temporal');
   let connection: Connection;
   try {
+    // A refused port or unknown host fails here in milliseconds with its cause; the gRPC connect
+    // alone would wait out its 10 s and say only "Failed to connect before the deadline".
+    await tcpConnect(t.address, 10_000);
     connection = await Connection.connect({ address: t.address, connectTimeout: '10s' });
   } catch (e) {
     throw new MigrationError(

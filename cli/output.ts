@@ -1,12 +1,11 @@
 // The CLI's one output module: the IO every command writes through, the config every command
 // resolves the same way, and the one rendering of an error (text on stderr, or the JSON error
-// shape on stdout) with the exit code its class maps to (docs/exit-codes.md).
+// shape on stdout) with the exit code its class maps to (core/exit-codes.ts; docs/exit-codes.md).
 import type { Command } from 'commander';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode } from '../core/errors';
 import type { MigrationError } from '../core/errors';
-import { ExitCode } from '../core/exit-codes';
-import { PLAN_INPUT_CODES } from '../app/plan-input-codes';
+import { ExitCode, exitCodeOf as exitCodeOfCode } from '../core/exit-codes';
 
 export interface IO {
   readonly out: (s: string) => void;
@@ -26,27 +25,9 @@ export async function configOf(cmd: Command): Promise<MigrateConfig> {
   return loadConfig({ file: g.config, env: process.env, sets: g.set, cwd: process.cwd() }).config;
 }
 
-/** Codes that mean "fix the command line, the config or the input file": nothing was attempted. */
-export const USAGE_CODES: ReadonlySet<string> = new Set<string>([
-  ErrorCode.USAGE,
-  ErrorCode.CONFIG_INVALID,
-  ErrorCode.CONFIG_NOT_FOUND,
-  ErrorCode.PLAN_INVALID,
-  ErrorCode.PLAN_HASH_MISMATCH,
-  ErrorCode.PLAN_VERSION_UNSUPPORTED,
-  ErrorCode.PLAN_UNKNOWN_TABLE,
-  ErrorCode.PLAN_CONTRADICTORY_CAPS,
-  ErrorCode.PLAN_PIN_CONFLICT,
-  ErrorCode.LINEAGE_INVALID,
-  ErrorCode.WAVE_UNKNOWN,
-  ErrorCode.WAVE_ALREADY_RAN,
-  ErrorCode.PLAN_FINISHED,
-  ...PLAN_INPUT_CODES,
-]);
-
-/** A coded error's exit code: 2 for usage/configuration/input, else 1 (a check or operation failed). */
+/** The exit code of a coded error (core/exit-codes.ts, the one table). */
 export function exitCodeOf(e: MigrationError): ExitCode {
-  return USAGE_CODES.has(e.code) ? ExitCode.USAGE : ExitCode.FAILED;
+  return exitCodeOfCode(e.code);
 }
 
 /** The one JSON error shape: `{ ok: false, error: { code, message, context } }`. */

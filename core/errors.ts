@@ -2,26 +2,45 @@
 // Pure; no I/O. Adapters translate foreign errors (Thrift, S3, HTTP, SQL) into these.
 
 export const ErrorCode = {
+  /** The configuration (file, MIGRATE__* environment, --set) does not match the schema; the message names each path and where its value came from. */
   CONFIG_INVALID: 'CONFIG_INVALID',
+  /** The configuration file named by --config or $MIGRATE_CONFIG does not exist. */
   CONFIG_NOT_FOUND: 'CONFIG_NOT_FOUND',
+  /** A bad command line (unknown flag, missing or out-of-range argument), an unreadable input file, or a plan id never applied. */
   USAGE: 'USAGE',
+  /** No connection to the Hive Metastore (refused, reset, unknown host) or its backing database (retryable). */
   HMS_UNREACHABLE: 'HMS_UNREACHABLE',
+  /** A Hive Metastore call did not answer within its deadline (retryable). */
   HMS_TIMEOUT: 'HMS_TIMEOUT',
+  /** The Hive Metastore answered with an exception (MetaException, InvalidOperationException, ...) or a reply that does not decode. */
   HMS_THRIFT_ERROR: 'HMS_THRIFT_ERROR',
+  /** A database, table or partition the Hive Metastore does not have (NoSuchObjectException, or an unknown --database). */
   HMS_NOT_FOUND: 'HMS_NOT_FOUND',
+  /** A SASL/Kerberos-only Hive Metastore: this build speaks plain (unauthenticated) Thrift only. */
   HMS_UNSUPPORTED_AUTH: 'HMS_UNSUPPORTED_AUTH',
+  /** The Hive Metastore returned a table or partition without what every table needs (storage descriptor, location, columns). */
   HMS_BAD_METADATA: 'HMS_BAD_METADATA',
+  /** A Hive column type string that does not parse. */
   HIVE_TYPE_INVALID: 'HIVE_TYPE_INVALID',
+  /** No connection to the Iceberg catalog (refused, reset, unknown host) (retryable). */
   CATALOG_UNREACHABLE: 'CATALOG_UNREACHABLE',
+  /** The REST catalog answered with an HTTP status no other CATALOG_* code covers (a 4xx such as 400 or 405). */
   CATALOG_HTTP_ERROR: 'CATALOG_HTTP_ERROR',
+  /** No connection to S3 or the S3-compatible server, or a request timed out after the SDK retries (retryable). */
   STORAGE_UNREACHABLE: 'STORAGE_UNREACHABLE',
+  /** The object store refused the credentials (403, invalid key, bad signature) or none were found in the environment. */
   STORAGE_ACCESS_DENIED: 'STORAGE_ACCESS_DENIED',
+  /** No connection to the Temporal frontend (TCP refused, unknown host, handshake or deadline), or the namespace does not exist (retryable). */
   TEMPORAL_UNREACHABLE: 'TEMPORAL_UNREACHABLE',
   /** A running workflow's query got no answer: no worker polls its task queue. */
   TEMPORAL_NO_WORKER: 'TEMPORAL_NO_WORKER',
+  /** `doctor`: the Temporal namespace lacks a search attribute the workflows set (or has it with another type); starting them would fail. */
+  TEMPORAL_SEARCH_ATTRIBUTES_MISSING: 'TEMPORAL_SEARCH_ATTRIBUTES_MISSING',
   /** The plan's workflow ended without a result (failed, terminated, timed out). */
   TEMPORAL_WORKFLOW_ENDED: 'TEMPORAL_WORKFLOW_ENDED',
+  /** No connection to the Postgres state database (refused, reset, terminated) (retryable). */
   STATE_DB_UNREACHABLE: 'STATE_DB_UNREACHABLE',
+  /** An error nobody anticipated: a bug. The message asks for a report; the exit code is 70. */
   INTERNAL: 'INTERNAL',
   /** Planning input (tables, edges, options) or a plan file does not match its schema. */
   PLAN_INVALID: 'PLAN_INVALID',
@@ -131,6 +150,8 @@ export const ErrorCode = {
   STATE_DB_AUTH_FAILED: 'STATE_DB_AUTH_FAILED',
   /** The database named by `state.url` does not exist (Postgres 3D000). */
   STATE_DB_NOT_FOUND: 'STATE_DB_NOT_FOUND',
+  /** The state database refuses writes: a read-only server or standby (25006), or a role without CREATE/INSERT (42501). */
+  STATE_DB_NOT_WRITABLE: 'STATE_DB_NOT_WRITABLE',
   /** Plan signing is configured and the plan file carries no signature. */
   PLAN_UNSIGNED: 'PLAN_UNSIGNED',
   /** The plan's signature does not verify (edited after signing, another key, unknown key id). */

@@ -1,5 +1,6 @@
 // Postgres errors of the state store as coded MigrationErrors: refusals only a change of
-// `state.url` can fix, and connection loss (retryable). Everything else is a bug (INTERNAL).
+// `state.url` or of the role's rights can fix (credentials, a missing database, no write access),
+// and connection loss (retryable). Everything else is a bug (INTERNAL).
 import { ErrorCode, MigrationError } from '../../core/errors';
 
 /** `postgres://host:port/db` without credentials, for messages. */
@@ -29,6 +30,15 @@ export function refused(e: unknown, url: string): MigrationError | undefined {
     return new MigrationError(
       ErrorCode.STATE_DB_NOT_FOUND,
       `state database ${where(url)} does not exist: create it (createdb, or CREATE DATABASE) or fix the database name in state.url`,
+      { pgCode: code, database: where(url) },
+      { cause: e },
+    );
+  }
+  // 42501 insufficient_privilege (no CREATE on the schema, no INSERT), 25006 read_only_sql_transaction (a standby, or default_transaction_read_only).
+  if (code === '42501' || code === '25006') {
+    return new MigrationError(
+      ErrorCode.STATE_DB_NOT_WRITABLE,
+      `state database ${where(url)} is not writable by the role of state.url (${msg}): point state.url at the primary, and grant the role CREATE on the schema (or create the him_* tables for it) and INSERT, UPDATE, SELECT on them`,
       { pgCode: code, database: where(url) },
       { cause: e },
     );

@@ -2,7 +2,7 @@
 // workflow `migrate/<plan id>` (app/apply.ts); with --wait, the per-wave result and the outcome's
 // exit code.
 import type { Command } from 'commander';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
 import type { Applied } from '../../app/apply';
 import { FLAG_RANGES, intFlag } from '../flags';
@@ -26,11 +26,7 @@ Examples:
   migrate apply plan.json --auto-approve --wait
   migrate apply plan.json --auto-approve --wait --max-failed 2   # up to 2 failed tables per wave are allowed
 
-Exit codes: 0 started (or, with --wait, succeeded with no failed table, or with failures that
---max-failed allowed, which the output says); 1 with --wait, the plan failed, was cancelled or
-ended without a result, or a table failed that --max-failed did not allow; Temporal or the state DB
-unreachable; 2 bad flag, configuration, or a plan file that fails its size, schema, version, hash or
-signature, or has no waves (PLAN_*).`;
+${exitHelp('apply')}`;
 
 export function registerApply(program: Command, io: IO): void {
   const t = FLAG_RANGES.timeoutSeconds;

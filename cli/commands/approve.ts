@@ -2,7 +2,7 @@
 // recorded in the audit log with who approved. Idempotent: a wave approved before (or already run)
 // is "already approved".
 import type { Command } from 'commander';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
 import type { Approval } from '../../app/approve';
 import { FLAG_RANGES, intFlag } from '../flags';
@@ -17,10 +17,7 @@ Examples:
 Approving a wave twice, or a wave that already ran (also once the plan has ended), is "already
 approved" (exit 0). Approving a
 later wave early pre-approves it: it starts without asking once the waves before it have run.
-Exit codes: 0 approved or already approved; 1 Temporal unreachable, no worker answered, or an
-approver not on audit.approvers (AUDIT_APPROVER_REFUSED);
-2 bad flag or configuration, unknown plan (never applied), unknown wave (WAVE_UNKNOWN), or a plan
-that has already finished (PLAN_FINISHED).`;
+${exitHelp('approve')}`;
 
 function renderApproval(a: Approval, plan: string): string {
   const so = `approved so far: ${a.approved.join(', ') || 'none'}`;

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { compareIds } from '../../core/plan/compare-ids';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { AssessResult } from '../../app/plan/assess';
 import type { HmsSource } from '../../app/runtime';
 import { collect } from '../flags';
@@ -41,7 +41,7 @@ Examples:
   migrate assess --config migrate.yaml
   migrate assess -c migrate.yaml --database sales --json
 
-Exit codes: 0 assessed (whatever the classes); 1 HMS cannot be read; 2 bad configuration.`,
+${exitHelp('assess')}`,
     )
     .action(async (opts: { database: string[]; source?: HmsSource; json?: boolean }, cmd: Command) => {
       const { runAssess } = await import('../../app/plan/assess');

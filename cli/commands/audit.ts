@@ -2,7 +2,7 @@
 // (app/audit.ts; docs/audit.md).
 import type { Command } from 'commander';
 import { ErrorCode } from '../../core/errors';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { AuditReport } from '../../app/audit';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -49,7 +49,8 @@ export function registerAudit(program: Command, io: IO): void {
     .option('--json', 'machine-readable output (errors too)')
     .addHelpText(
       'after',
-      '\nExamples:\n  migrate audit verify -c migrate.yaml\n  migrate audit verify -c migrate.yaml --json\n\nExit code 1 when the chain is broken or disagrees with its anchor (AUDIT_CHAIN_BROKEN, AUDIT_ANCHOR_MISMATCH);\n2 when it cannot be checked as configured (keyed events and no key). See docs/audit.md.',
+      '\nExamples:\n  migrate audit verify -c migrate.yaml\n  migrate audit verify -c migrate.yaml --json\n\nSee docs/audit.md.\n' +
+        exitHelp('audit verify'),
     )
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { verifyAudit } = await import('../../app/audit');

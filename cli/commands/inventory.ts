@@ -4,7 +4,7 @@
 // runs at a terminal.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { TableType } from '../../core/hive/model';
 import type { Counts, InventoryReport, InventorySource, Progress } from '../../app/plan/inventory';
 import { collect, FLAG_RANGES, intFlag } from '../flags';
@@ -89,7 +89,7 @@ Examples:
   migrate inventory -c .stack/migrate.yaml --database sales --database web --json
   migrate inventory -c prod.yaml --source db --set hms.db.url=postgres://reader@hms-db/hms
 
-Exit codes: 0 ok; 1 the HMS cannot be read (unknown database: HMS_NOT_FOUND); 2 bad flag or configuration.`,
+${exitHelp('inventory')}`,
     )
     .action(async (opts: { source: InventorySource; database: string[]; json?: boolean; callsPerSecond: number }, cmd: Command) => {
       const { inventory } = await import('../../app/plan/inventory');

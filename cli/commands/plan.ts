@@ -2,7 +2,7 @@
 // signed when plan.signing is set) → the outputs written all or nothing; or --diff two plan files.
 import type { Command } from 'commander';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { diffPlans, isEmptyDiff } from '../../core/plan/diff';
 import type { PlanDiff } from '../../core/plan/diff';
 import type { HmsSource } from '../../app/runtime';
@@ -93,9 +93,7 @@ Examples:
 
 Tables the target catalog already holds (an earlier plan migrated them) are left out with the
 finding IN_TARGET_CATALOG; the catalog is listed once per target namespace.
-Exit codes: 0 written (or compared); 1 HMS or the catalog cannot be read; 2 bad input (flags,
-config, lineage, pins, caps, plan files: PLAN_INVALID, PLAN_HASH_MISMATCH, PLAN_VERSION_UNSUPPORTED,
-LINEAGE_INVALID, ...). Nothing is written on an error.`,
+${exitHelp('plan')}`,
     )
     .action(async (files: string[], opts: PlanOpts, cmd: Command) => {
       // Planning-input errors (config, lineage, pins, caps, plan files) are the user's to fix: the

@@ -3,7 +3,7 @@
 // (`migrate/<plan12>/wave-<n>/<table>`) is left alone. Exit 0: nothing left (or all of it removed);
 // 1: orphans found (or some could not be removed); 2: usage.
 import type { Command } from 'commander';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
 import type { OrphanReport, RepairReport, TableLeftovers } from '../../app/repair';
 import { configOf } from '../output';
@@ -52,7 +52,8 @@ export function registerRepair(program: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
-      '\nExamples:\n  migrate repair 3f2a9c1b7d4e -c migrate.yaml            # list; exit 1 when orphans are found\n  migrate repair 3f2a9c1b7d4e --apply -c migrate.yaml    # remove them; exit 1 when any is left\n\nTables whose workflow still runs and catalog entries that point at metadata we did not write are\nnever touched. Data files are never deleted. See docs/repair.md.\nExit codes: 0 nothing left (or all of it removed); 1 orphans found (or some could not be removed); 2 usage or configuration.',
+      '\nExamples:\n  migrate repair 3f2a9c1b7d4e -c migrate.yaml            # list; exit 1 when orphans are found\n  migrate repair 3f2a9c1b7d4e --apply -c migrate.yaml    # remove them; exit 1 when any is left\n\nTables whose workflow still runs and catalog entries that point at metadata we did not write are\nnever touched. Data files are never deleted. See docs/repair.md.\n' +
+        exitHelp('repair'),
     )
     .action(async (plan: string, opts: { apply?: boolean; json?: boolean }, cmd: Command) => {
       const { findPlanOrphans, repairPlanOrphans } = await import('../../app/repair');

@@ -1,7 +1,7 @@
 // `migrate rollback <plan> --wave N`: undo one wave through rollbackWaveWorkflow (app/rollback.ts).
 // The plan and the wave are checked against the state store before anything starts.
 import type { Command } from 'commander';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { WaveRollback } from '../../app/rollback';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
@@ -14,10 +14,7 @@ Examples:
 
 A wave still applying is cancelled first (its tables in flight compensate), or with --wait-for-wave
 waited for, up to --max-wait; then every table of the wave is rolled back. Data files are never deleted.
-Exit codes: 0 every migrated table of the wave rolled back (or none was migrated); 1 a table was
-refused, the wave did not end within --max-wait (ROLLBACK_REFUSED), the rollback workflow ended
-without a result, Temporal or the state DB unreachable;
-2 bad flag or configuration, unknown plan, or a wave the plan does not have (WAVE_UNKNOWN).`;
+${exitHelp('rollback')}`;
 
 interface RollbackOpts {
   wave: number;

@@ -1,7 +1,7 @@
 // `migrate schedule create|list|describe|pause|unpause|delete|trigger`: the Temporal Schedule that
 // runs nightlyValidationWorkflow for a plan (app/schedule.ts).
 import type { Command } from 'commander';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { ScheduleDescription } from '../../app/schedule';
 import type { ScheduleAction } from '../../app/schedule-actions';
 import { SCHEDULE_ACTIONS } from '../../app/schedule-actions';
@@ -39,7 +39,8 @@ function registerCreate(schedule: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
-      '\nExamples:\n  migrate schedule create 3f2a9c1b7d4e -c migrate.yaml\n  migrate schedule create 3f2a9c1b7d4e --cron "30 1 * * 1-5" --timezone Europe/Berlin\n  migrate schedule create 3f2a9c1b7d4e --every 6h --jitter 10m\n\nOverlap policy: skip (a run still going blocks the next).\nExit codes: 0 created; 1 Temporal or the state DB unreachable; 2 bad flag or configuration, unknown plan, or the schedule exists.',
+      '\nExamples:\n  migrate schedule create 3f2a9c1b7d4e -c migrate.yaml\n  migrate schedule create 3f2a9c1b7d4e --cron "30 1 * * 1-5" --timezone Europe/Berlin\n  migrate schedule create 3f2a9c1b7d4e --every 6h --jitter 10m\n\nOverlap policy: skip (a run still going blocks the next).\n' +
+        exitHelp('schedule create'),
     )
     .action(async (plan: string, opts: CreateOpts, cmd: Command) => {
       const paused = opts.paused === true;
@@ -58,7 +59,7 @@ function registerList(schedule: Command, io: IO): void {
   schedule
     .command('list')
     .option('--json', 'machine-readable output')
-    .addHelpText('after', '\nExit codes: 0 ok; 1 Temporal unreachable; 2 bad configuration.')
+    .addHelpText('after', `\n${exitHelp('schedule list')}`)
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { listValidationSchedules } = await import('../../app/schedule');
       const out = await listValidationSchedules(await configOf(cmd));
@@ -83,7 +84,7 @@ function registerActions(schedule: Command, io: IO): void {
       .description(what)
       .argument('<plan>', 'plan id or hash')
       .option('--json', 'machine-readable output')
-      .addHelpText('after', '\nExit codes: 0 ok; 1 Temporal unreachable; 2 bad configuration or no such schedule.')
+      .addHelpText('after', `\n${exitHelp(`schedule ${name}`)}`)
       .action(async (plan: string, opts: { json?: boolean }, cmd: Command) => {
         const { scheduleAction } = await import('../../app/schedule');
         const r = await scheduleAction(await configOf(cmd), plan, name);

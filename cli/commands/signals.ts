@@ -2,7 +2,7 @@
 // unknown plan is a usage error and a finished one PLAN_FINISHED (exit 2), both checked before the
 // signal is sent.
 import type { Command } from 'commander';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { PlanSignal } from '../../app/plan-signals';
 import { PLAN_SIGNAL_HELP } from '../../app/plan-signals';
 import { configOf } from '../output';
@@ -13,8 +13,7 @@ Examples:
   migrate ${name} 3f2a9c1b7d4e -c migrate.yaml
   migrate ${name} 3f2a9c1b7d4e --json
 
-Exit codes: 0 sent; 1 Temporal unreachable; 2 bad configuration, unknown plan (never applied), or a
-plan that has already finished (PLAN_FINISHED).`;
+${exitHelp(name)}`;
 
 export function registerSignals(program: Command, io: IO): void {
   for (const [name, what] of Object.entries(PLAN_SIGNAL_HELP) as [PlanSignal, string][]) {

@@ -1,6 +1,7 @@
 // `migrate status <plan>`: where a plan is (app/status.ts), and the outcome's exit code: 1 when the
 // plan failed, was cancelled, ended without a result (failed, terminated, timed out), or a table
 // failed that its --max-failed did not allow.
+import { exitHelp } from '../../core/exit-codes';
 import type { Command } from 'commander';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -12,11 +13,7 @@ Examples:
   migrate status 3f2a9c1b7d4e --watch
   migrate status 3f2a9c1b7d4e --json
 
-Exit codes: 0 running, waiting or succeeded with no failed table (or failures --max-failed allowed,
-which the output says); 1 the plan failed or was cancelled, a table failed, the plan workflow ended
-without a result (TEMPORAL_WORKFLOW_ENDED: failed, terminated, cancelled, timed out; --json:
-error.context.status), no worker answers a running plan (TEMPORAL_NO_WORKER), Temporal unreachable;
-2 bad configuration or unknown plan.`;
+${exitHelp('status')}`;
 
 export function registerStatus(program: Command, io: IO): void {
   program

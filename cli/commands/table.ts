@@ -5,7 +5,7 @@ import type { TableIdent } from '../../core/catalog/catalog';
 import type { MigrateConfig } from '../../core/config/schema';
 import { parseTableIdent, tableIdent } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { ConvertProgress, Summary } from '../../app/table';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
@@ -80,9 +80,7 @@ Examples:
   migrate table sales.orders -c migrate.yaml --catalog local-rest --dry-run
   migrate table sales.orders -c migrate.yaml --target lake.orders --json
 
-Exit codes: 0 migrated and validated (or, with --dry-run, decided); 1 refused, failed, or validation
-failed (then nothing stays registered), or an endpoint cannot be reached; 2 bad flag, configuration
-or table name.`,
+${exitHelp('table')}`,
     )
     .action(async (name: string, opts: Opts, cmd: Command) => {
       const { migrateOneTable, startFooterThreads } = await import('../../app/table');

@@ -2,7 +2,7 @@
 // schedule …` is in ./schedule.ts). Exit codes of validate: 0 clean, 3 drift found, 1 a check could
 // not run.
 import type { Command } from 'commander';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { ValidationRow } from '../../core/validate/drift';
 import { runStatus } from '../../core/validate/drift';
 import { collect, FLAG_RANGES, intFlag, intListFlag } from '../flags';
@@ -36,7 +36,8 @@ export function registerValidation(program: Command, io: IO): void {
     .option('--json', 'every result row as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  migrate validate 3f2a9c1b7d4e -c migrate.yaml\n  migrate validate 3f2a9c1b7d4e --wave 2 --table sales.orders --json\n\nExit codes: 0 clean, 3 drift found, 1 a check could not run, 2 bad input.',
+      '\nExamples:\n  migrate validate 3f2a9c1b7d4e -c migrate.yaml\n  migrate validate 3f2a9c1b7d4e --wave 2 --table sales.orders --json\n\n' +
+        exitHelp('validate'),
     )
     .action(async (plan: string, opts: { wave: number[]; table: string[]; concurrency: number; json?: boolean }, cmd: Command) => {
       const { validateNow } = await import('../../app/validate');

@@ -2,7 +2,7 @@
 // (assembled by app/worker.ts).
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { ExitCode } from '../../core/exit-codes';
+import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { WorkerRole } from '../../app/worker';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
@@ -18,7 +18,7 @@ Workflow tasks are short but latency-bound; the activities are CPU-bound (footer
 process they share one event loop, and workflow tasks wait behind activity work; with --role the two
 can run in separate processes (or hosts) on the same task queue.
 
-Exit codes: 0 stopped by a signal; 1 Temporal or the state DB unreachable; 2 bad flag or configuration.`;
+${exitHelp('worker')}`;
 
 export function registerWorker(program: Command, io: IO): void {
   const c = FLAG_RANGES.workerConcurrency;

@@ -9,16 +9,21 @@ const timeoutMs = z.number().int().min(100).max(600_000);
 
 export const hmsSchema = z
   .object({
+    /** The metastore's Thrift endpoint (plain, unauthenticated Thrift). */
     thrift: z
       .object({
+        /** thrift://host:port of the Hive Metastore. */
         uri: thriftUri,
+        /** Deadline of a TCP connect + handshake, milliseconds. */
         connectTimeoutMs: timeoutMs.default(10_000),
+        /** Deadline of one Thrift call, milliseconds (large partition lists take longest). */
         callTimeoutMs: timeoutMs.default(60_000),
       })
       .strict(),
     /** Optional direct reader of the HMS backing database (faster inventory). */
     db: z
       .object({
+        /** The metastore's backing database (postgres://… or mysql://…), read-only access is enough. */
         url: z.string().regex(/^(postgres|postgresql|mysql|mariadb):\/\//, 'expected postgres://… or mysql://…'),
         /** Postgres: connections reading partitions side by side on one exported snapshot (MySQL/MariaDB: always 1). */
         connections: z.number().int().min(1).max(8).default(2),
@@ -34,7 +39,9 @@ export const catalogSchema = z
     name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
     /** rest: an Iceberg REST catalog; hive: the Hive Metastore (register or in-place); jdbc: Iceberg's JDBC catalog tables in Postgres or MySQL/MariaDB (uri postgres://… or mysql://…). */
     type: z.enum(['rest', 'hive', 'jdbc']),
+    /** rest: http(s)://host[:port][/prefix]; hive: thrift://host:port; jdbc: postgres://… or mysql://… */
     uri: z.string(),
+    /** The warehouse to ask a REST catalog for (sent as `warehouse` to GET /v1/config). */
     warehouse: z.string().optional(),
     /** Name of the environment variable holding a static bearer token (never the token itself). */
     tokenEnv: z
@@ -75,11 +82,14 @@ export const catalogSchema = z
 
 export const storageSchema = z
   .object({
+    /** S3 or an S3-compatible server (credentials from the standard AWS environment). */
     s3: z
       .object({
         /** Omit for AWS itself; set for S3-compatible servers. */
         endpoint: httpUrl.optional(),
+        /** The signing region. */
         region: z.string().min(1).default('us-east-1'),
+        /** Path-style addressing (http://host/bucket/key), which most S3-compatible servers need. */
         forcePathStyle: z.boolean().default(false),
         /** A bucket doctor checks access to (HeadBucket). */
         probeBucket: z.string().optional(),
@@ -96,14 +106,23 @@ export const storageSchema = z
 
 export const temporalSchema = z
   .object({
+    /** host:port of the Temporal frontend (gRPC). */
     address: z.string().regex(/^[^:/]+:\d+$/, 'expected host:port'),
+    /** The namespace (it needs the four Migration* search attributes: docs/deploying.md). */
     namespace: z.string().min(1).default('default'),
+    /** The task queue workers poll and the CLI starts workflows on. */
     taskQueue: z.string().min(1).default('hms-iceberg-migrator'),
+    /** The Temporal web UI, for links printed by apply and status. */
     uiUrl: httpUrl.optional(),
   })
   .strict();
 
-export const stateSchema = z.object({ url: z.string().regex(/^postgres(ql)?:\/\//, 'expected postgres://…') }).strict();
+export const stateSchema = z
+  .object({
+    /** postgres://user[:password]@host:port/database of the state store; the database must exist, its tables are created on first use. */
+    url: z.string().regex(/^postgres(ql)?:\/\//, 'expected postgres://…'),
+  })
+  .strict();
 
 const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name (A-Z, 0-9, _)');
 const keyFile = z.string().min(1);
@@ -119,6 +138,7 @@ export const planSigningSchema = z.discriminatedUnion('type', [
       type: z.literal('hmac'),
       /** Environment variable holding the shared key (at least 32 characters; never the key itself here). */
       keyEnv: envName,
+      /** Variables holding earlier keys, accepted for verification only (key rotation). */
       previousKeyEnvs: z.array(envName).default([]),
     })
     .strict(),
@@ -129,13 +149,14 @@ export const planSigningSchema = z.discriminatedUnion('type', [
       privateKeyFile: keyFile.optional(),
       /** PEM (SPKI) public key of the current signing key. */
       publicKeyFile: keyFile,
+      /** Earlier public keys, accepted for verification only (key rotation). */
       previousPublicKeyFiles: z.array(keyFile).default([]),
     })
     .strict(),
 ]);
 export type PlanSigningConfig = z.output<typeof planSigningSchema>;
 
-/** `migrate assess` / `migrate plan` (issue 6). Wave options, ownership and throughput are validated by
+/** `migrate assess` / `migrate plan`. Wave options, ownership and throughput are validated by
  * core/plan (parseWaveOptions, parseOwnership, parseThroughput) so their errors keep planner codes. */
 export const planSchema = z
   .object({
@@ -148,19 +169,28 @@ export const planSchema = z
     databases: z.array(z.string().min(1)).optional(),
     /** Declared lineage YAML file (version: 1, jobs: [{name, reads, writes}]). */
     lineage: z.string().min(1).optional(),
-    /** sampleFiles: Parquet footers read per table for storage-only facts (INT96; 0 = no storage sampling). */
+    /** How tables are assessed. */
     assess: z
-      .object({ allowUnbucketed: z.boolean().default(false), sampleFiles: z.number().int().min(0).max(100).default(3) })
+      .object({
+        /** Convert bucketed tables as unbucketed Iceberg tables (otherwise CONVERT_BUCKETED). */
+        allowUnbucketed: z.boolean().default(false),
+        /** Parquet footers read per table for storage-only facts (INT96; 0 = no storage sampling). */
+        sampleFiles: z.number().int().min(0).max(100).default(3),
+      })
       .strict()
       .default({ allowUnbucketed: false, sampleFiles: 3 }),
+    /** Which team owns a table: explicit mappings, then a table parameter, then the HMS owner. */
     ownership: z.record(z.string(), z.unknown()).default({}),
+    /** Wave caps, canary, blast radius, pins, excludes and scope. */
     waves: z.record(z.string(), z.unknown()).default({}),
+    /** Measured throughput, for the plan's time estimates (none: no estimates). */
     throughput: z.record(z.string(), z.unknown()).optional(),
+    /** Plan signing (docs/plan-signing.md). */
     signing: planSigningSchema.optional(),
   })
   .strict();
 
-/** Nightly validation (issue 8): where each run's Parquet results and Markdown report go. */
+/** Nightly validation: where each run's Parquet results and Markdown report go. */
 export const validationSchema = z
   .object({
     /** Directory URI or absolute path (s3://bucket/prefix, /var/lib/migrate/results). */
@@ -187,13 +217,21 @@ export const auditSchema = z
 
 export const configSchema = z
   .object({
+    /** Nightly validation: where results go. */
     validation: validationSchema.optional(),
+    /** `migrate assess` and `migrate plan`: scope, waves, ownership, estimates, signing. */
     plan: planSchema.optional(),
+    /** The source Hive Metastore (inventory, assess, plan, and the live re-checks of apply). */
     hms: hmsSchema.optional(),
+    /** The target Iceberg catalog. */
     catalog: catalogSchema.optional(),
+    /** Where the tables' data lives (read) and their Iceberg metadata is written. */
     storage: storageSchema.optional(),
+    /** The Temporal cluster that runs apply, rollback and the nightly validation. */
     temporal: temporalSchema.optional(),
+    /** The Postgres state store: plans, per-table records, the audit log. */
     state: stateSchema.optional(),
+    /** The audit log: external anchor, chain key, approvers. */
     audit: auditSchema.optional(),
   })
   .strict()

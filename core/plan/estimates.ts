@@ -11,8 +11,11 @@ import { issuesError } from './types';
  */
 export const throughputSchema = z
   .object({
+    /** Files listed and footers read per second, across the worker pool. */
     filesPerSecond: z.number().positive(),
+    /** Bytes of footer and metadata reads per second, across the worker pool. */
     bytesPerSecond: z.number().positive(),
+    /** Fixed seconds per table (snapshot, register, validate). */
     perTableOverheadSeconds: z.number().nonnegative(),
   })
   .strict();

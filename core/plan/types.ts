@@ -119,19 +119,34 @@ const cap = z.number().int().min(1);
  */
 export const waveOptionsSchema = z
   .object({
+    /** Tables per wave at most. */
     maxTablesPerWave: cap,
+    /** Data files per wave at most. */
     maxFilesPerWave: cap,
+    /** Bytes of data per wave at most. */
     maxBytesPerWave: cap,
+    /** A first, small wave: `tables` at most, from `teams` when given (null: no canary). */
     canary: z
       .object({ tables: cap, teams: z.array(z.string()).optional() })
       .strict()
       .nullable()
       .default(null),
+    /** No wave holds more than max(1, ceil(K% of a team's planned tables)). */
     teamBlastRadiusPct: z.number().gt(0).max(100).default(100),
+    /** `db.table` → the wave it must go in (1 = the canary wave when there is one). */
     pins: z.record(z.string(), cap).default({}),
+    /** `db.table` names left out of the plan. */
     excludes: z.array(z.string()).default([]),
+    /** What to plan: databases, and unanchored regexes over `db.table` to include and exclude. */
     scope: z
-      .object({ databases: z.array(z.string()).optional(), include: z.array(regex).optional(), exclude: z.array(regex).optional() })
+      .object({
+        /** Only these databases. */
+        databases: z.array(z.string()).optional(),
+        /** Only tables whose `db.table` matches one of these. */
+        include: z.array(regex).optional(),
+        /** Leave out tables whose `db.table` matches one of these. */
+        exclude: z.array(regex).optional(),
+      })
       .strict()
       .default({}),
   })
