@@ -6,6 +6,7 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
+import { tcpConnect } from '../adapters/temporal/tcp';
 import { targetConfigOf } from '../core/plan/target';
 import { workerActivities } from '../activities/index';
 import { createEngine } from '../engine/engine';
@@ -60,6 +61,8 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
 
 async function connect(address: string): Promise<NativeConnection> {
   try {
+    // A refused port or unknown host fails in milliseconds with its cause (as openTemporal does).
+    await tcpConnect(address, 10_000);
     return await NativeConnection.connect({ address });
   } catch (e) {
     throw new MigrationError(

@@ -171,8 +171,12 @@ describe('unreachable endpoints stay coded: exit 1, never 70', () => {
   it('Temporal refused → TEMPORAL_UNREACHABLE; state DB refused → STATE_DB_UNREACHABLE', async () => {
     const t = await migrate(['approve', 'abcdef123456', '--wave', '1', '--set', 'temporal.address=127.0.0.1:1', '--json']);
     expect([t.code, errorOf(t).code]).toEqual([1, 'TEMPORAL_UNREACHABLE']);
+    const t0 = Date.now();
     const w = await migrate(['worker', '--role', 'workflows', '--set', 'temporal.address=127.0.0.1:1', '--json']);
     expect([w.code, errorOf(w).code]).toEqual([1, 'TEMPORAL_UNREACHABLE']);
+    // The TCP pre-check reports the refusal itself, not the gRPC deadline 10 s later.
+    expect(errorOf(w).message).toContain('ECONNREFUSED');
+    expect(Date.now() - t0).toBeLessThan(9_000);
     const s = await migrate(['rollback', 'abcdef123456', '--wave', '1', '--set', 'state.url=postgres://u:p@127.0.0.1:1/state', '--json']);
     expect([s.code, errorOf(s).code]).toEqual([1, 'STATE_DB_UNREACHABLE']);
   }, 120_000);
