@@ -18,6 +18,7 @@ import type { HmsReader } from '../../core/hive/model';
 import * as ttypes from '../../thrift-idl/gen/hive_metastore_types';
 import { cpuPressure, hmsPid, serverCpuSince } from './server-cpu';
 import type { ServerCpu } from './server-cpu';
+import { flags } from '../common/flags';
 
 type Path = 'naive' | 'thrift' | 'db';
 interface Result {
@@ -30,17 +31,6 @@ interface Result {
   readonly clientCpu: number;
   /** CPU seconds the HMS JVM and Postgres spent meanwhile (measured by the parent, from /proc). */
   readonly server?: ServerCpu;
-}
-
-function flags(argv: readonly string[]): Map<string, string> {
-  const m = new Map<string, string>();
-  for (let i = 0; i < argv.length; i += 2) {
-    const k = argv[i];
-    const v = argv[i + 1];
-    if (k === undefined || !k.startsWith('--') || v === undefined) throw new Error(`bad arguments near '${k ?? ''}'`);
-    m.set(k.slice(2), v);
-  }
-  return m;
 }
 
 const args = flags(process.argv.slice(2));

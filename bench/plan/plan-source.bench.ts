@@ -21,6 +21,7 @@ import type { ServerCpu } from '../inventory/server-cpu';
 import { compareDigests, explainFingerprints, isSame, renderDiff } from './plan-compare';
 import { runPlanPipeline, tableDigests, timed } from './plan-pipeline';
 import type { StepMs } from './plan-pipeline';
+import { flags } from '../common/flags';
 
 const SOURCES = ['thrift-default', 'thrift-unlimited', 'db'] as const;
 type Source = (typeof SOURCES)[number];
@@ -40,17 +41,6 @@ interface Result {
   readonly digests: string[][];
   readonly server?: ServerCpu;
   readonly load?: string;
-}
-
-function flags(argv: readonly string[]): Map<string, string> {
-  const m = new Map<string, string>();
-  for (let i = 0; i < argv.length; i += 2) {
-    const k = argv[i];
-    const v = argv[i + 1];
-    if (k === undefined || !k.startsWith('--') || v === undefined) throw new Error(`bad arguments near '${k ?? ''}'`);
-    m.set(k.slice(2), v);
-  }
-  return m;
 }
 
 const args = flags(process.argv.slice(2));

@@ -50,11 +50,12 @@ export async function schemaState(ctx: StackContext, s: BackingDb): Promise<Sche
   }
 }
 
-/**
- * Create the backing database when missing: the database server may already be running from before
- * this component was added to the manifest, so its own start-up list was never applied.
- */
-export async function ensureDatabase(ctx: StackContext, s: BackingDb): Promise<void> {
+/** Run admin statements on the database server of `s` (as its superuser, outside the HMS database). */
+async function onServer(
+  ctx: StackContext,
+  s: BackingDb,
+  statements: (q: (sql: string, params?: unknown[]) => Promise<number>) => Promise<void>,
+): Promise<void> {
   if (s.backend === 'postgres') {
     const c = new PgClient({
       host: '127.0.0.1',
@@ -65,8 +66,7 @@ export async function ensureDatabase(ctx: StackContext, s: BackingDb): Promise<v
     });
     await c.connect();
     try {
-      const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [s.database]);
-      if (found.rowCount === 0) await c.query(`CREATE DATABASE "${s.database}"`);
+      await statements(async (sql, params = []) => (await c.query(sql, params)).rowCount ?? 0);
     } finally {
       await c.end();
     }
@@ -74,36 +74,33 @@ export async function ensureDatabase(ctx: StackContext, s: BackingDb): Promise<v
   }
   const c = await mysqlConnect({ host: '127.0.0.1', port: ctx.port('mariadb'), user: 'root', connectTimeout: 5000 });
   try {
-    await c.query(`CREATE DATABASE IF NOT EXISTS \`${s.database}\``);
+    await statements(async (sql, params = []) => {
+      await c.query(sql, params);
+      return 0;
+    });
   } finally {
     await c.end();
   }
 }
 
+/** The database name quoted for the server's dialect. */
+const quoted = (s: BackingDb): string => (s.backend === 'postgres' ? `"${s.database}"` : `\`${s.database}\``);
+
+/**
+ * Create the backing database when missing: the database server may already be running from before
+ * this component was added to the manifest, so its own start-up list was never applied.
+ */
+export async function ensureDatabase(ctx: StackContext, s: BackingDb): Promise<void> {
+  await onServer(ctx, s, async (q) => {
+    if (s.backend === 'mariadb') await q(`CREATE DATABASE IF NOT EXISTS ${quoted(s)}`);
+    else if ((await q('SELECT 1 FROM pg_database WHERE datname = $1', [s.database])) === 0) await q(`CREATE DATABASE ${quoted(s)}`);
+  });
+}
+
 /** Drop and re-create the (dev-only) HMS database after an interrupted schema init. */
 export async function recreateDatabase(ctx: StackContext, s: BackingDb): Promise<void> {
-  if (s.backend === 'postgres') {
-    const c = new PgClient({
-      host: '127.0.0.1',
-      port: ctx.port('postgres'),
-      user: 'postgres',
-      database: 'postgres',
-      connectionTimeoutMillis: 5000,
-    });
-    await c.connect();
-    try {
-      await c.query(`DROP DATABASE IF EXISTS "${s.database}"`);
-      await c.query(`CREATE DATABASE "${s.database}"`);
-    } finally {
-      await c.end();
-    }
-    return;
-  }
-  const c = await mysqlConnect({ host: '127.0.0.1', port: ctx.port('mariadb'), user: 'root', connectTimeout: 5000 });
-  try {
-    await c.query(`DROP DATABASE IF EXISTS \`${s.database}\``);
-    await c.query(`CREATE DATABASE \`${s.database}\``);
-  } finally {
-    await c.end();
-  }
+  await onServer(ctx, s, async (q) => {
+    await q(`DROP DATABASE IF EXISTS ${quoted(s)}`);
+    await q(`CREATE DATABASE ${quoted(s)}`);
+  });
 }
