@@ -22,6 +22,7 @@ import type { HiveTable, TableInventory } from '../../../core/hive/model';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 import type { WrittenTable } from './fixture';
 import { deletePrefix, objectExists, s3Client, writeTable } from './fixture';
+import { parquetSd } from '../../helpers/hive-sd';
 
 const run = promisify(execFile);
 const env = testStack();
@@ -59,28 +60,7 @@ async function readHive(uri: string, table: string): Promise<{ rows: number; che
 
 /** A Parquet Hive table partitioned by region over the fixture's files (s3a:// as Hive writes it). */
 function hiveTable(db: string, name: string, managed: boolean): TableInventory {
-  const sd = (location: string) => ({
-    columns: [
-      { name: 'id', type: 'bigint', comment: null },
-      { name: 'name', type: 'string', comment: null },
-      { name: 'amount', type: 'decimal(10,2)', comment: null },
-    ],
-    location,
-    inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
-    outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-    compressed: false,
-    numBuckets: -1,
-    serde: {
-      name: null,
-      serializationLib: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
-      parameters: { 'serialization.format': '1' },
-    },
-    bucketColumns: [],
-    sortColumns: [],
-    parameters: {},
-    skewed: null,
-    storedAsSubDirectories: false,
-  });
+  const sd = parquetSd;
   const location = `${written.location.replace(/^s3:/, 's3a:')}/data`;
   return {
     table: {
