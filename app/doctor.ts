@@ -13,6 +13,7 @@ import { probeTemporal } from '../adapters/temporal/probe';
 import type { TemporalProbe } from '../adapters/temporal/probe';
 import { SA } from '../workflows/common';
 import { openCatalog } from './runtime';
+import { probeKerberizedHms } from './doctor-hms-auth';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -75,6 +76,8 @@ function hmsProbe(cfg: MigrateConfig, timeoutMs: number): Probe[] {
       endpoint: uri,
       remedy: `Check that the Hive Metastore listens on ${uri} (metastore.thrift.port / bind host) and is not SASL/Kerberos-only; set hms.thrift.uri in your config or MIGRATE__HMS__THRIFT__URI.`,
       run: async () => {
+        const kerberos = cfg.hms?.thrift.kerberos;
+        if (kerberos) return probeKerberizedHms(uri, Math.min(timeoutMs, callTimeoutMs), kerberos);
         const p = await probeHms(uri, Math.min(timeoutMs, callTimeoutMs));
         return [{ check: 'reachable', version: p.version, latencyMs: p.latencyMs, detail: `${p.databases} databases` }];
       },
@@ -110,7 +113,7 @@ function catalogProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.Process
   if (!c) return [];
   const run = async (): Promise<Outcome[]> => {
     if (c.type === 'hive') {
-      const p = await probeHms(c.uri, timeoutMs);
+      const p = await probeHms(c.uri, timeoutMs, cfg.hms?.thrift.kerberos);
       const detail = `hive catalog (${c.mode ?? 'register'}), ${p.databases} databases`;
       return [{ check: 'reachable', version: p.version, latencyMs: p.latencyMs, detail }];
     }

@@ -39,7 +39,14 @@ export const DEFAULT_CALLS_PER_SECOND = 200;
 
 export function openHmsReader(config: MigrateConfig, callsPerSecond = DEFAULT_CALLS_PER_SECOND): ThriftHmsReader {
   const t = need(config.hms, 'hms').thrift;
-  return new ThriftHmsReader({ uri: t.uri, connectTimeoutMs: t.connectTimeoutMs, callTimeoutMs: t.callTimeoutMs, callsPerSecond });
+  const kerberos = t.kerberos === undefined ? {} : { kerberos: t.kerberos };
+  return new ThriftHmsReader({
+    uri: t.uri,
+    connectTimeoutMs: t.connectTimeoutMs,
+    callTimeoutMs: t.callTimeoutMs,
+    callsPerSecond,
+    ...kerberos,
+  });
 }
 
 export type HmsSource = 'thrift' | 'db';
@@ -90,7 +97,9 @@ export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv 
   const c = need(config.catalog, 'catalog');
   if (c.type === 'hive') {
     const t = config.hms?.thrift;
-    const opts = { uri: c.uri, connectTimeoutMs: t?.connectTimeoutMs, callTimeoutMs: t?.callTimeoutMs };
+    // A hive catalog authenticates as the source metastore does (hms.thrift.kerberos; `_HOST` → its own host).
+    const kerberos = t?.kerberos === undefined ? {} : { kerberos: t.kerberos };
+    const opts = { uri: c.uri, connectTimeoutMs: t?.connectTimeoutMs, callTimeoutMs: t?.callTimeoutMs, ...kerberos };
     const reader = new ThriftHmsReader(opts);
     const writer = new ThriftHmsWriter(reader.caller);
     const own = stores === undefined ? openStores(config, env) : undefined;

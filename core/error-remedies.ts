@@ -17,7 +17,13 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Read the metastore’s message in the error (and the metastore log). A MetaException on reads often means its backing database is unhealthy.',
   HMS_NOT_FOUND: 'Check the database and table names (`migrate inventory` lists them); a table dropped since planning needs a new plan.',
   HMS_UNSUPPORTED_AUTH:
-    'Expose a plain Thrift endpoint of the metastore to the migration hosts, or read the backing database directly (hms.db.url, --source db).',
+    'The metastore requires SASL: for Kerberos set hms.thrift.kerberos (servicePrincipal, and a keytab or a `kinit` ticket; docs/deploying.md), or read the backing database directly (hms.db.url, --source db).',
+  HMS_KERBEROS_NO_TICKET:
+    'Get a ticket for the client principal: `kinit -kt <keytab> <principal>` (or `kinit <principal>`), in the same KRB5CCNAME the process uses; or set hms.thrift.kerberos.keytabFile and clientPrincipal. `klist` shows the cache, `klist -kt <keytab>` what a keytab holds.',
+  HMS_KERBEROS_AUTH_FAILED:
+    'Set hms.thrift.kerberos.servicePrincipal to the metastore’s hive.metastore.kerberos.principal (`_HOST` becomes the host of hms.thrift.uri); check that the KDC of the realm answers (KRB5_CONFIG) and the clocks agree. A metastore without SASL: remove hms.thrift.kerberos. `migrate doctor` shows what the KDC or the metastore said.',
+  HMS_KERBEROS_UNAVAILABLE:
+    'Install the MIT Kerberos GSSAPI library (Debian/Ubuntu: `apt-get install libgssapi-krb5-2`; RHEL: `krb5-libs`) and reinstall the tool with its dependencies (koffi); or remove hms.thrift.kerberos.',
   HMS_BAD_METADATA:
     'Repair the table in Hive (it has no storage descriptor or location), or exclude it from the plan; the message names the object.',
   HIVE_TYPE_INVALID: 'Fix the column type in the metastore (the message names the column), or exclude the table.',

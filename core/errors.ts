@@ -16,10 +16,16 @@ export const ErrorCode = {
   HMS_THRIFT_ERROR: 'HMS_THRIFT_ERROR',
   /** A database, table or partition the Hive Metastore does not have (NoSuchObjectException, or an unknown --database). */
   HMS_NOT_FOUND: 'HMS_NOT_FOUND',
-  /** A SASL/Kerberos-only Hive Metastore: this build speaks plain (unauthenticated) Thrift only. */
+  /** A SASL-only Hive Metastore reached with plain Thrift (no hms.thrift.kerberos), or a SASL mechanism other than Kerberos (GSSAPI). */
   HMS_UNSUPPORTED_AUTH: 'HMS_UNSUPPORTED_AUTH',
   /** The Hive Metastore returned a table or partition without what every table needs (storage descriptor, location, columns). */
   HMS_BAD_METADATA: 'HMS_BAD_METADATA',
+  /** hms.thrift.kerberos is set but no usable Kerberos ticket: an empty or expired credential cache and no keytab, or a keytab without the client principal. */
+  HMS_KERBEROS_NO_TICKET: 'HMS_KERBEROS_NO_TICKET',
+  /** The SASL/GSSAPI handshake with the Hive Metastore failed: a service principal the KDC or the metastore does not know, a KDC that cannot be reached, or a metastore without SASL. */
+  HMS_KERBEROS_AUTH_FAILED: 'HMS_KERBEROS_AUTH_FAILED',
+  /** hms.thrift.kerberos is set but this host cannot load the GSSAPI library (libgssapi_krb5.so.2) or its binding (koffi). */
+  HMS_KERBEROS_UNAVAILABLE: 'HMS_KERBEROS_UNAVAILABLE',
   /** A Hive column type string that does not parse. */
   HIVE_TYPE_INVALID: 'HIVE_TYPE_INVALID',
   /** No connection to the Iceberg catalog (refused, reset, unknown host) (retryable). */

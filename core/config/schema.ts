@@ -18,6 +18,25 @@ export const hmsSchema = z
         connectTimeoutMs: timeoutMs.default(10_000),
         /** Deadline of one Thrift call, milliseconds (large partition lists take longest). */
         callTimeoutMs: timeoutMs.default(60_000),
+        /**
+         * Kerberos (SASL/GSSAPI) for a metastore with hive.metastore.sasl.enabled=true; also used by a
+         * hive catalog's Thrift connections. Names and paths only: never key material. The realm's KDC
+         * comes from the usual krb5.conf (KRB5_CONFIG). docs/deploying.md.
+         */
+        kerberos: z
+          .object({
+            /** The metastore's principal, its hive.metastore.kerberos.principal (e.g. hive/_HOST@EXAMPLE.COM): `_HOST` becomes the host of the uri, lower-cased. */
+            servicePrincipal: z.string().regex(/^[^/@\s]+\/[^/@\s]+(@[^/@\s]+)?$/, 'expected service/host@REALM'),
+            /** The principal to authenticate as, e.g. migrator@EXAMPLE.COM (default: the credential cache's, or the keytab's first). */
+            clientPrincipal: z
+              .string()
+              .regex(/^[^@\s]+(@[^/@\s]+)?$/, 'expected name[/instance]@REALM')
+              .optional(),
+            /** Path of a keytab holding clientPrincipal: tickets come from it into a private in-memory cache and are renewed from it. Without it: the user's credential cache (KRB5CCNAME; `kinit`). */
+            keytabFile: z.string().min(1).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict(),
     /** Optional direct reader of the HMS backing database (faster inventory). */

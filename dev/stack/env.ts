@@ -2,6 +2,7 @@
 // verifier) and as a `migrate` config file (for the CLI). One place, so they cannot disagree.
 import path from 'node:path';
 import type { StackContext } from './types';
+import { krbStackEnv } from './krb';
 
 export function cred(ctx: StackContext, key: string): string {
   const v = ctx.manifest.credentials[key];
@@ -53,6 +54,7 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     HIM_HMS_PG_URI: `thrift://127.0.0.1:${p('hms-pg')}`,
     HIM_HMS_MARIADB_URI: `thrift://127.0.0.1:${p('hms-mariadb')}`,
     HIM_HMS3_PG_URI: `thrift://127.0.0.1:${p('hms3-pg')}`,
+    ...krbStackEnv(ctx),
     HIM_TOXIPROXY_URL: `http://127.0.0.1:${p('toxiproxy')}`,
     HIM_VERIFIER_PYTHON: path.join(installDir(ctx, 'verifier'), 'venv', 'bin', 'python'),
     HIM_SPARK_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'jars'),

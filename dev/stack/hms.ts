@@ -11,6 +11,7 @@ import { S3_CHECKSUM_ENV, cred } from './env';
 import { mavenCopy, mavenCopyDependencies } from './installers';
 import { assertPortsFree, cachedInstall, dataDir, logFile, run, spawnDaemon, stopPid, waitFor, StackError } from './util';
 import { probeHms } from '../../adapters/hms/thrift/connection';
+import type { HmsProbe } from '../../adapters/hms/thrift/connection';
 import { ensureDatabase, recreateDatabase, schemaState } from './hms-db';
 
 const Settings = z.object({
@@ -158,7 +159,7 @@ function backendOf(ctx: StackContext, s: HmsSettings): Backend {
 
 const xmlEscape = (v: string): string => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-export function metastoreSiteXml(ctx: StackContext, name: string): string {
+export function metastoreSiteXml(ctx: StackContext, name: string, extra: ReadonlyArray<[string, string]> = []): string {
   const s = settings(ctx, name, Settings);
   const b = backendOf(ctx, s);
   const props: Array<[string, string]> = [
@@ -200,6 +201,7 @@ export function metastoreSiteXml(ctx: StackContext, name: string): string {
     // Iceberg writes s3:// locations (S3FileIO); an HMS that holds Iceberg tables maps the scheme
     // to S3A, as Hadoop-based deployments do, or create_table fails with "No FileSystem for scheme s3".
     ['fs.s3.impl', 'org.apache.hadoop.fs.s3a.S3AFileSystem'],
+    ...extra,
   ];
   const body = props.map(([k, v]) => `  <property><name>${k}</name><value>${xmlEscape(v)}</value></property>`).join('\n');
   return `<?xml version="1.0"?>\n<!-- Written by dev/stack/hms.ts on every start; edit temporal-dev.yml instead. -->\n<configuration>\n${body}\n</configuration>\n`;
@@ -276,7 +278,15 @@ async function ensureSchema(ctx: StackContext, name: string, home: string): Prom
 
 const uriOf = (ctx: StackContext, name: string): string => `thrift://127.0.0.1:${ctx.port(name)}`;
 
-export function hmsComponent(name: string): Component {
+/** What a secured HMS adds (components/hms-krb.ts): site properties, files in its conf dir, JVM flags, its own probe. */
+export interface HmsSecurity {
+  readonly siteProps: (ctx: StackContext) => ReadonlyArray<[string, string]>;
+  readonly confFiles: (ctx: StackContext) => Readonly<Record<string, string>>;
+  readonly jvmProps: (ctx: StackContext) => readonly string[];
+  readonly probe: (ctx: StackContext, uri: string, timeoutMs: number) => Promise<HmsProbe>;
+}
+
+export function hmsComponent(name: string, security?: HmsSecurity): Component {
   return {
     name,
     async install(ctx) {
@@ -286,7 +296,9 @@ export function hmsComponent(name: string): Component {
       await assertPortsFree(ctx, name);
       const home = await installHms(ctx, name);
       await fs.mkdir(confDir(ctx, name), { recursive: true });
-      await fs.writeFile(path.join(confDir(ctx, name), 'metastore-site.xml'), metastoreSiteXml(ctx, name));
+      await fs.writeFile(path.join(confDir(ctx, name), 'metastore-site.xml'), metastoreSiteXml(ctx, name, security?.siteProps(ctx)));
+      for (const [file, text] of Object.entries(security?.confFiles(ctx) ?? {}))
+        await fs.writeFile(path.join(confDir(ctx, name), file), text);
       await fs.writeFile(path.join(confDir(ctx, name), 'metastore-log4j2.properties'), LOG4J2);
       await ensureSchema(ctx, name, home);
       const heap = settings(ctx, name, Settings).heap;
@@ -294,7 +306,16 @@ export function hmsComponent(name: string): Component {
         ctx,
         name,
         'java',
-        [`-Xmx${heap}`, ...JVM_PROPS, '-cp', classpath(ctx, name, home), MAIN_CLASS, '-p', String(ctx.port(name))],
+        [
+          `-Xmx${heap}`,
+          ...JVM_PROPS,
+          ...(security?.jvmProps(ctx) ?? []),
+          '-cp',
+          classpath(ctx, name, home),
+          MAIN_CLASS,
+          '-p',
+          String(ctx.port(name)),
+        ],
         {
           env: javaEnv(ctx, home),
           cwd: dataDir(ctx, name),
@@ -306,7 +327,7 @@ export function hmsComponent(name: string): Component {
     },
     async health(ctx) {
       try {
-        const p = await probeHms(uriOf(ctx, name), 5000);
+        const p = await (security ? security.probe(ctx, uriOf(ctx, name), 5000) : probeHms(uriOf(ctx, name), 5000));
         const v = p.version ?? versionOf(ctx, name);
         return {
           ok: true,

@@ -2,6 +2,7 @@
 // limit, retries (transport errors only, never HMS exceptions), per-method latency statistics and
 // the cached results of version probes. Adapter code.
 import type { HmsAuth, HmsClient } from './connection';
+import type { HmsKerberos } from './gssapi';
 import { isTransportError, TokenBucket, withRetry } from './limits';
 import type { RetryPolicy } from './limits';
 import { HmsPool } from './pool';
@@ -12,6 +13,8 @@ export interface ThriftHmsOptions {
   /** Per call. A call that times out poisons its connection (closed and replaced). */
   readonly callTimeoutMs?: number;
   readonly auth?: HmsAuth;
+  /** SASL/GSSAPI before the first call of every connection (gssapi.ts). */
+  readonly kerberos?: HmsKerberos;
   /** Open connections at most. */
   readonly poolSize?: number;
   /** Tables whose partitions are read at the same time (bounded by the pool anyway). */
@@ -27,7 +30,11 @@ export interface ThriftHmsOptions {
   readonly random?: () => number;
 }
 
-export type ResolvedOptions = Required<Omit<ThriftHmsOptions, 'retry' | 'auth'>> & { readonly retry: RetryPolicy; readonly auth: HmsAuth };
+export type ResolvedOptions = Required<Omit<ThriftHmsOptions, 'retry' | 'auth' | 'kerberos'>> & {
+  readonly retry: RetryPolicy;
+  readonly auth: HmsAuth;
+  readonly kerberos: HmsKerberos | undefined;
+};
 
 export const DEFAULTS = {
   connectTimeoutMs: 10_000,
@@ -45,6 +52,7 @@ export function resolveOptions(o: ThriftHmsOptions): ResolvedOptions {
   return {
     uri: o.uri,
     auth: o.auth ?? 'none',
+    kerberos: o.kerberos,
     connectTimeoutMs: o.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
     callTimeoutMs,
     poolSize,
@@ -79,8 +87,9 @@ export class HmsCaller {
 
   constructor(options: ThriftHmsOptions) {
     this.opts = resolveOptions(options);
-    const { connectTimeoutMs, callTimeoutMs, auth } = this.opts;
-    this.pool = new HmsPool(this.opts.uri, { connectTimeoutMs, callTimeoutMs, auth }, this.opts.poolSize);
+    const { connectTimeoutMs, callTimeoutMs, auth, kerberos } = this.opts;
+    const connect = { connectTimeoutMs, callTimeoutMs, auth, ...(kerberos === undefined ? {} : { kerberos }) };
+    this.pool = new HmsPool(this.opts.uri, connect, this.opts.poolSize);
     this.limiter = new TokenBucket(this.opts.callsPerSecond);
   }
 

@@ -2,12 +2,15 @@
 // default), with a connect timeout, a per-call timeout, SASL detection and error translation into
 // MigrationError. Adapter code: the pool, retries, batching and model mapping build on this
 // (reader.ts); nothing outside adapters/ sees a Thrift type.
+import { createConnection as createSocket } from 'node:net';
 import type { Socket } from 'node:net';
 import thrift from 'thrift';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import * as ThriftHiveMetastore from '../../../thrift-idl/gen/ThriftHiveMetastore';
 import { hmsError, translateCallError } from './errors';
 import { installSkewedCodec } from './skewed';
+import type { HmsKerberos, KerberosIdentity } from './gssapi';
+import { saslGssapiHandshake, speaksSasl } from './sasl';
 
 export { isUnknownMethod, translateCallError } from './errors';
 
@@ -26,7 +29,7 @@ export function parseThriftUri(uri: string): { host: string; port: number } {
   return { host: m[1].replace(/^\[|\]$/g, ''), port };
 }
 
-/** Authentication the server expects. Only `none` (plain binary Thrift) is supported. */
+/** Authentication the server expects: `none` (plain binary Thrift), or Kerberos when `kerberos` options are given. */
 export type HmsAuth = 'none' | 'sasl' | 'kerberos';
 
 export interface HmsConnectOptions {
@@ -34,14 +37,18 @@ export interface HmsConnectOptions {
   readonly connectTimeoutMs: number;
   /** Deadline for each call; after a timeout the connection is closed (a late reply cannot be matched safely). */
   readonly callTimeoutMs: number;
-  /** Default `none`. `sasl`/`kerberos` fail at once with HMS_UNSUPPORTED_AUTH. */
+  /** Default `none`. `sasl`, or `kerberos` without `kerberos` options, fail at once with HMS_UNSUPPORTED_AUTH. */
   readonly auth?: HmsAuth;
+  /** SASL/GSSAPI (Kerberos) before the first call, then framed Thrift (sasl.ts). */
+  readonly kerberos?: HmsKerberos;
 }
 
 export interface HmsConnection {
   readonly endpoint: string;
   /** False once the socket closed, failed or a call timed out: the pool discards it. */
   readonly usable: boolean;
+  /** Who we authenticated as (Kerberos connections only). */
+  readonly identity?: KerberosIdentity;
   /**
    * Run one call: `conn.call('get_all_databases', (c) => c.get_all_databases())`. The generated
    * .d.ts types results as plain values; at runtime they are promises — both are handled.
@@ -51,8 +58,9 @@ export interface HmsConnection {
 }
 
 const SASL_REMEDY =
-  'the server requires SASL (hive.metastore.sasl.enabled=true, Kerberos or delegation tokens); ' +
-  'this tool speaks plain binary Thrift only. Point hms.thrift.uri at a non-kerberized HMS or read the backing database (--source db)';
+  'the server requires SASL (hive.metastore.sasl.enabled=true): for Kerberos set hms.thrift.kerberos.servicePrincipal ' +
+  "(the metastore's hive.metastore.kerberos.principal, e.g. hive/_HOST@REALM) and a ticket ('kinit') or keytabFile; " +
+  'or read the backing database (--source db)';
 
 export function unsupportedAuth(endpoint: string, detail: string): MigrationError {
   return hmsError(ErrorCode.HMS_UNSUPPORTED_AUTH, `${endpoint}: ${detail}: ${SASL_REMEDY}`, { endpoint });
@@ -122,19 +130,58 @@ function closedError(state: ConnState, endpoint: string): MigrationError {
   return hmsError(ErrorCode.HMS_UNREACHABLE, `${endpoint} closed the connection${hint}`, { endpoint });
 }
 
-/** Open a connection; rejects with HMS_UNREACHABLE when the connect fails or times out. */
-export async function openHms(uri: string, opts: HmsConnectOptions): Promise<HmsConnection> {
-  const { host, port } = parseThriftUri(uri);
-  const endpoint = `thrift://${host}:${port}`;
-  if (opts.auth !== undefined && opts.auth !== 'none') throw unsupportedAuth(endpoint, `auth '${opts.auth}' is configured`);
+/** TCP connect of a bare socket within the deadline; HMS_UNREACHABLE otherwise. */
+function connectSocket(host: string, port: number, endpoint: string, timeoutMs: number): Promise<Socket> {
+  return new Promise<Socket>((resolve, reject) => {
+    const socket = createSocket({ host, port });
+    const fail = (msg: string, cause?: unknown): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(hmsError(ErrorCode.HMS_UNREACHABLE, `cannot connect to ${endpoint}: ${msg}`, { endpoint }, cause));
+    };
+    const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs);
+    socket.once('error', (e: Error) => fail(e.message, e));
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+  });
+}
+
+/** TCP connect, SASL/GSSAPI on the bare socket, then a Thrift connection over it with framed messages. */
+async function openKerberized(host: string, port: number, endpoint: string, k: HmsKerberos, timeoutMs: number) {
+  const socket = await connectSocket(host, port, endpoint, timeoutMs);
+  const identity = await saslGssapiHandshake(socket, host, endpoint, k, timeoutMs);
+  socket.setNoDelay(true);
+  const conn = new thrift.Connection(socket, { transport: thrift.TFramedTransport, protocol: thrift.TBinaryProtocol, timeout: 0 });
+  // The socket connected before the Connection existed: its 'connect' handler never runs, so say it.
+  (conn as unknown as { connected: boolean }).connected = true;
+  return { conn, identity };
+}
+
+async function openPlain(host: string, port: number, endpoint: string, timeoutMs: number) {
   // timeout 0: no idle timer on the socket — every call is timed below. No reconnects (max_attempts unset).
   const conn = thrift.createConnection(host, port, {
     transport: thrift.TBufferedTransport,
     protocol: thrift.TBinaryProtocol,
-    connect_timeout: opts.connectTimeoutMs,
+    connect_timeout: timeoutMs,
     timeout: 0,
   });
-  await awaitConnect(conn, endpoint, opts.connectTimeoutMs);
+  await awaitConnect(conn, endpoint, timeoutMs);
+  return { conn, identity: undefined };
+}
+
+/** Open a connection; rejects with HMS_UNREACHABLE when the connect fails or times out (HMS_KERBEROS_* when authentication does). */
+export async function openHms(uri: string, opts: HmsConnectOptions): Promise<HmsConnection> {
+  const { host, port } = parseThriftUri(uri);
+  const endpoint = `thrift://${host}:${port}`;
+  if (opts.kerberos === undefined && opts.auth !== undefined && opts.auth !== 'none')
+    throw unsupportedAuth(endpoint, `auth '${opts.auth}' is configured`);
+  const { conn, identity } =
+    opts.kerberos === undefined
+      ? await openPlain(host, port, endpoint, opts.connectTimeoutMs)
+      : await openKerberized(host, port, endpoint, opts.kerberos, opts.connectTimeoutMs);
 
   const state: ConnState = { closed: false, busy: false, calls: 0, head: Buffer.alloc(0), failPending: undefined };
   socketOf(conn).prependListener('data', (chunk: Buffer) => {
@@ -180,6 +227,7 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
 
   return {
     endpoint,
+    ...(identity === undefined ? {} : { identity }),
     get usable() {
       return !state.closed;
     },
@@ -195,6 +243,16 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
       state.calls += 1;
       try {
         return await timedCall(method, fn);
+      } catch (e) {
+        // A plain connection closed without a word before its first answer: a SASL-only metastore does that.
+        const silentClose = state.calls === 1 && state.head.length === 0 && opts.kerberos === undefined;
+        if (
+          silentClose &&
+          (e as MigrationError).code === ErrorCode.HMS_UNREACHABLE &&
+          (await speaksSasl(host, port, opts.connectTimeoutMs))
+        )
+          throw unsupportedAuth(endpoint, `${method}: the server closed the plain Thrift connection and answers a SASL negotiation`);
+        throw e;
       } finally {
         state.busy = false;
       }
@@ -222,6 +280,8 @@ export interface HmsProbe {
   readonly latencyMs: number;
   /** fb303 getVersion(), when the server answers it with something non-empty. */
   readonly version?: string;
+  /** Kerberos: who we are to the metastore. */
+  readonly identity?: KerberosIdentity;
 }
 
 /**
@@ -229,9 +289,10 @@ export interface HmsProbe {
  * best-effort fb303 getVersion. `timeoutMs` bounds the connect and each call. Used by
  * `migrate doctor` and the stack health check.
  */
-export async function probeHms(uri: string, timeoutMs: number): Promise<HmsProbe> {
+export async function probeHms(uri: string, timeoutMs: number, kerberos?: HmsKerberos): Promise<HmsProbe> {
   const t0 = performance.now();
-  return withHms(uri, { connectTimeoutMs: timeoutMs, callTimeoutMs: timeoutMs }, async (conn) => {
+  const opts = { connectTimeoutMs: timeoutMs, callTimeoutMs: timeoutMs, ...(kerberos === undefined ? {} : { kerberos }) };
+  return withHms(uri, opts, async (conn) => {
     const dbs = await conn.call('get_all_databases', (c) => c.get_all_databases());
     const latencyMs = Math.round(performance.now() - t0);
     let version: string | undefined;
@@ -241,6 +302,11 @@ export async function probeHms(uri: string, timeoutMs: number): Promise<HmsProbe
     } catch {
       // Not every server answers fb303 calls; the probe is about reachability.
     }
-    return version === undefined ? { databases: dbs.length, latencyMs } : { databases: dbs.length, latencyMs, version };
+    return {
+      databases: dbs.length,
+      latencyMs,
+      ...(version === undefined ? {} : { version }),
+      ...(conn.identity ? { identity: conn.identity } : {}),
+    };
   });
 }
