@@ -74,7 +74,7 @@ function hmsProbe(cfg: MigrateConfig, timeoutMs: number): Probe[] {
     {
       component: 'hms',
       endpoint: uri,
-      remedy: `Check that the Hive Metastore listens on ${uri} (metastore.thrift.port / bind host) and is not SASL/Kerberos-only; set hms.thrift.uri in your config or MIGRATE__HMS__THRIFT__URI.`,
+      remedy: `Check that the Hive Metastore listens on ${uri} (metastore.thrift.port / bind host); a SASL/Kerberos metastore needs hms.thrift.kerberos; set hms.thrift.uri in your config or MIGRATE__HMS__THRIFT__URI.`,
       run: async () => {
         const kerberos = cfg.hms?.thrift.kerberos;
         if (kerberos) return probeKerberizedHms(uri, Math.min(timeoutMs, callTimeoutMs), kerberos);

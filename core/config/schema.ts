@@ -9,7 +9,7 @@ const timeoutMs = z.number().int().min(100).max(600_000);
 
 export const hmsSchema = z
   .object({
-    /** The metastore's Thrift endpoint (plain, unauthenticated Thrift). */
+    /** The metastore's Thrift endpoint: plain Thrift, or SASL/Kerberos with `kerberos`. */
     thrift: z
       .object({
         /** thrift://host:port of the Hive Metastore. */

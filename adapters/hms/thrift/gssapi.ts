@@ -84,7 +84,13 @@ const SIGNATURES = {
     'uint32 gss_display_status(_Out_ uint32 *minor, uint32 status, int type, void *mech, _Inout_ uint32 *ctx, _Out_ gss_buffer_desc *out)',
 } as const;
 
-let loaded: Lib | undefined;
+/**
+ * koffi's type names and the loaded library are process-wide, while this module may be loaded more
+ * than once in a process (test runners' module registries): keep the one Lib on globalThis.
+ */
+const SINGLETON = Symbol.for('hms-iceberg-migrator.gssapi');
+const holder = globalThis as { [SINGLETON]?: Lib };
+let loaded: Lib | undefined = holder[SINGLETON];
 
 /** koffi and libgssapi_krb5, once; HMS_KERBEROS_UNAVAILABLE when either is missing. */
 function lib(): Lib {
@@ -96,19 +102,26 @@ function lib(): Lib {
   } catch (e) {
     throw unavailable(`the koffi package cannot be loaded (${(e as Error).message})`, e);
   }
-  let so: { func(sig: string): Fn };
   try {
-    so = koffi.load!('libgssapi_krb5.so.2') as typeof so;
+    const so = koffi.load!('libgssapi_krb5.so.2') as { func(sig: string): Fn };
+    // Type names are process-wide in koffi: another copy of this module (or a test's global setup) may have made them.
+    const struct = (name: string, def: Record<string, string>): unknown => {
+      try {
+        return koffi.resolve!(name);
+      } catch {
+        return koffi.struct!(name, def);
+      }
+    };
+    struct('gss_buffer_desc', { length: 'size_t', value: 'void *' });
+    struct('gss_OID_desc', { length: 'uint32', elements: 'void *' });
+    const kv = struct('gss_key_value_element_desc', { key: 'void *', value: 'void *' });
+    struct('gss_key_value_set_desc', { count: 'uint32', elements: 'void *' });
+    const f = Object.fromEntries(Object.entries(SIGNATURES).map(([k, sig]) => [k, so.func(sig)]));
+    loaded = holder[SINGLETON] = { koffi: koffi as unknown as Lib['koffi'], kv, f };
+    return loaded;
   } catch (e) {
-    throw unavailable(`libgssapi_krb5.so.2 cannot be loaded (${(e as Error).message})`, e);
+    throw unavailable(`libgssapi_krb5.so.2 cannot be loaded or bound (${(e as Error).message})`, e);
   }
-  koffi.struct!('gss_buffer_desc', { length: 'size_t', value: 'void *' });
-  koffi.struct!('gss_OID_desc', { length: 'uint32', elements: 'void *' });
-  const kv = koffi.struct!('gss_key_value_element_desc', { key: 'void *', value: 'void *' });
-  koffi.struct!('gss_key_value_set_desc', { count: 'uint32', elements: 'void *' });
-  const f = Object.fromEntries(Object.entries(SIGNATURES).map(([k, sig]) => [k, so.func(sig)]));
-  loaded = { koffi: koffi as unknown as Lib['koffi'], kv, f };
-  return loaded;
 }
 
 function unavailable(detail: string, cause: unknown): MigrationError {

@@ -1,0 +1,135 @@
+// The SASL/GSSAPI transport (adapters/hms/thrift/sasl.ts, gssapi.ts) against the stack's KDC and
+// Kerberized HMS (hms-krb), and against local sockets that misbehave on purpose: a pool of
+// authenticated connections used side by side, the identity a handshake establishes, a hive catalog
+// whose Thrift connections authenticate, `_HOST`, the SASL frame, and each way the negotiation can
+// fail (an ERROR frame mid-way, silence, a reply that is no SASL frame) as a coded error within the
+// connect deadline.
+import { createServer } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
+import { openHms, probeHms } from '../../../adapters/hms/thrift/connection';
+import { ThriftHmsReader } from '../../../adapters/hms/thrift/reader';
+import { SaslStatus, encodeFrame, resolveServicePrincipal, speaksSasl } from '../../../adapters/hms/thrift/sasl';
+import { openCatalog } from '../../../app/runtime';
+import { configSchema } from '../../../core/config/schema';
+import type { MigrationError } from '../../../core/errors';
+import { testStack } from '../../helpers/stack-env';
+
+const env = testStack();
+const KRB_URI = env.HIM_HMS_KRB_URI as string;
+const kerberos = {
+  servicePrincipal: `hive/_HOST@${env.HIM_KRB_REALM}`,
+  clientPrincipal: env.HIM_KRB_CLIENT_PRINCIPAL as string,
+  keytabFile: env.HIM_KRB_CLIENT_KEYTAB as string,
+};
+
+const failure = (p: Promise<unknown>): Promise<MigrationError> =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (e: MigrationError) => e,
+  );
+
+async function listen(onSocket: (s: Socket) => void): Promise<{ server: Server; uri: string; port: number }> {
+  const server = createServer(onSocket);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return { server, uri: `thrift://localhost:${port}`, port };
+}
+
+describe('HMS over SASL/GSSAPI (Kerberos)', () => {
+  const servers: Server[] = [];
+  const sockets: Socket[] = [];
+  beforeAll(() => {
+    process.env.KRB5_CONFIG = env.HIM_KRB5_CONFIG;
+  });
+  afterAll(async () => {
+    sockets.forEach((s) => s.destroy());
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  });
+
+  it('frames are status byte + 4-byte big-endian length + payload; _HOST becomes the lower-cased host', () => {
+    expect(encodeFrame(SaslStatus.START, Buffer.from('GSSAPI')).toString('hex')).toBe(`0100000006${Buffer.from('GSSAPI').toString('hex')}`);
+    expect(resolveServicePrincipal('hive/_HOST@EXAMPLE.COM', 'HMS-1.Example.com')).toBe('hive/hms-1.example.com@EXAMPLE.COM');
+    expect(resolveServicePrincipal('hive/hms.example.com@EXAMPLE.COM', 'other')).toBe('hive/hms.example.com@EXAMPLE.COM');
+  });
+
+  it('a handshake establishes who we are: client principal, service principal, a ticket good for hours', async () => {
+    const conn = await openHms(KRB_URI, { connectTimeoutMs: 5000, callTimeoutMs: 10_000, kerberos });
+    try {
+      expect(conn.identity).toMatchObject({
+        method: 'kerberos',
+        clientPrincipal: env.HIM_KRB_CLIENT_PRINCIPAL,
+        servicePrincipal: env.HIM_KRB_SERVICE_PRINCIPAL,
+        credentialSource: 'keytab',
+      });
+      expect(Date.parse(conn.identity?.ticketExpiresAt ?? '')).toBeGreaterThan(Date.now() + 3_600_000);
+      // Framed Thrift after the negotiation: several calls on one connection.
+      expect(await conn.call('get_all_databases', (c) => c.get_all_databases())).toContain('default');
+      expect(await conn.call('getVersion', (c) => c.getVersion())).toBe('4.0.1');
+    } finally {
+      conn.close();
+    }
+  });
+
+  it('a pool of 4 authenticated connections serves 16 reads side by side', async () => {
+    const reader = new ThriftHmsReader({ uri: KRB_URI, kerberos, poolSize: 4, callsPerSecond: 0 });
+    try {
+      const all = await Promise.all(Array.from({ length: 16 }, () => reader.listDatabases()));
+      expect(new Set(all.map((d) => d.join(',')))).toEqual(new Set([all[0]?.join(',')]));
+      expect(all[0]).toContain('default');
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it("a hive catalog's Thrift connections authenticate with hms.thrift.kerberos", async () => {
+    const config = configSchema.parse({
+      hms: { thrift: { uri: KRB_URI, kerberos } },
+      catalog: { name: 'krb-hive', type: 'hive', uri: KRB_URI, namespacePrefix: 'x_' },
+      storage: { s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true } },
+    });
+    const catalog = await openCatalog(config, env);
+    try {
+      expect(await catalog.namespaceExists(['default'])).toBe(true);
+    } finally {
+      await catalog.close?.();
+    }
+  });
+
+  it('the server answers ERROR mid-negotiation → HMS_KERBEROS_AUTH_FAILED with its message', async () => {
+    const { server, uri } = await listen((s) =>
+      s.once('data', () => s.end(encodeFrame(SaslStatus.ERROR, Buffer.from('GSS initiate failed')))),
+    );
+    servers.push(server);
+    const e = await failure(probeHms(uri, 3000, { ...kerberos, servicePrincipal: env.HIM_KRB_SERVICE_PRINCIPAL as string }));
+    expect(e.code).toBe('HMS_KERBEROS_AUTH_FAILED');
+    expect(e.retryable).toBe(false);
+    expect(e.message).toContain("the metastore refused it: 'GSS initiate failed'");
+  });
+
+  it('a server that never answers the SASL start → HMS_KERBEROS_AUTH_FAILED within the connect deadline', async () => {
+    const { server, uri } = await listen((s) => sockets.push(s));
+    servers.push(server);
+    const t0 = Date.now();
+    const e = await failure(probeHms(uri, 800, { ...kerberos, servicePrincipal: env.HIM_KRB_SERVICE_PRINCIPAL as string }));
+    expect(e.code).toBe('HMS_KERBEROS_AUTH_FAILED');
+    expect(e.message).toContain('gave no answer within 800 ms');
+    expect(Date.now() - t0).toBeLessThan(3000);
+  });
+
+  it('a reply that is no SASL frame → HMS_KERBEROS_AUTH_FAILED', async () => {
+    const { server, uri } = await listen((s) => s.once('data', () => s.write(Buffer.from('80010002000000', 'hex'))));
+    servers.push(server);
+    const e = await failure(probeHms(uri, 3000, { ...kerberos, servicePrincipal: env.HIM_KRB_SERVICE_PRINCIPAL as string }));
+    expect(e.code).toBe('HMS_KERBEROS_AUTH_FAILED');
+    expect(e.message).toContain('not a SASL frame');
+  });
+
+  it('speaksSasl: yes for hms-krb, no for the plain HMS and a silent server', async () => {
+    const port = (uri: string): number => Number(/:(\d+)$/.exec(uri)?.[1]);
+    expect(await speaksSasl('127.0.0.1', port(KRB_URI), 3000)).toBe(true);
+    expect(await speaksSasl('127.0.0.1', port(env.HIM_HMS_PG_URI as string), 3000)).toBe(false);
+    const { server, port: silent } = await listen((s) => sockets.push(s));
+    servers.push(server);
+    expect(await speaksSasl('127.0.0.1', silent, 300)).toBe(false);
+  });
+});
