@@ -119,6 +119,25 @@ describe('the packed tarball, installed into a temporary prefix', () => {
     expect(d.checks.map((c) => c.component)).toEqual(expect.arrayContaining(['hms', 'catalog', 'storage', 'temporal', 'state']));
   });
 
+  it('migrate doctor authenticates to the Kerberized HMS (hms-krb) with the Kerberos binding of the installed package', async () => {
+    const set = (k: string, v: string | undefined): string[] => ['--set', `hms.thrift.${k}=${v ?? ''}`];
+    const krb = [
+      ...set('uri', stack.HIM_HMS_KRB_URI),
+      ...set('kerberos.servicePrincipal', stack.HIM_KRB_SERVICE_PRINCIPAL),
+      ...set('kerberos.clientPrincipal', stack.HIM_KRB_CLIENT_PRINCIPAL),
+      ...set('kerberos.keytabFile', stack.HIM_KRB_CLIENT_KEYTAB),
+    ];
+    const r = await outside('/usr/bin/env', [`KRB5_CONFIG=${stack.HIM_KRB5_CONFIG}`, bin, 'doctor', '-c', cfg, '--json', ...krb]);
+    const hms = (JSON.parse(r.stdout) as { checks: { component: string; check: string; ok: boolean; detail: string }[] }).checks.filter(
+      (c) => c.component === 'hms',
+    );
+    expect(hms.map((c) => [c.check, c.ok])).toEqual([
+      ['reachable', true],
+      ['auth', true],
+    ]);
+    expect(hms[1]?.detail).toContain(`${stack.HIM_KRB_CLIENT_PRINCIPAL} → ${stack.HIM_KRB_SERVICE_PRINCIPAL}`);
+  });
+
   it('migrate worker starts on the prebuilt workflow bundle and stops on SIGTERM', async () => {
     const queue = uniqueName('him-install-q');
     const child = spawn(bin, ['worker', '-c', cfg, '--role', 'workflows', '--json', '--set', `temporal.taskQueue=${queue}`], {
