@@ -3,9 +3,10 @@
 // through the plain HMS is read through hms-krb: `migrate doctor` reports the method and identity,
 // `inventory`, `plan` and `apply` (a real worker, the stack's REST catalog) work with a ticket from a
 // client keytab, `inventory` with one from the user's credential cache (kinit). Each way it can go
-// wrong fails fast with its code and a remedy that says what to run: no ticket, a wrong service
-// principal (unknown to the KDC; known but not the metastore's), plain Thrift against SASL and SASL
-// against plain Thrift. Backing-database reads need no ticket. No keytab bytes in any output.
+// wrong fails fast with its code and a remedy that says what to run: no ticket, an expired ticket, a
+// wrong service principal (unknown to the KDC; known but not the metastore's), plain Thrift against
+// SASL and SASL against plain Thrift. Backing-database reads need no ticket. No keytab bytes in any
+// output.
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -183,6 +184,18 @@ describe('Kerberized HMS (SASL/GSSAPI)', () => {
     expect(d.code).toBe(1);
     expect(hms).toEqual([expect.objectContaining({ check: 'auth', status: 'fail', code: 'HMS_KERBEROS_NO_TICKET' })]);
     expect(hms[0]?.remedy).toContain(`kinit -kt <keytab> ${CLIENT}`);
+  });
+
+  it('an expired ticket in the credential cache: HMS_KERBEROS_NO_TICKET, exit 1', async () => {
+    const cache = `FILE:${path.join(dir, 'short-cache')}`;
+    execFileSync('kinit', ['-l', '2s', '-kt', KEYTAB, '-c', cache, CLIENT], { env: { ...process.env, KRB5_CONFIG: env.HIM_KRB5_CONFIG } });
+    await new Promise((r) => setTimeout(r, 3000));
+    const r = await migrate(['inventory', '--config', config('ccache.yaml', KRB_URI, { servicePrincipal: SERVICE }), '--json'], {
+      KRB5CCNAME: cache,
+    });
+    expect([r.code, failure(r).code]).toEqual([1, 'HMS_KERBEROS_NO_TICKET']);
+    expect(failure(r).message).toContain('Ticket expired');
+    expect(failure(r).message).toContain("run 'kinit -kt <keytab> <principal>'");
   });
 
   it('a wrong service principal: HMS_KERBEROS_AUTH_FAILED, whether the KDC does not know it or the metastore is not it', async () => {

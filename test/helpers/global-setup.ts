@@ -12,4 +12,7 @@ export default async function globalSetup(): Promise<void> {
   const only = process.env.HIM_TEST_COMPONENTS?.split(',').filter(Boolean);
   await up(ctx, only);
   Object.assign(process.env, stackEnv(ctx));
+  // In-process GSSAPI calls (the Kerberos adapter tests) read KRB5_CONFIG from the real environment;
+  // test files only see a copy of process.env, so it is set here, before they start.
+  process.env.KRB5_CONFIG ??= process.env.HIM_KRB5_CONFIG;
 }
