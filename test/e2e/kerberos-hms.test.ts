@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import type { Run } from '../helpers/cli';
-import { MIGRATE, ROOT, TSX, run } from '../helpers/cli';
+import { MIGRATE, ROOT, TSX, run, withCatalogSection } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
 const env = testStack();
@@ -211,6 +211,16 @@ describe('Kerberized HMS (SASL/GSSAPI)', () => {
       expect(hms).toEqual([expect.objectContaining({ check: 'auth', status: 'fail', code: 'HMS_KERBEROS_AUTH_FAILED' })]);
       expect(hms[0]?.remedy).toContain(`now ${principal}`);
     }
+  });
+
+  it('doctor with a hive catalog on hms-krb: its Thrift connection authenticates too', async () => {
+    const cfg = config('hive-catalog.yaml', KRB_URI, KEYTAB_AUTH);
+    const hive = `catalog:\n  name: krb-hive\n  type: hive\n  uri: ${KRB_URI}\n  namespacePrefix: ${nsPrefix}\n`;
+    writeFileSync(cfg, withCatalogSection(readFileSync(cfg, 'utf8'), hive));
+    const r = await migrate(['doctor', '--config', cfg, '--json', '--timeout', '5000']);
+    const catalog = (JSON.parse(r.stdout) as { checks: Check[] }).checks.filter((c) => c.component === 'catalog');
+    expect(catalog).toEqual([expect.objectContaining({ check: 'reachable', status: 'ok' })]);
+    expect(catalog[0]?.detail).toContain('hive catalog (register)');
   });
 
   it('plain Thrift against hms-krb is HMS_UNSUPPORTED_AUTH; SASL against the plain HMS is HMS_KERBEROS_AUTH_FAILED; neither hangs', async () => {

@@ -3,6 +3,8 @@
 // the "auth" quality of protection: negotiate on the raw socket, after which every Thrift message is
 // one frame with a 4-byte big-endian length (what TFramedTransport sends and reads). Integrity and
 // privacy layers (hadoop.rpc.protection=integrity|privacy) are refused with a coded error. Adapter code.
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { createConnection as createSocket } from 'node:net';
 import type { Socket } from 'node:net';
 import { ErrorCode } from '../../../core/errors';
@@ -114,6 +116,16 @@ function noTicket(endpoint: string, k: HmsKerberos, detail: string, cause: unkno
   );
 }
 
+/** A keytab that cannot be read would otherwise surface as GSSAPI's "No credentials cache found". */
+async function assertKeytabReadable(endpoint: string, k: HmsKerberos): Promise<void> {
+  if (k.keytabFile === undefined) return;
+  try {
+    await access(k.keytabFile, constants.R_OK);
+  } catch (e) {
+    throw noTicket(endpoint, k, `the keytab ${k.keytabFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, e);
+  }
+}
+
 /** A GSSAPI failure → NO_TICKET (credentials) or AUTH_FAILED (service principal, KDC, server). */
 function gssError(e: unknown, endpoint: string, k: HmsKerberos, principal: string): MigrationError {
   if (e instanceof GssFailure)
@@ -195,6 +207,7 @@ export async function saslGssapiHandshake(
   let cred: unknown = null;
   let ctx: GssContext | undefined;
   try {
+    await assertKeytabReadable(endpoint, k);
     cred = await acquireCredentials(k);
     ctx = GssContext.create(cred, principal);
     await negotiate(socket, reader, ctx, endpoint, principal);

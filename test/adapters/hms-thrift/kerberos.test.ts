@@ -93,6 +93,13 @@ describe('HMS over SASL/GSSAPI (Kerberos)', () => {
     }
   });
 
+  it('a keytab that cannot be read → HMS_KERBEROS_NO_TICKET naming the file, before any network call', async () => {
+    const e = await failure(probeHms(KRB_URI, 5000, { ...kerberos, keytabFile: '/nonexistent/migrator.keytab' }));
+    expect(e.code).toBe('HMS_KERBEROS_NO_TICKET');
+    expect(e.message).toContain('the keytab /nonexistent/migrator.keytab cannot be read (ENOENT)');
+    expect(e.message).toContain(`'klist -kt /nonexistent/migrator.keytab'`);
+  });
+
   it('the server answers ERROR mid-negotiation → HMS_KERBEROS_AUTH_FAILED with its message', async () => {
     const { server, uri } = await listen((s) =>
       s.once('data', () => s.end(encodeFrame(SaslStatus.ERROR, Buffer.from('GSS initiate failed')))),
