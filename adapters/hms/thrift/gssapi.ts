@@ -141,7 +141,7 @@ function take(l: Lib, b: GssBuffer): Buffer {
 }
 
 /** gss_display_status for both the GSS and the mechanism (krb5) code: "Unspecified GSS failure; Server not found in Kerberos database". */
-export function statusText(major: number, minor: number): string {
+function statusText(major: number, minor: number): string {
   const l = lib();
   const parts: string[] = [];
   for (const [code, type] of [
@@ -154,8 +154,8 @@ export function statusText(major: number, minor: number): string {
       const out = {} as GssBuffer;
       if (l.f.display_status!([0], code, type, null, msgCtx, out) !== 0) break;
       const text = take(l, out).toString('utf8').trim();
-      if (text !== '' && !/^(Unspecified GSS failure|An unsupported mechanism).*Minor code may provide more information$/.test(text))
-        parts.push(text);
+      // MIT's generic major-code text ("Unspecified GSS failure.  Minor code may provide more information") says nothing.
+      if (text !== '' && !/Minor code may provide more information$/.test(text)) parts.push(text);
     } while (msgCtx[0] !== 0);
   }
   return parts.join('; ') || `GSSAPI major ${major} minor ${minor}`;
