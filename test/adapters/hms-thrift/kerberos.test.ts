@@ -5,7 +5,10 @@
 // fail (an ERROR frame mid-way, silence, a reply that is no SASL frame) as a coded error within the
 // connect deadline. libgssapi reads the realm from KRB5_CONFIG in the real process environment, which
 // the global setup sets (test files see a copy of it).
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { openHms, probeHms } from '../../../adapters/hms/thrift/connection';
 import { ThriftHmsReader } from '../../../adapters/hms/thrift/reader';
@@ -13,6 +16,7 @@ import { SaslStatus, encodeFrame, resolveServicePrincipal, speaksSasl } from '..
 import { openCatalog } from '../../../app/runtime';
 import { configSchema } from '../../../core/config/schema';
 import type { MigrationError } from '../../../core/errors';
+import { TSX, run } from '../../helpers/cli';
 import { testStack } from '../../helpers/stack-env';
 
 const env = testStack();
@@ -92,6 +96,18 @@ describe('HMS over SASL/GSSAPI (Kerberos)', () => {
       await catalog.close?.();
     }
   });
+
+  it('a long-lived process keeps authenticating: tickets expire (4 s lifetime) and come again from the keytab', async () => {
+    const conf = path.join(mkdtempSync(path.join(os.tmpdir(), 'him-krb-')), 'krb5.conf');
+    writeFileSync(conf, readFileSync(env.HIM_KRB5_CONFIG as string, 'utf8').replace(/ticket_lifetime = .*/, 'ticket_lifetime = 4s'));
+    const script = path.join(__dirname, 'kerberos-probe-twice.ts');
+    const r = await run(TSX, [script, KRB_URI, '6000'], 60_000, { KRB5_CONFIG: conf });
+    expect(r.code).toBe(0);
+    const [first, second] = JSON.parse(r.stdout) as [{ ticketExpiresAt: string }, { ticketExpiresAt: string }];
+    // The first ticket has expired by now; the second probe authenticated with a new one.
+    expect(Date.parse(first.ticketExpiresAt)).toBeLessThan(Date.now());
+    expect(Date.parse(second.ticketExpiresAt) - Date.parse(first.ticketExpiresAt)).toBeGreaterThanOrEqual(5000);
+  }, 60_000);
 
   it('a keytab that cannot be read → HMS_KERBEROS_NO_TICKET naming the file, before any network call', async () => {
     const e = await failure(probeHms(KRB_URI, 5000, { ...kerberos, keytabFile: '/nonexistent/migrator.keytab' }));
