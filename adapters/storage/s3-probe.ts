@@ -8,10 +8,18 @@ export interface S3ProbeOptions {
   readonly region: string;
   readonly forcePathStyle: boolean;
   readonly bucket?: string;
+  /** Credentials already resolved (doctor); default: the SDK's chain. */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
 }
 
 export async function probeS3(opts: S3ProbeOptions, timeoutMs: number): Promise<{ latencyMs: number; detail: string }> {
-  const s3 = new S3Client({ endpoint: opts.endpoint, region: opts.region, forcePathStyle: opts.forcePathStyle, maxAttempts: 1 });
+  const s3 = new S3Client({
+    endpoint: opts.endpoint,
+    region: opts.region,
+    forcePathStyle: opts.forcePathStyle,
+    maxAttempts: 1,
+    ...(opts.credentials ? { credentials: opts.credentials } : {}),
+  });
   const t0 = performance.now();
   try {
     const abortSignal = AbortSignal.timeout(timeoutMs);
@@ -26,9 +34,17 @@ export async function probeS3(opts: S3ProbeOptions, timeoutMs: number): Promise<
     const status = err.$metadata?.httpStatusCode;
     if (err.name === 'CredentialsProviderError') {
       throw new MigrationError(
-        ErrorCode.STORAGE_ACCESS_DENIED,
+        ErrorCode.STORAGE_CREDENTIALS_MISSING,
         `S3 ${opts.endpoint ?? 'AWS'}: no AWS credentials found in the environment (${err.message})`,
         {},
+        { cause: e },
+      );
+    }
+    if (err.name === 'ExpiredToken') {
+      throw new MigrationError(
+        ErrorCode.STORAGE_CREDENTIALS_EXPIRED,
+        `S3 ${opts.endpoint ?? 'AWS'}: ${err.name}: ${err.message}`,
+        { status },
         { cause: e },
       );
     }
