@@ -42,7 +42,7 @@ export async function s3DoctorOutcomes(s3: S3Config, timeoutMs: number, env: Nod
   const client = new S3Client({ endpoint: s3.endpoint, region: region.region, forcePathStyle: s3.forcePathStyle });
   let creds: S3Credentials;
   try {
-    creds = await new RefreshingCredentials(() => client.config.credentials()).get();
+    creds = await new RefreshingCredentials((o) => client.config.credentials(o)).get();
   } catch (e) {
     return [failure('auth', e, `${where}: `)];
   } finally {

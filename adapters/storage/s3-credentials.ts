@@ -14,7 +14,8 @@ export interface S3Credentials {
   readonly $source?: Readonly<Record<string, unknown>>;
 }
 
-export type S3CredentialProvider = () => Promise<S3Credentials>;
+/** The SDK's identity provider shape: `forceRefresh` bypasses its own memo. */
+export type S3CredentialProvider = (options?: { forceRefresh?: boolean }) => Promise<S3Credentials>;
 
 /** Refresh temporary credentials this long before they expire (the SDK's own chain refreshes at 5 min too). */
 export const CREDENTIAL_MARGIN_MS = 5 * 60_000;
@@ -99,6 +100,9 @@ export class RefreshingCredentials {
     try {
       this.resolutions += 1;
       c = await this.provider();
+      // The chain memoizes too, with its own clock check a moment after ours: what it hands back
+      // may be the set we just judged stale. Ask past its memo once.
+      if (!this.fresh(c)) c = await this.provider({ forceRefresh: true });
     } catch (e) {
       throw credentialsError(e);
     }

@@ -81,7 +81,7 @@ export class S3RangedGet {
     const Agent = this.addressing.base.protocol === 'https:' ? https.Agent : http.Agent;
     this.lookup = opts.lookup;
     this.agent = new Agent({ keepAlive: true, maxSockets, ...(opts.lookup ? { lookup: opts.lookup } : {}) });
-    this.credentials = new RefreshingCredentials(opts.credentials ?? (() => client.config.credentials()));
+    this.credentials = new RefreshingCredentials(opts.credentials ?? ((o) => client.config.credentials(o)));
   }
 
   destroy(): void {
