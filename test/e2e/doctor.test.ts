@@ -38,6 +38,7 @@ describe('migrate doctor', () => {
       'hms reachable',
       'state reachable',
       'state writable',
+      'storage auth',
       'storage reachable',
       'temporal reachable',
       'temporal search attributes',
