@@ -7,7 +7,8 @@ import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, isMigrationError } from '../core/errors';
 import { probeHms } from '../adapters/hms/thrift/connection';
 import { probeRestCatalog } from '../adapters/catalog/rest-probe';
-import { probeS3 } from '../adapters/storage/s3-probe';
+import { resolveS3Region } from '../adapters/storage/s3-region';
+import { s3DoctorOutcomes } from './doctor-s3';
 import { probePostgres, redact } from '../adapters/state/pg-probe';
 import { probeTemporal } from '../adapters/temporal/probe';
 import type { TemporalProbe } from '../adapters/temporal/probe';
@@ -127,22 +128,16 @@ function catalogProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.Process
   return [{ component: 'catalog', endpoint, remedy: catalogRemedy(c), run }];
 }
 
-function storageProbe(cfg: MigrateConfig, timeoutMs: number): Probe[] {
+function storageProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.ProcessEnv): Probe[] {
   const s3 = cfg.storage?.s3;
   if (!s3) return [];
   return [
     {
       component: 'storage',
-      endpoint: s3.endpoint ?? `AWS S3 (${s3.region})`,
+      endpoint: s3.endpoint ?? `AWS S3 (${resolveS3Region(s3.region, env).region})`,
       remedy:
         'Check storage.s3.endpoint/region and the AWS credentials in the environment (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE).',
-      run: async () => {
-        const p = await probeS3(
-          { endpoint: s3.endpoint, region: s3.region, forcePathStyle: s3.forcePathStyle, bucket: s3.probeBucket },
-          timeoutMs,
-        );
-        return [{ check: 'reachable', ...p }];
-      },
+      run: () => s3DoctorOutcomes(s3, timeoutMs, env),
     },
   ];
 }
@@ -255,7 +250,7 @@ export async function runDoctor(cfg: MigrateConfig, timeoutMs: number, env: Node
   const all = [
     ...hmsProbe(cfg, timeoutMs),
     ...catalogProbe(cfg, timeoutMs, env),
-    ...storageProbe(cfg, timeoutMs),
+    ...storageProbe(cfg, timeoutMs, env),
     ...temporalProbe(cfg, timeoutMs),
     ...stateProbe(cfg, timeoutMs),
   ];

@@ -20,6 +20,7 @@ import type { HmsReader } from '../core/hive/model';
 import { PostgresStateStore } from '../adapters/state/postgres';
 import type { StateStore } from '../core/state/store';
 import { S3RangedGet } from '../adapters/storage/s3-ranged-get';
+import { resolveS3Region } from '../adapters/storage/s3-region';
 import { RoutingObjectStore } from '../adapters/storage/routing-store';
 import { auditStateOptions } from './audit-setup';
 import { tcpConnect } from '../adapters/temporal/tcp';
@@ -156,8 +157,8 @@ export interface Stores {
 /** One S3 client shared by per-table stores (each guarded to its own metadata prefix). */
 export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env): Stores {
   const s3 = config.storage?.s3;
-  const region = s3?.region ?? env.AWS_REGION ?? 'us-east-1';
-  const pathStyle = s3?.forcePathStyle ?? s3?.endpoint !== undefined;
+  const region = resolveS3Region(s3?.region, env).region;
+  const pathStyle = s3?.forcePathStyle ?? false;
   const timeoutMs = s3?.requestTimeoutMs ?? 60_000;
   // Every request has a deadline: a stalled connection fails its step (retried by Temporal)
   // instead of holding it while the activity heartbeats.
@@ -169,7 +170,8 @@ export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = proce
   });
   // One keep-alive socket pool for every table's footer reads: a pool per store leaked its idle
   // sockets (a worker crashed out of file descriptors after ~500 tables against a keep-alive S3).
-  const rangedGet = s3?.endpoint === undefined ? undefined : new S3RangedGet(client, region, s3.endpoint, pathStyle, 64, timeoutMs);
+  // Built the same way for AWS (no endpoint) and custom endpoints: the benchmarked path is AWS's.
+  const rangedGet = new S3RangedGet(client, region, s3?.endpoint, pathStyle, 64, timeoutMs);
   return {
     storeFor: (metadataPrefixes) =>
       new RoutingObjectStore({
@@ -177,13 +179,13 @@ export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = proce
         s3: {
           client,
           endpoint: s3?.endpoint,
-          region: s3?.region,
+          region,
           forcePathStyle: pathStyle,
-          ...(rangedGet !== undefined ? { rangedGet } : {}),
+          rangedGet,
         },
       }),
     close: () => {
-      rangedGet?.destroy();
+      rangedGet.destroy();
       client.destroy();
     },
   };

@@ -34,6 +34,10 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Check storage.s3.endpoint/region and the network path to S3 (VPC endpoint, proxy); raise storage.s3.requestTimeoutMs on slow links.',
   STORAGE_ACCESS_DENIED:
     'Give the process AWS credentials (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or an instance/pod role) with the permissions in docs/deploying.md.',
+  STORAGE_CREDENTIALS_MISSING:
+    'Provide credentials through the AWS default chain: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY[/AWS_SESSION_TOKEN], AWS_PROFILE with ~/.aws/credentials, AWS_WEB_IDENTITY_TOKEN_FILE+AWS_ROLE_ARN, or a container/instance role; `migrate doctor` shows what it found.',
+  STORAGE_CREDENTIALS_EXPIRED:
+    'Renew the temporary credentials at their source (the session in AWS_SESSION_TOKEN or the profile, `aws sso login`, the container/instance role); static keys do not expire. `migrate doctor` shows the source and expiry.',
   TEMPORAL_UNREACHABLE:
     'Check temporal.address (host:port of the frontend), that it listens and is reachable from here, and that temporal.namespace exists. `migrate doctor` shows the cause.',
   TEMPORAL_NO_WORKER:

@@ -36,6 +36,10 @@ export const ErrorCode = {
   STORAGE_UNREACHABLE: 'STORAGE_UNREACHABLE',
   /** The object store refused the credentials (403, invalid key, bad signature) or none were found in the environment. */
   STORAGE_ACCESS_DENIED: 'STORAGE_ACCESS_DENIED',
+  /** The AWS SDK's default credential chain (environment, shared profile, web identity, container, instance metadata) found no S3 credentials. */
+  STORAGE_CREDENTIALS_MISSING: 'STORAGE_CREDENTIALS_MISSING',
+  /** S3 temporary credentials are expired (the provider handed back expired ones, or S3 answered ExpiredToken); nothing is signed with them. */
+  STORAGE_CREDENTIALS_EXPIRED: 'STORAGE_CREDENTIALS_EXPIRED',
   /** No connection to the Temporal frontend (TCP refused, unknown host, handshake or deadline), or the namespace does not exist (retryable). */
   TEMPORAL_UNREACHABLE: 'TEMPORAL_UNREACHABLE',
   /** A running workflow's query got no answer: no worker polls its task queue. */

@@ -17,11 +17,12 @@ const DENIED = new Set([
   'AccessDenied',
   'InvalidAccessKeyId',
   'SignatureDoesNotMatch',
-  'CredentialsProviderError',
-  'ExpiredToken',
   'InvalidToken',
+  'InvalidClientTokenId',
   'AllAccessDisabled',
 ]);
+/** Temporary credentials past their expiry (AWS: ExpiredToken; STS-style servers: ExpiredTokenException). */
+const EXPIRED = new Set(['ExpiredToken', 'ExpiredTokenException', 'TokenRefreshRequired']);
 const PRECONDITION = new Set(['PreconditionFailed', 'ConditionalRequestConflict']);
 const TRANSIENT = new Set([
   'SlowDown',
@@ -55,6 +56,15 @@ export function fromS3Error(e: unknown, op: Op, path: string, endpoint: string):
   const where = `S3 ${endpoint}: ${op} ${path}`;
   const ctx = { path, op, status, s3Error: name };
   const opts = { cause: e };
+  if (name === 'CredentialsProviderError')
+    return new MigrationError(ErrorCode.STORAGE_CREDENTIALS_MISSING, `${where}: no AWS credentials (${err.message ?? ''})`, ctx, opts);
+  if (EXPIRED.has(name))
+    return new MigrationError(
+      ErrorCode.STORAGE_CREDENTIALS_EXPIRED,
+      `${where}: credentials expired (${name}: ${err.message ?? ''})`,
+      ctx,
+      opts,
+    );
   if (NOT_FOUND.has(name) || status === 404)
     return new MigrationError(ErrorCode.STORAGE_NOT_FOUND, `${where}: not found (${name})`, ctx, opts);
   if (DENIED.has(name) || status === 403)

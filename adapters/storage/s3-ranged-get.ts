@@ -1,41 +1,35 @@
 // A lean SigV4-signed ranged GET for footer reads: node:http(s) with a keep-alive agent and an
 // HMAC-SHA256 signature (AWS "Signature Version 4", UNSIGNED-PAYLOAD), credentials from the S3
-// client's own provider chain. bench/footers measured the full SDK middleware stack at ~1.5 ms CPU
+// client's own provider chain, refreshed before expiry (s3-credentials.ts), to AWS or a custom
+// endpoint, virtual-hosted or path-style (s3-addressing.ts). bench/footers measured the full SDK middleware stack at ~1.5 ms CPU
 // per GetObject — the bottleneck at thousands of small footers per second on 2 cores. Everything
 // else (list, head, put, delete) stays on the SDK. Errors are shaped like SDK errors
 // ({ name, $metadata.httpStatusCode }) so errors.ts translates both the same way.
 import * as crypto from 'node:crypto';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { S3Addressing, encodeKey, encodeSegment } from './s3-addressing';
+import { RefreshingCredentials } from './s3-credentials';
+import type { S3CredentialProvider } from './s3-credentials';
 
-interface Credentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-  readonly expiration?: Date;
+export { encodeKey, encodeSegment };
+
+export interface S3RangedGetOptions {
+  /** Credentials instead of the client's provider chain (tests; the chain is the default). */
+  readonly credentials?: S3CredentialProvider;
+  /**
+   * Host name resolution for connections (default: the system resolver). Tests map a virtual host
+   * such as `<bucket>.s3.test` to 127.0.0.1 with it, as curl --resolve does; the Host header stays.
+   */
+  readonly lookup?: LookupFunction;
 }
-
-/** Refresh temporary credentials this long before they expire. */
-const CREDENTIAL_MARGIN_MS = 5 * 60_000;
 
 export interface RangedGetResult {
   readonly bytes: Uint8Array;
   /** Total object size from Content-Range (undefined when the server did not send one). */
   readonly total: number | undefined;
-}
-
-/** RFC 3986 encoding of one path segment, as S3 canonical URIs need (no double encoding). */
-function encodeSegment(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-/** Keys made only of unreserved characters and '/' encode to themselves (most warehouse paths). */
-const PLAIN_KEY = /^[A-Za-z0-9\-._~/]*$/;
-
-/** The S3 canonical URI path of an object key: each '/'-separated segment RFC 3986-encoded. */
-export function encodeKey(key: string): string {
-  return PLAIN_KEY.test(key) ? key : key.split('/').map(encodeSegment).join('/');
 }
 
 /** sha256 hex of a string: one-shot crypto.hash where this Node has it (≥ 20.12), else a Hash object. */
@@ -69,34 +63,29 @@ function sdkLikeError(status: number | undefined, name: string, message: string,
 
 export class S3RangedGet {
   private readonly agent: http.Agent;
-  private readonly base: URL;
+  readonly addressing: S3Addressing;
+  readonly credentials: RefreshingCredentials;
   private keyCache: { date: string; secret: string; key: Buffer } | undefined;
-  private creds: Promise<Credentials> | undefined;
+  private readonly lookup: LookupFunction | undefined;
 
   constructor(
-    private readonly client: S3Client,
+    client: S3Client,
     private readonly region: string,
     endpoint: string | undefined,
-    private readonly pathStyle: boolean,
+    pathStyle: boolean,
     maxSockets: number,
     private readonly timeoutMs: number,
+    opts: S3RangedGetOptions = {},
   ) {
-    this.base = new URL(endpoint ?? `https://s3.${region}.amazonaws.com`);
-    const Agent = this.base.protocol === 'https:' ? https.Agent : http.Agent;
-    this.agent = new Agent({ keepAlive: true, maxSockets });
+    this.addressing = new S3Addressing(region, endpoint, pathStyle);
+    const Agent = this.addressing.base.protocol === 'https:' ? https.Agent : http.Agent;
+    this.lookup = opts.lookup;
+    this.agent = new Agent({ keepAlive: true, maxSockets, ...(opts.lookup ? { lookup: opts.lookup } : {}) });
+    this.credentials = new RefreshingCredentials(opts.credentials ?? ((o) => client.config.credentials(o)));
   }
 
   destroy(): void {
     this.agent.destroy();
-  }
-
-  /** The client's provider chain, resolved once and again shortly before expiry. */
-  private async credentials(): Promise<Credentials> {
-    const cached = this.creds === undefined ? undefined : await this.creds.catch(() => undefined);
-    if (cached !== undefined && (cached.expiration === undefined || cached.expiration.getTime() - Date.now() > CREDENTIAL_MARGIN_MS))
-      return cached;
-    this.creds = this.client.config.credentials() as Promise<Credentials>;
-    return this.creds;
   }
 
   private signingKey(secret: string, date: string): Buffer {
@@ -107,11 +96,10 @@ export class S3RangedGet {
     return k;
   }
 
-  /** The path and SigV4-signed headers of a ranged GET (UNSIGNED-PAYLOAD). */
-  async signedGet(bucket: string, key: string, range: string): Promise<{ path: string; headers: Record<string, string> }> {
-    const creds = await this.credentials();
-    const host = this.pathStyle ? this.base.host : `${bucket}.${this.base.host}`;
-    const path = `${this.pathStyle ? `/${encodeSegment(bucket)}` : ''}/${encodeKey(key)}`;
+  /** Where the GET goes and its SigV4-signed headers (UNSIGNED-PAYLOAD). */
+  async signedGet(bucket: string, key: string, range: string): Promise<{ origin: string; path: string; headers: Record<string, string> }> {
+    const creds = await this.credentials.get();
+    const { origin, host, path } = this.addressing.target(bucket, key);
     const amzDate = amzDateNow();
     const date = amzDate.slice(0, 8);
     // Signed headers in their canonical (sorted) order: host, range, x-amz-content-sha256,
@@ -128,7 +116,7 @@ export class S3RangedGet {
     const headers: Record<string, string> = { host, range, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'x-amz-date': amzDate };
     if (token !== undefined) headers['x-amz-security-token'] = token;
     headers.authorization = `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`;
-    return { path, headers };
+    return { origin, path, headers };
   }
 
   /** A signed ranged GET as a URL and headers, for a worker thread to send (ObjectStore.signedRead). */
@@ -137,17 +125,28 @@ export class S3RangedGet {
     key: string,
     range: string,
   ): Promise<{ url: string; headers: Record<string, string>; timeoutMs: number }> {
-    const { path, headers } = await this.signedGet(bucket, key, range);
-    // Sent where get() sends it: the endpoint's origin (an absolute path replaces any base path),
-    // with the signed Host header.
-    return { url: this.base.origin + path, headers, timeoutMs: this.timeoutMs };
+    const { origin, path, headers } = await this.signedGet(bucket, key, range);
+    // A thread has no lookup function: with one configured (tests), it gets the resolved address
+    // to connect to, the signed Host header naming the virtual host.
+    return { url: (await this.connectOrigin(origin)) + path, headers, timeoutMs: this.timeoutMs };
+  }
+
+  private async connectOrigin(origin: string): Promise<string> {
+    const lookup = this.lookup;
+    if (lookup === undefined) return origin;
+    const u = new URL(origin);
+    const address = await new Promise<string>((resolve, reject) =>
+      lookup(u.hostname, {}, (err, addr) => (err ? reject(err) : resolve(typeof addr === 'string' ? addr : (addr[0]?.address ?? '')))),
+    );
+    u.hostname = address;
+    return u.origin;
   }
 
   async get(bucket: string, key: string, range: string): Promise<RangedGetResult> {
-    const { path, headers } = await this.signedGet(bucket, key, range);
+    const { origin, path, headers } = await this.signedGet(bucket, key, range);
     let res: HttpGetResponse;
     try {
-      res = await httpGet(new URL(path, this.base), headers, this.agent, this.timeoutMs);
+      res = await httpGet(new URL(path, origin), headers, this.agent, this.timeoutMs);
     } catch (e) {
       throw '$metadata' in (e as object)
         ? e

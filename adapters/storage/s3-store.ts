@@ -22,6 +22,7 @@ import { MutationGuard, asDirectory, parseStorageUri } from '../../core/storage/
 import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions, S3Scheme, SignedRead } from '../../core/storage/object-store';
 import { fromS3Error } from './errors';
 import { S3RangedGet } from './s3-ranged-get';
+import { resolveS3Region } from './s3-region';
 
 export interface S3StoreOptions {
   /** Prefixes (any s3 scheme) where delete/overwrite are allowed: the migration's metadata prefixes. */
@@ -84,13 +85,15 @@ export class S3ObjectStore implements ObjectStore {
     this.guard = new MutationGuard(opts.metadataPrefixes);
     this.endpoint = opts.endpoint ?? 'AWS';
     this.ownsClient = opts.client === undefined;
+    const region = resolveS3Region(opts.region).region;
+    const pathStyle = opts.forcePathStyle ?? opts.endpoint !== undefined;
     const maxSockets = opts.maxSockets ?? 64;
     this.client =
       opts.client ??
       new S3Client({
         endpoint: opts.endpoint,
-        region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
-        forcePathStyle: opts.forcePathStyle ?? opts.endpoint !== undefined,
+        region,
+        forcePathStyle: pathStyle,
         maxAttempts: opts.maxAttempts ?? 3,
         // Footer reads are ranged GETs: skip the SDK's default flexible-checksum work (it asks for
         // and verifies checksums in JS on every GET, which dominated CPU in bench/footers).
@@ -103,17 +106,12 @@ export class S3ObjectStore implements ObjectStore {
           connectionTimeout: 10_000,
         },
       });
-    const region = opts.region ?? process.env.AWS_REGION ?? 'us-east-1';
-    const pathStyle = opts.forcePathStyle ?? opts.endpoint !== undefined;
-    // A caller-provided client without an endpoint: we cannot know where to send lean requests.
+    // No endpoint: AWS itself (s3-addressing.ts), the same construction as a custom endpoint.
     this.ownsLean = opts.rangedGet === undefined;
     this.lean =
       opts.leanRangedGets === false
         ? undefined
-        : (opts.rangedGet ??
-          (opts.client !== undefined && opts.endpoint === undefined
-            ? undefined
-            : new S3RangedGet(this.client, region, opts.endpoint, pathStyle, maxSockets, opts.requestTimeoutMs ?? 60_000)));
+        : (opts.rangedGet ?? new S3RangedGet(this.client, region, opts.endpoint, pathStyle, maxSockets, opts.requestTimeoutMs ?? 60_000));
   }
 
   destroy(): void {

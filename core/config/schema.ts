@@ -104,11 +104,14 @@ export const storageSchema = z
     /** S3 or an S3-compatible server (credentials from the standard AWS environment). */
     s3: z
       .object({
-        /** Omit for AWS itself; set for S3-compatible servers. */
+        /** Omit for AWS itself (https://s3.<region>.amazonaws.com); set for S3-compatible servers. */
         endpoint: httpUrl.optional(),
-        /** The signing region. */
-        region: z.string().min(1).default('us-east-1'),
-        /** Path-style addressing (http://host/bucket/key), which most S3-compatible servers need. */
+        /** The signing region; unset: AWS_REGION, AWS_DEFAULT_REGION, the active profile's region in ~/.aws/config, else us-east-1. */
+        region: z.string().min(1).optional(),
+        /**
+         * Path-style addressing (https://host/bucket/key), which most S3-compatible servers need; false: virtual-hosted
+         * (https://bucket.host/key, AWS's default; buckets with dots still go path-style).
+         */
         forcePathStyle: z.boolean().default(false),
         /** A bucket doctor checks access to (HeadBucket). */
         probeBucket: z.string().optional(),

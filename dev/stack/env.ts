@@ -44,6 +44,8 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     // @aws-sdk/client-s3 is pinned (stack.md §3); its Node-22 notice is known and says nothing new.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     HIM_S3_ENDPOINT: `http://127.0.0.1:${p('s3')}`,
+    HIM_S3_STS_ENDPOINT: `http://127.0.0.1:${p('s3-sts')}`,
+    HIM_S3_STS_IDENTITY: path.join(ctx.stateDir, 'data', 's3-sts', 'identity.json'),
     HIM_POSTGRES_URL: `postgres://postgres@127.0.0.1:${p('postgres')}/migrator`,
     HIM_HMS_POSTGRES_URL: `postgres://postgres@127.0.0.1:${p('postgres')}/hms`,
     HIM_MARIADB_URL: `mysql://root@127.0.0.1:${p('mariadb')}/hms`,

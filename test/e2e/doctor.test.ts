@@ -38,6 +38,7 @@ describe('migrate doctor', () => {
       'hms reachable',
       'state reachable',
       'state writable',
+      'storage auth',
       'storage reachable',
       'temporal reachable',
       'temporal search attributes',
@@ -67,7 +68,7 @@ describe('migrate doctor', () => {
     expect(r.stdout).toContain('[TEMPORAL_UNREACHABLE]');
     expect(r.stdout).toContain('fix: Check that a Temporal frontend listens on 127.0.0.1:1');
     expect(r.stdout).toMatch(/^ok\s+hms\s/m);
-    expect(r.stdout).toContain('1 of 6 checks failed');
+    expect(r.stdout).toContain('1 of 7 checks failed'); // storage: auth + reachable
   });
 
   it('a bad config value is a usage error naming the path, exit 2', async () => {
