@@ -275,14 +275,16 @@ const PERMISSION_DENIED = 7;
 /** A failed connect or call as a coded error: refused credentials, else unreachable. Coded errors pass through. */
 export function temporalConnectError(s: TemporalSettings, e: unknown, what = 'cannot reach Temporal at'): MigrationError {
   if (isMigrationError(e)) return e;
-  const code = (e as { code?: unknown }).code;
+  // Connection.connect wraps the gRPC error of its first call ("Failed to connect to Temporal server"): look underneath.
+  const grpc = (e as { cause?: unknown }).cause ?? e;
+  const code = (grpc as { code?: unknown }).code ?? (e as { code?: unknown }).code;
   const ctx = { address: s.address.value, namespace: s.namespace.value };
   if (code === UNAUTHENTICATED || code === PERMISSION_DENIED) {
     const how =
       s.apiKey !== undefined ? `the API key from ${s.apiKey.source}` : s.tls?.clientCert ? 'our client certificate' : 'no credentials';
     return new MigrationError(
       ErrorCode.TEMPORAL_AUTH_FAILED,
-      `Temporal ${s.address.value} (namespace ${s.namespace.value}) refused ${how}: ${(e as Error).message}`,
+      `Temporal ${s.address.value} (namespace ${s.namespace.value}) refused ${how}: ${(grpc as Error).message}`,
       ctx,
       { cause: e },
     );

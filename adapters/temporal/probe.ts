@@ -52,7 +52,8 @@ const TASK_QUEUE_KIND_NORMAL = 1;
 const REFUSED = new Set([16, 7]);
 
 function unreachable(req: TemporalProbeRequest, what: string, e: unknown): MigrationError {
-  const refused = REFUSED.has((e as { code?: unknown }).code as number);
+  const grpc = (e as { cause?: unknown }).cause ?? e;
+  const refused = REFUSED.has(((grpc as { code?: unknown }).code ?? (e as { code?: unknown }).code) as number);
   return new MigrationError(
     refused ? ErrorCode.TEMPORAL_AUTH_FAILED : ErrorCode.TEMPORAL_UNREACHABLE,
     `Temporal ${req.address} (namespace ${req.namespace}): ${what}${(e as Error).message}`,
