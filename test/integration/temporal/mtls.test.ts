@@ -120,8 +120,8 @@ describe('Temporal over mTLS (stack temporal-tls)', () => {
   it('the API key goes as `authorization: Bearer` over TLS; a refusal is TEMPORAL_AUTH_FAILED without the key in it', async () => {
     const seen: http2.IncomingHttpHeaders[] = [];
     const server = http2.createSecureServer({
-      key: readFileSync(env.HIM_TEMPORAL_TLS_CA.replace(/ca\.pem$/, 'server.key')),
-      cert: readFileSync(env.HIM_TEMPORAL_TLS_CA.replace(/ca\.pem$/, 'server.pem')),
+      key: readFileSync((env.HIM_TEMPORAL_TLS_CA as string).replace(/ca\.pem$/, 'server.key')),
+      cert: readFileSync((env.HIM_TEMPORAL_TLS_CA as string).replace(/ca\.pem$/, 'server.pem')),
     });
     const sessions: http2.ServerHttp2Session[] = [];
     server.on('session', (session) => sessions.push(session));
