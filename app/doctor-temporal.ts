@@ -2,7 +2,8 @@
 // (config, TEMPORAL_* variable, profile file, default), the auth method and identity (client
 // certificate subject, issuer, expiry; the API key's source, never the key), then the TCP + TLS
 // pre-check, whose failure is a failed check with its own code and remedy in milliseconds. The
-// namespace, search attribute and worker checks follow in app/doctor.ts when these pass.
+// namespace, search attribute and worker checks follow in app/doctor.ts when these pass. A plain
+// connection keeps doctor's three checks, the sources added to `reachable`.
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, isMigrationError } from '../core/errors';
 import { REMEDIES } from '../core/error-remedies';
@@ -107,7 +108,17 @@ async function handshakeOutcome(s: TemporalSettings, timeoutMs: number): Promise
   }
 }
 
-/** The connection, auth and handshake checks; the caller stops after a failed one. */
+/**
+ * The connection, auth and handshake checks of a secured connection (TLS or an API key); the caller
+ * stops after a failed one. A plain connection has none: its sources go into the reachable check.
+ */
 export async function temporalConnectionOutcomes(s: TemporalSettings, timeoutMs: number, now = new Date()): Promise<TemporalOutcome[]> {
+  if (s.tls === undefined) return [];
   return [{ check: 'connection', detail: connectionDetail(s) }, authOutcome(s, now), await handshakeOutcome(s, timeoutMs)];
+}
+
+/** A plain connection's `reachable` check also says where the address and namespace came from. */
+export function withPlainSources<T extends TemporalOutcome>(outcomes: readonly T[], s: TemporalSettings): T[] {
+  if (s.tls !== undefined) return [...outcomes];
+  return outcomes.map((o) => (o.check === 'reachable' ? { ...o, detail: `${o.detail}; ${connectionDetail(s)}, no credentials` } : o));
 }

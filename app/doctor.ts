@@ -13,7 +13,7 @@ import { probeTemporal } from '../adapters/temporal/probe';
 import type { TemporalProbe } from '../adapters/temporal/probe';
 import { SA } from '../workflows/common';
 import { openCatalog } from './runtime';
-import { temporalConnectionOutcomes, temporalSettingsOf } from './doctor-temporal';
+import { temporalConnectionOutcomes, temporalSettingsOf, withPlainSources } from './doctor-temporal';
 import { connectionOptions } from './temporal-connect';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -199,7 +199,7 @@ function temporalProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.Proces
         const { address, ...connect } = connectionOptions(s);
         const req = { address, connect, namespace: s.namespace.value, taskQueue: s.taskQueue, searchAttributes: SEARCH_ATTRIBUTES };
         const outcomes = temporalOutcomes(await probeTemporal(req, timeoutMs), req, 'temporal');
-        return [...pre, ...outcomes];
+        return [...pre, ...withPlainSources(outcomes, s)];
       },
     },
   ];
