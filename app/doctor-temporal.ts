@@ -108,6 +108,12 @@ async function handshakeOutcome(s: TemporalSettings, timeoutMs: number): Promise
   }
 }
 
+/** A connection that cannot be resolved (a file or variable the config names is missing): a failed `connection` check. */
+export function unresolvedOutcome(error: unknown): TemporalOutcome {
+  const code = isMigrationError(error) ? error.code : ErrorCode.INTERNAL;
+  return { check: 'connection', status: 'fail', code, detail: (error as Error).message, remedy: REMEDIES[code] };
+}
+
 /**
  * The connection, auth and handshake checks of a secured connection (TLS or an API key); the caller
  * stops after a failed one. A plain connection has none: its sources go into the reachable check.

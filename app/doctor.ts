@@ -13,7 +13,7 @@ import { probeTemporal } from '../adapters/temporal/probe';
 import type { TemporalProbe } from '../adapters/temporal/probe';
 import { SA } from '../workflows/common';
 import { openCatalog } from './runtime';
-import { temporalConnectionOutcomes, temporalSettingsOf, withPlainSources } from './doctor-temporal';
+import { temporalConnectionOutcomes, temporalSettingsOf, unresolvedOutcome, withPlainSources } from './doctor-temporal';
 import { connectionOptions } from './temporal-connect';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -193,7 +193,7 @@ function temporalProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.Proces
       endpoint: s === undefined ? 'temporal (unresolved)' : `${s.address.value} (namespace ${s.namespace.value})`,
       remedy: `Check that a Temporal frontend listens on ${s?.address.value ?? 'temporal.address'} and namespace '${s?.namespace.value ?? 'default'}' exists (local: npm run stack -- up temporal); set temporal.address.`,
       run: async () => {
-        if (s === undefined) throw error;
+        if (s === undefined) return [unresolvedOutcome(error)];
         const pre = await temporalConnectionOutcomes(s, timeoutMs);
         if (pre.some((o) => o.status === 'fail')) return pre;
         const { address, ...connect } = connectionOptions(s);

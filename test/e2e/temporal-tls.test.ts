@@ -5,7 +5,8 @@
 // worker, plan → apply → status → approve, and schedule create/list run over mTLS; the API key
 // appears in no workflow history, plan file, audit event, worker log or command output. No
 // certificate, another CA's and an expired one: doctor fails the TLS check with the code and its
-// remedy, and status and worker exit 1 with the code, each in about a second (not a 10 s timeout).
+// remedy, and status and worker exit 1 with the code, each in about a second (not a 10 s timeout);
+// a certificate file that does not exist is a failed connection check naming the key.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -167,6 +168,12 @@ describe('Temporal over mTLS with an API key: worker, apply, status, approve, sc
         expect(ms).toBeLessThan(5_000);
       }
     }
+    // A file the config names is missing: a failed connection check naming the key (CONFIG_INVALID), nothing dialled.
+    const missing = config('missing.yaml', `${dir}/no-such-cert.pem`, `${dir}/no-such.key`);
+    const d = await migrate(['doctor', '--json'], missing);
+    const conn = json<{ checks: Check[] }>(d).checks.filter((c) => c.component === 'temporal');
+    expect(conn.map((c) => [c.check, c.status, c.code])).toEqual([['connection', 'fail', 'CONFIG_INVALID']]);
+    expect(conn[0]?.detail).toMatch(/^temporal\.tls\.clientCertFile: cannot read .*no-such-cert\.pem: ENOENT$/);
   }, 180_000);
 });
 
