@@ -114,6 +114,12 @@ export function unresolvedOutcome(error: unknown): TemporalOutcome {
   return { check: 'connection', status: 'fail', code, detail: (error as Error).message, remedy: REMEDIES[code] };
 }
 
+/** The frontend refused our credentials after the handshake (API key): a failed `reachable` check with that code's remedy; else undefined. */
+export function refusedOutcome(e: unknown): TemporalOutcome | undefined {
+  if (!isMigrationError(e) || e.code !== ErrorCode.TEMPORAL_AUTH_FAILED) return undefined;
+  return { check: 'reachable', status: 'fail', code: e.code, detail: e.message, remedy: REMEDIES[e.code] };
+}
+
 /**
  * The connection, auth and handshake checks of a secured connection (TLS or an API key); the caller
  * stops after a failed one. A plain connection has none: its sources go into the reachable check.

@@ -13,7 +13,7 @@ import { probeTemporal } from '../adapters/temporal/probe';
 import type { TemporalProbe } from '../adapters/temporal/probe';
 import { SA } from '../workflows/common';
 import { openCatalog } from './runtime';
-import { temporalConnectionOutcomes, temporalSettingsOf, unresolvedOutcome, withPlainSources } from './doctor-temporal';
+import { refusedOutcome, temporalConnectionOutcomes, temporalSettingsOf, unresolvedOutcome, withPlainSources } from './doctor-temporal';
 import { connectionOptions } from './temporal-connect';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -198,7 +198,15 @@ function temporalProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.Proces
         if (pre.some((o) => o.status === 'fail')) return pre;
         const { address, ...connect } = connectionOptions(s);
         const req = { address, connect, namespace: s.namespace.value, taskQueue: s.taskQueue, searchAttributes: SEARCH_ATTRIBUTES };
-        const outcomes = temporalOutcomes(await probeTemporal(req, timeoutMs), req, 'temporal');
+        let probe: TemporalProbe;
+        try {
+          probe = await probeTemporal(req, timeoutMs);
+        } catch (e) {
+          const refused = refusedOutcome(e);
+          if (refused === undefined) throw e;
+          return [...pre, refused];
+        }
+        const outcomes = temporalOutcomes(probe, req, 'temporal');
         return [...pre, ...withPlainSources(outcomes, s)];
       },
     },

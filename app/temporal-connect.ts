@@ -271,6 +271,8 @@ export async function preCheckTemporal(s: TemporalSettings, timeoutMs: number): 
 /** gRPC status codes (grpc/status.proto) that mean our credentials were refused. */
 const UNAUTHENTICATED = 16;
 const PERMISSION_DENIED = 7;
+/** The worker's NativeConnection (Rust core, tonic) reports the same two statuses only by their descriptions. */
+const NATIVE_REFUSED = /does not have valid authentication credentials|does not have permission to execute/;
 
 /** A failed connect or call as a coded error: refused credentials, else unreachable. Coded errors pass through. */
 export function temporalConnectError(s: TemporalSettings, e: unknown, what = 'cannot reach Temporal at'): MigrationError {
@@ -279,7 +281,7 @@ export function temporalConnectError(s: TemporalSettings, e: unknown, what = 'ca
   const grpc = (e as { cause?: unknown }).cause ?? e;
   const code = (grpc as { code?: unknown }).code ?? (e as { code?: unknown }).code;
   const ctx = { address: s.address.value, namespace: s.namespace.value };
-  if (code === UNAUTHENTICATED || code === PERMISSION_DENIED) {
+  if (code === UNAUTHENTICATED || code === PERMISSION_DENIED || NATIVE_REFUSED.test((e as Error).message ?? '')) {
     const how =
       s.apiKey !== undefined ? `the API key from ${s.apiKey.source}` : s.tls?.clientCert ? 'our client certificate' : 'no credentials';
     return new MigrationError(

@@ -1,8 +1,10 @@
 // The certificates of the stack's mTLS Temporal endpoint (components/temporal-tls.ts), made with the
 // system openssl at every start into the component's data dir: a CA, the proxy's server certificate
 // (SAN 127.0.0.1 and localhost), a client certificate of that CA, one of another CA, and one of the
-// right CA that expired in 2020. EC P-256 keys (fast; rustls and node:tls both accept them).
+// right CA that expired in 2020, and a random dev API key. EC P-256 keys (fast; rustls and node:tls
+// both accept them).
 // Dev tooling: dev-only keys, never used outside this stack.
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { StackContext } from './types';
@@ -14,6 +16,7 @@ export const TLS_COMPONENT = 'temporal-tls';
 export function tlsFiles(
   ctx: StackContext,
 ): Record<
+  | 'apiKey'
   | 'ca'
   | 'caKey'
   | 'serverCert'
@@ -30,6 +33,7 @@ export function tlsFiles(
   const d = path.join(dataDir(ctx, TLS_COMPONENT), 'pki');
   const f = (n: string): string => path.join(d, n);
   return {
+    apiKey: f('api-key'),
     ca: f('ca.pem'),
     caKey: f('ca.key'),
     serverCert: f('server.pem'),
@@ -142,7 +146,9 @@ export async function makeCertificates(ctx: StackContext): Promise<void> {
   await selfSignedCa(ctx, dir, 'other-ca', '/O=somebody else/CN=other-ca');
   await issue(ctx, dir, 'other-client', 'other-ca', '/O=somebody else/CN=him-dev-worker', EXT.client);
   await issueExpired(ctx, dir);
-  for (const f of await fs.readdir(dir)) if (f.endsWith('.key')) await fs.chmod(path.join(dir, f), 0o600);
+  // The dev API key the apikey port requires (random per start; tests read the file).
+  await fs.writeFile(tlsFiles(ctx).apiKey, `him-dev-${randomBytes(16).toString('hex')}\n`);
+  for (const f of await fs.readdir(dir)) if (f.endsWith('.key') || f === 'api-key') await fs.chmod(path.join(dir, f), 0o600);
 }
 
 /** `stack env`: the mTLS endpoint and the paths of its certificates. */
@@ -150,6 +156,8 @@ export function temporalTlsEnv(ctx: StackContext): Record<string, string> {
   const f = tlsFiles(ctx);
   return {
     HIM_TEMPORAL_TLS_ADDRESS: `127.0.0.1:${ctx.port(TLS_COMPONENT)}`,
+    HIM_TEMPORAL_TLS_APIKEY_ADDRESS: `127.0.0.1:${ctx.port(TLS_COMPONENT, 'apikey')}`,
+    HIM_TEMPORAL_TLS_API_KEY_FILE: f.apiKey,
     HIM_TEMPORAL_TLS_CA: f.ca,
     HIM_TEMPORAL_TLS_CLIENT_CERT: f.clientCert,
     HIM_TEMPORAL_TLS_CLIENT_KEY: f.clientKey,

@@ -17,6 +17,7 @@ import { makeCertificates, TLS_COMPONENT, tlsFiles } from '../temporal-tls-certs
 const NAME = TLS_COMPONENT;
 const PROBE_TIMEOUT_MS = 3_000;
 const address = (ctx: StackContext): string => `127.0.0.1:${ctx.port(NAME)}`;
+const apiKeyAddress = (ctx: StackContext): string => `127.0.0.1:${ctx.port(NAME, 'apikey')}`;
 
 const binary = (ctx: StackContext): string => path.join(installDir(ctx, NAME), 'bin', 'tls-proxy');
 
@@ -49,29 +50,44 @@ async function start(ctx: StackContext): Promise<void> {
     f.serverCert,
     '-key',
     f.serverKey,
+    '-listen-apikey',
+    apiKeyAddress(ctx),
+    '-api-key-file',
+    f.apiKey,
   ];
   const pid = await spawnDaemon(ctx, NAME, binary(ctx), args);
   await waitFor(ctx, NAME, async () => (await health(ctx)).ok, 30_000, pid);
 }
 
-/** A real round trip through the proxy with the good client certificate: GetSystemInfo. */
-async function health(ctx: StackContext): Promise<Health> {
-  let conn: Connection | undefined;
+/** GetSystemInfo through `addr` with the good client certificate (and the API key); the server version. */
+async function roundTrip(ctx: StackContext, addr: string, apiKey?: string): Promise<string> {
+  const f = tlsFiles(ctx);
+  const tls = {
+    serverNameOverride: 'localhost',
+    serverRootCACertificate: readFileSync(f.ca),
+    clientCertPair: { crt: readFileSync(f.clientCert), key: readFileSync(f.clientKey) },
+  };
+  const conn = Connection.lazy({ address: addr, tls, connectTimeout: PROBE_TIMEOUT_MS, ...(apiKey !== undefined ? { apiKey } : {}) });
   try {
-    const f = tlsFiles(ctx);
-    const tls = {
-      serverRootCACertificate: readFileSync(f.ca),
-      clientCertPair: { crt: readFileSync(f.clientCert), key: readFileSync(f.clientKey) },
+    const info = await conn.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () => conn.workflowService.getSystemInfo({}));
+    return info.serverVersion ?? '?';
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+}
+
+/** Real round trips through both ports: mTLS, and mTLS + the API key. */
+async function health(ctx: StackContext): Promise<Health> {
+  try {
+    const serverVersion = await roundTrip(ctx, address(ctx));
+    await roundTrip(ctx, apiKeyAddress(ctx), readFileSync(tlsFiles(ctx).apiKey, 'utf8').trim());
+    return {
+      ok: true,
+      detail: `mTLS ${address(ctx)}, mTLS + API key ${apiKeyAddress(ctx)} -> temporal (server ${serverVersion})`,
+      serverVersion,
     };
-    conn = Connection.lazy({ address: address(ctx), tls: { ...tls, serverNameOverride: 'localhost' }, connectTimeout: PROBE_TIMEOUT_MS });
-    const c = conn;
-    const info = await c.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () => c.workflowService.getSystemInfo({}));
-    const serverVersion = info.serverVersion ?? undefined;
-    return { ok: true, detail: `mTLS ${address(ctx)} -> temporal (server ${serverVersion ?? '?'})`, serverVersion };
   } catch (e) {
     return { ok: false, detail: (e as Error).message.split('\n')[0] ?? 'unknown error' };
-  } finally {
-    await conn?.close().catch(() => undefined);
   }
 }
 
@@ -81,5 +97,5 @@ export const component: Component = {
   start,
   health,
   stop: (ctx) => stopPid(ctx, NAME, 5_000),
-  endpoints: (ctx) => ({ grpc: address(ctx), ca: tlsFiles(ctx).ca }),
+  endpoints: (ctx) => ({ grpc: address(ctx), apikey: apiKeyAddress(ctx), ca: tlsFiles(ctx).ca }),
 };

@@ -3,18 +3,15 @@
 // connection (NativeConnection with the same options) make real round trips with the good
 // certificate, from config keys and from TEMPORAL_* variables alone; no certificate, another CA's,
 // an expired one, an untrusted server and a wrong server name each fail with their own code in
-// well under the 10 s connect deadline. The API key: a TLS HTTP/2 server of the test records the
-// gRPC headers the SDK sends (the stack's proxy splices bytes and cannot see them) and refuses the
-// key with UNAUTHENTICATED: `authorization: Bearer <key>` arrives, the error is TEMPORAL_AUTH_FAILED
-// and never contains the key.
+// well under the 10 s connect deadline. The API key: the endpoint's second port checks
+// `authorization: Bearer <key>` on every call; the right key passes (client and native worker
+// connection), a wrong or missing one is TEMPORAL_AUTH_FAILED, whose message never holds the key.
 import { readFileSync } from 'node:fs';
-import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
 import { NativeConnection } from '@temporalio/worker';
 import { configSchema } from '../../../core/config/schema';
 import { isMigrationError } from '../../../core/errors';
 import { openTemporal } from '../../../app/runtime';
-import { connectionOptions, resolveTemporal } from '../../../app/temporal-connect';
+import { connectionOptions, resolveTemporal, temporalConnectError } from '../../../app/temporal-connect';
 import { testStack } from '../../helpers/stack-env';
 
 const env = testStack();
@@ -117,42 +114,35 @@ describe('Temporal over mTLS (stack temporal-tls)', () => {
     expect(plain.ms).toBeLessThan(CONNECT_DEADLINE_MS / 5);
   });
 
-  it('the API key goes as `authorization: Bearer` over TLS; a refusal is TEMPORAL_AUTH_FAILED without the key in it', async () => {
-    const seen: http2.IncomingHttpHeaders[] = [];
-    const server = http2.createSecureServer({
-      key: readFileSync((env.HIM_TEMPORAL_TLS_CA as string).replace(/ca\.pem$/, 'server.key')),
-      cert: readFileSync((env.HIM_TEMPORAL_TLS_CA as string).replace(/ca\.pem$/, 'server.pem')),
-    });
-    const sessions: http2.ServerHttp2Session[] = [];
-    server.on('session', (session) => sessions.push(session));
-    server.on('stream', (stream, headers) => {
-      seen.push(headers);
-      stream.respond(
-        { ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '16', 'grpc-message': 'invalid API key' },
-        { endStream: true },
-      );
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const apiKey = `him-test-key-${Date.now()}`;
+  it('the API key port (mTLS + `authorization: Bearer <key>` checked by the endpoint): the right key passes, a wrong or missing one is TEMPORAL_AUTH_FAILED without the key in it', async () => {
+    const apiAddress = env.HIM_TEMPORAL_TLS_APIKEY_ADDRESS as string;
+    const key = readFileSync(env.HIM_TEMPORAL_TLS_API_KEY_FILE as string, 'utf8').trim();
+    const withKey = { address: apiAddress, apiKeyEnv: 'HIM_TEST_TEMPORAL_KEY', tls: good };
+    const h = await openTemporal(config(withKey), { ...bare, HIM_TEST_TEMPORAL_KEY: key });
     try {
-      const port = (server.address() as AddressInfo).port;
-      const f = await failure(
-        {
-          address: `127.0.0.1:${port}`,
-          apiKeyEnv: 'HIM_TEST_TEMPORAL_KEY',
-          tls: { serverCaFile: good.serverCaFile, serverName: 'localhost' },
-        },
-        { ...bare, HIM_TEST_TEMPORAL_KEY: apiKey },
-      );
-      expect(f.code).toBe('TEMPORAL_AUTH_FAILED');
-      expect(f.message).toContain('refused the API key from env HIM_TEST_TEMPORAL_KEY');
-      expect(f.message).not.toContain(apiKey);
-      expect(seen.length).toBeGreaterThan(0);
-      expect(seen[0]?.authorization).toBe(`Bearer ${apiKey}`);
-      expect(seen[0]?.[':path']).toBe('/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo');
+      await h.deadline(5_000, () => h.connection.workflowService.getSystemInfo({}));
     } finally {
-      for (const session of sessions) session.destroy();
-      await new Promise((r) => server.close(r));
+      await h.close();
     }
+    // The worker's connection with the same options.
+    const opts = connectionOptions(resolveTemporal(config(withKey), { ...bare, HIM_TEST_TEMPORAL_KEY: key }));
+    expect(opts.apiKey).toBe(key);
+    await (await NativeConnection.connect(opts)).close();
+    const wrongKey = `him-wrong-${Date.now()}`;
+    const wrong = await failure(withKey, { ...bare, HIM_TEST_TEMPORAL_KEY: wrongKey });
+    expect(wrong.code).toBe('TEMPORAL_AUTH_FAILED');
+    expect(wrong.message).toContain('refused the API key from env HIM_TEST_TEMPORAL_KEY (config temporal.apiKeyEnv)');
+    expect(wrong.message).not.toContain(wrongKey);
+    expect(wrong.ms).toBeLessThan(CONNECT_DEADLINE_MS / 5);
+    const none = await failure({ address: apiAddress, tls: good });
+    expect(none.code).toBe('TEMPORAL_AUTH_FAILED');
+    // The worker's native connection: the same refusal, mapped the same way.
+    const native = await NativeConnection.connect(
+      connectionOptions(resolveTemporal(config(withKey), { ...bare, HIM_TEST_TEMPORAL_KEY: wrongKey })),
+    ).then(
+      () => new Error('connected with a wrong key'),
+      (e: unknown) => temporalConnectError(resolveTemporal(config(withKey), { ...bare, HIM_TEST_TEMPORAL_KEY: wrongKey }), e),
+    );
+    expect((native as { code?: string }).code).toBe('TEMPORAL_AUTH_FAILED');
   });
 });
