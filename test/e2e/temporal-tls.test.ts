@@ -1,12 +1,14 @@
-// The real CLI and a real `migrate worker` against the stack's mTLS Temporal endpoint (temporal-tls:
-// client certificates required and verified). The address comes from TEMPORAL_ADDRESS (envconfig),
-// TLS from the config's temporal.tls keys, an API key from the variable temporal.apiKeyEnv names.
+// The real CLI and a real `migrate worker` against the stack's secured Temporal endpoint
+// (temporal-tls, its API key port: client certificates required and verified, and every call must
+// carry the dev API key). The address comes from TEMPORAL_ADDRESS (envconfig), TLS from the
+// config's temporal.tls keys, the API key from the variable temporal.apiKeyEnv names.
 // `doctor` reports where each value came from, the auth method and the certificate's identity;
 // worker, plan → apply → status → approve, and schedule create/list run over mTLS; the API key
 // appears in no workflow history, plan file, audit event, worker log or command output. No
 // certificate, another CA's and an expired one: doctor fails the TLS check with the code and its
 // remedy, and status and worker exit 1 with the code, each in about a second (not a 10 s timeout);
-// a certificate file that does not exist is a failed connection check naming the key.
+// a certificate file that does not exist is a failed connection check naming the key; a wrong API
+// key is TEMPORAL_AUTH_FAILED for doctor, status and worker.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,9 +24,11 @@ const env = testStack();
 const prefix = uniqueName('himtls').toLowerCase();
 const database = `${prefix}_scale_2x1x1`;
 const taskQueue = `him-e2e-${prefix}`;
-const API_KEY = `him-e2e-temporal-key-${prefix}`;
+/** The key the endpoint's API key port requires (random per stack start). */
+const API_KEY = readFileSync(env.HIM_TEMPORAL_TLS_API_KEY_FILE as string, 'utf8').trim();
+const ADDRESS = env.HIM_TEMPORAL_TLS_APIKEY_ADDRESS as string;
 /** Every migrate process: the address from Temporal's own variable, the API key in the variable the config names. */
-const tlsEnv = { TEMPORAL_ADDRESS: env.HIM_TEMPORAL_TLS_ADDRESS as string, HIM_E2E_TEMPORAL_KEY: API_KEY };
+const tlsEnv = { TEMPORAL_ADDRESS: ADDRESS, HIM_E2E_TEMPORAL_KEY: API_KEY };
 let dir = '';
 let worker: ChildProcess | undefined;
 let workerLog = '';
@@ -54,8 +58,8 @@ function config(name: string, cert: string, key: string | undefined): string {
 }
 
 let good = '';
-const migrate = async (args: string[], cfg = good, timeout = 300_000): Promise<Run> => {
-  const r = await run(MIGRATE, [...args, '--config', cfg], timeout, tlsEnv);
+const migrate = async (args: string[], cfg = good, timeout = 300_000, extra: Record<string, string> = {}): Promise<Run> => {
+  const r = await run(MIGRATE, [...args, '--config', cfg], timeout, { ...tlsEnv, ...extra });
   outputs.push(r.stdout, r.stderr);
   return r;
 };
@@ -100,7 +104,7 @@ describe('Temporal over mTLS with an API key: worker, apply, status, approve, sc
       ['search attributes', 'ok'],
       ['workers', 'ok'],
     ]);
-    expect(by('connection')?.detail).toContain(`address ${env.HIM_TEMPORAL_TLS_ADDRESS} (env TEMPORAL_ADDRESS)`);
+    expect(by('connection')?.detail).toContain(`address ${ADDRESS} (env TEMPORAL_ADDRESS)`);
     expect(by('connection')?.detail).toContain('namespace default (config temporal.namespace)');
     expect(by('connection')?.detail).toContain('server name localhost (config temporal.tls.serverName)');
     expect(by('auth')?.detail).toMatch(
@@ -175,13 +179,39 @@ describe('Temporal over mTLS with an API key: worker, apply, status, approve, sc
     expect(conn.map((c) => [c.check, c.status, c.code])).toEqual([['connection', 'fail', 'CONFIG_INVALID']]);
     expect(conn[0]?.detail).toMatch(/^temporal\.tls\.clientCertFile: cannot read .*no-such-cert\.pem: ENOENT$/);
   }, 180_000);
+
+  it('a wrong API key: doctor fails reachable with TEMPORAL_AUTH_FAILED and its remedy, status and worker exit 1 with it; the key is in no output', async () => {
+    const wrongKey = `him-e2e-wrong-${prefix}`;
+    const wrong = { HIM_E2E_TEMPORAL_KEY: wrongKey };
+    const d = await migrate(['doctor', '--json'], good, 60_000, wrong);
+    const checks = json<{ checks: Check[] }>(d).checks.filter((c) => c.component === 'temporal');
+    expect(checks.map((c) => [c.check, c.status, c.code ?? ''])).toEqual([
+      ['connection', 'ok', ''],
+      ['auth', 'ok', ''],
+      ['tls', 'ok', ''],
+      ['reachable', 'fail', 'TEMPORAL_AUTH_FAILED'],
+    ]);
+    expect(checks[3]?.remedy).toContain('temporal.apiKeyEnv');
+    expect(d.code).toBe(1);
+    for (const args of [['status', '0123456789ab', '--json'], ['worker']]) {
+      const r = await migrate(args, good, 60_000, wrong);
+      expect({ args, exit: r.code, code: `${r.stdout}${r.stderr}`.includes('TEMPORAL_AUTH_FAILED') }).toEqual({
+        args,
+        exit: 1,
+        code: true,
+      });
+      expect(`${r.stdout}${r.stderr}`).not.toContain(wrongKey);
+    }
+    expect(`${d.stdout}${d.stderr}`).not.toContain(wrongKey);
+  }, 120_000);
 });
 
 /** The API key in no workflow history (plan, waves, tables), the plan file, the audit log, the worker's log or any output. */
 async function expectNoKeyAnywhere(id: string, hash: string, planText: string): Promise<void> {
   const pki = path.dirname(env.HIM_TEMPORAL_TLS_CA as string);
   const connection = await Connection.connect({
-    address: env.HIM_TEMPORAL_TLS_ADDRESS as string,
+    address: ADDRESS,
+    apiKey: API_KEY,
     tls: {
       serverNameOverride: 'localhost',
       serverRootCACertificate: readFileSync(env.HIM_TEMPORAL_TLS_CA as string),
