@@ -168,8 +168,8 @@ describe('Temporal over mTLS with an API key: worker, apply, status, approve, sc
         const r = await migrate(args, cfg, 60_000);
         const ms = Date.now() - t0;
         expect({ name, args, exit: r.code, code: `${r.stdout}${r.stderr}`.includes(code) }).toEqual({ name, args, exit: 1, code: true });
-        // Process start included; the gRPC connect alone would wait out its 10 s deadline.
-        expect(ms).toBeLessThan(5_000);
+        // Process start included (about 0.5–0.9 s here; slack for a loaded machine); the gRPC connect alone would wait out its 10 s deadline.
+        expect(ms).toBeLessThan(8_000);
       }
     }
     // A file the config names is missing: a failed connection check naming the key (CONFIG_INVALID), nothing dialled.
