@@ -3,10 +3,14 @@
 // connection (NativeConnection with the same options) make real round trips with the good
 // certificate, from config keys and from TEMPORAL_* variables alone; no certificate, another CA's,
 // an expired one, an untrusted server and a wrong server name each fail with their own code in
-// well under the 10 s connect deadline. The API key: the endpoint's second port checks
+// well under the 10 s connect deadline (and a TLS 1.2 server's bare handshake_failure for a missing
+// certificate is recognised too). The API key: the endpoint's second port checks
 // `authorization: Bearer <key>` on every call; the right key passes (client and native worker
 // connection), a wrong or missing one is TEMPORAL_AUTH_FAILED, whose message never holds the key.
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import tls from 'node:tls';
 import { NativeConnection } from '@temporalio/worker';
 import { configSchema } from '../../../core/config/schema';
 import { isMigrationError } from '../../../core/errors';
@@ -112,6 +116,27 @@ describe('Temporal over mTLS (stack temporal-tls)', () => {
     const plain = await failure({ address: env.HIM_TEMPORAL_ADDRESS, tls: good });
     expect(plain.code).toBe('TEMPORAL_TLS_HANDSHAKE_FAILED');
     expect(plain.ms).toBeLessThan(CONNECT_DEADLINE_MS / 5);
+  });
+
+  it('a TLS 1.2 frontend answers a missing certificate with a bare handshake_failure: still TEMPORAL_TLS_CLIENT_CERT_REQUIRED', async () => {
+    const pki = (name: string): Buffer => readFileSync(path.join(path.dirname(good.serverCaFile as string), name));
+    const server = tls.createServer({
+      key: pki('server.key'),
+      cert: pki('server.pem'),
+      ca: pki('ca.pem'),
+      requestCert: true,
+      rejectUnauthorized: true,
+      maxVersion: 'TLSv1.2',
+    });
+    server.on('tlsClientError', () => undefined);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const f = await failure({ address: `127.0.0.1:${(server.address() as AddressInfo).port}`, tls: { serverCaFile: good.serverCaFile } });
+      expect(f.code).toBe('TEMPORAL_TLS_CLIENT_CERT_REQUIRED');
+      expect(f.message).toContain('alert handshake failure');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('the API key port (mTLS + `authorization: Bearer <key>` checked by the endpoint): the right key passes, a wrong or missing one is TEMPORAL_AUTH_FAILED without the key in it', async () => {
