@@ -15,6 +15,8 @@ import type { TemporalProbe } from '../adapters/temporal/probe';
 import { SA } from '../workflows/common';
 import { openCatalog } from './runtime';
 import { probeKerberizedHms } from './doctor-hms-auth';
+import { refusedOutcome, temporalConnectionOutcomes, temporalSettingsOf, unresolvedOutcome, withPlainSources } from './doctor-temporal';
+import { connectionOptions } from './temporal-connect';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -143,7 +145,7 @@ function storageProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.Process
 }
 
 /** The search-attribute and worker checks of one Temporal probe. */
-export function temporalOutcomes(p: TemporalProbe, t: NonNullable<MigrateConfig['temporal']>, cli: string): Outcome[] {
+export function temporalOutcomes(p: TemporalProbe, t: { readonly namespace: string; readonly taskQueue: string }, cli: string): Outcome[] {
   const reachable: Outcome = {
     check: 'reachable',
     version: p.version,
@@ -179,17 +181,31 @@ export function temporalOutcomes(p: TemporalProbe, t: NonNullable<MigrateConfig[
   return [reachable, attributes, workers];
 }
 
-function temporalProbe(cfg: MigrateConfig, timeoutMs: number): Probe[] {
-  const t = cfg.temporal;
-  if (!t) return [];
+function temporalProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.ProcessEnv): Probe[] {
+  if (!cfg.temporal) return [];
+  // Config merged with TEMPORAL_* and the profile file; connection, auth and TLS checks first (app/doctor-temporal.ts).
+  const { settings: s, error } = temporalSettingsOf(cfg, env);
   return [
     {
       component: 'temporal',
-      endpoint: `${t.address} (namespace ${t.namespace})`,
-      remedy: `Check that a Temporal frontend listens on ${t.address} and namespace '${t.namespace}' exists (local: npm run stack -- up temporal); set temporal.address.`,
+      endpoint: s === undefined ? 'temporal (unresolved)' : `${s.address.value} (namespace ${s.namespace.value})`,
+      remedy: `Check that a Temporal frontend listens on ${s?.address.value ?? 'temporal.address'} and namespace '${s?.namespace.value ?? 'default'}' exists (local: npm run stack -- up temporal); set temporal.address.`,
       run: async () => {
-        const req = { address: t.address, namespace: t.namespace, taskQueue: t.taskQueue, searchAttributes: SEARCH_ATTRIBUTES };
-        return temporalOutcomes(await probeTemporal(req, timeoutMs), t, 'temporal');
+        if (s === undefined) return [unresolvedOutcome(error)];
+        const pre = await temporalConnectionOutcomes(s, timeoutMs);
+        if (pre.some((o) => o.status === 'fail')) return pre;
+        const { address, ...connect } = connectionOptions(s);
+        const req = { address, connect, namespace: s.namespace.value, taskQueue: s.taskQueue, searchAttributes: SEARCH_ATTRIBUTES };
+        let probe: TemporalProbe;
+        try {
+          probe = await probeTemporal(req, timeoutMs);
+        } catch (e) {
+          const refused = refusedOutcome(e);
+          if (refused === undefined) throw e;
+          return [...pre, refused];
+        }
+        const outcomes = temporalOutcomes(probe, req, 'temporal');
+        return [...pre, ...withPlainSources(outcomes, s)];
       },
     },
   ];
@@ -251,7 +267,7 @@ export async function runDoctor(cfg: MigrateConfig, timeoutMs: number, env: Node
     ...hmsProbe(cfg, timeoutMs),
     ...catalogProbe(cfg, timeoutMs, env),
     ...storageProbe(cfg, timeoutMs, env),
-    ...temporalProbe(cfg, timeoutMs),
+    ...temporalProbe(cfg, timeoutMs, env),
     ...stateProbe(cfg, timeoutMs),
   ];
   const results = await Promise.all(

@@ -23,7 +23,7 @@ import { S3RangedGet } from '../adapters/storage/s3-ranged-get';
 import { resolveS3Region } from '../adapters/storage/s3-region';
 import { RoutingObjectStore } from '../adapters/storage/routing-store';
 import { auditStateOptions } from './audit-setup';
-import { tcpConnect } from '../adapters/temporal/tcp';
+import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectError } from './temporal-connect';
 
 export { toolVersion } from './version';
 
@@ -208,29 +208,24 @@ export interface TemporalHandle {
   close(): Promise<void>;
 }
 
-export async function openTemporal(config: MigrateConfig): Promise<TemporalHandle> {
-  const t = need(config.temporal, 'temporal');
+export async function openTemporal(config: MigrateConfig, env: NodeJS.ProcessEnv = process.env): Promise<TemporalHandle> {
+  // Config merged with TEMPORAL_* and the profile file; TCP and TLS pre-checks fail fast with their
+  // cause and code (app/temporal-connect.ts), before the gRPC connect's 10 s deadline.
+  const s = resolveTemporal(config, env);
   let connection: Connection;
   try {
-    // A refused port or unknown host fails here in milliseconds with its cause; the gRPC connect
-    // alone would wait out its 10 s and say only "Failed to connect before the deadline".
-    await tcpConnect(t.address, 10_000);
-    connection = await Connection.connect({ address: t.address, connectTimeout: '10s' });
+    await preCheckTemporal(s, 10_000);
+    connection = await Connection.connect({ ...connectionOptions(s), connectTimeout: '10s' });
   } catch (e) {
-    throw new MigrationError(
-      ErrorCode.TEMPORAL_UNREACHABLE,
-      `cannot reach Temporal at ${t.address}: ${(e as Error).message}`,
-      { address: t.address },
-      { cause: e },
-    );
+    throw temporalConnectError(s, e);
   }
-  const client = new Client({ connection, namespace: t.namespace });
+  const client = new Client({ connection, namespace: s.namespace.value });
   return {
     client,
     connection,
-    taskQueue: t.taskQueue,
-    namespace: t.namespace,
-    uiUrl: t.uiUrl,
+    taskQueue: s.taskQueue,
+    namespace: s.namespace.value,
+    uiUrl: s.uiUrl,
     deadline: (ms, fn) => connection.withDeadline(Date.now() + ms, fn),
     close: () => connection.close(),
   };

@@ -5,13 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { MigrateConfig } from '../core/config/schema';
-import { ErrorCode, MigrationError } from '../core/errors';
-import { tcpConnect } from '../adapters/temporal/tcp';
 import { targetConfigOf } from '../core/plan/target';
 import { workerActivities } from '../activities/index';
 import { createEngine } from '../engine/engine';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
+import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectError } from './temporal-connect';
+import type { TemporalSettings } from './temporal-connect';
 
 export type WorkerRole = 'all' | 'workflows' | 'activities';
 type Closer = () => Promise<unknown> | void;
@@ -59,18 +59,14 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
   });
 }
 
-async function connect(address: string): Promise<NativeConnection> {
+async function connect(s: TemporalSettings): Promise<NativeConnection> {
   try {
-    // A refused port or unknown host fails in milliseconds with its cause (as openTemporal does).
-    await tcpConnect(address, 10_000);
-    return await NativeConnection.connect({ address });
+    // A refused port, an untrusted server or a refused client certificate fails in milliseconds
+    // with its cause and code (as openTemporal does).
+    await preCheckTemporal(s, 10_000);
+    return await NativeConnection.connect(connectionOptions(s));
   } catch (e) {
-    throw new MigrationError(
-      ErrorCode.TEMPORAL_UNREACHABLE,
-      `cannot reach Temporal at ${address}: ${(e as Error).message}`,
-      { address },
-      { cause: e },
-    );
+    throw temporalConnectError(s, e);
   }
 }
 
@@ -89,8 +85,7 @@ const closeAll = (closers: Closer[]): Promise<unknown> => Promise.allSettled(clo
 
 /** A worker for `config`'s task queue, connected and ready to run. */
 export async function createWorker(config: MigrateConfig, opts: WorkerOptions): Promise<MigrationWorker> {
-  const t = config.temporal;
-  if (t === undefined) throw new MigrationError(ErrorCode.CONFIG_INVALID, 'temporal is not configured', { path: 'temporal' });
+  const t = resolveTemporal(config);
   const withActivities = opts.role !== 'workflows';
   // No workflow tasks here: footer threads may take every CPU.
   if (opts.role === 'activities') footerThreadsOnEveryCpu();
@@ -99,11 +94,11 @@ export async function createWorker(config: MigrateConfig, opts: WorkerOptions): 
   const closers: Closer[] = [];
   try {
     const activities = withActivities ? await activitiesFor(config, closers) : undefined;
-    const connection = await connect(t.address);
+    const connection = await connect(t);
     closers.push(() => connection.close());
     const worker = await Worker.create({
       connection,
-      namespace: t.namespace,
+      namespace: t.namespace.value,
       taskQueue: t.taskQueue,
       ...(opts.role !== 'activities' ? workflowCode() : {}),
       ...(activities !== undefined ? { activities, maxConcurrentActivityTaskExecutions: opts.concurrency } : {}),
@@ -115,7 +110,8 @@ export async function createWorker(config: MigrateConfig, opts: WorkerOptions): 
         await closeAll(closers);
       }
     };
-    return { role: opts.role, taskQueue: t.taskQueue, address: t.address, namespace: t.namespace, concurrency: opts.concurrency, run };
+    const where = { address: t.address.value, namespace: t.namespace.value };
+    return { role: opts.role, taskQueue: t.taskQueue, ...where, concurrency: opts.concurrency, run };
   } catch (e) {
     await closeAll(closers);
     throw e;

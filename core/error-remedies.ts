@@ -40,6 +40,18 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Renew the temporary credentials at their source (the session in AWS_SESSION_TOKEN or the profile, `aws sso login`, the container/instance role); static keys do not expire. `migrate doctor` shows the source and expiry.',
   TEMPORAL_UNREACHABLE:
     'Check temporal.address (host:port of the frontend), that it listens and is reachable from here, and that temporal.namespace exists. `migrate doctor` shows the cause.',
+  TEMPORAL_TLS_CLIENT_CERT_REQUIRED:
+    'The frontend requires mTLS: set temporal.tls.clientCertFile and clientKeyFile (or TEMPORAL_TLS_CLIENT_CERT_PATH/_KEY_PATH, or the profile’s client_cert_path/client_key_path) to a certificate its CA issued. `migrate doctor` shows which values are in use.',
+  TEMPORAL_TLS_CLIENT_CERT_REJECTED:
+    'The frontend does not accept the client certificate in use (`migrate doctor` names it and its issuer): use one issued by the CA the frontend trusts for clients (Temporal Cloud: the namespace’s accepted CA certificates).',
+  TEMPORAL_TLS_CLIENT_CERT_EXPIRED:
+    'The client certificate in use has expired (`migrate doctor` shows its expiry): issue a new one from the same CA and point temporal.tls.clientCertFile/clientKeyFile at it, on every CLI and worker host.',
+  TEMPORAL_TLS_SERVER_UNTRUSTED:
+    'Set temporal.tls.serverCaFile to the CA that signs the frontend’s certificate (or TEMPORAL_TLS_SERVER_CA_CERT_PATH), and temporal.tls.serverName to a name the certificate carries when the address is an IP or a load balancer.',
+  TEMPORAL_TLS_HANDSHAKE_FAILED:
+    'Check that temporal.address is the frontend’s TLS port (not a plain one) and that the frontend speaks TLS 1.2 or 1.3; the message carries the TLS error.',
+  TEMPORAL_AUTH_FAILED:
+    'Put a valid API key in the variable temporal.apiKeyEnv names (or TEMPORAL_API_KEY) with access to temporal.namespace, or fix the client certificate’s authorization on the server. Never put the key itself in the config.',
   TEMPORAL_NO_WORKER:
     'Start workers on temporal.taskQueue (`migrate worker -c <config>`, or one --role workflows and one --role activities); check they use the same namespace and task queue.',
   TEMPORAL_SEARCH_ATTRIBUTES_MISSING:

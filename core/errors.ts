@@ -42,6 +42,18 @@ export const ErrorCode = {
   STORAGE_CREDENTIALS_EXPIRED: 'STORAGE_CREDENTIALS_EXPIRED',
   /** No connection to the Temporal frontend (TCP refused, unknown host, handshake or deadline), or the namespace does not exist (retryable). */
   TEMPORAL_UNREACHABLE: 'TEMPORAL_UNREACHABLE',
+  /** The Temporal frontend requires a client certificate (mTLS) and none is configured (TLS alert "certificate required"). */
+  TEMPORAL_TLS_CLIENT_CERT_REQUIRED: 'TEMPORAL_TLS_CLIENT_CERT_REQUIRED',
+  /** The Temporal frontend refused our client certificate: issued by a CA it does not trust (alert "unknown ca"), revoked or unsuitable. */
+  TEMPORAL_TLS_CLIENT_CERT_REJECTED: 'TEMPORAL_TLS_CLIENT_CERT_REJECTED',
+  /** The Temporal frontend refused our client certificate as expired (alert "certificate expired"). */
+  TEMPORAL_TLS_CLIENT_CERT_EXPIRED: 'TEMPORAL_TLS_CLIENT_CERT_EXPIRED',
+  /** We do not trust the Temporal server's certificate: another CA than the configured one, expired, or not issued for the server name (SNI). */
+  TEMPORAL_TLS_SERVER_UNTRUSTED: 'TEMPORAL_TLS_SERVER_UNTRUSTED',
+  /** The TLS handshake with the Temporal frontend failed for another reason (it does not speak TLS, no common protocol or cipher). */
+  TEMPORAL_TLS_HANDSHAKE_FAILED: 'TEMPORAL_TLS_HANDSHAKE_FAILED',
+  /** The Temporal frontend refused our credentials (gRPC UNAUTHENTICATED or PERMISSION_DENIED): API key invalid, expired or without access to the namespace. */
+  TEMPORAL_AUTH_FAILED: 'TEMPORAL_AUTH_FAILED',
   /** A running workflow's query got no answer: no worker polls its task queue. */
   TEMPORAL_NO_WORKER: 'TEMPORAL_NO_WORKER',
   /** `doctor`: the Temporal namespace lacks a search attribute the workflows set (or has it with another type); starting them would fail. */

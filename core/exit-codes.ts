@@ -20,7 +20,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 /** What each exit code means, whatever the command. */
 export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   0: 'ok: the command did what it was asked (including "already approved", and failed tables that `--max-failed` explicitly allowed: the output then says so)',
-  1: 'a check or an operation failed: a failed table, a failed or cancelled plan, a plan workflow that ended without a result, an endpoint that cannot be reached (`*_UNREACHABLE`, `TEMPORAL_NO_WORKER`): every coded error not listed under 2',
+  1: 'a check or an operation failed: a failed table, a failed or cancelled plan, a plan workflow that ended without a result, an endpoint that cannot be reached (`*_UNREACHABLE`, `TEMPORAL_NO_WORKER`) or refuses our certificate or key (`TEMPORAL_TLS_*`, `TEMPORAL_AUTH_FAILED`): every coded error not listed under 2',
   2: 'usage, configuration or input file: nothing was attempted (bad flag, bad config, a plan file that fails its size, schema, version, hash or signature, unknown plan, unknown wave, a plan that already finished)',
   3: '`validate` only: the checks ran and found drift',
   70: 'a bug (an error nobody anticipated, shown as `INTERNAL`); the message asks for a report. Never an operator mistake',
@@ -87,7 +87,11 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
     1: 'refused, failed, or validation failed (then nothing stays registered), or an endpoint cannot be reached',
     2: 'bad flag, configuration or table name',
   },
-  worker: { 0: 'stopped by SIGINT or SIGTERM', 1: 'Temporal or the state DB unreachable', 2: 'bad flag or configuration' },
+  worker: {
+    0: 'stopped by SIGINT or SIGTERM',
+    1: 'Temporal or the state DB unreachable, or Temporal refused our TLS certificate or API key (TEMPORAL_TLS_*, TEMPORAL_AUTH_FAILED)',
+    2: 'bad flag or configuration',
+  },
   apply: {
     0: 'started; with --wait, succeeded with no failed table (or failures --max-failed allowed, which the output says)',
     1: 'with --wait, the plan failed, was cancelled or ended without a result, or a table failed that --max-failed did not allow; Temporal or the state DB unreachable',

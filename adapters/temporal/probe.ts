@@ -4,6 +4,7 @@
 // attributes the workflows set, and the pollers on the task queue. Every call has a deadline (a
 // blackholed connection otherwise hangs for minutes; stack.md §1).
 import { Connection } from '@temporalio/client';
+import type { ConnectionOptions } from '@temporalio/client';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { tcpConnect } from './tcp';
 
@@ -25,6 +26,8 @@ export interface TemporalProbe {
 
 export interface TemporalProbeRequest {
   readonly address: string;
+  /** TLS, API key and extra headers (app/temporal-connect.ts `connectionOptions`); unset: plain TCP. */
+  readonly connect?: Omit<ConnectionOptions, 'address'>;
   readonly namespace: string;
   readonly taskQueue: string;
   readonly searchAttributes: readonly SearchAttributeSpec[];
@@ -45,9 +48,14 @@ const TASK_QUEUE_TYPE_WORKFLOW = 1;
 const TASK_QUEUE_TYPE_ACTIVITY = 2;
 const TASK_QUEUE_KIND_NORMAL = 1;
 
+/** gRPC UNAUTHENTICATED (16) and PERMISSION_DENIED (7): the frontend refused our credentials. */
+const REFUSED = new Set([16, 7]);
+
 function unreachable(req: TemporalProbeRequest, what: string, e: unknown): MigrationError {
+  const grpc = (e as { cause?: unknown }).cause ?? e;
+  const refused = REFUSED.has(((grpc as { code?: unknown }).code ?? (e as { code?: unknown }).code) as number);
   return new MigrationError(
-    ErrorCode.TEMPORAL_UNREACHABLE,
+    refused ? ErrorCode.TEMPORAL_AUTH_FAILED : ErrorCode.TEMPORAL_UNREACHABLE,
     `Temporal ${req.address} (namespace ${req.namespace}): ${what}${(e as Error).message}`,
     { address: req.address, namespace: req.namespace },
     { cause: e },
@@ -80,7 +88,7 @@ export async function probeTemporal(req: TemporalProbeRequest, timeoutMs: number
   }
   let conn: Connection | undefined;
   try {
-    conn = await Connection.connect({ address: req.address, connectTimeout: timeoutMs });
+    conn = await Connection.connect({ ...req.connect, address: req.address, connectTimeout: timeoutMs });
     const c = conn;
     const deadline = (): number => Date.now() + timeoutMs;
     const info = await c.withDeadline(deadline(), () => c.workflowService.getSystemInfo({}));

@@ -128,14 +128,44 @@ export const storageSchema = z
 
 export const temporalSchema = z
   .object({
-    /** host:port of the Temporal frontend (gRPC). */
-    address: z.string().regex(/^[^:/]+:\d+$/, 'expected host:port'),
-    /** The namespace (it needs the four Migration* search attributes: docs/deploying.md). */
-    namespace: z.string().min(1).default('default'),
+    /** host:port of the Temporal frontend (gRPC). Unset: TEMPORAL_ADDRESS, then the profile's `address` (docs/deploying.md "Authentication: Temporal"). */
+    address: z
+      .string()
+      .regex(/^[^:/]+:\d+$/, 'expected host:port')
+      .optional(),
+    /** The namespace (it needs the four Migration* search attributes: docs/deploying.md). Unset: TEMPORAL_NAMESPACE, the profile's, then `default`. */
+    namespace: z.string().min(1).optional(),
     /** The task queue workers poll and the CLI starts workflows on. */
     taskQueue: z.string().min(1).default('hms-iceberg-migrator'),
     /** The Temporal web UI, for links printed by apply and status. */
     uiUrl: httpUrl.optional(),
+    /** Profile of Temporal's client config file (TOML, `[profile.<name>]`); unset: TEMPORAL_PROFILE, then `default`. Values here win over the profile's. */
+    profile: z.string().min(1).optional(),
+    /** Path of Temporal's client config file (TOML); unset: TEMPORAL_CONFIG_FILE, then ~/.config/temporalio/temporal.toml when it exists. */
+    configFile: z.string().min(1).optional(),
+    /** Name of the environment variable holding the Temporal API key (sent as `authorization: Bearer`; turns TLS on). Unset: TEMPORAL_API_KEY, then the profile's `api_key`. Never the key itself. */
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name (A-Z, 0-9, _)')
+      .optional(),
+    /** TLS to the frontend (present: on). Unset keys fall back to TEMPORAL_TLS_* and the profile's `tls` table. */
+    tls: z
+      .object({
+        /** PEM file of the CA that signs the frontend's certificate; unset: the system CAs. */
+        serverCaFile: z.string().min(1).optional(),
+        /** Name to verify the server certificate against and send as SNI (an IP address, a load balancer in front). */
+        serverName: z.string().min(1).optional(),
+        /** PEM file of the client certificate for mTLS (with clientKeyFile). */
+        clientCertFile: z.string().min(1).optional(),
+        /** PEM file of the client certificate's private key (with clientCertFile). */
+        clientKeyFile: z.string().min(1).optional(),
+      })
+      .strict()
+      .refine((t) => (t.clientCertFile === undefined) === (t.clientKeyFile === undefined), {
+        message: 'clientCertFile and clientKeyFile go together',
+        path: ['clientKeyFile'],
+      })
+      .optional(),
   })
   .strict();
 

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type { StackContext } from './types';
 import { krbStackEnv } from './krb';
+import { temporalTlsEnv } from './temporal-tls-certs';
 
 export function cred(ctx: StackContext, key: string): string {
   const v = ctx.manifest.credentials[key];
@@ -52,6 +53,7 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     HIM_TEMPORAL_ADDRESS: `127.0.0.1:${p('temporal')}`,
     HIM_TEMPORAL_UI: `http://127.0.0.1:${p('temporal', 'ui')}`,
     HIM_TEMPORAL_BIN: path.join(installDir(ctx, 'temporal'), 'bin', 'temporal'),
+    ...temporalTlsEnv(ctx),
     HIM_ICEBERG_REST_URI: `http://127.0.0.1:${p('iceberg-rest')}`,
     HIM_HMS_PG_URI: `thrift://127.0.0.1:${p('hms-pg')}`,
     HIM_HMS_MARIADB_URI: `thrift://127.0.0.1:${p('hms-mariadb')}`,

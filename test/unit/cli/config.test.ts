@@ -18,7 +18,8 @@ describe('loadConfig', () => {
 
   it('reads the file and applies defaults', () => {
     const { config } = loadConfig({ file: base, env: {}, sets: [], cwd: dir });
-    expect(config.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'hms-iceberg-migrator' });
+    // namespace has no schema default: unset, it comes from TEMPORAL_NAMESPACE or a profile, else `default` (app/temporal-connect.ts).
+    expect(config.temporal).toEqual({ address: '127.0.0.1:7233', taskQueue: 'hms-iceberg-migrator' });
     expect(config.hms?.thrift).toEqual({ uri: 'thrift://h:9083', connectTimeoutMs: 10_000, callTimeoutMs: 60_000 });
   });
 
@@ -63,7 +64,6 @@ describe('loadConfig', () => {
     const e = errorOf(() => loadConfig({ file: f, env: {}, sets: [], cwd: dir }));
     expect(e.code).toBe('CONFIG_INVALID');
     expect(e.message).toMatch(/temporal(\.adress)?: .*(adress|Unrecognized)/i);
-    expect(e.message).toMatch(/temporal\.address: .*(expected|Invalid)/);
   });
 
   it('checks that the catalog uri fits its type', () => {

@@ -1,0 +1,3 @@
+module github.com/hms-iceberg-migrator/dev/stack/tls-proxy
+
+go 1.25
