@@ -51,6 +51,7 @@ export function restAuthFor(c: Pick<RestCatalogConfig, 'auth' | 'tokenEnv'>, env
         type: 'oauth2',
         clientId: a.clientId ?? fromEnv(env, a.clientIdEnv as string, 'catalog.auth.clientIdEnv', 'client id'),
         clientSecret: fromEnv(env, a.clientSecretEnv, 'catalog.auth.clientSecretEnv', 'client secret'),
+        secretFrom: a.clientSecretEnv,
         ...(a.scope !== undefined ? { scope: a.scope } : {}),
         ...(a.tokenEndpoint !== undefined ? { tokenEndpoint: a.tokenEndpoint } : {}),
       };

@@ -47,6 +47,8 @@ export type RestAuth =
       readonly scope?: string;
       /** Absolute URL; default: the catalog's `oauth2-server-uri`, else `<uri>/v1/oauth/tokens`. */
       readonly tokenEndpoint?: string;
+      /** Where the secret came from (an environment variable's name), for the error's remedy. */
+      readonly secretFrom?: string;
     }
   | ({ readonly type: 'sigv4' } & SigV4Settings);
 
@@ -155,7 +157,15 @@ export class TokenSource implements RequestAuth {
     const text = await res.text();
     if (!res.ok) {
       const code = res.status >= 500 || res.status === 429 ? ErrorCode.CATALOG_SERVER_ERROR : ErrorCode.CATALOG_AUTH_FAILED;
-      throw new MigrationError(code, `OAuth2 token request to ${url}: HTTP ${res.status} ${oauthError(text)}`, { url, status: res.status });
+      const fix =
+        code === ErrorCode.CATALOG_AUTH_FAILED
+          ? ` (check client id ${this.auth.clientId} and the secret${this.auth.secretFrom ? ` in ${this.auth.secretFrom}` : ''}, and that the client may use the client-credentials grant with scope ${this.auth.scope ?? 'catalog'})`
+          : '';
+      throw new MigrationError(code, `OAuth2 token request to ${url}: HTTP ${res.status} ${oauthError(text)}${fix}`, {
+        url,
+        status: res.status,
+        clientId: this.auth.clientId,
+      });
     }
     let body: { access_token?: unknown; expires_in?: unknown };
     try {

@@ -128,7 +128,11 @@ export const catalogSchema = z
     if (c.auth !== undefined && c.type !== 'rest')
       ctx.addIssue({ code: 'custom', path: ['auth'], message: 'auth applies to a rest catalog only' });
     if (c.auth !== undefined && c.tokenEnv !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['tokenEnv'], message: 'set catalog.auth or catalog.tokenEnv (the same as auth: {type: bearer}), not both' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tokenEnv'],
+        message: 'set catalog.auth or catalog.tokenEnv (the same as auth: {type: bearer}), not both',
+      });
     if (c.mode !== undefined && c.type !== 'hive')
       ctx.addIssue({ code: 'custom', path: ['mode'], message: 'mode applies to a hive catalog only' });
     if (c.mode === 'in-place' && (c.namespacePrefix ?? '') !== '')
