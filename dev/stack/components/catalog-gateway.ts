@@ -1,6 +1,6 @@
 // catalog-gateway: the stack's authenticating front of iceberg-rest (dev/stack/gateway/server.ts,
 // run with tsx): port `main` wants OAuth2 bearer JWTs from the `oauth` component, port `sigv4`
-// wants SigV4 signatures with the dev-only keys of temporal-dev.yml. Nothing to install. Dev tooling.
+// wants SigV4 signatures with the stack's dev-only AWS keys (the S3 ones). Nothing to install. Dev tooling.
 import path from 'node:path';
 import { z } from 'zod';
 import type { Component, Health, StackContext } from '../types';
@@ -41,8 +41,9 @@ async function start(ctx: StackContext): Promise<void> {
       HIM_GW_SIGV4_PORT: String(ctx.port(NAME, 'sigv4')),
       HIM_GW_SIGV4_SERVICE: s.sigv4Service,
       HIM_GW_SIGV4_REGION: s.sigv4Region,
-      HIM_GW_SIGV4_KEY: cred(ctx, 'catalogSigv4AccessKey'),
-      HIM_GW_SIGV4_SECRET: cred(ctx, 'catalogSigv4SecretKey'),
+      // The stack's one AWS identity (its S3 keys): as on AWS, storage and catalog share the chain.
+      HIM_GW_SIGV4_KEY: cred(ctx, 's3AccessKey'),
+      HIM_GW_SIGV4_SECRET: cred(ctx, 's3SecretKey'),
     },
     cwd: ctx.repoRoot,
   });

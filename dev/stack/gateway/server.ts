@@ -3,8 +3,9 @@
 // signature, issuer, expiry, not revoked) or gets 401. Port `sigv4`: every request must carry a
 // SigV4 signature that the AWS SDK's signer reproduces from the known test keys, or gets 403.
 // Accepted requests go to iceberg-rest unchanged (less the credentials). Admin routes under
-// /__gateway/ (no auth; loopback only): GET stats, POST revoke (every token seen so far answers
-// 401 from now on). Started by components/catalog-gateway.ts with its settings in the environment.
+// /__gateway/ (no auth; loopback only): GET stats, GET tokens (the raw tokens accepted, for the
+// tests' secret scans), POST revoke (every token seen so far answers 401 from now on), POST
+// reject?count=N (the next N bearer requests answer 401). Started by components/catalog-gateway.ts with its settings in the environment.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JwtVerifier } from './jwt';
@@ -34,6 +35,10 @@ const stats = {
   sigv4: { requests: 0, accepted: 0, rejected: {} as Record<string, number> },
 };
 const revoked = new Set<string>();
+/** Raw bearer tokens accepted (dev only, loopback): the e2e tests scan logs and histories for them. */
+const seenTokens = new Set<string>();
+/** The next N bearer requests answer 401 whatever their token (POST /__gateway/reject?count=N). */
+let rejectNext = 0;
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -93,9 +98,15 @@ function count(bucket: Record<string, number>, reason: string): void {
 
 async function admin(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method === 'GET' && req.url === '/__gateway/stats') return send(res, 200, { ...stats, revoked: revoked.size });
+  if (req.method === 'GET' && req.url === '/__gateway/tokens') return send(res, 200, { tokens: [...seenTokens] });
   if (req.method === 'POST' && req.url === '/__gateway/revoke') {
     for (const t of stats.oauth2.tokens) revoked.add(t.jti);
     return send(res, 200, { revoked: revoked.size });
+  }
+  const reject = /^\/__gateway\/reject\?count=(\d+)$/.exec(req.url ?? '');
+  if (req.method === 'POST' && reject) {
+    rejectNext = Number(reject[1]);
+    return send(res, 200, { rejectNext });
   }
   send(res, 404, { error: { message: `no admin route ${req.method} ${req.url}`, type: 'NotFound', code: 404 } });
 }
@@ -105,13 +116,15 @@ async function oauth2(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const body = await readBody(req);
   stats.oauth2.requests++;
   const v = await jwt.check(req.headers.authorization);
-  const reason = !v.ok ? v.reason : revoked.has(v.jti) ? 'revoked' : undefined;
+  const forced = rejectNext > 0 ? (rejectNext--, 'revoked') : undefined;
+  const reason = !v.ok ? v.reason : (forced ?? (revoked.has(v.jti) ? 'revoked' : undefined));
   if (reason !== undefined || !v.ok) {
     count(stats.oauth2.rejected, reason ?? 'invalid');
     return refuse(res, 401, 'NotAuthorizedException', `bearer token ${reason ?? 'invalid'}`);
   }
   if (!stats.oauth2.tokens.some((t) => t.jti === v.jti)) stats.oauth2.tokens.push({ jti: v.jti, exp: v.exp, firstSeen: Date.now() });
   stats.oauth2.accepted++;
+  seenTokens.add(req.headers.authorization?.slice('Bearer '.length) ?? '');
   await forward(req, res, body);
 }
 
