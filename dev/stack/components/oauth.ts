@@ -20,6 +20,8 @@ const Settings = z
     maven: z.string(),
     realm: z.string().regex(/^[a-z][a-z0-9-]*$/),
     clientId: z.string().min(1),
+    /** A second client for the workers (tests tell the worker's token refreshes from the CLI's). */
+    workerClientId: z.string().min(1),
     scope: z.string().min(1),
     tokenLifespanSeconds: z.number().int().min(5).max(3600),
     heap: z.string().regex(/^\d+[mg]$/),
@@ -68,7 +70,7 @@ async function start(ctx: StackContext): Promise<void> {
   await assertPortsFree(ctx, NAME);
   const home = await homeFor(ctx, await installDist(ctx));
   const s = oauthSettings(ctx);
-  const realm = realmJson({ ...s, clientSecret: cred(ctx, 'oauthClientSecret') });
+  const realm = realmJson({ ...s, clientIds: [s.clientId, s.workerClientId], clientSecret: cred(ctx, 'oauthClientSecret') });
   const importDir = path.join(home, 'data', 'import');
   await fs.rm(importDir, { recursive: true, force: true });
   await fs.mkdir(importDir, { recursive: true });

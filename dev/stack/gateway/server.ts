@@ -5,7 +5,7 @@
 // Accepted requests go to iceberg-rest unchanged (less the credentials). Admin routes under
 // /__gateway/ (no auth; loopback only): GET stats, GET tokens (the raw tokens accepted, for the
 // tests' secret scans), POST revoke (every token seen so far answers 401 from now on), POST
-// reject?count=N (the next N bearer requests answer 401). Started by components/catalog-gateway.ts with its settings in the environment.
+// reject?count=N (the next N bearer requests answer 401), POST delay?ms=N (a slow catalog). Started by components/catalog-gateway.ts with its settings in the environment.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JwtVerifier } from './jwt';
@@ -30,7 +30,7 @@ const stats = {
     requests: 0,
     accepted: 0,
     rejected: {} as Record<string, number>,
-    tokens: [] as { jti: string; exp: number; firstSeen: number }[],
+    tokens: [] as { jti: string; exp: number; azp?: string; firstSeen: number }[],
   },
   sigv4: { requests: 0, accepted: 0, rejected: {} as Record<string, number> },
 };
@@ -39,6 +39,8 @@ const revoked = new Set<string>();
 const seenTokens = new Set<string>();
 /** The next N bearer requests answer 401 whatever their token (POST /__gateway/reject?count=N). */
 let rejectNext = 0;
+/** Added before every bearer request is forwarded (POST /__gateway/delay?ms=N): a slow catalog, so a wave outlives a token. */
+let delayMs = 0;
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -104,6 +106,11 @@ async function admin(req: IncomingMessage, res: ServerResponse): Promise<void> {
     return send(res, 200, { revoked: revoked.size });
   }
   const reject = /^\/__gateway\/reject\?count=(\d+)$/.exec(req.url ?? '');
+  const delay = /^\/__gateway\/delay\?ms=(\d+)$/.exec(req.url ?? '');
+  if (req.method === 'POST' && delay) {
+    delayMs = Math.min(Number(delay[1]), 5000);
+    return send(res, 200, { delayMs });
+  }
   if (req.method === 'POST' && reject) {
     rejectNext = Number(reject[1]);
     return send(res, 200, { rejectNext });
@@ -122,9 +129,11 @@ async function oauth2(req: IncomingMessage, res: ServerResponse): Promise<void> 
     count(stats.oauth2.rejected, reason ?? 'invalid');
     return refuse(res, 401, 'NotAuthorizedException', `bearer token ${reason ?? 'invalid'}`);
   }
-  if (!stats.oauth2.tokens.some((t) => t.jti === v.jti)) stats.oauth2.tokens.push({ jti: v.jti, exp: v.exp, firstSeen: Date.now() });
+  if (!stats.oauth2.tokens.some((t) => t.jti === v.jti))
+    stats.oauth2.tokens.push({ jti: v.jti, exp: v.exp, azp: v.azp, firstSeen: Date.now() });
   stats.oauth2.accepted++;
   seenTokens.add(req.headers.authorization?.slice('Bearer '.length) ?? '');
+  if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
   await forward(req, res, body);
 }
 

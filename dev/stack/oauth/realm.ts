@@ -1,9 +1,10 @@
 // The Keycloak realm the `oauth` component imports at every start: one confidential client that may
 // use only the client-credentials grant, a `catalog` client scope it may ask for, and a short
-// access-token life. `basic` carries the `sub` claim (Keycloak ≥ 25 puts it in that scope). Dev tooling.
+// access-token life (two such clients: the CLI's and the workers'). `basic` carries the `sub` claim (Keycloak ≥ 25 puts it in that scope). Dev tooling.
 export interface RealmSettings {
   readonly realm: string;
-  readonly clientId: string;
+  /** The confidential clients (the CLI's and the workers', so a test can tell their tokens apart). */
+  readonly clientIds: readonly string[];
   readonly clientSecret: string;
   readonly scope: string;
   readonly tokenLifespanSeconds: number;
@@ -31,23 +32,21 @@ export function realmJson(s: RealmSettings): string {
       },
       { name: s.scope, protocol: oidc, attributes: { 'include.in.token.scope': 'true' } },
     ],
-    clients: [
-      {
-        clientId: s.clientId,
-        enabled: true,
-        protocol: oidc,
-        publicClient: false,
-        clientAuthenticatorType: 'client-secret',
-        secret: s.clientSecret,
-        serviceAccountsEnabled: true,
-        standardFlowEnabled: false,
-        implicitFlowEnabled: false,
-        directAccessGrantsEnabled: false,
-        attributes: { 'access.token.lifespan': String(s.tokenLifespanSeconds) },
-        defaultClientScopes: ['basic'],
-        optionalClientScopes: [s.scope],
-      },
-    ],
+    clients: s.clientIds.map((clientId) => ({
+      clientId,
+      enabled: true,
+      protocol: oidc,
+      publicClient: false,
+      clientAuthenticatorType: 'client-secret',
+      secret: s.clientSecret,
+      serviceAccountsEnabled: true,
+      standardFlowEnabled: false,
+      implicitFlowEnabled: false,
+      directAccessGrantsEnabled: false,
+      attributes: { 'access.token.lifespan': String(s.tokenLifespanSeconds) },
+      defaultClientScopes: ['basic'],
+      optionalClientScopes: [s.scope],
+    })),
   };
   return `${JSON.stringify(realm, null, 2)}\n`;
 }
