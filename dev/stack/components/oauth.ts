@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Component, Health, StackContext } from '../types';
 import { settings, versionOf } from '../manifest';
 import { cred } from '../env';
-import { mavenCopy } from '../installers';
+import { aptEnsure, mavenCopy } from '../installers';
 import { assertPortsFree, cachedInstall, dataDir, httpGet, run, spawnDaemon, stopPid, waitFor, StackError } from '../util';
 import { realmJson } from '../oauth/realm';
 
@@ -40,6 +40,7 @@ export function oauthUrls(ctx: StackContext): { issuer: string; token: string; j
 async function installDist(ctx: StackContext): Promise<string> {
   const s = oauthSettings(ctx);
   return cachedInstall(ctx, NAME, versionOf(ctx, NAME), async (tmp) => {
+    await aptEnsure(ctx, '/usr/bin/unzip', ['unzip']);
     await mavenCopy(ctx, [`${s.maven}:zip`], tmp);
     const [, artifact, version] = s.maven.split(':');
     const zip = path.join(tmp, `${artifact}-${version}.zip`);
