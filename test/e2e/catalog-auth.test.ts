@@ -5,8 +5,9 @@
 // refreshed before expiry (≥ 2 worker tokens, no request refused); neither the client secret nor
 // any token appears in the workflow histories, worker log, CLI output, plan file or state/audit
 // tables; doctor reports the method and identity and fails with the code and remedy for a wrong or
-// missing secret; `migrate table` through SigV4 registers the table, doctor names service, region,
-// key prefix and credential source, and a wrong AWS secret is CATALOG_AUTH_FAILED.
+// missing secret; `migrate table` and `migrate apply` (a worker signing every request) through
+// SigV4 register the tables, doctor names service, region, key prefix and credential source, and a
+// wrong AWS secret is CATALOG_AUTH_FAILED.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,7 +30,7 @@ const SECRET = 'him-dev-oauth-secret-0123456789'; // the stack's dev-only client
 const tokenEndpoint = `${env.HIM_OAUTH_URL}/realms/him/protocol/openid-connect/token`;
 const gateway = env.HIM_CATALOG_GATEWAY_URI as string;
 let dir = '';
-let worker: ChildProcess | undefined;
+const workers: ChildProcess[] = [];
 let workerLog = '';
 const outputs: string[] = [];
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -41,13 +42,13 @@ interface Stats {
 const stats = async (): Promise<Stats> => (await (await fetch(`${gateway}/__gateway/stats`)).json()) as Stats;
 const refused = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
 
-function config(name: string, catalog: string): string {
+function config(name: string, catalog: string, db = dbs[0], queue = taskQueue): string {
   const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8').replace(
     /namespace: default/,
-    `namespace: default\n  taskQueue: ${taskQueue}`,
+    `namespace: default\n  taskQueue: ${queue}`,
   );
   const file = path.join(dir, `${name}.yaml`);
-  const plan = `plan:\n  databases: [${dbs[0]}]\n  waves:\n    maxTablesPerWave: 40\n`;
+  const plan = `plan:\n  databases: [${db}]\n  waves:\n    maxTablesPerWave: 40\n`;
   writeFileSync(file, `${withCatalogSection(base, catalog)}${plan}`);
   return file;
 }
@@ -76,6 +77,46 @@ interface Check {
 const catalogCheck = (r: Run, check: string): Check | undefined =>
   (JSON.parse(r.stdout) as { checks: Check[] }).checks.find((c) => c.component === 'catalog' && c.check === check);
 
+function startWorker(cfg: string, extraEnv: Record<string, string>): void {
+  const w = spawn(MIGRATE, ['worker', '--config', cfg], {
+    env: { ...process.env, ...env, ...extraEnv },
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  w.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
+  w.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
+  workers.push(w);
+}
+
+interface Applied {
+  readonly id: string;
+  readonly took: number;
+  readonly started: number;
+  readonly migrated: number;
+}
+
+/** plan → apply → approve each wave when asked → succeeded (or throw with the worker's log). */
+async function applyAndWait(cfg: string, planFile: string, extraEnv: Record<string, string>, applyFlags: string[] = []): Promise<Applied> {
+  expect((await migrate(cfg, ['plan', '--out', planFile], extraEnv)).code).toBe(0);
+  const id = (JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string }).hash.slice(0, 12);
+  const started = Date.now();
+  expect((await migrate(cfg, ['apply', planFile, '--max-failed', '10', '--json', ...applyFlags], extraEnv)).code).toBe(0);
+  let state: { state: string; currentWave: number | null; waves: { wave: number; migrated: number }[] } | undefined;
+  const approved = new Set<number>();
+  while (Date.now() - started < 480_000) {
+    const st = await migrate(cfg, ['status', id, '--json'], extraEnv);
+    state = JSON.parse(st.stdout) as typeof state;
+    if (['succeeded', 'failed', 'cancelled'].includes(state?.state ?? '')) break;
+    if (state?.state === 'waiting-approval' && state.currentWave !== null && !approved.has(state.currentWave)) {
+      expect((await migrate(cfg, ['approve', id, '--wave', String(state.currentWave)], extraEnv)).code).toBe(0);
+      approved.add(state.currentWave);
+    }
+    await sleep(1000);
+  }
+  if (state?.state !== 'succeeded') throw new Error(`plan ended ${state?.state}\nworker:\n${workerLog.slice(-4000)}`);
+  return { id, took: Date.now() - started, started, migrated: state.waves.reduce((n, w) => n + w.migrated, 0) };
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-catalog-auth-'));
   const s = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix]);
@@ -83,9 +124,9 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  worker?.kill('SIGTERM');
+  for (const w of workers) w.kill('SIGTERM');
   await sleep(500);
-  if (worker && worker.exitCode === null) worker.kill('SIGKILL');
+  for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
   const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
   for (const db of dbs) {
     for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) await catalog.dropTable(t);
@@ -132,37 +173,19 @@ describe('catalog auth: OAuth2 client credentials (Keycloak) through the verifyi
     const cliCfg = config('cli', oauthCatalog('him-migrator'));
     const workerStart = Date.now();
     const workerCfg = config('worker', oauthCatalog('him-worker'));
-    worker = spawn(MIGRATE, ['worker', '--config', workerCfg], {
-      env: { ...process.env, ...env, [SECRET_ENV]: SECRET },
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
-    worker.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
+    startWorker(workerCfg, { [SECRET_ENV]: SECRET });
     const before = await stats();
     const planFile = path.join(dir, 'plan.json');
-    expect((await migrate(cliCfg, ['plan', '--out', planFile])).code).toBe(0);
-    const id = (JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string }).hash.slice(0, 12);
-    const started = Date.now();
     // One table at a time behind a slow catalog (1 s a request): the wave outlives several 10 s tokens.
     await fetch(`${gateway}/__gateway/delay?ms=1000`, { method: 'POST' });
-    expect((await migrate(cliCfg, ['apply', planFile, '--max-failed', '5', '--concurrency', '1', '--json'])).code).toBe(0);
-    let state: { state: string; currentWave: number | null; waves: { wave: number; migrated: number }[] } | undefined;
-    const approved = new Set<number>();
-    while (Date.now() - started < 480_000) {
-      const st = await migrate(cliCfg, ['status', id, '--json']);
-      state = JSON.parse(st.stdout) as typeof state;
-      if (['succeeded', 'failed', 'cancelled'].includes(state?.state ?? '')) break;
-      if (state?.state === 'waiting-approval' && state.currentWave !== null && !approved.has(state.currentWave)) {
-        expect((await migrate(cliCfg, ['approve', id, '--wave', String(state.currentWave)])).code).toBe(0);
-        approved.add(state.currentWave);
-      }
-      await sleep(1000);
+    let applied: Applied;
+    try {
+      applied = await applyAndWait(cliCfg, planFile, { [SECRET_ENV]: SECRET }, ['--concurrency', '1']);
+    } finally {
+      await fetch(`${gateway}/__gateway/delay?ms=0`, { method: 'POST' });
     }
-    if (state?.state !== 'succeeded') throw new Error(`plan ended ${state?.state}\nworker:\n${workerLog.slice(-4000)}`);
-    const took = Date.now() - started;
-    await fetch(`${gateway}/__gateway/delay?ms=0`, { method: 'POST' });
-    expect(state.waves.reduce((n, w) => n + w.migrated, 0)).toBeGreaterThanOrEqual(4);
+    const { id, took, started } = applied;
+    expect(applied.migrated).toBeGreaterThanOrEqual(4);
 
     const after = await stats();
     // This worker's tokens (its own client id): the one it started with, then refreshes while the wave ran.
@@ -232,4 +255,29 @@ describe('catalog auth: SigV4 (AWS credential chain) through the gateway that ch
     expect(w?.remedy).toContain('catalog.auth.region and service (glue)');
     expect(`${wrong.stdout}${wrong.stderr}`).not.toContain('wrong-aws-secret-e2e-4711');
   });
+  it('apply through SigV4: a worker signing every catalog request migrates the wave, nothing refused, no AWS secret in any history', async () => {
+    const cfg = config('sigv4-apply', sigv4Catalog, dbs[1], `${taskQueue}-sigv4`);
+    startWorker(cfg, {});
+    const before = await stats();
+    const planFile = path.join(dir, 'plan-sigv4.json');
+    const { id, migrated } = await applyAndWait(cfg, planFile, {});
+    expect(migrated).toBeGreaterThanOrEqual(2);
+    const after = await stats();
+    expect(after.sigv4.accepted - before.sigv4.accepted).toBeGreaterThanOrEqual(2 * migrated);
+    expect(refused(after.sigv4.rejected) - refused(before.sigv4.rejected)).toBe(0);
+    const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+    try {
+      const client = new Client({ connection });
+      let histories = 0;
+      for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'migrate/${id}'` })) {
+        expect(JSON.stringify(await client.workflow.getHandle(w.workflowId, w.runId).fetchHistory())).not.toContain(
+          env.AWS_SECRET_ACCESS_KEY as string,
+        );
+        histories++;
+      }
+      expect(histories).toBeGreaterThan(1);
+    } finally {
+      await connection.close();
+    }
+  }, 600_000);
 });
