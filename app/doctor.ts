@@ -1,5 +1,6 @@
 // `doctor`: what `apply` will need, checked with real round trips to every configured endpoint:
-// reachable (version, latency), the catalog token variable set, the Temporal namespace's search
+// reachable (version, latency), the catalog token variable set (or the catalog.auth method and
+// identity: app/doctor-catalog.ts), the Temporal namespace's search
 // attributes and the workers polling the task queue, the state database writable. Each check is
 // ok, warn (apply can start, something is likely wrong: no worker polls yet) or fail, with the
 // remedy. Never throws for an unhealthy endpoint.
@@ -17,6 +18,7 @@ import { openCatalog } from './runtime';
 import { probeKerberizedHms } from './doctor-hms-auth';
 import { refusedOutcome, temporalConnectionOutcomes, temporalSettingsOf, unresolvedOutcome, withPlainSources } from './doctor-temporal';
 import { connectionOptions } from './temporal-connect';
+import { restAuthOutcomes } from './doctor-catalog';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -121,6 +123,7 @@ function catalogProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.Process
       return [{ check: 'reachable', version: p.version, latencyMs: p.latencyMs, detail }];
     }
     if (c.type === 'jdbc') return probeJdbcCatalog(cfg, env);
+    if (c.auth !== undefined) return restAuthOutcomes(c, c.auth, timeoutMs, env);
     const token = tokenOutcome(c.tokenEnv, env);
     const p = await probeRestCatalog(c.uri, timeoutMs, c.tokenEnv ? env[c.tokenEnv] || undefined : undefined);
     const detail = `GET /v1/config ok (${Object.keys(p.defaults).length} defaults, ${Object.keys(p.overrides).length} overrides)`;

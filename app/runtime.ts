@@ -1,7 +1,8 @@
 // The application layer's assembly of the outside world: from the one resolved config, the HMS
 // reader (Thrift, or the backing database), catalog, object stores, state store and Temporal
 // connection every use case (app/*) works with. Credentials come from the environment (AWS_*,
-// the catalog token variable named in config) and never leave this process.
+// the catalog token or OAuth2 client variables named in config: app/catalog-auth.ts) and never
+// leave this process.
 import { S3Client } from '@aws-sdk/client-s3';
 import { Client, Connection } from '@temporalio/client';
 import type { IcebergCatalog } from '../core/catalog/catalog';
@@ -24,6 +25,7 @@ import { resolveS3Region } from '../adapters/storage/s3-region';
 import { RoutingObjectStore } from '../adapters/storage/routing-store';
 import { auditStateOptions } from './audit-setup';
 import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectError } from './temporal-connect';
+import { restAuthFor } from './catalog-auth';
 
 export { toolVersion } from './version';
 
@@ -122,17 +124,8 @@ export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv 
     const catalog = await JdbcIcebergCatalog.connect({ url: c.uri, catalogName: c.name, store: (stores ?? (own as Stores)).storeFor([]) });
     return own === undefined ? catalog : withClose(catalog, () => own.close());
   }
-  const token = c.tokenEnv === undefined ? undefined : env[c.tokenEnv];
-  if (c.tokenEnv !== undefined && (token === undefined || token === ''))
-    throw new MigrationError(ErrorCode.CONFIG_INVALID, `catalog.tokenEnv names ${c.tokenEnv}, which is not set`, {
-      path: 'catalog.tokenEnv',
-    });
-  return RestCatalog.connect({
-    name: c.name,
-    uri: c.uri,
-    warehouse: c.warehouse,
-    auth: token === undefined ? undefined : { type: 'bearer', token },
-  });
+  // catalog.auth (bearer, oauth2, sigv4) or catalog.tokenEnv: app/catalog-auth.ts.
+  return RestCatalog.connect({ name: c.name, uri: c.uri, warehouse: c.warehouse, auth: restAuthFor(c, env) });
 }
 
 /** `catalog` whose close() also runs `after` (stores opened for it alone). */

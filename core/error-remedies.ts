@@ -94,7 +94,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'A table of that name already exists in the catalog: drop or rename it, or choose another catalog.namespacePrefix.',
   CATALOG_CONFLICT:
     'The catalog entry points at metadata this run did not write: leave it (someone else owns it) or remove it yourself, then retry.',
-  CATALOG_AUTH_FAILED: 'Put a valid token in the variable catalog.tokenEnv names (or fix the OAuth2 client) and check the role’s grants.',
+  CATALOG_AUTH_FAILED:
+    'Per catalog.auth: bearer — a valid token in the variable it names; oauth2 — the client id and the secret in clientSecretEnv, accepted by the token endpoint (its error is in the message); sigv4 — AWS credentials the default chain finds, the region and service. Then the grants. `migrate doctor` shows the method and identity.',
   CATALOG_TIMEOUT:
     'The catalog is slow: retried by workers. A register that timed out is re-checked by reloading the table before it is retried.',
   CATALOG_SERVER_ERROR: 'The catalog failed (5xx/429) after safe retries: check its health and logs; workers retry.',

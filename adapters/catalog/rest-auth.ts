@@ -1,8 +1,40 @@
 // Authorization for the Iceberg REST catalog (iceberg.md §6 "Auth"): none, a static bearer token,
-// or OAuth2 client credentials (form POST to the token endpoint — configured, or announced by the
+// SigV4 (rest-sigv4.ts), or OAuth2 client credentials (form POST to the token endpoint — configured, or announced by the
 // server as `oauth2-server-uri`, else `<uri>/v1/oauth/tokens`), cached until shortly before it
 // expires and shared by concurrent callers. Tokens and secrets never appear in errors or logs.
 import { ErrorCode, MigrationError } from '../../core/errors';
+import type { SigV4Settings } from './rest-sigv4';
+import { SigV4Auth } from './rest-sigv4';
+
+/** What the transport asks of any authorization scheme (tokens here; SigV4 in rest-sigv4.ts). */
+export interface RequestAuth {
+  /** True when a 401 may be cured by fetching a new token (then the request is resent once). */
+  readonly refreshable: boolean;
+  /** Forget cached credentials (after a 401). */
+  invalidate(): void;
+  /** Headers to add to this request (Authorization, and for SigV4 the x-amz-* it signs). */
+  headersFor(req: AuthRequest): Promise<Record<string, string>>;
+  /** The token endpoint the catalog announced in /v1/config (`oauth2-server-uri`). */
+  useServerEndpoint(uri: string | undefined): void;
+}
+
+/** The request as it will be sent (URL encoded as on the wire; lower-case header names). */
+export interface AuthRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** Who the last token says we are (decoded for display only, never verified here): doctor shows it. */
+export interface TokenIdentity {
+  readonly endpoint: string;
+  readonly clientId?: string;
+  readonly subject?: string;
+  /** Epoch ms when the token expires (from expires_in, else the JWT's exp). */
+  readonly expiresAt?: number;
+  readonly scope?: string;
+}
 
 export type RestAuth =
   | { readonly type: 'none' }
@@ -15,7 +47,15 @@ export type RestAuth =
       readonly scope?: string;
       /** Absolute URL; default: the catalog's `oauth2-server-uri`, else `<uri>/v1/oauth/tokens`. */
       readonly tokenEndpoint?: string;
-    };
+      /** Where the secret came from (an environment variable's name), for the error's remedy. */
+      readonly secretFrom?: string;
+    }
+  | ({ readonly type: 'sigv4' } & SigV4Settings);
+
+/** The authorizer of `auth` for a catalog at `baseUri`. */
+export function createRequestAuth(auth: RestAuth, baseUri: string, timeoutMs: number): TokenSource | SigV4Auth {
+  return auth.type === 'sigv4' ? new SigV4Auth(auth) : new TokenSource(auth, baseUri, timeoutMs);
+}
 
 /** Refresh this long before `expires_in` runs out (at most a tenth of the token's life). */
 const EXPIRY_SKEW_MS = 60_000;
@@ -26,15 +66,17 @@ interface Cached {
   readonly refreshAt: number;
 }
 
-export class TokenSource {
+export class TokenSource implements RequestAuth {
   private cached: Cached | undefined;
   private inflight: Promise<Cached> | undefined;
   private serverEndpoint: string | undefined;
+  /** The identity of the last token fetched (no token text). */
+  identity: TokenIdentity | undefined;
   /** Token endpoint requests made (tests assert the cache through it). */
   fetches = 0;
 
   constructor(
-    private readonly auth: RestAuth,
+    private readonly auth: Exclude<RestAuth, { type: 'sigv4' }>,
     private readonly baseUri: string,
     private readonly timeoutMs: number,
     private readonly now: () => number = Date.now,
@@ -53,6 +95,11 @@ export class TokenSource {
   /** Forget the cached token (after a 401). */
   invalidate(): void {
     this.cached = undefined;
+  }
+
+  async headersFor(): Promise<Record<string, string>> {
+    const a = await this.authorization();
+    return a === undefined ? {} : { authorization: a };
   }
 
   async authorization(): Promise<string | undefined> {
@@ -110,7 +157,15 @@ export class TokenSource {
     const text = await res.text();
     if (!res.ok) {
       const code = res.status >= 500 || res.status === 429 ? ErrorCode.CATALOG_SERVER_ERROR : ErrorCode.CATALOG_AUTH_FAILED;
-      throw new MigrationError(code, `OAuth2 token request to ${url}: HTTP ${res.status} ${oauthError(text)}`, { url, status: res.status });
+      const fix =
+        code === ErrorCode.CATALOG_AUTH_FAILED
+          ? ` (check client id ${this.auth.clientId} and the secret${this.auth.secretFrom ? ` in ${this.auth.secretFrom}` : ''}, and that the client may use the client-credentials grant with scope ${this.auth.scope ?? 'catalog'})`
+          : '';
+      throw new MigrationError(code, `OAuth2 token request to ${url}: HTTP ${res.status} ${oauthError(text)}${fix}`, {
+        url,
+        status: res.status,
+        clientId: this.auth.clientId,
+      });
     }
     let body: { access_token?: unknown; expires_in?: unknown };
     try {
@@ -121,10 +176,33 @@ export class TokenSource {
     if (typeof body.access_token !== 'string' || body.access_token === '') {
       throw new MigrationError(ErrorCode.CATALOG_BAD_RESPONSE, `OAuth2 token response from ${url} has no access_token`, { url });
     }
-    const lifeMs = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in * 1000 : Infinity;
+    const claims = jwtClaims(body.access_token);
+    const jwtLifeMs = typeof claims.exp === 'number' ? claims.exp * 1000 - this.now() : undefined;
+    const lifeMs = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in * 1000 : (jwtLifeMs ?? Infinity);
     const refreshAt = started + lifeMs - Math.min(EXPIRY_SKEW_MS, lifeMs / 10);
+    this.identity = {
+      endpoint: url,
+      clientId: str(claims.client_id) ?? str(claims.azp) ?? this.auth.clientId,
+      subject: str(claims.sub),
+      expiresAt: Number.isFinite(lifeMs) ? started + lifeMs : undefined,
+      scope: str((body as { scope?: unknown }).scope) ?? str(claims.scope),
+    };
     this.cached = { token: body.access_token, refreshAt };
     return this.cached;
+  }
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** The payload of a JWT access token (RFC 9068), unverified — for display and expiry only; {} when opaque. */
+export function jwtClaims(token: string): Record<string, unknown> {
+  const part = token.split('.')[1];
+  if (part === undefined) return {};
+  try {
+    const v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }
 

@@ -2,11 +2,11 @@
 // included), each attempt also bounded by `attemptTimeoutMs`. Idempotent reads (GET, HEAD) are
 // retried on 5xx/429/timeouts/connection failures with capped exponential backoff and jitter
 // (Retry-After honoured); mutations are never retried here — the caller decides what an unknown
-// outcome means (reload and compare). A 401 with an OAuth2 token refreshes it once. Every non-2xx
+// outcome means (reload and compare). A 401 with an OAuth2 token refreshes it once (and resends once). Every non-2xx
 // becomes a MigrationError (the REST error model, iceberg.md §6 "Errors"); headers — tokens — never
 // enter an error.
 import { ErrorCode, MigrationError } from '../../core/errors';
-import type { TokenSource } from './rest-auth';
+import type { RequestAuth } from './rest-auth';
 import { causeText } from './rest-auth';
 
 export interface HttpSettings {
@@ -89,7 +89,7 @@ export class RestHttp {
 
   constructor(
     readonly baseUri: string,
-    private readonly auth: TokenSource,
+    private readonly auth: RequestAuth,
     private readonly settings: HttpSettings,
     private readonly headers: Readonly<Record<string, string>> = {},
   ) {}
@@ -138,13 +138,13 @@ export class RestHttp {
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw this.timeout(req, this.settings.timeoutMs);
     const budget = Math.min(this.settings.attemptTimeoutMs, remaining);
-    const authorization = await this.auth.authorization();
     const headers: Record<string, string> = { accept: 'application/json', ...this.headers, ...req.headers };
-    if (authorization !== undefined) headers.authorization = authorization;
     if (req.body !== undefined) headers['content-type'] = 'application/json';
+    const url = this.url(req);
+    Object.assign(headers, await this.auth.headersFor({ method: req.method, url, headers, body: req.body }));
     this.attempts++;
     try {
-      const res = await fetch(this.url(req), { method: req.method, headers, body: req.body, signal: AbortSignal.timeout(budget) });
+      const res = await fetch(url, { method: req.method, headers, body: req.body, signal: AbortSignal.timeout(budget) });
       const text = req.method === 'HEAD' ? '' : await res.text();
       return { status: res.status, text, retryAfter: res.headers.get('retry-after') };
     } catch (e) {

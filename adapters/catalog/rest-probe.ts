@@ -3,6 +3,7 @@
 // retries: `migrate doctor` reports what it sees.
 import { parseJson } from '../../core/iceberg/json';
 import { ErrorCode, MigrationError } from '../../core/errors';
+import type { RequestAuth } from './rest-auth';
 import { TokenSource } from './rest-auth';
 import { DEFAULT_HTTP, RestHttp } from './rest-http';
 
@@ -17,9 +18,10 @@ const strings = (v: unknown): Record<string, string> =>
     ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'))
     : {};
 
-export async function probeRestCatalog(uri: string, timeoutMs: number, token?: string): Promise<RestProbe> {
+/** `auth`: a bearer token (string), or any authorizer (OAuth2 token source, SigV4) the caller then asks who it was. */
+export async function probeRestCatalog(uri: string, timeoutMs: number, token?: string | RequestAuth): Promise<RestProbe> {
   const base = uri.replace(/\/+$/, '');
-  const auth = new TokenSource(token ? { type: 'bearer', token } : { type: 'none' }, base, timeoutMs);
+  const auth = typeof token === 'object' ? token : new TokenSource(token ? { type: 'bearer', token } : { type: 'none' }, base, timeoutMs);
   const http = new RestHttp(base, auth, { ...DEFAULT_HTTP, timeoutMs, attemptTimeoutMs: timeoutMs, maxAttempts: 1 });
   const t0 = performance.now();
   const res = await http.call({ method: 'GET', path: '/v1/config' });

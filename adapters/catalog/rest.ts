@@ -24,8 +24,8 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import type { JsonValue } from '../../core/iceberg/json';
 import { parseJson, stringifyJson } from '../../core/iceberg/json';
 import { fromMetadataJson } from '../../core/iceberg/metadata-json';
-import type { RestAuth } from './rest-auth';
-import { TokenSource } from './rest-auth';
+import type { RequestAuth, RestAuth } from './rest-auth';
+import { createRequestAuth } from './rest-auth';
 import type { HttpSettings, RestRequest } from './rest-http';
 import { DEFAULT_HTTP, RestHttp } from './rest-http';
 
@@ -35,6 +35,8 @@ export interface RestCatalogOptions {
   readonly uri: string;
   readonly warehouse?: string;
   readonly auth?: RestAuth;
+  /** An authorizer made by the caller (it keeps it to read the token identity); wins over `auth`. */
+  readonly authorizer?: RequestAuth;
   /** `X-Iceberg-Access-Delegation` values sent on load/register (e.g. `['vended-credentials']`). */
   readonly accessDelegation?: readonly ('vended-credentials' | 'remote-signing')[];
   /** Extra headers on every request (never secrets you would not want in a proxy log). */
@@ -76,7 +78,7 @@ export class RestCatalog implements IcebergCatalog {
   static async connect(options: RestCatalogOptions): Promise<RestCatalog> {
     const uri = options.uri.replace(/\/+$/, '');
     const settings: HttpSettings = { ...DEFAULT_HTTP, ...options.http };
-    const tokens = new TokenSource(options.auth ?? { type: 'none' }, uri, settings.attemptTimeoutMs);
+    const tokens = options.authorizer ?? createRequestAuth(options.auth ?? { type: 'none' }, uri, settings.attemptTimeoutMs);
     const bootstrap = new RestHttp(uri, tokens, settings, options.headers ?? {});
     const res = await bootstrap.call({ method: 'GET', path: '/v1/config', query: { warehouse: options.warehouse } });
     const body = parseBody(res.text, 'GET /v1/config');

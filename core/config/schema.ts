@@ -52,6 +52,59 @@ export const hmsSchema = z
   })
   .strict();
 
+const authEnvName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name (A-Z, 0-9, _)');
+
+/**
+ * How a REST catalog authenticates us (docs/deploying.md "Authentication: Iceberg catalog"). The
+ * config names where secrets are (environment variables); it never holds one.
+ */
+export const catalogAuthSchema = z.discriminatedUnion('type', [
+  z
+    .object({
+      type: z.literal('bearer'),
+      /** Environment variable holding a static bearer token (sent as `Authorization: Bearer …`). */
+      tokenEnv: authEnvName,
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('oauth2'),
+      /** The token endpoint (client credentials grant, RFC 6749 §4.4); default: the catalog's `oauth2-server-uri`, else `<uri>/v1/oauth/tokens`. */
+      tokenEndpoint: z
+        .string()
+        .regex(/^https?:\/\/[^/]+/, 'expected http(s)://host[:port][/path]')
+        .optional(),
+      /** The OAuth2 client id, written here (it is not a secret); or use clientIdEnv. */
+      clientId: z.string().min(1).optional(),
+      /** Environment variable holding the client id (instead of clientId). */
+      clientIdEnv: authEnvName.optional(),
+      /** Environment variable holding the client secret (never the secret itself). */
+      clientSecretEnv: authEnvName,
+      /** The scope asked for (default `catalog`, as Iceberg's Java client). */
+      scope: z.string().min(1).optional(),
+    })
+    .strict()
+    .refine((a) => (a.clientId === undefined) !== (a.clientIdEnv === undefined), {
+      message: 'set exactly one of clientId and clientIdEnv',
+      path: ['clientId'],
+    }),
+  z
+    .object({
+      type: z.literal('sigv4'),
+      /** The AWS service the catalog is: `glue` (Glue's Iceberg REST endpoint) or `s3tables` (S3 Tables). */
+      service: z.enum(['glue', 's3tables']),
+      /** The signing region (default: AWS_REGION, then AWS_DEFAULT_REGION). */
+      region: z.string().min(1).optional(),
+      /** The signing name when it differs from the service (an endpoint behind a proxy); default the service. */
+      signingName: z
+        .string()
+        .regex(/^[a-z0-9-]+$/)
+        .optional(),
+    })
+    .strict(),
+]);
+export type CatalogAuthConfig = z.output<typeof catalogAuthSchema>;
+
 export const catalogSchema = z
   .object({
     /** The name plans use to refer to this catalog. */
@@ -62,11 +115,13 @@ export const catalogSchema = z
     uri: z.string(),
     /** The warehouse to ask a REST catalog for (sent as `warehouse` to GET /v1/config). */
     warehouse: z.string().optional(),
-    /** Name of the environment variable holding a static bearer token (never the token itself). */
+    /** Name of the environment variable holding a static bearer token (never the token itself); short for `auth: {type: bearer, tokenEnv}`. */
     tokenEnv: z
       .string()
       .regex(/^[A-Z_][A-Z0-9_]*$/)
       .optional(),
+    /** REST catalog only: how it authenticates us — bearer, oauth2 (client credentials) or sigv4 (AWS Glue, S3 Tables). Replaces tokenEnv. */
+    auth: catalogAuthSchema.optional(),
     /** Prefix for the target namespace of every migrated table: `<prefix><hms database>` (default none). */
     namespacePrefix: z
       .string()
@@ -89,6 +144,14 @@ export const catalogSchema = z
     } as const;
     const [pattern, message] = uri[c.type];
     if (!pattern.test(c.uri)) ctx.addIssue({ code: 'custom', path: ['uri'], message });
+    if (c.auth !== undefined && c.type !== 'rest')
+      ctx.addIssue({ code: 'custom', path: ['auth'], message: 'auth applies to a rest catalog only' });
+    if (c.auth !== undefined && c.tokenEnv !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tokenEnv'],
+        message: 'set catalog.auth or catalog.tokenEnv (the same as auth: {type: bearer}), not both',
+      });
     if (c.mode !== undefined && c.type !== 'hive')
       ctx.addIssue({ code: 'custom', path: ['mode'], message: 'mode applies to a hive catalog only' });
     if (c.mode === 'in-place' && (c.namespacePrefix ?? '') !== '')
