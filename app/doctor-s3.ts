@@ -1,6 +1,6 @@
 // `doctor` for S3: how the process authenticates (credential source, access key id prefix, session
 // expiry), where requests go (addressing style, region and where the region came from), then a
-// round trip (HeadBucket on storage.s3.probeBucket, else ListBuckets). Each negative case is a
+// round trip (a one-key ListObjectsV2 on storage.s3.probeBucket, else ListBuckets). Each negative case is a
 // failed check with its code and remedy. Never shows a secret key or session token.
 import { S3Client } from '@aws-sdk/client-s3';
 import type { MigrateConfig } from '../core/config/schema';
