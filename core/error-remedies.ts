@@ -23,7 +23,7 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   HMS_KERBEROS_AUTH_FAILED:
     'Set hms.thrift.kerberos.servicePrincipal to the metastore’s hive.metastore.kerberos.principal (`_HOST` becomes the host of hms.thrift.uri); check that the KDC of the realm answers (KRB5_CONFIG) and the clocks agree. A metastore without SASL: remove hms.thrift.kerberos. `migrate doctor` shows what the KDC or the metastore said.',
   HMS_KERBEROS_UNAVAILABLE:
-    'Install the MIT Kerberos GSSAPI library (Debian/Ubuntu: `apt-get install libgssapi-krb5-2`; RHEL: `krb5-libs`) and reinstall the tool with its dependencies (koffi); or remove hms.thrift.kerberos.',
+    'Install the MIT Kerberos GSSAPI library (Debian/Ubuntu: `apt-get install libgssapi-krb5-2`; RHEL: `krb5-libs`) and reinstall the tool with its dependencies (koffi); a library under another name or path: set hms.thrift.kerberos.gssapiLibrary to it; or remove hms.thrift.kerberos.',
   HMS_BAD_METADATA:
     'Repair the table in Hive (it has no storage descriptor or location), or exclude it from the plan; the message names the object.',
   HIVE_TYPE_INVALID: 'Fix the column type in the metastore (the message names the column), or exclude the table.',

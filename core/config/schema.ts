@@ -34,6 +34,8 @@ export const hmsSchema = z
               .optional(),
             /** Path of a keytab holding clientPrincipal: tickets come from it into a private in-memory cache and are renewed from it. Without it: the user's credential cache (KRB5CCNAME; `kinit`). */
             keytabFile: z.string().min(1).optional(),
+            /** The MIT GSSAPI library to load, a file name the dynamic linker finds or an absolute path (default libgssapi_krb5.so.2; e.g. /usr/lib64/libgssapi_krb5.so.2). */
+            gssapiLibrary: z.string().min(1).optional(),
           })
           .strict()
           .optional(),

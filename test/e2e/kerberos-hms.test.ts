@@ -34,6 +34,7 @@ interface Krb {
   servicePrincipal: string;
   clientPrincipal?: string;
   keytabFile?: string;
+  gssapiLibrary?: string;
 }
 const KEYTAB_AUTH: Krb = { servicePrincipal: `hive/_HOST@${env.HIM_KRB_REALM}`, clientPrincipal: CLIENT, keytabFile: KEYTAB };
 
@@ -184,6 +185,30 @@ describe('Kerberized HMS (SASL/GSSAPI)', () => {
     expect(d.code).toBe(1);
     expect(hms).toEqual([expect.objectContaining({ check: 'auth', status: 'fail', code: 'HMS_KERBEROS_NO_TICKET' })]);
     expect(hms[0]?.remedy).toContain(`kinit -kt <keytab> ${CLIENT}`);
+  });
+
+  it('a GSSAPI library that cannot be loaded: HMS_KERBEROS_UNAVAILABLE naming it, exit 1; doctor fails auth with the install remedy', async () => {
+    const missing = path.join(dir, 'no-such-libgssapi_krb5.so.2');
+    const cfg = config('no-library.yaml', KRB_URI, { ...KEYTAB_AUTH, gssapiLibrary: missing });
+    const r = await migrate(['inventory', '--config', cfg, '--json', '--database', db]);
+    expect([r.code, failure(r).code]).toEqual([1, 'HMS_KERBEROS_UNAVAILABLE']);
+    expect(failure(r).message).toContain(`the GSSAPI library ${missing} cannot be loaded`);
+    const { r: d, hms } = await doctor(cfg);
+    expect(d.code).toBe(1);
+    expect(hms).toEqual([expect.objectContaining({ check: 'auth', status: 'fail', code: 'HMS_KERBEROS_UNAVAILABLE' })]);
+    expect(hms[0]?.remedy).toContain('libgssapi-krb5-2');
+    expect(hms[0]?.remedy).toContain('hms.thrift.kerberos.gssapiLibrary');
+    // The same setting with the library's real path works (an absolute path is loaded as given).
+    const real = execFileSync('sh', ['-c', 'ldconfig -p | grep -m1 "libgssapi_krb5.so.2 " | sed "s/.*=> //"']).toString().trim();
+    const ok = await migrate([
+      'inventory',
+      '--config',
+      config('library.yaml', KRB_URI, { ...KEYTAB_AUTH, gssapiLibrary: real }),
+      '--json',
+      '--database',
+      db,
+    ]);
+    expect(ok.code).toBe(0);
   });
 
   it('an expired ticket in the credential cache: HMS_KERBEROS_NO_TICKET, exit 1', async () => {

@@ -16,7 +16,11 @@ export interface HmsKerberos {
   readonly clientPrincipal?: string;
   /** A client keytab: tickets are obtained (and renewed) from it into a memory cache of this process. */
   readonly keytabFile?: string;
+  /** The MIT GSSAPI library to load: a file name for the dynamic linker or a path (default libgssapi_krb5.so.2). */
+  readonly gssapiLibrary?: string;
 }
+
+export const DEFAULT_GSSAPI_LIBRARY = 'libgssapi_krb5.so.2';
 
 /** Who we are to the metastore, for `migrate doctor` (no secrets). */
 export interface KerberosIdentity {
@@ -89,12 +93,17 @@ const SIGNATURES = {
  * than once in a process (test runners' module registries): keep the one Lib on globalThis.
  */
 const SINGLETON = Symbol.for('hms-iceberg-migrator.gssapi');
-const holder = globalThis as { [SINGLETON]?: Lib };
-let loaded: Lib | undefined = holder[SINGLETON];
+const holder = globalThis as { [SINGLETON]?: Map<string, Lib> };
+const libs = (holder[SINGLETON] ??= new Map<string, Lib>());
+/** The library this process authenticates with (the one the last credentials were acquired through). */
+let loaded: Lib | undefined;
 
-/** koffi and libgssapi_krb5, once; HMS_KERBEROS_UNAVAILABLE when either is missing. */
-function lib(): Lib {
-  if (loaded) return loaded;
+/** koffi and the GSSAPI library, once per library; HMS_KERBEROS_UNAVAILABLE when either is missing. */
+function lib(library?: string): Lib {
+  if (library === undefined && loaded) return loaded;
+  const file = library ?? DEFAULT_GSSAPI_LIBRARY;
+  const have = libs.get(file);
+  if (have) return (loaded = have);
   let koffi: Record<string, (...a: unknown[]) => unknown>;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when Kerberos is configured
@@ -103,7 +112,7 @@ function lib(): Lib {
     throw unavailable(`the koffi package cannot be loaded (${(e as Error).message})`, e);
   }
   try {
-    const so = koffi.load!('libgssapi_krb5.so.2') as { func(sig: string): Fn };
+    const so = koffi.load!(file) as { func(sig: string): Fn };
     // Type names are process-wide in koffi: another copy of this module (or a test's global setup) may have made them.
     const struct = (name: string, def: Record<string, string>): unknown => {
       try {
@@ -117,10 +126,11 @@ function lib(): Lib {
     const kv = struct('gss_key_value_element_desc', { key: 'void *', value: 'void *' });
     struct('gss_key_value_set_desc', { count: 'uint32', elements: 'void *' });
     const f = Object.fromEntries(Object.entries(SIGNATURES).map(([k, sig]) => [k, so.func(sig)]));
-    loaded = holder[SINGLETON] = { koffi: koffi as unknown as Lib['koffi'], kv, f };
+    loaded = { koffi: koffi as unknown as Lib['koffi'], kv, f };
+    libs.set(file, loaded);
     return loaded;
   } catch (e) {
-    throw unavailable(`libgssapi_krb5.so.2 cannot be loaded or bound (${(e as Error).message})`, e);
+    throw unavailable(`the GSSAPI library ${file} cannot be loaded or bound (${(e as Error).message})`, e);
   }
 }
 
@@ -227,7 +237,7 @@ function credStore(l: Lib, entries: ReadonlyArray<readonly [string, string]>): {
 
 /** Credentials to initiate with: from the keytab (tickets into MEMORY:him-<pid>) or the default/KRB5CCNAME cache. */
 export async function acquireCredentials(k: HmsKerberos): Promise<Ptr> {
-  const l = lib();
+  const l = lib(k.gssapiLibrary ?? DEFAULT_GSSAPI_LIBRARY);
   const name = k.clientPrincipal === undefined ? null : importName(l, k.clientPrincipal);
   const minor = [0];
   const cred: Ptr[] = [null];
