@@ -1,9 +1,9 @@
 // The fast footer path (S3RangedGet, and the signed reads footer threads send) against the stack's
 // s3-sts server (moto: SigV4 verified against IAM keys; STS session credentials must carry their
 // exact session token): temporary credentials from the SDK's default chain — environment, shared
-// profile file, container credentials endpoint with refresh before expiry — virtual-hosted and
-// path-style addressing, and the coded errors of an invalid token, a wrong secret, no credentials,
-// and credentials the provider hands back already expired.
+// profile file, container credentials endpoint and instance metadata (IMDSv2) with refresh before
+// expiry — virtual-hosted and path-style addressing, and the coded errors of an invalid token, a
+// wrong secret, no credentials, and credentials the provider hands back already expired.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import os from 'node:os';
@@ -33,6 +33,8 @@ const CHAIN_VARS = [
   'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
   'AWS_WEB_IDENTITY_TOKEN_FILE',
   'AWS_ROLE_ARN',
+  'AWS_EC2_METADATA_SERVICE_ENDPOINT',
+  'AWS_EC2_METADATA_V1_DISABLED',
 ] as const;
 
 const sts = stsStack();
@@ -186,6 +188,92 @@ describe('fast footer path with temporary credentials (s3-sts: moto, SigV4 + ses
       client.destroy();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe('fast footer path with instance metadata credentials (IMDSv2)', () => {
+  it('an IMDSv2 endpoint (token PUT, role name, session credentials): used and refreshed before expiry, every GET with the token', async () => {
+    clearChain();
+    delete process.env.AWS_EC2_METADATA_DISABLED;
+    const issued = new Map<string, Date>();
+    const seen = { tokens: 0, roleLists: 0, credentials: 0, withoutToken: 0 };
+    const TOKEN = `imds-token-${uniqueName('t')}`;
+    // What EC2's metadata service answers (IMDSv2): PUT /latest/api/token with a TTL header gives a
+    // token; GETs carrying it list the role and give its session credentials (here the margin plus 1.5 s ahead).
+    const server = http.createServer((req, res) => {
+      const url = req.url ?? '';
+      if (req.method === 'PUT' && url === '/latest/api/token' && req.headers['x-aws-ec2-metadata-token-ttl-seconds'] !== undefined) {
+        seen.tokens += 1;
+        res.end(TOKEN);
+        return;
+      }
+      if (req.method !== 'GET' || req.headers['x-aws-ec2-metadata-token'] !== TOKEN) {
+        seen.withoutToken += 1;
+        res.statusCode = 401;
+        res.end();
+        return;
+      }
+      if (url === '/latest/meta-data/iam/security-credentials/') {
+        seen.roleLists += 1;
+        res.end('him-worker-role');
+        return;
+      }
+      if (url !== '/latest/meta-data/iam/security-credentials/him-worker-role') {
+        res.statusCode = 404;
+        res.end();
+        return;
+      }
+      seen.credentials += 1;
+      assumeRole()
+        .then((c) => {
+          const expiration = new Date(Date.now() + CREDENTIAL_MARGIN_MS + 1500);
+          issued.set(c.accessKeyId, expiration);
+          res.setHeader('content-type', 'text/plain');
+          res.end(
+            JSON.stringify({
+              Code: 'Success',
+              LastUpdated: new Date().toISOString(),
+              Type: 'AWS-HMAC',
+              AccessKeyId: c.accessKeyId,
+              SecretAccessKey: c.secretAccessKey,
+              Token: c.sessionToken,
+              Expiration: expiration.toISOString(),
+            }),
+          );
+        })
+        .catch((e: Error) => {
+          res.statusCode = 500;
+          res.end(e.message);
+        });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    process.env.AWS_EC2_METADATA_SERVICE_ENDPOINT = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    process.env.AWS_EC2_METADATA_V1_DISABLED = 'true';
+    const { g, client } = lean(sts.endpoint, true);
+    const used = new Set<string>();
+    try {
+      for (const until = Date.now() + 4000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+        const before = Date.now();
+        const signed = await g.signedGet(BUCKET, key, 'bytes=0-3');
+        const id = /Credential=([^/]+)\//.exec(signed.headers.authorization ?? '')?.[1] ?? '';
+        expect(issued.get(id)?.getTime() ?? 0).toBeGreaterThan(before + CREDENTIAL_MARGIN_MS);
+        expect(signed.headers['x-amz-security-token']).toBeDefined();
+        used.add(id);
+        expect(Buffer.from((await g.get(BUCKET, key, 'bytes=0-3')).bytes).toString()).toBe('PAR1');
+      }
+      expect(seen.credentials).toBeGreaterThanOrEqual(2);
+      expect(used.size).toBeGreaterThanOrEqual(2);
+      expect(seen.tokens).toBeGreaterThanOrEqual(1);
+      expect(seen.withoutToken).toBe(0);
+      expect(describeCredentials(await g.credentials.get()).source).toBe('instance metadata (IMDS)');
+    } finally {
+      g.destroy();
+      client.destroy();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      delete process.env.AWS_EC2_METADATA_SERVICE_ENDPOINT;
+      delete process.env.AWS_EC2_METADATA_V1_DISABLED;
     }
   });
 });
