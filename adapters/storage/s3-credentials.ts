@@ -47,17 +47,29 @@ export interface CredentialDescription {
   readonly expiresAt: string | undefined;
 }
 
-export function describeCredentials(c: S3Credentials): CredentialDescription {
+export function describeCredentials(c: S3Credentials, env: NodeJS.ProcessEnv = process.env): CredentialDescription {
   const ids = Object.keys(c.$source ?? {});
   // The most specific feature recorded: the chain records the outer provider last.
   const known = ids.filter((id) => SOURCES[id] !== undefined);
-  const source = known.length === 0 ? 'AWS SDK default chain' : known.map((id) => SOURCES[id]).join(' → ');
+  const source = known.length === 0 ? unrecordedSource(c, env) : known.map((id) => SOURCES[id]).join(' → ');
   return {
     source,
     accessKeyPrefix: `${c.accessKeyId.slice(0, 4)}…`,
     session: c.sessionToken !== undefined,
     expiresAt: c.expiration?.toISOString(),
   };
+}
+
+/**
+ * Every link of the default chain records a feature id on what it returns except the two metadata
+ * services' own providers (the legacy container provider and IMDS): an unrecorded set is from the
+ * container endpoint when its variables are set, else a session is from instance metadata.
+ */
+function unrecordedSource(c: S3Credentials, env: NodeJS.ProcessEnv): string {
+  if ((env.AWS_CONTAINER_CREDENTIALS_FULL_URI ?? env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI ?? '') !== '') return SOURCES.CREDENTIALS_HTTP!;
+  const imdsOff = (env.AWS_EC2_METADATA_DISABLED ?? 'false').toLowerCase() !== 'false';
+  if (!imdsOff && c.sessionToken !== undefined) return SOURCES.CREDENTIALS_IMDS!;
+  return 'AWS SDK default chain';
 }
 
 function credentialsError(e: unknown): MigrationError {

@@ -90,4 +90,12 @@ describe('RefreshingCredentials', () => {
     });
     expect(JSON.stringify(d)).not.toMatch(/secret7|token7/);
   });
+
+  it('describeCredentials without a recorded feature: the container endpoint when its variables are set, else a session is IMDS', () => {
+    const s = session(8, 60_000, T0);
+    expect(describeCredentials(s, { AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: '/v2/creds' }).source).toBe('container credentials endpoint');
+    expect(describeCredentials(s, {}).source).toBe('instance metadata (IMDS)');
+    expect(describeCredentials(s, { AWS_EC2_METADATA_DISABLED: 'true' }).source).toBe('AWS SDK default chain');
+    expect(describeCredentials({ accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'x' }, {}).source).toBe('AWS SDK default chain');
+  });
 });
