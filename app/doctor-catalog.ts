@@ -11,17 +11,9 @@ import type { SigV4Auth } from '../adapters/catalog/rest-sigv4';
 import type { CatalogAuthConfig, MigrateConfig } from '../core/config/schema';
 import { ErrorCode, isMigrationError } from '../core/errors';
 import { restAuthFor } from './catalog-auth';
+import type { Outcome } from './doctor-outcome';
 
 type CatalogConfig = NonNullable<MigrateConfig['catalog']>;
-
-export interface CatalogOutcome {
-  readonly check: string;
-  readonly status?: 'ok' | 'warn' | 'fail';
-  readonly latencyMs?: number;
-  readonly detail: string;
-  readonly code?: string;
-  readonly remedy?: string;
-}
 
 /** What to do when the catalog or its token endpoint refuses us, per method. */
 export function authRemedy(a: CatalogAuthConfig, c: CatalogConfig): string {
@@ -61,8 +53,8 @@ export async function restAuthOutcomes(
   a: CatalogAuthConfig,
   timeoutMs: number,
   env: NodeJS.ProcessEnv,
-): Promise<CatalogOutcome[]> {
-  const fail = (e: unknown, code?: string): CatalogOutcome[] => [
+): Promise<Outcome[]> {
+  const fail = (e: unknown, code?: string): Outcome[] => [
     {
       check: 'auth',
       status: 'fail',

@@ -7,17 +7,7 @@ import type { HmsKerberos } from '../adapters/hms/thrift/gssapi';
 import { probeHms } from '../adapters/hms/thrift/connection';
 import { ErrorCode, isMigrationError } from '../core/errors';
 import { REMEDIES } from '../core/error-remedies';
-
-/** The shape of doctor's outcomes (app/doctor.ts `Outcome`). */
-export interface AuthOutcome {
-  readonly check: string;
-  readonly status?: 'ok' | 'warn' | 'fail';
-  readonly version?: string;
-  readonly latencyMs?: number;
-  readonly detail: string;
-  readonly code?: string;
-  readonly remedy?: string;
-}
+import type { Outcome } from './doctor-outcome';
 
 const AUTH_CODES: ReadonlySet<string> = new Set([
   ErrorCode.HMS_KERBEROS_NO_TICKET,
@@ -39,7 +29,7 @@ export function kerberosRemedy(code: string, k: HmsKerberos | undefined): string
 }
 
 /** The hms probe's outcomes with Kerberos configured: reachable + auth, or a coded auth failure. */
-export async function probeKerberizedHms(uri: string, timeoutMs: number, k: HmsKerberos): Promise<AuthOutcome[]> {
+export async function probeKerberizedHms(uri: string, timeoutMs: number, k: HmsKerberos): Promise<Outcome[]> {
   try {
     const p = await probeHms(uri, timeoutMs, k);
     const id = p.identity;

@@ -11,19 +11,11 @@ import { S3Addressing } from '../adapters/storage/s3-addressing';
 import { RefreshingCredentials, describeCredentials } from '../adapters/storage/s3-credentials';
 import type { S3Credentials } from '../adapters/storage/s3-credentials';
 import { resolveS3Region } from '../adapters/storage/s3-region';
+import type { Outcome } from './doctor-outcome';
 
 type S3Config = NonNullable<NonNullable<MigrateConfig['storage']>['s3']>;
 
-export interface S3Outcome {
-  readonly check: string;
-  readonly status?: 'ok' | 'warn' | 'fail';
-  readonly latencyMs?: number;
-  readonly detail: string;
-  readonly code?: string;
-  readonly remedy?: string;
-}
-
-function failure(check: string, e: unknown, prefix: string): S3Outcome {
+function failure(check: string, e: unknown, prefix: string): Outcome {
   const code = isMigrationError(e) ? e.code : ErrorCode.STORAGE_ERROR;
   return { check, status: 'fail', code, detail: `${prefix}${(e as Error).message}`, remedy: REMEDIES[code] };
 }
@@ -35,7 +27,7 @@ function expiryText(c: S3Credentials): string {
 }
 
 /** The `auth` and `reachable` checks of storage.s3. */
-export async function s3DoctorOutcomes(s3: S3Config, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<S3Outcome[]> {
+export async function s3DoctorOutcomes(s3: S3Config, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<Outcome[]> {
   const region = resolveS3Region(s3.region, env);
   const addressing = new S3Addressing(region.region, s3.endpoint, s3.forcePathStyle);
   const where = `${addressing.style} addressing, region ${region.region} (from ${region.source})`;
@@ -49,7 +41,7 @@ export async function s3DoctorOutcomes(s3: S3Config, timeoutMs: number, env: Nod
     client.destroy();
   }
   const d = describeCredentials(creds);
-  const auth: S3Outcome = {
+  const auth: Outcome = {
     check: 'auth',
     detail: `credentials from ${d.source}, access key ${d.accessKeyPrefix}, ${expiryText(creds)}; ${where}`,
   };

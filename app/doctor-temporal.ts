@@ -11,16 +11,7 @@ import { describeCertificate } from '../adapters/temporal/tls';
 import type { CertificateInfo } from '../adapters/temporal/tls';
 import { preCheckTemporal, resolveTemporal } from './temporal-connect';
 import type { TemporalSettings } from './temporal-connect';
-
-/** One doctor check result (the shape app/doctor.ts's checks take). */
-export interface TemporalOutcome {
-  readonly check: string;
-  readonly status?: 'ok' | 'warn' | 'fail';
-  readonly latencyMs?: number;
-  readonly detail: string;
-  readonly code?: string;
-  readonly remedy?: string;
-}
+import type { Outcome } from './doctor-outcome';
 
 /** A certificate close to its end is worth a warning (renewal takes a change window). */
 const EXPIRY_WARN_DAYS = 14;
@@ -52,9 +43,9 @@ function certText(c: CertificateInfo): string {
 }
 
 /** The auth method and identity; a warning for a certificate that expired or expires soon. */
-function authOutcome(s: TemporalSettings, now: Date): TemporalOutcome {
+function authOutcome(s: TemporalSettings, now: Date): Outcome {
   const methods: string[] = [];
-  let status: TemporalOutcome['status'] = 'ok';
+  let status: Outcome['status'] = 'ok';
   const cert = s.tls?.clientCert;
   if (cert !== undefined) {
     let info: CertificateInfo | undefined;
@@ -89,7 +80,7 @@ function authOutcome(s: TemporalSettings, now: Date): TemporalOutcome {
 }
 
 /** The TCP + TLS pre-check as a check: the protocol and the server's certificate, or the coded refusal with its remedy. */
-async function handshakeOutcome(s: TemporalSettings, timeoutMs: number): Promise<TemporalOutcome> {
+async function handshakeOutcome(s: TemporalSettings, timeoutMs: number): Promise<Outcome> {
   const t0 = performance.now();
   try {
     const h = await preCheckTemporal(s, timeoutMs);
@@ -109,13 +100,13 @@ async function handshakeOutcome(s: TemporalSettings, timeoutMs: number): Promise
 }
 
 /** A connection that cannot be resolved (a file or variable the config names is missing): a failed `connection` check. */
-export function unresolvedOutcome(error: unknown): TemporalOutcome {
+export function unresolvedOutcome(error: unknown): Outcome {
   const code = isMigrationError(error) ? error.code : ErrorCode.INTERNAL;
   return { check: 'connection', status: 'fail', code, detail: (error as Error).message, remedy: REMEDIES[code] };
 }
 
 /** The frontend refused our credentials after the handshake (API key): a failed `reachable` check with that code's remedy; else undefined. */
-export function refusedOutcome(e: unknown): TemporalOutcome | undefined {
+export function refusedOutcome(e: unknown): Outcome | undefined {
   if (!isMigrationError(e) || e.code !== ErrorCode.TEMPORAL_AUTH_FAILED) return undefined;
   return { check: 'reachable', status: 'fail', code: e.code, detail: e.message, remedy: REMEDIES[e.code] };
 }
@@ -124,13 +115,13 @@ export function refusedOutcome(e: unknown): TemporalOutcome | undefined {
  * The connection, auth and handshake checks of a secured connection (TLS or an API key); the caller
  * stops after a failed one. A plain connection has none: its sources go into the reachable check.
  */
-export async function temporalConnectionOutcomes(s: TemporalSettings, timeoutMs: number, now = new Date()): Promise<TemporalOutcome[]> {
+export async function temporalConnectionOutcomes(s: TemporalSettings, timeoutMs: number, now = new Date()): Promise<Outcome[]> {
   if (s.tls === undefined) return [];
   return [{ check: 'connection', detail: connectionDetail(s) }, authOutcome(s, now), await handshakeOutcome(s, timeoutMs)];
 }
 
 /** A plain connection's `reachable` check also says where the address and namespace came from. */
-export function withPlainSources<T extends TemporalOutcome>(outcomes: readonly T[], s: TemporalSettings): T[] {
+export function withPlainSources<T extends Outcome>(outcomes: readonly T[], s: TemporalSettings): T[] {
   if (s.tls !== undefined) return [...outcomes];
   return outcomes.map((o) => (o.check === 'reachable' ? { ...o, detail: `${o.detail}; ${connectionDetail(s)}, no credentials` } : o));
 }

@@ -19,8 +19,9 @@ import { probeKerberizedHms } from './doctor-hms-auth';
 import { refusedOutcome, temporalConnectionOutcomes, temporalSettingsOf, unresolvedOutcome, withPlainSources } from './doctor-temporal';
 import { connectionOptions } from './temporal-connect';
 import { restAuthOutcomes } from './doctor-catalog';
+import type { CheckStatus, Outcome } from './doctor-outcome';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
+export type { CheckStatus };
 
 export interface Check {
   readonly component: 'hms' | 'catalog' | 'storage' | 'temporal' | 'state';
@@ -30,17 +31,6 @@ export interface Check {
   readonly status: CheckStatus;
   /** false only for a failed check (a warning is ok). */
   readonly ok: boolean;
-  readonly version?: string;
-  readonly latencyMs?: number;
-  readonly detail: string;
-  readonly code?: string;
-  readonly remedy?: string;
-}
-
-/** One result of a probe: ok unless `status` says otherwise. */
-interface Outcome {
-  readonly check: string;
-  readonly status?: CheckStatus;
   readonly version?: string;
   readonly latencyMs?: number;
   readonly detail: string;

@@ -19,6 +19,7 @@ import { RestCatalog } from '../../adapters/catalog/rest';
 import type { Run } from '../helpers/cli';
 import { MIGRATE, ROOT, TSX, run, withCatalogSection } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
+import type { Check } from '../../app/doctor';
 
 const env = testStack();
 const prefix = uniqueName('himca').toLowerCase();
@@ -66,14 +67,6 @@ async function migrate(cfg: string, args: string[], extraEnv: Record<string, str
   return r;
 }
 
-interface Check {
-  component: string;
-  check: string;
-  status: string;
-  code?: string;
-  detail: string;
-  remedy?: string;
-}
 const catalogCheck = (r: Run, check: string): Check | undefined =>
   (JSON.parse(r.stdout) as { checks: Check[] }).checks.find((c) => c.component === 'catalog' && c.check === check);
 

@@ -12,21 +12,13 @@ import { Client as PgClient } from 'pg';
 import type { Run } from '../helpers/cli';
 import { MIGRATE, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
+import type { Check } from '../../app/doctor';
 
 const env = testStack();
 const cfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const temporalCli = (args: string[]): Promise<unknown> =>
   promisify(execFile)(env.HIM_TEMPORAL_BIN as string, [...args, '--address', env.HIM_TEMPORAL_ADDRESS as string]);
 
-interface Check {
-  component: string;
-  check: string;
-  status: 'ok' | 'warn' | 'fail';
-  ok: boolean;
-  code?: string;
-  detail: string;
-  remedy?: string;
-}
 interface Report {
   ok: boolean;
   warnings: number;

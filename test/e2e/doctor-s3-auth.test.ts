@@ -9,15 +9,7 @@ import type { Run } from '../helpers/cli';
 import { MIGRATE, run } from '../helpers/cli';
 import { assumeRole, stsStack } from '../helpers/sts';
 import type { SessionCredentials } from '../helpers/sts';
-
-interface Check {
-  component: string;
-  check: string;
-  status: 'ok' | 'warn' | 'fail';
-  code?: string;
-  detail: string;
-  remedy?: string;
-}
+import type { Check } from '../../app/doctor';
 
 const sts = stsStack();
 let dir: string;

@@ -14,6 +14,7 @@ import { MIGRATE, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { assumeRole, stsStack } from '../helpers/sts';
 import type { SessionCredentials } from '../helpers/sts';
+import type { Check } from '../../app/doctor';
 
 const env = testStack();
 const sts = stsStack();
@@ -29,14 +30,6 @@ const queue = `him-e2e-${uniqueName('himsec').toLowerCase()}`;
 let dir = '';
 let session: SessionCredentials;
 
-interface Check {
-  component: string;
-  check: string;
-  status: 'ok' | 'warn' | 'fail';
-  code?: string;
-  detail: string;
-  remedy?: string;
-}
 interface Doctor {
   r: Run;
   checks: Check[];

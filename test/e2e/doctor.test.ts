@@ -4,20 +4,9 @@ import path from 'node:path';
 import type { Run } from '../helpers/cli';
 import { MIGRATE, run } from '../helpers/cli';
 import { testStack } from '../helpers/stack-env';
+import type { Check } from '../../app/doctor';
 
 const env = testStack();
-
-interface Check {
-  component: string;
-  check: string;
-  status: 'ok' | 'warn' | 'fail';
-  ok: boolean;
-  version?: string;
-  latencyMs?: number;
-  code?: string;
-  remedy?: string;
-  detail: string;
-}
 
 const migrate = (args: string[]): Promise<Run> => run(MIGRATE, args);
 

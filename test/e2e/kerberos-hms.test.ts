@@ -16,6 +16,7 @@ import { RestCatalog } from '../../adapters/catalog/rest';
 import type { Run } from '../helpers/cli';
 import { MIGRATE, ROOT, TSX, run, withCatalogSection } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
+import type { Check } from '../../app/doctor';
 
 const env = testStack();
 const prefix = uniqueName('himkrb').toLowerCase();
@@ -72,14 +73,6 @@ function failure(r: Run): { code: string; message: string } {
   }
 }
 
-interface Check {
-  component: string;
-  check: string;
-  status: string;
-  detail: string;
-  code?: string;
-  remedy?: string;
-}
 async function doctor(cfg: string, extra: Record<string, string> = {}): Promise<{ r: Run; hms: Check[] }> {
   const r = await migrate(['doctor', '--config', cfg, '--json', '--timeout', '5000'], extra);
   const checks = (JSON.parse(r.stdout) as { checks: Check[] }).checks;

@@ -19,6 +19,7 @@ import { Client as PgClient } from 'pg';
 import { MIGRATE, TSX, run } from '../helpers/cli';
 import type { Run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
+import type { Check } from '../../app/doctor';
 
 const env = testStack();
 const prefix = uniqueName('himtls').toLowerCase();
@@ -34,16 +35,6 @@ let worker: ChildProcess | undefined;
 let workerLog = '';
 /** Everything the commands printed (scanned for the API key at the end). */
 const outputs: string[] = [];
-
-interface Check {
-  component: string;
-  check: string;
-  status: string;
-  detail: string;
-  code?: string;
-  remedy?: string;
-  latencyMs?: number;
-}
 
 /** The stack's config with a temporal section over mTLS (no address: TEMPORAL_ADDRESS gives it). */
 function config(name: string, cert: string, key: string | undefined): string {

@@ -82,6 +82,25 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
+/**
+ * Answers a metadata service's credentials request with a new STS session (recorded in `issued`)
+ * that expires the refresh margin plus 1.5 s from now, so a 4 s read loop outlives several.
+ */
+function serveSession(res: http.ServerResponse, issued: Map<string, Date>, extra: Record<string, string>): void {
+  assumeRole()
+    .then((c) => {
+      const expiration = new Date(Date.now() + CREDENTIAL_MARGIN_MS + 1500);
+      issued.set(c.accessKeyId, expiration);
+      res.setHeader('content-type', 'application/json');
+      const body = { ...extra, AccessKeyId: c.accessKeyId, SecretAccessKey: c.secretAccessKey, Token: c.sessionToken };
+      res.end(JSON.stringify({ ...body, Expiration: expiration.toISOString() }));
+    })
+    .catch((e: Error) => {
+      res.statusCode = 500;
+      res.end(e.message);
+    });
+}
+
 describe('fast footer path with temporary credentials (s3-sts: moto, SigV4 + session token verified)', () => {
   it('env session credentials, virtual-hosted <bucket>.s3.test: main-thread GET and the thread-sent signed read both succeed', async () => {
     clearChain();
@@ -143,24 +162,7 @@ describe('fast footer path with temporary credentials (s3-sts: moto, SigV4 + ses
     // 1.5 s ahead, so a 4 s read loop outlives several of them.
     const server = http.createServer((_req, res) => {
       calls += 1;
-      assumeRole()
-        .then((c) => {
-          const expiration = new Date(Date.now() + CREDENTIAL_MARGIN_MS + 1500);
-          issued.set(c.accessKeyId, expiration);
-          res.setHeader('content-type', 'application/json');
-          res.end(
-            JSON.stringify({
-              AccessKeyId: c.accessKeyId,
-              SecretAccessKey: c.secretAccessKey,
-              Token: c.sessionToken,
-              Expiration: expiration.toISOString(),
-            }),
-          );
-        })
-        .catch((e: Error) => {
-          res.statusCode = 500;
-          res.end(e.message);
-        });
+      serveSession(res, issued, {});
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     process.env.AWS_CONTAINER_CREDENTIALS_FULL_URI = `http://127.0.0.1:${(server.address() as { port: number }).port}/creds`;
@@ -225,27 +227,7 @@ describe('fast footer path with instance metadata credentials (IMDSv2)', () => {
         return;
       }
       seen.credentials += 1;
-      assumeRole()
-        .then((c) => {
-          const expiration = new Date(Date.now() + CREDENTIAL_MARGIN_MS + 1500);
-          issued.set(c.accessKeyId, expiration);
-          res.setHeader('content-type', 'text/plain');
-          res.end(
-            JSON.stringify({
-              Code: 'Success',
-              LastUpdated: new Date().toISOString(),
-              Type: 'AWS-HMAC',
-              AccessKeyId: c.accessKeyId,
-              SecretAccessKey: c.secretAccessKey,
-              Token: c.sessionToken,
-              Expiration: expiration.toISOString(),
-            }),
-          );
-        })
-        .catch((e: Error) => {
-          res.statusCode = 500;
-          res.end(e.message);
-        });
+      serveSession(res, issued, { Code: 'Success', LastUpdated: new Date().toISOString(), Type: 'AWS-HMAC' });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     process.env.AWS_EC2_METADATA_SERVICE_ENDPOINT = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
