@@ -41,9 +41,16 @@ function outsideEnv(): NodeJS.ProcessEnv {
   };
 }
 
+/** How this machine reaches the package registry (proxy, extra CAs): npm needs it, the tool does not. */
+const NETWORK_VARS = ['NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy'];
+function networkEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(NETWORK_VARS.filter((v) => process.env[v] !== undefined).map((v) => [v, process.env[v]]));
+}
+
 /** A command outside the repo: cwd `tmp`, only PATH, HOME and the stack's variables (no NODE_PATH, NODE_OPTIONS). */
-async function outside(cmd: string, args: readonly string[]): Promise<Run> {
-  return promisify(execFile)(cmd, [...args], { env: outsideEnv(), cwd: tmp, maxBuffer: 64 << 20, timeout: 600_000 }).then(
+async function outside(cmd: string, args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
+  const env = { ...outsideEnv(), ...extraEnv };
+  return promisify(execFile)(cmd, [...args], { env, cwd: tmp, maxBuffer: 64 << 20, timeout: 600_000 }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
@@ -67,16 +74,25 @@ beforeAll(async () => {
   const packed = await run('npm', ['pack', '--json', '--pack-destination', tmp]);
   if (packed.code !== 0) throw new Error(`npm pack: ${packed.stderr}`);
   const tarball = path.join(tmp, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
-  const installed = await outside('npm', [
-    'install',
-    '-g',
-    '--prefix',
-    path.join(tmp, 'prefix'),
-    tarball,
-    '--no-audit',
-    '--no-fund',
-    '--prefer-offline',
-  ]);
+  // With --prefix, npm would read its global config from <prefix>/etc/npmrc and lose this machine's
+  // (a registry CA file, a proxy): name the real one, as an operator installing into /opt would.
+  const globalConfig = (await run('npm', ['config', 'get', 'globalconfig'])).stdout.trim();
+  const installed = await outside(
+    'npm',
+    [
+      'install',
+      '-g',
+      '--prefix',
+      path.join(tmp, 'prefix'),
+      tarball,
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--globalconfig',
+      globalConfig,
+    ],
+    networkEnv(),
+  );
   if (installed.code !== 0) throw new Error(`npm install: ${installed.stderr}`);
   installDir = path.join(tmp, 'prefix', 'lib', 'node_modules', pkg.name);
   bin = path.join(tmp, 'prefix', 'bin', 'migrate');
