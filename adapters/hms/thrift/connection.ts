@@ -11,7 +11,7 @@ import { hmsError, translateCallError } from './errors';
 import { installSkewedCodec } from './skewed';
 import type { HmsKerberos, KerberosIdentity } from './gssapi';
 import { saslGssapiHandshake, speaksSasl } from './sasl';
-import type { Protection } from './sasl-layer';
+import type { LayerOffer, Protection } from './sasl-layer';
 import { gssSecurityLayer, securedFramedTransport } from './sasl-transport';
 
 export { isUnknownMethod, translateCallError } from './errors';
@@ -53,6 +53,8 @@ export interface HmsConnection {
   readonly identity?: KerberosIdentity;
   /** The SASL quality of protection negotiated (Kerberos connections only). */
   readonly protection?: Protection;
+  /** The metastore's security-layer offer (layers and max buffer), for diagnostics (Kerberos connections only). */
+  readonly saslOffer?: LayerOffer;
   /**
    * Run one call: `conn.call('get_all_databases', (c) => c.get_all_databases())`. The generated
    * .d.ts types results as plain values; at runtime they are promises — both are handled.
@@ -162,7 +164,7 @@ function connectSocket(host: string, port: number, endpoint: string, timeoutMs: 
  */
 async function openKerberized(host: string, port: number, endpoint: string, k: HmsKerberos, timeoutMs: number) {
   const socket = await connectSocket(host, port, endpoint, timeoutMs);
-  const { identity, protection, context } = await saslGssapiHandshake(socket, host, endpoint, k, timeoutMs);
+  const { identity, protection, offer, context } = await saslGssapiHandshake(socket, host, endpoint, k, timeoutMs);
   socket.setNoDelay(true);
   let transport = thrift.TFramedTransport;
   if (context !== undefined && protection !== 'authentication') {
@@ -172,7 +174,7 @@ async function openKerberized(host: string, port: number, endpoint: string, k: H
   const conn = new thrift.Connection(socket, { transport, protocol: thrift.TBinaryProtocol, timeout: 0 });
   // The socket connected before the Connection existed: its 'connect' handler never runs, so say it.
   (conn as unknown as { connected: boolean }).connected = true;
-  return { conn, identity, protection };
+  return { conn, identity, protection, offer };
 }
 
 async function openPlain(host: string, port: number, endpoint: string, timeoutMs: number) {
@@ -184,7 +186,7 @@ async function openPlain(host: string, port: number, endpoint: string, timeoutMs
     timeout: 0,
   });
   await awaitConnect(conn, endpoint, timeoutMs);
-  return { conn, identity: undefined, protection: undefined };
+  return { conn, identity: undefined, protection: undefined, offer: undefined };
 }
 
 /** Open a connection; rejects with HMS_UNREACHABLE when the connect fails or times out (HMS_KERBEROS_* when authentication does). */
@@ -193,7 +195,7 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
   const endpoint = `thrift://${host}:${port}`;
   if (opts.kerberos === undefined && opts.auth !== undefined && opts.auth !== 'none')
     throw unsupportedAuth(endpoint, `auth '${opts.auth}' is configured`);
-  const { conn, identity, protection } =
+  const { conn, identity, protection, offer } =
     opts.kerberos === undefined
       ? await openPlain(host, port, endpoint, opts.connectTimeoutMs)
       : await openKerberized(host, port, endpoint, opts.kerberos, opts.connectTimeoutMs);
@@ -244,6 +246,7 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
     endpoint,
     ...(identity === undefined ? {} : { identity }),
     ...(protection === undefined ? {} : { protection }),
+    ...(offer === undefined ? {} : { saslOffer: offer }),
     get usable() {
       return !state.closed;
     },

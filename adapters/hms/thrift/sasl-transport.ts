@@ -26,9 +26,10 @@ function frame(payload: Buffer): Buffer {
 }
 
 /**
- * A GSSAPI failure on one message. An expired context (its service ticket's lifetime is over) is the
- * connection's end, not the metastore's answer: HMS_UNREACHABLE, retryable, so the pool authenticates
- * a new connection. Anything else (a token that does not verify or decrypt) is a bad reply.
+ * A GSSAPI failure on one message. MIT krb5 (1.20) keeps wrapping after the service ticket's end (a
+ * privacy connection outlives a 4 s ticket in kerberos.test.ts); a library that reports
+ * GSS_S_CONTEXT_EXPIRED ends the connection, not the call's answer: HMS_UNREACHABLE, retryable, so
+ * the pool authenticates a new one. Anything else (a token that does not verify or decrypt) is a bad reply.
  */
 function layerError(e: unknown, what: 'wrap' | 'unwrap', endpoint: string): MigrationError {
   if (!(e instanceof GssFailure)) return e as MigrationError;

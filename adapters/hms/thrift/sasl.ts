@@ -14,7 +14,7 @@ import { hmsError } from './errors';
 import { GssContext, GssFailure, acquireCredentials, releaseCredentials } from './gssapi';
 import type { HmsKerberos, KerberosIdentity } from './gssapi';
 import { DEFAULT_PROTECTION, chooseProtection, encodeAnswer, offeredProtections, parseOffer } from './sasl-layer';
-import type { Protection } from './sasl-layer';
+import type { LayerOffer, Protection } from './sasl-layer';
 
 /** Negotiation status bytes (libthrift TSaslTransport.NegotiationStatus). */
 export const SaslStatus = { START: 1, OK: 2, BAD: 3, ERROR: 4, COMPLETE: 5 } as const;
@@ -191,10 +191,10 @@ function securityLayerAnswer(ctx: GssContext, challenge: Buffer, endpoint: strin
   const allowed = k.protection ?? DEFAULT_PROTECTION;
   const protection = chooseProtection(offer.layers, allowed);
   if (protection === undefined) throw noCommonProtection(endpoint, principal, offeredProtections(offer.layers), allowed);
-  return { answer: ctx.wrap(encodeAnswer(protection)), protection };
+  return { answer: ctx.wrap(encodeAnswer(protection)), protection, offer };
 }
 
-/** The negotiation to COMPLETE; resolves with the protection chosen. */
+/** The negotiation to COMPLETE; resolves with the protection chosen and the server's offer. */
 async function negotiate(socket: Socket, r: FrameReader, ctx: GssContext, endpoint: string, principal: string, k: HmsKerberos) {
   const first = await ctx.step(undefined);
   socket.write(Buffer.concat([encodeFrame(SaslStatus.START, Buffer.from(MECHANISM)), encodeFrame(SaslStatus.OK, first)]));
@@ -205,12 +205,12 @@ async function negotiate(socket: Socket, r: FrameReader, ctx: GssContext, endpoi
       continue;
     }
     // COMPLETE without a security-layer offer: the server negotiated no layer.
-    if (f.status === SaslStatus.COMPLETE) return 'authentication' as Protection;
-    const { answer, protection } = securityLayerAnswer(ctx, f.payload, endpoint, principal, k);
+    if (f.status === SaslStatus.COMPLETE) return { protection: 'authentication' as Protection, offer: undefined };
+    const { answer, protection, offer } = securityLayerAnswer(ctx, f.payload, endpoint, principal, k);
     socket.write(encodeFrame(SaslStatus.COMPLETE, answer));
     const done = await expectFrame(r, endpoint, principal);
     if (done.status !== SaslStatus.COMPLETE) throw authFailed(endpoint, principal, `expected SASL COMPLETE, got status ${done.status}`);
-    return protection;
+    return { protection, offer };
   }
 }
 
@@ -218,6 +218,8 @@ async function negotiate(socket: Socket, r: FrameReader, ctx: GssContext, endpoi
 export interface SaslSession {
   readonly identity: KerberosIdentity;
   readonly protection: Protection;
+  /** What the server offered (RFC 4752 §3.1), for diagnostics; undefined when it sent no offer. */
+  readonly offer?: LayerOffer;
   /** The security context that wraps and unwraps every message; undefined with "authentication" (disposed). */
   readonly context?: GssContext;
 }
@@ -244,10 +246,10 @@ export async function saslGssapiHandshake(
     await assertKeytabReadable(endpoint, k);
     cred = await acquireCredentials(k);
     ctx = GssContext.create(cred, principal);
-    const protection = await negotiate(socket, reader, ctx, endpoint, principal, k);
+    const { protection, offer } = await negotiate(socket, reader, ctx, endpoint, principal, k);
     const identity = ctx.identity(k.keytabFile === undefined ? 'ccache' : 'keytab');
     keep = protection !== 'authentication';
-    return { identity, protection, ...(keep ? { context: ctx } : {}) };
+    return { identity, protection, ...(offer === undefined ? {} : { offer }), ...(keep ? { context: ctx } : {}) };
   } catch (e) {
     socket.destroy();
     throw gssError(e, endpoint, k, principal);
