@@ -204,8 +204,12 @@ async function negotiate(socket: Socket, r: FrameReader, ctx: GssContext, endpoi
       socket.write(encodeFrame(SaslStatus.OK, await ctx.step(f.payload)));
       continue;
     }
-    // COMPLETE without a security-layer offer: the server negotiated no layer.
-    if (f.status === SaslStatus.COMPLETE) return { protection: 'authentication' as Protection, offer: undefined };
+    // COMPLETE without a security-layer offer: the server negotiated no layer, which must be allowed (fail closed).
+    if (f.status === SaslStatus.COMPLETE) {
+      const allowed = k.protection ?? DEFAULT_PROTECTION;
+      if (!allowed.includes('authentication')) throw noCommonProtection(endpoint, principal, ['authentication'], allowed);
+      return { protection: 'authentication' as Protection, offer: undefined };
+    }
     const { answer, protection, offer } = securityLayerAnswer(ctx, f.payload, endpoint, principal, k);
     socket.write(encodeFrame(SaslStatus.COMPLETE, answer));
     const done = await expectFrame(r, endpoint, principal);
