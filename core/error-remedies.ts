@@ -21,7 +21,7 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   HMS_KERBEROS_NO_TICKET:
     'Get a ticket for the client principal: `kinit -kt <keytab> <principal>` (or `kinit <principal>`), in the same KRB5CCNAME the process uses; or set hms.thrift.kerberos.keytabFile and clientPrincipal. `klist` shows the cache, `klist -kt <keytab>` what a keytab holds.',
   HMS_KERBEROS_AUTH_FAILED:
-    'Set hms.thrift.kerberos.servicePrincipal to the metastore’s hive.metastore.kerberos.principal (`_HOST` becomes the host of hms.thrift.uri); check that the KDC of the realm answers (KRB5_CONFIG) and the clocks agree. A metastore without SASL: remove hms.thrift.kerberos. `migrate doctor` shows what the KDC or the metastore said.',
+    'Set hms.thrift.kerberos.servicePrincipal to the metastore’s hive.metastore.kerberos.principal (`_HOST` becomes the host of hms.thrift.uri); check that the KDC of the realm answers (KRB5_CONFIG) and the clocks agree. A metastore without SASL: remove hms.thrift.kerberos. When the message says what protection the metastore offers (its hadoop.rpc.protection), set hms.thrift.kerberos.protection to a list that includes it. `migrate doctor` shows what the KDC or the metastore said.',
   HMS_KERBEROS_UNAVAILABLE:
     'Install the MIT Kerberos GSSAPI library (Debian/Ubuntu: `apt-get install libgssapi-krb5-2`; RHEL: `krb5-libs`) and reinstall the tool with its dependencies (koffi); a library under another name or path: set hms.thrift.kerberos.gssapiLibrary to it; or remove hms.thrift.kerberos.',
   HMS_BAD_METADATA:

@@ -22,7 +22,7 @@ export const ErrorCode = {
   HMS_BAD_METADATA: 'HMS_BAD_METADATA',
   /** hms.thrift.kerberos is set but no usable Kerberos ticket: an empty or expired credential cache and no keytab, or a keytab without the client principal. */
   HMS_KERBEROS_NO_TICKET: 'HMS_KERBEROS_NO_TICKET',
-  /** The SASL/GSSAPI handshake with the Hive Metastore failed: a service principal the KDC or the metastore does not know, a KDC that cannot be reached, or a metastore without SASL. */
+  /** The SASL/GSSAPI handshake with the Hive Metastore failed: a service principal the KDC or the metastore does not know, a KDC that cannot be reached, a metastore without SASL, or one that offers none of hms.thrift.kerberos.protection. */
   HMS_KERBEROS_AUTH_FAILED: 'HMS_KERBEROS_AUTH_FAILED',
   /** hms.thrift.kerberos is set but this host cannot load the GSSAPI library (libgssapi_krb5.so.2) or its binding (koffi). */
   HMS_KERBEROS_UNAVAILABLE: 'HMS_KERBEROS_UNAVAILABLE',

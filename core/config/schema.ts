@@ -6,6 +6,8 @@ import { z } from 'zod';
 const thriftUri = z.string().regex(/^thrift:\/\/[^:/]+:\d+$/, 'expected thrift://host:port');
 const httpUrl = z.string().regex(/^https?:\/\/[^/]+/, 'expected http(s)://host[:port][/path]');
 const timeoutMs = z.number().int().min(100).max(600_000);
+/** Hadoop's names for the SASL quality of protection (hadoop.rpc.protection; RFC 4752 §3.1 layers). */
+const saslProtection = z.enum(['authentication', 'integrity', 'privacy']);
 
 export const hmsSchema = z
   .object({
@@ -36,6 +38,16 @@ export const hmsSchema = z
             keytabFile: z.string().min(1).optional(),
             /** The MIT GSSAPI library to load, a file name the dynamic linker finds or an absolute path (default libgssapi_krb5.so.2; e.g. /usr/lib64/libgssapi_krb5.so.2). */
             gssapiLibrary: z.string().min(1).optional(),
+            /**
+             * SASL quality of protection, in order of preference, in Hadoop's names (copy the metastore's hadoop.rpc.protection):
+             * the first the metastore offers is used. `integrity` signs and `privacy` also encrypts every Thrift message (GSSAPI
+             * wrap); `authentication` only authenticates. A YAML list, e.g. [privacy] to refuse anything weaker.
+             */
+            protection: z
+              .array(saslProtection)
+              .min(1)
+              .refine((a) => new Set(a).size === a.length, 'each value once')
+              .default(['authentication', 'integrity', 'privacy']),
           })
           .strict()
           .optional(),

@@ -2,7 +2,9 @@
 // with hive.metastore.sasl.enabled, sharing hms-pg's backing database). A tiny warehouse seeded
 // through the plain HMS is read through hms-krb: `migrate doctor` reports the method and identity,
 // `inventory`, `plan` and `apply` (a real worker, the stack's REST catalog) work with a ticket from a
-// client keytab, `inventory` with one from the user's credential cache (kinit). Each way it can go
+// client keytab, `inventory` with one from the user's credential cache (kinit), and with
+// hms.thrift.kerberos.protection [privacy] (every message encrypted) the same totals; a protection
+// the metastore does not offer is a doctor failure naming the offer. Each way it can go
 // wrong fails fast with its code and a remedy that says what to run: no ticket, an expired ticket, a
 // wrong service principal (unknown to the KDC; known but not the metastore's), plain Thrift against
 // SASL and SASL against plain Thrift. Backing-database reads need no ticket. No keytab bytes in any
@@ -36,6 +38,7 @@ interface Krb {
   clientPrincipal?: string;
   keytabFile?: string;
   gssapiLibrary?: string;
+  protection?: string[];
 }
 const KEYTAB_AUTH: Krb = { servicePrincipal: `hive/_HOST@${env.HIM_KRB_REALM}`, clientPrincipal: CLIENT, keytabFile: KEYTAB };
 
@@ -43,7 +46,7 @@ const KEYTAB_AUTH: Krb = { servicePrincipal: `hive/_HOST@${env.HIM_KRB_REALM}`, 
 function config(name: string, uri: string, krb: Krb | undefined): string {
   const auth = krb
     ? `\n    kerberos:\n${Object.entries(krb)
-        .map(([k, v]) => `      ${k}: ${String(v)}\n`)
+        .map(([k, v]) => `      ${k}: ${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}\n`)
         .join('')}`
     : '\n';
   const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8')
@@ -135,6 +138,33 @@ describe('Kerberized HMS (SASL/GSSAPI)', () => {
     const r = await migrate(['inventory', '--config', config('keytab.yaml', KRB_URI, KEYTAB_AUTH), '--json', '--database', db]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, source: 'thrift', totals: { tables: 2, partitions: 4 } });
+  });
+
+  it('protection [privacy]: inventory sees the same totals as with authentication; doctor names the protection of each', async () => {
+    const plainCfg = config('keytab.yaml', KRB_URI, KEYTAB_AUTH);
+    const privateCfg = config('privacy.yaml', KRB_URI, { ...KEYTAB_AUTH, protection: ['privacy'] });
+    const plain = await migrate(['inventory', '--config', plainCfg, '--json', '--database', db]);
+    const sealed = await migrate(['inventory', '--config', privateCfg, '--json', '--database', db]);
+    expect(sealed.code).toBe(0);
+    const totals = (r: Run): unknown => (JSON.parse(r.stdout) as { totals: unknown }).totals;
+    expect(totals(sealed)).toEqual(totals(plain));
+    expect(totals(sealed)).toMatchObject({ tables: 2, partitions: 4 });
+    const { hms } = await doctor(privateCfg);
+    expect(hms.map((c) => [c.check, c.status])).toEqual([
+      ['reachable', 'ok'],
+      ['auth', 'ok'],
+    ]);
+    expect(hms[1]?.detail).toMatch(/, protection privacy$/);
+    expect((await doctor(plainCfg)).hms[1]?.detail).toMatch(/, protection authentication$/);
+  });
+
+  it('protection [integrity], which hms-krb does not offer: doctor fails auth naming the offer and the key to set', async () => {
+    const { hms } = await doctor(config('integrity.yaml', KRB_URI, { ...KEYTAB_AUTH, protection: ['integrity'] }));
+    expect(hms).toHaveLength(1);
+    expect(hms[0]).toMatchObject({ check: 'auth', status: 'fail', code: 'HMS_KERBEROS_AUTH_FAILED' });
+    expect(hms[0]?.detail).toContain('the metastore offers protection authentication, privacy (its hadoop.rpc.protection)');
+    expect(hms[0]?.remedy).toContain('The metastore offers protection authentication, privacy');
+    expect(hms[0]?.remedy).toContain('set hms.thrift.kerberos.protection to a list that includes authentication or privacy');
   });
 
   it("inventory with a ticket from the user's credential cache (kinit), no keytab configured", async () => {

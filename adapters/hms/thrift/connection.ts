@@ -11,6 +11,8 @@ import { hmsError, translateCallError } from './errors';
 import { installSkewedCodec } from './skewed';
 import type { HmsKerberos, KerberosIdentity } from './gssapi';
 import { saslGssapiHandshake, speaksSasl } from './sasl';
+import type { LayerOffer, Protection } from './sasl-layer';
+import { gssSecurityLayer, securedFramedTransport } from './sasl-transport';
 
 export { isUnknownMethod, translateCallError } from './errors';
 
@@ -49,6 +51,10 @@ export interface HmsConnection {
   readonly usable: boolean;
   /** Who we authenticated as (Kerberos connections only). */
   readonly identity?: KerberosIdentity;
+  /** The SASL quality of protection negotiated (Kerberos connections only). */
+  readonly protection?: Protection;
+  /** The metastore's security-layer offer (layers and max buffer), for diagnostics (Kerberos connections only). */
+  readonly saslOffer?: LayerOffer;
   /**
    * Run one call: `conn.call('get_all_databases', (c) => c.get_all_databases())`. The generated
    * .d.ts types results as plain values; at runtime they are promises — both are handled.
@@ -104,6 +110,8 @@ function awaitConnect(conn: ThriftConnection, endpoint: string, timeoutMs: numbe
 
 /** Socket-level failures (reset, broken pipe) mean the server went away; anything else is a decode error. */
 function connectionFailure(e: Error, endpoint: string): MigrationError {
+  // The security layer (sasl-transport.ts) ends the connection with its own coded error.
+  if (e instanceof MigrationError) return e;
   const sys = typeof (e as NodeJS.ErrnoException).code === 'string';
   return sys
     ? hmsError(ErrorCode.HMS_UNREACHABLE, `connection to ${endpoint} failed: ${e.message}`, { endpoint }, e)
@@ -149,15 +157,24 @@ function connectSocket(host: string, port: number, endpoint: string, timeoutMs: 
   });
 }
 
-/** TCP connect, SASL/GSSAPI on the bare socket, then a Thrift connection over it with framed messages. */
+/**
+ * TCP connect, SASL/GSSAPI on the bare socket, then a Thrift connection over it with framed messages:
+ * plain frames with "authentication", wrapped ones with integrity or privacy — then the security
+ * context lives as long as the socket and is released when it closes.
+ */
 async function openKerberized(host: string, port: number, endpoint: string, k: HmsKerberos, timeoutMs: number) {
   const socket = await connectSocket(host, port, endpoint, timeoutMs);
-  const identity = await saslGssapiHandshake(socket, host, endpoint, k, timeoutMs);
+  const { identity, protection, offer, context } = await saslGssapiHandshake(socket, host, endpoint, k, timeoutMs);
   socket.setNoDelay(true);
-  const conn = new thrift.Connection(socket, { transport: thrift.TFramedTransport, protocol: thrift.TBinaryProtocol, timeout: 0 });
+  let transport = thrift.TFramedTransport;
+  if (context !== undefined && protection !== 'authentication') {
+    socket.once('close', () => context.dispose());
+    transport = securedFramedTransport(gssSecurityLayer(context, protection, endpoint), (e) => socket.destroy(e));
+  }
+  const conn = new thrift.Connection(socket, { transport, protocol: thrift.TBinaryProtocol, timeout: 0 });
   // The socket connected before the Connection existed: its 'connect' handler never runs, so say it.
   (conn as unknown as { connected: boolean }).connected = true;
-  return { conn, identity };
+  return { conn, identity, protection, offer };
 }
 
 async function openPlain(host: string, port: number, endpoint: string, timeoutMs: number) {
@@ -169,7 +186,7 @@ async function openPlain(host: string, port: number, endpoint: string, timeoutMs
     timeout: 0,
   });
   await awaitConnect(conn, endpoint, timeoutMs);
-  return { conn, identity: undefined };
+  return { conn, identity: undefined, protection: undefined, offer: undefined };
 }
 
 /** Open a connection; rejects with HMS_UNREACHABLE when the connect fails or times out (HMS_KERBEROS_* when authentication does). */
@@ -178,7 +195,7 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
   const endpoint = `thrift://${host}:${port}`;
   if (opts.kerberos === undefined && opts.auth !== undefined && opts.auth !== 'none')
     throw unsupportedAuth(endpoint, `auth '${opts.auth}' is configured`);
-  const { conn, identity } =
+  const { conn, identity, protection, offer } =
     opts.kerberos === undefined
       ? await openPlain(host, port, endpoint, opts.connectTimeoutMs)
       : await openKerberized(host, port, endpoint, opts.kerberos, opts.connectTimeoutMs);
@@ -228,6 +245,8 @@ export async function openHms(uri: string, opts: HmsConnectOptions): Promise<Hms
   return {
     endpoint,
     ...(identity === undefined ? {} : { identity }),
+    ...(protection === undefined ? {} : { protection }),
+    ...(offer === undefined ? {} : { saslOffer: offer }),
     get usable() {
       return !state.closed;
     },
@@ -282,6 +301,8 @@ export interface HmsProbe {
   readonly version?: string;
   /** Kerberos: who we are to the metastore. */
   readonly identity?: KerberosIdentity;
+  /** Kerberos: the SASL quality of protection negotiated. */
+  readonly protection?: Protection;
 }
 
 /**
@@ -307,6 +328,7 @@ export async function probeHms(uri: string, timeoutMs: number, kerberos?: HmsKer
       latencyMs,
       ...(version === undefined ? {} : { version }),
       ...(conn.identity ? { identity: conn.identity } : {}),
+      ...(conn.protection ? { protection: conn.protection } : {}),
     };
   });
 }

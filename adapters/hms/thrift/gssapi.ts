@@ -1,12 +1,13 @@
 // Kerberos through the system's MIT GSSAPI library (libgssapi_krb5.so.2, RFC 2744 C bindings) via
 // koffi's FFI: credentials from a client keytab (into a private in-memory cache) or the user's
 // credential cache, a security context with the service, and gss_wrap/gss_unwrap for the SASL
-// security-layer message (RFC 4752). koffi and the library load on first use only, so a host without
-// them runs everything but Kerberos. Adapter code; key material never passes through here (paths and
-// principal names only).
+// security-layer message (RFC 4752) and, with integrity or privacy, for every Thrift message. koffi
+// and the library load on first use only, so a host without them runs everything but Kerberos.
+// Adapter code; key material never passes through here (paths and principal names only).
 import { ErrorCode } from '../../../core/errors';
 import type { MigrationError } from '../../../core/errors';
 import { hmsError } from './errors';
+import type { Protection } from './sasl-layer';
 
 /** hms.thrift.kerberos: names and paths only. */
 export interface HmsKerberos {
@@ -18,6 +19,8 @@ export interface HmsKerberos {
   readonly keytabFile?: string;
   /** The MIT GSSAPI library to load: a file name for the dynamic linker or a path (default libgssapi_krb5.so.2). */
   readonly gssapiLibrary?: string;
+  /** Acceptable SASL qualities of protection in order of preference (default: sasl-layer.ts DEFAULT_PROTECTION). */
+  readonly protection?: readonly Protection[];
 }
 
 export const DEFAULT_GSSAPI_LIBRARY = 'libgssapi_krb5.so.2';
@@ -42,6 +45,8 @@ const GSS_C_MECH_CODE = 2;
 const GSS_S_CONTINUE_NEEDED = 1;
 /** Routine errors (major >> 16) that mean "no usable credentials". */
 const NO_CRED_ROUTINES = new Set([7 /* NO_CRED */, 10 /* DEFECTIVE_CREDENTIAL */, 11 /* CREDENTIALS_EXPIRED */]);
+/** Routine error GSS_S_CONTEXT_EXPIRED: the security context outlived its service ticket. */
+const CONTEXT_EXPIRED_ROUTINE = 12;
 const NO_TICKET_TEXT =
   /No Kerberos credentials|No credentials cache|credentials cache file .* not found|Ticket expired|not found in keytab|Key table .* not found|Key table file .* not found|No key table entry/i;
 /** 1.2.840.113554.1.2.2: the Kerberos v5 mechanism; .1: GSS_KRB5_NT_PRINCIPAL_NAME (RFC 1964 §2.1.1). */
@@ -182,6 +187,9 @@ export class GssFailure extends Error {
   get noTicket(): boolean {
     return NO_CRED_ROUTINES.has((this.major >>> 16) & 0xff) || NO_TICKET_TEXT.test(this.text);
   }
+  get contextExpired(): boolean {
+    return ((this.major >>> 16) & 0xff) === CONTEXT_EXPIRED_ROUTINE;
+  }
 }
 
 function check(major: number, minor: number[]): void {
@@ -273,7 +281,7 @@ export class GssContext {
   private constructor(
     private readonly l: Lib,
     private readonly cred: Ptr,
-    private readonly target: Ptr,
+    private target: Ptr,
   ) {}
 
   static create(cred: Ptr, servicePrincipal: string): GssContext {
@@ -316,18 +324,22 @@ export class GssContext {
     return take(l, out);
   }
 
-  wrap(data: Buffer): Buffer {
+  /** gss_wrap: `confidential` seals (encrypts) as well as signs — SASL privacy; otherwise integrity only. */
+  wrap(data: Buffer, confidential = false): Buffer {
     const minor = [0];
     const out = {} as GssBuffer;
-    check(this.l.f.wrap!(minor, this.ctx, 0, 0, { length: data.length, value: data }, [0], out), minor);
+    const conf = [0];
+    check(this.l.f.wrap!(minor, this.ctx, confidential ? 1 : 0, 0, { length: data.length, value: data }, conf, out), minor);
     return take(this.l, out);
   }
 
-  unwrap(data: Buffer): Buffer {
+  /** gss_unwrap: the message, and whether the peer sealed it (conf_state), which privacy requires. */
+  unwrap(data: Buffer): { readonly message: Buffer; readonly confidential: boolean } {
     const minor = [0];
     const out = {} as GssBuffer;
-    check(this.l.f.unwrap!(minor, this.ctx, { length: data.length, value: data }, out, [0], [0]), minor);
-    return take(this.l, out);
+    const conf = [0];
+    check(this.l.f.unwrap!(minor, this.ctx, { length: data.length, value: data }, out, conf, [0]), minor);
+    return { message: take(this.l, out), confidential: conf[0] !== 0 };
   }
 
   /** Client and service principal and the context's remaining lifetime (the service ticket's). */
@@ -354,9 +366,11 @@ export class GssContext {
     }
   }
 
+  /** Idempotent: a connection disposes its context when it closes, whichever way it closes. */
   dispose(): void {
-    releaseName(this.l, this.target);
+    if (this.target) releaseName(this.l, this.target);
     if (this.ctx) this.l.f.delete_sec_context!([0], [this.ctx], null);
+    this.target = null;
     this.ctx = null;
   }
 }

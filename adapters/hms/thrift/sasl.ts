@@ -1,8 +1,9 @@
 // The client side of Thrift's SASL transport (libthrift TSaslClientTransport, what a Kerberized Hive
-// Metastore runs behind hive.metastore.sasl.enabled=true) with the GSSAPI mechanism (RFC 4752) and
-// the "auth" quality of protection: negotiate on the raw socket, after which every Thrift message is
-// one frame with a 4-byte big-endian length (what TFramedTransport sends and reads). Integrity and
-// privacy layers (hadoop.rpc.protection=integrity|privacy) are refused with a coded error. Adapter code.
+// Metastore runs behind hive.metastore.sasl.enabled=true) with the GSSAPI mechanism (RFC 4752):
+// negotiate on the raw socket, choosing the quality of protection (hadoop.rpc.protection) from
+// hms.thrift.kerberos.protection; after that every Thrift message is one frame with a 4-byte
+// big-endian length — the message itself with "authentication", gss_wrap of it with integrity or
+// privacy (sasl-transport.ts). Adapter code.
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createConnection as createSocket } from 'node:net';
@@ -12,12 +13,12 @@ import type { MigrationError } from '../../../core/errors';
 import { hmsError } from './errors';
 import { GssContext, GssFailure, acquireCredentials, releaseCredentials } from './gssapi';
 import type { HmsKerberos, KerberosIdentity } from './gssapi';
+import { DEFAULT_PROTECTION, chooseProtection, encodeAnswer, offeredProtections, parseOffer } from './sasl-layer';
+import type { LayerOffer, Protection } from './sasl-layer';
 
 /** Negotiation status bytes (libthrift TSaslTransport.NegotiationStatus). */
 export const SaslStatus = { START: 1, OK: 2, BAD: 3, ERROR: 4, COMPLETE: 5 } as const;
 const MECHANISM = 'GSSAPI';
-/** RFC 4752 §3.1: security layer bit masks; we take "no security layer" (QOP auth). */
-const LAYER_NONE = 1;
 /** A negotiation frame longer than this is not SASL (a plain Thrift server's bytes, or garbage). */
 const MAX_FRAME = 1 << 20;
 
@@ -90,11 +91,17 @@ export function resolveServicePrincipal(principal: string, host: string): string
   return principal.replace('_HOST', host.toLowerCase());
 }
 
-function authFailed(endpoint: string, principal: string, detail: string, cause?: unknown): MigrationError {
+function authFailed(
+  endpoint: string,
+  principal: string,
+  detail: string,
+  cause?: unknown,
+  extra: Record<string, unknown> = {},
+): MigrationError {
   return hmsError(
     ErrorCode.HMS_KERBEROS_AUTH_FAILED,
     `Kerberos (SASL/GSSAPI) authentication to ${endpoint} as a client of ${principal} failed: ${detail}`,
-    { endpoint, servicePrincipal: principal },
+    { endpoint, servicePrincipal: principal, ...extra },
     cause,
   );
 }
@@ -160,20 +167,35 @@ async function expectFrame(r: FrameReader, endpoint: string, principal: string):
   return f;
 }
 
-/** RFC 4752 §3.1: unwrap the server's layers + max buffer, answer "no security layer" (wrapped, no authzid). */
-function securityLayerAnswer(ctx: GssContext, challenge: Buffer, endpoint: string, principal: string): Buffer {
-  const offer = ctx.unwrap(challenge);
-  if (offer.length !== 4) throw authFailed(endpoint, principal, `bad security-layer message (${offer.length} bytes)`);
-  if (((offer[0] ?? 0) & LAYER_NONE) === 0)
-    throw authFailed(
-      endpoint,
-      principal,
-      'the metastore requires an integrity or privacy layer (hadoop.rpc.protection); only authentication is supported',
-    );
-  return ctx.wrap(Buffer.from([LAYER_NONE, 0, 0, 0]));
+/** The metastore accepts none of the protections we allow: say what it offers and which key to set. */
+function noCommonProtection(endpoint: string, principal: string, offered: Protection[], allowed: readonly Protection[]): MigrationError {
+  const offers = offered.length === 0 ? 'no protection we know' : offered.join(', ');
+  const include = offered.length === 0 ? 'what the metastore runs' : offered.join(' or ');
+  return authFailed(
+    endpoint,
+    principal,
+    `the metastore offers protection ${offers} (its hadoop.rpc.protection) and hms.thrift.kerberos.protection allows ${allowed.join(', ')}: set hms.thrift.kerberos.protection to include ${include}`,
+    undefined,
+    { serverProtection: offered, protection: allowed },
+  );
 }
 
-async function negotiate(socket: Socket, r: FrameReader, ctx: GssContext, endpoint: string, principal: string): Promise<void> {
+/**
+ * RFC 4752 §3.1: unwrap the server's offer (layers + max buffer), choose the first protection of our
+ * preference it contains (as the JDK's GSSAPI client does) and answer it with our max receive buffer,
+ * wrapped with integrity only and no authorization id.
+ */
+function securityLayerAnswer(ctx: GssContext, challenge: Buffer, endpoint: string, principal: string, k: HmsKerberos) {
+  const offer = parseOffer(ctx.unwrap(challenge).message);
+  if (offer === undefined) throw authFailed(endpoint, principal, 'bad security-layer message (not 4 bytes)');
+  const allowed = k.protection ?? DEFAULT_PROTECTION;
+  const protection = chooseProtection(offer.layers, allowed);
+  if (protection === undefined) throw noCommonProtection(endpoint, principal, offeredProtections(offer.layers), allowed);
+  return { answer: ctx.wrap(encodeAnswer(protection)), protection, offer };
+}
+
+/** The negotiation to COMPLETE; resolves with the protection chosen and the server's offer. */
+async function negotiate(socket: Socket, r: FrameReader, ctx: GssContext, endpoint: string, principal: string, k: HmsKerberos) {
   const first = await ctx.step(undefined);
   socket.write(Buffer.concat([encodeFrame(SaslStatus.START, Buffer.from(MECHANISM)), encodeFrame(SaslStatus.OK, first)]));
   for (;;) {
@@ -182,17 +204,34 @@ async function negotiate(socket: Socket, r: FrameReader, ctx: GssContext, endpoi
       socket.write(encodeFrame(SaslStatus.OK, await ctx.step(f.payload)));
       continue;
     }
-    if (f.status === SaslStatus.COMPLETE) return;
-    socket.write(encodeFrame(SaslStatus.COMPLETE, securityLayerAnswer(ctx, f.payload, endpoint, principal)));
+    // COMPLETE without a security-layer offer: the server negotiated no layer, which must be allowed (fail closed).
+    if (f.status === SaslStatus.COMPLETE) {
+      const allowed = k.protection ?? DEFAULT_PROTECTION;
+      if (!allowed.includes('authentication')) throw noCommonProtection(endpoint, principal, ['authentication'], allowed);
+      return { protection: 'authentication' as Protection, offer: undefined };
+    }
+    const { answer, protection, offer } = securityLayerAnswer(ctx, f.payload, endpoint, principal, k);
+    socket.write(encodeFrame(SaslStatus.COMPLETE, answer));
     const done = await expectFrame(r, endpoint, principal);
     if (done.status !== SaslStatus.COMPLETE) throw authFailed(endpoint, principal, `expected SASL COMPLETE, got status ${done.status}`);
-    return;
+    return { protection, offer };
   }
 }
 
+/** What a handshake established. With integrity or privacy, `context` stays open for the connection's life. */
+export interface SaslSession {
+  readonly identity: KerberosIdentity;
+  readonly protection: Protection;
+  /** What the server offered (RFC 4752 §3.1), for diagnostics; undefined when it sent no offer. */
+  readonly offer?: LayerOffer;
+  /** The security context that wraps and unwraps every message; undefined with "authentication" (disposed). */
+  readonly context?: GssContext;
+}
+
 /**
- * SASL/GSSAPI on a connected socket, within `timeoutMs`. Resolves with who we are once the server
- * said COMPLETE; the socket then carries framed Thrift. On failure the socket is destroyed.
+ * SASL/GSSAPI on a connected socket, within `timeoutMs`. Resolves once the server said COMPLETE; the
+ * socket then carries framed Thrift (wrapped unless the protection is "authentication", when the
+ * context is released at once). On failure the socket is destroyed.
  */
 export async function saslGssapiHandshake(
   socket: Socket,
@@ -200,25 +239,28 @@ export async function saslGssapiHandshake(
   endpoint: string,
   k: HmsKerberos,
   timeoutMs: number,
-): Promise<KerberosIdentity> {
+): Promise<SaslSession> {
   const principal = resolveServicePrincipal(k.servicePrincipal, host);
   const reader = new FrameReader(socket);
   const timer = setTimeout(() => reader.fail(new Error(`gave no answer within ${timeoutMs} ms`)), timeoutMs);
   let cred: unknown = null;
   let ctx: GssContext | undefined;
+  let keep = false;
   try {
     await assertKeytabReadable(endpoint, k);
     cred = await acquireCredentials(k);
     ctx = GssContext.create(cred, principal);
-    await negotiate(socket, reader, ctx, endpoint, principal);
-    return ctx.identity(k.keytabFile === undefined ? 'ccache' : 'keytab');
+    const { protection, offer } = await negotiate(socket, reader, ctx, endpoint, principal, k);
+    const identity = ctx.identity(k.keytabFile === undefined ? 'ccache' : 'keytab');
+    keep = protection !== 'authentication';
+    return { identity, protection, ...(offer === undefined ? {} : { offer }), ...(keep ? { context: ctx } : {}) };
   } catch (e) {
     socket.destroy();
     throw gssError(e, endpoint, k, principal);
   } finally {
     clearTimeout(timer);
     reader.detach();
-    ctx?.dispose();
+    if (!keep) ctx?.dispose();
     releaseCredentials(cred);
   }
 }

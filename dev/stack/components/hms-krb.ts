@@ -13,8 +13,11 @@ const xml = (props: ReadonlyArray<[string, string]>): string =>
 
 const security = (ctx: StackContext): ReadonlyArray<[string, string]> => [
   ['hadoop.security.authentication', 'kerberos'],
-  // QOP "auth": SASL only authenticates; messages then go framed, unwrapped.
-  ['hadoop.rpc.protection', 'authentication'],
+  // Both QOPs offered (SaslPropertiesResolver takes a list): "auth" (messages framed, unwrapped) for
+  // clients that prefer it, the default's choice; "auth-conf" (every message gss_wrap'ed, encrypted)
+  // for hms.thrift.kerberos.protection: [privacy]. Integrity alone is not offered, so a client that
+  // insists on it is refused — test/adapters/hms-thrift/kerberos.test.ts relies on both.
+  ['hadoop.rpc.protection', 'authentication,privacy'],
   ['metastore.sasl.enabled', 'true'],
   ['metastore.kerberos.keytab.file', krbPaths(ctx).serviceKeytab],
   // Named, not hive/_HOST@…: Hadoop would put the machine's canonical hostname there, not localhost.
