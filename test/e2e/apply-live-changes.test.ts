@@ -7,8 +7,6 @@
 // validation record names the partitions added since the plan. all_types fails SOURCE_CHANGED
 // naming the column and both types; nothing is registered for it. The same plan as version 2
 // (no pins) keeps the old rule: every one of those tables fails SOURCE_CHANGED on its fingerprint.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +23,9 @@ import type { SeedManifest } from '../../dev/seed/manifest';
 import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
+import { readWithPyIceberg } from '../helpers/verifier';
+import type { WorkerProc } from '../helpers/hostile';
+import { startWorker } from '../helpers/hostile';
 
 const env = testStack();
 const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
@@ -35,8 +36,7 @@ const TABLES = ['all_types', 'customers', 'orders', 'special_parts'];
 let dir = '';
 let cfgFile = '';
 let manifest: SeedManifest;
-let worker: ChildProcess | undefined;
-let workerLog = '';
+let worker: WorkerProc | undefined;
 let planText = '';
 
 const migrate = (args: string[], timeout?: number): Promise<Run> =>
@@ -137,19 +137,11 @@ describe('apply of a plan whose tables changed since (conversion pins)', () => {
       cfgFile,
       `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${sales}]\n  waves:\n    maxTablesPerWave: 10\n    scope:\n      include: ['${include}']\n`,
     );
-    worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', cfgFile], {
-      env: { ...process.env, ...env },
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
-    worker.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
+    worker = startWorker(cfgFile);
   }, 900_000);
 
   afterAll(async () => {
-    worker?.kill('SIGTERM');
-    await sleep(500);
-    if (worker && worker.exitCode === null) worker.kill('SIGKILL');
+    await worker?.stop();
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     for (const t of await catalog.listTables([`${nsPrefix}${sales}`]).catch(() => [])) await catalog.dropTable(t);
     await catalog.dropNamespace([`${nsPrefix}${sales}`]).catch(() => undefined);
@@ -180,7 +172,7 @@ describe('apply of a plan whose tables changed since (conversion pins)', () => {
     const rowsNow = await moveTheWarehouseOn();
 
     const a = await migrate(['apply', planFile, '--auto-approve', '--wait', '--max-failed', '3', '--json'], 600_000);
-    if (a.stdout === '') throw new Error(`apply printed nothing: ${a.stderr}\nworker:\n${workerLog.slice(-4000)}`);
+    if (a.stdout === '') throw new Error(`apply printed nothing: ${a.stderr}\nworker:\n${worker?.log().slice(-4000) ?? ''}`);
     const body = JSON.parse(a.stdout) as ApplyBody;
     expect(body.result.waves.flatMap((w) => w.failed)).toEqual([{ tableId: `${sales}.all_types`, code: 'SOURCE_CHANGED' }]);
 
@@ -218,20 +210,7 @@ describe('apply of a plan whose tables changed since (conversion pins)', () => {
 
     // PyIceberg reads the rows Hive has now (the seeded ones plus the added partitions' copies).
     const names = Object.keys(rowsNow).map((t) => `${nsPrefix}${sales}.${t}`);
-    const r = await run(env.HIM_VERIFIER_PYTHON as string, [
-      path.join(ROOT, 'dev/verifier/read_tables.py'),
-      '--engines',
-      'pyiceberg',
-      '--catalog-uri',
-      env.HIM_ICEBERG_REST_URI ?? '',
-      '--s3-endpoint',
-      env.HIM_S3_ENDPOINT ?? '',
-      ...names,
-    ]);
-    const reads = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { table: string; rows: number; error?: string });
+    const reads = await readWithPyIceberg(names);
     expect(Object.fromEntries(reads.map((x) => [x.table.slice(x.table.lastIndexOf('.') + 1), x.rows]))).toEqual(rowsNow);
   }, 900_000);
 
