@@ -85,7 +85,7 @@ async function liveOriginal(
       { retryable: false },
     );
   // Pinned (version 3): the conversion must be the planned one, the partitions are taken as they are now.
-  const changed = sourceChange(ref.tableId, entry, inv, deps.assessOptions);
+  const changed = sourceChange(ref.tableId, entry, inv);
   if (changed !== null) throw changed;
   assertMigratable(ref.tableId, inv, deps.assessOptions);
   if (!isView(inv)) await sharesNoLocation(ref.tableId, inv);

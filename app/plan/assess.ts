@@ -70,7 +70,7 @@ function assessOne(
     ...a,
     team: teamOf(t.table, ownership),
     fingerprint: tableFingerprint(t),
-    pin: conversionPin(t, options),
+    pin: conversionPin(t),
     partitions: plannedPartitions(t),
     reads,
   };

@@ -12,7 +12,6 @@ import { detectFormat } from '../hive/formats';
 import type { HiveColumn, TableInventory } from '../hive/model';
 import { RULES, classify } from './assess/assess';
 import { AssessCode } from './assess/types';
-import type { AssessOptions } from './assess/types';
 import { DEFAULT_ASSESS_OPTIONS } from './assess/types';
 import { TableClass } from './types';
 
@@ -40,7 +39,7 @@ export const conversionPinSchema = z
     bucketing: z.object({ buckets: z.number().int(), columns: z.array(z.string()) }).strict(),
     /** A view's expanded text (null for tables). */
     viewText: z.string().nullable(),
-    /** The per-table rules' class and codes, without the data-volume codes (VOLUME_CODES). */
+    /** The per-table rules' class and codes (default options), without the data-volume codes (VOLUME_CODES). */
     assessment: z
       .object({
         class: z.enum([TableClass.MIGRATE, TableClass.MIGRATE_WITH_WARNINGS, TableClass.REWRITE_REQUIRED, TableClass.SKIP]),
@@ -54,10 +53,14 @@ export type ConversionPin = z.output<typeof conversionPinSchema>;
 const pinColumns = (cols: readonly HiveColumn[]): ConversionPin['columns'] => cols.map((c) => ({ name: c.name, type: c.type.trim() }));
 const trimSlash = (s: string | null): string | null => (s === null ? null : s.replace(/\/+$/, ''));
 
-/** The pin of one table as HMS holds it, assessed with `options` (plan time: the plan's; apply: the worker's). */
-export function conversionPin(inv: TableInventory, options: AssessOptions = DEFAULT_ASSESS_OPTIONS): ConversionPin {
+/**
+ * The pin of one table as HMS holds it. The rules run with the default assessment options, so the
+ * pin depends on the table alone: a worker whose `plan.assess` differs from the planner's (bucketed
+ * tables) is refused by apply's live re-check with its own code, not reported as a changed table.
+ */
+export function conversionPin(inv: TableInventory): ConversionPin {
   const t = inv.table;
-  const findings = RULES.flatMap((r) => r(inv, options)).filter((f) => !VOLUME_CODES.has(f.code));
+  const findings = RULES.flatMap((r) => r(inv, DEFAULT_ASSESS_OPTIONS)).filter((f) => !VOLUME_CODES.has(f.code));
   const format = detectFormat(t.sd, t.parameters);
   return {
     tableType: t.tableType,

@@ -6,7 +6,6 @@
 import { ErrorCode, MigrationError } from '../errors';
 import { tableFingerprint } from '../hive/fingerprint';
 import type { TableInventory } from '../hive/model';
-import type { AssessOptions } from './assess/types';
 import type { ConversionPin } from './pin';
 import { conversionPin, diffPins } from './pin';
 
@@ -19,12 +18,7 @@ export interface PlannedSource {
 }
 
 /** The SOURCE_CHANGED error for a live table that does not convert as planned, or null when it does. */
-export function sourceChange(
-  tableId: string,
-  planned: PlannedSource,
-  live: TableInventory,
-  options?: AssessOptions,
-): MigrationError | null {
+export function sourceChange(tableId: string, planned: PlannedSource, live: TableInventory): MigrationError | null {
   if (planned.pin === null) {
     const digest = tableFingerprint(live);
     if (digest === planned.fingerprint) return null;
@@ -34,7 +28,7 @@ export function sourceChange(
       { tableId },
     );
   }
-  const differences = diffPins(planned.pin, conversionPin(live, options));
+  const differences = diffPins(planned.pin, conversionPin(live));
   if (differences.length === 0) return null;
   const listed = differences.slice(0, MAX_LISTED).join('; ');
   const more = differences.length > MAX_LISTED ? `; and ${differences.length - MAX_LISTED} more` : '';
