@@ -228,12 +228,13 @@ async function validateTable(c: Ctx, ref: TableRef): Promise<{ ok: boolean; snap
   c.failpoint('during-validate', ref.tableId);
   // What went in compared with the plan: partitions added since (named), partitions and files converted.
   const since = sincePlan(await planEntry(c, ref), original, ev.files.listed);
+  const validation = { ...ev, sincePlan: since };
   if (!reached(rec, 'migrated')) {
     await deps.state.recordStep(
       ref.planHash,
       ref.tableId,
-      { validation: { ...ev, sincePlan: since }, ...(ev.ok ? { status: 'migrated' as const } : {}) },
-      c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), {
+      { validation, ...(ev.ok ? { status: 'migrated' as const } : {}) },
+      c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(validation), {
         ok: ev.ok,
         snapshotId: ev.snapshotId,
         rows: ev.rows.footers,
