@@ -6,6 +6,7 @@ import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
+import type { PlanFile } from '../core/plan/plan-file';
 import type { TableRecord } from '../core/state/store';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached, runOf } from './context';
@@ -13,6 +14,8 @@ import { assertMigratable } from './gate';
 import { siblingCheck } from './siblings';
 import { locationKey } from '../core/plan/assess/shared-locations';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
+import { sincePlan } from '../core/plan/partition-set';
+import { sourceChange } from '../core/plan/source-check';
 
 const keyOf = (inv: TableInventory): string | null => (inv.table.sd.location === null ? null : locationKey(inv.table.sd.location));
 const isView = (i: TableInventory): boolean => i.table.tableType === 'VIRTUAL_VIEW' || i.table.tableType === 'MATERIALIZED_VIEW';
@@ -45,16 +48,10 @@ async function assertLocationOwn(deps: Ctx['deps'], ref: TableRef, inv: TableInv
   );
 }
 
-/**
- * The table read live from HMS, checked to be what the plan saw (fingerprint) and migratable as it
- * is now — its own rules and its database's locations (the plan's judgement is not trusted).
- */
-async function liveOriginal(
-  c: Ctx,
-  ref: TableRef,
-  sharesNoLocation: ReturnType<typeof siblingCheck>,
-): Promise<{ inv: TableInventory; digest: string }> {
-  const { deps } = c;
+type PlanEntry = PlanFile['waves'][number]['tables'][number];
+
+/** The table's entry in its plan (a table in no wave is refused). */
+async function planEntry(c: Ctx, ref: TableRef): Promise<PlanEntry> {
   const p = await c.plan(ref.planHash);
   const entry = p.waves.flatMap((w) => w.tables).find((t) => t.id === ref.tableId);
   if (entry === undefined)
@@ -64,6 +61,21 @@ async function liveOriginal(
       { tableId: ref.tableId },
       { retryable: false },
     );
+  return entry;
+}
+
+/**
+ * The table read live from HMS, checked to convert as the plan said (its pin; an unpinned version 2
+ * entry: its fingerprint) and migratable as it is now — its own rules and its database's locations
+ * (the plan's judgement is not trusted).
+ */
+async function liveOriginal(
+  c: Ctx,
+  ref: TableRef,
+  sharesNoLocation: ReturnType<typeof siblingCheck>,
+): Promise<{ inv: TableInventory; digest: string }> {
+  const { deps } = c;
+  const entry = await planEntry(c, ref);
   const [inv] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
   if (inv === undefined)
     throw new MigrationError(
@@ -72,17 +84,12 @@ async function liveOriginal(
       { tableId: ref.tableId },
       { retryable: false },
     );
-  const digest = fingerprintOf(inv);
-  if (digest !== entry.fingerprint) {
-    throw new MigrationError(
-      ErrorCode.SOURCE_CHANGED,
-      `${ref.tableId} changed in HMS since the plan was made (fingerprint ${digest.slice(0, 12)} ≠ planned ${entry.fingerprint.slice(0, 12)}); run migrate plan again`,
-      { tableId: ref.tableId },
-    );
-  }
+  // Pinned (version 3): the conversion must be the planned one, the partitions are taken as they are now.
+  const changed = sourceChange(ref.tableId, entry, inv);
+  if (changed !== null) throw changed;
   assertMigratable(ref.tableId, inv, deps.assessOptions);
   if (!isView(inv)) await sharesNoLocation(ref.tableId, inv);
-  return { inv, digest };
+  return { inv, digest: fingerprintOf(inv) };
 }
 
 /**
@@ -219,17 +226,21 @@ async function validateTable(c: Ctx, ref: TableRef): Promise<{ ok: boolean; snap
     deps.write,
   );
   c.failpoint('during-validate', ref.tableId);
+  // What went in compared with the plan: partitions added since (named), partitions and files converted.
+  const since = sincePlan(await planEntry(c, ref), original, ev.files.listed);
+  const validation = { ...ev, sincePlan: since };
   if (!reached(rec, 'migrated')) {
     await deps.state.recordStep(
       ref.planHash,
       ref.tableId,
-      { validation: ev, ...(ev.ok ? { status: 'migrated' as const } : {}) },
-      c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(ev), {
+      { validation, ...(ev.ok ? { status: 'migrated' as const } : {}) },
+      c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(validation), {
         ok: ev.ok,
         snapshotId: ev.snapshotId,
         rows: ev.rows.footers,
         files: ev.files.listed,
         findings: ev.findings.length,
+        sincePlan: since,
       }),
       { run: runOf() },
     );

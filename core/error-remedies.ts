@@ -108,7 +108,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'The partition holds sub-directories (skewed or union dirs): compact the table in Hive first, or exclude it (rewrite-required).',
   CATALOG_IN_PLACE_UNSUPPORTED: 'Use catalog.mode register (a new table) for this table, or migrate it with a REST/JDBC catalog.',
   CONVERT_BUCKETED: 'Set plan.assess.allowUnbucketed: true to convert bucketed tables as unbucketed Iceberg tables, or exclude them.',
-  SOURCE_CHANGED: 'The Hive table changed after planning: run `migrate plan` again and apply the new plan.',
+  SOURCE_CHANGED:
+    'The Hive table changed after planning in a way that changes its conversion (the message names what: a column or partition key, the format, the location, the class): if intended, run `migrate plan` again and apply the new plan. New partitions, files and stats alone never cause it, except in a version 2 plan (plan again to get version 3). At rollback or an in-place register: the Hive table changed since apply saved it and nothing was overwritten — find out who changed it first.',
   ROLLBACK_REFUSED:
     'The Iceberg table has commits after ours (or the wave is still running): rollback --force discards them (audited), or wait with --wait-for-wave.',
   VALIDATION_ROW_COUNT_MISMATCH:

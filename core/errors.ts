@@ -130,7 +130,11 @@ export const ErrorCode = {
   CATALOG_IN_PLACE_UNSUPPORTED: 'CATALOG_IN_PLACE_UNSUPPORTED',
   /** A bucketed table without the explicit opt-in to convert it unbucketed. */
   CONVERT_BUCKETED: 'CONVERT_BUCKETED',
-  /** The HMS table changed since the plan was made (fingerprint differs): plan again. */
+  /**
+   * The HMS table changed in a way that matters: since the plan, so that it would convert differently
+   * (its conversion pin differs, the message names what; a version 2 plan: any change, fingerprint),
+   * or since apply saved its original (in-place register, rollback).
+   */
   SOURCE_CHANGED: 'SOURCE_CHANGED',
   /** Rollback refused: the Iceberg table has commits after ours (use --force, which is audited). */
   ROLLBACK_REFUSED: 'ROLLBACK_REFUSED',

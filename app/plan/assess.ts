@@ -10,6 +10,10 @@ import { AssessCode, finding } from '../../core/plan/assess/types';
 import type { AssessFinding, AssessOptions } from '../../core/plan/assess/types';
 import { sharedLocationFindings } from '../../core/plan/assess/shared-locations';
 import { tableFingerprint } from '../../core/hive/fingerprint';
+import { plannedPartitions } from '../../core/plan/partition-set';
+import type { PlannedPartitions } from '../../core/plan/partition-set';
+import { conversionPin } from '../../core/plan/pin';
+import type { ConversionPin } from '../../core/plan/pin';
 import { parseOwnership, teamOf } from '../../core/plan/ownership';
 import type { Ownership } from '../../core/plan/ownership';
 import type { PlanEdge, PlanTable } from '../../core/plan/types';
@@ -27,6 +31,10 @@ export interface AssessedTable extends Assessment {
   readonly team: string | null;
   /** sha256 of the canonical JSON of the table and its partitions as read. */
   readonly fingerprint: string;
+  /** What decides how it converts (core/plan/pin.ts): apply compares the live table's with it. */
+  readonly pin: ConversionPin;
+  /** The partitions as read (count, names digest, newest createTime): apply names the ones added since. */
+  readonly partitions: PlannedPartitions;
   /** Views: the tables the SQL reads. */
   readonly reads: readonly string[];
 }
@@ -58,7 +66,14 @@ function assessOne(
       );
   }
   const a = assessTable(t, options, extra);
-  return { ...a, team: teamOf(t.table, ownership), fingerprint: tableFingerprint(t), reads };
+  return {
+    ...a,
+    team: teamOf(t.table, ownership),
+    fingerprint: tableFingerprint(t),
+    pin: conversionPin(t),
+    partitions: plannedPartitions(t),
+    reads,
+  };
 }
 
 /**
@@ -90,6 +105,8 @@ export function toPlanTable(a: AssessedTable): PlanTable {
     bytes: a.bytes,
     risk: a.risk,
     fingerprint: a.fingerprint,
+    pin: a.pin,
+    partitions: a.partitions,
   };
 }
 

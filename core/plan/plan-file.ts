@@ -1,7 +1,8 @@
 // The plan file (ARCHITECTURE.md "migrate apply accepts only a plan file"): strict zod schema with
-// `version: z.literal(2)`, canonical JSON, and a sha256 over the canonical JSON of everything but
+// `version: z.literal(3)`, canonical JSON, and a sha256 over the canonical JSON of everything but
 // `hash` and `signature`, so any edit after planning is detected (and, with plan.signing, any edit
-// at all is refused: docs/plan-signing.md). Version 2 pins the target (core/plan/target.ts).
+// at all is refused: docs/plan-signing.md). Version 2 pins the target (core/plan/target.ts); version 3
+// pins each table's conversion (core/plan/pin.ts) and summarises its partitions (partition-set.ts).
 // Pure; no I/O; time comes in as `createdAt`.
 import { z } from 'zod';
 import { ErrorCode, MigrationError } from '../errors';
@@ -9,6 +10,8 @@ import { estimateWave, parseThroughput, throughputSchema } from './estimates';
 import type { Throughput } from './estimates';
 import { canonicalJson, sha256Hex } from './hash';
 import { MAX_PLAN_TABLES, MAX_WAVES, MAX_WAVE_NUMBER, checkJsonDepth, checkPlanTree } from './plan-limits';
+import { plannedPartitionsSchema } from './partition-set';
+import { conversionPinSchema } from './pin';
 import { planSignatureSchema } from './signing';
 import { planTargetSchema } from './target';
 import type { PlanTarget } from './target';
@@ -34,6 +37,10 @@ const planTableSchema = z
     fingerprint: z.string(),
     files: count,
     bytes: count,
+    /** What decides the conversion; null = not pinned (an upgraded version 2 plan: apply checks `fingerprint`). */
+    pin: conversionPinSchema.nullable(),
+    /** The partitions the plan saw (count, names digest, newest createTime); null in an upgraded version 2 plan. */
+    partitions: plannedPartitionsSchema.nullable(),
   })
   .strict();
 
@@ -51,7 +58,7 @@ const findingSchema = z
 
 export const planFileSchema = z
   .object({
-    version: z.literal(2),
+    version: z.literal(3),
     createdAt: z.iso.datetime(),
     toolVersion: z.string().min(1),
     source: z.object({ uri: z.string().min(1), label: z.string() }).strict(),
@@ -110,7 +117,7 @@ export interface PlanHeader {
 export function buildPlan(header: PlanHeader, plan: WavePlan): PlanFile {
   const throughput: Throughput = parseThroughput(header.throughput);
   const body: UnhashedPlan = {
-    version: 2,
+    version: 3,
     createdAt: header.createdAt,
     toolVersion: header.toolVersion,
     source: { uri: header.source.uri, label: header.source.label },
@@ -120,7 +127,16 @@ export function buildPlan(header: PlanHeader, plan: WavePlan): PlanFile {
     throughput,
     waves: plan.waves.map((w) => ({
       number: w.number,
-      tables: w.tables.map((t) => ({ id: t.id, team: t.team, class: t.class, fingerprint: t.fingerprint, files: t.files, bytes: t.bytes })),
+      tables: w.tables.map((t) => ({
+        id: t.id,
+        team: t.team,
+        class: t.class,
+        fingerprint: t.fingerprint,
+        files: t.files,
+        bytes: t.bytes,
+        pin: t.pin ?? null,
+        partitions: t.partitions ?? null,
+      })),
       estimates: estimateWave(w.tables, throughput),
     })),
     notPlanned: plan.notPlanned.map((n) => ({ id: n.id, reason: n.reason })),

@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { ErrorCode, MigrationError } from '../errors';
 import { compareIds } from './compare-ids';
+import type { PlannedPartitions } from './partition-set';
+import type { ConversionPin } from './pin';
 
 /** `database.table`, lower-case as HMS stores it. */
 export type TableId = string;
@@ -31,6 +33,10 @@ export interface PlanTable {
   readonly risk: Risk;
   /** Source fingerprint from inventory, so `apply` can refuse when HMS changed since planning. */
   readonly fingerprint: string;
+  /** What decides the conversion (core/plan/pin.ts); apply compares it with the live table's. Absent: not pinned. */
+  readonly pin?: ConversionPin | null;
+  /** The partitions seen (core/plan/partition-set.ts), so apply can name the ones added since. */
+  readonly partitions?: PlannedPartitions | null;
 }
 
 /** `to` must not migrate before `from` (`to` reads `from`: a view, or a job's write of its read). */

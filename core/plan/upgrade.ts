@@ -4,9 +4,14 @@
 //          a `signature`. A version 1 plan never pinned its target, so it upgrades to `target: null`
 //          ("not pinned": apply uses each worker's catalog config, as version 1 always did). Its
 //          recorded hash stays valid: the hash check runs on the document as written.
+//   2 → 3: version 3 pins each planned table's conversion (`pin`, core/plan/pin.ts) and summarises
+//          its partitions (`partitions`, core/plan/partition-set.ts). A version 2 plan recorded
+//          neither, so every table entry upgrades to `pin: null, partitions: null`: apply keeps the
+//          version 2 rule for it (the live fingerprint must equal the planned one, SOURCE_CHANGED
+//          otherwise). Its hash stays valid the same way.
 import { ErrorCode, MigrationError } from '../errors';
 
-export const CURRENT_PLAN_VERSION = 2;
+export const CURRENT_PLAN_VERSION = 3;
 
 export type PlanDocument = Record<string, unknown>;
 export type PlanUpgrade = (doc: PlanDocument) => PlanDocument;
@@ -19,7 +24,29 @@ export const PLAN_UPGRADES: Readonly<Record<number, PlanUpgrade>> = {
     }
     return { ...doc, version: 2, target: null };
   },
+  2: (doc) => ({ ...doc, version: 3, waves: mapTables(doc['waves'], upgradeV2Table) }),
 };
+
+/** A version 2 table entry: unpinned (a member it never had means the entry was assembled by hand). */
+function upgradeV2Table(t: PlanDocument, path: string): PlanDocument {
+  for (const key of ['pin', 'partitions']) {
+    if (key in t)
+      throw new MigrationError(ErrorCode.PLAN_INVALID, `${path}.${key}: a version 2 plan has no ${key}`, { paths: [`${path}.${key}`] });
+  }
+  return { ...t, pin: null, partitions: null };
+}
+
+const isObject = (v: unknown): v is PlanDocument => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Each wave's table entries through `f`; anything not shaped like waves is left for the schema to refuse. */
+function mapTables(waves: unknown, f: (t: PlanDocument, path: string) => PlanDocument): unknown {
+  if (!Array.isArray(waves)) return waves;
+  return waves.map((w: unknown, i) => {
+    if (!isObject(w) || !Array.isArray(w['tables'])) return w;
+    const tables = (w['tables'] as unknown[]).map((t, j) => (isObject(t) ? f(t, `waves[${i}].tables[${j}]`) : t));
+    return { ...w, tables };
+  });
+}
 
 function unsupported(message: string, version: unknown): MigrationError {
   return new MigrationError(ErrorCode.PLAN_VERSION_UNSUPPORTED, `version: ${message}`, { paths: ['version'], version });

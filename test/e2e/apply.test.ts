@@ -22,6 +22,7 @@ import type { SeedManifest } from '../../dev/seed/manifest';
 import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
+import { readWithPyIceberg } from '../helpers/verifier';
 
 const root = ROOT;
 const env = testStack();
@@ -154,20 +155,7 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     );
     expect(migrated.length).toBeGreaterThanOrEqual(5);
     const names = migrated.filter((t) => t.format !== 'avro').map((t) => `${nsPrefix}${t.db}.${t.name}`);
-    const r = await run(env.HIM_VERIFIER_PYTHON as string, [
-      path.join(root, 'dev/verifier/read_tables.py'),
-      '--engines',
-      'pyiceberg',
-      '--catalog-uri',
-      env.HIM_ICEBERG_REST_URI ?? '',
-      '--s3-endpoint',
-      env.HIM_S3_ENDPOINT ?? '',
-      ...names,
-    ]);
-    const reads = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { table: string; rows: number; checksum: string; error?: string });
+    const reads = await readWithPyIceberg(names);
     for (const t of migrated.filter((x) => x.format !== 'avro')) {
       const got = reads.find((x) => x.table === `${nsPrefix}${t.db}.${t.name}`);
       expect({ t: t.name, rows: got?.rows, checksum: got?.checksum }).toEqual({ t: t.name, rows: t.rows, checksum: t.checksum });

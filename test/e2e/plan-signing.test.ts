@@ -109,7 +109,7 @@ describe('plan signing (real CLI, stack HMS)', () => {
     expect([p.code, p.stderr]).toEqual([0, expect.any(String)]);
     expect(p.stdout).toMatch(/signed \(hmac-sha256, key [0-9a-f]{16}\) by e2e-planner/);
     const plan = JSON.parse(readFileSync(planFile, 'utf8')) as PlanJson;
-    expect(plan.version).toBe(2);
+    expect(plan.version).toBe(3);
     expect(plan.target).toEqual({ catalog: 'local-rest', type: 'rest', mode: null, namespacePrefix: '' });
     expect(plan.waves.flatMap((w) => w.tables.map((t) => t.id.split('.')[0]))).toEqual([database, database]);
     const s = plan.signature!;

@@ -1,5 +1,5 @@
 // Hostile corpus (issue 18 point 8), odd HMS metadata and corrupt files, through one apply: a bucketed
-// table forged into a wave (the fingerprint `assess --json` prints, the plan re-hashed with the
+// table forged into a wave (the fingerprint and pin `assess --json` prints, the plan re-hashed with the
 // project's own function), an int partition whose value is `abc`, an empty and a relative location,
 // two tables sharing one location, a partition directory with no files, a view without text, a table
 // dropped after planning, a zero-byte, a truncated-footer and a wrong-magic Parquet file. apply must
@@ -62,6 +62,8 @@ interface Assessed {
   id: string;
   class: string;
   fingerprint: string;
+  pin: unknown;
+  partitions: unknown;
   files: number;
   bytes: number;
   findings: { code: string; severity: string }[];
@@ -85,13 +87,22 @@ let audit: { exit: number; ok: boolean; code: string | undefined } = { exit: -1,
 /** The state store's record of each table (status and code), whatever the plan workflow reported. */
 const records = new Map<string, { status: string; code: string | null }>();
 
-/** Move every table that is in no wave into wave 1 (class and fingerprint as assess printed them), re-hashed. */
+/** Move every table that is in no wave into wave 1 (class, fingerprint and pin as assess printed them), re-hashed. */
 function forge(plan: Record<string, unknown>): string {
   const waves = plan.waves as { number: number; tables: { id: string }[] }[];
   const inWaves = new Set(waves.flatMap((w) => w.tables.map((t) => t.id)));
   const forged = assessed
     .filter((a) => !inWaves.has(a.id))
-    .map((a) => ({ id: a.id, team: null, class: 'migrate', fingerprint: a.fingerprint, files: a.files, bytes: a.bytes }));
+    .map((a) => ({
+      id: a.id,
+      team: null,
+      class: 'migrate',
+      fingerprint: a.fingerprint,
+      files: a.files,
+      bytes: a.bytes,
+      pin: a.pin,
+      partitions: a.partitions,
+    }));
   if (waves.length === 0) waves.push({ number: 1, tables: [], estimates: { files: 0, bytes: 0, expectedSeconds: 0 } } as never);
   (waves[0] as { tables: unknown[] }).tables.push(...forged);
   const notPlanned = (plan.notPlanned as { id: string }[]).filter((n) => !forged.some((f) => f.id === n.id));

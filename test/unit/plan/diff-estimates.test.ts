@@ -12,6 +12,8 @@ const t = (id: string, over: Partial<Entry> = {}): Entry => ({
   fingerprint: `fp-${id}`,
   files: 1,
   bytes: 1,
+  pin: null,
+  partitions: null,
   ...over,
 });
 const wave = (number: number, tables: Entry[]): PlanFile['waves'][number] => ({

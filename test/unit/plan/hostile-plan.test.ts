@@ -127,7 +127,7 @@ const CASES: [string, string, RegExp, () => string | Buffer | ((name: string) =>
     /deeper than 32/,
     () => text(base()).replace('"pins":{}', `"pins":${'{"a":'.repeat(40)}1${'}'.repeat(40)}`),
   ],
-  ['a future version', 'PLAN_VERSION_UNSUPPORTED', /newer than this build/, () => text({ ...base(), version: 3 })],
+  ['a future version', 'PLAN_VERSION_UNSUPPORTED', /newer than this build/, () => text({ ...base(), version: 4 })],
   [
     'an edit without re-hashing',
     'PLAN_HASH_MISMATCH',

@@ -9,7 +9,11 @@ import { serializePlan } from '../../../core/plan/plan-file';
 import type { PlanFile } from '../../../core/plan/plan-file';
 import { signingMessage } from '../../../core/plan/signing';
 import { planSigningKey, readPlanForApply, signBuiltPlan } from '../../../app/plan-input';
+import { conversionPin } from '../../../core/plan/pin';
 import { configWith, errorOf, makePlan, rehashed, tempDir, writePlan } from './plan-input-helpers';
+import { inv, table as hiveTable } from './assess/fixture';
+
+const PIN = conversionPin(inv(hiveTable()));
 
 const KEY_A = 'a'.repeat(20) + '-plan-key-one-0123456789';
 const KEY_B = 'b'.repeat(20) + '-plan-key-two-0123456789';
@@ -39,7 +43,9 @@ function forge(plan: PlanFile): Record<string, unknown> {
     ...doc.waves,
     {
       number: 3,
-      tables: [{ id: 's.gone', team: 'data', class: 'migrate', fingerprint: 'fp-s.gone', files: 1, bytes: 100 }],
+      tables: [
+        { id: 's.gone', team: 'data', class: 'migrate', fingerprint: 'fp-s.gone', files: 1, bytes: 100, pin: null, partitions: null },
+      ],
       estimates: { files: 1, bytes: 100, expectedSeconds: 1 },
     },
   ];
@@ -82,6 +88,21 @@ describe.each([
       ['s.gone'],
     ]);
     expect(errorOf(() => readPlanForApply(file, configWith(signing), env)).code).toBe('PLAN_SIGNATURE_INVALID');
+  });
+
+  it('refuses a table whose conversion pin was added or edited after signing, re-hashed with plain sha256', () => {
+    const doc = JSON.parse(serializePlan(signedWith(signing))) as Record<string, unknown> & PlanFile;
+    const pin = { ...PIN, columns: [{ name: 'id', type: 'string' }] };
+    const w0 = doc.waves[0]!;
+    for (const [name, entryPin] of [
+      ['pinned', PIN],
+      ['re-pinned', pin],
+    ] as const) {
+      const waves = [{ ...w0, tables: [{ ...w0.tables[0]!, pin: entryPin }] }, ...doc.waves.slice(1)];
+      const file = writePlan(dir, `${kind}-${name}.json`, rehashed({ ...doc, waves }));
+      expect(readPlanForApply(file, configWith(), env).plan.waves[0]?.tables[0]?.pin).toEqual(entryPin);
+      expect(errorOf(() => readPlanForApply(file, configWith(signing), env)).code).toBe('PLAN_SIGNATURE_INVALID');
+    }
   });
 
   it('refuses an unsigned plan with PLAN_UNSIGNED', () => {

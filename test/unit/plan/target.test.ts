@@ -23,7 +23,7 @@ describe('pinned target', () => {
 
   it('is written into the plan, covered by the hash, and read back', () => {
     const p = makePlan();
-    expect(p.version).toBe(2);
+    expect(p.version).toBe(3);
     expect(parsePlan(serializePlan(p)).target).toEqual(TARGET);
     const doc = JSON.parse(serializePlan(p)) as Record<string, unknown>;
     const edited = { ...doc, target: { ...TARGET, namespacePrefix: 'other_' } };
@@ -67,12 +67,12 @@ describe('pinned target', () => {
   });
 });
 
-describe('plan version 1 → 2', () => {
+describe('plan version 1 → 2 (→ 3)', () => {
   it('reads a recorded version 1 plan: same hash, same waves, target null (not pinned)', () => {
-    expect(CURRENT_PLAN_VERSION).toBe(2);
+    expect(CURRENT_PLAN_VERSION).toBe(3);
     const v1 = JSON.parse(V1) as Record<string, unknown>;
     const p = parsePlan(V1);
-    expect([p.version, p.target, p.hash, p.signature]).toEqual([2, null, v1['hash'], undefined]);
+    expect([p.version, p.target, p.hash, p.signature]).toEqual([3, null, v1['hash'], undefined]);
     expect(p.waves.map((w) => w.tables.map((t) => t.id))).toEqual([['sales.orders'], ['sales.v_orders']]);
     expect(targetMismatch(p, { catalogName: 'anything', type: 'hive' })).toBeNull();
   });
