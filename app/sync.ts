@@ -11,7 +11,8 @@ import { AuditAction, digestOf } from '../core/audit/chain';
 import type { MigrateConfig } from '../core/config/schema';
 import { conversionFor, dbOf, nameOf, targetOf } from '../core/convert/plan-conversion';
 import { ErrorCode, MigrationError } from '../core/errors';
-import type { HmsReader } from '../core/hive/model';
+import { tableFingerprint } from '../core/hive/fingerprint';
+import type { HmsReader, TableInventory } from '../core/hive/model';
 import { planId } from '../core/plan/ids';
 import type { PlanFile } from '../core/plan/plan-file';
 import { sourceChange } from '../core/plan/source-check';
@@ -115,12 +116,17 @@ async function syncRecord(ctx: Ctx, rec: TableRecord): Promise<SyncResult> {
     { prepared, ident },
     { now: Date.now, footerConcurrency: ctx.scope.footerConcurrency },
   );
-  if (result.commit !== null) await recordSync(ctx, rec, result, `${ctx.catalog.name}:${formatTableIdent(ident)}`);
+  if (result.commit !== null) await recordSync(ctx, rec, live, result, `${ctx.catalog.name}:${formatTableIdent(ident)}`);
   return result;
 }
 
-/** The record follows the table (metadata location, snapshot, our files) and the commit is audited, in one transaction. */
-async function recordSync(ctx: Ctx, rec: TableRecord, r: SyncResult, target: string): Promise<void> {
+/**
+ * The record follows the table — metadata location, snapshot, our files, and the saved original:
+ * the Hive table as synced (register mode never alters it, so rollback's "unchanged since saved"
+ * check and the nightly HMS comparison are against what the Iceberg table now holds) — and the
+ * commit is audited, in one transaction.
+ */
+async function recordSync(ctx: Ctx, rec: TableRecord, live: TableInventory, r: SyncResult, target: string): Promise<void> {
   const by = actorOf();
   const details = {
     target,
@@ -134,11 +140,18 @@ async function recordSync(ctx: Ctx, rec: TableRecord, r: SyncResult, target: str
     recordsRemoved: r.recordsRemoved,
     metadataLocation: r.metadataLocation,
     validation: r.validation,
+    hmsDigest: tableFingerprint(live),
   };
   await ctx.state.recordStep(
     rec.planHash,
     rec.tableId,
-    { metadataLocation: r.metadataLocation, snapshotId: r.snapshotId, writtenFiles: [...(rec.writtenFiles ?? []), ...r.written] },
+    {
+      metadataLocation: r.metadataLocation,
+      snapshotId: r.snapshotId,
+      writtenFiles: [...(rec.writtenFiles ?? []), ...r.written],
+      original: live,
+      originalDigest: tableFingerprint(live),
+    },
     {
       at: new Date().toISOString(),
       actor: by.actor,
@@ -146,7 +159,7 @@ async function recordSync(ctx: Ctx, rec: TableRecord, r: SyncResult, target: str
       action: AuditAction.TABLE_SYNCED,
       object: `hms:${rec.tableId}`,
       planHash: rec.planHash,
-      beforeDigest: rec.snapshotId === null ? null : digestOf(rec.snapshotId),
+      beforeDigest: rec.originalDigest,
       afterDigest: digestOf(details),
       details,
     },
