@@ -22,7 +22,8 @@ import type { SyncResult } from '../engine/sync-table';
 import { syncTable } from '../engine/sync-table';
 import { actorOf } from './identity';
 import type { Stores } from './runtime';
-import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
+import { withMigratedTables } from './plan-tables';
+import { toolVersion } from './runtime';
 
 export interface SyncScope {
   /** `db.table` ids; empty = every migrated table of the plan. */
@@ -51,36 +52,21 @@ interface Ctx {
   readonly scope: SyncScope;
 }
 
-/** Sync every migrated table of `plan` in scope; none in scope is a USAGE error. */
+/** Sync every migrated table of `plan` in scope; none in scope, or a named table that is not migrated, is a USAGE error. */
 export async function syncNow(config: MigrateConfig, plan: string, scope: SyncScope): Promise<SyncReport> {
-  const state = await openState(config);
-  const hms = openHmsReader(config);
-  const stores = openStores(config);
-  let catalog: IcebergCatalog | undefined;
-  try {
-    catalog = await openCatalog(config, process.env, stores);
-    const planHash = await state.resolvePlan(plan);
-    const p = await state.getPlan(planHash);
-    const recs = (await state.listTables(planHash)).filter(
-      (t) => t.status === 'migrated' && (scope.tables.length === 0 || scope.tables.includes(t.tableId)),
-    );
-    const unknown = scope.tables.filter((t) => !recs.some((r) => r.tableId === t));
-    if (recs.length === 0 || unknown.length > 0)
-      throw new MigrationError(
-        ErrorCode.USAGE,
-        `no migrated table of plan ${planId(planHash)} named ${unknown.length > 0 ? unknown.join(', ') : 'in the scope'}`,
-        { plan: planId(planHash), tables: unknown },
-      );
+  const inScope = (t: TableRecord): boolean => scope.tables.length === 0 || scope.tables.includes(t.tableId);
+  return withMigratedTables(config, plan, inScope, async ({ state, hms, stores, catalog, planHash, plan: p, records }) => {
+    const unknown = scope.tables.filter((t) => !records.some((r) => r.tableId === t));
+    if (unknown.length > 0)
+      throw new MigrationError(ErrorCode.USAGE, `no migrated table of plan ${planId(planHash)} named ${unknown.join(', ')}`, {
+        plan: planId(planHash),
+        tables: unknown,
+      });
     const ctx: Ctx = { config, state, hms, stores, catalog, plan: p, scope };
     const tables: TableSyncOutcome[] = [];
-    for await (const o of mapOrdered(recs, scope.concurrency, (rec) => syncOne(ctx, rec))) tables.push(o);
+    for await (const o of mapOrdered(records, scope.concurrency, (rec) => syncOne(ctx, rec))) tables.push(o);
     return { plan: planId(planHash), tables };
-  } finally {
-    await catalog?.close?.();
-    await state.close();
-    await hms.close();
-    stores.close();
-  }
+  });
 }
 
 async function syncOne(ctx: Ctx, rec: TableRecord): Promise<TableSyncOutcome> {

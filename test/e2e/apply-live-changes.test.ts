@@ -26,10 +26,9 @@ import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWithPyIceberg } from '../helpers/verifier';
 import type { WorkerProc } from '../helpers/hostile';
 import { startWorker } from '../helpers/hostile';
-import { copyPartition } from '../helpers/live-tables';
+import { copyPartition, liveConfig, seedWarehouse } from '../helpers/live-tables';
 
 const env = testStack();
-const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const prefix = uniqueName('himlive').toLowerCase();
 const nsPrefix = `${prefix}_`;
 const sales = `${prefix}_sales`;
@@ -110,17 +109,8 @@ async function moveTheWarehouseOn(): Promise<Record<string, number>> {
 describe('apply of a plan whose tables changed since (conversion pins)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'him-live-'));
-    const mf = path.join(dir, 'manifest.json');
-    const s = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--manifest', mf]);
-    if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
-    manifest = JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
-    const base = readFileSync(stackCfg, 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: him-live-${prefix}`);
-    cfgFile = path.join(dir, 'migrate.yaml');
-    const include = `^${sales}\\.(${TABLES.join('|')})$`;
-    writeFileSync(
-      cfgFile,
-      `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${sales}]\n  waves:\n    maxTablesPerWave: 10\n    scope:\n      include: ['${include}']\n`,
-    );
+    manifest = await seedWarehouse(prefix, dir);
+    cfgFile = liveConfig({ dir, queue: `him-live-${prefix}`, nsPrefix, db: sales, tables: TABLES });
     worker = startWorker(cfgFile);
   }, 900_000);
 

@@ -22,12 +22,11 @@ import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import type { WorkerProc } from '../helpers/hostile';
 import { startWorker } from '../helpers/hostile';
-import { copyFiles, copyPartition, seededFilesUnder, tableAfter } from '../helpers/live-tables';
+import { copyFiles, copyPartition, liveConfig, seededFilesUnder, seedWarehouse, tableAfter } from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWithPyIceberg } from '../helpers/verifier';
 
 const env = testStack();
-const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const prefix = uniqueName('himsync').toLowerCase();
 const nsPrefix = `${prefix}_`;
 const sales = `${prefix}_sales`;
@@ -148,17 +147,8 @@ async function hiveContent(t: SeedTable): Promise<{ rows: number; checksum: stri
 describe('migrate sync', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'him-sync-'));
-    const mf = path.join(dir, 'manifest.json');
-    const s = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--manifest', mf]);
-    if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
-    manifest = JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
-    const base = readFileSync(stackCfg, 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: him-sync-${prefix}`);
-    cfgFile = path.join(dir, 'migrate.yaml');
-    const include = `^${sales}\\.(${TABLES.join('|')})$`;
-    writeFileSync(
-      cfgFile,
-      `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${sales}]\n  waves:\n    maxTablesPerWave: 10\n    scope:\n      include: ['${include}']\n`,
-    );
+    manifest = await seedWarehouse(prefix, dir);
+    cfgFile = liveConfig({ dir, queue: `him-sync-${prefix}`, nsPrefix, db: sales, tables: TABLES });
     worker = startWorker(cfgFile);
     const planFile = path.join(dir, 'plan.json');
     const p = await migrate(['plan', '--out', planFile]);

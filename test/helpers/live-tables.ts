@@ -3,9 +3,13 @@
 // overwritten (new files written, the old ones deleted: what INSERT OVERWRITE does), always inside
 // the test's own seeded data. Also the seed manifest of the table as Hive has it afterwards, for
 // the verifier's checksum (dev/seed/read_files.py).
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { HivePartition } from '../../core/hive/model';
 import type { ObjectStore } from '../../core/storage/object-store';
 import type { SeedFile, SeedManifest, SeedPartition, SeedTable } from '../../dev/seed/manifest';
+import { TSX, run } from './cli';
+import { testStack } from './stack-env';
 
 const norm = (s: string) => s.replace(/^s3a?:\/\//, '').replace(/\/+$/, '');
 
@@ -65,4 +69,29 @@ export function tableAfter(
   const gone = new Set(removed.map(norm));
   const files = [...t.files.filter((f) => !gone.has(norm(f.location))), ...added];
   return { ...t, files, partitions: [...t.partitions, ...newPartitions], rows: files.reduce((s, f) => s + f.rows, 0), checksum: null };
+}
+
+/** Seed the warehouse under `prefix` (dev/seed) into `dir`; returns its manifest. */
+export async function seedWarehouse(prefix: string, dir: string): Promise<SeedManifest> {
+  const env = testStack();
+  const mf = path.join(dir, 'manifest.json');
+  const s = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--manifest', mf]);
+  if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
+  return JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
+}
+
+/**
+ * The stack's migrate.yaml for one test in `dir`: its own task queue, target namespaces prefixed
+ * `nsPrefix`, a plan of `tables` of database `db` in one wave. Returns the file.
+ */
+export function liveConfig(o: { dir: string; queue: string; nsPrefix: string; db: string; tables: readonly string[] }): string {
+  const stackCfg = path.join(testStack().HIM_STATE_DIR as string, 'migrate.yaml');
+  const base = readFileSync(stackCfg, 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: ${o.queue}`);
+  const file = path.join(o.dir, 'migrate.yaml');
+  const include = `^${o.db}\\.(${o.tables.join('|')})$`;
+  writeFileSync(
+    file,
+    `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${o.nsPrefix}`)}\nplan:\n  databases: [${o.db}]\n  waves:\n    maxTablesPerWave: 10\n    scope:\n      include: ['${include}']\n`,
+  );
+  return file;
 }

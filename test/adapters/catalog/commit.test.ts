@@ -9,9 +9,9 @@ import { RestCatalog } from '../../../adapters/catalog/rest';
 import { S3ObjectStore } from '../../../adapters/storage/s3-store';
 import type { IcebergCatalog, LoadedTable, SnapshotCommit } from '../../../core/catalog/catalog';
 import { tableIdent } from '../../../core/catalog/catalog';
-import { MigrationError } from '../../../core/errors';
 import { toMetadataJson } from '../../../core/iceberg/metadata-json';
 import { syncMetadataLocation, syncSnapshot, withSyncSnapshot } from '../../../core/sync/snapshot';
+import { rejectionOf } from '../../helpers/errors';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 import type { WrittenTable } from './fixture';
 import { deletePrefix, putText, s3Client, writeTable } from './fixture';
@@ -48,16 +48,6 @@ async function commitOf(catalog: IcebergCatalog, base: LoadedTable, id: bigint):
     metadata,
     metadataLocation,
   };
-}
-
-async function failure(p: Promise<unknown>): Promise<MigrationError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
 }
 
 const catalogs: [string, () => Promise<IcebergCatalog>][] = [
@@ -98,7 +88,7 @@ describe.each(catalogs)('commitTable on the %s catalog', (kind, connect) => {
 
     // Another commit prepared on the old base: someone (our first commit) got there first.
     const stale = await commitOf(catalog, base, 1002n);
-    const e = await failure(catalog.commitTable(ident, stale));
+    const e = await rejectionOf(catalog.commitTable(ident, stale));
     expect(e.code).toBe('CATALOG_CONFLICT');
     const now = await catalog.loadTable(ident);
     expect(now.metadataLocation).toBe(r.table.metadataLocation);

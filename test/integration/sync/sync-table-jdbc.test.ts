@@ -3,7 +3,6 @@
 // then a new partition (files copied) → an append; a crash between writing the files and the
 // commit, then the rerun → it finds its own files (every one `identical`) and commits once; a third
 // run is in sync; a dropped partition → a delete snapshot that removes exactly its files.
-import { readFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +18,7 @@ import type { SeedManifest } from '../../../dev/seed/manifest';
 import { syncTable } from '../../../engine/sync-table';
 import { writeIcebergMetadata } from '../../../engine/write-metadata';
 import { TSX, run } from '../../helpers/cli';
-import { copyPartition } from '../../helpers/live-tables';
+import { copyPartition, seedWarehouse } from '../../helpers/live-tables';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
 const env = testStack();
@@ -58,10 +57,7 @@ async function readBack(): Promise<{ rows: number }> {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-sync-jdbc-'));
-  const mf = path.join(dir, 'manifest.json');
-  const s = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--manifest', mf]);
-  if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
-  manifest = JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
+  manifest = await seedWarehouse(prefix, dir);
   const hms = new ThriftHmsReader({ uri: env.HIM_HMS_PG_URI as string });
   try {
     [inv] = (await hms.getTables(sales, ['orders'])) as [TableInventory];

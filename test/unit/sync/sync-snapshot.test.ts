@@ -1,7 +1,7 @@
 // The pure half of `migrate sync` (core/sync): which files a sync adds and removes, which manifests
 // it rewrites, the snapshot's operation, id, summary and the metadata it produces, and the marker
 // that tells our snapshots from another writer's.
-import { ErrorCode, MigrationError } from '../../../core/errors';
+import { ErrorCode } from '../../../core/errors';
 import { buildInitialMetadata } from '../../../core/iceberg/metadata';
 import { identitySpec } from '../../../core/iceberg/partition-spec';
 import { convertHiveSchemaOrThrow } from '../../../core/iceberg/schema';
@@ -17,6 +17,7 @@ import {
   syncSummary,
   withSyncSnapshot,
 } from '../../../core/sync/snapshot';
+import { errorOf } from '../../helpers/errors';
 
 const ice = (path: string, manifest: string, records = 10, size = 100): IcebergFile => ({
   path,
@@ -61,14 +62,7 @@ describe('diffFiles', () => {
   });
 
   it('a file rewritten in place (same path, other size) is SYNC_FILE_REWRITTEN', () => {
-    let e: unknown;
-    try {
-      diffFiles('db.t', current, [hive('s3://w/t/d=1/a.parquet', 0, 999)]);
-    } catch (x) {
-      e = x;
-    }
-    expect(e).toBeInstanceOf(MigrationError);
-    expect((e as MigrationError).code).toBe(ErrorCode.SYNC_FILE_REWRITTEN);
+    expect(errorOf(() => diffFiles('db.t', current, [hive('s3://w/t/d=1/a.parquet', 0, 999)])).code).toBe(ErrorCode.SYNC_FILE_REWRITTEN);
   });
 });
 
@@ -100,13 +94,7 @@ describe('sync snapshot composition', () => {
 
   it('our snapshot passes the marker check; another writer’s is SYNC_FOREIGN_COMMITS; a table without one has none', () => {
     expect(ourCurrentSnapshot(base, 'db.t')?.snapshotId).toBe(42n);
-    let e: unknown;
-    try {
-      ourCurrentSnapshot(base, 'db.other');
-    } catch (x) {
-      e = x;
-    }
-    expect((e as MigrationError).code).toBe(ErrorCode.SYNC_FOREIGN_COMMITS);
+    expect(errorOf(() => ourCurrentSnapshot(base, 'db.other')).code).toBe(ErrorCode.SYNC_FOREIGN_COMMITS);
     const foreign = withSyncSnapshot(
       base,
       baseLocation,
