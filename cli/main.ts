@@ -18,6 +18,7 @@ import { registerOrchestration } from './commands/orchestrate';
 import { registerValidation } from './commands/validate';
 import { registerAudit } from './commands/audit';
 import { registerRepair } from './commands/repair';
+import { registerSync } from './commands/sync';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -30,6 +31,7 @@ A migration, step by step (every command takes --config and --json):
   migrate apply plan.json -c migrate.yaml                 waves wait for: migrate approve <plan-id> --wave N
   migrate status <plan-id> --watch                        progress per wave and table
   migrate rollback <plan-id> --wave N                     unregister without purge, delete only our metadata
+  migrate sync <plan-id>                                  Hive kept changing: new Iceberg snapshots, metadata-only
   migrate schedule create <plan-id>                       nightly drift checks; migrate validate <plan-id> on demand
   migrate audit verify                                    the hash-chained audit log is intact
 `;
@@ -79,6 +81,7 @@ export function buildProgram(io: IO, json = false): Command {
   registerTable(program, io);
   registerOrchestration(program, io);
   registerValidation(program, io);
+  registerSync(program, io);
   registerAudit(program, io);
   registerRepair(program, io);
 

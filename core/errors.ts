@@ -138,6 +138,12 @@ export const ErrorCode = {
   SOURCE_CHANGED: 'SOURCE_CHANGED',
   /** Rollback refused: the Iceberg table has commits after ours (use --force, which is audited). */
   ROLLBACK_REFUSED: 'ROLLBACK_REFUSED',
+  /** Sync refused: the Iceberg table's current snapshot was not committed by this tool (another writer committed: it was cut over). */
+  SYNC_FOREIGN_COMMITS: 'SYNC_FOREIGN_COMMITS',
+  /** Sync refused: a data file kept its path but changed its size (rewritten in place); a snapshot cannot both keep and replace one path. */
+  SYNC_FILE_REWRITTEN: 'SYNC_FILE_REWRITTEN',
+  /** Sync: after the commit, the Hive listing and the new snapshot's files, or the footer row counts and total-records, disagree. */
+  SYNC_VALIDATION_FAILED: 'SYNC_VALIDATION_FAILED',
   /** Validation: the row counts (footers, snapshot summary, manifests, HMS stats) disagree. */
   VALIDATION_ROW_COUNT_MISMATCH: 'VALIDATION_ROW_COUNT_MISMATCH',
   /** Validation: the data files in storage and in our manifests differ (path, size or partition). */

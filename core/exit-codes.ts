@@ -127,6 +127,11 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
     1: 'a table was refused, the wave did not end within --max-wait (ROLLBACK_REFUSED), the rollback workflow ended without a result, or Temporal or the state DB unreachable',
     2: 'bad flag or configuration, an unknown plan (PLAN_INVALID), or a wave the plan does not have (WAVE_UNKNOWN)',
   },
+  sync: {
+    0: 'every table in scope is in sync: a snapshot was committed and validated, or nothing had changed',
+    1: 'a table was refused (SYNC_FOREIGN_COMMITS, SOURCE_CHANGED), its commit lost a race (CATALOG_CONFLICT), its validation failed (SYNC_VALIDATION_FAILED), or an endpoint is unreachable; the other tables were still synced',
+    2: 'bad flag or configuration, an unknown plan, or no migrated table in scope',
+  },
   validate: {
     0: 'clean',
     1: 'a check could not run (an endpoint unreachable)',

@@ -76,7 +76,7 @@ export interface WrittenMetadata {
 }
 
 /** An OutputFile that buffers one manifest and creates it once on close. */
-function putOnceOutput(store: ObjectStore, path: string, written: WrittenFile[]): OutputFile {
+export function putOnceOutput(store: ObjectStore, path: string, written: WrittenFile[]): OutputFile {
   const chunks: Uint8Array[] = [];
   return {
     write: (c) => {
@@ -92,12 +92,35 @@ function putOnceOutput(store: ObjectStore, path: string, written: WrittenFile[])
   };
 }
 
-function defaultFooters(store: ObjectStore): Record<DataFileFormat, FooterReader> {
+export function defaultFooters(store: ObjectStore): Record<DataFileFormat, FooterReader> {
   // Parquet's decode + metrics mapping run on the footer threads when there are any (HIM_FOOTER_THREADS).
   return {
     PARQUET: new ParquetFooterReader(store, DEFAULT_TAIL_BYTES, sharedFooterThreads()),
     ORC: new OrcFooterReader(store),
     AVRO: new AvroFooterReader(store),
+  };
+}
+
+/** The manifest's data file of one listed file, its location and its footer stats. */
+export function dataFileOf(
+  info: Pick<ObjectInfo, 'path' | 'size'>,
+  loc: PreparedConversion['locations'][number],
+  stats: FileStats,
+): DataFile {
+  // Spelled out (no rest/spread of the stats: a runtime property copy per file on the main thread).
+  return {
+    filePath: info.path,
+    fileFormat: loc.format,
+    partition: loc.partition,
+    recordCount: stats.recordCount,
+    fileSizeInBytes: info.size,
+    columnSizes: stats.columnSizes,
+    valueCounts: stats.valueCounts,
+    nullValueCounts: stats.nullValueCounts,
+    lowerBounds: stats.lowerBounds,
+    upperBounds: stats.upperBounds,
+    splitOffsets: stats.splitOffsets,
+    encodedMetrics: stats.encodedMetrics,
   };
 }
 
@@ -221,21 +244,7 @@ async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOp
     progress.footersRead++;
     progress.bytesRead += info.size;
     if (progress.footersRead % every === 0) opts.onProgress?.({ ...progress });
-    // Spelled out (no rest/spread of the stats: a runtime property copy per file on the main thread).
-    return {
-      filePath: info.path,
-      fileFormat: loc.format,
-      partition: loc.partition,
-      recordCount: stats.recordCount,
-      fileSizeInBytes: info.size,
-      columnSizes: stats.columnSizes,
-      valueCounts: stats.valueCounts,
-      nullValueCounts: stats.nullValueCounts,
-      lowerBounds: stats.lowerBounds,
-      upperBounds: stats.upperBounds,
-      splitOffsets: stats.splitOffsets,
-      encodedMetrics: stats.encodedMetrics,
-    };
+    return dataFileOf(info, loc, stats);
   };
 
   const result = await writeManifests(mapOrdered(listed(), opts.footerConcurrency ?? 32, readFooter), {

@@ -2,6 +2,7 @@
 // files a snapshot holds, with path, size, record count and the partition tuple as typed values.
 import { bigIntFromBytes } from '../../core/iceberg/bounds';
 import { ErrorCode, MigrationError } from '../../core/errors';
+import type { ManifestFileEntry } from '../../core/iceberg/manifest';
 import type { PartitionSpec } from '../../core/iceberg/partition-spec';
 import { partitionType } from '../../core/iceberg/partition-spec';
 import type { PrimitiveType, PrimitiveValue, Schema } from '../../core/iceberg/types';
@@ -87,6 +88,48 @@ export async function readManifest(store: ObjectStore, path: string, schema: Sch
       recordCount: num(df.record_count),
       fileSizeInBytes: num(df.file_size_in_bytes),
       partition: types.map(({ field, type }) => fromAvro(type, part[avroName(field.name)] ?? part[field.name])),
+    };
+  });
+}
+
+const bytesOf = (v: unknown): Uint8Array | undefined => (v === null || v === undefined ? undefined : new Uint8Array(v as Buffer));
+
+/**
+ * The manifest list's records in full (sequence numbers, counts, partition summaries), as a new
+ * manifest list carries them over unchanged. A delete manifest (content 1) is refused: a table of
+ * ours never has one.
+ */
+export async function readManifestFiles(store: ObjectStore, path: string): Promise<ManifestFileEntry[]> {
+  const c = readAvroContainer(path, await readAll(store, path));
+  return c.records.map((r) => {
+    const m = r as Record<string, unknown>;
+    if (num(m.content ?? 0) !== 0)
+      throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `${path}: ${String(m.manifest_path)} is a delete manifest`, { path });
+    const parts = (m.partitions ?? []) as Record<string, unknown>[];
+    return {
+      path: m.manifest_path as string,
+      length: num(m.manifest_length),
+      partitionSpecId: num(m.partition_spec_id),
+      content: 0,
+      sequenceNumber: num(m.sequence_number),
+      minSequenceNumber: num(m.min_sequence_number),
+      addedSnapshotId: BigInt(m.added_snapshot_id as bigint),
+      addedFilesCount: num(m.added_files_count ?? m.added_data_files_count ?? 0),
+      existingFilesCount: num(m.existing_files_count ?? m.existing_data_files_count ?? 0),
+      deletedFilesCount: num(m.deleted_files_count ?? m.deleted_data_files_count ?? 0),
+      addedRowsCount: num(m.added_rows_count ?? 0),
+      existingRowsCount: num(m.existing_rows_count ?? 0),
+      deletedRowsCount: num(m.deleted_rows_count ?? 0),
+      partitions: parts.map((p) => {
+        const lower = bytesOf(p.lower_bound);
+        const upper = bytesOf(p.upper_bound);
+        return {
+          containsNull: p.contains_null === true,
+          containsNan: p.contains_nan === true,
+          ...(lower === undefined ? {} : { lowerBound: lower }),
+          ...(upper === undefined ? {} : { upperBound: upper }),
+        };
+      }),
     };
   });
 }

@@ -17,6 +17,8 @@
 // Data files are never touched: drops always send deleteData=false, and the rename happens only on
 // an EXTERNAL table (HMS moves the directory of a renamed MANAGED table).
 import type {
+  CommitOutcome,
+  SnapshotCommit,
   HiveOriginalPlace,
   IcebergCatalog,
   LoadedTable,
@@ -25,7 +27,7 @@ import type {
   TableIdent,
   UnregisterOutcome,
 } from '../../core/catalog/catalog';
-import { HIVE_ORIGINAL_UNTOUCHED, existingEntryOutcome, formatTableIdent } from '../../core/catalog/catalog';
+import { HIVE_ORIGINAL_UNTOUCHED, commitConflict, existingEntryOutcome, formatTableIdent } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { HiveTable } from '../../core/hive/model';
 import { fromMetadataJson } from '../../core/iceberg/metadata-json';
@@ -294,6 +296,37 @@ export class HiveIcebergCatalog implements IcebergCatalog {
     }
     await this.o.writer.alterTable(db, ident.name, icebergForm(original, metadataLocation, null), { DO_NOT_UPDATE_STATS: 'true' });
     return { outcome: 'registered', table: await this.loadTable(ident) };
+  }
+
+  /**
+   * Check-and-swap of the `metadata_location` parameter (HiveTableOperations without locks): the
+   * table must still point at the base; alter_table carries expected_parameter_key/value, which an
+   * HMS 4 checks atomically. An older HMS ignores them: then the window between our read and the
+   * alter is a race another writer could win (documented in docs/migrating.md).
+   */
+  async commitTable(ident: TableIdent, c: SnapshotCommit): Promise<{ outcome: CommitOutcome; table: LoadedTable }> {
+    const now = await this.current(ident);
+    const at = now === undefined || !isIceberg(now) ? null : (now.parameters.metadata_location ?? null);
+    if (at === c.metadataLocation) return { outcome: 'already-committed', table: await this.loadTable(ident) };
+    if (now === undefined || at !== c.base.metadataLocation) throw commitConflict(ident, c, at);
+    const params: Record<string, string> = { ...now.parameters, metadata_location: c.metadataLocation, previous_metadata_location: at };
+    delete params.transient_lastDdlTime;
+    try {
+      await this.o.writer.alterTable(
+        this.db(ident.namespace),
+        ident.name,
+        { ...now, parameters: params },
+        {
+          DO_NOT_UPDATE_STATS: 'true',
+          [EXPECTED_PARAMETER_KEY]: 'metadata_location',
+          [EXPECTED_PARAMETER_VALUE]: at,
+        },
+      );
+    } catch (e) {
+      const after = await this.current(ident);
+      if (after?.parameters.metadata_location !== c.metadataLocation) throw e;
+    }
+    return { outcome: 'committed', table: await this.loadTable(ident) };
   }
 
   async unregisterTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: UnregisterOutcome }> {

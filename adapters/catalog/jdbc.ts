@@ -8,15 +8,23 @@
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import type {
+  CommitOutcome,
   HiveOriginalPlace,
   IcebergCatalog,
   LoadedTable,
   Namespace,
   RegisterOutcome,
+  SnapshotCommit,
   TableIdent,
   UnregisterOutcome,
 } from '../../core/catalog/catalog';
-import { HIVE_ORIGINAL_UNTOUCHED, checkNamespace, existingEntryOutcome, formatTableIdent } from '../../core/catalog/catalog';
+import {
+  HIVE_ORIGINAL_UNTOUCHED,
+  checkNamespace,
+  commitConflict,
+  existingEntryOutcome,
+  formatTableIdent,
+} from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { fromMetadataJson } from '../../core/iceberg/metadata-json';
 import type { ObjectStore } from '../../core/storage/object-store';
@@ -260,6 +268,36 @@ export class JdbcIcebergCatalog implements IcebergCatalog {
       outcome = existingEntryOutcome(ident, existing ?? '', metadataLocation);
     }
     return { outcome, table: await this.loadTable(ident) };
+  }
+
+  /**
+   * Compare-and-swap of the row (JdbcTableOperations): UPDATE … SET metadata_location = ours,
+   * previous_metadata_location = base WHERE metadata_location = base. No row changed → reload:
+   * ours already → already-committed; elsewhere → CATALOG_CONFLICT. A lost connection → reload
+   * and compare (the UPDATE may have committed).
+   */
+  async commitTable(ident: TableIdent, c: SnapshotCommit): Promise<{ outcome: CommitOutcome; table: LoadedTable }> {
+    await this.store.head(c.metadataLocation).catch((e: unknown) => {
+      throw new MigrationError(ErrorCode.CATALOG_METADATA_UNREADABLE, `cannot read ${c.metadataLocation}: ${(e as Error).message}`, {
+        metadataLocation: c.metadataLocation,
+      });
+    });
+    let affected = 0;
+    try {
+      const r = await this.sql.query(
+        'UPDATE iceberg_tables SET metadata_location = $1, previous_metadata_location = $2 WHERE catalog_name = $3 AND table_namespace = $4 AND table_name = $5 AND metadata_location = $2',
+        [c.metadataLocation, c.base.metadataLocation, this.name, nsText(ident.namespace), ident.name],
+      );
+      affected = r.affected;
+    } catch (e) {
+      const err = wrap(e, 'commit');
+      if ((await this.location(ident)) !== c.metadataLocation) throw err;
+      return { outcome: 'committed', table: await this.loadTable(ident) };
+    }
+    if (affected > 0) return { outcome: 'committed', table: await this.loadTable(ident) };
+    const now = await this.location(ident);
+    if (now === c.metadataLocation) return { outcome: 'already-committed', table: await this.loadTable(ident) };
+    throw commitConflict(ident, c, now);
   }
 
   async unregisterTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: UnregisterOutcome }> {

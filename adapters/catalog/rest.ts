@@ -4,17 +4,21 @@
 // drop that never purges. Responses are parsed with core/iceberg/json (63-bit ids stay exact).
 // Quirk of the Java reference server: HEAD/DELETE answer 200, not 204 — any 2xx is success.
 import type {
+  CommitOutcome,
   HiveOriginalPlace,
   IcebergCatalog,
   LoadedTable,
   Namespace,
   RegisterOutcome,
+  SnapshotCommit,
   TableIdent,
   UnregisterOutcome,
 } from '../../core/catalog/catalog';
 import {
   HIVE_ORIGINAL_UNTOUCHED,
   checkNamespace,
+  commitConflict,
+  holdsCommit,
   existingEntryOutcome,
   formatTableIdent,
   isCredentialKey,
@@ -23,7 +27,8 @@ import {
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { JsonValue } from '../../core/iceberg/json';
 import { parseJson, stringifyJson } from '../../core/iceberg/json';
-import { fromMetadataJson } from '../../core/iceberg/metadata-json';
+import { fromMetadataJson, snapshotToWire } from '../../core/iceberg/metadata-json';
+import { MAIN_BRANCH } from '../../core/iceberg/spec-constants';
 import type { RequestAuth, RestAuth } from './rest-auth';
 import { createRequestAuth } from './rest-auth';
 import type { HttpSettings, RestRequest } from './rest-http';
@@ -60,6 +65,8 @@ const UNKNOWN_OUTCOME = new Set<string>([
 ]);
 
 export class RestCatalog implements IcebergCatalog {
+  /** The server writes the new metadata.json from the commit's updates. */
+  readonly writesOwnMetadata = true;
   private constructor(
     readonly name: string,
     private readonly http: RestHttp,
@@ -237,6 +244,47 @@ export class RestCatalog implements IcebergCatalog {
         { cause: e },
       );
     }
+  }
+
+  /**
+   * POST …/tables/{table} (CommitTableRequest, iceberg.md §6): requirements assert-table-uuid and
+   * assert-ref-snapshot-id(main, base), updates add-snapshot + set-snapshot-ref(main). 409
+   * CommitFailed → reload: at our snapshot → already-committed, else CATALOG_CONFLICT. 5xx/timeout
+   * → reload and compare; still at the base → the original (retryable) error, nothing landed.
+   */
+  async commitTable(ident: TableIdent, c: SnapshotCommit): Promise<{ outcome: CommitOutcome; table: LoadedTable }> {
+    const path = this.tablePath(ident);
+    const id = c.snapshot.snapshotId;
+    const body = stringifyJson({
+      identifier: { namespace: [...ident.namespace], name: ident.name },
+      requirements: [
+        { type: 'assert-table-uuid', uuid: c.base.tableUuid },
+        { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, 'snapshot-id': c.base.snapshotId },
+      ],
+      updates: [
+        { action: 'add-snapshot', snapshot: snapshotToWire(c.snapshot) },
+        { action: 'set-snapshot-ref', 'ref-name': MAIN_BRANCH, type: 'branch', 'snapshot-id': id },
+      ],
+    });
+    try {
+      const res = await this.http.call({ method: 'POST', path, body, headers: this.delegation() });
+      return { outcome: 'committed', table: this.loadResult(ident, res.text, `POST ${path}`) };
+    } catch (e) {
+      if (!(e instanceof MigrationError)) throw e;
+      if (e.code !== ErrorCode.CATALOG_CONFLICT && !UNKNOWN_OUTCOME.has(e.code)) throw e;
+      const now = await this.reloadAfter(ident, e);
+      if (now !== undefined && holdsCommit(now, c))
+        return { outcome: e.code === ErrorCode.CATALOG_CONFLICT ? 'already-committed' : 'committed', table: now };
+      if (e.code === ErrorCode.CATALOG_CONFLICT || (now !== undefined && now.metadata.currentSnapshotId !== c.base.snapshotId))
+        throw commitConflict(ident, c, now?.metadataLocation ?? null);
+      throw e;
+    }
+  }
+
+  /** The table after an unknown or refused commit (undefined: gone); a failing reload leaves the state unknown. */
+  private async reloadAfter(ident: TableIdent, cause: MigrationError): Promise<LoadedTable | undefined> {
+    if ((await this.resolveUnknown(ident, cause)) === undefined) return undefined;
+    return this.loadTable(ident);
   }
 
   async unregisterTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: UnregisterOutcome }> {

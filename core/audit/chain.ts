@@ -26,6 +26,8 @@ export const AuditAction = {
   VALIDATION_RUN: 'validation.run',
   /** `migrate repair`: a table's orphaned metadata removed and its record closed as failed. */
   TABLE_REPAIRED: 'table.repaired',
+  /** `migrate sync`: a snapshot committed to a migrated table (snapshot id, files added and removed). */
+  TABLE_SYNCED: 'table.synced',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

@@ -7,7 +7,7 @@
 // the catalog entry (ARCHITECTURE.md "Never delete data"; iceberg.md §7, §9.5).
 import type { HiveTable } from '../hive/model';
 import { ErrorCode, MigrationError } from '../errors';
-import type { TableMetadata } from '../iceberg/metadata';
+import type { Snapshot, TableMetadata } from '../iceberg/metadata';
 
 /** A namespace: one or more levels (REST encodes multi-level names with 0x1F). */
 export type Namespace = readonly string[];
@@ -55,6 +55,40 @@ export interface LoadedTable {
 
 /** `registered`: this call created the entry; `already-registered`: it pointed at our file already (a retry). */
 export type RegisterOutcome = 'registered' | 'already-registered';
+/**
+ * A new snapshot on an existing table, committed with optimistic concurrency: it lands only while
+ * the table still is the `base` we read (same metadata file, table uuid and `main` snapshot).
+ * Manifests and the manifest list are written before (create-only, by the engine); how the new
+ * table metadata reaches the catalog depends on the catalog: a REST server receives the snapshot
+ * as `add-snapshot` + `set-snapshot-ref` updates and writes its own metadata.json
+ * (`writesOwnMetadata`); JDBC and Hive point at the metadata file we wrote at `metadataLocation`.
+ */
+export interface SnapshotCommit {
+  readonly base: { readonly metadataLocation: string; readonly tableUuid: string; readonly snapshotId: bigint | null };
+  readonly snapshot: Snapshot;
+  /** The whole new metadata: base + snapshot, `main` at it (what `metadataLocation` holds). */
+  readonly metadata: TableMetadata;
+  /** Where the engine wrote `metadata` (unused, and not written, when the catalog writes its own). */
+  readonly metadataLocation: string;
+}
+
+/** `committed`: this call moved the table; `already-committed`: it was at our snapshot already (a retry). */
+export type CommitOutcome = 'committed' | 'already-committed';
+
+/** Has `loaded` our commit: its `main` is our snapshot (REST) or it points at our metadata file (JDBC, Hive). */
+export function holdsCommit(loaded: LoadedTable, c: SnapshotCommit): boolean {
+  return loaded.metadataLocation === c.metadataLocation || loaded.metadata.currentSnapshotId === c.snapshot.snapshotId;
+}
+
+/** The CATALOG_CONFLICT of a commit whose base moved: someone else committed in between; nothing changed. */
+export function commitConflict(ident: TableIdent, c: SnapshotCommit, now: string | null): MigrationError {
+  return new MigrationError(
+    ErrorCode.CATALOG_CONFLICT,
+    `${formatTableIdent(ident)} moved on since it was read (now ${now ?? 'absent'}, read at ${c.base.metadataLocation}): another commit landed first; nothing was committed — run sync again`,
+    { table: formatTableIdent(ident), base: c.base.metadataLocation, current: now, snapshotId: c.snapshot.snapshotId.toString() },
+  );
+}
+
 /** `unregistered`: this call removed the entry; `absent`: nothing to remove (a retry, or never registered). */
 export type UnregisterOutcome = 'unregistered' | 'absent';
 
@@ -104,6 +138,14 @@ export interface IcebergCatalog {
    * `metadataLocation`; an entry moved on by later commits is CATALOG_CONFLICT (someone wrote to it).
    */
   unregisterTable(ident: TableIdent, metadataLocation: string): Promise<{ outcome: UnregisterOutcome }>;
+  /**
+   * Commit a snapshot onto the table at `commit.base` (compare-and-swap): the table moved on →
+   * CATALOG_CONFLICT and nothing changed; already at our snapshot → `already-committed`. A server
+   * error or timeout is resolved by reloading and comparing, never by a blind retry.
+   */
+  commitTable(ident: TableIdent, commit: SnapshotCommit): Promise<{ outcome: CommitOutcome; table: LoadedTable }>;
+  /** True when the catalog writes the new metadata.json itself from the commit (REST). */
+  readonly writesOwnMetadata?: boolean;
   /** Drop the catalog entry; data and metadata files stay (purge is never requested). */
   dropTable(ident: TableIdent): Promise<{ dropped: boolean }>;
   /**

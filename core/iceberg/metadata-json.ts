@@ -79,7 +79,7 @@ function refToWire(r: SnapshotRef): Record<string, unknown> {
   };
 }
 
-function snapshotToWire(s: Snapshot): Record<string, unknown> {
+export function snapshotToWire(s: Snapshot): Record<string, unknown> {
   return {
     'snapshot-id': s.snapshotId,
     'parent-snapshot-id': s.parentSnapshotId,

@@ -43,8 +43,8 @@ const GROUPS: [string, RegExp][] = [
   ['Temporal', /^TEMPORAL_/],
   ['State database and audit log', /^(STATE_DB_|AUDIT_)/],
   [
-    'Conversion, validation and rollback',
-    /^(ICEBERG_|CONVERT_|SOURCE_|ROLLBACK_|VALIDATION_|TABLE_|COMPENSATION_|CANCELLED|LOCATION_|PARTITION_)/,
+    'Conversion, sync, validation and rollback',
+    /^(ICEBERG_|CONVERT_|SOURCE_|SYNC_|ROLLBACK_|VALIDATION_|TABLE_|COMPENSATION_|CANCELLED|LOCATION_|PARTITION_)/,
   ],
   ['Bugs', /^INTERNAL$/],
 ];

@@ -26,9 +26,9 @@ import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWithPyIceberg } from '../helpers/verifier';
 import type { WorkerProc } from '../helpers/hostile';
 import { startWorker } from '../helpers/hostile';
+import { copyPartition, liveConfig, seedWarehouse } from '../helpers/live-tables';
 
 const env = testStack();
-const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const prefix = uniqueName('himlive').toLowerCase();
 const nsPrefix = `${prefix}_`;
 const sales = `${prefix}_sales`;
@@ -54,24 +54,6 @@ interface ApplyBody {
   result: { state: string; waves: { failed: { tableId: string; code: string }[] }[] };
 }
 
-/** A copy of an existing partition under new values: its files copied to the new location, its parameters (stats) kept. */
-async function copyPartition(src: HivePartition, tableLocation: string, keys: readonly string[], values: string[]): Promise<HivePartition> {
-  const name = keys.map((k, i) => `${k}=${values[i] ?? ''}`).join('/');
-  const location = `${tableLocation}/${name}`;
-  const srcLoc = src.sd.location as string;
-  const files = [...seededFilesUnder(srcLoc)];
-  for (const f of files) await store.put(`${location}/${f.name}`, await store.readRange(f.location, 0, f.size), { ifNoneMatch: '*' });
-  return { ...src, values, name, createTime: Math.floor(Date.now() / 1000), sd: { ...src.sd, location } };
-}
-
-function* seededFilesUnder(location: string): Generator<{ location: string; name: string; size: number }> {
-  const norm = (s: string) => s.replace(/^s3a?:\/\//, '').replace(/\/+$/, '');
-  for (const t of manifest.tables)
-    for (const f of t.files)
-      if (norm(f.location.slice(0, f.location.lastIndexOf('/'))) === norm(location))
-        yield { location: f.location, name: f.location.slice(f.location.lastIndexOf('/') + 1), size: f.size };
-}
-
 /** Between plan and apply: partitions added (with files), stats refreshed, one column retyped. Returns the rows Hive has now. */
 async function moveTheWarehouseOn(): Promise<Record<string, number>> {
   const hms = new ThriftHmsReader({ uri: env.HIM_HMS_PG_URI as string });
@@ -84,8 +66,8 @@ async function moveTheWarehouseOn(): Promise<Record<string, number>> {
     const us = orders.partitions.find((p) => p.name === 'year=2024/region=us') as HivePartition;
     const keys = orders.table.partitionKeys.map((k) => k.name);
     const added = [
-      await copyPartition(us, orders.table.sd.location as string, keys, ['2026', 'eu']),
-      await copyPartition(us, orders.table.sd.location as string, keys, ['2026', 'us']),
+      (await copyPartition(store, manifest, us, orders.table.sd.location as string, keys, ['2026', 'eu'])).partition,
+      (await copyPartition(store, manifest, us, orders.table.sd.location as string, keys, ['2026', 'us'])).partition,
     ];
     await writer.addPartitions(sales, 'orders', added);
     await writer.alterTable(sales, 'orders', {
@@ -94,7 +76,8 @@ async function moveTheWarehouseOn(): Promise<Record<string, number>> {
     });
     // special_parts: one new partition (a copy of k=plain).
     const plain = special.partitions.find((p) => p.name === 'k=plain') as HivePartition;
-    await writer.addPartitions(sales, 'special_parts', [await copyPartition(plain, special.table.sd.location as string, ['k'], ['late'])]);
+    const late = await copyPartition(store, manifest, plain, special.table.sd.location as string, ['k'], ['late']);
+    await writer.addPartitions(sales, 'special_parts', [late.partition]);
     // customers (unpartitioned): stats refreshed, marked accurate (validation then compares them with the footers).
     await writer.alterTable(sales, 'customers', {
       ...customers.table,
@@ -126,17 +109,8 @@ async function moveTheWarehouseOn(): Promise<Record<string, number>> {
 describe('apply of a plan whose tables changed since (conversion pins)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'him-live-'));
-    const mf = path.join(dir, 'manifest.json');
-    const s = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--manifest', mf]);
-    if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
-    manifest = JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
-    const base = readFileSync(stackCfg, 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: him-live-${prefix}`);
-    cfgFile = path.join(dir, 'migrate.yaml');
-    const include = `^${sales}\\.(${TABLES.join('|')})$`;
-    writeFileSync(
-      cfgFile,
-      `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${sales}]\n  waves:\n    maxTablesPerWave: 10\n    scope:\n      include: ['${include}']\n`,
-    );
+    manifest = await seedWarehouse(prefix, dir);
+    cfgFile = liveConfig({ dir, queue: `him-live-${prefix}`, nsPrefix, db: sales, tables: TABLES });
     worker = startWorker(cfgFile);
   }, 900_000);
 

@@ -11,3 +11,14 @@ export function errorOf(fn: () => unknown): MigrationError {
   }
   throw new Error('expected a MigrationError');
 }
+
+/** The MigrationError a promise rejects with (anything else is re-thrown; a resolve fails the test). */
+export async function rejectionOf(p: Promise<unknown>): Promise<MigrationError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof MigrationError) return e;
+    throw e;
+  }
+  throw new Error('expected a MigrationError');
+}

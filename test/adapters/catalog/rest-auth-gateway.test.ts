@@ -8,7 +8,8 @@
 import { RestCatalog } from '../../../adapters/catalog/rest';
 import { TokenSource } from '../../../adapters/catalog/rest-auth';
 import { SigV4Auth } from '../../../adapters/catalog/rest-sigv4';
-import { ErrorCode, MigrationError } from '../../../core/errors';
+import { ErrorCode } from '../../../core/errors';
+import { rejectionOf } from '../../helpers/errors';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
 const env = testStack();
@@ -34,15 +35,7 @@ function oauth(secret = CLIENT_SECRET): TokenSource {
   );
 }
 
-async function thrown(p: Promise<unknown>): Promise<MigrationError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
-}
+const thrown = rejectionOf;
 
 describe('REST catalog auth: OAuth2 client credentials through the verifying gateway (Keycloak)', () => {
   it('fetches one token, reuses it, refreshes it before expiry: the gateway never sees an expired token', async () => {

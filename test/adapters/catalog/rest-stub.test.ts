@@ -5,7 +5,8 @@
 import { inspect } from 'node:util';
 import { RestCatalog } from '../../../adapters/catalog/rest';
 import { tableIdent } from '../../../core/catalog/catalog';
-import { ErrorCode, MigrationError } from '../../../core/errors';
+import { ErrorCode } from '../../../core/errors';
+import { rejectionOf } from '../../helpers/errors';
 import { parseHiveType } from '../../../core/hive/types';
 import { buildInitialMetadata } from '../../../core/iceberg/metadata';
 import { toMetadataJson } from '../../../core/iceberg/metadata-json';
@@ -40,15 +41,7 @@ function loadResult(metadataLocation = METADATA_LOCATION): string {
                            {"prefix":"s3://bucket/warehouse/db/","config":{"s3.access-key-id":"AKIAVENDED","s3.secret-access-key":"${SECRET}","s3.session-token":"tok"}}]}`;
 }
 
-async function failure(p: Promise<unknown>): Promise<MigrationError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof MigrationError) return e;
-    throw e;
-  }
-  throw new Error('expected a MigrationError');
-}
+const failure = rejectionOf;
 
 const ident = tableIdent(['db', 'inner'], 't');
 const fast = { timeoutMs: 5_000, attemptTimeoutMs: 2_000, retryBaseDelayMs: 10, retryMaxDelayMs: 50 };

@@ -1,0 +1,314 @@
+// A migrated table's catch-up sync, metadata-only: the current snapshot's data files (its
+// manifests) against Hive's files now (every partition location listed, as apply lists them) →
+// one new snapshot: an append with one new manifest of ADDED files (real footer stats, the table's
+// schema and spec), or an overwrite/delete whose rewritten manifests mark exactly the removed files
+// DELETED and keep the rest EXISTING (only manifests holding a removed file are rewritten; the
+// others are carried over). Files go create-only under the table's metadata/ prefix with names
+// from the snapshot id, which is a hash of the table, the parent and the change: a rerun after a
+// crash finds its own files. Then the catalog commit (compare-and-swap on the base we read) and the
+// check: Hive's listing = the new snapshot's files, footer row counts = total-records. Data files
+// are never touched. No change → no commit.
+import type { CommitOutcome, IcebergCatalog, LoadedTable, TableIdent } from '../core/catalog/catalog';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { PreparedConversion } from '../core/convert/prepare';
+import type { ManifestFileEntry } from '../core/iceberg/manifest';
+import { addedManifestEntry } from '../core/iceberg/manifest';
+import type { Snapshot, TableMetadata } from '../core/iceberg/metadata';
+import { fromMetadataJson, toMetadataJson } from '../core/iceberg/metadata-json';
+import type { FooterReader } from '../core/storage/file-stats';
+import type { ObjectStore } from '../core/storage/object-store';
+import type { HiveFile, IcebergFile, SyncDiff } from '../core/sync/diff';
+import { diffFiles, isInSync, manifestsToRewrite, samePath, tupleKey } from '../core/sync/diff';
+import type { SyncTotals } from '../core/sync/snapshot';
+import {
+  ourCurrentSnapshot,
+  syncMetadataLocation,
+  syncOperation,
+  syncPaths,
+  syncSnapshot,
+  syncSnapshotId,
+  syncSummary,
+  withSyncSnapshot,
+} from '../core/sync/snapshot';
+import { readManifest, readManifestFiles } from '../adapters/avro/manifest-reader';
+import { writeManifestList } from '../adapters/avro/manifest-list-writer';
+import { rewriteManifest } from '../adapters/avro/manifest-rewrite';
+import { writeManifests } from '../adapters/avro/manifest-writer';
+import type { DataFileFormat } from '../core/convert/prepare';
+import { mapOrdered } from './ordered-pool';
+import { putOnce } from './put-once';
+import type { WrittenFile } from './write-metadata';
+import { dataFileOf, defaultFooters, listTableFiles, putOnceOutput } from './write-metadata';
+
+export interface SyncOptions {
+  readonly footerConcurrency?: number;
+  readonly footers?: Partial<Record<DataFileFormat, FooterReader>>;
+  /** The new snapshot's timestamp (epoch ms); raised above the table's last update when needed. */
+  readonly now: () => number;
+}
+
+export type SyncStatus = 'in-sync' | 'appended' | 'overwrote' | 'deleted';
+
+export interface SyncResult {
+  readonly status: SyncStatus;
+  /** The table's current snapshot after the sync (the unchanged one when in sync). */
+  readonly snapshotId: string | null;
+  readonly parentSnapshotId: string | null;
+  readonly metadataLocation: string;
+  readonly commit: CommitOutcome | null;
+  readonly filesAdded: number;
+  readonly filesRemoved: number;
+  readonly recordsAdded: number;
+  readonly recordsRemoved: number;
+  /** Distinct partitions of the added and removed files. */
+  readonly partitionsAdded: number;
+  readonly partitionsChanged: number;
+  readonly summary: Readonly<Record<string, string>> | null;
+  readonly written: readonly WrittenFile[];
+  readonly validation: { readonly files: number; readonly records: number } | null;
+}
+
+interface Current {
+  readonly loaded: LoadedTable;
+  readonly snapshot: Snapshot | null;
+  readonly manifests: readonly ManifestFileEntry[];
+  readonly files: readonly IcebergFile[];
+}
+
+const schemaOf = (m: TableMetadata) => m.schemas.find((s) => s.schemaId === m.currentSchemaId);
+const specOf = (m: TableMetadata) => m.partitionSpecs.find((s) => s.specId === m.defaultSpecId);
+
+function tableShape(p: PreparedConversion, m: TableMetadata) {
+  const schema = schemaOf(m);
+  const spec = specOf(m);
+  if (schema === undefined || spec === undefined)
+    throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `${p.source}: the table metadata has no current schema or default spec`);
+  return { schema, spec };
+}
+
+/** The live data files of `snapshot` (ADDED and EXISTING entries), with the manifest holding each. */
+async function snapshotFiles(store: ObjectStore, p: PreparedConversion, m: TableMetadata, snapshot: Snapshot | null) {
+  if (snapshot === null) return { manifests: [] as ManifestFileEntry[], files: [] as IcebergFile[] };
+  const { schema, spec } = tableShape(p, m);
+  const manifests = await readManifestFiles(store, snapshot.manifestList);
+  const files: IcebergFile[] = [];
+  for (const mf of manifests)
+    for (const f of await readManifest(store, mf.path, schema, spec))
+      if (f.status !== 2)
+        files.push({
+          path: f.filePath,
+          size: f.fileSizeInBytes,
+          records: f.recordCount,
+          manifest: mf.path,
+          partition: tupleKey(f.partition),
+        });
+  return { manifests, files };
+}
+
+async function readCurrent(store: ObjectStore, catalog: IcebergCatalog, ident: TableIdent, p: PreparedConversion): Promise<Current> {
+  const loaded = await catalog.loadTable(ident);
+  const snapshot = ourCurrentSnapshot(loaded.metadata, p.source);
+  return { loaded, snapshot, ...(await snapshotFiles(store, p, loaded.metadata, snapshot)) };
+}
+
+/** Hive's files now, every location listed (our metadata directory is not data). */
+async function listHive(store: ObjectStore, p: PreparedConversion): Promise<HiveFile[]> {
+  const out: HiveFile[] = [];
+  for await (const l of listTableFiles(store, p, {})) for (const f of l.files) out.push({ path: f.path, size: f.size, location: l.index });
+  return out;
+}
+
+const partitionKey = (p: PreparedConversion, h: HiveFile): string => tupleKey(p.locations[h.location]?.partition ?? []);
+
+/** One manifest of ADDED entries for the new files (footers read at bounded concurrency, in listing order). */
+async function writeAdded(
+  store: ObjectStore,
+  p: PreparedConversion,
+  m: TableMetadata,
+  d: SyncDiff,
+  id: bigint,
+  o: SyncOptions,
+  w: WrittenFile[],
+) {
+  const { schema, spec } = tableShape(p, m);
+  const readers = { ...defaultFooters(store), ...o.footers };
+  const files = mapOrdered(d.added, o.footerConcurrency ?? 32, async (h) => {
+    const loc = p.locations[h.location];
+    if (loc === undefined) throw new MigrationError(ErrorCode.INTERNAL, `no location ${h.location}`);
+    const stats = await readers[loc.format].readStats(h.path, h.size, { schema: p.schema, nameMapping: p.baseNameMapping });
+    return dataFileOf(h, loc, stats);
+  });
+  const paths = syncPaths(p.metadataDir, id);
+  return writeManifests(files, {
+    schema,
+    spec,
+    maxEntriesPerManifest: 10_000,
+    open: (i) => Promise.resolve({ path: paths.addedManifest(i), file: putOnceOutput(store, paths.addedManifest(i), w) }),
+  });
+}
+
+/** The manifests of the new snapshot: added first, then the rewritten ones, then the rest as they were. */
+async function composeManifests(
+  store: ObjectStore,
+  p: PreparedConversion,
+  cur: Current,
+  d: SyncDiff,
+  id: bigint,
+  o: SyncOptions,
+  w: WrittenFile[],
+) {
+  const seq = cur.loaded.metadata.lastSequenceNumber + 1;
+  const added = d.added.length === 0 ? null : await writeAdded(store, p, cur.loaded.metadata, d, id, o, w);
+  const out: ManifestFileEntry[] = (added?.manifests ?? []).map((m) => addedManifestEntry(m, id, seq));
+  const rewrite = manifestsToRewrite(d);
+  const paths = syncPaths(p.metadataDir, id);
+  let r = 0;
+  for (const source of cur.manifests) {
+    const removed = rewrite.get(source.path);
+    if (removed === undefined) {
+      // A manifest with no live file left (all DELETED by an earlier sync) is not carried on (as Java drops it).
+      if (source.addedFilesCount + source.existingFilesCount > 0) out.push(source);
+      continue;
+    }
+    const path = paths.rewrittenManifest(r++);
+    const file = putOnceOutput(store, path, w);
+    // Kept even when every entry is DELETED: its DELETED entries are this snapshot's record of the removal.
+    out.push(await rewriteManifest(store, { source, removed, normalize: samePath, snapshotId: id, sequenceNumber: seq, path, file }));
+  }
+  return { manifests: out, added };
+}
+
+function totalsOf(p: PreparedConversion, d: SyncDiff, added: Awaited<ReturnType<typeof writeAdded>> | null): SyncTotals {
+  return {
+    addedFiles: added?.dataFiles ?? 0,
+    addedRecords: added?.records ?? 0,
+    addedSize: added?.filesSize ?? 0,
+    deletedFiles: d.removed.length,
+    deletedRecords: d.removed.reduce((s, f) => s + f.records, 0),
+    deletedSize: d.removed.reduce((s, f) => s + f.size, 0),
+    changedPartitions: new Set([...d.added.map((h) => partitionKey(p, h)), ...d.removed.map((f) => f.partition)]).size,
+  };
+}
+
+/** metadata.json for a catalog that points at our file; a rerun's own file (same snapshot) is reused. */
+async function putMetadata(store: ObjectStore, path: string, md: TableMetadata, w: WrittenFile[]): Promise<TableMetadata> {
+  const json = Buffer.from(toMetadataJson(md), 'utf8');
+  try {
+    w.push({ path, bytes: json.length, outcome: await putOnce(store, path, json) });
+    return md;
+  } catch (e) {
+    if (!(e instanceof MigrationError) || e.code !== ErrorCode.STORAGE_PRECONDITION_FAILED) throw e;
+    const { size } = await store.head(path);
+    const existing = fromMetadataJson(new TextDecoder().decode(await store.readRange(path, 0, size)));
+    if (existing.currentSnapshotId !== md.currentSnapshotId) throw e;
+    w.push({ path, bytes: size, outcome: 'identical' });
+    return existing;
+  }
+}
+
+export interface SyncTarget {
+  readonly prepared: PreparedConversion;
+  readonly ident: TableIdent;
+}
+
+/** Sync one migrated table (see the module comment). SYNC_FOREIGN_COMMITS when its current snapshot is not ours. */
+export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: SyncTarget, o: SyncOptions): Promise<SyncResult> {
+  const p = t.prepared;
+  const cur = await readCurrent(store, catalog, t.ident, p);
+  const d = diffFiles(p.source, cur.files, await listHive(store, p));
+  const base = cur.loaded.metadata;
+  if (isInSync(d)) return inSyncResult(cur);
+  const id = syncSnapshotId(base.tableUuid, base.currentSnapshotId, d);
+  const w: WrittenFile[] = [];
+  const { manifests, added } = await composeManifests(store, p, cur, d, id, o, w);
+  const paths = syncPaths(p.metadataDir, id);
+  const seq = base.lastSequenceNumber + 1;
+  await writeManifestList({
+    path: paths.manifestList,
+    file: putOnceOutput(store, paths.manifestList, w),
+    snapshotId: id,
+    parentSnapshotId: base.currentSnapshotId,
+    sequenceNumber: seq,
+    manifests,
+  });
+  const totals = totalsOf(p, d, added);
+  const summary = syncSummary(syncOperation(d), cur.snapshot?.summary, totals, p.source);
+  const metadataLocation = syncMetadataLocation(base.location, cur.loaded.metadataLocation, id);
+  let metadata = withSyncSnapshot(base, cur.loaded.metadataLocation, syncSnapshot(base, id, paths.manifestList, summary, o.now()));
+  if (catalog.writesOwnMetadata !== true) metadata = await putMetadata(store, metadataLocation, metadata, w);
+  const snapshot = metadata.snapshots.find((s) => s.snapshotId === id) as Snapshot;
+  const commit = await catalog.commitTable(t.ident, {
+    base: { metadataLocation: cur.loaded.metadataLocation, tableUuid: base.tableUuid, snapshotId: base.currentSnapshotId },
+    snapshot,
+    metadata,
+    metadataLocation,
+  });
+  const validation = await validateSync(store, p, commit.table, id, o);
+  return {
+    status: d.removed.length === 0 ? 'appended' : d.added.length === 0 ? 'deleted' : 'overwrote',
+    snapshotId: id.toString(),
+    parentSnapshotId: base.currentSnapshotId?.toString() ?? null,
+    metadataLocation: commit.table.metadataLocation,
+    commit: commit.outcome,
+    filesAdded: totals.addedFiles,
+    filesRemoved: totals.deletedFiles,
+    recordsAdded: totals.addedRecords,
+    recordsRemoved: totals.deletedRecords,
+    partitionsAdded: new Set(d.added.map((h) => partitionKey(p, h))).size,
+    partitionsChanged: totals.changedPartitions,
+    summary,
+    written: w,
+    validation,
+  };
+}
+
+function inSyncResult(cur: Current): SyncResult {
+  return {
+    status: 'in-sync',
+    snapshotId: cur.snapshot?.snapshotId.toString() ?? null,
+    parentSnapshotId: cur.snapshot?.parentSnapshotId?.toString() ?? null,
+    metadataLocation: cur.loaded.metadataLocation,
+    commit: null,
+    filesAdded: 0,
+    filesRemoved: 0,
+    recordsAdded: 0,
+    recordsRemoved: 0,
+    partitionsAdded: 0,
+    partitionsChanged: 0,
+    summary: null,
+    written: [],
+    validation: null,
+  };
+}
+
+/**
+ * After the commit: Hive's listing now = the new snapshot's live files, and the footers' row counts
+ * summed = the snapshot's total-records (SYNC_VALIDATION_FAILED otherwise; the commit stays: the
+ * next sync corrects a Hive change that raced us).
+ */
+async function validateSync(store: ObjectStore, p: PreparedConversion, table: LoadedTable, id: bigint, o: SyncOptions) {
+  const snap = table.metadata.snapshots.find((s) => s.snapshotId === id);
+  if (snap === undefined || table.metadata.currentSnapshotId !== id)
+    throw new MigrationError(ErrorCode.SYNC_VALIDATION_FAILED, `${p.source}: the committed table's current snapshot is not ${id}`);
+  const { files } = await snapshotFiles(store, p, table.metadata, snap);
+  const hive = await listHive(store, p);
+  const d = diffFiles(p.source, files, hive);
+  const readers = { ...defaultFooters(store), ...o.footers };
+  let footers = 0;
+  for await (const n of mapOrdered(hive, o.footerConcurrency ?? 32, async (h) => {
+    const loc = p.locations[h.location];
+    const format = loc?.format ?? 'PARQUET';
+    return (
+      await readers[format].readStats(h.path, h.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })
+    ).recordCount;
+  }))
+    footers += n;
+  const total = Number(snap.summary['total-records'] ?? NaN);
+  if (!isInSync(d) || footers !== total)
+    throw new MigrationError(
+      ErrorCode.SYNC_VALIDATION_FAILED,
+      `${p.source}: after committing snapshot ${id}: ${d.added.length} Hive file(s) not in it, ${d.removed.length} of its file(s) not in Hive; footer rows ${footers}, total-records ${total}`,
+      { table: p.source, snapshotId: id.toString(), missing: d.added.length, extra: d.removed.length, footers, total },
+    );
+  return { files: files.length, records: footers };
+}
