@@ -9,6 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
@@ -397,4 +398,20 @@ describe('migrate sync', () => {
     }
     expect((await migrate(['schedule', 'describe', id, '--sync'])).code).toBe(2);
   }, 600_000);
+
+  it('--no-wait returns the started workflow (which ends in sync); a wave without migrated tables is USAGE', async () => {
+    const id = planHash.slice(0, 12);
+    expect((await migrate(['sync', id, '--wave', '99', '--json'])).code).toBe(2);
+    const r = await migrate(['sync', id, '--table', `${sales}.orders`, '--no-wait', '--json']);
+    const body = JSON.parse(r.stdout) as { ok: boolean; started: boolean; workflowId: string };
+    expect([r.code, body.ok, body.started]).toEqual([0, true, true]);
+    expect(body.workflowId).toMatch(new RegExp(`^sync/${id}/\\d{8}T\\d{9}Z$`));
+    const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+    try {
+      const result = (await new Client({ connection }).workflow.getHandle(body.workflowId).result()) as SyncBody & { status: string };
+      expect([result.status, result.tables.map((t) => [t.table, t.result?.status])]).toEqual(['synced', [[`${sales}.orders`, 'in-sync']]]);
+    } finally {
+      await connection.close();
+    }
+  }, 300_000);
 });
