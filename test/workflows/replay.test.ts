@@ -92,19 +92,6 @@ describe('workflow replay on the bundle built ahead of time', () => {
     code = await buildWorkflowBundle();
   }, 180_000);
 
-  it('covers the sync runs: a commit, a refusal, a worker killed twice during syncTable (attempt 3 completed), a scheduled run', () => {
-    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
-    expect(files).toEqual(
-      expect.arrayContaining([
-        'syncWorkflow-0.json',
-        'syncWorkflow-refused.json',
-        'syncWorkflow-worker-killed.json',
-        'syncWorkflow-scheduled.json',
-      ]),
-    );
-    expect(read('syncWorkflow-worker-killed.json')).toMatch(/"attempt": *3/);
-  });
-
   it.each(files)(
     '%s replays without nondeterminism',
     async (file) => {
