@@ -111,9 +111,9 @@ export function workflowEnded(workflowId: string, status: string, reason: string
  * throws when the workflow itself ended without a result (failed, terminated, cancelled, timed
  * out): that becomes TEMPORAL_WORKFLOW_ENDED with how and why, not an internal error.
  */
-export async function planResult(h: WorkflowHandle): Promise<MigrationStatus> {
+export async function planResult<T = MigrationStatus>(h: WorkflowHandle): Promise<T> {
   try {
-    return (await h.result()) as MigrationStatus;
+    return (await h.result()) as T;
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw e;
     const status =

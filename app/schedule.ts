@@ -1,10 +1,11 @@
-// The nightly validation of a plan as a Temporal Schedule (`validate/<plan id>` runs
-// nightlyValidationWorkflow): create, list, describe, pause, unpause, delete, trigger.
+// A plan's Temporal Schedules: the nightly validation (`validate/<plan id>` runs
+// nightlyValidationWorkflow) and the sync (`sync/<plan id>` runs syncWorkflow): create, list,
+// describe, pause, unpause, delete, trigger.
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
-import { planId } from '../core/plan/ids';
-import { nightlyValidationWorkflow, SA } from '../workflows/index';
+import { planId, syncScheduleId } from '../core/plan/ids';
+import { nightlyValidationWorkflow, SA, syncWorkflow } from '../workflows/index';
 import { openState, openTemporal } from './runtime';
 import type { TemporalHandle } from './runtime';
 import { SCHEDULE_ACTIONS } from './schedule-actions';
@@ -13,7 +14,19 @@ import type { ScheduleAction } from './schedule-actions';
 const CALL_MS = 30_000;
 const DEFAULT_CRON = '0 2 * * *';
 
-export const scheduleIdFor = (planHash: string): string => `validate/${planId(planHash)}`;
+/** What a schedule runs: the nightly validation (default) or the sync of the plan's migrated tables. */
+export type ScheduleKind = 'validate' | 'sync';
+
+export const scheduleIdFor = (planHash: string, kind: ScheduleKind = 'validate'): string =>
+  kind === 'sync' ? syncScheduleId(planHash) : `validate/${planId(planHash)}`;
+
+/** The workflow a schedule starts: its type, id (the server appends the fire time), input and summary. */
+function actionOf(kind: ScheduleKind, planHash: string): { workflowType: string; workflowId: string; summary: string } {
+  const id = planId(planHash);
+  return kind === 'sync'
+    ? { workflowType: syncWorkflow.name, workflowId: `${syncScheduleId(planHash)}/scheduled`, summary: `scheduled sync of plan ${id}` }
+    : { workflowType: nightlyValidationWorkflow.name, workflowId: `validate/${id}/run`, summary: `nightly validation of plan ${id}` };
+}
 
 export interface ScheduleSpec {
   readonly cron?: string;
@@ -41,13 +54,15 @@ export async function createValidationSchedule(
   config: MigrateConfig,
   plan: string,
   o: ScheduleSpec,
+  kind: ScheduleKind = 'validate',
 ): Promise<{ scheduleId: string; when: string }> {
   if (o.cron !== undefined && o.every !== undefined) throw new MigrationError(ErrorCode.USAGE, 'give --cron or --every, not both');
   const state = await openState(config);
   const tmp = await openTemporal(config);
   try {
     const planHash = await state.resolvePlan(plan);
-    const id = scheduleIdFor(planHash);
+    const id = scheduleIdFor(planHash, kind);
+    const a = actionOf(kind, planHash);
     const when = o.every !== undefined ? { intervals: [{ every: o.every as never }] } : { cronExpressions: [o.cron ?? DEFAULT_CRON] };
     await createOnce(tmp, id, () =>
       tmp.client.schedule.create({
@@ -55,19 +70,19 @@ export async function createValidationSchedule(
         spec: { ...when, timezone: o.timezone, jitter: o.jitter as never },
         action: {
           type: 'startWorkflow',
-          workflowType: nightlyValidationWorkflow,
-          workflowId: `validate/${planId(planHash)}/run`,
+          workflowType: a.workflowType,
+          workflowId: a.workflowId,
           args: [{ planHash, concurrency: o.concurrency }],
           taskQueue: tmp.taskQueue,
           typedSearchAttributes: [
             { key: SA.plan, value: planId(planHash) },
             { key: SA.status, value: 'pending' },
           ],
-          staticSummary: `nightly validation of plan ${planId(planHash)}`,
+          staticSummary: a.summary,
         },
         policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: o.catchup as never },
-        memo: { plan: planHash },
-        state: { paused: o.paused, note: `validation of plan ${planHash}` },
+        memo: { plan: planHash, kind },
+        state: { paused: o.paused, note: `${kind === 'sync' ? 'sync' : 'validation'} of plan ${planHash}` },
       }),
     );
     return { scheduleId: id, when: o.every !== undefined ? `every ${o.every}` : `cron ${o.cron ?? DEFAULT_CRON} ${o.timezone}` };
@@ -84,13 +99,13 @@ export interface ScheduleListing {
   readonly next: string | undefined;
 }
 
-/** Every validation schedule of the namespace. */
+/** Every validation and sync schedule of the namespace. */
 export async function listValidationSchedules(config: MigrateConfig): Promise<ScheduleListing[]> {
   const tmp = await openTemporal(config);
   try {
     const out: ScheduleListing[] = [];
     for await (const s of tmp.client.schedule.list()) {
-      if (!s.scheduleId.startsWith('validate/')) continue;
+      if (!s.scheduleId.startsWith('validate/') && !s.scheduleId.startsWith('sync/')) continue;
       out.push({ id: s.scheduleId, paused: s.state.paused, plan: s.memo?.plan, next: s.info.nextActionTimes[0]?.toISOString() });
     }
     return out;
@@ -117,9 +132,10 @@ export async function scheduleAction(
   config: MigrateConfig,
   plan: string,
   action: ScheduleAction,
+  kind: ScheduleKind = 'validate',
 ): Promise<{ scheduleId: string; description?: ScheduleDescription }> {
   const tmp = await openTemporal(config);
-  const scheduleId = `validate/${plan.slice(0, 12)}`;
+  const scheduleId = scheduleIdFor(plan, kind);
   try {
     const h = tmp.client.schedule.getHandle(scheduleId);
     const description = await tmp.deadline(CALL_MS, async (): Promise<ScheduleDescription | undefined> => {

@@ -128,8 +128,8 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
     2: 'bad flag or configuration, an unknown plan (PLAN_INVALID), or a wave the plan does not have (WAVE_UNKNOWN)',
   },
   sync: {
-    0: 'every table in scope is in sync: a snapshot was committed and validated, or nothing had changed',
-    1: 'a table was refused (SYNC_FOREIGN_COMMITS, SOURCE_CHANGED), its commit lost a race (CATALOG_CONFLICT), its validation failed (SYNC_VALIDATION_FAILED), or an endpoint is unreachable; the other tables were still synced',
+    0: 'every table in scope is in sync: a snapshot was committed and validated, or nothing had changed (with --no-wait: the sync workflow was started)',
+    1: 'a table was refused (SYNC_FOREIGN_COMMITS, SOURCE_CHANGED), its commit lost a race (CATALOG_CONFLICT), its validation failed (SYNC_VALIDATION_FAILED), or an endpoint is unreachable; the other tables were still synced. Through Temporal also: the sync workflow ended without a result (TEMPORAL_WORKFLOW_ENDED)',
     2: 'bad flag or configuration, an unknown plan, or no migrated table in scope',
   },
   validate: {

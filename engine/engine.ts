@@ -1,6 +1,6 @@
 // The conversion engine port: the work on one table that activities hand off — write its Iceberg
 // metadata (list, footers, manifests, manifest list, metadata.json), validate a conversion, run a
-// migrated table's nightly drift checks, write a validation run's results file. Activities import
+// migrated table's nightly drift checks, write a validation run's results file, sync a migrated table. Activities import
 // this file with `import type` only (eslint.config.mjs); the worker's assembly builds
 // `createEngine()` and passes it in ActivityDeps.engine, so tests can hand in another.
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
@@ -15,6 +15,8 @@ import type { DriftDeps } from './drift-check';
 import { checkTableDrift } from './drift-check';
 import type { ValidateOptions, ValidationEvidence } from './validate-conversion';
 import { validateConversion } from './validate-conversion';
+import type { SyncRecordDeps, TableSyncOutcome } from './sync-record';
+import { syncMigratedTable } from './sync-record';
 import type { WriteOptions, WrittenMetadata } from './write-metadata';
 import { writeIcebergMetadata } from './write-metadata';
 
@@ -34,9 +36,11 @@ export interface ConversionEngine {
   checkTableDrift(deps: DriftDeps, plan: PlanFile, rec: TableRecord, runId: string, now: () => Date): Promise<ValidationRow[]>;
   /** A validation run's results file (Parquet) under `location`; returns its path. */
   writeResults(store: ObjectStore, location: string, plan: string, runId: string, rows: readonly ValidationRow[]): Promise<string>;
+  /** One migrated table's catch-up sync, audited (sync-record.ts; `migrate sync --direct` calls the same). */
+  syncMigratedTable(deps: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableSyncOutcome>;
 }
 
 /** The engine over this repository's adapters (formats, Avro, storage listing, results Parquet). */
 export function createEngine(): ConversionEngine {
-  return { writeIcebergMetadata, validateConversion, checkTableDrift, writeResults };
+  return { writeIcebergMetadata, validateConversion, checkTableDrift, writeResults, syncMigratedTable };
 }

@@ -45,6 +45,8 @@ export interface SyncOptions {
   readonly footers?: Partial<Record<DataFileFormat, FooterReader>>;
   /** The new snapshot's timestamp (epoch ms); raised above the table's last update when needed. */
   readonly now: () => number;
+  /** Crash-test hook around the commit (`sync-before-commit`, `sync-after-commit`; activities/context.ts failpoint). */
+  readonly failpoint?: (name: string) => void;
 }
 
 export type SyncStatus = 'in-sync' | 'appended' | 'overwrote' | 'deleted';
@@ -237,12 +239,14 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
   let metadata = withSyncSnapshot(base, cur.loaded.metadataLocation, syncSnapshot(base, id, paths.manifestList, summary, o.now()));
   if (catalog.writesOwnMetadata !== true) metadata = await putMetadata(store, metadataLocation, metadata, w);
   const snapshot = metadata.snapshots.find((s) => s.snapshotId === id) as Snapshot;
+  o.failpoint?.('sync-before-commit');
   const commit = await catalog.commitTable(t.ident, {
     base: { metadataLocation: cur.loaded.metadataLocation, tableUuid: base.tableUuid, snapshotId: base.currentSnapshotId },
     snapshot,
     metadata,
     metadataLocation,
   });
+  o.failpoint?.('sync-after-commit');
   const validation = await validateSync(store, p, commit.table, id, o);
   return {
     status: d.removed.length === 0 ? 'appended' : d.added.length === 0 ? 'deleted' : 'overwrote',
@@ -275,7 +279,7 @@ function inSyncResult(cur: Current): SyncResult {
     recordsRemoved: 0,
     partitionsAdded: 0,
     partitionsChanged: 0,
-    summary: null,
+    summary: cur.snapshot?.summary ?? null,
     written: [],
     validation: null,
   };

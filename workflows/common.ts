@@ -23,6 +23,17 @@ export interface Timeouts {
   readonly heartbeatSeconds?: number;
 }
 
+/** What a run over a plan's migrated tables (nightly validation, sync) is asked to cover. */
+export interface PlanTablesInput {
+  readonly planHash: string;
+  /** Limit the run to these waves / tables (default: every migrated table of the plan). */
+  readonly waves?: readonly number[];
+  readonly tables?: readonly string[];
+  /** Tables worked on at once (each bounds its own footer reads); the default is the workflow's. */
+  readonly concurrency?: number;
+  readonly timeouts?: Timeouts;
+}
+
 const retry = { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2, maximumAttempts: 10 } as const;
 
 /**

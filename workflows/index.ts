@@ -2,7 +2,8 @@
 // and the names clients use. migrationWorkflow (plan.ts) runs a plan's waves in order behind an
 // approval gate; waveWorkflow (wave.ts) runs its tables as child tableWorkflows (table.ts) in a
 // sliding window (window.ts); rollbackWaveWorkflow (rollback.ts) undoes one wave;
-// nightlyValidationWorkflow (nightly.ts) checks migrated tables for drift. Plans travel by
+// nightlyValidationWorkflow (nightly.ts) checks migrated tables for drift; syncWorkflow (sync.ts)
+// commits catch-up snapshots for migrated tables whose Hive side moved on. Plans travel by
 // reference (hash); no credentials ever enter a payload.
 export type { Timeouts } from './common';
 export { SA, planId, planWorkflowId, waveWorkflowId, tableWorkflowId, rollbackWorkflowId } from './common';
@@ -16,3 +17,5 @@ export type { RollbackInput, RollbackResult } from './rollback';
 export { rollbackWaveWorkflow } from './rollback';
 export type { NightlyInput, NightlyResult } from './nightly';
 export { nightlyValidationWorkflow, nightlyStatusQuery } from './nightly';
+export type { SyncCounts, SyncInput, SyncRunResult } from './sync';
+export { syncStatusQuery, syncWorkflow } from './sync';

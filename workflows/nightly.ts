@@ -1,18 +1,12 @@
 // Nightly validation of a plan's migrated tables: each table's drift checks in a sliding window,
 // rows to the state store, one results file and report per run, continuing-as-new when large.
 import { continueAsNew, defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { Timeouts } from './common';
+import type { PlanTablesInput } from './common';
 import { activities, failureOf, planId, SA } from './common';
 import { SlidingWindow, windowLimit } from './window';
 
-export interface NightlyInput {
-  readonly planHash: string;
-  /** Limit the run to these waves / tables (default: every migrated table of the plan). */
-  readonly waves?: readonly number[];
-  readonly tables?: readonly string[];
-  /** Tables checked at once (default 16; each check bounds its own footer reads). */
-  readonly concurrency?: number;
-  readonly timeouts?: Timeouts;
+/** `concurrency`: tables checked at once, default 16. */
+export interface NightlyInput extends PlanTablesInput {
   /** Carried across continue-as-new. */
   readonly cursor?: number;
   readonly counts?: { readonly validated: number; readonly drifted: number; readonly failed: number };

@@ -1,12 +1,24 @@
 // `migrate sync`: the migrated tables of a plan catch up with their Hive side, one snapshot each,
-// metadata-only, in this process (app/sync.ts). Exit codes of sync: 0 every table in sync, 1 a
-// table was refused or failed (the others were still synced), 2 usage.
+// metadata-only — by default through Temporal (syncWorkflow on the worker: app/sync-workflow.ts),
+// with --direct in this process (app/sync.ts). Both report the same per-table outcomes. Exit codes
+// of sync: 0 every table in sync, 1 a table was refused or failed (the others were still synced), 2 usage.
 import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
-import { collect, FLAG_RANGES, intFlag } from '../flags';
+import { collect, FLAG_RANGES, intFlag, intListFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
 import type { SyncReport, TableSyncOutcome } from '../../app/sync';
+import type { SyncProgress, SyncStarted } from '../../app/sync-workflow';
+
+interface SyncOpts {
+  wave: number[];
+  table: string[];
+  concurrency: number;
+  footerConcurrency: number;
+  direct?: boolean;
+  wait: boolean;
+  json?: boolean;
+}
 
 function line(o: TableSyncOutcome): string {
   if (!o.ok) return `  failed     ${o.table}  ${o.error.code}: ${o.error.message}`;
@@ -34,13 +46,64 @@ function render(report: SyncReport): string {
 }
 
 /** JSON of a report: bigint-free already (ids are strings). */
-const json = (r: SyncReport): string => `${JSON.stringify({ ok: r.tables.every((t) => t.ok), ...r }, null, 2)}\n`;
+const json = (r: SyncReport, extra: object = {}): string =>
+  `${JSON.stringify({ ok: r.tables.every((t) => t.ok), ...extra, ...r }, null, 2)}\n`;
+
+const progressLine = (p: SyncProgress): string =>
+  `  … ${p.done}/${p.tables} tables: ${p.committed} committed, ${p.inSync} in sync, ${p.refused} failed\n`;
+
+/** The workflow path: started (and with --wait followed to its result). */
+async function throughTemporal(cmd: Command, io: IO, plan: string, opts: SyncOpts): Promise<void> {
+  const { startSync } = await import('../../app/sync-workflow');
+  const scope = { waves: opts.wave, tables: opts.table, concurrency: opts.concurrency, footerConcurrency: opts.footerConcurrency };
+  const progress = (p: SyncProgress): void => {
+    if (opts.json !== true) io.err(progressLine(p));
+  };
+  const s: SyncStarted = await startSync(await configOf(cmd), plan, scope, { wait: opts.wait, progress });
+  const where = { workflowId: s.workflowId, ...(s.ui !== undefined ? { ui: s.ui } : {}) };
+  if (s.result === undefined) {
+    io.out(
+      opts.json
+        ? `${JSON.stringify({ ok: true, started: true, plan: s.plan, ...where })}\n`
+        : `started ${s.workflowId}${s.ui !== undefined ? `\n  ${s.ui}` : ''}\nnext: migrate sync ${s.plan} --wait later, or watch it in the Temporal UI\n`,
+    );
+    io.setExit(ExitCode.OK);
+    return;
+  }
+  const report = { plan: s.result.plan, tables: s.result.tables };
+  io.out(opts.json ? json(report, where) : `workflow ${s.workflowId}\n${render(report)}`);
+  io.setExit(report.tables.every((t) => t.ok) ? ExitCode.OK : ExitCode.FAILED);
+}
+
+async function direct(cmd: Command, io: IO, plan: string, opts: SyncOpts): Promise<void> {
+  const { syncNow } = await import('../../app/sync');
+  const report = await syncNow(await configOf(cmd), plan, {
+    waves: opts.wave,
+    tables: opts.table,
+    concurrency: opts.concurrency,
+    footerConcurrency: opts.footerConcurrency,
+  });
+  io.out(opts.json ? json(report) : render(report));
+  io.setExit(report.tables.every((t) => t.ok) ? ExitCode.OK : ExitCode.FAILED);
+}
+
+const HELP =
+  '\nWhat it does, per migrated table: new partitions and files → an append snapshot; dropped partitions and\n' +
+  'replaced files (INSERT OVERWRITE) → an overwrite snapshot that removes exactly those files; nothing changed →\n' +
+  'no commit. Refused: a table another writer committed to (SYNC_FOREIGN_COMMITS), a table whose conversion\n' +
+  'changed in HMS (SOURCE_CHANGED). Data files are never touched.\n' +
+  '\nBy default the sync runs as the Temporal workflow sync/<plan id>/<stamp> on a worker (migrate worker):\n' +
+  'retried, heartbeating, visible in the Temporal UI; --wait (default) follows it and prints the summary,\n' +
+  '--no-wait returns once it started. --direct runs it in this process instead, without Temporal (small jobs).\n' +
+  '\nExamples:\n  migrate sync 3f2a9c1b7d4e -c migrate.yaml\n  migrate sync 3f2a9c1b7d4e --wave 2 --no-wait\n' +
+  '  migrate sync 3f2a9c1b7d4e --direct --table sales.orders --table sales.items --json\n\n';
 
 export function registerSync(program: Command, io: IO): void {
   program
     .command('sync')
     .description('commit new Iceberg snapshots (metadata-only) for migrated tables whose Hive side kept changing')
     .argument('<plan>', 'plan id (first 12 hex of the hash) or full hash')
+    .option('--wave <n>', 'only this wave (repeatable)', intListFlag('--wave', FLAG_RANGES.wave), [] as number[])
     .option('--table <db.t>', 'only this table (repeatable)', collect, [])
     .option(
       '--concurrency <n>',
@@ -50,30 +113,16 @@ export function registerSync(program: Command, io: IO): void {
     )
     .option(
       '--footer-concurrency <n>',
-      `footers read at once per table (${FLAG_RANGES.footerConcurrency.min}-${FLAG_RANGES.footerConcurrency.max})`,
+      `footers read at once per table, --direct only (the worker uses its own write.footerConcurrency) (${FLAG_RANGES.footerConcurrency.min}-${FLAG_RANGES.footerConcurrency.max})`,
       intFlag('--footer-concurrency', FLAG_RANGES.footerConcurrency),
       32,
     )
+    .option('--direct', 'sync in this process, without Temporal (no worker needed)')
+    .option('--wait', 'follow the sync workflow to its end (default)', true)
+    .option('--no-wait', 'return once the sync workflow started')
     .option('--json', 'the per-table results as JSON')
-    .addHelpText(
-      'after',
-      '\nWhat it does, per migrated table: new partitions and files → an append snapshot; dropped partitions and\n' +
-        'replaced files (INSERT OVERWRITE) → an overwrite snapshot that removes exactly those files; nothing changed →\n' +
-        'no commit. Refused: a table another writer committed to (SYNC_FOREIGN_COMMITS), a table whose conversion\n' +
-        'changed in HMS (SOURCE_CHANGED). Data files are never touched.\n' +
-        '\nExamples:\n  migrate sync 3f2a9c1b7d4e -c migrate.yaml\n  migrate sync 3f2a9c1b7d4e --table sales.orders --table sales.items --json\n\n' +
-        exitHelp('sync'),
-    )
-    .action(
-      async (plan: string, opts: { table: string[]; concurrency: number; footerConcurrency: number; json?: boolean }, cmd: Command) => {
-        const { syncNow } = await import('../../app/sync');
-        const report = await syncNow(await configOf(cmd), plan, {
-          tables: opts.table,
-          concurrency: opts.concurrency,
-          footerConcurrency: opts.footerConcurrency,
-        });
-        io.out(opts.json ? json(report) : render(report));
-        io.setExit(report.tables.every((t) => t.ok) ? ExitCode.OK : ExitCode.FAILED);
-      },
+    .addHelpText('after', HELP + exitHelp('sync'))
+    .action(async (plan: string, opts: SyncOpts, cmd: Command) =>
+      opts.direct === true ? direct(cmd, io, plan, opts) : throughTemporal(cmd, io, plan, opts),
     );
 }

@@ -7,3 +7,6 @@ export const planWorkflowId = (hash: string): string => `migrate/${planId(hash)}
 export const waveWorkflowId = (hash: string, wave: number): string => `${planWorkflowId(hash)}/wave-${wave}`;
 export const tableWorkflowId = (hash: string, wave: number, tableId: string): string => `${waveWorkflowId(hash, wave)}/${tableId}`;
 export const rollbackWorkflowId = (hash: string, wave: number): string => `${planWorkflowId(hash)}/rollback-wave-${wave}`;
+/** A sync run of a plan (CLI start or schedule): `sync/<plan id>/<stamp>`; the schedule is `sync/<plan id>`. */
+export const syncScheduleId = (hash: string): string => `sync/${planId(hash)}`;
+export const syncWorkflowId = (hash: string, stamp: string): string => `${syncScheduleId(hash)}/${stamp}`;

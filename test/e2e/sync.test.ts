@@ -9,6 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
@@ -64,6 +65,69 @@ interface SyncBody {
   }[];
 }
 
+const seedPart = (p: HivePartition): SeedPartition => ({
+  values: p.values,
+  hmsValues: p.values.map((v) => v ?? '__HIVE_DEFAULT_PARTITION__'),
+  name: p.name,
+  location: p.sd.location as string,
+  columns: null,
+  files: [],
+  rows: 0,
+});
+
+/** orders as Hive has it now (each test that writes on the Hive side moves it on). */
+let ordersNow: SeedTable | undefined;
+
+/** One more daily partition of orders (a copy of year=2024/region=us under `values`); returns orders as Hive has it after. */
+async function newOrdersPartition(values: string[]): Promise<SeedTable> {
+  const hms = new ThriftHmsReader({ uri: env.HIM_HMS_PG_URI as string });
+  const writer = new ThriftHmsWriter({ uri: env.HIM_HMS_PG_URI as string });
+  try {
+    const [orders] = await hms.getTables(sales, ['orders']);
+    if (orders === undefined || ordersNow === undefined) throw new Error('orders not found, or not synced once');
+    const src = orders.partitions.find((p) => p.name === 'year=2024/region=us') as HivePartition;
+    const keys = orders.table.partitionKeys.map((k) => k.name);
+    const added = await copyPartition(store, manifest, src, orders.table.sd.location as string, keys, values);
+    await writer.addPartitions(sales, 'orders', [added.partition]);
+    ordersNow = tableAfter(ordersNow, added.files, [], [seedPart(added.partition)]);
+    return ordersNow;
+  } finally {
+    await hms.close();
+    await writer.close();
+  }
+}
+
+/** The current snapshot of orders and how many it has. */
+async function ordersSnapshots(): Promise<{ current: string; count: number; metadataLocation: string }> {
+  const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
+  const t = await catalog.loadTable(tableIdent([ns], 'orders'));
+  return { current: String(t.metadata.currentSnapshotId), count: t.metadata.snapshots.length, metadataLocation: t.metadataLocation };
+}
+
+/** The `table.synced` events of orders, in order. */
+async function ordersSyncEvents(): Promise<Record<string, unknown>[]> {
+  const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
+  try {
+    const events: Record<string, unknown>[] = [];
+    for await (const e of state.readAudit())
+      if (e.planHash === planHash && e.action === 'table.synced' && e.object === `hms:${sales}.orders`) events.push(e.details);
+    return events;
+  } finally {
+    await state.close();
+  }
+}
+
+/** PyIceberg reads exactly what Hive has for orders: rows and the checksum of its files. */
+async function expectPyIcebergReadsHive(after: SeedTable): Promise<void> {
+  const expected = await hiveContent(after);
+  const [read] = await readWithPyIceberg([`${ns}.orders`]);
+  expect({ rows: read?.rows, checksum: read?.checksum, error: read?.error }).toEqual({
+    rows: after.rows,
+    checksum: expected.checksum,
+    error: undefined,
+  });
+}
+
 /**
  * orders after plan and apply: year=2026/region=eu and year=2026/region=us added (copies of
  * year=2024/region=us), year=2025/region=eu overwritten with copies of year=2024/region=eu's
@@ -104,15 +168,6 @@ async function writeOnTheHiveSide(): Promise<{ after: SeedTable; usFiles: number
     });
     for (const f of old) await writable.delete(f.location);
     writable.destroy();
-    const seedPart = (p: HivePartition): SeedPartition => ({
-      values: p.values,
-      hmsValues: p.values.map((v) => v ?? '__HIVE_DEFAULT_PARTITION__'),
-      name: p.name,
-      location: p.sd.location as string,
-      columns: null,
-      files: [],
-      rows: 0,
-    });
     const newFiles: SeedFile[] = [...added.flatMap((a) => a.files), ...fresh];
     const after = tableAfter(
       seeded('orders'),
@@ -170,13 +225,14 @@ describe('migrate sync', () => {
 
   it('new partitions and an overwritten partition → one overwrite snapshot; PyIceberg reads exactly the Hive content; a second sync changes nothing', async () => {
     const id = planHash.slice(0, 12);
-    // Nothing changed yet: every table is in sync, nothing is committed.
-    const before = JSON.parse((await migrate(['sync', id, '--json'])).stdout) as SyncBody;
+    // Nothing changed yet: every table is in sync, nothing is committed (in this process: --direct).
+    const before = JSON.parse((await migrate(['sync', id, '--direct', '--json'])).stdout) as SyncBody;
     expect(before.tables.map((t) => [t.table, t.result?.status, t.result?.commit])).toEqual(
       TABLES.map((t) => [`${sales}.${t}`, 'in-sync', null]),
     );
 
     const { after, usFiles, overwritten, newFiles } = await writeOnTheHiveSide();
+    ordersNow = after;
     const expected = await hiveContent(after);
     const s = await migrate(['sync', id, '--json']);
     expect([s.code, s.stderr]).toEqual([0, '']);
@@ -238,7 +294,7 @@ describe('migrate sync', () => {
     expect([v.code, rows.filter((r) => r.status !== 'ok' && r.status !== 'info')]).toEqual([0, []]);
 
     // Again: nothing changed, nothing committed, the same snapshot.
-    const again = JSON.parse((await migrate(['sync', id, '--json'])).stdout) as SyncBody;
+    const again = JSON.parse((await migrate(['sync', id, '--direct', '--json'])).stdout) as SyncBody;
     expect(again.tables.find((x) => x.table === `${sales}.orders`)?.result).toMatchObject({
       status: 'in-sync',
       commit: null,
@@ -269,5 +325,93 @@ describe('migrate sync', () => {
     expect(body.tables.map((t) => [t.table, t.error?.code])).toEqual([[`${sales}.customers`, 'SYNC_FOREIGN_COMMITS']]);
     expect(body.tables[0]?.error?.message).toContain('777');
     expect((await catalog.loadTable(ident)).metadata.currentSnapshotId).toBe(777n);
+  }, 300_000);
+  it('through Temporal: the worker SIGKILLed before and then after the commit, restarted each time → one new snapshot, recorded and audited once; PyIceberg reads the Hive content', async () => {
+    const id = planHash.slice(0, 12);
+    const after = await newOrdersPartition(['2027', 'us']);
+    const before = await ordersSnapshots();
+    const events = (await ordersSyncEvents()).length;
+    // A worker that kills itself in the sync activity: once just before the catalog commit, once
+    // just after it (before the record and audit), each remembered in the failpoint directory.
+    const failpointDir = mkdtempSync(path.join(os.tmpdir(), 'him-sync-fp-'));
+    const crashing = { HIM_FAILPOINTS: 'sync-before-commit,sync-after-commit', HIM_FAILPOINT_DIR: failpointDir };
+    await worker?.stop();
+    worker = startWorker(cfgFile, crashing);
+    let kills = 0;
+    const sync = migrate(['sync', id, '--table', `${sales}.orders`, '--json'], 600_000);
+    let settled = false;
+    void sync.finally(() => (settled = true));
+    while (!settled) {
+      await new Promise((r) => setTimeout(r, 500));
+      const w = worker as WorkerProc;
+      if (w.proc.exitCode === null && w.proc.signalCode === null) continue;
+      kills += w.proc.signalCode === 'SIGKILL' ? 1 : 0;
+      worker = startWorker(cfgFile, crashing);
+    }
+    const s = await sync;
+    expect([s.code, kills]).toEqual([0, 2]);
+    const body = JSON.parse(s.stdout) as SyncBody & { workflowId: string };
+    expect(body.workflowId).toMatch(new RegExp(`^sync/${id}/`));
+    // The third attempt found the second's commit: in sync on the new snapshot, which the record now knows.
+    const now = await ordersSnapshots();
+    expect(now.count).toBe(before.count + 1);
+    expect(body.tables.map((t) => [t.table, t.ok, t.result?.snapshotId])).toEqual([[`${sales}.orders`, true, now.current]]);
+    const synced = (await ordersSyncEvents()).slice(events);
+    expect(synced).toEqual([expect.objectContaining({ snapshotId: now.current, operation: 'append' })]);
+    const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
+    try {
+      const rec = await state.getTable(planHash, `${sales}.orders`);
+      expect([rec.snapshotId, rec.metadataLocation]).toEqual([now.current, now.metadataLocation]);
+    } finally {
+      await state.close();
+    }
+    await expectPyIcebergReadsHive(after);
+    await worker?.stop();
+    worker = startWorker(cfgFile);
+    rmSync(failpointDir, { recursive: true, force: true });
+  }, 900_000);
+
+  it('the sync schedule: create --sync, trigger → a snapshot for the new partition; describe shows the run; delete', async () => {
+    const id = planHash.slice(0, 12);
+    const after = await newOrdersPartition(['2028', 'us']);
+    const before = await ordersSnapshots();
+    const c = await migrate(['schedule', 'create', id, '--sync', '--every', '24h', '--jitter', '0s', '--json']);
+    expect([c.code, (JSON.parse(c.stdout) as { scheduleId: string }).scheduleId]).toEqual([0, `sync/${id}`]);
+    try {
+      const l = await migrate(['schedule', 'list', '--json']);
+      expect((JSON.parse(l.stdout) as { id: string }[]).map((x) => x.id)).toContain(`sync/${id}`);
+      expect((await migrate(['schedule', 'trigger', id, '--sync'])).code).toBe(0);
+      let now = before;
+      for (let i = 0; i < 240 && now.count === before.count; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        now = await ordersSnapshots();
+      }
+      expect(now.count).toBe(before.count + 1);
+      const d = JSON.parse((await migrate(['schedule', 'describe', id, '--sync', '--json'])).stdout) as {
+        recent: { workflowId: string }[];
+      };
+      expect(d.recent.map((r) => r.workflowId)).toEqual([expect.stringMatching(new RegExp(`^sync/${id}/scheduled`))]);
+      await expectPyIcebergReadsHive(after);
+    } finally {
+      const del = await migrate(['schedule', 'delete', id, '--sync']);
+      expect(del.code).toBe(0);
+    }
+    expect((await migrate(['schedule', 'describe', id, '--sync'])).code).toBe(2);
+  }, 600_000);
+
+  it('--no-wait returns the started workflow (which ends in sync); a wave without migrated tables is USAGE', async () => {
+    const id = planHash.slice(0, 12);
+    expect((await migrate(['sync', id, '--wave', '99', '--json'])).code).toBe(2);
+    const r = await migrate(['sync', id, '--table', `${sales}.orders`, '--no-wait', '--json']);
+    const body = JSON.parse(r.stdout) as { ok: boolean; started: boolean; workflowId: string };
+    expect([r.code, body.ok, body.started]).toEqual([0, true, true]);
+    expect(body.workflowId).toMatch(new RegExp(`^sync/${id}/\\d{8}T\\d{9}Z$`));
+    const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+    try {
+      const result = (await new Client({ connection }).workflow.getHandle(body.workflowId).result()) as SyncBody & { status: string };
+      expect([result.status, result.tables.map((t) => [t.table, t.result?.status])]).toEqual(['synced', [[`${sales}.orders`, 'in-sync']]]);
+    } finally {
+      await connection.close();
+    }
   }, 300_000);
 });

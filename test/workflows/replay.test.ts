@@ -19,6 +19,7 @@ describe('workflow replay', () => {
       'migrationWorkflow',
       'nightlyValidationWorkflow',
       'rollbackWaveWorkflow',
+      'syncWorkflow',
       'tableWorkflow',
       'waveWorkflow',
     ]);
@@ -51,6 +52,19 @@ describe('workflow replay', () => {
     expect(read('v0.3-waveWorkflow-cancelled.json')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED');
     expect(read('v0.3-tableWorkflow-cancelled-compensated.json')).toContain('"deleteMetadata"');
     expect(read('v0.3-waveWorkflow-child-terminated.json')).toContain('EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED');
+  });
+
+  it('covers the sync runs: a commit, a refusal, a worker killed twice during syncTable (attempt 3 completed), a scheduled run', () => {
+    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'syncWorkflow-0.json',
+        'syncWorkflow-refused.json',
+        'syncWorkflow-worker-killed.json',
+        'syncWorkflow-scheduled.json',
+      ]),
+    );
+    expect(read('syncWorkflow-worker-killed.json')).toMatch(/"attempt": *3/);
   });
 
   it.each(files)(

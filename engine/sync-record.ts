@@ -1,0 +1,134 @@
+// One migrated table's sync, from its state record to the audited commit: the per-table logic the
+// in-process `migrate sync --direct` (app/sync.ts) and the worker's `syncTable` activity
+// (activities/sync.ts, through ActivityDeps.engine) share. HMS read live → the plan's conversion pin
+// must still hold (core/plan/source-check.ts: SOURCE_CHANGED naming the change) → register-mode
+// only (an in-place table's Hive name is the Iceberg table) → sync (sync-table.ts) → on a commit,
+// the record's metadata location and snapshot move on and a `table.synced` audit event is written
+// in the same transaction (StateStore.recordStep). A rerun after a crash finds its own files and
+// the catalog answers already-committed: the record and audit follow once.
+import type { ActorSource } from '../core/audit/chain';
+import { AuditAction, digestOf } from '../core/audit/chain';
+import type { IcebergCatalog } from '../core/catalog/catalog';
+import { formatTableIdent } from '../core/catalog/catalog';
+import { conversionFor, dbOf, nameOf, targetOf } from '../core/convert/plan-conversion';
+import { ErrorCode, MigrationError } from '../core/errors';
+import { tableFingerprint } from '../core/hive/fingerprint';
+import type { HmsReader, TableInventory } from '../core/hive/model';
+import type { PlanFile } from '../core/plan/plan-file';
+import { sourceChange } from '../core/plan/source-check';
+import type { StateStore, TableRecord } from '../core/state/store';
+import type { ObjectStore } from '../core/storage/object-store';
+import type { SyncResult } from './sync-table';
+import { syncTable } from './sync-table';
+
+export interface SyncRecordDeps {
+  readonly state: StateStore;
+  readonly hms: HmsReader;
+  readonly catalog: IcebergCatalog;
+  readonly storeFor: (metadataPrefixes: readonly string[]) => ObjectStore;
+  readonly namespacePrefix: string;
+  readonly toolVersion: string;
+  /** Who the audit event names (the CLI user, or `worker:<host>:<pid>`). */
+  readonly actor: { readonly actor: string; readonly actorSource?: ActorSource };
+  readonly footerConcurrency?: number;
+  readonly now?: () => Date;
+  /** Crash-test hook (engine/sync-table.ts SyncOptions.failpoint). */
+  readonly failpoint?: (name: string) => void;
+}
+
+/** A table's sync as both paths report it: the result without its file list (payload-sized), or the refusal's code. */
+export type TableSyncOutcome =
+  | { readonly table: string; readonly ok: true; readonly result: Omit<SyncResult, 'written'> }
+  | { readonly table: string; readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+
+/**
+ * Sync the table of `rec` (migrated, of `plan`). A refusal (a MigrationError that is not retryable:
+ * SYNC_FOREIGN_COMMITS, SOURCE_CHANGED, …) is an outcome; a retryable error is thrown (the
+ * activity's retry, or the direct caller, decides).
+ */
+export async function syncMigratedTable(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableSyncOutcome> {
+  try {
+    const { written: _written, ...result } = await syncRecord(d, plan, rec);
+    return { table: rec.tableId, ok: true, result };
+  } catch (e) {
+    if (!(e instanceof MigrationError) || e.retryable) throw e;
+    return { table: rec.tableId, ok: false, error: { code: e.code, message: e.message } };
+  }
+}
+
+async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncResult> {
+  const [live] = await d.hms.getTables(dbOf(rec.tableId), [nameOf(rec.tableId)]);
+  if (live === undefined)
+    throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${rec.tableId} is not in HMS any more`, { table: rec.tableId });
+  const entry = plan.waves.flatMap((w) => w.tables).find((t) => t.id === rec.tableId);
+  if (entry === undefined) throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${rec.tableId} is not in the plan`);
+  const changed = sourceChange(rec.tableId, { fingerprint: entry.fingerprint, pin: entry.pin }, live);
+  if (changed !== null) throw changed;
+  if (d.catalog.hiveOriginalPlace(nameOf(rec.tableId), live.table).kind !== 'untouched')
+    throw new MigrationError(
+      ErrorCode.USAGE,
+      `${rec.tableId} was converted in place: its Hive name is the Iceberg table, so no Hive writer can change it; there is nothing to sync`,
+      { table: rec.tableId },
+    );
+  const prepared = conversionFor(plan, rec.tableId, live, d.namespacePrefix, d.toolVersion);
+  const ident = targetOf(rec.tableId, d.namespacePrefix);
+  const now = (): Date => d.now?.() ?? new Date();
+  const result = await syncTable(
+    d.storeFor([prepared.metadataDir]),
+    d.catalog,
+    { prepared, ident },
+    { now: () => now().getTime(), footerConcurrency: d.footerConcurrency, failpoint: d.failpoint },
+  );
+  // In sync on a snapshot the record does not know: our own commit of a run killed before it
+  // recorded (the engine refuses a snapshot that is not ours), so the record catches up now.
+  const unrecorded = result.commit === null && result.snapshotId !== rec.snapshotId;
+  if (result.commit !== null || unrecorded) await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`);
+  return result;
+}
+
+/**
+ * The record follows the table — metadata location, snapshot, our files, and the saved original:
+ * the Hive table as synced (register mode never alters it, so rollback's "unchanged since saved"
+ * check and the nightly HMS comparison are against what the Iceberg table now holds) — and the
+ * commit is audited, in one transaction.
+ */
+async function recordSync(d: SyncRecordDeps, rec: TableRecord, live: TableInventory, r: SyncResult, target: string): Promise<void> {
+  const details = {
+    target,
+    snapshotId: r.snapshotId,
+    parentSnapshotId: r.parentSnapshotId,
+    operation: r.summary?.operation ?? null,
+    // In sync on our own unrecorded snapshot: a killed run committed it, this one records it.
+    commit: r.commit ?? 'found-committed',
+    filesAdded: r.filesAdded,
+    filesRemoved: r.filesRemoved,
+    recordsAdded: r.recordsAdded,
+    recordsRemoved: r.recordsRemoved,
+    metadataLocation: r.metadataLocation,
+    validation: r.validation,
+    hmsDigest: tableFingerprint(live),
+  };
+  const written = [...(rec.writtenFiles ?? []), ...r.written.filter((w) => !(rec.writtenFiles ?? []).some((o) => o.path === w.path))];
+  await d.state.recordStep(
+    rec.planHash,
+    rec.tableId,
+    {
+      metadataLocation: r.metadataLocation,
+      snapshotId: r.snapshotId,
+      writtenFiles: written,
+      original: live,
+      originalDigest: tableFingerprint(live),
+    },
+    {
+      at: (d.now?.() ?? new Date()).toISOString(),
+      actor: d.actor.actor,
+      ...(d.actor.actorSource !== undefined ? { actorSource: d.actor.actorSource } : {}),
+      action: AuditAction.TABLE_SYNCED,
+      object: `hms:${rec.tableId}`,
+      planHash: rec.planHash,
+      beforeDigest: rec.originalDigest,
+      afterDigest: digestOf(details),
+      details,
+    },
+  );
+}
