@@ -14,6 +14,7 @@
 //         way Iceberg's own `migrate` procedure keeps a backup. unregisterTable drops the Iceberg
 //         entry and renames the original back, restoring the saved object (its table type included).
 //     Every step checks what HMS holds first, so a crash between two steps resumes on the next call.
+//     The way back (unregisterTable, a forced dropTable) is hive-put-back.ts.
 // Data files are never touched: drops always send deleteData=false, and the rename happens only on
 // an EXTERNAL table (HMS moves the directory of a renamed MANAGED table).
 import type {
@@ -47,6 +48,8 @@ import {
   newIcebergTable,
   originalAsideName,
 } from './hive-forms';
+import { putBack } from './hive-put-back';
+import type { HmsSide } from './hive-put-back';
 
 // The forms are hive-forms.ts's; re-exported for this catalog's callers.
 export {
@@ -121,6 +124,11 @@ export class HiveIcebergCatalog implements IcebergCatalog {
       if (e instanceof MigrationError && e.code === ErrorCode.HMS_NOT_FOUND) return undefined;
       throw e;
     }
+  }
+
+  /** What the put-back steps (hive-put-back.ts) need of this catalog. */
+  private hms(): HmsSide {
+    return { writer: this.o.writer, db: (ns) => this.db(ns), current: (ident) => this.current(ident) };
   }
 
   async namespaceExists(ns: Namespace): Promise<boolean> {
@@ -340,76 +348,17 @@ export class HiveIcebergCatalog implements IcebergCatalog {
       );
     }
     if (original !== undefined)
-      return { outcome: (await this.putBack(ident, now, original, metadataLocation)) ? 'unregistered' : 'absent' };
+      return { outcome: (await putBack(this.hms(), ident, now, original, metadataLocation)) ? 'unregistered' : 'absent' };
     if (now === undefined || !isIceberg(now)) return { outcome: 'absent' };
     await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
     return { outcome: 'unregistered' };
-  }
-
-  /**
-   * In place: the saved Hive table takes its name back. With `ours` (unregister) an unpartitioned
-   * table is altered back only while it still points at our metadata (atomic on HMS 4); without it
-   * (a forced drop) whatever it points at. A stop halfway through either direction is finished.
-   * True when an Iceberg entry was replaced or a table aside renamed back.
-   */
-  private async putBack(ident: TableIdent, now: HiveTable | undefined, original: HiveTable, ours?: string): Promise<boolean> {
-    const partitioned = original.partitionKeys.length > 0;
-    if (now !== undefined && !isIceberg(now)) {
-      if (partitioned) await this.undoExternalized(ident, now, original);
-      return false;
-    }
-    if (partitioned) return this.restoreAside(ident, original, now !== undefined);
-    if (now === undefined) return false;
-    const check: Record<string, string> =
-      ours === undefined ? {} : { [EXPECTED_PARAMETER_KEY]: 'metadata_location', [EXPECTED_PARAMETER_VALUE]: ours };
-    await this.o.writer.alterTable(this.db(ident.namespace), ident.name, original, { DO_NOT_UPDATE_STATS: 'true', ...check });
-    return true;
-  }
-
-  /**
-   * A conversion that stopped after making the Hive table EXTERNAL and before renaming it: put the
-   * saved table type back (nothing else was changed). Any other difference is not ours to undo.
-   */
-  private async undoExternalized(ident: TableIdent, now: HiveTable, original: HiveTable): Promise<void> {
-    if (comparable(now) === comparable(original) || comparable(now) !== comparable(externalized(original))) return;
-    await this.o.writer.alterTable(this.db(ident.namespace), ident.name, original, { DO_NOT_UPDATE_STATS: 'true' });
-  }
-
-  /**
-   * Partitioned in place: drop the Iceberg entry (when `dropIceberg`), then rename the original
-   * back from aside, as the saved object. False when there was nothing aside to restore.
-   */
-  private async restoreAside(ident: TableIdent, original: HiveTable, dropIceberg: boolean): Promise<boolean> {
-    const db = this.db(ident.namespace);
-    const asideName = originalAsideName(ident.name);
-    const aside = await this.current({ namespace: ident.namespace, name: asideName });
-    if (aside !== undefined && !isOriginal(aside, original)) {
-      throw new MigrationError(
-        ErrorCode.CATALOG_CONFLICT,
-        `${db}.${asideName} is no longer the saved original of ${formatTableIdent(ident)}; not restoring it`,
-        { table: formatTableIdent(ident), aside: `${db}.${asideName}` },
-      );
-    }
-    if (dropIceberg) {
-      if (aside === undefined)
-        throw new MigrationError(
-          ErrorCode.CATALOG_CONFLICT,
-          `${formatTableIdent(ident)}: its Hive original is not at ${db}.${asideName}; not dropping the Iceberg table`,
-          { table: formatTableIdent(ident) },
-        );
-      await this.o.writer.dropTable(db, ident.name);
-    }
-    if (aside === undefined) return false;
-    // The table aside is EXTERNAL, so the rename back moves nothing; the saved object returns whole.
-    await this.o.writer.alterTable(db, asideName, original, { DO_NOT_UPDATE_STATS: 'true' });
-    return true;
   }
 
   async dropTable(ident: TableIdent): Promise<{ dropped: boolean }> {
     const now = await this.current(ident);
     const original = this.o.originals === undefined ? undefined : await this.o.originals(ident);
     // In place, dropping the Iceberg entry (a forced rollback) means the saved Hive table takes its name back.
-    if (original !== undefined) return { dropped: await this.putBack(ident, now, original) };
+    if (original !== undefined) return { dropped: await putBack(this.hms(), ident, now, original) };
     if (now === undefined || !isIceberg(now)) return { dropped: false };
     await this.o.writer.dropTable(this.db(ident.namespace), ident.name);
     return { dropped: true };
