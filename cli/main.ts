@@ -19,6 +19,7 @@ import { registerValidation } from './commands/validate';
 import { registerAudit } from './commands/audit';
 import { registerRepair } from './commands/repair';
 import { registerSync } from './commands/sync';
+import { registerCutover } from './commands/cutover';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -82,6 +83,7 @@ export function buildProgram(io: IO, json = false): Command {
   registerOrchestration(program, io);
   registerValidation(program, io);
   registerSync(program, io);
+  registerCutover(program, io);
   registerAudit(program, io);
   registerRepair(program, io);
 
