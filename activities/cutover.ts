@@ -74,7 +74,9 @@ const fencedReader =
   (c: Ctx) =>
   async (tableId: string): Promise<TableInventory | undefined> => {
     const side = await fenceSide(c, tableId);
-    return side.position === 'fenced' && side.byFencedName !== undefined ? unfencedInventory(side.byFencedName, nameOf(tableId)) : undefined;
+    return side.position === 'fenced' && side.byFencedName !== undefined
+      ? unfencedInventory(side.byFencedName, nameOf(tableId))
+      : undefined;
   };
 
 /** The record of a table between fence and cutover, or why a step has nothing to do. */
@@ -99,7 +101,13 @@ async function finalSync(c: Ctx, ref: TableRef): Promise<CutoverStep> {
   const rec = await fencedRecord(c, ref, 'synced for cutover');
   if (!('tableId' in rec)) return rec;
   const o = await c.deps.engine.syncMigratedTable(syncDeps(c, ref.tableId), await c.plan(ref.planHash), rec);
-  if (!o.ok) throw new MigrationError(o.error.code as ErrorCode, `${ref.tableId}: final sync: ${o.error.message}`, { tableId: ref.tableId }, { retryable: false });
+  if (!o.ok)
+    throw new MigrationError(
+      o.error.code as ErrorCode,
+      `${ref.tableId}: final sync: ${o.error.message}`,
+      { tableId: ref.tableId },
+      { retryable: false },
+    );
   const r = o.result;
   return { done: r.commit === null ? 'already' : 'now', detail: `${r.status}, snapshot ${r.snapshotId ?? 'none'}` };
 }
@@ -117,7 +125,12 @@ async function markCutOver(c: Ctx, ref: TableRef, validation: SyncValidation | C
   if (rec.status === 'cutover') return { done: 'already', detail: 'cut over' };
   if (rec.status !== 'fenced') throw notMigrated(rec, 'cut over');
   c.failpoint('cutover-before-mark', ref.tableId);
-  const details = { snapshotId: rec.snapshotId, metadataLocation: rec.metadataLocation, mode: inPlace(c, rec) ? 'in-place' : 'register', validation };
+  const details = {
+    snapshotId: rec.snapshotId,
+    metadataLocation: rec.metadataLocation,
+    mode: inPlace(c, rec) ? 'in-place' : 'register',
+    validation,
+  };
   await c.deps.state.recordStep(
     ref.planHash,
     ref.tableId,

@@ -41,7 +41,12 @@ export async function fenceSide(c: Ctx, tableId: string): Promise<FenceSide> {
 function writerOf(c: Ctx): HmsTableWriter {
   const w = c.deps.hmsWriter;
   if (w === undefined)
-    throw new MigrationError(ErrorCode.INTERNAL, 'this worker has no HMS writer (ActivityDeps.hmsWriter): it cannot fence or unfence a Hive table', {}, { retryable: false });
+    throw new MigrationError(
+      ErrorCode.INTERNAL,
+      'this worker has no HMS writer (ActivityDeps.hmsWriter): it cannot fence or unfence a Hive table',
+      {},
+      { retryable: false },
+    );
   return w;
 }
 
@@ -49,7 +54,12 @@ function refuse(tableId: string, side: FenceSide, doing: string): MigrationError
   const db = dbOf(tableId);
   const names = `${db}.${nameOf(tableId)} ${side.byName === undefined ? 'absent' : 'present'}, ${db}.${fencedName(nameOf(tableId))} ${side.byFencedName === undefined ? 'absent' : 'present'}`;
   if (side.position === 'missing')
-    return new MigrationError(ErrorCode.HMS_NOT_FOUND, `${tableId}: cannot ${doing}: HMS has neither name (${names})`, { tableId }, { retryable: false });
+    return new MigrationError(
+      ErrorCode.HMS_NOT_FOUND,
+      `${tableId}: cannot ${doing}: HMS has neither name (${names})`,
+      { tableId },
+      { retryable: false },
+    );
   return new MigrationError(
     ErrorCode.CUTOVER_FENCE_CONFLICT,
     `${tableId}: cannot ${doing}: ${names}${side.byFencedName !== undefined && side.position === 'conflict' && side.byName === undefined ? ' (the fenced name holds a table this tool did not fence)' : ''}; nothing was changed`,

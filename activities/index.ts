@@ -77,7 +77,11 @@ export function createActivities(deps: ActivityDeps) {
       await c.audit(A.WAVE_APPROVED, `wave:${wave}`, planHash, null, null, { wave }, by);
     },
   };
-  return { ...planActs, ...tableActivities(c), ...undoActivities(c), ...validationActivities(c),
+  return {
+    ...planActs,
+    ...tableActivities(c),
+    ...undoActivities(c),
+    ...validationActivities(c),
     ...syncActivities(c),
     ...cutoverActivities(c),
   };

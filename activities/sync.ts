@@ -18,7 +18,10 @@ export function syncActivities(c: Ctx) {
         return {
           table: tableId,
           ok: false,
-          error: { code: 'SYNC_CUT_OVER', message: `${tableId} is ${rec.status === 'cutover' ? 'cut over' : 'being cut over (fenced)'}: Iceberg is its source now; nothing to sync` },
+          error: {
+            code: 'SYNC_CUT_OVER',
+            message: `${tableId} is ${rec.status === 'cutover' ? 'cut over' : 'being cut over (fenced)'}: Iceberg is its source now; nothing to sync`,
+          },
         };
       if (rec.status !== 'migrated')
         return { table: tableId, ok: false, error: { code: 'USAGE', message: `${tableId} is ${rec.status}, not migrated` } };

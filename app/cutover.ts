@@ -38,16 +38,25 @@ async function checkScope(state: StateStore, plan: string, o: CutoverOptions): P
   const planHash = await state.resolvePlan(plan);
   const waves = (await state.getPlan(planHash)).waves.map((w) => w.number);
   if (!waves.includes(o.wave))
-    throw new MigrationError(ErrorCode.WAVE_UNKNOWN, `plan ${planId(planHash)} has no wave ${o.wave} (its waves: ${waves.join(', ') || 'none'})`, {
-      plan: planId(planHash),
-      wave: o.wave,
-    });
+    throw new MigrationError(
+      ErrorCode.WAVE_UNKNOWN,
+      `plan ${planId(planHash)} has no wave ${o.wave} (its waves: ${waves.join(', ') || 'none'})`,
+      {
+        plan: planId(planHash),
+        wave: o.wave,
+      },
+    );
   const recs = await state.listTables(planHash, o.wave);
   const unknown = o.tables.filter((t) => !recs.some((r) => r.tableId === t));
   if (unknown.length > 0)
-    throw new MigrationError(ErrorCode.USAGE, `not tables of wave ${o.wave} of plan ${planId(planHash)}: ${unknown.join(', ')}`, { tables: unknown });
+    throw new MigrationError(ErrorCode.USAGE, `not tables of wave ${o.wave} of plan ${planId(planHash)}: ${unknown.join(', ')}`, {
+      tables: unknown,
+    });
   if (!recs.some((r) => isLive(r.status) && (o.tables.length === 0 || o.tables.includes(r.tableId))))
-    throw new MigrationError(ErrorCode.USAGE, `no migrated table of wave ${o.wave} of plan ${planId(planHash)} matches the scope; see migrate status`);
+    throw new MigrationError(
+      ErrorCode.USAGE,
+      `no migrated table of wave ${o.wave} of plan ${planId(planHash)} matches the scope; see migrate status`,
+    );
   return planHash;
 }
 

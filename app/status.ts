@@ -79,7 +79,9 @@ async function cutoverOf(config: MigrateConfig, planHash: string): Promise<WaveC
   try {
     state = await openState(config);
     const recs = await state.listTables(planHash);
-    const waves = [...new Set(recs.filter((r) => r.status === 'fenced' || r.status === 'cutover').map((r) => r.wave))].sort((a, b) => a - b);
+    const waves = [...new Set(recs.filter((r) => r.status === 'fenced' || r.status === 'cutover').map((r) => r.wave))].sort(
+      (a, b) => a - b,
+    );
     const of = (w: number, st: string) => recs.filter((r) => r.wave === w && r.status === st).map((r) => r.tableId);
     return waves.map((wave) => ({ wave, fenced: of(wave, 'fenced'), cutover: of(wave, 'cutover') }));
   } catch {

@@ -63,7 +63,8 @@ export async function syncMigratedTable(d: SyncRecordDeps, plan: PlanFile, rec: 
 
 /** The live Hive table of `rec`, its conversion pin checked against the plan's; register mode only. */
 async function liveSource(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableInventory> {
-  const [live] = d.readLive === undefined ? await d.hms.getTables(dbOf(rec.tableId), [nameOf(rec.tableId)]) : [await d.readLive(rec.tableId)];
+  const [live] =
+    d.readLive === undefined ? await d.hms.getTables(dbOf(rec.tableId), [nameOf(rec.tableId)]) : [await d.readLive(rec.tableId)];
   if (live === undefined)
     throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${rec.tableId} is not in HMS any more`, { table: rec.tableId });
   const entry = plan.waves.flatMap((w) => w.tables).find((t) => t.id === rec.tableId);
@@ -106,7 +107,12 @@ export async function validateSyncedTable(d: SyncRecordDeps, plan: PlanFile, rec
   const live = await liveSource(d, plan, rec);
   const prepared = conversionFor(plan, rec.tableId, live, d.namespacePrefix, d.toolVersion);
   const ident = targetOf(rec.tableId, d.namespacePrefix);
-  return validateCurrent(d.storeFor([prepared.metadataDir]), d.catalog, { prepared, ident }, { now: () => Date.now(), footerConcurrency: d.footerConcurrency });
+  return validateCurrent(
+    d.storeFor([prepared.metadataDir]),
+    d.catalog,
+    { prepared, ident },
+    { now: () => Date.now(), footerConcurrency: d.footerConcurrency },
+  );
 }
 
 /**

@@ -59,7 +59,12 @@ async function cutOne(input: CutoverInput, table: string): Promise<TableCutover>
 export async function cutoverWorkflow(input: CutoverInput): Promise<CutoverResult> {
   const { short } = activities(input.timeouts);
   const scope = await short.cutoverScope(input.planHash, input.wave, input.tables ?? []);
-  const done: TableCutover[] = scope.refused.map((r) => ({ table: r.tableId, ok: false, steps: [], error: { code: r.code, message: r.message } }));
+  const done: TableCutover[] = scope.refused.map((r) => ({
+    table: r.tableId,
+    ok: false,
+    steps: [],
+    error: { code: r.code, message: r.message },
+  }));
   const total = scope.tables.length + done.length;
   setHandler(cutoverStatusQuery, () => ({ tables: total, done: done.length, refused: done.filter((t) => !t.ok).length }));
   upsertSearchAttributes([

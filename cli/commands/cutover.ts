@@ -20,7 +20,8 @@ type Result = NonNullable<CutoverStarted['result']>;
 
 function line(t: Result['tables'][number]): string {
   const steps = t.steps.map((s) => `${s.step}: ${s.done}${s.detail ? ` (${s.detail})` : ''}`).join('; ');
-  if (!t.ok) return `  refused    ${t.table}  ${t.error?.code ?? 'INTERNAL'}: ${t.error?.message ?? ''}${steps ? `\n             after ${steps}` : ''}`;
+  if (!t.ok)
+    return `  refused    ${t.table}  ${t.error?.code ?? 'INTERNAL'}: ${t.error?.message ?? ''}${steps ? `\n             after ${steps}` : ''}`;
   const already = t.steps.every((s) => s.done !== 'now');
   return `  ${already ? 'unchanged ' : 'cut over  '} ${t.table}  ${steps}`;
 }
@@ -42,7 +43,7 @@ const HELP =
   '     "table not found". In place (catalog.type hive, mode in-place) the name already serves the Iceberg table:\n' +
   '     nothing to fence, recorded as such. Not stopped: writers that put files straight into the storage path.\n' +
   '  2. final sync from the fenced Hive table (as migrate sync);  3. final validation: the Hive files and footer rows\n' +
-  '     equal the current snapshot\'s;  4. mark the table cut over (migrate status shows cutover; migrate sync refuses it).\n' +
+  "     equal the current snapshot's;  4. mark the table cut over (migrate status shows cutover; migrate sync refuses it).\n" +
   'Undo: migrate rollback <plan> --wave N puts the Hive table back under its name first. Data files are never touched.\n' +
   '\nExamples:\n  migrate cutover 3f2a9c1b7d4e --wave 2\n  migrate cutover 3f2a9c1b7d4e --wave 2 --table sales.orders --json\n' +
   '  migrate cutover 3f2a9c1b7d4e --wave 2 --no-wait\n\n';

@@ -28,7 +28,11 @@ export function registerStatus(program: Command, io: IO): void {
       const plan = planArg(planText);
       const last = await watchPlan(await configOf(cmd), plan, { watch: opts.watch === true }, ({ status, outcome, cutover }) => {
         const cut = cutover === undefined ? {} : { cutover };
-        io.out(opts.json ? `${JSON.stringify({ ...status, ...outcomeJson(outcome), ...cut })}\n` : renderStatus(status, outcome) + renderCutover(cutover));
+        io.out(
+          opts.json
+            ? `${JSON.stringify({ ...status, ...outcomeJson(outcome), ...cut })}\n`
+            : renderStatus(status, outcome) + renderCutover(cutover),
+        );
       });
       io.setExit(last.outcome.exit);
     });

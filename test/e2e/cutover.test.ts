@@ -81,7 +81,8 @@ async function events(action: string, table: string): Promise<Record<string, unk
   const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
   try {
     const out: Record<string, unknown>[] = [];
-    for await (const e of state.readAudit()) if (e.planHash === planHash && e.action === action && e.object === `hms:${sales}.${table}`) out.push(e.details);
+    for await (const e of state.readAudit())
+      if (e.planHash === planHash && e.action === action && e.object === `hms:${sales}.${table}`) out.push(e.details);
     return out;
   } finally {
     await state.close();
@@ -202,7 +203,11 @@ describe('migrate cutover', () => {
     // The final sync took the new partition: one more snapshot, and PyIceberg reads exactly the Hive content.
     expect(await snapshots('orders')).toBe(snaps + 1);
     const [read] = await readWithPyIceberg([`${ns}.orders`]);
-    expect({ rows: read?.rows, checksum: read?.checksum, error: read?.error }).toEqual({ rows: after.rows, checksum: expected.checksum, error: undefined });
+    expect({ rows: read?.rows, checksum: read?.checksum, error: read?.error }).toEqual({
+      rows: after.rows,
+      checksum: expected.checksum,
+      error: undefined,
+    });
 
     // Fenced: nothing under the old name; the table EXTERNAL under the fenced name, every location unchanged.
     expect(await hmsTable('orders')).toBeUndefined();
@@ -214,13 +219,19 @@ describe('migrate cutover', () => {
 
     // Writers through the old name fail loudly: add_partitions, and a Parquet file written under the table location then added.
     const src2 = orders.partitions.find((p) => p.name === 'year=2024/region=eu') as HivePartition;
-    await expect(withHms((_r, w) => w.addPartitions(sales, 'orders', [{ ...src2, values: ['2030', 'eu'], name: 'year=2030/region=eu' }]))).rejects.toMatchObject({
+    await expect(
+      withHms((_r, w) => w.addPartitions(sales, 'orders', [{ ...src2, values: ['2030', 'eu'], name: 'year=2030/region=eu' }])),
+    ).rejects.toMatchObject({
       code: expect.stringMatching(/^HMS_/),
     });
     const late = await copyPartition(store, manifest, src2, orders.table.sd.location as string, keys, ['2031', 'eu']);
     expect(late.files.length).toBeGreaterThan(0);
-    await expect(withHms((_r, w) => w.addPartitions(sales, 'orders', [late.partition]))).rejects.toMatchObject({ code: expect.stringMatching(/^HMS_/) });
-    await expect(withHms((_r, w) => w.alterTable(sales, 'orders', orders.table))).rejects.toMatchObject({ code: expect.stringMatching(/^HMS_/) });
+    await expect(withHms((_r, w) => w.addPartitions(sales, 'orders', [late.partition]))).rejects.toMatchObject({
+      code: expect.stringMatching(/^HMS_/),
+    });
+    await expect(withHms((_r, w) => w.alterTable(sales, 'orders', orders.table))).rejects.toMatchObject({
+      code: expect.stringMatching(/^HMS_/),
+    });
     // Neither reached either side: the fenced table has the same partitions, Iceberg the same content.
     expect(locs((await hmsTable(fencedName('orders'))) as TableInventory)).toEqual(locs(fenced));
     const [again] = await readWithPyIceberg([`${ns}.orders`]);
@@ -259,7 +270,9 @@ describe('migrate cutover', () => {
     const s = await migrate(['sync', id, '--table', `${sales}.orders`, '--json']);
     expect([s.code, (JSON.parse(s.stdout) as { error: { code: string } }).error.code]).toEqual([2, 'SYNC_CUT_OVER']);
     const st = await migrate(['status', id, '--json']);
-    expect((JSON.parse(st.stdout) as { cutover: unknown }).cutover).toEqual([{ wave: 1, fenced: [], cutover: TABLES.map((t) => `${sales}.${t}`) }]);
+    expect((JSON.parse(st.stdout) as { cutover: unknown }).cutover).toEqual([
+      { wave: 1, fenced: [], cutover: TABLES.map((t) => `${sales}.${t}`) },
+    ]);
     expect((await migrate(['status', id])).stdout).toContain(`wave 1: 2 cut over (${sales}.customers, ${sales}.orders)`);
 
     const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });

@@ -107,7 +107,10 @@ describe('fenced form and back', () => {
 });
 
 describe('location check', () => {
-  const inv = (loc: string, parts: HivePartition[]): TableInventory => ({ table: table({ sd: { ...table().sd, location: loc } }), partitions: parts });
+  const inv = (loc: string, parts: HivePartition[]): TableInventory => ({
+    table: table({ sd: { ...table().sd, location: loc } }),
+    partitions: parts,
+  });
   const p1 = part('day=1', 's3a://hive/warehouse/sales.db/orders/day=1');
   const p2 = part('day=2', 's3a://elsewhere/day=2');
 
@@ -116,7 +119,10 @@ describe('location check', () => {
   });
 
   it('a moved table or partition, or a partition gone, is named', () => {
-    const moved = locationChanges(inv('s3a://x/orders', [p1, p2]), inv('s3a://x/orders__him_fenced', [{ ...p1, sd: { ...p1.sd, location: 's3a://y' } }]));
+    const moved = locationChanges(
+      inv('s3a://x/orders', [p1, p2]),
+      inv('s3a://x/orders__him_fenced', [{ ...p1, sd: { ...p1.sd, location: 's3a://y' } }]),
+    );
     expect(moved).toEqual([
       'table location s3a://x/orders → s3a://x/orders__him_fenced',
       'partition day=1 location s3a://hive/warehouse/sales.db/orders/day=1 → s3a://y',
