@@ -33,6 +33,7 @@ A migration, step by step (every command takes --config and --json):
   migrate status <plan-id> --watch                        progress per wave and table
   migrate rollback <plan-id> --wave N                     unregister without purge, delete only our metadata
   migrate sync <plan-id>                                  Hive kept changing: new Iceberg snapshots, metadata-only
+  migrate cutover <plan-id> --wave N                      fence Hive writers, final sync + validation: Iceberg is the table
   migrate schedule create <plan-id>                       nightly drift checks; migrate validate <plan-id> on demand
   migrate audit verify                                    the hash-chained audit log is intact
 `;
