@@ -254,6 +254,8 @@ describe('migrate cutover', () => {
     const doneOf = (b: CutoverBody, t: string) => b.tables.find((x) => x.table === `${sales}.${t}`)?.steps.map((s) => s.done);
     expect(doneOf(body, 'customers')?.[0]).toBe('now');
     expect(doneOf(body, 'orders')).toEqual(['already', 'already', 'already', 'already']);
+    // customers is a MANAGED table: renamed only after it was made EXTERNAL, so HMS moved no directory.
+    expect(before.customers?.table.tableType).toBe('MANAGED_TABLE');
     const customers = (await hmsTable(fencedName('customers'))) as TableInventory;
     expect([customers.table.tableType, customers.table.sd.location]).toEqual(['EXTERNAL_TABLE', before.customers?.table.sd.location]);
     expect(await hmsTable('customers')).toBeUndefined();
