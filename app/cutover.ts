@@ -9,7 +9,7 @@ import { isLive } from '../core/state/status';
 import type { StateStore } from '../core/state/store';
 import { cutoverStatusQuery, cutoverWorkflow, SA } from '../workflows/index';
 import type { CutoverResult } from '../workflows/index';
-import { CALL_MS, planResult, temporalError, who } from './plan-workflow';
+import { CALL_MS, followWorkflow, temporalError, who } from './plan-workflow';
 import { openState, openTemporal } from './runtime';
 import type { TemporalHandle } from './runtime';
 
@@ -30,8 +30,6 @@ export interface CutoverOptions {
   readonly wait: boolean;
   readonly progress: (p: CutoverProgress) => void;
 }
-
-const POLL_MS = 2_000;
 
 /** The plan hash; WAVE_UNKNOWN for a wave the plan lacks, USAGE when no table of the wave is migrated (or a named one is not in it). */
 async function checkScope(state: StateStore, plan: string, o: CutoverOptions): Promise<string> {
@@ -81,26 +79,6 @@ async function start(tmp: TemporalHandle, planHash: string, o: CutoverOptions, w
   }
 }
 
-async function follow(tmp: TemporalHandle, workflowId: string, progress: (p: CutoverProgress) => void): Promise<CutoverResult> {
-  const h = tmp.client.workflow.getHandle(workflowId);
-  const result = planResult<CutoverResult>(h);
-  let ended = false;
-  void result.then(
-    () => (ended = true),
-    () => (ended = true),
-  );
-  let last = '';
-  while (!ended) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
-    if (ended) break;
-    const p = await h.query(cutoverStatusQuery).catch(() => undefined);
-    const now = JSON.stringify(p);
-    if (p !== undefined && now !== last) progress(p);
-    last = now;
-  }
-  return result;
-}
-
 /** Start (or attach to) the wave's cutover workflow; with `wait`, follow it to its result. */
 export async function startCutover(config: MigrateConfig, plan: string, o: CutoverOptions): Promise<CutoverStarted> {
   const state = await openState(config);
@@ -117,7 +95,7 @@ export async function startCutover(config: MigrateConfig, plan: string, o: Cutov
     const ui = tmp.uiUrl === undefined ? undefined : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows/${encodeURIComponent(workflowId)}`;
     const base = { plan: planId(planHash), wave: o.wave, workflowId, ui };
     if (!o.wait) return base;
-    return { ...base, result: await follow(tmp, workflowId, o.progress) };
+    return { ...base, result: await followWorkflow<CutoverResult, CutoverProgress>(tmp, workflowId, cutoverStatusQuery, o.progress) };
   } finally {
     await tmp.close();
   }

@@ -9,7 +9,7 @@
 // (customers: a MANAGED table) is cut over, a second cutover changes nothing, sync refuses a cut-over
 // table, status shows it, and `migrate rollback --wave 1` unfences both tables and restores them
 // with their saved originals' digests.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -22,12 +22,20 @@ import { tableIdent } from '../../core/catalog/catalog';
 import { fencedName } from '../../core/cutover/fence';
 import { tableFingerprint } from '../../core/hive/fingerprint';
 import type { HivePartition, TableInventory } from '../../core/hive/model';
-import type { SeedManifest, SeedPartition, SeedTable } from '../../dev/seed/manifest';
+import type { SeedManifest, SeedTable } from '../../dev/seed/manifest';
 import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import type { WorkerProc } from '../helpers/hostile';
 import { startWorker } from '../helpers/hostile';
-import { copyPartition, liveConfig, seededFilesUnder, seedWarehouse, tableAfter } from '../helpers/live-tables';
+import {
+  copyPartition,
+  hiveContent as readHiveContent,
+  liveConfig,
+  seedPartition,
+  seededFilesUnder,
+  seedWarehouse,
+  tableAfter,
+} from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWithPyIceberg } from '../helpers/verifier';
 import { SA } from '../../workflows/common';
@@ -103,32 +111,7 @@ async function snapshots(table: string): Promise<number> {
   return (await catalog.loadTable(tableIdent([ns], table))).metadata.snapshots.length;
 }
 
-const seedPart = (p: HivePartition): SeedPartition => ({
-  values: p.values,
-  hmsValues: p.values.map((v) => v ?? '__HIVE_DEFAULT_PARTITION__'),
-  name: p.name,
-  location: p.sd.location as string,
-  columns: null,
-  files: [],
-  rows: 0,
-});
-
-/** The verifier's rows and checksum of `t` computed from its files (dev/seed/read_files.py). */
-async function hiveContent(t: SeedTable): Promise<{ rows: number; checksum: string }> {
-  const file = path.join(dir, `manifest-${t.name}.json`);
-  writeFileSync(file, JSON.stringify({ ...manifest, tables: [t] }));
-  const r = await run(env.HIM_VERIFIER_PYTHON as string, [
-    path.join(ROOT, 'dev/seed/read_files.py'),
-    '--manifest',
-    file,
-    '--table',
-    `${t.db}.${t.name}`,
-    '--s3-endpoint',
-    env.HIM_S3_ENDPOINT as string,
-  ]);
-  if (r.code !== 0) throw new Error(`read_files.py failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as { rows: number; checksum: string };
-}
+const hiveContent = (t: SeedTable) => readHiveContent(dir, manifest, t);
 
 describe('migrate cutover', () => {
   beforeAll(async () => {
@@ -170,7 +153,7 @@ describe('migrate cutover', () => {
     const keys = orders.table.partitionKeys.map((k) => k.name);
     const added = await copyPartition(store, manifest, src, orders.table.sd.location as string, keys, ['2026', 'us']);
     await withHms((_r, w) => w.addPartitions(sales, 'orders', [added.partition]));
-    const after = tableAfter(seeded('orders'), added.files, [], [seedPart(added.partition)]);
+    const after = tableAfter(seeded('orders'), added.files, [], [seedPartition(added.partition)]);
     const expected = await hiveContent(after);
     const snaps = await snapshots('orders');
 

@@ -11,44 +11,13 @@ import { fencedName, markedForFence } from '../../../core/cutover/fence';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { HiveTable, TableInventory } from '../../../core/hive/model';
 import type { TableRecord, TableUpdate } from '../../../core/state/store';
+import { part, table } from './fixtures';
 
-const original: HiveTable = {
-  database: 'sales',
-  name: 'orders',
-  owner: 'hive',
-  ownerType: 'USER',
-  createTime: 1,
-  lastAccessTime: 0,
-  retention: 0,
-  tableType: 'MANAGED_TABLE',
-  partitionKeys: [{ name: 'day', type: 'string', comment: null }],
+const original: HiveTable = table({
   parameters: { transient_lastDdlTime: '1700000000' },
-  viewOriginalText: null,
-  viewExpandedText: null,
-  temporary: false,
-  sd: {
-    columns: [{ name: 'id', type: 'bigint', comment: null }],
-    location: 's3a://hive/sales.db/orders',
-    inputFormat: 'in',
-    outputFormat: 'out',
-    compressed: false,
-    numBuckets: 0,
-    serde: { name: null, serializationLib: 'lib', parameters: {} },
-    bucketColumns: [],
-    sortColumns: [],
-    parameters: {},
-    skewed: null,
-    storedAsSubDirectories: false,
-  },
-};
-const partition = {
-  values: ['1'],
-  name: 'day=1',
-  createTime: 1,
-  lastAccessTime: 0,
-  sd: { ...original.sd, location: 's3a://hive/sales.db/orders/day=1' },
-  parameters: {},
-};
+  sd: { ...table().sd, location: 's3a://hive/sales.db/orders' },
+});
+const partition = part('day=1', 's3a://hive/sales.db/orders/day=1');
 
 /** A metastore of one database: alter_table replaces (renames when the name differs), as HMS does for an EXTERNAL table. */
 function fakeHms(tables: Record<string, HiveTable>, o: { moveOnRename?: boolean } = {}) {

@@ -1,7 +1,8 @@
 // The cutover fence's pure parts (core/cutover/fence.ts): the fenced name (deterministic,
 // lower-cased, within Hive's identifier limit, distinct for long names), the fenced form and the
 // way back to the exact original, the position read from what HMS holds, and the location check.
-import type { HivePartition, HiveTable, TableInventory } from '../../../core/hive/model';
+import type { HivePartition, TableInventory } from '../../../core/hive/model';
+import { part, table } from './fixtures';
 import {
   FENCE_MARK,
   MAX_HIVE_NAME,
@@ -13,46 +14,6 @@ import {
   renamedForFence,
   unfencedForm,
 } from '../../../core/cutover/fence';
-
-const table = (o: Partial<HiveTable> = {}): HiveTable => ({
-  database: 'sales',
-  name: 'orders',
-  owner: 'hive',
-  ownerType: 'USER',
-  createTime: 1,
-  lastAccessTime: 0,
-  retention: 0,
-  tableType: 'MANAGED_TABLE',
-  partitionKeys: [{ name: 'day', type: 'string', comment: null }],
-  parameters: { transient_lastDdlTime: '1700000000', numRows: '10' },
-  viewOriginalText: null,
-  viewExpandedText: null,
-  temporary: false,
-  sd: {
-    columns: [{ name: 'id', type: 'bigint', comment: null }],
-    location: 's3a://hive/warehouse/sales.db/orders',
-    inputFormat: 'in',
-    outputFormat: 'out',
-    compressed: false,
-    numBuckets: 0,
-    serde: { name: null, serializationLib: 'lib', parameters: {} },
-    bucketColumns: [],
-    sortColumns: [],
-    parameters: {},
-    skewed: null,
-    storedAsSubDirectories: false,
-  },
-  ...o,
-});
-
-const part = (name: string, location: string): HivePartition => ({
-  values: [name.split('=')[1] as string],
-  name,
-  createTime: 1,
-  lastAccessTime: 0,
-  sd: { ...table().sd, location },
-  parameters: {},
-});
 
 describe('fenced name', () => {
   it('is <name>__him_fenced, lower-cased', () => {
