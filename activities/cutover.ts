@@ -140,10 +140,17 @@ async function markCutOver(c: Ctx, ref: TableRef, validation: SyncValidation | C
   return { done: 'now', detail: `snapshot ${rec.snapshotId ?? 'none'}` };
 }
 
-/** Rollback's first step on a fenced or cut-over table: the Hive table back under its name, the record `migrated` again. */
+/**
+ * Rollback's first step on a fenced or cut-over table (or a migrated one whose fence a killed
+ * cutover set but never recorded): the Hive table back under its name, the record `migrated` again.
+ */
 async function unfenceTable(c: Ctx, ref: TableRef, by: string): Promise<CutoverStep> {
   const rec = await c.deps.state.getTable(ref.planHash, ref.tableId);
-  if (rec.status !== 'fenced' && rec.status !== 'cutover') return { done: 'not-needed', detail: rec.status };
+  const recorded = rec.status === 'fenced' || rec.status === 'cutover';
+  if (!recorded && (rec.status !== 'migrated' || inPlace(c, rec))) return { done: 'not-needed', detail: rec.status };
+  // Still `migrated`, yet a cutover killed between its rename and its record may have left the fence in HMS.
+  if (!recorded && !['marked', 'fenced'].includes((await fenceSide(c, ref.tableId)).position))
+    return { done: 'not-needed', detail: rec.status };
   const object = `hms:${ref.tableId}`;
   if (inPlace(c, rec)) {
     await c.deps.state.recordStep(

@@ -141,6 +141,21 @@ describe('the fence and unfence activities', () => {
     expect(s.tables.orders).toEqual(original);
   });
 
+  it('rollback after a cutover killed between its rename and its record: the record says migrated, the fence is undone all the same', async () => {
+    const s = setup({ [FENCED]: { ...markedForFence(original, 'sales.orders'), name: FENCED } });
+    await expect(s.acts.unfenceTable({ planHash: 'h', tableId: 'sales.orders' }, 'alice')).resolves.toMatchObject({ done: 'now' });
+    expect([Object.keys(s.tables), s.tables.orders, s.steps.map((x) => [x.action, x.details.from])]).toEqual([
+      ['orders'],
+      original,
+      [['table.unfenced', 'migrated']],
+    ]);
+    const plain = setup({ orders: original });
+    await expect(plain.acts.unfenceTable({ planHash: 'h', tableId: 'sales.orders' }, 'alice')).resolves.toMatchObject({
+      done: 'not-needed',
+    });
+    expect([plain.alters, plain.steps]).toEqual([[], []]);
+  });
+
   it('in place: no HMS call, the fence recorded as not needed; the final sync and validation are not needed either', async () => {
     const s = setup({ orders: original }, { inPlace: true });
     const ref = { planHash: 'h', tableId: 'sales.orders' };
