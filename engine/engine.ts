@@ -16,7 +16,8 @@ import { checkTableDrift } from './drift-check';
 import type { ValidateOptions, ValidationEvidence } from './validate-conversion';
 import { validateConversion } from './validate-conversion';
 import type { SyncRecordDeps, TableSyncOutcome } from './sync-record';
-import { syncMigratedTable } from './sync-record';
+import { syncMigratedTable, validateSyncedTable } from './sync-record';
+import type { SyncValidation } from './sync-table';
 import type { WriteOptions, WrittenMetadata } from './write-metadata';
 import { writeIcebergMetadata } from './write-metadata';
 
@@ -38,9 +39,11 @@ export interface ConversionEngine {
   writeResults(store: ObjectStore, location: string, plan: string, runId: string, rows: readonly ValidationRow[]): Promise<string>;
   /** One migrated table's catch-up sync, audited (sync-record.ts; `migrate sync --direct` calls the same). */
   syncMigratedTable(deps: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableSyncOutcome>;
+  /** Cutover's final validation: the Hive side (deps.readLive) and the current snapshot hold the same files and rows. */
+  validateSyncedTable(deps: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncValidation>;
 }
 
 /** The engine over this repository's adapters (formats, Avro, storage listing, results Parquet). */
 export function createEngine(): ConversionEngine {
-  return { writeIcebergMetadata, validateConversion, checkTableDrift, writeResults, syncMigratedTable };
+  return { writeIcebergMetadata, validateConversion, checkTableDrift, writeResults, syncMigratedTable, validateSyncedTable };
 }

@@ -1,6 +1,7 @@
 // Undo one wave: its tables one at a time in reverse order (dependents first); a table that cannot
-// be rolled back is reported with its code, the others still are.
-import { upsertSearchAttributes } from '@temporalio/workflow';
+// be rolled back is reported with its code, the others still are. A table fenced by cutover is
+// unfenced first (activities/cutover.ts unfenceTable), then rolled back as before.
+import { patched, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Timeouts } from './common';
 import { activities, failureOf, SA } from './common';
 
@@ -18,6 +19,9 @@ export interface RollbackResult {
   readonly refused: readonly { tableId: string; code: string; message: string }[];
 }
 
+/** Workflows started before cutover existed replay without the unfence step. */
+export const UNFENCE_PATCH = 'rollback-unfence-before-undo';
+
 export async function rollbackWaveWorkflow(input: RollbackInput): Promise<RollbackResult> {
   const { short } = activities(input.timeouts);
   const tables = await short.migratedTables(input.planHash, input.wave);
@@ -26,6 +30,8 @@ export async function rollbackWaveWorkflow(input: RollbackInput): Promise<Rollba
   // Reverse order of the wave (dependents first), one at a time: rollback is rare and careful.
   for (const tableId of [...tables].reverse()) {
     try {
+      // A fenced or cut-over table (migrate cutover): its Hive table back under its name first.
+      if (patched(UNFENCE_PATCH)) await short.unfenceTable({ planHash: input.planHash, tableId }, input.by);
       await short.rollbackTable({ planHash: input.planHash, tableId }, input.force, input.by);
       rolledBack.push(tableId);
     } catch (e) {
