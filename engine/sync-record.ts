@@ -77,12 +77,21 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
     d.storeFor([prepared.metadataDir]),
     d.catalog,
     { prepared, ident },
-    { now: () => now().getTime(), footerConcurrency: d.footerConcurrency, failpoint: d.failpoint },
+    {
+      now: () => now().getTime(),
+      footerConcurrency: d.footerConcurrency,
+      failpoint: d.failpoint,
+      recordedSnapshotId: rec.snapshotId ?? null,
+    },
   );
   // In sync on a snapshot the record does not know: our own commit of a run killed before it
-  // recorded (the engine refuses a snapshot that is not ours), so the record catches up now.
+  // recorded (the engine refuses a snapshot that is not ours and validated it like a fresh commit),
+  // so the record catches up now.
   const unrecorded = result.commit === null && result.snapshotId !== rec.snapshotId;
-  if (result.commit !== null || unrecorded) await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`);
+  if (result.commit === null && !unrecorded) return result;
+  d.failpoint?.('sync-before-record');
+  await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`);
+  d.failpoint?.('sync-after-record');
   return result;
 }
 

@@ -45,9 +45,29 @@ export interface SyncOptions {
   readonly footers?: Partial<Record<DataFileFormat, FooterReader>>;
   /** The new snapshot's timestamp (epoch ms); raised above the table's last update when needed. */
   readonly now: () => number;
-  /** Crash-test hook around the commit (`sync-before-commit`, `sync-after-commit`; activities/context.ts failpoint). */
+  /** Crash-test hook at every step boundary (`SYNC_FAILPOINTS`; activities/context.ts failpoint). */
   readonly failpoint?: (name: string) => void;
+  /**
+   * The snapshot the table's record knows. When the table is in sync on another snapshot of ours (a
+   * killed run committed it and did not record it), that snapshot is validated like a fresh commit
+   * before it is handed back for recording.
+   */
+  readonly recordedSnapshotId?: string | null;
 }
+
+/**
+ * The step boundaries a crash test can kill a sync at, in order (engine/sync-record.ts adds the two
+ * around the state record; the record and its audit event are one transaction).
+ */
+export const SYNC_FAILPOINTS = [
+  'sync-after-manifests',
+  'sync-after-manifest-list',
+  'sync-after-metadata',
+  'sync-before-commit',
+  'sync-after-commit',
+  'sync-before-record',
+  'sync-after-record',
+] as const;
 
 export type SyncStatus = 'in-sync' | 'appended' | 'overwrote' | 'deleted';
 
@@ -219,10 +239,11 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
   const cur = await readCurrent(store, catalog, t.ident, p);
   const d = diffFiles(p.source, cur.files, await listHive(store, p));
   const base = cur.loaded.metadata;
-  if (isInSync(d)) return inSyncResult(cur);
+  if (isInSync(d)) return inSyncResult(cur, await recoveredValidation(store, p, cur, o));
   const id = syncSnapshotId(base.tableUuid, base.currentSnapshotId, d);
   const w: WrittenFile[] = [];
   const { manifests, added } = await composeManifests(store, p, cur, d, id, o, w);
+  o.failpoint?.('sync-after-manifests');
   const paths = syncPaths(p.metadataDir, id);
   const seq = base.lastSequenceNumber + 1;
   await writeManifestList({
@@ -233,11 +254,13 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     sequenceNumber: seq,
     manifests,
   });
+  o.failpoint?.('sync-after-manifest-list');
   const totals = totalsOf(p, d, added);
   const summary = syncSummary(syncOperation(d), cur.snapshot?.summary, totals, p.source);
   const metadataLocation = syncMetadataLocation(base.location, cur.loaded.metadataLocation, id);
   let metadata = withSyncSnapshot(base, cur.loaded.metadataLocation, syncSnapshot(base, id, paths.manifestList, summary, o.now()));
   if (catalog.writesOwnMetadata !== true) metadata = await putMetadata(store, metadataLocation, metadata, w);
+  o.failpoint?.('sync-after-metadata');
   const snapshot = metadata.snapshots.find((s) => s.snapshotId === id) as Snapshot;
   o.failpoint?.('sync-before-commit');
   const commit = await catalog.commitTable(t.ident, {
@@ -266,7 +289,18 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
   };
 }
 
-function inSyncResult(cur: Current): SyncResult {
+/**
+ * In sync on a snapshot of ours the record does not know (a run killed after its commit): the same
+ * check as after a commit (listing = snapshot files, footer rows = total-records) before the
+ * caller records it. Null when the record already knows the snapshot (nothing to record).
+ */
+async function recoveredValidation(store: ObjectStore, p: PreparedConversion, cur: Current, o: SyncOptions) {
+  if (o.recordedSnapshotId === undefined || cur.snapshot === null) return null;
+  if (cur.snapshot.snapshotId.toString() === o.recordedSnapshotId) return null;
+  return validateSync(store, p, cur.loaded, cur.snapshot.snapshotId, o);
+}
+
+function inSyncResult(cur: Current, validation: SyncResult['validation']): SyncResult {
   return {
     status: 'in-sync',
     snapshotId: cur.snapshot?.snapshotId.toString() ?? null,
@@ -281,7 +315,7 @@ function inSyncResult(cur: Current): SyncResult {
     partitionsChanged: 0,
     summary: cur.snapshot?.summary ?? null,
     written: [],
-    validation: null,
+    validation,
   };
 }
 
