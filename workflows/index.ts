@@ -17,5 +17,5 @@ export type { RollbackInput, RollbackResult } from './rollback';
 export { rollbackWaveWorkflow } from './rollback';
 export type { NightlyInput, NightlyResult } from './nightly';
 export { nightlyValidationWorkflow, nightlyStatusQuery } from './nightly';
-export type { SyncCounts, SyncInput, SyncRunResult } from './sync';
-export { syncStatusQuery, syncWorkflow } from './sync';
+export type { SyncCarry, SyncCounts, SyncInput, SyncRunResult } from './sync';
+export { DEFAULT_TABLES_PER_RUN, SYNC_CONTINUE_AS_NEW_PATCH, syncStatusQuery, syncWorkflow } from './sync';
