@@ -4,7 +4,8 @@
 // must still hold (core/plan/source-check.ts: SOURCE_CHANGED naming the change) → register-mode
 // only (an in-place table's Hive name is the Iceberg table) → sync (sync-table.ts) → on a commit,
 // the record's metadata location and snapshot move on and a `table.synced` audit event is written
-// in the same transaction (StateStore.recordStep). A rerun after a crash finds its own files and
+// in the same transaction (StateStore.recordStep). Columns Hive gained at the end go in as a schema
+// update with the snapshot (core/plan/source-check.ts syncSourceChange; the event names them). A rerun after a crash finds its own files and
 // the catalog answers already-committed: the record and audit follow once.
 import type { ActorSource } from '../core/audit/chain';
 import { AuditAction, digestOf } from '../core/audit/chain';
@@ -15,7 +16,7 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import { tableFingerprint } from '../core/hive/fingerprint';
 import type { HmsReader, TableInventory } from '../core/hive/model';
 import type { PlanFile } from '../core/plan/plan-file';
-import { sourceChange } from '../core/plan/source-check';
+import { syncSourceChange } from '../core/plan/source-check';
 import type { StateStore, TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { SyncResult } from './sync-table';
@@ -62,8 +63,9 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
     throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${rec.tableId} is not in HMS any more`, { table: rec.tableId });
   const entry = plan.waves.flatMap((w) => w.tables).find((t) => t.id === rec.tableId);
   if (entry === undefined) throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${rec.tableId} is not in the plan`);
-  const changed = sourceChange(rec.tableId, { fingerprint: entry.fingerprint, pin: entry.pin }, live);
-  if (changed !== null) throw changed;
+  // Columns added at the end are accepted (a schema update with the snapshot); any other change of the conversion is SOURCE_CHANGED.
+  const changed = syncSourceChange(rec.tableId, { fingerprint: entry.fingerprint, pin: entry.pin }, live);
+  if (changed.error !== null) throw changed.error;
   if (d.catalog.hiveOriginalPlace(nameOf(rec.tableId), live.table).kind !== 'untouched')
     throw new MigrationError(
       ErrorCode.USAGE,
@@ -115,6 +117,7 @@ async function recordSync(d: SyncRecordDeps, rec: TableRecord, live: TableInvent
     recordsRemoved: r.recordsRemoved,
     metadataLocation: r.metadataLocation,
     validation: r.validation,
+    ...(r.columnsAdded.length > 0 ? { columnsAdded: r.columnsAdded } : {}),
     hmsDigest: tableFingerprint(live),
   };
   const written = [...(rec.writtenFiles ?? []), ...r.written.filter((w) => !(rec.writtenFiles ?? []).some((o) => o.path === w.path))];
