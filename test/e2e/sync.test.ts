@@ -7,7 +7,7 @@
 // right, the record follows and a `table.synced` audit event is written. A second sync changes
 // nothing (same snapshot). A table another writer committed to is refused SYNC_FOREIGN_COMMITS.
 // Kills at every sync step, continue-as-new and schema additions: test/e2e/sync-hard.test.ts.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -19,13 +19,14 @@ import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { HivePartition } from '../../core/hive/model';
 import { syncMetadataLocation, syncSnapshot, withSyncSnapshot } from '../../core/sync/snapshot';
-import type { SeedFile, SeedManifest, SeedPartition, SeedTable } from '../../dev/seed/manifest';
+import type { SeedFile, SeedManifest, SeedTable } from '../../dev/seed/manifest';
 import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import type { WorkerProc } from '../helpers/hostile';
 import { startWorker } from '../helpers/hostile';
 import { copyFiles, copyPartition, liveConfig, seededFilesUnder, seedWarehouse, tableAfter } from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
+import { hiveContentOf, seedPart } from '../helpers/sync-live';
 import { readWith, readWithPyIceberg } from '../helpers/verifier';
 
 const env = testStack();
@@ -65,16 +66,6 @@ interface SyncBody {
     error?: { code: string; message: string };
   }[];
 }
-
-const seedPart = (p: HivePartition): SeedPartition => ({
-  values: p.values,
-  hmsValues: p.values.map((v) => v ?? '__HIVE_DEFAULT_PARTITION__'),
-  name: p.name,
-  location: p.sd.location as string,
-  columns: null,
-  files: [],
-  rows: 0,
-});
 
 /** orders as Hive has it now (each test that writes on the Hive side moves it on). */
 let ordersNow: SeedTable | undefined;
@@ -171,21 +162,7 @@ async function writeOnTheHiveSide(): Promise<{ after: SeedTable; usFiles: number
 }
 
 /** The verifier's rows and checksum of `t` computed from its files (dev/seed/read_files.py over a manifest saying what Hive has). */
-async function hiveContent(t: SeedTable): Promise<{ rows: number; checksum: string }> {
-  const file = path.join(dir, `manifest-${t.name}.json`);
-  writeFileSync(file, JSON.stringify({ ...manifest, tables: [t] }));
-  const r = await run(env.HIM_VERIFIER_PYTHON as string, [
-    path.join(ROOT, 'dev/seed/read_files.py'),
-    '--manifest',
-    file,
-    '--table',
-    `${t.db}.${t.name}`,
-    '--s3-endpoint',
-    env.HIM_S3_ENDPOINT as string,
-  ]);
-  if (r.code !== 0) throw new Error(`read_files.py failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as { rows: number; checksum: string };
-}
+const hiveContent = (t: SeedTable): Promise<{ rows: number; checksum: string }> => hiveContentOf(dir, manifest, t);
 
 describe('migrate sync', () => {
   beforeAll(async () => {

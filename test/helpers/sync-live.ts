@@ -74,7 +74,8 @@ export async function tearDownSyncLive(l: SyncLive | undefined): Promise<void> {
 export const migrateIn = (l: SyncLive, args: readonly string[], timeout = 600_000): Promise<Run> =>
   run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', l.cfgFile], timeout);
 
-const seedPart = (p: HivePartition): SeedPartition => ({
+/** A partition added on the Hive side, as the seed manifest describes one (its files are listed on the table). */
+export const seedPart = (p: HivePartition): SeedPartition => ({
   values: p.values,
   hmsValues: p.values.map((v) => v ?? '__HIVE_DEFAULT_PARTITION__'),
   name: p.name,
@@ -161,10 +162,10 @@ export async function recordOf(l: SyncLive, table: string): Promise<{ snapshotId
   }
 }
 
-/** The verifier's rows and checksum of `t` computed from its files (dev/seed/read_files.py over a manifest saying what Hive has). */
-export async function hiveContent(l: SyncLive, t: SeedTable): Promise<{ rows: number; checksum: string }> {
-  const file = path.join(l.dir, `manifest-${t.name}.json`);
-  writeFileSync(file, JSON.stringify({ ...l.manifest, tables: [t] }));
+/** The verifier's rows and checksum of `t` computed from its files (dev/seed/read_files.py over a manifest, written to `dir`, saying what Hive has). */
+export async function hiveContentOf(dir: string, manifest: SeedManifest, t: SeedTable): Promise<{ rows: number; checksum: string }> {
+  const file = path.join(dir, `manifest-${t.name}.json`);
+  writeFileSync(file, JSON.stringify({ ...manifest, tables: [t] }));
   const r = await run(env.HIM_VERIFIER_PYTHON as string, [
     path.join(ROOT, 'dev/seed/read_files.py'),
     '--manifest',
@@ -177,6 +178,8 @@ export async function hiveContent(l: SyncLive, t: SeedTable): Promise<{ rows: nu
   if (r.code !== 0) throw new Error(`read_files.py failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as { rows: number; checksum: string };
 }
+
+export const hiveContent = (l: SyncLive, t: SeedTable): Promise<{ rows: number; checksum: string }> => hiveContentOf(l.dir, l.manifest, t);
 
 /**
  * `migrate sync <args>` through Temporal while workers with `crashEnv` run: every worker that dies
