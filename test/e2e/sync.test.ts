@@ -188,7 +188,7 @@ describe('migrate sync', () => {
     rmSync(dir, { recursive: true, force: true });
   }, 600_000);
 
-  it('new partitions and an overwritten partition → one overwrite snapshot; PyIceberg reads exactly the Hive content; a second sync changes nothing', async () => {
+  it('new partitions and an overwritten partition → one overwrite snapshot; PyIceberg and Spark read exactly the Hive content; a second sync changes nothing', async () => {
     const id = planHash.slice(0, 12);
     // Nothing changed yet: every table is in sync, nothing is committed (in this process: --direct).
     const before = JSON.parse((await migrate(['sync', id, '--direct', '--json'])).stdout) as SyncBody;
