@@ -22,6 +22,10 @@ interface SyncOpts {
   tablesPerRun: number;
 }
 
+/** The columns a schema addition brought (older results have none). */
+const columns = (added: readonly string[] | undefined): string =>
+  added === undefined || added.length === 0 ? '' : `, column(s) added: ${added.join(', ')}`;
+
 function line(o: TableSyncOutcome): string {
   if (!o.ok) return `  failed     ${o.table}  ${o.error.code}: ${o.error.message}`;
   const r = o.result;
@@ -30,11 +34,11 @@ function line(o: TableSyncOutcome): string {
     case 'in-sync':
       return `  in sync    ${o.table}  ${snap}`;
     case 'appended':
-      return `  appended   ${o.table}  ${r.filesAdded} file(s) (${r.partitionsAdded} partition(s)), ${r.recordsAdded} rows  ${snap}`;
+      return `  appended   ${o.table}  ${r.filesAdded} file(s) (${r.partitionsAdded} partition(s)), ${r.recordsAdded} rows${columns(r.columnsAdded)}  ${snap}`;
     case 'deleted':
       return `  deleted    ${o.table}  −${r.filesRemoved} file(s), −${r.recordsRemoved} rows  ${snap}`;
     default:
-      return `  overwrote  ${o.table}  +${r.filesAdded} −${r.filesRemoved} file(s), +${r.recordsAdded} −${r.recordsRemoved} rows  ${snap}`;
+      return `  overwrote  ${o.table}  +${r.filesAdded} −${r.filesRemoved} file(s), +${r.recordsAdded} −${r.recordsRemoved} rows${columns(r.columnsAdded)}  ${snap}`;
   }
 }
 
