@@ -116,6 +116,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'A data file was rewritten in place under the same name (size changed). Hive writers normally write new file names; find the job that rewrites files, then roll the table back and apply again, or restore the file.',
   SYNC_VALIDATION_FAILED:
     'The Hive side changed while sync ran (files added or removed between the listing and the check), or a footer disagrees with the manifests — also for a snapshot a killed run committed, which the rerun checks before recording it (the record stays on the previous snapshot): run `migrate sync` again; if it persists, run `migrate validate` on the table and look at the rows it reports.',
+  SYNC_RECORD_MOVED:
+    'Two attempts of one table’s sync overlapped (a step whose worker stalled past its heartbeat timeout ran on beside its retry) and the other recorded first: when it recorded the same snapshot nothing is lost (sync reports it as its own); otherwise run `migrate sync` again.',
   ROLLBACK_REFUSED:
     'The Iceberg table has commits after ours (or the wave is still running): rollback --force discards them (audited), or wait with --wait-for-wave.',
   VALIDATION_ROW_COUNT_MISMATCH:

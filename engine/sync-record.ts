@@ -92,7 +92,13 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
   const unrecorded = result.commit === null && result.snapshotId !== rec.snapshotId;
   if (result.commit === null && !unrecorded) return result;
   d.failpoint?.('sync-before-record');
-  await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`);
+  try {
+    await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`);
+  } catch (e) {
+    // Another attempt of this sync (its worker stalled past the heartbeat timeout, the retry ran beside it) recorded first.
+    if (!(e instanceof MigrationError) || e.code !== ErrorCode.SYNC_RECORD_MOVED) throw e;
+    if ((await d.state.getTable(rec.planHash, rec.tableId)).snapshotId !== result.snapshotId) throw e;
+  }
   d.failpoint?.('sync-after-record');
   return result;
 }
@@ -142,5 +148,7 @@ async function recordSync(d: SyncRecordDeps, rec: TableRecord, live: TableInvent
       afterDigest: digestOf(details),
       details,
     },
+    // Compare-and-swap on the record: exactly one attempt records (and audits) this snapshot.
+    { snapshotId: rec.snapshotId ?? null },
   );
 }
