@@ -49,7 +49,12 @@ export type TableSyncOutcome =
  */
 export async function syncMigratedTable(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableSyncOutcome> {
   try {
-    const { written: _written, ...result } = await syncRecord(d, plan, rec);
+    const { written: _written, ...result } = await syncRecord(d, plan, rec).catch(async (e: unknown) => {
+      // The table moved while we prepared: when the mover was another attempt of this sync, the rerun on
+      // the fresh record finds its snapshot (in sync, ours) and reports it; a foreign commit is refused then.
+      if (!(e instanceof MigrationError) || e.code !== ErrorCode.CATALOG_CONFLICT) throw e;
+      return syncRecord(d, plan, await d.state.getTable(rec.planHash, rec.tableId));
+    });
     return { table: rec.tableId, ok: true, result };
   } catch (e) {
     if (!(e instanceof MigrationError) || e.retryable) throw e;
