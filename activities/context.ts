@@ -62,7 +62,7 @@ export interface TableRef {
 
 /**
  * Failpoints for crash tests: `HIM_FAILPOINTS=after-write,after-register,during-validate` (and the
- * sync's `sync-before-commit`, `sync-after-commit`; cutover's `cutover-after-mark`,
+ * sync's step boundaries, engine/sync-table.ts SYNC_FAILPOINTS; cutover's `cutover-after-mark`,
  * `cutover-after-rename`, `cutover-before-fenced-record`, `cutover-before-mark`) makes the
  * worker SIGKILL itself at that point, once per (point, table), remembered as marker files in
  * `HIM_FAILPOINT_DIR`. Unset (always, outside tests): no effect.

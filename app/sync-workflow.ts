@@ -26,14 +26,22 @@ export interface SyncStarted {
 /** A stamp for the workflow id: UTC to the millisecond, so two runs a second apart are distinct. */
 const stampOf = (d: Date): string => d.toISOString().replace(/[-:]/g, '').replace('.', '');
 
-async function start(tmp: TemporalHandle, planHash: string, scope: SyncScope, workflowId: string): Promise<void> {
+/** Per-run knobs of the workflow: the steps' heartbeat deadline and the tables a run syncs before it continues as new. */
+export interface SyncRunOptions {
+  readonly heartbeatSeconds?: number;
+  readonly tablesPerRun?: number;
+}
+
+async function start(tmp: TemporalHandle, planHash: string, scope: SyncScope, workflowId: string, run: SyncRunOptions): Promise<void> {
   const waves = scope.waves;
+  const timeouts = run.heartbeatSeconds === undefined ? {} : { timeouts: { heartbeatSeconds: run.heartbeatSeconds } };
+  const perRun = run.tablesPerRun === undefined ? {} : { tablesPerRun: run.tablesPerRun };
   try {
     await tmp.deadline(CALL_MS, () =>
       tmp.client.workflow.start(syncWorkflow, {
         taskQueue: tmp.taskQueue,
         workflowId,
-        args: [{ planHash, waves: [...waves], tables: [...scope.tables], concurrency: scope.concurrency }],
+        args: [{ planHash, waves: [...waves], tables: [...scope.tables], concurrency: scope.concurrency, ...timeouts, ...perRun }],
         typedSearchAttributes: [
           { key: SA.plan, value: planId(planHash) },
           ...(waves.length === 1 ? [{ key: SA.wave, value: waves[0] as number }] : []),
@@ -55,7 +63,7 @@ export async function startSync(
   config: MigrateConfig,
   plan: string,
   scope: SyncScope,
-  o: { readonly wait: boolean; readonly progress: (p: SyncProgress) => void },
+  o: { readonly wait: boolean; readonly progress: (p: SyncProgress) => void; readonly run?: SyncRunOptions },
 ): Promise<SyncStarted> {
   const state = await openState(config);
   let planHash: string;
@@ -69,7 +77,7 @@ export async function startSync(
   const tmp = await openTemporal(config);
   try {
     const workflowId = syncWorkflowId(planHash, stampOf(new Date()));
-    await start(tmp, planHash, scope, workflowId);
+    await start(tmp, planHash, scope, workflowId, o.run ?? {});
     const ui = tmp.uiUrl === undefined ? undefined : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows/${encodeURIComponent(workflowId)}`;
     if (!o.wait) return { plan: planId(planHash), workflowId, ui };
     return {

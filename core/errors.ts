@@ -150,6 +150,8 @@ export const ErrorCode = {
   CUTOVER_NOT_MIGRATED: 'CUTOVER_NOT_MIGRATED',
   /** Sync: after the commit, the Hive listing and the new snapshot's files, or the footer row counts and total-records, disagree. */
   SYNC_VALIDATION_FAILED: 'SYNC_VALIDATION_FAILED',
+  /** Sync: the table's record moved past the snapshot this sync started from while it recorded (a concurrent attempt recorded first). */
+  SYNC_RECORD_MOVED: 'SYNC_RECORD_MOVED',
   /** Validation: the row counts (footers, snapshot summary, manifests, HMS stats) disagree. */
   VALIDATION_ROW_COUNT_MISMATCH: 'VALIDATION_ROW_COUNT_MISMATCH',
   /** Validation: the data files in storage and in our manifests differ (path, size or partition). */

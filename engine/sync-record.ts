@@ -4,7 +4,8 @@
 // must still hold (core/plan/source-check.ts: SOURCE_CHANGED naming the change) → register-mode
 // only (an in-place table's Hive name is the Iceberg table) → sync (sync-table.ts) → on a commit,
 // the record's metadata location and snapshot move on and a `table.synced` audit event is written
-// in the same transaction (StateStore.recordStep). A rerun after a crash finds its own files and
+// in the same transaction (StateStore.recordStep). Columns Hive gained at the end go in as a schema
+// update with the snapshot (core/plan/source-check.ts syncSourceChange; the event names them). A rerun after a crash finds its own files and
 // the catalog answers already-committed: the record and audit follow once.
 import type { ActorSource } from '../core/audit/chain';
 import { AuditAction, digestOf } from '../core/audit/chain';
@@ -15,7 +16,7 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import { tableFingerprint } from '../core/hive/fingerprint';
 import type { HmsReader, TableInventory } from '../core/hive/model';
 import type { PlanFile } from '../core/plan/plan-file';
-import { sourceChange } from '../core/plan/source-check';
+import { syncSourceChange } from '../core/plan/source-check';
 import type { StateStore, TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { SyncResult, SyncValidation } from './sync-table';
@@ -53,7 +54,12 @@ export type TableSyncOutcome =
  */
 export async function syncMigratedTable(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableSyncOutcome> {
   try {
-    const { written: _written, ...result } = await syncRecord(d, plan, rec);
+    const { written: _written, ...result } = await syncRecord(d, plan, rec).catch(async (e: unknown) => {
+      // The table moved while we prepared: when the mover was another attempt of this sync, the rerun on
+      // the fresh record finds its snapshot (in sync, ours) and reports it; a foreign commit is refused then.
+      if (!(e instanceof MigrationError) || e.code !== ErrorCode.CATALOG_CONFLICT) throw e;
+      return syncRecord(d, plan, await d.state.getTable(rec.planHash, rec.tableId));
+    });
     return { table: rec.tableId, ok: true, result };
   } catch (e) {
     if (!(e instanceof MigrationError) || e.retryable) throw e;
@@ -69,8 +75,9 @@ async function liveSource(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
     throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${rec.tableId} is not in HMS any more`, { table: rec.tableId });
   const entry = plan.waves.flatMap((w) => w.tables).find((t) => t.id === rec.tableId);
   if (entry === undefined) throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${rec.tableId} is not in the plan`);
-  const changed = sourceChange(rec.tableId, { fingerprint: entry.fingerprint, pin: entry.pin }, live);
-  if (changed !== null) throw changed;
+  // Columns added at the end are accepted (a schema update with the snapshot); any other change of the conversion is SOURCE_CHANGED.
+  const changed = syncSourceChange(rec.tableId, { fingerprint: entry.fingerprint, pin: entry.pin }, live);
+  if (changed.error !== null) throw changed.error;
   if (d.catalog.hiveOriginalPlace(nameOf(rec.tableId), live.table).kind !== 'untouched')
     throw new MigrationError(
       ErrorCode.USAGE,
@@ -89,12 +96,27 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
     d.storeFor([prepared.metadataDir]),
     d.catalog,
     { prepared, ident },
-    { now: () => now().getTime(), footerConcurrency: d.footerConcurrency, failpoint: d.failpoint },
+    {
+      now: () => now().getTime(),
+      footerConcurrency: d.footerConcurrency,
+      failpoint: d.failpoint,
+      recordedSnapshotId: rec.snapshotId ?? null,
+    },
   );
   // In sync on a snapshot the record does not know: our own commit of a run killed before it
-  // recorded (the engine refuses a snapshot that is not ours), so the record catches up now.
+  // recorded (the engine refuses a snapshot that is not ours and validated it like a fresh commit),
+  // so the record catches up now.
   const unrecorded = result.commit === null && result.snapshotId !== rec.snapshotId;
-  if (result.commit !== null || unrecorded) await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`);
+  if (result.commit === null && !unrecorded) return result;
+  d.failpoint?.('sync-before-record');
+  try {
+    await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`);
+  } catch (e) {
+    // Another attempt of this sync (its worker stalled past the heartbeat timeout, the retry ran beside it) recorded first.
+    if (!(e instanceof MigrationError) || e.code !== ErrorCode.SYNC_RECORD_MOVED) throw e;
+    if ((await d.state.getTable(rec.planHash, rec.tableId)).snapshotId !== result.snapshotId) throw e;
+  }
+  d.failpoint?.('sync-after-record');
   return result;
 }
 
@@ -135,6 +157,7 @@ async function recordSync(d: SyncRecordDeps, rec: TableRecord, live: TableInvent
     recordsRemoved: r.recordsRemoved,
     metadataLocation: r.metadataLocation,
     validation: r.validation,
+    ...(r.columnsAdded.length > 0 ? { columnsAdded: r.columnsAdded } : {}),
     hmsDigest: tableFingerprint(live),
   };
   const written = [...(rec.writtenFiles ?? []), ...r.written.filter((w) => !(rec.writtenFiles ?? []).some((o) => o.path === w.path))];
@@ -159,5 +182,7 @@ async function recordSync(d: SyncRecordDeps, rec: TableRecord, live: TableInvent
       afterDigest: digestOf(details),
       details,
     },
+    // Compare-and-swap on the record: exactly one attempt records (and audits) this snapshot.
+    { snapshotId: rec.snapshotId ?? null },
   );
 }

@@ -18,6 +18,10 @@ import { fromMetadataJson, toMetadataJson } from '../core/iceberg/metadata-json'
 import type { FooterReader } from '../core/storage/file-stats';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { HiveFile, IcebergFile, SyncDiff } from '../core/sync/diff';
+import type { SchemaAddition } from '../core/sync/schema';
+import { schemaAddition, withSchemaAddition } from '../core/sync/schema';
+import { buildNameMapping, nameMappingFromJson } from '../core/iceberg/name-mapping';
+import { TableProperty } from '../core/iceberg/spec-constants';
 import { diffFiles, isInSync, manifestsToRewrite, samePath, tupleKey } from '../core/sync/diff';
 import type { SyncTotals } from '../core/sync/snapshot';
 import {
@@ -45,9 +49,29 @@ export interface SyncOptions {
   readonly footers?: Partial<Record<DataFileFormat, FooterReader>>;
   /** The new snapshot's timestamp (epoch ms); raised above the table's last update when needed. */
   readonly now: () => number;
-  /** Crash-test hook around the commit (`sync-before-commit`, `sync-after-commit`; activities/context.ts failpoint). */
+  /** Crash-test hook at every step boundary (`SYNC_FAILPOINTS`; activities/context.ts failpoint). */
   readonly failpoint?: (name: string) => void;
+  /**
+   * The snapshot the table's record knows. When the table is in sync on another snapshot of ours (a
+   * killed run committed it and did not record it), that snapshot is validated like a fresh commit
+   * before it is handed back for recording.
+   */
+  readonly recordedSnapshotId?: string | null;
 }
+
+/**
+ * The step boundaries a crash test can kill a sync at, in order (engine/sync-record.ts adds the two
+ * around the state record; the record and its audit event are one transaction).
+ */
+export const SYNC_FAILPOINTS = [
+  'sync-after-manifests',
+  'sync-after-manifest-list',
+  'sync-after-metadata',
+  'sync-before-commit',
+  'sync-after-commit',
+  'sync-before-record',
+  'sync-after-record',
+] as const;
 
 export type SyncStatus = 'in-sync' | 'appended' | 'overwrote' | 'deleted';
 
@@ -68,6 +92,8 @@ export interface SyncResult {
   readonly summary: Readonly<Record<string, string>> | null;
   readonly written: readonly WrittenFile[];
   readonly validation: { readonly files: number; readonly records: number } | null;
+  /** Columns Hive gained at the end that this sync's snapshot added to the schema (core/sync/schema.ts). */
+  readonly columnsAdded: readonly string[];
 }
 
 interface Current {
@@ -118,6 +144,18 @@ async function listHive(store: ObjectStore, p: PreparedConversion): Promise<Hive
   const out: HiveFile[] = [];
   for await (const l of listTableFiles(store, p, {})) for (const f of l.files) out.push({ path: f.path, size: f.size, location: l.index });
   return out;
+}
+
+/**
+ * The conversion as the table's current schema numbers it: footers are read against the table's
+ * field ids and name mapping (the live table's fresh conversion numbers a column added since apply
+ * differently), unless both agree.
+ */
+function asTable(p: PreparedConversion, m: TableMetadata): PreparedConversion {
+  const { schema } = tableShape(p, m);
+  if (JSON.stringify(schema.fields) === JSON.stringify(p.schema.fields)) return p;
+  const mapping = m.properties[TableProperty.NAME_MAPPING_DEFAULT];
+  return { ...p, schema, baseNameMapping: mapping === undefined ? buildNameMapping(schema) : nameMappingFromJson(mapping) };
 }
 
 const partitionKey = (p: PreparedConversion, h: HiveFile): string => tupleKey(p.locations[h.location]?.partition ?? []);
@@ -213,16 +251,28 @@ export interface SyncTarget {
   readonly ident: TableIdent;
 }
 
-/** Sync one migrated table (see the module comment). SYNC_FOREIGN_COMMITS when its current snapshot is not ours. */
+/** The metadata the new snapshot goes on: the base, with the columns Hive gained at the end as a new current schema. */
+function evolve(p: PreparedConversion, cur: Current): { base: TableMetadata; addition: SchemaAddition | null } {
+  const addition = schemaAddition(cur.loaded.metadata, p.schema);
+  return { base: addition === null ? cur.loaded.metadata : withSchemaAddition(cur.loaded.metadata, addition), addition };
+}
+
+/**
+ * Sync one migrated table (see the module comment). SYNC_FOREIGN_COMMITS when its current snapshot
+ * is not ours. Columns the live table has beyond the Iceberg schema (the caller allowed them:
+ * core/plan/source-check.ts `syncSourceChange`) go in with the snapshot as a schema update; a
+ * column addition alone (no file changed) waits for the next change of files.
+ */
 export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: SyncTarget, o: SyncOptions): Promise<SyncResult> {
-  const p = t.prepared;
-  const cur = await readCurrent(store, catalog, t.ident, p);
-  const d = diffFiles(p.source, cur.files, await listHive(store, p));
-  const base = cur.loaded.metadata;
-  if (isInSync(d)) return inSyncResult(cur);
-  const id = syncSnapshotId(base.tableUuid, base.currentSnapshotId, d);
+  const cur = await readCurrent(store, catalog, t.ident, t.prepared);
+  const d = diffFiles(t.prepared.source, cur.files, await listHive(store, t.prepared));
+  if (isInSync(d)) return inSyncResult(cur, await recoveredValidation(store, t.prepared, cur, o));
+  const { base, addition } = evolve(t.prepared, cur);
+  const p = asTable(t.prepared, base);
+  const id = syncSnapshotId(base.tableUuid, base.currentSnapshotId, d, addition?.added ?? []);
   const w: WrittenFile[] = [];
-  const { manifests, added } = await composeManifests(store, p, cur, d, id, o, w);
+  const { manifests, added } = await composeManifests(store, p, { ...cur, loaded: { ...cur.loaded, metadata: base } }, d, id, o, w);
+  o.failpoint?.('sync-after-manifests');
   const paths = syncPaths(p.metadataDir, id);
   const seq = base.lastSequenceNumber + 1;
   await writeManifestList({
@@ -233,11 +283,13 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     sequenceNumber: seq,
     manifests,
   });
+  o.failpoint?.('sync-after-manifest-list');
   const totals = totalsOf(p, d, added);
   const summary = syncSummary(syncOperation(d), cur.snapshot?.summary, totals, p.source);
   const metadataLocation = syncMetadataLocation(base.location, cur.loaded.metadataLocation, id);
   let metadata = withSyncSnapshot(base, cur.loaded.metadataLocation, syncSnapshot(base, id, paths.manifestList, summary, o.now()));
   if (catalog.writesOwnMetadata !== true) metadata = await putMetadata(store, metadataLocation, metadata, w);
+  o.failpoint?.('sync-after-metadata');
   const snapshot = metadata.snapshots.find((s) => s.snapshotId === id) as Snapshot;
   o.failpoint?.('sync-before-commit');
   const commit = await catalog.commitTable(t.ident, {
@@ -245,6 +297,7 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     snapshot,
     metadata,
     metadataLocation,
+    ...(addition === null ? {} : { schemaChange: addition.base }),
   });
   o.failpoint?.('sync-after-commit');
   const validation = await validateSync(store, p, commit.table, id, o);
@@ -263,10 +316,22 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     summary,
     written: w,
     validation,
+    columnsAdded: addition?.added ?? [],
   };
 }
 
-function inSyncResult(cur: Current): SyncResult {
+/**
+ * In sync on a snapshot of ours the record does not know (a run killed after its commit): the same
+ * check as after a commit (listing = snapshot files, footer rows = total-records) before the
+ * caller records it. Null when the record already knows the snapshot (nothing to record).
+ */
+async function recoveredValidation(store: ObjectStore, p: PreparedConversion, cur: Current, o: SyncOptions) {
+  if (o.recordedSnapshotId === undefined || cur.snapshot === null) return null;
+  if (cur.snapshot.snapshotId.toString() === o.recordedSnapshotId) return null;
+  return validateSync(store, p, cur.loaded, cur.snapshot.snapshotId, o);
+}
+
+function inSyncResult(cur: Current, validation: SyncResult['validation']): SyncResult {
   return {
     status: 'in-sync',
     snapshotId: cur.snapshot?.snapshotId.toString() ?? null,
@@ -281,7 +346,8 @@ function inSyncResult(cur: Current): SyncResult {
     partitionsChanged: 0,
     summary: cur.snapshot?.summary ?? null,
     written: [],
-    validation: null,
+    validation,
+    columnsAdded: [],
   };
 }
 

@@ -32,7 +32,8 @@ function primitiveOk(from: HiveType, to: HiveType): boolean {
   if (from.kind === 'decimal' && to.kind === 'decimal') return from.scale === to.scale && from.precision <= to.precision;
   if (from.kind === 'char' && to.kind === 'char') return from.length === to.length;
   // varchar is read as Iceberg string whatever its length; a wider (or no) limit on the table side.
-  if (from.kind === 'varchar') return (to.kind === 'varchar' && from.length <= to.length) || (to.kind === 'primitive' && to.name === 'string');
+  if (from.kind === 'varchar')
+    return (to.kind === 'varchar' && from.length <= to.length) || (to.kind === 'primitive' && to.name === 'string');
   return false;
 }
 
@@ -56,13 +57,14 @@ function typeProblem(path: string, from: HiveType, to: HiveType): PromotionProbl
   if (from.kind === 'struct' || to.kind === 'struct')
     return from.kind === 'struct' && to.kind === 'struct' ? structProblem(path, from, to) : problem(path, from, to);
   if (from.kind === 'array' || to.kind === 'array')
-    return from.kind === 'array' && to.kind === 'array' ? typeProblem(`${path}.element`, from.element, to.element) : problem(path, from, to);
+    return from.kind === 'array' && to.kind === 'array'
+      ? typeProblem(`${path}.element`, from.element, to.element)
+      : problem(path, from, to);
   if (from.kind === 'map' || to.kind === 'map') {
     if (from.kind !== 'map' || to.kind !== 'map') return problem(path, from, to);
     return typeProblem(`${path}.key`, from.key, to.key) ?? typeProblem(`${path}.value`, from.value, to.value);
   }
-  if (from.kind === 'union' || to.kind === 'union')
-    return formatHiveType(from) === formatHiveType(to) ? null : problem(path, from, to);
+  if (from.kind === 'union' || to.kind === 'union') return formatHiveType(from) === formatHiveType(to) ? null : problem(path, from, to);
   return primitiveOk(from, to) ? null : problem(path, from, to);
 }
 

@@ -62,7 +62,12 @@ function kindOk(h: HiveType, t: IcebergType): boolean {
 function optional(path: string, required: boolean, out: ValidationFinding[], want = false): void {
   if (required !== want)
     out.push(
-      mismatch(path, `'${path}' is ${required ? 'required' : 'optional'} in the Iceberg schema; the conversion makes it ${want ? 'required' : 'optional'}`, want ? 'required' : 'optional', required ? 'required' : 'optional'),
+      mismatch(
+        path,
+        `'${path}' is ${required ? 'required' : 'optional'} in the Iceberg schema; the conversion makes it ${want ? 'required' : 'optional'}`,
+        want ? 'required' : 'optional',
+        required ? 'required' : 'optional',
+      ),
     );
 }
 
@@ -79,12 +84,21 @@ function structFields(path: string, hive: HiveType & { kind: 'struct' }, fields:
     }
   }
   for (const f of byName.values())
-    out.push(mismatch(`${path}.${f.name}`, `Iceberg field '${path}.${f.name}' has no field in the Hive type`, 'absent', icebergName(f.type)));
+    out.push(
+      mismatch(`${path}.${f.name}`, `Iceberg field '${path}.${f.name}' has no field in the Hive type`, 'absent', icebergName(f.type)),
+    );
 }
 
 function compareType(path: string, h: HiveType, t: IcebergType, out: ValidationFinding[]): void {
   if (!kindOk(h, t)) {
-    out.push(mismatch(path, `'${path}' is ${formatHiveType(h)} in Hive but ${icebergName(t)} in the Iceberg schema`, formatHiveType(h), icebergName(t)));
+    out.push(
+      mismatch(
+        path,
+        `'${path}' is ${formatHiveType(h)} in Hive but ${icebergName(t)} in the Iceberg schema`,
+        formatHiveType(h),
+        icebergName(t),
+      ),
+    );
     return;
   }
   if (h.kind === 'struct' && t.kind === 'struct') structFields(path, h, t.fields, out);

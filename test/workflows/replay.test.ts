@@ -83,6 +83,15 @@ describe('workflow replay', () => {
     expect(read('rollbackWaveWorkflow-0.json')).not.toContain('unfenceTable');
   });
 
+  it('covers a sync that continued as new: the first run (patch marker, then continue-as-new) and the run it started (carried tables)', () => {
+    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    expect(files).toEqual(expect.arrayContaining(['syncWorkflow-continued-as-new.json', 'syncWorkflow-continued.json']));
+    expect(read('syncWorkflow-continued-as-new.json')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+    expect(read('syncWorkflow-continued-as-new.json')).toContain('EVENT_TYPE_MARKER_RECORDED');
+    expect(read('syncWorkflow-continued.json')).toContain('"continuedExecutionRunId"');
+    expect(read('syncWorkflow-continued.json')).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+  });
+
   it.each(files)(
     '%s replays without nondeterminism',
     async (file) => {

@@ -54,8 +54,14 @@ describe('validation comparisons', () => {
   it('schema: every Hive column has a field (case-insensitive)', () => {
     const schema = { schemaId: 0, fields: [{ id: 1, name: 'id', required: false, type: { kind: 'long' } }] } as never;
     expect(compareSchemaTree([{ name: 'ID', type: 'bigint' }], schema)).toEqual([]);
-    expect(compareSchemaTree([{ name: 'id', type: 'bigint' }, { name: 'gone', type: 'int' }], schema).map((x) => x.code)).toEqual([
-      'VALIDATION_SCHEMA_MISMATCH',
-    ]);
+    expect(
+      compareSchemaTree(
+        [
+          { name: 'id', type: 'bigint' },
+          { name: 'gone', type: 'int' },
+        ],
+        schema,
+      ).map((x) => x.code),
+    ).toEqual(['VALIDATION_SCHEMA_MISMATCH']);
   });
 });

@@ -14,7 +14,8 @@ const COLS = [
   { name: 'm', type: 'map<string,map<int,date>>' },
 ];
 const KEYS = [{ name: 'dt', type: 'string' }];
-const parsed = (cs: readonly { name: string; type: string }[]) => cs.map((c) => ({ name: c.name, type: parseHiveType(c.type), comment: null }));
+const parsed = (cs: readonly { name: string; type: string }[]) =>
+  cs.map((c) => ({ name: c.name, type: parseHiveType(c.type), comment: null }));
 const converted = (opts = {}): Schema => convertHiveSchemaOrThrow(parsed(COLS), parsed(KEYS), opts).schema;
 
 /** The schema with the field at `path` (dotted, top-level name first) replaced by `f(field)`. */
@@ -37,7 +38,12 @@ describe('validation: the whole Hive type tree against the Iceberg schema', () =
     const all = [...COLS, ...KEYS];
     expect(compareSchemaTree(all, converted())).toEqual([]);
     expect(compareSchemaTree(all, converted({ timestamp: 'timestamptz' }))).toEqual([]);
-    expect(compareSchemaTree(all.map((c) => ({ ...c, name: c.name.toUpperCase() })), converted())).toEqual([]);
+    expect(
+      compareSchemaTree(
+        all.map((c) => ({ ...c, name: c.name.toUpperCase() })),
+        converted(),
+      ),
+    ).toEqual([]);
   });
 
   it('a nested field missing, extra, retyped or required is named by its path', () => {
@@ -46,7 +52,9 @@ describe('validation: the whole Hive type tree against the Iceberg schema', () =
     expect(paths(edit(converted(), ['s', 'b', 'x'], () => null))).toEqual([['s.b.x', 'string', 'absent']]);
     expect(paths(edit(converted(), ['s', 'a'], (x) => ({ ...x, type: { kind: 'long' } })))).toEqual([['s.a', 'int', 'long']]);
     expect(paths(edit(converted(), ['s', 'a'], (x) => ({ ...x, required: true })))).toEqual([['s.a', 'optional', 'required']]);
-    expect(paths(edit(converted(), ['tags', 'v'], (x) => ({ ...x, type: { kind: 'double' } })))).toEqual([['tags.element.v', 'float', 'double']]);
+    expect(paths(edit(converted(), ['tags', 'v'], (x) => ({ ...x, type: { kind: 'double' } })))).toEqual([
+      ['tags.element.v', 'float', 'double'],
+    ]);
     expect(paths(edit(converted(), ['amount'], (x) => ({ ...x, type: { kind: 'decimal', precision: 10, scale: 2 } })))).toEqual([
       ['amount', 'decimal(12,2)', 'decimal(10,2)'],
     ]);
