@@ -9,7 +9,7 @@ import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { parseTableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
 import { ErrorCode, MigrationError } from '../core/errors';
-import type { HmsReader } from '../core/hive/model';
+import type { HmsPartitionWriter, HmsReader } from '../core/hive/model';
 import type { AssessOptions } from '../core/plan/assess/types';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { TargetConfig } from '../core/plan/target';
@@ -26,6 +26,8 @@ import type { WriteOptions } from '../engine/write-metadata';
 export interface ActivityDeps {
   readonly state: StateStore;
   readonly hms: HmsReader;
+  /** Rollback's put-back adds partitions through it (unset: a descendant entry cannot be put back; ROLLBACK_REFUSED as before). */
+  readonly hmsWriter?: HmsPartitionWriter;
   readonly catalog: IcebergCatalog;
   /** The work on one table: metadata writing, validation, drift checks, results file (engine/). */
   readonly engine: ConversionEngine;

@@ -8,6 +8,7 @@ import type { MigrateConfig } from '../core/config/schema';
 import { targetConfigOf } from '../core/plan/target';
 import { workerActivities } from '../activities/index';
 import { createEngine } from '../engine/engine';
+import { ThriftHmsWriter } from '../adapters/hms/thrift/writer';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
 import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectError } from './temporal-connect';
@@ -46,6 +47,8 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
   return workerActivities({
     state,
     hms,
+    // Shares the reader's connections (closed with it): rollback's put-back adds partitions.
+    hmsWriter: new ThriftHmsWriter(hms.caller),
     catalog,
     storeFor: stores.storeFor,
     namespacePrefix: config.catalog?.namespacePrefix ?? '',

@@ -118,6 +118,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'The Hive side changed while sync ran (files added or removed between the listing and the check), or a footer disagrees with the manifests: run `migrate sync` again; if it persists, run `migrate validate` on the table and look at the rows it reports.',
   ROLLBACK_REFUSED:
     'The Iceberg table has commits after ours (or the wave is still running): rollback --force discards them (audited), or wait with --wait-for-wave.',
+  ROLLBACK_BLOCKED:
+    'Commits since ours are not plain appends Hive can take back (deletes, updates, delete files, compaction, partition or schema evolution, Avro files, or files outside the Hive partition directories; the message names each snapshot). Roll back, rewrite or expire those snapshots in Iceberg first (e.g. rollback_to_snapshot to the last appends), or `rollback --force` to drop the Iceberg table with them (audited). `rollback --dry-run` shows what would be put back.',
   VALIDATION_ROW_COUNT_MISMATCH:
     'Row counts disagree (footers, snapshot, manifests, HMS stats): the migrated table is not registered; check the files named, then apply again.',
   VALIDATION_FILES_MISMATCH:

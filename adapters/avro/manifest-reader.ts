@@ -14,6 +14,7 @@ export interface ManifestListRecord {
   readonly path: string;
   readonly length: number;
   readonly content: number;
+  readonly partitionSpecId: number;
   readonly addedSnapshotId: bigint;
   readonly addedFilesCount: number;
   readonly addedRowsCount: bigint;
@@ -45,6 +46,7 @@ export async function readManifestList(store: ObjectStore, path: string): Promis
       path: m.manifest_path as string,
       length: num(m.manifest_length),
       content: num(m.content ?? 0),
+      partitionSpecId: num(m.partition_spec_id ?? 0),
       addedSnapshotId: BigInt(m.added_snapshot_id as bigint),
       addedFilesCount: num(m.added_files_count ?? m.added_data_files_count ?? 0),
       addedRowsCount: BigInt((m.added_rows_count as bigint | number | undefined) ?? 0),

@@ -28,6 +28,8 @@ export const AuditAction = {
   TABLE_REPAIRED: 'table.repaired',
   /** `migrate sync`: a snapshot committed to a migrated table (snapshot id, files added and removed). */
   TABLE_SYNCED: 'table.synced',
+  /** `migrate rollback`: appends other engines made since ours registered back into Hive (partitions added, files, snapshot ids). */
+  TABLE_PUT_BACK: 'table.put-back',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 
