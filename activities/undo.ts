@@ -7,6 +7,7 @@ import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
+import { nothingToRollBack } from '../core/state/status';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached } from './context';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
@@ -235,12 +236,7 @@ const putBackOutcome = (s: PutBackSummary): PutBackOutcome => ({
 async function migratedTables(c: Ctx, planHash: string, wave: number): Promise<string[]> {
   const { deps } = c;
   const recs = await deps.state.listTables(planHash, wave);
-  const done = (t: TableRecord): boolean =>
-    t.status === 'pending' ||
-    t.status === 'rolled-back' ||
-    t.status === 'skipped' ||
-    (t.status === 'failed' && t.errorCode !== ErrorCode.COMPENSATION_INCOMPLETE);
-  return recs.filter((t) => !done(t)).map((t) => t.tableId);
+  return recs.filter((t) => !nothingToRollBack(t)).map((t) => t.tableId);
 }
 
 /** These steps as activities (names are what the workflows call: never rename). */
