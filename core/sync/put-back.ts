@@ -208,6 +208,16 @@ export interface Placement {
 }
 
 const trim = (s: string): string => samePath(s).replace(/\/+$/, '');
+
+/**
+ * The directory of `file` as the new partition's location, spelled with the table location's
+ * scheme when it lies under it (Hive's `s3a://` where Iceberg writers wrote `s3://`: one object).
+ */
+function spelledLike(tableLocation: string, file: string): string {
+  const raw = file.slice(0, file.lastIndexOf('/')).replace(/\/+$/, '');
+  const table = tableLocation.replace(/\/+$/, '');
+  return trim(raw).startsWith(`${trim(table)}/`) ? `${table}${trim(raw).slice(trim(table).length)}` : raw;
+}
 const dirOf = (p: string): string => trim(p.slice(0, p.lastIndexOf('/')));
 const DATA_FORMATS: Readonly<Record<string, string>> = {
   [FileFormat.PARQUET]: 'PARQUET',
@@ -321,7 +331,7 @@ function placePartition(
     return { blockers: [fileBlocker(files, `directory ${dir} is already partition ${taken.name}'s location: ${names(files)}`)] };
   const name = trim(dir).split('/').slice(-keys.length).join('/');
   return {
-    add: group(values, name, dir, files),
+    add: group(values, name, spelledLike(inv.table.sd.location ?? '', files[0]?.path ?? ''), files),
     blockers: checkFormat(files, hiveFormat(inv.table, inv.table.sd), `new partition ${name}`),
   };
 }
