@@ -62,7 +62,8 @@ export interface TableRef {
 
 /**
  * Failpoints for crash tests: `HIM_FAILPOINTS=after-write,after-register,during-validate` (and the
- * sync's `sync-before-commit`, `sync-after-commit`) makes the
+ * sync's `sync-before-commit`, `sync-after-commit`; rollback's put-back `put-back-after-add`,
+ * `put-back-before-drop`) makes the
  * worker SIGKILL itself at that point, once per (point, table), remembered as marker files in
  * `HIM_FAILPOINT_DIR`. Unset (always, outside tests): no effect.
  */
