@@ -181,9 +181,6 @@ export function prepareConversion(input: PrepareInput): PreparedConversion {
   const formats = new Set(locations.map((l) => l.format));
   const properties: Record<string, string> = {
     [TableProperty.GC_ENABLED]: 'false',
-    // Iceberg writers (Spark, Trino, …) put new files in the Hive layout (`<location>/<k>=<v>/`),
-    // where a rollback can register them back into Hive as partitions (core/sync/put-back.ts).
-    [TableProperty.WRITE_DATA_PATH]: location,
     [ProvenanceProperty.SOURCE_TABLE]: source,
     [ProvenanceProperty.SOURCE_LOCATION]: location,
     [ProvenanceProperty.PLAN_HASH]: input.identity.planHash,

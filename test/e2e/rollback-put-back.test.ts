@@ -1,7 +1,8 @@
 // A way back that keeps new data (issue 22, item 4) on the stack: tables seeded, planned and applied
 // through a real `migrate worker` (REST catalog, HMS, S3). Then Spark — an engine we did not write —
-// appends rows to orders (into the existing partition year=2024/region=us and a new partition
-// year=2026/region=eu) and runs DELETE FROM customers. `rollback --dry-run` lists what would be put
+// sets write.data.path on orders to the Hive location (as docs/migrating.md tells operators to at
+// cutover), appends rows to it (into the existing partition year=2024/region=us and a new
+// partition year=2026/region=eu) and runs DELETE FROM customers. `rollback --dry-run` lists what would be put
 // back and what is blocked, changing nothing. `rollback --wave 1` — on a worker SIGKILLed once after
 // adding the partition and once before dropping the entry, restarted each time — registers the new
 // partition back into Hive (once), drops orders' entry, and leaves customers untouched, refused with
@@ -217,12 +218,12 @@ describe('rollback puts back appends other engines made (issue 22, item 4)', () 
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     const ordersIdent = tableIdent([ns], 'orders');
     const customersIdent = tableIdent([ns], 'customers');
-    // Our registration points Iceberg writers at the Hive layout.
-    expect((await catalog.loadTable(ordersIdent)).metadata.properties['write.data.path']).toBe(
-      (await hiveTable('orders')).table.sd.location,
-    );
-
+    // What an operator does at cutover (docs/migrating.md): Iceberg writers put new files in the Hive
+    // layout. A metadata-only commit (no snapshot): it does not block the put-back.
+    const hiveLocation = (await hiveTable('orders')).table.sd.location as string;
+    expect((await catalog.loadTable(ordersIdent)).metadata.properties['write.data.path']).toBeUndefined();
     await spark([
+      `ALTER TABLE \`${ns}\`.orders SET TBLPROPERTIES ('write.data.path' = '${hiveLocation}')`,
       `INSERT INTO \`${ns}\`.orders VALUES ` +
         `(900001, 'c001', CAST(12.34 AS DECIMAL(10,2)), TIMESTAMP_NTZ '2024-05-01 10:00:00', 2024, 'us'), ` +
         `(900002, 'c002', CAST(56.78 AS DECIMAL(10,2)), TIMESTAMP_NTZ '2026-01-02 03:04:05', 2026, 'eu')`,
