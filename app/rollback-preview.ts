@@ -9,13 +9,14 @@ import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { parseTableIdent } from '../core/catalog/catalog';
 import type { MigrateConfig } from '../core/config/schema';
 import { targetOf } from '../core/convert/plan-conversion';
-import { ErrorCode, MigrationError } from '../core/errors';
+import { ErrorCode } from '../core/errors';
 import { planId } from '../core/plan/ids';
 import { nothingToRollBack } from '../core/state/status';
 import type { TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
 import { createEngine } from '../engine/engine';
 import type { PutBackSummary } from '../engine/put-back';
+import { planWithWave } from './rollback';
 import { openCatalog, openState, openStores } from './runtime';
 
 export type PreviewAction = 'drop' | 'put-back' | 'blocked' | 'force-drop' | 'refused' | 'not-ours' | 'nothing-registered';
@@ -97,18 +98,7 @@ export async function previewRollback(
   const state = await openState(config);
   const stores = openStores(config);
   try {
-    const planHash = await state.resolvePlan(plan);
-    const waves = (await state.getPlan(planHash)).waves.map((w) => w.number);
-    if (!waves.includes(opts.wave))
-      throw new MigrationError(
-        ErrorCode.WAVE_UNKNOWN,
-        `plan ${planId(planHash)} has no wave ${opts.wave} (its waves: ${waves.join(', ') || 'none'})`,
-        {
-          plan: planId(planHash),
-          wave: opts.wave,
-          waves,
-        },
-      );
+    const planHash = await planWithWave(state, plan, opts.wave);
     const catalog = await openCatalog(config, process.env, stores);
     try {
       const r: Reach = { catalog, store: stores.storeFor([]), namespacePrefix: config.catalog?.namespacePrefix ?? '', force: opts.force };

@@ -7,6 +7,7 @@ import type { PartitionSpec } from '../../core/iceberg/partition-spec';
 import { partitionType } from '../../core/iceberg/partition-spec';
 import type { PrimitiveType, PrimitiveValue, Schema } from '../../core/iceberg/types';
 import type { ObjectStore } from '../../core/storage/object-store';
+import type { SnapshotEntry } from '../../core/sync/put-back';
 import { readAvroContainer } from './container-reader';
 import { avroName } from './schemas';
 
@@ -20,16 +21,8 @@ export interface ManifestListRecord {
   readonly addedRowsCount: bigint;
 }
 
-export interface ManifestDataFile {
-  /** 0 EXISTING, 1 ADDED, 2 DELETED. */
-  readonly status: number;
-  readonly content: number;
-  readonly filePath: string;
-  readonly fileFormat: string;
-  readonly recordCount: number;
-  readonly fileSizeInBytes: number;
-  readonly partition: readonly (PrimitiveValue | null)[];
-}
+/** A manifest entry as read back (the model lives in core: core/sync/put-back.ts `SnapshotEntry`). */
+export type ManifestDataFile = SnapshotEntry;
 
 async function readAll(store: ObjectStore, path: string): Promise<Uint8Array> {
   const { size } = await store.head(path);

@@ -41,7 +41,7 @@ export interface SnapshotManifest {
   readonly partitionSpecId: number;
 }
 
-/** A manifest entry (spec "Manifests"): status 0 EXISTING, 1 ADDED, 2 DELETED; content 0 data, 1 position, 2 equality deletes. */
+/** A manifest entry as read back (spec "Manifests"): status 0 EXISTING, 1 ADDED, 2 DELETED; content 0 data, 1 position, 2 equality deletes (adapters/avro/manifest-reader.ts reads them). */
 export interface SnapshotEntry {
   readonly status: number;
   readonly content: number;
