@@ -142,8 +142,6 @@ export const TableProperty = {
   GC_ENABLED: 'gc.enabled',
   /** TableProperties.DEFAULT_FILE_FORMAT. */
   DEFAULT_FILE_FORMAT: 'write.format.default',
-  /** TableProperties.WRITE_DATA_LOCATION: where writers put new data files (default `<location>/data`). */
-  WRITE_DATA_PATH: 'write.data.path',
 } as const;
 
 /** spec "Snapshots": summary operation values. */
