@@ -7,7 +7,7 @@ import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
-import { nothingToRollBack } from '../core/state/status';
+import { isLive, nothingToRollBack } from '../core/state/status';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached } from './context';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
@@ -149,7 +149,7 @@ async function deleteMetadata(c: Ctx, ref: TableRef): Promise<{ deleted: number 
 async function markFailed(c: Ctx, ref: TableRef, code: string, message: string): Promise<void> {
   const { deps } = c;
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-  if (rec.status === 'failed' || rec.status === 'migrated') return;
+  if (rec.status === 'failed' || isLive(rec.status)) return;
   await deps.state.recordStep(
     ref.planHash,
     ref.tableId,

@@ -7,7 +7,7 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import { planId, syncWorkflowId } from '../core/plan/ids';
 import { SA, syncStatusQuery, syncWorkflow } from '../workflows/index';
 import type { SyncRunResult } from '../workflows/index';
-import { CALL_MS, planResult, temporalError } from './plan-workflow';
+import { CALL_MS, followWorkflow, temporalError } from './plan-workflow';
 import { openState, openTemporal } from './runtime';
 import type { TemporalHandle } from './runtime';
 import type { SyncScope } from './sync';
@@ -22,8 +22,6 @@ export interface SyncStarted {
   /** With `wait`: the workflow's result. */
   readonly result?: SyncRunResult;
 }
-
-const POLL_MS = 2_000;
 
 /** A stamp for the workflow id: UTC to the millisecond, so two runs a second apart are distinct. */
 const stampOf = (d: Date): string => d.toISOString().replace(/[-:]/g, '').replace('.', '');
@@ -52,27 +50,6 @@ async function start(tmp: TemporalHandle, planHash: string, scope: SyncScope, wo
   }
 }
 
-/** Report progress until the workflow ends, then its result. */
-async function follow(tmp: TemporalHandle, workflowId: string, progress: (p: SyncProgress) => void): Promise<SyncRunResult> {
-  const h = tmp.client.workflow.getHandle(workflowId);
-  const result = planResult<SyncRunResult>(h);
-  let ended = false;
-  void result.then(
-    () => (ended = true),
-    () => (ended = true),
-  );
-  let last = '';
-  while (!ended) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
-    if (ended) break;
-    const p = await h.query(syncStatusQuery).catch(() => undefined);
-    const now = JSON.stringify(p);
-    if (p !== undefined && now !== last) progress(p);
-    last = now;
-  }
-  return result;
-}
-
 /** Start the plan's sync workflow (a worker runs it); with `wait`, follow it to its result. */
 export async function startSync(
   config: MigrateConfig,
@@ -95,7 +72,12 @@ export async function startSync(
     await start(tmp, planHash, scope, workflowId);
     const ui = tmp.uiUrl === undefined ? undefined : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows/${encodeURIComponent(workflowId)}`;
     if (!o.wait) return { plan: planId(planHash), workflowId, ui };
-    return { plan: planId(planHash), workflowId, ui, result: await follow(tmp, workflowId, o.progress) };
+    return {
+      plan: planId(planHash),
+      workflowId,
+      ui,
+      result: await followWorkflow<SyncRunResult, SyncProgress>(tmp, workflowId, syncStatusQuery, o.progress),
+    };
   } finally {
     await tmp.close();
   }

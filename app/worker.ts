@@ -8,8 +8,8 @@ import type { MigrateConfig } from '../core/config/schema';
 import { targetConfigOf } from '../core/plan/target';
 import { workerActivities } from '../activities/index';
 import { createEngine } from '../engine/engine';
-import { ThriftHmsWriter } from '../adapters/hms/thrift/writer';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
+import { ThriftHmsWriter } from '../adapters/hms/thrift/writer';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
 import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectError } from './temporal-connect';
 import type { TemporalSettings } from './temporal-connect';
@@ -47,7 +47,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
   return workerActivities({
     state,
     hms,
-    // Shares the reader's connections (closed with it): rollback's put-back adds partitions.
+    // Cutover's fence, rollback's unfence and put-back alter the source HMS's tables (sharing the reader's connections).
     hmsWriter: new ThriftHmsWriter(hms.caller),
     catalog,
     storeFor: stores.storeFor,

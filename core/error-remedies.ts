@@ -114,6 +114,12 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Another writer committed to the Iceberg table (its current snapshot is not ours): the table was cut over, so Hive is no longer its source. Stop syncing it; if the commit was a mistake, roll it back with your Iceberg engine (e.g. rollback_to_snapshot to our last snapshot) and sync again.',
   SYNC_FILE_REWRITTEN:
     'A data file was rewritten in place under the same name (size changed). Hive writers normally write new file names; find the job that rewrites files, then roll the table back and apply again, or restore the file.',
+  SYNC_CUT_OVER:
+    'The table was cut over: Iceberg is its source now and the Hive table is fenced. Nothing to sync; to go back to Hive, run `migrate rollback <plan> --wave N` (it unfences first).',
+  CUTOVER_FENCE_CONFLICT:
+    'Look at both names in HMS: a table re-created under the old name (a writer that did not stop) or an unrelated table holding the fenced name must be moved or dropped by its owner; then run `migrate cutover` (or `migrate rollback`) again. A moved location: restore it with ALTER TABLE … SET LOCATION before anything else.',
+  CUTOVER_NOT_MIGRATED:
+    'Only migrated tables are cut over: finish `migrate apply` for the wave (see `migrate status`), or leave the table out with --table.',
   SYNC_VALIDATION_FAILED:
     'The Hive side changed while sync ran (files added or removed between the listing and the check), or a footer disagrees with the manifests: run `migrate sync` again; if it persists, run `migrate validate` on the table and look at the rows it reports.',
   ROLLBACK_REFUSED:

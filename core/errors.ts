@@ -144,6 +144,12 @@ export const ErrorCode = {
   SYNC_FOREIGN_COMMITS: 'SYNC_FOREIGN_COMMITS',
   /** Sync refused: a data file kept its path but changed its size (rewritten in place); a snapshot cannot both keep and replace one path. */
   SYNC_FILE_REWRITTEN: 'SYNC_FILE_REWRITTEN',
+  /** Sync refused: the table was cut over (`migrate cutover`); Iceberg is its only source now and Hive is fenced. */
+  SYNC_CUT_OVER: 'SYNC_CUT_OVER',
+  /** Cutover: the fence cannot be set or lifted as recorded (the fenced name is taken by another table, the name was re-created, or a rename moved a location). */
+  CUTOVER_FENCE_CONFLICT: 'CUTOVER_FENCE_CONFLICT',
+  /** Cutover refused for a table that is not migrated (pending, failed, rolled back) or not in the wave. */
+  CUTOVER_NOT_MIGRATED: 'CUTOVER_NOT_MIGRATED',
   /** Sync: after the commit, the Hive listing and the new snapshot's files, or the footer row counts and total-records, disagree. */
   SYNC_VALIDATION_FAILED: 'SYNC_VALIDATION_FAILED',
   /** Validation: the row counts (footers, snapshot summary, manifests, HMS stats) disagree. */

@@ -17,7 +17,8 @@ import { checkTableDrift } from './drift-check';
 import type { ValidateOptions, ValidationEvidence } from './validate-conversion';
 import { validateConversion } from './validate-conversion';
 import type { SyncRecordDeps, TableSyncOutcome } from './sync-record';
-import { syncMigratedTable } from './sync-record';
+import { syncMigratedTable, validateSyncedTable } from './sync-record';
+import type { SyncValidation } from './sync-table';
 import type { PutBackPlan } from './put-back';
 import { planPutBack } from './put-back';
 import type { WriteOptions, WrittenMetadata } from './write-metadata';
@@ -41,6 +42,8 @@ export interface ConversionEngine {
   writeResults(store: ObjectStore, location: string, plan: string, runId: string, rows: readonly ValidationRow[]): Promise<string>;
   /** One migrated table's catch-up sync, audited (sync-record.ts; `migrate sync --direct` calls the same). */
   syncMigratedTable(deps: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableSyncOutcome>;
+  /** Cutover's final validation: the Hive side (deps.readLive) and the current snapshot hold the same files and rows. */
+  validateSyncedTable(deps: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncValidation>;
   /** Rollback: what the commits since ours would put back into Hive (`original`: the Hive table as saved), or what blocks it (put-back.ts). Reads only. */
   planPutBack(
     store: ObjectStore,
@@ -53,5 +56,5 @@ export interface ConversionEngine {
 
 /** The engine over this repository's adapters (formats, Avro, storage listing, results Parquet). */
 export function createEngine(): ConversionEngine {
-  return { writeIcebergMetadata, validateConversion, checkTableDrift, writeResults, syncMigratedTable, planPutBack };
+  return { writeIcebergMetadata, validateConversion, checkTableDrift, writeResults, syncMigratedTable, validateSyncedTable, planPutBack };
 }

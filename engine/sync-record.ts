@@ -18,8 +18,8 @@ import type { PlanFile } from '../core/plan/plan-file';
 import { sourceChange } from '../core/plan/source-check';
 import type { StateStore, TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
-import type { SyncResult } from './sync-table';
-import { syncTable } from './sync-table';
+import type { SyncResult, SyncValidation } from './sync-table';
+import { syncTable, validateCurrent } from './sync-table';
 
 export interface SyncRecordDeps {
   readonly state: StateStore;
@@ -34,6 +34,11 @@ export interface SyncRecordDeps {
   readonly now?: () => Date;
   /** Crash-test hook (engine/sync-table.ts SyncOptions.failpoint). */
   readonly failpoint?: (name: string) => void;
+  /**
+   * Where the Hive side is read (default: the table under its own name). Cutover's final sync reads
+   * the fenced table, seen as the table it was (activities/cutover.ts).
+   */
+  readonly readLive?: (tableId: string) => Promise<TableInventory | undefined>;
 }
 
 /** A table's sync as both paths report it: the result without its file list (payload-sized), or the refusal's code. */
@@ -56,8 +61,10 @@ export async function syncMigratedTable(d: SyncRecordDeps, plan: PlanFile, rec: 
   }
 }
 
-async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncResult> {
-  const [live] = await d.hms.getTables(dbOf(rec.tableId), [nameOf(rec.tableId)]);
+/** The live Hive table of `rec`, its conversion pin checked against the plan's; register mode only. */
+async function liveSource(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableInventory> {
+  const [live] =
+    d.readLive === undefined ? await d.hms.getTables(dbOf(rec.tableId), [nameOf(rec.tableId)]) : [await d.readLive(rec.tableId)];
   if (live === undefined)
     throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${rec.tableId} is not in HMS any more`, { table: rec.tableId });
   const entry = plan.waves.flatMap((w) => w.tables).find((t) => t.id === rec.tableId);
@@ -70,6 +77,11 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
       `${rec.tableId} was converted in place: its Hive name is the Iceberg table, so no Hive writer can change it; there is nothing to sync`,
       { table: rec.tableId },
     );
+  return live;
+}
+
+async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncResult> {
+  const live = await liveSource(d, plan, rec);
   const prepared = conversionFor(plan, rec.tableId, live, d.namespacePrefix, d.toolVersion);
   const ident = targetOf(rec.tableId, d.namespacePrefix);
   const now = (): Date => d.now?.() ?? new Date();
@@ -84,6 +96,23 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
   const unrecorded = result.commit === null && result.snapshotId !== rec.snapshotId;
   if (result.commit !== null || unrecorded) await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`);
   return result;
+}
+
+/**
+ * Cutover's final validation of a synced table: the Hive listing (read through `readLive`) equals
+ * the current snapshot's live files, and the footers' row counts summed equal its total-records.
+ * SYNC_VALIDATION_FAILED otherwise (engine/sync-table.ts `validateCurrent`).
+ */
+export async function validateSyncedTable(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncValidation> {
+  const live = await liveSource(d, plan, rec);
+  const prepared = conversionFor(plan, rec.tableId, live, d.namespacePrefix, d.toolVersion);
+  const ident = targetOf(rec.tableId, d.namespacePrefix);
+  return validateCurrent(
+    d.storeFor([prepared.metadataDir]),
+    d.catalog,
+    { prepared, ident },
+    { now: () => Date.now(), footerConcurrency: d.footerConcurrency },
+  );
 }
 
 /**

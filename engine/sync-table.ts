@@ -285,6 +285,22 @@ function inSyncResult(cur: Current): SyncResult {
   };
 }
 
+/** What a validation of a table's current snapshot against its Hive side found (equal, else it threw). */
+export interface SyncValidation {
+  readonly snapshotId: string | null;
+  readonly files: number;
+  readonly records: number;
+}
+
+/** The current snapshot against the Hive side now: listing = its live files, footer rows = its total-records (cutover's final check). */
+export async function validateCurrent(store: ObjectStore, catalog: IcebergCatalog, t: SyncTarget, o: SyncOptions): Promise<SyncValidation> {
+  const loaded = await catalog.loadTable(t.ident);
+  const id = loaded.metadata.currentSnapshotId;
+  if (id === null)
+    throw new MigrationError(ErrorCode.SYNC_VALIDATION_FAILED, `${t.prepared.source}: the Iceberg table has no current snapshot`);
+  return { snapshotId: id.toString(), ...(await validateSync(store, t.prepared, loaded, id, o)) };
+}
+
 /**
  * After the commit: Hive's listing now = the new snapshot's live files, and the footers' row counts
  * summed = the snapshot's total-records (SYNC_VALIDATION_FAILED otherwise; the commit stays: the

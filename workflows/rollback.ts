@@ -1,7 +1,9 @@
 // Undo one wave: its tables one at a time in reverse order (dependents first); a table that cannot
-// be rolled back is reported with its code, the others still are; a table whose Iceberg appends
-// were put back into Hive is listed with what was put back (the activity's result: same commands).
-import { upsertSearchAttributes } from '@temporalio/workflow';
+// be rolled back is reported with its code, the others still are. A table fenced by cutover is
+// unfenced first (activities/cutover.ts unfenceTable), then rolled back as before; a table whose
+// Iceberg appends were put back into Hive is listed with what was put back (the rollbackTable
+// activity's result: the same commands).
+import { patched, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PutBackOutcome } from '../activities/undo';
 import type { Timeouts } from './common';
 import { activities, failureOf, SA } from './common';
@@ -22,6 +24,9 @@ export interface RollbackResult {
   readonly putBack?: readonly ({ tableId: string } & PutBackOutcome)[];
 }
 
+/** Workflows started before cutover existed replay without the unfence step. */
+export const UNFENCE_PATCH = 'rollback-unfence-before-undo';
+
 export async function rollbackWaveWorkflow(input: RollbackInput): Promise<RollbackResult> {
   const { short } = activities(input.timeouts);
   const tables = await short.migratedTables(input.planHash, input.wave);
@@ -31,6 +36,8 @@ export async function rollbackWaveWorkflow(input: RollbackInput): Promise<Rollba
   // Reverse order of the wave (dependents first), one at a time: rollback is rare and careful.
   for (const tableId of [...tables].reverse()) {
     try {
+      // A fenced or cut-over table (migrate cutover): its Hive table back under its name first.
+      if (patched(UNFENCE_PATCH)) await short.unfenceTable({ planHash: input.planHash, tableId }, input.by);
       const r = await short.rollbackTable({ planHash: input.planHash, tableId }, input.force, input.by);
       rolledBack.push(tableId);
       if (r.putBack !== undefined) putBack.push({ tableId, ...r.putBack });

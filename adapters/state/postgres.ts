@@ -145,7 +145,7 @@ export class PostgresStateStore implements StateStore {
     const r = await this.q(
       `SELECT plan_hash, table_id, status FROM him_tables
         WHERE table_id <> $2 AND (location_key = $1 OR starts_with(location_key, $1 || '/') OR starts_with($1, location_key || '/'))
-          AND (status IN ('original-saved', 'written', 'registered', 'migrated') OR (status = 'failed' AND error_code = 'COMPENSATION_INCOMPLETE'))
+          AND (status IN ('original-saved', 'written', 'registered', 'migrated', 'fenced', 'cutover') OR (status = 'failed' AND error_code = 'COMPENSATION_INCOMPLETE'))
         ORDER BY table_id LIMIT 10`,
       [locationKey, self.tableId],
     );

@@ -5,7 +5,7 @@ import { exitHelp } from '../../core/exit-codes';
 import type { Command } from 'commander';
 import { configOf } from '../output';
 import type { IO } from '../output';
-import { outcomeJson, renderStatus } from '../render-status';
+import { outcomeJson, renderCutover, renderStatus } from '../render-status';
 
 const HELP = `
 Examples:
@@ -26,8 +26,13 @@ export function registerStatus(program: Command, io: IO): void {
     .action(async (planText: string, opts: { json?: boolean; watch?: boolean }, cmd: Command) => {
       const { planArg, watchPlan } = await import('../../app/status');
       const plan = planArg(planText);
-      const last = await watchPlan(await configOf(cmd), plan, { watch: opts.watch === true }, ({ status, outcome }) => {
-        io.out(opts.json ? `${JSON.stringify({ ...status, ...outcomeJson(outcome) })}\n` : renderStatus(status, outcome));
+      const last = await watchPlan(await configOf(cmd), plan, { watch: opts.watch === true }, ({ status, outcome, cutover }) => {
+        const cut = cutover === undefined ? {} : { cutover };
+        io.out(
+          opts.json
+            ? `${JSON.stringify({ ...status, ...outcomeJson(outcome), ...cut })}\n`
+            : renderStatus(status, outcome) + renderCutover(cutover),
+        );
       });
       io.setExit(last.outcome.exit);
     });

@@ -127,6 +127,11 @@ export interface HmsPartitionWriter {
 }
 
 /** Port implemented by adapters/hms/thrift and adapters/hms/db. */
+/** The HMS write cutover needs (adapters/hms/thrift/writer.ts): replace a table object — a rename when `table.name` differs from `name`. */
+export interface HmsTableWriter {
+  alterTable(database: string, name: string, table: HiveTable, environment?: Readonly<Record<string, string>>): Promise<void>;
+}
+
 export interface HmsReader {
   listDatabases(): Promise<string[]>;
   getDatabase(name: string): Promise<HiveDatabase>;

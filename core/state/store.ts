@@ -6,7 +6,21 @@ import type { AuditEvent, AuditEventInput } from '../audit/chain';
 import type { TableInventory } from '../hive/model';
 import type { PlanFile } from '../plan/plan-file';
 
-export type TableStatus = 'pending' | 'original-saved' | 'written' | 'registered' | 'migrated' | 'skipped' | 'failed' | 'rolled-back';
+/**
+ * `fenced` and `cutover` follow `migrated` (`migrate cutover`: the Hive writers fenced, then the
+ * final sync and validation done and Iceberg declared the table); core/state/status.ts.
+ */
+export type TableStatus =
+  | 'pending'
+  | 'original-saved'
+  | 'written'
+  | 'registered'
+  | 'migrated'
+  | 'fenced'
+  | 'cutover'
+  | 'skipped'
+  | 'failed'
+  | 'rolled-back';
 
 /** One metadata file the write step created (or found identical) for a table. */
 export interface WrittenFileRecord {

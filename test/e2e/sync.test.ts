@@ -6,7 +6,7 @@
 // canonical checksum the verifier computes from the Hive partitions' files), the summary counts are
 // right, the record follows and a `table.synced` audit event is written. A second sync changes
 // nothing (same snapshot). A table another writer committed to is refused SYNC_FOREIGN_COMMITS.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -18,12 +18,21 @@ import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { HivePartition } from '../../core/hive/model';
 import { syncMetadataLocation, syncSnapshot, withSyncSnapshot } from '../../core/sync/snapshot';
-import type { SeedFile, SeedManifest, SeedPartition, SeedTable } from '../../dev/seed/manifest';
+import type { SeedFile, SeedManifest, SeedTable } from '../../dev/seed/manifest';
 import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import type { WorkerProc } from '../helpers/hostile';
 import { startWorker } from '../helpers/hostile';
-import { copyFiles, copyPartition, liveConfig, seededFilesUnder, seedWarehouse, tableAfter } from '../helpers/live-tables';
+import {
+  copyFiles,
+  copyPartition,
+  hiveContent as readHiveContent,
+  liveConfig,
+  seedPartition,
+  seededFilesUnder,
+  seedWarehouse,
+  tableAfter,
+} from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWithPyIceberg } from '../helpers/verifier';
 
@@ -65,16 +74,6 @@ interface SyncBody {
   }[];
 }
 
-const seedPart = (p: HivePartition): SeedPartition => ({
-  values: p.values,
-  hmsValues: p.values.map((v) => v ?? '__HIVE_DEFAULT_PARTITION__'),
-  name: p.name,
-  location: p.sd.location as string,
-  columns: null,
-  files: [],
-  rows: 0,
-});
-
 /** orders as Hive has it now (each test that writes on the Hive side moves it on). */
 let ordersNow: SeedTable | undefined;
 
@@ -89,7 +88,7 @@ async function newOrdersPartition(values: string[]): Promise<SeedTable> {
     const keys = orders.table.partitionKeys.map((k) => k.name);
     const added = await copyPartition(store, manifest, src, orders.table.sd.location as string, keys, values);
     await writer.addPartitions(sales, 'orders', [added.partition]);
-    ordersNow = tableAfter(ordersNow, added.files, [], [seedPart(added.partition)]);
+    ordersNow = tableAfter(ordersNow, added.files, [], [seedPartition(added.partition)]);
     return ordersNow;
   } finally {
     await hms.close();
@@ -173,7 +172,7 @@ async function writeOnTheHiveSide(): Promise<{ after: SeedTable; usFiles: number
       seeded('orders'),
       newFiles,
       old.map((f) => f.location),
-      added.map((a) => seedPart(a.partition)),
+      added.map((a) => seedPartition(a.partition)),
     );
     return { after, usFiles: added[0]?.files.length ?? NaN, overwritten: old.length, newFiles: newFiles.length };
   } finally {
@@ -182,22 +181,7 @@ async function writeOnTheHiveSide(): Promise<{ after: SeedTable; usFiles: number
   }
 }
 
-/** The verifier's rows and checksum of `t` computed from its files (dev/seed/read_files.py over a manifest saying what Hive has). */
-async function hiveContent(t: SeedTable): Promise<{ rows: number; checksum: string }> {
-  const file = path.join(dir, `manifest-${t.name}.json`);
-  writeFileSync(file, JSON.stringify({ ...manifest, tables: [t] }));
-  const r = await run(env.HIM_VERIFIER_PYTHON as string, [
-    path.join(ROOT, 'dev/seed/read_files.py'),
-    '--manifest',
-    file,
-    '--table',
-    `${t.db}.${t.name}`,
-    '--s3-endpoint',
-    env.HIM_S3_ENDPOINT as string,
-  ]);
-  if (r.code !== 0) throw new Error(`read_files.py failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as { rows: number; checksum: string };
-}
+const hiveContent = (t: SeedTable) => readHiveContent(dir, manifest, t);
 
 describe('migrate sync', () => {
   beforeAll(async () => {
