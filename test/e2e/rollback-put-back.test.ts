@@ -11,7 +11,7 @@
 // dev/seed/read_files.py) equals the Iceberg table's content read with PyIceberg just before.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RestCatalog } from '../../adapters/catalog/rest';
@@ -21,10 +21,10 @@ import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import { tableFingerprint } from '../../core/hive/fingerprint';
 import type { TableInventory } from '../../core/hive/model';
-import type { SeedFile, SeedManifest, SeedPartition, SeedTable } from '../../dev/seed/manifest';
+import type { SeedFile, SeedManifest, SeedTable } from '../../dev/seed/manifest';
 import type { Run } from '../helpers/cli';
 import { MIGRATE, ROOT, run } from '../helpers/cli';
-import { liveConfig, seedWarehouse } from '../helpers/live-tables';
+import { hiveContent, liveConfig, seedPartition, seedWarehouse } from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWithPyIceberg } from '../helpers/verifier';
 
@@ -106,37 +106,13 @@ async function filesIn(location: string, partition: string | undefined): Promise
 }
 
 /** Rows and canonical checksum of a Hive table read from its partitions' files as HMS has them now. */
-async function hiveContent(name: string): Promise<{ rows: number; checksum: string; files: number }> {
+async function hiveContentNow(name: string): Promise<{ rows: number; checksum: string }> {
   const inv = await hiveTable(name);
   const seeded = manifest.tables.find((t) => t.name === name) as SeedTable;
-  const partitions: SeedPartition[] = [];
   const files: SeedFile[] = [];
-  for (const p of inv.partitions) {
-    partitions.push({
-      values: p.values,
-      hmsValues: p.values.map((v) => v ?? '__HIVE_DEFAULT_PARTITION__'),
-      name: p.name,
-      location: p.sd.location as string,
-      columns: null,
-      files: [],
-      rows: 0,
-    });
-    files.push(...(await filesIn(p.sd.location as string, p.name)));
-  }
+  for (const p of inv.partitions) files.push(...(await filesIn(p.sd.location as string, p.name)));
   if (inv.table.partitionKeys.length === 0) files.push(...(await filesIn(inv.table.sd.location as string, undefined)));
-  const file = path.join(dir, `hive-${name}.json`);
-  writeFileSync(file, JSON.stringify({ ...manifest, tables: [{ ...seeded, partitions, files }] }));
-  const r = await run(env.HIM_VERIFIER_PYTHON as string, [
-    path.join(ROOT, 'dev/seed/read_files.py'),
-    '--manifest',
-    file,
-    '--table',
-    `${sales}.${name}`,
-    '--s3-endpoint',
-    env.HIM_S3_ENDPOINT as string,
-  ]);
-  if (r.code !== 0) throw new Error(`read_files.py failed: ${r.stderr}`);
-  return { ...(JSON.parse(r.stdout) as { rows: number; checksum: string }), files: files.length };
+  return hiveContent(dir, manifest, { ...seeded, partitions: inv.partitions.map(seedPartition), files });
 }
 
 interface PreviewBody {
@@ -287,7 +263,7 @@ describe('rollback puts back appends other engines made (issue 22, item 4)', () 
       tableFingerprint(hiveOrdersBefore),
     );
     // Hive's content read from its partitions' files = the Iceberg table's content just before the rollback.
-    const hive = await hiveContent('orders');
+    const hive = await hiveContentNow('orders');
     expect({ rows: hive.rows, checksum: hive.checksum }).toEqual({ rows: icebergRead?.rows, checksum: icebergRead?.checksum });
     // The entry is gone (never purged: Spark's data and metadata files are still there); customers is untouched.
     expect(await catalog.tableExists(ordersIdent)).toBe(false);
