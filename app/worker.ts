@@ -47,7 +47,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
   return workerActivities({
     state,
     hms,
-    // Cutover's fence and rollback's unfence alter the source HMS's tables (sharing the reader's connections).
+    // Cutover's fence, rollback's unfence and put-back alter the source HMS's tables (sharing the reader's connections).
     hmsWriter: new ThriftHmsWriter(hms.caller),
     catalog,
     storeFor: stores.storeFor,

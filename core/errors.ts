@@ -138,6 +138,8 @@ export const ErrorCode = {
   SOURCE_CHANGED: 'SOURCE_CHANGED',
   /** Rollback refused: the Iceberg table has commits after ours (use --force, which is audited). */
   ROLLBACK_REFUSED: 'ROLLBACK_REFUSED',
+  /** Rollback refused: commits since ours that cannot be put back into Hive (not an append of Parquet/ORC data files under our spec, or files where Hive would not read them); the message lists each blocking snapshot id, its operation and why. */
+  ROLLBACK_BLOCKED: 'ROLLBACK_BLOCKED',
   /** Sync refused: the Iceberg table's current snapshot was not committed by this tool (another writer committed: it was cut over). */
   SYNC_FOREIGN_COMMITS: 'SYNC_FOREIGN_COMMITS',
   /** Sync refused: a data file kept its path but changed its size (rewritten in place); a snapshot cannot both keep and replace one path. */

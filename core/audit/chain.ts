@@ -34,6 +34,8 @@ export const AuditAction = {
   TABLE_CUTOVER: 'table.cutover',
   /** `migrate rollback` of a fenced or cut-over table: the Hive table back under its name, as it was. */
   TABLE_UNFENCED: 'table.unfenced',
+  /** `migrate rollback`: appends other engines made since ours registered back into Hive (partitions added, files, snapshot ids). */
+  TABLE_PUT_BACK: 'table.put-back',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

@@ -1,6 +1,7 @@
 // A table's status in the state store as a small state machine: the forward steps apply records in
 // order, where a record stands on that path, and what comes next. Pure; no I/O.
-import type { TableStatus } from './store';
+import { ErrorCode } from '../errors';
+import type { TableRecord, TableStatus } from './store';
 
 /** The forward steps of a table in the order apply records them (activities/table.ts). */
 export const FORWARD_STEPS = ['pending', 'original-saved', 'written', 'registered', 'migrated'] as const satisfies readonly TableStatus[];
@@ -43,4 +44,17 @@ export function nextCutoverStep(current: TableStatus): 'fenced' | 'cutover' | nu
 /** A table whose Iceberg side is live (migrated, fenced or cut over): what sync, validation and rollback cover. */
 export function isLive(s: TableStatus): boolean {
   return rank(s) >= MIGRATED;
+}
+
+/**
+ * True when a rollback of the table's wave has nothing of ours to undo: never started, rolled back,
+ * skipped (views), or failed with its compensation complete (`COMPENSATION_INCOMPLETE` keeps it in).
+ */
+export function nothingToRollBack(t: Pick<TableRecord, 'status' | 'errorCode'>): boolean {
+  return (
+    t.status === 'pending' ||
+    t.status === 'rolled-back' ||
+    t.status === 'skipped' ||
+    (t.status === 'failed' && t.errorCode !== ErrorCode.COMPENSATION_INCOMPLETE)
+  );
 }
