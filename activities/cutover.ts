@@ -15,6 +15,7 @@ import type { TableRecord } from '../core/state/store';
 import type { SyncValidation } from '../engine/sync-table';
 import type { Ctx, TableRef } from './context';
 import { fenceHiveTable, fenceSide, unfenceHiveTable } from './fence';
+import { refuseBlockedRollback } from './put-back';
 
 export type CutoverStep = { readonly done: 'now' | 'already' | 'not-needed'; readonly detail: string };
 
@@ -144,7 +145,7 @@ async function markCutOver(c: Ctx, ref: TableRef, validation: SyncValidation | C
  * Rollback's first step on a fenced or cut-over table (or a migrated one whose fence a killed
  * cutover set but never recorded): the Hive table back under its name, the record `migrated` again.
  */
-async function unfenceTable(c: Ctx, ref: TableRef, by: string): Promise<CutoverStep> {
+async function unfenceTable(c: Ctx, ref: TableRef, by: string, force = false): Promise<CutoverStep> {
   const rec = await c.deps.state.getTable(ref.planHash, ref.tableId);
   const recorded = rec.status === 'fenced' || rec.status === 'cutover';
   if (!recorded && (rec.status !== 'migrated' || inPlace(c, rec))) return { done: 'not-needed', detail: rec.status };
@@ -161,6 +162,8 @@ async function unfenceTable(c: Ctx, ref: TableRef, by: string): Promise<CutoverS
     );
     return { done: 'not-needed', detail: 'converted in place: nothing was fenced' };
   }
+  // A rollback that would be refused leaves the table fenced: Iceberg stays the only writable side.
+  await refuseBlockedRollback(c, ref, rec, force);
   const { restored, steps } = await unfenceHiveTable(c, ref.tableId);
   const details = { mode: 'register', from: rec.status, name: ref.tableId, tableType: restored.table.tableType, steps };
   await c.deps.state.recordStep(
@@ -201,6 +204,6 @@ export function cutoverActivities(c: Ctx) {
     finalValidation: (ref: TableRef): Promise<SyncValidation | CutoverStep> => finalValidation(c, ref),
     markCutOver: (ref: TableRef, validation: SyncValidation | CutoverStep, by: string): Promise<CutoverStep> =>
       markCutOver(c, ref, validation, by),
-    unfenceTable: (ref: TableRef, by: string): Promise<CutoverStep> => unfenceTable(c, ref, by),
+    unfenceTable: (ref: TableRef, by: string, force?: boolean): Promise<CutoverStep> => unfenceTable(c, ref, by, force),
   };
 }

@@ -11,6 +11,7 @@
 // and skips them, and a record already at this head is not recorded twice.
 import { AuditAction as A, digestOf } from '../core/audit/chain';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import { formatTableIdent } from '../core/catalog/catalog';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { HivePartition, TableInventory } from '../core/hive/model';
@@ -167,4 +168,44 @@ export async function putBackAndDrop(
     by,
   );
   return s;
+}
+
+/**
+ * Who holds the target name: `ours` (our recorded metadata), `descendant` (a commit on top of
+ * ours: its metadata log lists ours), `foreign` (anything else) or `absent`.
+ */
+export async function holder(
+  catalog: IcebergCatalog,
+  ident: TableIdent,
+  ours: string,
+): Promise<{ kind: 'ours' | 'descendant' | 'foreign' | 'absent'; location?: string }> {
+  if (!(await catalog.tableExists(ident))) return { kind: 'absent' };
+  const loaded = await catalog.loadTable(ident);
+  if (loaded.metadataLocation === ours) return { kind: 'ours', location: ours };
+  const descends = loaded.metadata.metadataLog.some((e) => e.metadataFile === ours);
+  return { kind: descends ? 'descendant' : 'foreign', location: loaded.metadataLocation };
+}
+
+/**
+ * Rollback's refusal decided before anything moves (a fenced or cut-over table is unfenced first,
+ * and must stay fenced when its rollback would be refused): the name held by an entry that is not
+ * ours or our descendant → ROLLBACK_NOT_OURS; without --force, a descendant whose commits since ours
+ * cannot be put back → ROLLBACK_BLOCKED with the blocking snapshots. Reads only.
+ */
+export async function refuseBlockedRollback(c: Ctx, ref: TableRef, rec: TableRecord, force: boolean): Promise<void> {
+  const ours = c.recorded(rec)?.metadataLocation;
+  if (ours === undefined || rec.original === null) return;
+  const ident = c.recordedTarget(ref, rec);
+  const catalog = c.catalogOf(ref, rec);
+  const h = await holder(catalog, ident, ours);
+  if (h.kind === 'foreign')
+    throw new MigrationError(
+      ErrorCode.ROLLBACK_NOT_OURS,
+      `${ref.tableId}: ${formatTableIdent(ident)} is held by an entry this tool did not register for it (metadata at ${h.location}; ours was ${ours}); the table stays fenced`,
+      { tableId: ref.tableId, current: h.location, ours },
+      { retryable: false },
+    );
+  if (h.kind !== 'descendant' || force || catalog.inPlace === true) return;
+  const plan = await c.deps.engine.planPutBack(c.deps.storeFor([]), catalog, ident, ref.tableId, rec.original);
+  if (plan.summary.blockers.length > 0) throw putBackBlocked(ref.tableId, plan.summary.blockers);
 }

@@ -3,7 +3,6 @@
 // preparation or validation, so what refused a table cannot also refuse its cleanup. Nothing here
 // touches a catalog entry whose metadata this tool did not record for the table.
 import { AuditAction as A, digestOf } from '../core/audit/chain';
-import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
@@ -12,7 +11,7 @@ import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached } from './context';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import type { PutBackSummary } from '../engine/put-back';
-import { putBackAndDrop } from './put-back';
+import { holder, putBackAndDrop } from './put-back';
 
 /** Delete the files we recorded, newest first, each only inside our metadata directory. */
 async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { path: string }[]): Promise<number> {
@@ -25,22 +24,6 @@ async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { pat
     n++;
   }
   return n;
-}
-
-/**
- * Who holds the target name: `ours` (our recorded metadata), `descendant` (a commit on top of
- * ours: its metadata log lists ours), `foreign` (anything else) or `absent`.
- */
-async function holder(
-  catalog: IcebergCatalog,
-  ident: TableIdent,
-  ours: string,
-): Promise<{ kind: 'ours' | 'descendant' | 'foreign' | 'absent'; location?: string }> {
-  if (!(await catalog.tableExists(ident))) return { kind: 'absent' };
-  const loaded = await catalog.loadTable(ident);
-  if (loaded.metadataLocation === ours) return { kind: 'ours', location: ours };
-  const descends = loaded.metadata.metadataLog.some((e) => e.metadataFile === ours);
-  return { kind: descends ? 'descendant' : 'foreign', location: loaded.metadataLocation };
 }
 
 /** Drop the entry for rollback; a descendant whose commits since ours are appends Hive can take is put back first (put-back.ts): its summary. */

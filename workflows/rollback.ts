@@ -37,7 +37,7 @@ export async function rollbackWaveWorkflow(input: RollbackInput): Promise<Rollba
   for (const tableId of [...tables].reverse()) {
     try {
       // A fenced or cut-over table (migrate cutover): its Hive table back under its name first.
-      if (patched(UNFENCE_PATCH)) await short.unfenceTable({ planHash: input.planHash, tableId }, input.by);
+      if (patched(UNFENCE_PATCH)) await short.unfenceTable({ planHash: input.planHash, tableId }, input.by, input.force);
       const r = await short.rollbackTable({ planHash: input.planHash, tableId }, input.force, input.by);
       rolledBack.push(tableId);
       if (r.putBack !== undefined) putBack.push({ tableId, ...r.putBack });

@@ -1,12 +1,14 @@
 // A way back that keeps new data (issue 22, item 4) on the stack: tables seeded, planned and applied
-// through a real `migrate worker` (REST catalog, HMS, S3). Then Spark — an engine we did not write —
+// through a real `migrate worker` (REST catalog, HMS, S3), then the wave cut over (`migrate cutover`:
+// both Hive tables fenced under their fenced names). Then Spark — an engine we did not write —
 // sets write.data.path on orders to the Hive location (as docs/migrating.md tells operators to at
 // cutover), appends rows to it (into the existing partition year=2024/region=us and a new
 // partition year=2026/region=eu) and runs DELETE FROM customers. `rollback --dry-run` lists what would be put
 // back and what is blocked, changing nothing. `rollback --wave 1` — on a worker SIGKILLed once after
 // adding the partition and once before dropping the entry, restarted each time — registers the new
 // partition back into Hive (once), drops orders' entry, and leaves customers untouched, refused with
-// ROLLBACK_BLOCKED naming Spark's delete snapshot (exit 1). The Hive table's content read from its
+// ROLLBACK_BLOCKED naming Spark's delete snapshot (exit 1) and still fenced and cut over (its Hive
+// name stays unusable: Iceberg remains the one writable side). orders is unfenced first. The Hive table's content read from its
 // partitions' files (listed non-recursively, as Hive reads them; canonical checksum of
 // dev/seed/read_files.py) equals the Iceberg table's content read with PyIceberg just before.
 import { spawn } from 'node:child_process';
@@ -19,6 +21,7 @@ import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { PostgresStateStore } from '../../adapters/state/postgres';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
+import { fencedName } from '../../core/cutover/fence';
 import { tableFingerprint } from '../../core/hive/fingerprint';
 import type { TableInventory } from '../../core/hive/model';
 import type { SeedFile, SeedManifest, SeedTable } from '../../dev/seed/manifest';
@@ -80,6 +83,15 @@ async function spark(statements: string[]): Promise<void> {
     ...statements.flatMap((s) => ['--sql', s]),
   ]);
   if (r.code !== 0) throw new Error(`spark_sql.py failed (${r.code}): ${r.stderr.slice(-4000)}`);
+}
+
+async function record(name: string): Promise<{ status: string }> {
+  const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
+  try {
+    return await state.getTable(planHash, `${sales}.${name}`);
+  } finally {
+    await state.close();
+  }
 }
 
 async function hiveTable(name: string): Promise<TableInventory> {
@@ -189,15 +201,24 @@ describe('rollback puts back appends other engines made (issue 22, item 4)', () 
     rmSync(dir, { recursive: true, force: true });
   }, 600_000);
 
-  it('Spark appends are put back into Hive (new partition added once, through two worker kills); a Spark DELETE blocks its table, untouched', async () => {
+  it('after cutover: Spark appends are put back into Hive (new partition added once, through two worker kills); a Spark DELETE blocks its table, which stays fenced and cut over', async () => {
     const id = planHash.slice(0, 12);
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     const ordersIdent = tableIdent([ns], 'orders');
     const customersIdent = tableIdent([ns], 'customers');
     // What an operator does at cutover (docs/migrating.md): Iceberg writers put new files in the Hive
     // layout. A metadata-only commit (no snapshot): it does not block the put-back.
-    const hiveLocation = (await hiveTable('orders')).table.sd.location as string;
+    const hiveOrdersBefore = await hiveTable('orders');
+    const hiveLocation = hiveOrdersBefore.table.sd.location as string;
     expect((await catalog.loadTable(ordersIdent)).metadata.properties['write.data.path']).toBeUndefined();
+
+    // The cutover: both tables fenced (moved aside under their fenced names), synced, validated, cut over.
+    const cut = await migrate(['cutover', id, '--wave', '1', '--wait', '--json'], 900_000);
+    if (cut.code !== 0) throw new Error(`cutover failed (${cut.code}): ${cut.stdout}\n${cut.stderr}\nworker:\n${log.slice(-4000)}`);
+    await expect(hiveTable('orders')).rejects.toThrow('does not exist');
+    const fencedOrders = tableFingerprint(await hiveTable(fencedName('orders')));
+    const fencedCustomers = tableFingerprint(await hiveTable(fencedName('customers')));
+    expect((await record('customers')).status).toBe('cutover');
     await spark([
       `ALTER TABLE \`${ns}\`.orders SET TBLPROPERTIES ('write.data.path' = '${hiveLocation}')`,
       `INSERT INTO \`${ns}\`.orders VALUES ` +
@@ -216,8 +237,6 @@ describe('rollback puts back appends other engines made (issue 22, item 4)', () 
     ]);
     const deleteId = String(sparkDelete?.snapshotId);
     const appendId = String(sparkAppend?.snapshotId);
-    const hiveOrdersBefore = await hiveTable('orders');
-    const hiveCustomersBefore = tableFingerprint(await hiveTable('customers'));
     const [icebergRead] = await readWithPyIceberg([`${ns}.orders`]);
     expect(icebergRead?.error).toBeUndefined();
 
@@ -236,8 +255,8 @@ describe('rollback puts back appends other engines made (issue 22, item 4)', () 
     const text = await migrate(['rollback', id, '--wave', '1', '--dry-run']);
     expect(text.stdout).toContain('add partition year=2026/region=eu');
     expect(text.stdout).toContain(`snapshot ${deleteId} (overwrite)`);
-    // Nothing changed: Hive and both entries as they were.
-    expect(tableFingerprint(await hiveTable('orders'))).toBe(tableFingerprint(hiveOrdersBefore));
+    // Nothing changed: Hive (still fenced) and both entries as they were.
+    expect(tableFingerprint(await hiveTable(fencedName('orders')))).toBe(fencedOrders);
     expect((await catalog.loadTable(ordersIdent)).metadataLocation).toBe(orders.metadataLocation);
     expect((await catalog.loadTable(customersIdent)).metadataLocation).toBe(customers.metadataLocation);
 
@@ -269,20 +288,27 @@ describe('rollback puts back appends other engines made (issue 22, item 4)', () 
     expect(await catalog.tableExists(ordersIdent)).toBe(false);
     await expect(store.head(orders.metadataLocation)).resolves.toMatchObject({ path: orders.metadataLocation });
     expect((await catalog.loadTable(customersIdent)).metadataLocation).toBe(customers.metadataLocation);
-    expect(tableFingerprint(await hiveTable('customers'))).toBe(hiveCustomersBefore);
+    // customers' rollback is refused, so it stays fenced and cut over: its Hive name still unusable.
+    await expect(hiveTable('customers')).rejects.toThrow('does not exist');
+    expect(tableFingerprint(await hiveTable(fencedName('customers')))).toBe(fencedCustomers);
 
     // The record and the audit: one put-back event, the table rolled back.
     const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
     try {
       const rec = await state.getTable(planHash, `${sales}.orders`);
       expect([rec.status, rec.snapshotId, rec.originalDigest]).toEqual(['rolled-back', appendId, tableFingerprint(after)]);
-      expect((await state.getTable(planHash, `${sales}.customers`)).status).toBe('migrated');
+      expect((await state.getTable(planHash, `${sales}.customers`)).status).toBe('cutover');
       const events: { action: string; details: Record<string, unknown> }[] = [];
       for await (const e of state.readAudit()) if (e.planHash === planHash && e.object === `hms:${sales}.orders`) events.push(e);
       const putBacks = events.filter((e) => e.action === 'table.put-back');
       expect(putBacks).toHaveLength(1);
       expect(putBacks[0]?.details).toMatchObject({ head: appendId, snapshots: [appendId], files: 2, records: 2, addedByThisRun: 0 });
       expect(events.filter((e) => e.action === 'table.rolled-back')).toHaveLength(1);
+      expect(events.filter((e) => e.action === 'table.unfenced')).toHaveLength(1);
+      let customersUnfenced = 0;
+      for await (const e of state.readAudit())
+        if (e.planHash === planHash && e.object === `hms:${sales}.customers` && e.action === 'table.unfenced') customersUnfenced++;
+      expect(customersUnfenced).toBe(0);
     } finally {
       await state.close();
     }
