@@ -43,7 +43,10 @@ function fakeHms(tables: Record<string, HiveTable>, o: { moveOnRename?: boolean 
   return { hms, hmsWriter, alters, tables };
 }
 
-function setup(tables: Record<string, HiveTable>, o: { moveOnRename?: boolean; inPlace?: boolean; status?: TableRecord['status'] } = {}) {
+function setup(
+  tables: Record<string, HiveTable>,
+  o: { moveOnRename?: boolean; inPlace?: boolean; status?: TableRecord['status']; icebergAt?: string } = {},
+) {
   const f = fakeHms(tables, o);
   let rec = {
     planHash: 'h',
@@ -53,6 +56,7 @@ function setup(tables: Record<string, HiveTable>, o: { moveOnRename?: boolean; i
     original: { table: original, partitions: [partition] },
     originalDigest: 'd0',
     metadataLocation: 's3://w/orders/metadata/00000.metadata.json',
+    target: 'rest:sales.orders',
     snapshotId: '1',
     errorCode: null,
   } as unknown as TableRecord;
@@ -60,7 +64,12 @@ function setup(tables: Record<string, HiveTable>, o: { moveOnRename?: boolean; i
   const deps = {
     hms: f.hms,
     hmsWriter: f.hmsWriter,
-    catalog: { hiveOriginalPlace: () => (o.inPlace === true ? { kind: 'altered' } : { kind: 'untouched' }) },
+    catalog: {
+      hiveOriginalPlace: () => (o.inPlace === true ? { kind: 'altered' } : { kind: 'untouched' }),
+      tableExists: () => Promise.resolve(true),
+      // The Iceberg entry: at our metadata unless the test says someone else's is there.
+      loadTable: () => Promise.resolve({ metadataLocation: o.icebergAt ?? rec.metadataLocation, metadata: { metadataLog: [] } }),
+    },
     state: {
       getTable: () => Promise.resolve(rec),
       recordStep: (_p: string, _t: string, u: TableUpdate, e: { action: string; details: Record<string, unknown> }) => {
@@ -139,6 +148,17 @@ describe('the fence and unfence activities', () => {
       ['table.unfenced', 'migrated', 'register'],
     ]);
     expect(s.tables.orders).toEqual(original);
+  });
+
+  it('a rollback that would be refused leaves the fence: an entry that is not ours → ROLLBACK_NOT_OURS, nothing renamed or recorded', async () => {
+    const s = setup(
+      { [FENCED]: { ...markedForFence(original, 'sales.orders'), name: FENCED } },
+      { status: 'cutover', icebergAt: 's3://other/x.metadata.json' },
+    );
+    await expect(s.acts.unfenceTable({ planHash: 'h', tableId: 'sales.orders' }, 'alice')).rejects.toMatchObject({
+      code: 'ROLLBACK_NOT_OURS',
+    });
+    expect([Object.keys(s.tables), s.steps, s.rec().status]).toEqual([[FENCED], [], 'cutover']);
   });
 
   it('rollback after a cutover killed between its rename and its record: the record says migrated, the fence is undone all the same', async () => {
