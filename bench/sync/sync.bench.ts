@@ -59,7 +59,8 @@ interface Setup {
   readonly dir: string;
   readonly cfg: string;
   readonly planHash: string;
-  readonly migrate: (args: string[]) => string;
+  /** Run `migrate`; its stdout is returned, or written to `outFile` (a file, not a pipe: nothing of it can be lost). */
+  readonly migrate: (args: string[], outFile?: string) => string;
 }
 
 function configFile(dir: string, env: Record<string, string>): string {
@@ -276,18 +277,17 @@ async function timedSync(s: Setup, env: Record<string, string>, catalog: RestCat
   await addPartition(env, part);
   const before = await snapshots(catalog);
   const loadBefore = load();
+  const outFile = path.join(s.dir, `sync-${way}-p${part}.json`);
   const t0 = performance.now();
-  const out = s.migrate([
-    'sync',
-    s.planHash.slice(0, 12),
-    '--json',
-    '--concurrency',
-    String(CONCURRENCY),
-    ...(way === 'direct' ? ['--direct'] : []),
-  ]);
+  s.migrate(
+    ['sync', s.planHash.slice(0, 12), '--json', '--concurrency', String(CONCURRENCY), ...(way === 'direct' ? ['--direct'] : [])],
+    outFile,
+  );
   const wall = (performance.now() - t0) / 1000;
   const loadAfter = load();
   writeFileSync(next, String(part + 1));
+  log(`${way}: sync of p=${part} in ${wall.toFixed(1)} s (load ${loadBefore} → ${loadAfter}); output ${outFile}`);
+  const out = readFileSync(outFile, 'utf8');
   const body = JSON.parse(out) as { ok: boolean; workflowId?: string; tables: { ok: boolean; result?: { status: string } }[] };
   const appended = body.tables.filter((t) => t.ok && t.result?.status === 'appended').length;
   if (!body.ok || appended !== TABLES) throw new Error(`${way}: ok ${body.ok}, ${appended} of ${TABLES} appended`);
