@@ -18,6 +18,8 @@ import type { PlanFile } from '../core/plan/plan-file';
 import { sourceChange } from '../core/plan/source-check';
 import type { StateStore, TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
+import type { SyncMark } from '../core/sync/lag';
+import { syncMarkOf } from '../core/sync/lag';
 import type { SyncResult } from './sync-table';
 import { syncTable } from './sync-table';
 
@@ -52,7 +54,10 @@ export async function syncMigratedTable(d: SyncRecordDeps, plan: PlanFile, rec: 
     return { table: rec.tableId, ok: true, result };
   } catch (e) {
     if (!(e instanceof MigrationError) || e.retryable) throw e;
-    return { table: rec.tableId, ok: false, error: { code: e.code, message: e.message } };
+    const error = { code: e.code, message: e.message };
+    // The refusal shows in `migrate status` (bookkeeping: nothing of the table changed).
+    await d.state.updateTable(rec.planHash, rec.tableId, { sync: syncMarkOf(d.now?.() ?? new Date(), { error }, null, rec.sync) });
+    return { table: rec.tableId, ok: false, error };
   }
 }
 
@@ -82,7 +87,10 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
   // In sync on a snapshot the record does not know: our own commit of a run killed before it
   // recorded (the engine refuses a snapshot that is not ours), so the record catches up now.
   const unrecorded = result.commit === null && result.snapshotId !== rec.snapshotId;
-  if (result.commit !== null || unrecorded) await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`);
+  const mark = syncMarkOf(now(), unrecorded ? { ...result, commit: 'found-committed' } : result, live.partitions.length, rec.sync);
+  if (result.commit !== null || unrecorded) await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`, mark);
+  // In sync: only the mark moves (bookkeeping: when it was checked; nothing of the table changed).
+  else await d.state.updateTable(rec.planHash, rec.tableId, { sync: mark });
   return result;
 }
 
@@ -92,7 +100,14 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
  * check and the nightly HMS comparison are against what the Iceberg table now holds) — and the
  * commit is audited, in one transaction.
  */
-async function recordSync(d: SyncRecordDeps, rec: TableRecord, live: TableInventory, r: SyncResult, target: string): Promise<void> {
+async function recordSync(
+  d: SyncRecordDeps,
+  rec: TableRecord,
+  live: TableInventory,
+  r: SyncResult,
+  target: string,
+  mark: SyncMark,
+): Promise<void> {
   const details = {
     target,
     snapshotId: r.snapshotId,
@@ -118,6 +133,7 @@ async function recordSync(d: SyncRecordDeps, rec: TableRecord, live: TableInvent
       writtenFiles: written,
       original: live,
       originalDigest: tableFingerprint(live),
+      sync: mark,
     },
     {
       at: (d.now?.() ?? new Date()).toISOString(),

@@ -19,3 +19,4 @@ export type { NightlyInput, NightlyResult } from './nightly';
 export { nightlyValidationWorkflow, nightlyStatusQuery } from './nightly';
 export type { SyncCounts, SyncInput, SyncRunResult } from './sync';
 export { syncStatusQuery, syncWorkflow } from './sync';
+export type { SyncStatus, SyncTableProgress } from './sync';

@@ -26,7 +26,64 @@ export interface SyncRunResult {
   readonly tables: readonly TableSyncOutcome[];
 }
 
-export const syncStatusQuery = defineQuery<{ tables: number; done: number } & SyncCounts>('syncStatus');
+/** One synced table as the `syncStatus` query shows it (what the sync found behind and committed, or the refusal's code). */
+export interface SyncTableProgress {
+  readonly table: string;
+  readonly ok: boolean;
+  /** When its outcome came back (workflow time, ISO-8601). */
+  readonly at: string;
+  readonly status?: string;
+  readonly snapshotId?: string | null;
+  readonly filesAdded?: number;
+  readonly filesRemoved?: number;
+  readonly partitionsAdded?: number;
+  readonly partitionsChanged?: number;
+  readonly code?: string;
+}
+
+export interface SyncStatus extends SyncCounts {
+  readonly tables: number;
+  readonly done: number;
+  /** Files and partitions the committed snapshots caught up so far. */
+  readonly filesAdded: number;
+  readonly filesRemoved: number;
+  readonly partitionsChanged: number;
+  /** When the last table finished (null before the first). */
+  readonly lastSyncAt: string | null;
+  /** Every finished table, in the order they finished. */
+  readonly perTable: readonly SyncTableProgress[];
+}
+
+export const syncStatusQuery = defineQuery<SyncStatus>('syncStatus');
+
+const progressOf = (o: TableSyncOutcome, at: string): SyncTableProgress =>
+  o.ok
+    ? {
+        table: o.table,
+        ok: true,
+        at,
+        status: o.result.status,
+        snapshotId: o.result.snapshotId,
+        filesAdded: o.result.filesAdded,
+        filesRemoved: o.result.filesRemoved,
+        partitionsAdded: o.result.partitionsAdded,
+        partitionsChanged: o.result.partitionsChanged,
+      }
+    : { table: o.table, ok: false, at, code: o.error.code };
+
+function statusOf(total: number, done: readonly TableSyncOutcome[], perTable: readonly SyncTableProgress[]): SyncStatus {
+  const sum = (f: (p: SyncTableProgress) => number | undefined): number => perTable.reduce((s, p) => s + (f(p) ?? 0), 0);
+  return {
+    tables: total,
+    done: done.length,
+    ...countsOf(done),
+    filesAdded: sum((p) => p.filesAdded),
+    filesRemoved: sum((p) => p.filesRemoved),
+    partitionsChanged: sum((p) => p.partitionsChanged),
+    lastSyncAt: perTable[perTable.length - 1]?.at ?? null,
+    perTable,
+  };
+}
 
 const countsOf = (done: readonly TableSyncOutcome[]): SyncCounts => ({
   inSync: done.filter((o) => o.ok && o.result.commit === null).length,
@@ -49,7 +106,9 @@ export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
   const scope = await short.validationScope(input.planHash, input.waves ?? [], input.tables ?? []);
   const done: TableSyncOutcome[] = unknownOf(input, scope.tables);
   const total = scope.tables.length + done.length;
-  setHandler(syncStatusQuery, () => ({ tables: total, done: done.length, ...countsOf(done) }));
+  // Date.now() is the workflow's clock here (deterministic: the task's start time).
+  const perTable: SyncTableProgress[] = done.map((o) => progressOf(o, new Date(Date.now()).toISOString()));
+  setHandler(syncStatusQuery, () => statusOf(total, done, perTable));
   const waves = input.waves ?? [];
   upsertSearchAttributes([
     { key: SA.plan, value: planId(input.planHash) },
@@ -59,9 +118,9 @@ export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
   ]);
   const window = new SlidingWindow<TableSyncOutcome>(windowLimit(input.concurrency, 4));
   const details = (): void => {
-    const c = countsOf(done);
+    const s = statusOf(total, done, perTable);
     setCurrentDetails(
-      `Syncing plan \`${planId(input.planHash)}\`: ${done.length}/${total} tables · ${c.committed} snapshot(s) committed · ${c.inSync} in sync · ${c.refused} refused`,
+      `Syncing plan \`${planId(input.planHash)}\`: ${done.length}/${total} tables · ${s.committed} snapshot(s) committed (+${s.filesAdded} file(s), −${s.filesRemoved}, ${s.partitionsChanged} partition(s)) · ${s.inSync} in sync · ${s.refused} refused${s.lastSyncAt !== null ? ` · last table synced ${s.lastSyncAt}` : ''}`,
     );
   };
   details();
@@ -70,7 +129,9 @@ export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
       const tableId = scope.tables[cursor++] as string;
       window.add(tableId, long.syncTable(input.planHash, tableId), (e) => ({ table: tableId, ok: false, error: failureOf(e) }));
     }
-    done.push(await window.next());
+    const o = await window.next();
+    done.push(o);
+    perTable.push(progressOf(o, new Date(Date.now()).toISOString()));
     details();
   }
   const counts = countsOf(done);
