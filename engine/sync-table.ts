@@ -71,6 +71,7 @@ export interface SyncResult {
 }
 
 interface Current {
+  readonly cache: ManifestCache;
   readonly loaded: LoadedTable;
   readonly snapshot: Snapshot | null;
   readonly manifests: readonly ManifestFileEntry[];
@@ -88,29 +89,65 @@ function tableShape(p: PreparedConversion, m: TableMetadata) {
   return { schema, spec };
 }
 
-/** The live data files of `snapshot` (ADDED and EXISTING entries), with the manifest holding each. */
-async function snapshotFiles(store: ObjectStore, p: PreparedConversion, m: TableMetadata, snapshot: Snapshot | null) {
-  if (snapshot === null) return { manifests: [] as ManifestFileEntry[], files: [] as IcebergFile[] };
+/**
+ * The live files of each manifest a sync read, by manifest path: a manifest file is immutable, so
+ * the validation after the commit reads only the manifests the commit wrote (the carried-over ones
+ * come from here).
+ */
+type ManifestCache = Map<string, { readonly live: readonly IcebergFile[]; readonly added: readonly IcebergFile[] }>;
+
+/** Manifests read at once. */
+const MANIFEST_READS = 8;
+
+/**
+ * The live data files of `snapshot` (ADDED and EXISTING entries), with the manifest holding each,
+ * and the files `snapshot` itself added (ADDED entries of the manifests it wrote).
+ */
+async function snapshotFiles(
+  store: ObjectStore,
+  p: PreparedConversion,
+  m: TableMetadata,
+  snapshot: Snapshot | null,
+  cache?: ManifestCache,
+) {
+  if (snapshot === null) return { manifests: [] as ManifestFileEntry[], files: [] as IcebergFile[], added: [] as IcebergFile[] };
   const { schema, spec } = tableShape(p, m);
   const manifests = await readManifestFiles(store, snapshot.manifestList);
   const files: IcebergFile[] = [];
-  for (const mf of manifests)
-    for (const f of await readManifest(store, mf.path, schema, spec))
-      if (f.status !== 2)
-        files.push({
-          path: f.filePath,
-          size: f.fileSizeInBytes,
-          records: f.recordCount,
-          manifest: mf.path,
-          partition: tupleKey(f.partition),
-        });
-  return { manifests, files };
+  const added: IcebergFile[] = [];
+  const read = async (mf: ManifestFileEntry) => {
+    const known = cache?.get(mf.path);
+    if (known !== undefined) return known;
+    const live: IcebergFile[] = [];
+    const fresh: IcebergFile[] = [];
+    for (const f of await readManifest(store, mf.path, schema, spec)) {
+      if (f.status === 2) continue;
+      const file = {
+        path: f.filePath,
+        size: f.fileSizeInBytes,
+        records: f.recordCount,
+        manifest: mf.path,
+        partition: tupleKey(f.partition),
+      };
+      live.push(file);
+      if (f.status === 1) fresh.push(file);
+    }
+    const entry = { live, added: fresh };
+    cache?.set(mf.path, entry);
+    return entry;
+  };
+  for await (const [mf, e] of mapOrdered(manifests, MANIFEST_READS, async (mf) => [mf, await read(mf)] as const)) {
+    files.push(...e.live);
+    if (mf.addedSnapshotId === snapshot.snapshotId) added.push(...e.added);
+  }
+  return { manifests, files, added };
 }
 
 async function readCurrent(store: ObjectStore, catalog: IcebergCatalog, ident: TableIdent, p: PreparedConversion): Promise<Current> {
   const loaded = await catalog.loadTable(ident);
   const snapshot = ourCurrentSnapshot(loaded.metadata, p.source);
-  return { loaded, snapshot, ...(await snapshotFiles(store, p, loaded.metadata, snapshot)) };
+  const cache: ManifestCache = new Map();
+  return { cache, loaded, snapshot, ...(await snapshotFiles(store, p, loaded.metadata, snapshot, cache)) };
 }
 
 /** Hive's files now, every location listed (our metadata directory is not data). */
@@ -247,7 +284,7 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     metadataLocation,
   });
   o.failpoint?.('sync-after-commit');
-  const validation = await validateSync(store, p, commit.table, id, o);
+  const validation = await validateSync(store, p, commit.table, id, o, cur.cache);
   return {
     status: d.removed.length === 0 ? 'appended' : d.added.length === 0 ? 'deleted' : 'overwrote',
     snapshotId: id.toString(),
@@ -286,33 +323,46 @@ function inSyncResult(cur: Current): SyncResult {
 }
 
 /**
- * After the commit: Hive's listing now = the new snapshot's live files, and the footers' row counts
- * summed = the snapshot's total-records (SYNC_VALIDATION_FAILED otherwise; the commit stays: the
- * next sync corrects a Hive change that raced us).
+ * After the commit, the committed snapshot read back (its manifest list, and the manifests it
+ * wrote; carried-over manifests are immutable and come from `cache`): Hive's listing now = its live
+ * files; the footers of the files it added, read again, hold exactly the rows its entries say; and
+ * total-records = the rows of its live files. Files carried over were checked the same way by the
+ * commit that added them (apply's validation or an earlier sync's), so a sync reads O(change)
+ * footers, not O(table). SYNC_VALIDATION_FAILED otherwise (the commit stays: the next sync corrects
+ * a Hive change that raced us).
  */
-async function validateSync(store: ObjectStore, p: PreparedConversion, table: LoadedTable, id: bigint, o: SyncOptions) {
+async function validateSync(
+  store: ObjectStore,
+  p: PreparedConversion,
+  table: LoadedTable,
+  id: bigint,
+  o: SyncOptions,
+  cache?: ManifestCache,
+) {
   const snap = table.metadata.snapshots.find((s) => s.snapshotId === id);
   if (snap === undefined || table.metadata.currentSnapshotId !== id)
     throw new MigrationError(ErrorCode.SYNC_VALIDATION_FAILED, `${p.source}: the committed table's current snapshot is not ${id}`);
-  const { files } = await snapshotFiles(store, p, table.metadata, snap);
+  const { files, added } = await snapshotFiles(store, p, table.metadata, snap, cache);
   const hive = await listHive(store, p);
   const d = diffFiles(p.source, files, hive);
+  const formatOf = new Map(hive.map((h) => [samePath(h.path), p.locations[h.location]?.format ?? 'PARQUET']));
   const readers = { ...defaultFooters(store), ...o.footers };
   let footers = 0;
-  for await (const n of mapOrdered(hive, o.footerConcurrency ?? 32, async (h) => {
-    const loc = p.locations[h.location];
-    const format = loc?.format ?? 'PARQUET';
+  for await (const n of mapOrdered(added, o.footerConcurrency ?? 32, async (f) => {
+    const format = formatOf.get(samePath(f.path)) ?? 'PARQUET';
     return (
-      await readers[format].readStats(h.path, h.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })
+      await readers[format].readStats(f.path, f.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })
     ).recordCount;
   }))
     footers += n;
+  const addedRows = added.reduce((s, f) => s + f.records, 0);
+  const liveRows = files.reduce((s, f) => s + f.records, 0);
   const total = Number(snap.summary['total-records'] ?? NaN);
-  if (!isInSync(d) || footers !== total)
+  if (!isInSync(d) || footers !== addedRows || liveRows !== total)
     throw new MigrationError(
       ErrorCode.SYNC_VALIDATION_FAILED,
-      `${p.source}: after committing snapshot ${id}: ${d.added.length} Hive file(s) not in it, ${d.removed.length} of its file(s) not in Hive; footer rows ${footers}, total-records ${total}`,
-      { table: p.source, snapshotId: id.toString(), missing: d.added.length, extra: d.removed.length, footers, total },
+      `${p.source}: after committing snapshot ${id}: ${d.added.length} Hive file(s) not in it, ${d.removed.length} of its file(s) not in Hive; footer rows of its ${added.length} added file(s) ${footers}, their entries ${addedRows}; rows of its files ${liveRows}, total-records ${total}`,
+      { table: p.source, snapshotId: id.toString(), missing: d.added.length, extra: d.removed.length, footers, addedRows, liveRows, total },
     );
-  return { files: files.length, records: footers };
+  return { files: files.length, records: liveRows };
 }
