@@ -106,12 +106,13 @@ async function setup(env: Record<string, string>): Promise<Setup> {
   const dir = path.join(env.HIM_STATE_DIR as string, `bench-sync-${PREFIX}-${tag}`);
   mkdirSync(dir, { recursive: true });
   const cfg = configFile(dir, env);
-  const migrate = (args: string[]): string =>
-    execFileSync(path.join(root, 'bin', 'migrate'), [...args, '--config', cfg], {
-      cwd: root,
-      env: process.env,
-      maxBuffer: 256 << 20,
-    }).toString();
+  const migrate = (args: string[], outFile?: string): string => {
+    const bin = path.join(root, 'bin', 'migrate');
+    if (outFile === undefined)
+      return execFileSync(bin, [...args, '--config', cfg], { cwd: root, env: process.env, maxBuffer: 256 << 20 }).toString();
+    execFileSync(bin, [...args, '--config', cfg], { cwd: root, env: process.env, stdio: ['ignore', openSync(outFile, 'w'), 'inherit'] });
+    return '';
+  };
   const applied = path.join(dir, 'applied');
   if (existsSync(applied)) return { dir, cfg, planHash: readFileSync(applied, 'utf8').trim(), migrate };
   const planFile = path.join(dir, 'plan.json');

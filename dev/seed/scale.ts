@@ -231,10 +231,10 @@ export async function dropScale(
  * One more partition `p=<p>` with `o.files` tiny Parquet files in every table of the scale
  * warehouse `o` describes (seeded already): files uploaded first, then one add_partitions per
  * table (fast stats sent, as seedScale does). A table that has the partition already is left as
- * it is (a rerun after an interruption). For the sync bench: what a day of new data looks like on
+ * it is (a rerun after an interruption). Only the first `count` tables with `count`. For the sync bench: what a day of new data looks like on
  * the Hive side of 1,000 migrated tables. Returns the tables that got the partition.
  */
-export async function addScalePartition(o: ScaleOptions, p: number, seededPartitions: number): Promise<number> {
+export async function addScalePartition(o: ScaleOptions, p: number, seededPartitions: number, count = o.tables): Promise<number> {
   const tag = `${o.tables}x${seededPartitions}x${o.files}`;
   const db = `${o.prefix}_scale_${tag}`;
   const root = `s3a://${o.bucket}/seed/${o.prefix}/scale_${tag}`;
@@ -256,7 +256,7 @@ export async function addScalePartition(o: ScaleOptions, p: number, seededPartit
     const worker = async (): Promise<void> => {
       const hms = await openHms(o.hms, { connectTimeoutMs: 10_000, callTimeoutMs: CALL_TIMEOUT_MS });
       try {
-        while (next < o.tables) {
+        while (next < count) {
           const t = scaleTable(db, root, next++, width);
           const part = partitionOf(t, p);
           const have = new Set(await hms.call('get_partition_names', (c) => c.get_partition_names(t.db, t.name, -1)));
