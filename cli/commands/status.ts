@@ -3,6 +3,7 @@
 // how far each is behind Hive), and the outcome's exit code: 1 when the plan failed, was cancelled,
 // ended without a result (failed, terminated, timed out), or a table failed that its --max-failed
 // did not allow.
+import { MigrationError } from '../../core/errors';
 import { exitHelp } from '../../core/exit-codes';
 import type { Command } from 'commander';
 import { intFlag, FLAG_RANGES } from '../flags';
@@ -48,14 +49,25 @@ export function registerStatus(program: Command, io: IO): void {
       const { tablesStatus } = await import('../../app/table-status');
       const plan = planArg(planText);
       const config = await configOf(cmd);
-      const tables = () => tablesStatus(config, plan, { lag: opts.lag === true, table: opts.table, concurrency: opts.lagConcurrency });
+      const asked = opts.lag === true || opts.table !== undefined;
+      // The tables come from the state store: when it cannot answer, the plan's status still shows
+      // (with the reason), unless --lag or --table asked for the tables.
+      const tables = () =>
+        tablesStatus(config, plan, { lag: opts.lag === true, table: opts.table, concurrency: opts.lagConcurrency }).catch((e: unknown) => {
+          if (asked || !(e instanceof MigrationError)) throw e;
+          return { error: { code: e.code, message: e.message } };
+        });
       const last = await watchPlan(config, plan, { watch: opts.watch === true }, async ({ status, outcome }) => {
         const t = await tables();
-        if (opts.json)
+        const body =
+          'error' in t
+            ? { tablesError: t.error }
+            : { tables: t.rows, tableCounts: t.counts, ...(t.sincePlan !== undefined ? { sincePlan: t.sincePlan } : {}) };
+        if (opts.json) io.out(`${JSON.stringify({ ...status, ...outcomeJson(outcome), ...body })}\n`);
+        else
           io.out(
-            `${JSON.stringify({ ...status, ...outcomeJson(outcome), tables: t.rows, tableCounts: t.counts, ...(t.sincePlan !== undefined ? { sincePlan: t.sincePlan } : {}) })}\n`,
+            `${renderStatus(status, outcome)}${'error' in t ? `tables: not available (${t.error.code}: ${t.error.message})\n` : renderTables(t.rows, t.counts, t.sincePlan)}`,
           );
-        else io.out(`${renderStatus(status, outcome)}${renderTables(t.rows, t.counts, t.sincePlan)}`);
       });
       io.setExit(last.outcome.exit);
     });
