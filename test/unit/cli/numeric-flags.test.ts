@@ -58,6 +58,7 @@ describe('numeric flags', () => {
       'inventory',
       'rollback',
       'schedule create',
+      'status',
       'sync',
       'table',
       'validate',
