@@ -42,7 +42,12 @@ export function registerStatus(program: Command, io: IO): void {
     .option('--watch', 'refresh every 2 s until the plan ends')
     .option('--lag', 'check live how far each migrated table is behind Hive (HMS partitions, files in new partitions)')
     .option('--table <db.t>', 'only this table, with the partitions added since the plan')
-    .option('--lag-concurrency <n>', 'tables checked at once with --lag (1-1000)', intFlag('--lag-concurrency', FLAG_RANGES.validateConcurrency), 8)
+    .option(
+      '--lag-concurrency <n>',
+      'tables checked at once with --lag (1-1000)',
+      intFlag('--lag-concurrency', FLAG_RANGES.validateConcurrency),
+      8,
+    )
     .addHelpText('after', HELP)
     .action(async (planText: string, opts: StatusOpts, cmd: Command) => {
       const { planArg, watchPlan } = await import('../../app/status');
