@@ -6,8 +6,8 @@
 // others are carried over). Files go create-only under the table's metadata/ prefix with names
 // from the snapshot id, which is a hash of the table, the parent and the change: a rerun after a
 // crash finds its own files. Then the catalog commit (compare-and-swap on the base we read) and the
-// check: Hive's listing = the new snapshot's files, footer row counts = total-records. Data files
-// are never touched. No change → no commit.
+// check (validateSync): the listing = the new snapshot's files, the added files' footer rows = their
+// entries, the live files' rows = total-records. Data files are never touched. No change → no commit.
 import type { CommitOutcome, IcebergCatalog, LoadedTable, TableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { PreparedConversion } from '../core/convert/prepare';
@@ -254,7 +254,8 @@ export interface SyncTarget {
 export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: SyncTarget, o: SyncOptions): Promise<SyncResult> {
   const p = t.prepared;
   const cur = await readCurrent(store, catalog, t.ident, p);
-  const d = diffFiles(p.source, cur.files, await listHive(store, p));
+  const listed = await listHive(store, p);
+  const d = diffFiles(p.source, cur.files, listed);
   const base = cur.loaded.metadata;
   if (isInSync(d)) return inSyncResult(cur);
   const id = syncSnapshotId(base.tableUuid, base.currentSnapshotId, d);
@@ -284,7 +285,7 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     metadataLocation,
   });
   o.failpoint?.('sync-after-commit');
-  const validation = await validateSync(store, p, commit.table, id, o, cur.cache);
+  const validation = await validateSync(store, p, commit.table, id, o, cur.cache, listed);
   return {
     status: d.removed.length === 0 ? 'appended' : d.added.length === 0 ? 'deleted' : 'overwrote',
     snapshotId: id.toString(),
@@ -324,12 +325,14 @@ function inSyncResult(cur: Current): SyncResult {
 
 /**
  * After the commit, the committed snapshot read back (its manifest list, and the manifests it
- * wrote; carried-over manifests are immutable and come from `cache`): Hive's listing now = its live
+ * wrote; carried-over manifests are immutable and come from `cache`): Hive's listing = its live
  * files; the footers of the files it added, read again, hold exactly the rows its entries say; and
  * total-records = the rows of its live files. Files carried over were checked the same way by the
  * commit that added them (apply's validation or an earlier sync's), so a sync reads O(change)
- * footers, not O(table). SYNC_VALIDATION_FAILED otherwise (the commit stays: the next sync corrects
- * a Hive change that raced us).
+ * footers, not O(table). The listing is `listed` when given (the one this sync was computed from, a
+ * moment before: every partition listed once per sync, not twice), else Hive's now.
+ * SYNC_VALIDATION_FAILED otherwise (the commit stays: the next sync corrects a Hive change that
+ * raced us).
  */
 async function validateSync(
   store: ObjectStore,
@@ -338,12 +341,13 @@ async function validateSync(
   id: bigint,
   o: SyncOptions,
   cache?: ManifestCache,
+  listed?: readonly HiveFile[],
 ) {
   const snap = table.metadata.snapshots.find((s) => s.snapshotId === id);
   if (snap === undefined || table.metadata.currentSnapshotId !== id)
     throw new MigrationError(ErrorCode.SYNC_VALIDATION_FAILED, `${p.source}: the committed table's current snapshot is not ${id}`);
   const { files, added } = await snapshotFiles(store, p, table.metadata, snap, cache);
-  const hive = await listHive(store, p);
+  const hive = listed ?? (await listHive(store, p));
   const d = diffFiles(p.source, files, hive);
   const formatOf = new Map(hive.map((h) => [samePath(h.path), p.locations[h.location]?.format ?? 'PARQUET']));
   const readers = { ...defaultFooters(store), ...o.footers };
