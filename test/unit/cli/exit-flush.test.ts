@@ -30,3 +30,15 @@ exitAfterFlush(3);`;
   const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   expect([code, out, err]).toEqual([3, BYTES, BYTES]);
 }, 120_000);
+
+it("a reader that goes away (| head: EPIPE) still ends the process with the command's code", async () => {
+  const script = `const { exitAfterFlush } = require(${JSON.stringify(path.join(ROOT, 'cli/main.ts'))});
+process.stdout.write('o'.repeat(${BYTES}));
+exitAfterFlush(3);`;
+  const child = spawn(TSX, ['-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  expect([code, err]).toEqual([3, '']);
+}, 120_000);
