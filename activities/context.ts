@@ -9,7 +9,7 @@ import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { parseTableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
 import { ErrorCode, MigrationError } from '../core/errors';
-import type { HmsReader } from '../core/hive/model';
+import type { HmsPartitionWriter, HmsReader, HmsTableWriter } from '../core/hive/model';
 import type { AssessOptions } from '../core/plan/assess/types';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { TargetConfig } from '../core/plan/target';
@@ -26,6 +26,8 @@ import type { WriteOptions } from '../engine/write-metadata';
 export interface ActivityDeps {
   readonly state: StateStore;
   readonly hms: HmsReader;
+  /** HMS writes: cutover's fence and rollback's unfence (alter_table, register mode), rollback's put-back (add_partitions); unset: those steps refuse (a descendant entry: ROLLBACK_REFUSED as before). */
+  readonly hmsWriter?: HmsTableWriter & HmsPartitionWriter;
   readonly catalog: IcebergCatalog;
   /** The work on one table: metadata writing, validation, drift checks, results file (engine/). */
   readonly engine: ConversionEngine;
@@ -60,7 +62,9 @@ export interface TableRef {
 
 /**
  * Failpoints for crash tests: `HIM_FAILPOINTS=after-write,after-register,during-validate` (and the
- * sync's `sync-before-commit`, `sync-after-commit`) makes the
+ * sync's step boundaries, engine/sync-table.ts SYNC_FAILPOINTS; cutover's `cutover-after-mark`,
+ * `cutover-after-rename`, `cutover-before-fenced-record`, `cutover-before-mark`; rollback's put-back
+ * `put-back-after-add`, `put-back-before-drop`) makes the
  * worker SIGKILL itself at that point, once per (point, table), remembered as marker files in
  * `HIM_FAILPOINT_DIR`. Unset (always, outside tests): no effect.
  */

@@ -1,6 +1,7 @@
 // createActivities(deps): the steps the workflows run, merged from one factory per stage — plan
 // outline and approvals (below), a table's forward steps (table.ts), their inverses and rollback
-// (undo.ts), nightly validation (validation.ts), a migrated table's sync (sync.ts) — over the ports in ActivityDeps (context.ts).
+// (undo.ts), nightly validation (validation.ts), a migrated table's sync (sync.ts), cutover and
+// unfence (cutover.ts over fence.ts) — over the ports in ActivityDeps (context.ts).
 // A MigrationError becomes an ApplicationFailure whose type is the code and nonRetryable =
 // !retryable. Every step is idempotent, and heartbeats while it runs so a killed worker's step is
 // retried within the heartbeat timeout.
@@ -12,10 +13,12 @@ import { activityContext } from './context';
 import { tableActivities } from './table';
 import { undoActivities } from './undo';
 import { syncActivities } from './sync';
+import { cutoverActivities } from './cutover';
 import { validationActivities } from './validation';
 
 export type { ActivityDeps, TableRef } from './context';
 export type { TableSyncOutcome } from './sync';
+export type { CutoverStep } from './cutover';
 export { failpoint, fingerprintOf } from './context';
 
 export interface PlanOutline {
@@ -74,7 +77,14 @@ export function createActivities(deps: ActivityDeps) {
       await c.audit(A.WAVE_APPROVED, `wave:${wave}`, planHash, null, null, { wave }, by);
     },
   };
-  return { ...planActs, ...tableActivities(c), ...undoActivities(c), ...validationActivities(c), ...syncActivities(c) };
+  return {
+    ...planActs,
+    ...tableActivities(c),
+    ...undoActivities(c),
+    ...validationActivities(c),
+    ...syncActivities(c),
+    ...cutoverActivities(c),
+  };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -14,6 +14,15 @@ export function syncActivities(c: Ctx) {
     /** Sync one migrated table of the plan; heartbeats (activities/index.ts) while footers are read. */
     async syncTable(planHash: string, tableId: string): Promise<TableSyncOutcome> {
       const rec = await deps.state.getTable(planHash, tableId);
+      if (rec.status === 'fenced' || rec.status === 'cutover')
+        return {
+          table: tableId,
+          ok: false,
+          error: {
+            code: 'SYNC_CUT_OVER',
+            message: `${tableId} is ${rec.status === 'cutover' ? 'cut over' : 'being cut over (fenced)'}: Iceberg is its source now; nothing to sync`,
+          },
+        };
       if (rec.status !== 'migrated')
         return { table: tableId, ok: false, error: { code: 'USAGE', message: `${tableId} is ${rec.status}, not migrated` } };
       const sync = {

@@ -7,9 +7,12 @@ import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
+import { isLive, nothingToRollBack } from '../core/state/status';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached } from './context';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
+import type { PutBackSummary } from '../engine/put-back';
+import { putBackAndDrop } from './put-back';
 
 /** Delete the files we recorded, newest first, each only inside our metadata directory. */
 async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { path: string }[]): Promise<number> {
@@ -40,7 +43,15 @@ async function holder(
   return { kind: descends ? 'descendant' : 'foreign', location: loaded.metadataLocation };
 }
 
-async function unregisterForRollback(c: Ctx, ref: TableRef, rec: TableRecord, ours: string, force: boolean, by: string): Promise<void> {
+/** Drop the entry for rollback; a descendant whose commits since ours are appends Hive can take is put back first (put-back.ts): its summary. */
+async function unregisterForRollback(
+  c: Ctx,
+  ref: TableRef,
+  rec: TableRecord,
+  ours: string,
+  force: boolean,
+  by: string,
+): Promise<PutBackSummary | null> {
   const ident = c.recordedTarget(ref, rec);
   const catalog = c.catalogOf(ref, rec);
   const name = `${catalog.name}:${formatTableIdent(ident)}`;
@@ -54,6 +65,8 @@ async function unregisterForRollback(c: Ctx, ref: TableRef, rec: TableRecord, ou
     );
   }
   if (h.kind === 'descendant') {
+    const put = await putBackAndDrop(c, ref, rec, { catalog, ident, name, current: h.location, ours }, force, by);
+    if (put !== null) return put;
     if (!force)
       throw new MigrationError(
         ErrorCode.ROLLBACK_REFUSED,
@@ -81,6 +94,7 @@ async function unregisterForRollback(c: Ctx, ref: TableRef, rec: TableRecord, ou
     // Iceberg table put the Hive original back now.
     await c.audit(A.TABLE_UNREGISTERED, name, ref.planHash, digestOf(ours), null, { metadataLocation: ours, resumed: true }, by);
   }
+  return null;
 }
 
 /**
@@ -135,7 +149,7 @@ async function deleteMetadata(c: Ctx, ref: TableRef): Promise<{ deleted: number 
 async function markFailed(c: Ctx, ref: TableRef, code: string, message: string): Promise<void> {
   const { deps } = c;
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-  if (rec.status === 'failed' || rec.status === 'migrated') return;
+  if (rec.status === 'failed' || isLive(rec.status)) return;
   await deps.state.recordStep(
     ref.planHash,
     ref.tableId,
@@ -154,12 +168,14 @@ async function markFailed(c: Ctx, ref: TableRef, code: string, message: string):
  * recorded metadata, then verify the HMS object equals the saved original (a register-only
  * catalog never altered it; an in-place one has just put it back).
  */
-async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string): Promise<{ status: string }> {
+async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string): Promise<RollbackTableResult> {
   const { deps } = c;
-  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-  const r = c.recorded(rec);
-  if (rec.status === 'rolled-back' || rec.original === null) return { status: rec.status };
-  if (r !== null) await unregisterForRollback(c, ref, rec, r.metadataLocation, force, by);
+  const first = await deps.state.getTable(ref.planHash, ref.tableId);
+  const r = c.recorded(first);
+  if (first.status === 'rolled-back' || first.original === null) return { status: first.status };
+  const put = r === null ? null : await unregisterForRollback(c, ref, first, r.metadataLocation, force, by);
+  // A put-back moved the saved original on (original + the partitions added): check against that.
+  const rec = put === null ? first : await deps.state.getTable(ref.planHash, ref.tableId);
   const deleted = r === null ? 0 : await deleteRecorded(c, r.metadataDir, r.files);
   if (deleted > 0)
     await c.audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(rec.writtenFiles), null, { files: deleted }, by);
@@ -183,12 +199,35 @@ async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string):
       ref.planHash,
       r === null ? null : digestOf(r.metadataLocation),
       rec.originalDigest,
-      { verified: true, metadataFilesDeleted: deleted },
+      { verified: true, metadataFilesDeleted: deleted, ...(put === null ? {} : { putBack: { head: put.head, files: put.files } }) },
       by,
     ),
   );
-  return { status: 'rolled-back' };
+  return { status: 'rolled-back', ...(put === null ? {} : { putBack: putBackOutcome(put) }) };
 }
+
+/** What a rolled-back table reports to the rollback workflow. */
+export interface RollbackTableResult {
+  readonly status: string;
+  /** Set when appends other engines made since ours were put back into Hive. */
+  readonly putBack?: PutBackOutcome;
+}
+
+export interface PutBackOutcome {
+  readonly snapshots: readonly string[];
+  readonly partitionsAdded: readonly string[];
+  readonly partitionsVisible: readonly string[];
+  readonly files: number;
+  readonly records: number;
+}
+
+const putBackOutcome = (s: PutBackSummary): PutBackOutcome => ({
+  snapshots: s.snapshots.map((x) => x.snapshotId),
+  partitionsAdded: s.partitionsToAdd.map((p) => p.name),
+  partitionsVisible: s.partitionsVisible.map((p) => p.name),
+  files: s.files,
+  records: s.records,
+});
 
 /**
  * The tables a rollback of the wave undoes: every one with something of ours left — not those
@@ -197,12 +236,7 @@ async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string):
 async function migratedTables(c: Ctx, planHash: string, wave: number): Promise<string[]> {
   const { deps } = c;
   const recs = await deps.state.listTables(planHash, wave);
-  const done = (t: TableRecord): boolean =>
-    t.status === 'pending' ||
-    t.status === 'rolled-back' ||
-    t.status === 'skipped' ||
-    (t.status === 'failed' && t.errorCode !== ErrorCode.COMPENSATION_INCOMPLETE);
-  return recs.filter((t) => !done(t)).map((t) => t.tableId);
+  return recs.filter((t) => !nothingToRollBack(t)).map((t) => t.tableId);
 }
 
 /** These steps as activities (names are what the workflows call: never rename). */
@@ -211,7 +245,7 @@ export function undoActivities(c: Ctx) {
     unregisterTable: (ref: TableRef): Promise<{ outcome: string }> => unregisterTable(c, ref),
     deleteMetadata: (ref: TableRef): Promise<{ deleted: number }> => deleteMetadata(c, ref),
     markFailed: (ref: TableRef, code: string, message: string): Promise<void> => markFailed(c, ref, code, message),
-    rollbackTable: (ref: TableRef, force: boolean, by: string): Promise<{ status: string }> => rollbackTable(c, ref, force, by),
+    rollbackTable: (ref: TableRef, force: boolean, by: string): Promise<RollbackTableResult> => rollbackTable(c, ref, force, by),
     migratedTables: (planHash: string, wave: number): Promise<string[]> => migratedTables(c, planHash, wave),
   };
 }

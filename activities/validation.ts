@@ -9,6 +9,8 @@ import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { tableWorkflowId } from '../core/plan/ids';
 import type { Ctx } from './context';
+import type { TableStatus } from '../core/state/store';
+import { isLive } from '../core/state/status';
 import { orphanSummary } from './repair';
 
 const ignoreExisting = (e: unknown): void => {
@@ -54,16 +56,20 @@ async function orphansOf(c: Ctx, planHash: string): Promise<{ orphans: number | 
 export function validationActivities(c: Ctx) {
   const { deps } = c;
   return {
-    /** Tables a validation run covers: migrated ones of the plan, optionally limited to waves/tables. */
+    /**
+     * Tables a run covers, optionally limited to waves/tables: `migrated` ones (sync: the default),
+     * or with `live` also those fenced or cut over (nightly validation still checks them).
+     */
     async validationScope(
       planHash: string,
       waves: readonly number[] = [],
       tables: readonly string[] = [],
+      statuses: 'migrated' | 'live' = 'migrated',
     ): Promise<{ tables: string[]; teams: string[] }> {
       const p = await c.plan(planHash);
+      const covered = (s: TableStatus): boolean => (statuses === 'live' ? isLive(s) : s === 'migrated');
       const recs = (await deps.state.listTables(planHash)).filter(
-        (t) =>
-          t.status === 'migrated' && (waves.length === 0 || waves.includes(t.wave)) && (tables.length === 0 || tables.includes(t.tableId)),
+        (t) => covered(t.status) && (waves.length === 0 || waves.includes(t.wave)) && (tables.length === 0 || tables.includes(t.tableId)),
       );
       const team = new Map(p.waves.flatMap((w) => w.tables.map((t) => [t.id, t.team ?? 'unowned'] as const)));
       return { tables: recs.map((r) => r.tableId), teams: [...new Set(recs.map((r) => team.get(r.tableId) ?? 'unowned'))].sort() };

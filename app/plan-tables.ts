@@ -8,6 +8,7 @@ import type { HmsReader } from '../core/hive/model';
 import { planId } from '../core/plan/ids';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { StateStore, TableRecord } from '../core/state/store';
+import { isLive } from '../core/state/status';
 import type { Stores } from './runtime';
 import { openCatalog, openHmsReader, openState, openStores } from './runtime';
 
@@ -36,7 +37,7 @@ export async function withMigratedTables<T>(
     catalog = await openCatalog(config, process.env, stores);
     const planHash = await state.resolvePlan(plan);
     const p = await state.getPlan(planHash);
-    const records = (await state.listTables(planHash)).filter((t) => t.status === 'migrated' && inScope(t));
+    const records = (await state.listTables(planHash)).filter((t) => isLive(t.status) && inScope(t));
     if (records.length === 0) throw new MigrationError(ErrorCode.USAGE, `no migrated table of plan ${planId(planHash)} matches the scope`);
     return await fn({ state, hms, stores, catalog, planHash, plan: p, records });
   } finally {

@@ -12,6 +12,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
+import type { QueryDefinition } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { MigrationInput, MigrationStatus } from '../workflows/index';
@@ -184,4 +185,34 @@ export function outcomeOf(s: MigrationStatus, maxFailed: number): Outcome {
     failedTables,
     note: `${failedTables} table${failedTables === 1 ? '' : 's'} failed (allowed by --max-failed ${maxFailed})`,
   };
+}
+
+/**
+ * Follow a started workflow to its result (as planResult), polling `query` every `pollMs` and
+ * reporting each new answer to `progress` (sync and cutover's --wait).
+ */
+export async function followWorkflow<R, P>(
+  tmp: TemporalHandle,
+  workflowId: string,
+  query: QueryDefinition<P, []>,
+  progress: (p: P) => void,
+  pollMs = 2_000,
+): Promise<R> {
+  const h = tmp.client.workflow.getHandle(workflowId);
+  const result = planResult<R>(h);
+  let ended = false;
+  void result.then(
+    () => (ended = true),
+    () => (ended = true),
+  );
+  let last = '';
+  while (!ended) {
+    await new Promise((r) => setTimeout(r, pollMs));
+    if (ended) break;
+    const p = await h.query(query).catch(() => undefined);
+    const now = JSON.stringify(p);
+    if (p !== undefined && now !== last) progress(p);
+    last = now;
+  }
+  return result;
 }

@@ -6,6 +6,7 @@ import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { RollbackResult } from '../workflows/index';
 import { cancelSignal, planId, planWorkflowId, rollbackWaveWorkflow, rollbackWorkflowId, SA, waveWorkflowId } from '../workflows/index';
 import type { MigrateConfig } from '../core/config/schema';
+import type { StateStore } from '../core/state/store';
 import { ErrorCode, MigrationError } from '../core/errors';
 import { temporalError, who } from './plan-workflow';
 import { openState, openTemporal } from './runtime';
@@ -105,18 +106,28 @@ async function runRollback(tmp: TemporalHandle, planHash: string, wave: number, 
   }
 }
 
+/** The plan hash of `plan` (a unique prefix), checked to have `wave` (WAVE_UNKNOWN otherwise). */
+export async function planWithWave(state: StateStore, plan: string, wave: number): Promise<string> {
+  const planHash = await state.resolvePlan(plan);
+  const waves = (await state.getPlan(planHash)).waves.map((w) => w.number);
+  if (!waves.includes(wave))
+    throw new MigrationError(
+      ErrorCode.WAVE_UNKNOWN,
+      `plan ${planId(planHash)} has no wave ${wave} (its waves: ${waves.join(', ') || 'none'})`,
+      {
+        plan: planId(planHash),
+        wave,
+        waves,
+      },
+    );
+  return planHash;
+}
+
 /** Roll back one wave of an applied plan; the plan and the wave are checked in the state store before anything starts. */
 export async function rollbackPlanWave(config: MigrateConfig, plan: string, opts: RollbackOptions): Promise<WaveRollback> {
   const state = await openState(config);
   try {
-    const planHash = await state.resolvePlan(plan);
-    const waves = (await state.getPlan(planHash)).waves.map((w) => w.number);
-    if (!waves.includes(opts.wave))
-      throw new MigrationError(
-        ErrorCode.WAVE_UNKNOWN,
-        `plan ${planId(planHash)} has no wave ${opts.wave} (its waves: ${waves.join(', ') || 'none'})`,
-        { plan: planId(planHash), wave: opts.wave, waves },
-      );
+    const planHash = await planWithWave(state, plan, opts.wave);
     const tmp = await openTemporal(config);
     try {
       return await runRollback(tmp, planHash, opts.wave, opts);

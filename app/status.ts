@@ -17,7 +17,8 @@ import {
   temporalError,
   unknownPlan,
 } from './plan-workflow';
-import { openTemporal } from './runtime';
+import { openState, openTemporal } from './runtime';
+import type { StateStore } from '../core/state/store';
 import { PLAN_SIGNAL_HELP } from './plan-signals';
 import type { PlanSignal } from './plan-signals';
 import type { TemporalHandle } from './runtime';
@@ -26,8 +27,17 @@ export { planArg };
 
 const ENDED: readonly string[] = ['succeeded', 'failed', 'cancelled'];
 
+/** Per wave, the tables `migrate cutover` fenced or cut over (from the state store). */
+export interface WaveCutover {
+  readonly wave: number;
+  readonly fenced: readonly string[];
+  readonly cutover: readonly string[];
+}
+
 export interface PlanReport {
   readonly status: MigrationStatus;
+  /** Waves with fenced or cut-over tables (state store); absent when the state store cannot be read. */
+  readonly cutover?: readonly WaveCutover[];
   readonly outcome: Outcome;
   /** The plan has ended: watching it further shows nothing new. */
   readonly ended: boolean;
@@ -52,13 +62,32 @@ export async function watchPlan(
     const h = planHandle(tmp, plan);
     for (;;) {
       const s = await planStatus(tmp, h, plan);
-      const r = { status: s, outcome: await outcome(tmp, plan, s), ended: ENDED.includes(s.state) };
+      const cut = await cutoverOf(config, s.planHash);
+      const r = { status: s, outcome: await outcome(tmp, plan, s), ended: ENDED.includes(s.state), ...(cut ? { cutover: cut } : {}) };
       await onReport(r);
       if (!o.watch || r.ended) return r;
       await new Promise((resolve) => setTimeout(resolve, o.everyMs ?? 2000));
     }
   } finally {
     await tmp.close();
+  }
+}
+
+/** The fenced and cut-over tables per wave; undefined when the state store cannot be read (status still shows Temporal's view). */
+async function cutoverOf(config: MigrateConfig, planHash: string): Promise<WaveCutover[] | undefined> {
+  let state: StateStore | undefined;
+  try {
+    state = await openState(config);
+    const recs = await state.listTables(planHash);
+    const waves = [...new Set(recs.filter((r) => r.status === 'fenced' || r.status === 'cutover').map((r) => r.wave))].sort(
+      (a, b) => a - b,
+    );
+    const of = (w: number, st: string) => recs.filter((r) => r.wave === w && r.status === st).map((r) => r.tableId);
+    return waves.map((wave) => ({ wave, fenced: of(wave, 'fenced'), cutover: of(wave, 'cutover') }));
+  } catch {
+    return undefined;
+  } finally {
+    await state?.close();
   }
 }
 

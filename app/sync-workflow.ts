@@ -7,7 +7,7 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import { planId, syncWorkflowId } from '../core/plan/ids';
 import { SA, syncStatusQuery, syncWorkflow } from '../workflows/index';
 import type { SyncRunResult, SyncStatus } from '../workflows/index';
-import { CALL_MS, planResult, temporalError } from './plan-workflow';
+import { CALL_MS, followWorkflow, temporalError } from './plan-workflow';
 import { openState, openTemporal } from './runtime';
 import type { TemporalHandle } from './runtime';
 import type { SyncScope } from './sync';
@@ -24,19 +24,25 @@ export interface SyncStarted {
   readonly result?: SyncRunResult;
 }
 
-const POLL_MS = 2_000;
-
 /** A stamp for the workflow id: UTC to the millisecond, so two runs a second apart are distinct. */
 const stampOf = (d: Date): string => d.toISOString().replace(/[-:]/g, '').replace('.', '');
 
-async function start(tmp: TemporalHandle, planHash: string, scope: SyncScope, workflowId: string): Promise<void> {
+/** Per-run knobs of the workflow: the steps' heartbeat deadline and the tables a run syncs before it continues as new. */
+export interface SyncRunOptions {
+  readonly heartbeatSeconds?: number;
+  readonly tablesPerRun?: number;
+}
+
+async function start(tmp: TemporalHandle, planHash: string, scope: SyncScope, workflowId: string, run: SyncRunOptions): Promise<void> {
   const waves = scope.waves;
+  const timeouts = run.heartbeatSeconds === undefined ? {} : { timeouts: { heartbeatSeconds: run.heartbeatSeconds } };
+  const perRun = run.tablesPerRun === undefined ? {} : { tablesPerRun: run.tablesPerRun };
   try {
     await tmp.deadline(CALL_MS, () =>
       tmp.client.workflow.start(syncWorkflow, {
         taskQueue: tmp.taskQueue,
         workflowId,
-        args: [{ planHash, waves: [...waves], tables: [...scope.tables], concurrency: scope.concurrency }],
+        args: [{ planHash, waves: [...waves], tables: [...scope.tables], concurrency: scope.concurrency, ...timeouts, ...perRun }],
         typedSearchAttributes: [
           { key: SA.plan, value: planId(planHash) },
           ...(waves.length === 1 ? [{ key: SA.wave, value: waves[0] as number }] : []),
@@ -53,33 +59,12 @@ async function start(tmp: TemporalHandle, planHash: string, scope: SyncScope, wo
   }
 }
 
-/** Report progress until the workflow ends, then its result. */
-async function follow(tmp: TemporalHandle, workflowId: string, progress: (p: SyncProgress) => void): Promise<SyncRunResult> {
-  const h = tmp.client.workflow.getHandle(workflowId);
-  const result = planResult<SyncRunResult>(h);
-  let ended = false;
-  void result.then(
-    () => (ended = true),
-    () => (ended = true),
-  );
-  let last = '';
-  while (!ended) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
-    if (ended) break;
-    const p = await h.query(syncStatusQuery).catch(() => undefined);
-    const now = JSON.stringify(p);
-    if (p !== undefined && now !== last) progress(p);
-    last = now;
-  }
-  return result;
-}
-
 /** Start the plan's sync workflow (a worker runs it); with `wait`, follow it to its result. */
 export async function startSync(
   config: MigrateConfig,
   plan: string,
   scope: SyncScope,
-  o: { readonly wait: boolean; readonly progress: (p: SyncProgress) => void },
+  o: { readonly wait: boolean; readonly progress: (p: SyncProgress) => void; readonly run?: SyncRunOptions },
 ): Promise<SyncStarted> {
   const state = await openState(config);
   let planHash: string;
@@ -93,10 +78,15 @@ export async function startSync(
   const tmp = await openTemporal(config);
   try {
     const workflowId = syncWorkflowId(planHash, stampOf(new Date()));
-    await start(tmp, planHash, scope, workflowId);
+    await start(tmp, planHash, scope, workflowId, o.run ?? {});
     const ui = tmp.uiUrl === undefined ? undefined : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows/${encodeURIComponent(workflowId)}`;
     if (!o.wait) return { plan: planId(planHash), workflowId, ui };
-    return { plan: planId(planHash), workflowId, ui, result: await follow(tmp, workflowId, o.progress) };
+    return {
+      plan: planId(planHash),
+      workflowId,
+      ui,
+      result: await followWorkflow<SyncRunResult, SyncProgress>(tmp, workflowId, syncStatusQuery, o.progress),
+    };
   } finally {
     await tmp.close();
   }

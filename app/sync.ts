@@ -52,6 +52,13 @@ export function inScope(records: readonly TableRecord[], planHash: string, scope
       (scope.waves.length === 0 || scope.waves.includes(t.wave)) &&
       (scope.tables.length === 0 || scope.tables.includes(t.tableId)),
   );
+  const cut = records.filter((t) => (t.status === 'fenced' || t.status === 'cutover') && scope.tables.includes(t.tableId));
+  if (cut.length > 0)
+    throw new MigrationError(
+      ErrorCode.SYNC_CUT_OVER,
+      `${cut.map((t) => `${t.tableId} (${t.status})`).join(', ')}: cut over by migrate cutover; Iceberg is the source now, there is nothing to sync`,
+      { plan: planId(planHash), tables: cut.map((t) => t.tableId) },
+    );
   const unknown = scope.tables.filter((t) => !kept.some((r) => r.tableId === t));
   if (unknown.length > 0)
     throw new MigrationError(ErrorCode.USAGE, `no migrated table of plan ${planId(planHash)} named ${unknown.join(', ')}`, {

@@ -9,6 +9,7 @@ import { targetConfigOf } from '../core/plan/target';
 import { workerActivities } from '../activities/index';
 import { createEngine } from '../engine/engine';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
+import { ThriftHmsWriter } from '../adapters/hms/thrift/writer';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
 import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectError } from './temporal-connect';
 import type { TemporalSettings } from './temporal-connect';
@@ -46,6 +47,8 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
   return workerActivities({
     state,
     hms,
+    // Cutover's fence, rollback's unfence and put-back alter the source HMS's tables (sharing the reader's connections).
+    hmsWriter: new ThriftHmsWriter(hms.caller),
     catalog,
     storeFor: stores.storeFor,
     namespacePrefix: config.catalog?.namespacePrefix ?? '',

@@ -47,6 +47,7 @@ export const FLAG_RANGES = {
   maxFailed: { min: 0, max: 1_000_000 },
   timeoutSeconds: { min: 1, max: 86_400 },
   wave: { min: 1, max: MAX_WAVE },
+  tablesPerRun: { min: 1, max: 100_000 },
 } as const satisfies Record<string, IntRange>;
 
 /** A repeatable string flag (`--database a --database b`), collected in order. */

@@ -19,6 +19,7 @@ import { registerValidation } from './commands/validate';
 import { registerAudit } from './commands/audit';
 import { registerRepair } from './commands/repair';
 import { registerSync } from './commands/sync';
+import { registerCutover } from './commands/cutover';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -32,6 +33,7 @@ A migration, step by step (every command takes --config and --json):
   migrate status <plan-id> --watch                        progress per wave and table
   migrate rollback <plan-id> --wave N                     unregister without purge, delete only our metadata
   migrate sync <plan-id>                                  Hive kept changing: new Iceberg snapshots, metadata-only
+  migrate cutover <plan-id> --wave N                      fence Hive writers, final sync + validation: Iceberg is the table
   migrate schedule create <plan-id>                       nightly drift checks; migrate validate <plan-id> on demand
   migrate audit verify                                    the hash-chained audit log is intact
 `;
@@ -82,6 +84,7 @@ export function buildProgram(io: IO, json = false): Command {
   registerOrchestration(program, io);
   registerValidation(program, io);
   registerSync(program, io);
+  registerCutover(program, io);
   registerAudit(program, io);
   registerRepair(program, io);
 

@@ -2,6 +2,17 @@
 import { ExitCode } from '../core/exit-codes';
 import { planId } from '../core/plan/ids';
 import type { MigrationStatus, Outcome } from '../app/plan-workflow';
+import type { WaveCutover } from '../app/status';
+
+/** `wave N: cut over …; fenced …` lines (migrate cutover), after the waves. */
+export function renderCutover(cut: readonly WaveCutover[] | undefined): string {
+  return (cut ?? [])
+    .map(
+      (c) =>
+        `  wave ${c.wave}: ${c.cutover.length} cut over${c.cutover.length ? ` (${c.cutover.join(', ')})` : ''}${c.fenced.length ? `; ${c.fenced.length} fenced, not yet cut over (${c.fenced.join(', ')})` : ''}\n`,
+    )
+    .join('');
+}
 
 export function renderStatus(s: MigrationStatus, o: Outcome): string {
   const lines = [`plan ${planId(s.planHash)}: ${s.state}${s.currentWave !== null ? ` (wave ${s.currentWave} of ${s.totalWaves})` : ''}`];

@@ -109,15 +109,25 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   CATALOG_IN_PLACE_UNSUPPORTED: 'Use catalog.mode register (a new table) for this table, or migrate it with a REST/JDBC catalog.',
   CONVERT_BUCKETED: 'Set plan.assess.allowUnbucketed: true to convert bucketed tables as unbucketed Iceberg tables, or exclude them.',
   SOURCE_CHANGED:
-    'The Hive table changed after planning in a way that changes its conversion (the message names what: a column or partition key, the format, the location, the class): if intended, run `migrate plan` again and apply the new plan. New partitions, files and stats alone never cause it, except in a version 2 plan (plan again to get version 3). At rollback or an in-place register: the Hive table changed since apply saved it and nothing was overwritten — find out who changed it first.',
+    'The Hive table changed after planning in a way that changes its conversion (the message names what: a column or partition key, the format, the location, the class): if intended, run `migrate plan` again and apply the new plan. New partitions, files and stats alone never cause it, except in a version 2 plan (plan again to get version 3); `migrate sync` also accepts columns added at the end of the table (a schema update), never a type change, drop, rename or reorder. At rollback or an in-place register: the Hive table changed since apply saved it and nothing was overwritten — find out who changed it first.',
   SYNC_FOREIGN_COMMITS:
     'Another writer committed to the Iceberg table (its current snapshot is not ours): the table was cut over, so Hive is no longer its source. Stop syncing it; if the commit was a mistake, roll it back with your Iceberg engine (e.g. rollback_to_snapshot to our last snapshot) and sync again.',
   SYNC_FILE_REWRITTEN:
     'A data file was rewritten in place under the same name (size changed). Hive writers normally write new file names; find the job that rewrites files, then roll the table back and apply again, or restore the file.',
+  SYNC_CUT_OVER:
+    'The table was cut over: Iceberg is its source now and the Hive table is fenced. Nothing to sync; to go back to Hive, run `migrate rollback <plan> --wave N` (it unfences first).',
+  CUTOVER_FENCE_CONFLICT:
+    'Look at both names in HMS: a table re-created under the old name (a writer that did not stop) or an unrelated table holding the fenced name must be moved or dropped by its owner; then run `migrate cutover` (or `migrate rollback`) again. A moved location: restore it with ALTER TABLE … SET LOCATION before anything else.',
+  CUTOVER_NOT_MIGRATED:
+    'Only migrated tables are cut over: finish `migrate apply` for the wave (see `migrate status`), or leave the table out with --table.',
   SYNC_VALIDATION_FAILED:
-    'The Hive side changed while sync ran (files added or removed between the listing and the check), or a footer disagrees with the manifests: run `migrate sync` again; if it persists, run `migrate validate` on the table and look at the rows it reports.',
+    'The Hive side changed while sync ran (files added or removed between the listing and the check), or a footer disagrees with the manifests — also for a snapshot a killed run committed, which the rerun checks before recording it (the record stays on the previous snapshot): run `migrate sync` again; if it persists, run `migrate validate` on the table and look at the rows it reports.',
+  SYNC_RECORD_MOVED:
+    'Two attempts of one table’s sync overlapped (a step whose worker stalled past its heartbeat timeout ran on beside its retry) and the other recorded first: when it recorded the same snapshot nothing is lost (sync reports it as its own); otherwise run `migrate sync` again.',
   ROLLBACK_REFUSED:
     'The Iceberg table has commits after ours (or the wave is still running): rollback --force discards them (audited), or wait with --wait-for-wave.',
+  ROLLBACK_BLOCKED:
+    'Commits since ours are not plain appends Hive can take back (deletes, updates, delete files, compaction, partition or schema evolution, Avro files, or files outside the Hive partition directories; the message names each snapshot). Roll back, rewrite or expire those snapshots in Iceberg first (e.g. rollback_to_snapshot to the last appends), or `rollback --force` to drop the Iceberg table with them (audited). `rollback --dry-run` shows what would be put back.',
   VALIDATION_ROW_COUNT_MISMATCH:
     'Row counts disagree (footers, snapshot, manifests, HMS stats): the migrated table is not registered; check the files named, then apply again.',
   VALIDATION_FILES_MISMATCH:

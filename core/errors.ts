@@ -138,12 +138,22 @@ export const ErrorCode = {
   SOURCE_CHANGED: 'SOURCE_CHANGED',
   /** Rollback refused: the Iceberg table has commits after ours (use --force, which is audited). */
   ROLLBACK_REFUSED: 'ROLLBACK_REFUSED',
+  /** Rollback refused: commits since ours that cannot be put back into Hive (not an append of Parquet/ORC data files under our spec, or files where Hive would not read them); the message lists each blocking snapshot id, its operation and why. */
+  ROLLBACK_BLOCKED: 'ROLLBACK_BLOCKED',
   /** Sync refused: the Iceberg table's current snapshot was not committed by this tool (another writer committed: it was cut over). */
   SYNC_FOREIGN_COMMITS: 'SYNC_FOREIGN_COMMITS',
   /** Sync refused: a data file kept its path but changed its size (rewritten in place); a snapshot cannot both keep and replace one path. */
   SYNC_FILE_REWRITTEN: 'SYNC_FILE_REWRITTEN',
+  /** Sync refused: the table was cut over (`migrate cutover`); Iceberg is its only source now and Hive is fenced. */
+  SYNC_CUT_OVER: 'SYNC_CUT_OVER',
+  /** Cutover: the fence cannot be set or lifted as recorded (the fenced name is taken by another table, the name was re-created, or a rename moved a location). */
+  CUTOVER_FENCE_CONFLICT: 'CUTOVER_FENCE_CONFLICT',
+  /** Cutover refused for a table that is not migrated (pending, failed, rolled back) or not in the wave. */
+  CUTOVER_NOT_MIGRATED: 'CUTOVER_NOT_MIGRATED',
   /** Sync: after the commit, the Hive listing and the new snapshot's files, or the footer row counts and total-records, disagree. */
   SYNC_VALIDATION_FAILED: 'SYNC_VALIDATION_FAILED',
+  /** Sync: the table's record moved past the snapshot this sync started from while it recorded (a concurrent attempt recorded first). */
+  SYNC_RECORD_MOVED: 'SYNC_RECORD_MOVED',
   /** Validation: the row counts (footers, snapshot summary, manifests, HMS stats) disagree. */
   VALIDATION_ROW_COUNT_MISMATCH: 'VALIDATION_ROW_COUNT_MISMATCH',
   /** Validation: the data files in storage and in our manifests differ (path, size or partition). */

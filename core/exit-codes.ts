@@ -49,6 +49,7 @@ export const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ErrorCode.WAVE_UNKNOWN,
   ErrorCode.WAVE_ALREADY_RAN,
   ErrorCode.PLAN_FINISHED,
+  ErrorCode.SYNC_CUT_OVER,
   ...PLAN_INPUT_CODES,
 ]);
 
@@ -123,14 +124,19 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
     2: 'bad configuration, or a plan never applied',
   },
   rollback: {
-    0: 'every migrated table of the wave rolled back (a wave still applying is cancelled or waited for first, and the output says so)',
-    1: 'a table was refused, the wave did not end within --max-wait (ROLLBACK_REFUSED), the rollback workflow ended without a result, or Temporal or the state DB unreachable',
+    0: 'every migrated table of the wave rolled back, appends other engines made since ours put back into Hive (a wave still applying is cancelled or waited for first, and the output says so); with --dry-run: no table would be refused',
+    1: 'a table was refused (ROLLBACK_BLOCKED: commits since ours that cannot be put back into Hive, named by snapshot id; ROLLBACK_REFUSED; ROLLBACK_NOT_OURS; SOURCE_CHANGED), the wave did not end within --max-wait (ROLLBACK_REFUSED), the rollback workflow ended without a result, or Temporal or the state DB unreachable; with --dry-run: a table would be refused',
     2: 'bad flag or configuration, an unknown plan (PLAN_INVALID), or a wave the plan does not have (WAVE_UNKNOWN)',
   },
   sync: {
     0: 'every table in scope is in sync: a snapshot was committed and validated, or nothing had changed (with --no-wait: the sync workflow was started)',
     1: 'a table was refused (SYNC_FOREIGN_COMMITS, SOURCE_CHANGED), its commit lost a race (CATALOG_CONFLICT), its validation failed (SYNC_VALIDATION_FAILED), or an endpoint is unreachable; the other tables were still synced. Through Temporal also: the sync workflow ended without a result (TEMPORAL_WORKFLOW_ENDED)',
-    2: 'bad flag or configuration, an unknown plan, or no migrated table in scope',
+    2: 'bad flag or configuration, an unknown plan, no migrated table in scope, or a named table that was cut over (SYNC_CUT_OVER)',
+  },
+  cutover: {
+    0: 'every table in scope is cut over (fenced, synced, validated, marked), or already was (with --no-wait: the cutover workflow was started)',
+    1: 'a table was refused or failed (CUTOVER_FENCE_CONFLICT, CUTOVER_NOT_MIGRATED, SYNC_FOREIGN_COMMITS, SOURCE_CHANGED, SYNC_VALIDATION_FAILED, …: the output names it; the others were still cut over), the cutover workflow ended without a result, or Temporal or the state DB unreachable',
+    2: 'bad flag or configuration, an unknown plan (PLAN_INVALID), a wave the plan does not have (WAVE_UNKNOWN), or no migrated table in scope',
   },
   validate: {
     0: 'clean',

@@ -11,6 +11,7 @@ import type { HmsReader, TableInventory } from '../core/hive/model';
 import type { PlanFile } from '../core/plan/plan-file';
 import { tableObjectDigest } from '../core/hive/fingerprint';
 import type { ObjectStore } from '../core/storage/object-store';
+import { fencedName, unfencedInventory } from '../core/cutover/fence';
 import type { FileFact } from '../core/validate/compare';
 import type { RowInput, ValidationRow } from '../core/validate/drift';
 import { DriftCheck, DriftCode, changedKeys, fileDrift, objectDrift, partitionDrift } from '../core/validate/drift';
@@ -64,12 +65,21 @@ async function checkHms(deps: DriftDeps, rec: TableRecord, original: TableInvent
       });
       return;
     }
-    const name = place.kind === 'aside' ? place.name : nameOf(rec.tableId);
+    // Fenced by cutover (register mode): the Hive table waits under its fenced name, compared as the table it was.
+    const fenced = place.kind === 'untouched' && (rec.status === 'fenced' || rec.status === 'cutover');
+    const name = place.kind === 'aside' ? place.name : fenced ? fencedName(nameOf(rec.tableId)) : nameOf(rec.tableId);
     const [found] = await deps.hms.getTables(dbOf(rec.tableId), [name]).catch((e: unknown) => {
       if (e instanceof MigrationError && e.code === ErrorCode.HMS_NOT_FOUND) return [];
       throw e;
     });
-    const now_ = found === undefined || place.kind !== 'aside' ? found : { ...found, table: place.asOriginal(found.table) };
+    const now_ =
+      found === undefined
+        ? found
+        : place.kind === 'aside'
+          ? { ...found, table: place.asOriginal(found.table) }
+          : fenced
+            ? unfencedInventory(found, nameOf(rec.tableId))
+            : found;
     add(
       objectDrift(
         tableObjectDigest(original.table),

@@ -1,11 +1,12 @@
 // The conversion engine port: the work on one table that activities hand off — write its Iceberg
 // metadata (list, footers, manifests, manifest list, metadata.json), validate a conversion, run a
-// migrated table's nightly drift checks, write a validation run's results file, sync a migrated table. Activities import
+// migrated table's nightly drift checks, write a validation run's results file, sync a migrated table,
+// plan a rollback's put-back of other engines' appends. Activities import
 // this file with `import type` only (eslint.config.mjs); the worker's assembly builds
 // `createEngine()` and passes it in ActivityDeps.engine, so tests can hand in another.
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
-import type { HivePartition, HiveTable } from '../core/hive/model';
+import type { HivePartition, HiveTable, TableInventory } from '../core/hive/model';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
@@ -16,7 +17,10 @@ import { checkTableDrift } from './drift-check';
 import type { ValidateOptions, ValidationEvidence } from './validate-conversion';
 import { validateConversion } from './validate-conversion';
 import type { SyncRecordDeps, TableSyncOutcome } from './sync-record';
-import { syncMigratedTable } from './sync-record';
+import { syncMigratedTable, validateSyncedTable } from './sync-record';
+import type { SyncValidation } from './sync-table';
+import type { PutBackPlan } from './put-back';
+import { planPutBack } from './put-back';
 import type { WriteOptions, WrittenMetadata } from './write-metadata';
 import { writeIcebergMetadata } from './write-metadata';
 
@@ -38,9 +42,19 @@ export interface ConversionEngine {
   writeResults(store: ObjectStore, location: string, plan: string, runId: string, rows: readonly ValidationRow[]): Promise<string>;
   /** One migrated table's catch-up sync, audited (sync-record.ts; `migrate sync --direct` calls the same). */
   syncMigratedTable(deps: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableSyncOutcome>;
+  /** Cutover's final validation: the Hive side (deps.readLive) and the current snapshot hold the same files and rows. */
+  validateSyncedTable(deps: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncValidation>;
+  /** Rollback: what the commits since ours would put back into Hive (`original`: the Hive table as saved), or what blocks it (put-back.ts). Reads only. */
+  planPutBack(
+    store: ObjectStore,
+    catalog: IcebergCatalog,
+    ident: TableIdent,
+    source: string,
+    original: TableInventory,
+  ): Promise<PutBackPlan>;
 }
 
 /** The engine over this repository's adapters (formats, Avro, storage listing, results Parquet). */
 export function createEngine(): ConversionEngine {
-  return { writeIcebergMetadata, validateConversion, checkTableDrift, writeResults, syncMigratedTable };
+  return { writeIcebergMetadata, validateConversion, checkTableDrift, writeResults, syncMigratedTable, validateSyncedTable, planPutBack };
 }

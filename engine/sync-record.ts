@@ -4,7 +4,8 @@
 // must still hold (core/plan/source-check.ts: SOURCE_CHANGED naming the change) → register-mode
 // only (an in-place table's Hive name is the Iceberg table) → sync (sync-table.ts) → on a commit,
 // the record's metadata location and snapshot move on and a `table.synced` audit event is written
-// in the same transaction (StateStore.recordStep). A rerun after a crash finds its own files and
+// in the same transaction (StateStore.recordStep). Columns Hive gained at the end go in as a schema
+// update with the snapshot (core/plan/source-check.ts syncSourceChange; the event names them). A rerun after a crash finds its own files and
 // the catalog answers already-committed: the record and audit follow once.
 import type { ActorSource } from '../core/audit/chain';
 import { AuditAction, digestOf } from '../core/audit/chain';
@@ -15,13 +16,13 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import { tableFingerprint } from '../core/hive/fingerprint';
 import type { HmsReader, TableInventory } from '../core/hive/model';
 import type { PlanFile } from '../core/plan/plan-file';
-import { sourceChange } from '../core/plan/source-check';
+import { syncSourceChange } from '../core/plan/source-check';
 import type { StateStore, TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { SyncMark } from '../core/sync/lag';
 import { syncMarkOf } from '../core/sync/lag';
-import type { SyncResult } from './sync-table';
-import { syncTable } from './sync-table';
+import type { SyncResult, SyncValidation } from './sync-table';
+import { syncTable, validateCurrent } from './sync-table';
 
 export interface SyncRecordDeps {
   readonly state: StateStore;
@@ -36,6 +37,11 @@ export interface SyncRecordDeps {
   readonly now?: () => Date;
   /** Crash-test hook (engine/sync-table.ts SyncOptions.failpoint). */
   readonly failpoint?: (name: string) => void;
+  /**
+   * Where the Hive side is read (default: the table under its own name). Cutover's final sync reads
+   * the fenced table, seen as the table it was (activities/cutover.ts).
+   */
+  readonly readLive?: (tableId: string) => Promise<TableInventory | undefined>;
 }
 
 /** A table's sync as both paths report it: the result without its file list (payload-sized), or the refusal's code. */
@@ -50,7 +56,12 @@ export type TableSyncOutcome =
  */
 export async function syncMigratedTable(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableSyncOutcome> {
   try {
-    const { written: _written, ...result } = await syncRecord(d, plan, rec);
+    const { written: _written, ...result } = await syncRecord(d, plan, rec).catch(async (e: unknown) => {
+      // The table moved while we prepared: when the mover was another attempt of this sync, the rerun on
+      // the fresh record finds its snapshot (in sync, ours) and reports it; a foreign commit is refused then.
+      if (!(e instanceof MigrationError) || e.code !== ErrorCode.CATALOG_CONFLICT) throw e;
+      return syncRecord(d, plan, await d.state.getTable(rec.planHash, rec.tableId));
+    });
     return { table: rec.tableId, ok: true, result };
   } catch (e) {
     if (!(e instanceof MigrationError) || e.retryable) throw e;
@@ -61,20 +72,28 @@ export async function syncMigratedTable(d: SyncRecordDeps, plan: PlanFile, rec: 
   }
 }
 
-async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncResult> {
-  const [live] = await d.hms.getTables(dbOf(rec.tableId), [nameOf(rec.tableId)]);
+/** The live Hive table of `rec`, its conversion pin checked against the plan's; register mode only. */
+async function liveSource(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableInventory> {
+  const [live] =
+    d.readLive === undefined ? await d.hms.getTables(dbOf(rec.tableId), [nameOf(rec.tableId)]) : [await d.readLive(rec.tableId)];
   if (live === undefined)
     throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${rec.tableId} is not in HMS any more`, { table: rec.tableId });
   const entry = plan.waves.flatMap((w) => w.tables).find((t) => t.id === rec.tableId);
   if (entry === undefined) throw new MigrationError(ErrorCode.PLAN_UNKNOWN_TABLE, `${rec.tableId} is not in the plan`);
-  const changed = sourceChange(rec.tableId, { fingerprint: entry.fingerprint, pin: entry.pin }, live);
-  if (changed !== null) throw changed;
+  // Columns added at the end are accepted (a schema update with the snapshot); any other change of the conversion is SOURCE_CHANGED.
+  const changed = syncSourceChange(rec.tableId, { fingerprint: entry.fingerprint, pin: entry.pin }, live);
+  if (changed.error !== null) throw changed.error;
   if (d.catalog.hiveOriginalPlace(nameOf(rec.tableId), live.table).kind !== 'untouched')
     throw new MigrationError(
       ErrorCode.USAGE,
       `${rec.tableId} was converted in place: its Hive name is the Iceberg table, so no Hive writer can change it; there is nothing to sync`,
       { table: rec.tableId },
     );
+  return live;
+}
+
+async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncResult> {
+  const live = await liveSource(d, plan, rec);
   const prepared = conversionFor(plan, rec.tableId, live, d.namespacePrefix, d.toolVersion);
   const ident = targetOf(rec.tableId, d.namespacePrefix);
   const now = (): Date => d.now?.() ?? new Date();
@@ -82,16 +101,51 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
     d.storeFor([prepared.metadataDir]),
     d.catalog,
     { prepared, ident },
-    { now: () => now().getTime(), footerConcurrency: d.footerConcurrency, failpoint: d.failpoint },
+    {
+      now: () => now().getTime(),
+      footerConcurrency: d.footerConcurrency,
+      failpoint: d.failpoint,
+      recordedSnapshotId: rec.snapshotId ?? null,
+    },
   );
   // In sync on a snapshot the record does not know: our own commit of a run killed before it
-  // recorded (the engine refuses a snapshot that is not ours), so the record catches up now.
+  // recorded (the engine refuses a snapshot that is not ours and validated it like a fresh commit),
+  // so the record catches up now.
   const unrecorded = result.commit === null && result.snapshotId !== rec.snapshotId;
   const mark = syncMarkOf(now(), unrecorded ? { ...result, commit: 'found-committed' } : result, live.partitions.length, rec.sync);
-  if (result.commit !== null || unrecorded) await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`, mark);
-  // In sync: only the mark moves (bookkeeping: when it was checked; nothing of the table changed).
-  else await d.state.updateTable(rec.planHash, rec.tableId, { sync: mark });
+  if (result.commit === null && !unrecorded) {
+    // In sync: only the mark moves (bookkeeping: when it was checked; nothing of the table changed).
+    await d.state.updateTable(rec.planHash, rec.tableId, { sync: mark });
+    return result;
+  }
+  d.failpoint?.('sync-before-record');
+  try {
+    // The mark goes in the same compare-and-swap recordStep as the snapshot (one attempt records both).
+    await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`, mark);
+  } catch (e) {
+    // Another attempt of this sync (its worker stalled past the heartbeat timeout, the retry ran beside it) recorded first.
+    if (!(e instanceof MigrationError) || e.code !== ErrorCode.SYNC_RECORD_MOVED) throw e;
+    if ((await d.state.getTable(rec.planHash, rec.tableId)).snapshotId !== result.snapshotId) throw e;
+  }
+  d.failpoint?.('sync-after-record');
   return result;
+}
+
+/**
+ * Cutover's final validation of a synced table: the Hive listing (read through `readLive`) equals
+ * the current snapshot's live files, and the footers' row counts summed equal its total-records.
+ * SYNC_VALIDATION_FAILED otherwise (engine/sync-table.ts `validateCurrent`).
+ */
+export async function validateSyncedTable(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncValidation> {
+  const live = await liveSource(d, plan, rec);
+  const prepared = conversionFor(plan, rec.tableId, live, d.namespacePrefix, d.toolVersion);
+  const ident = targetOf(rec.tableId, d.namespacePrefix);
+  return validateCurrent(
+    d.storeFor([prepared.metadataDir]),
+    d.catalog,
+    { prepared, ident },
+    { now: () => Date.now(), footerConcurrency: d.footerConcurrency },
+  );
 }
 
 /**
@@ -121,6 +175,7 @@ async function recordSync(
     recordsRemoved: r.recordsRemoved,
     metadataLocation: r.metadataLocation,
     validation: r.validation,
+    ...(r.columnsAdded.length > 0 ? { columnsAdded: r.columnsAdded } : {}),
     hmsDigest: tableFingerprint(live),
   };
   const written = [...(rec.writtenFiles ?? []), ...r.written.filter((w) => !(rec.writtenFiles ?? []).some((o) => o.path === w.path))];
@@ -146,5 +201,7 @@ async function recordSync(
       afterDigest: digestOf(details),
       details,
     },
+    // Compare-and-swap on the record: exactly one attempt records (and audits) this snapshot.
+    { snapshotId: rec.snapshotId ?? null },
   );
 }

@@ -7,7 +7,8 @@
 // from the snapshot id, which is a hash of the table, the parent and the change: a rerun after a
 // crash finds its own files. Then the catalog commit (compare-and-swap on the base we read) and the
 // check (validateSync): the listing = the new snapshot's files, the added files' footer rows = their
-// entries, the live files' rows = total-records. Data files are never touched. No change → no commit.
+// entries, the live files' rows = total-records (a recovered commit and cutover's validateCurrent read
+// every live file's footer). Data files are never touched. No change → no commit.
 import type { CommitOutcome, IcebergCatalog, LoadedTable, TableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { PreparedConversion } from '../core/convert/prepare';
@@ -18,6 +19,10 @@ import { fromMetadataJson, toMetadataJson } from '../core/iceberg/metadata-json'
 import type { FooterReader } from '../core/storage/file-stats';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { HiveFile, IcebergFile, SyncDiff } from '../core/sync/diff';
+import type { SchemaAddition } from '../core/sync/schema';
+import { schemaAddition, withSchemaAddition } from '../core/sync/schema';
+import { buildNameMapping, nameMappingFromJson } from '../core/iceberg/name-mapping';
+import { TableProperty } from '../core/iceberg/spec-constants';
 import { diffFiles, isInSync, manifestsToRewrite, samePath, tupleKey } from '../core/sync/diff';
 import type { SyncTotals } from '../core/sync/snapshot';
 import {
@@ -45,9 +50,29 @@ export interface SyncOptions {
   readonly footers?: Partial<Record<DataFileFormat, FooterReader>>;
   /** The new snapshot's timestamp (epoch ms); raised above the table's last update when needed. */
   readonly now: () => number;
-  /** Crash-test hook around the commit (`sync-before-commit`, `sync-after-commit`; activities/context.ts failpoint). */
+  /** Crash-test hook at every step boundary (`SYNC_FAILPOINTS`; activities/context.ts failpoint). */
   readonly failpoint?: (name: string) => void;
+  /**
+   * The snapshot the table's record knows. When the table is in sync on another snapshot of ours (a
+   * killed run committed it and did not record it), that snapshot is validated like a fresh commit
+   * before it is handed back for recording.
+   */
+  readonly recordedSnapshotId?: string | null;
 }
+
+/**
+ * The step boundaries a crash test can kill a sync at, in order (engine/sync-record.ts adds the two
+ * around the state record; the record and its audit event are one transaction).
+ */
+export const SYNC_FAILPOINTS = [
+  'sync-after-manifests',
+  'sync-after-manifest-list',
+  'sync-after-metadata',
+  'sync-before-commit',
+  'sync-after-commit',
+  'sync-before-record',
+  'sync-after-record',
+] as const;
 
 export type SyncStatus = 'in-sync' | 'appended' | 'overwrote' | 'deleted';
 
@@ -68,6 +93,8 @@ export interface SyncResult {
   readonly summary: Readonly<Record<string, string>> | null;
   readonly written: readonly WrittenFile[];
   readonly validation: { readonly files: number; readonly records: number } | null;
+  /** Columns Hive gained at the end that this sync's snapshot added to the schema (core/sync/schema.ts). */
+  readonly columnsAdded: readonly string[];
 }
 
 interface Current {
@@ -155,6 +182,18 @@ async function listHive(store: ObjectStore, p: PreparedConversion): Promise<Hive
   const out: HiveFile[] = [];
   for await (const l of listTableFiles(store, p, {})) for (const f of l.files) out.push({ path: f.path, size: f.size, location: l.index });
   return out;
+}
+
+/**
+ * The conversion as the table's current schema numbers it: footers are read against the table's
+ * field ids and name mapping (the live table's fresh conversion numbers a column added since apply
+ * differently), unless both agree.
+ */
+function asTable(p: PreparedConversion, m: TableMetadata): PreparedConversion {
+  const { schema } = tableShape(p, m);
+  if (JSON.stringify(schema.fields) === JSON.stringify(p.schema.fields)) return p;
+  const mapping = m.properties[TableProperty.NAME_MAPPING_DEFAULT];
+  return { ...p, schema, baseNameMapping: mapping === undefined ? buildNameMapping(schema) : nameMappingFromJson(mapping) };
 }
 
 const partitionKey = (p: PreparedConversion, h: HiveFile): string => tupleKey(p.locations[h.location]?.partition ?? []);
@@ -250,17 +289,29 @@ export interface SyncTarget {
   readonly ident: TableIdent;
 }
 
-/** Sync one migrated table (see the module comment). SYNC_FOREIGN_COMMITS when its current snapshot is not ours. */
+/** The metadata the new snapshot goes on: the base, with the columns Hive gained at the end as a new current schema. */
+function evolve(p: PreparedConversion, cur: Current): { base: TableMetadata; addition: SchemaAddition | null } {
+  const addition = schemaAddition(cur.loaded.metadata, p.schema);
+  return { base: addition === null ? cur.loaded.metadata : withSchemaAddition(cur.loaded.metadata, addition), addition };
+}
+
+/**
+ * Sync one migrated table (see the module comment). SYNC_FOREIGN_COMMITS when its current snapshot
+ * is not ours. Columns the live table has beyond the Iceberg schema (the caller allowed them:
+ * core/plan/source-check.ts `syncSourceChange`) go in with the snapshot as a schema update; a
+ * column addition alone (no file changed) waits for the next change of files.
+ */
 export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: SyncTarget, o: SyncOptions): Promise<SyncResult> {
-  const p = t.prepared;
-  const cur = await readCurrent(store, catalog, t.ident, p);
-  const listed = await listHive(store, p);
-  const d = diffFiles(p.source, cur.files, listed);
-  const base = cur.loaded.metadata;
-  if (isInSync(d)) return inSyncResult(cur);
-  const id = syncSnapshotId(base.tableUuid, base.currentSnapshotId, d);
+  const cur = await readCurrent(store, catalog, t.ident, t.prepared);
+  const listed = await listHive(store, t.prepared);
+  const d = diffFiles(t.prepared.source, cur.files, listed);
+  if (isInSync(d)) return inSyncResult(cur, await recoveredValidation(store, t.prepared, cur, o));
+  const { base, addition } = evolve(t.prepared, cur);
+  const p = asTable(t.prepared, base);
+  const id = syncSnapshotId(base.tableUuid, base.currentSnapshotId, d, addition?.added ?? []);
   const w: WrittenFile[] = [];
-  const { manifests, added } = await composeManifests(store, p, cur, d, id, o, w);
+  const { manifests, added } = await composeManifests(store, p, { ...cur, loaded: { ...cur.loaded, metadata: base } }, d, id, o, w);
+  o.failpoint?.('sync-after-manifests');
   const paths = syncPaths(p.metadataDir, id);
   const seq = base.lastSequenceNumber + 1;
   await writeManifestList({
@@ -271,11 +322,13 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     sequenceNumber: seq,
     manifests,
   });
+  o.failpoint?.('sync-after-manifest-list');
   const totals = totalsOf(p, d, added);
   const summary = syncSummary(syncOperation(d), cur.snapshot?.summary, totals, p.source);
   const metadataLocation = syncMetadataLocation(base.location, cur.loaded.metadataLocation, id);
   let metadata = withSyncSnapshot(base, cur.loaded.metadataLocation, syncSnapshot(base, id, paths.manifestList, summary, o.now()));
   if (catalog.writesOwnMetadata !== true) metadata = await putMetadata(store, metadataLocation, metadata, w);
+  o.failpoint?.('sync-after-metadata');
   const snapshot = metadata.snapshots.find((s) => s.snapshotId === id) as Snapshot;
   o.failpoint?.('sync-before-commit');
   const commit = await catalog.commitTable(t.ident, {
@@ -283,9 +336,10 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     snapshot,
     metadata,
     metadataLocation,
+    ...(addition === null ? {} : { schemaChange: addition.base }),
   });
   o.failpoint?.('sync-after-commit');
-  const validation = await validateSync(store, p, commit.table, id, o, cur.cache, listed);
+  const validation = await validateSync(store, p, commit.table, id, o, { cache: cur.cache, listed });
   return {
     status: d.removed.length === 0 ? 'appended' : d.added.length === 0 ? 'deleted' : 'overwrote',
     snapshotId: id.toString(),
@@ -301,10 +355,22 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     summary,
     written: w,
     validation,
+    columnsAdded: addition?.added ?? [],
   };
 }
 
-function inSyncResult(cur: Current): SyncResult {
+/**
+ * In sync on a snapshot of ours the record does not know (a run killed after its commit): the same
+ * check as after a commit (listing = snapshot files, footer rows = total-records) before the
+ * caller records it. Null when the record already knows the snapshot (nothing to record).
+ */
+async function recoveredValidation(store: ObjectStore, p: PreparedConversion, cur: Current, o: SyncOptions) {
+  if (o.recordedSnapshotId === undefined || cur.snapshot === null) return null;
+  if (cur.snapshot.snapshotId.toString() === o.recordedSnapshotId) return null;
+  return validateSync(store, p, cur.loaded, cur.snapshot.snapshotId, o);
+}
+
+function inSyncResult(cur: Current, validation: SyncResult['validation']): SyncResult {
   return {
     status: 'in-sync',
     snapshotId: cur.snapshot?.snapshotId.toString() ?? null,
@@ -319,20 +385,47 @@ function inSyncResult(cur: Current): SyncResult {
     partitionsChanged: 0,
     summary: cur.snapshot?.summary ?? null,
     written: [],
-    validation: null,
+    validation,
+    columnsAdded: [],
   };
 }
 
+/** What a validation of a table's current snapshot against its Hive side found (equal, else it threw). */
+export interface SyncValidation {
+  readonly snapshotId: string | null;
+  readonly files: number;
+  readonly records: number;
+}
+
+/** The current snapshot against the Hive side now: listing = its live files, footer rows = its total-records (cutover's final check). */
+export async function validateCurrent(store: ObjectStore, catalog: IcebergCatalog, t: SyncTarget, o: SyncOptions): Promise<SyncValidation> {
+  const loaded = await catalog.loadTable(t.ident);
+  const id = loaded.metadata.currentSnapshotId;
+  if (id === null)
+    throw new MigrationError(ErrorCode.SYNC_VALIDATION_FAILED, `${t.prepared.source}: the Iceberg table has no current snapshot`);
+  return { snapshotId: id.toString(), ...(await validateSync(store, t.prepared, loaded, id, o)) };
+}
+
+/** A fresh commit's validation scope: the manifests the sync read (immutable, not read again) and the listing it was computed from. */
+interface ChangeScope {
+  readonly cache: ManifestCache;
+  readonly listed: readonly HiveFile[];
+}
+
 /**
- * After the commit, the committed snapshot read back (its manifest list, and the manifests it
- * wrote; carried-over manifests are immutable and come from `cache`): Hive's listing = its live
- * files; the footers of the files it added, read again, hold exactly the rows its entries say; and
- * total-records = the rows of its live files. Files carried over were checked the same way by the
- * commit that added them (apply's validation or an earlier sync's), so a sync reads O(change)
- * footers, not O(table). The listing is `listed` when given (the one this sync was computed from, a
- * moment before: every partition listed once per sync, not twice), else Hive's now.
- * SYNC_VALIDATION_FAILED otherwise (the commit stays: the next sync corrects a Hive change that
- * raced us).
+ * The committed snapshot read back against Hive: the listing = its live files, footer rows = its
+ * entries' rows, and total-records = the rows of its live files. SYNC_VALIDATION_FAILED otherwise
+ * (the commit stays: the next sync corrects a Hive change that raced us).
+ *
+ * With `change` (a commit this sync just made): O(change) — only the manifests the commit wrote
+ * are read (carried-over ones come from the cache), the listing is the one the sync was computed
+ * from a moment before (every partition listed once per sync, not twice), and only the footers of
+ * the files it added are read (files carried over were checked the same way by the commit that
+ * added them: apply's validation or an earlier sync's).
+ *
+ * Without (a recovered commit of a killed run, cutover's final check `validateCurrent`): the full
+ * check — every manifest read back, Hive listed now, the footer of every live file read, so footer
+ * rows = total-records.
  */
 async function validateSync(
   store: ObjectStore,
@@ -340,33 +433,34 @@ async function validateSync(
   table: LoadedTable,
   id: bigint,
   o: SyncOptions,
-  cache?: ManifestCache,
-  listed?: readonly HiveFile[],
+  change?: ChangeScope,
 ) {
   const snap = table.metadata.snapshots.find((s) => s.snapshotId === id);
   if (snap === undefined || table.metadata.currentSnapshotId !== id)
     throw new MigrationError(ErrorCode.SYNC_VALIDATION_FAILED, `${p.source}: the committed table's current snapshot is not ${id}`);
-  const { files, added } = await snapshotFiles(store, p, table.metadata, snap, cache);
-  const hive = listed ?? (await listHive(store, p));
+  const { files, added } = await snapshotFiles(store, p, table.metadata, snap, change?.cache);
+  const hive = change?.listed ?? (await listHive(store, p));
   const d = diffFiles(p.source, files, hive);
+  const read = change === undefined ? files : added;
   const formatOf = new Map(hive.map((h) => [samePath(h.path), p.locations[h.location]?.format ?? 'PARQUET']));
   const readers = { ...defaultFooters(store), ...o.footers };
   let footers = 0;
-  for await (const n of mapOrdered(added, o.footerConcurrency ?? 32, async (f) => {
+  for await (const n of mapOrdered(read, o.footerConcurrency ?? 32, async (f) => {
     const format = formatOf.get(samePath(f.path)) ?? 'PARQUET';
     return (
       await readers[format].readStats(f.path, f.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })
     ).recordCount;
   }))
     footers += n;
-  const addedRows = added.reduce((s, f) => s + f.records, 0);
+  const readRows = read.reduce((s, f) => s + f.records, 0);
   const liveRows = files.reduce((s, f) => s + f.records, 0);
   const total = Number(snap.summary['total-records'] ?? NaN);
-  if (!isInSync(d) || footers !== addedRows || liveRows !== total)
+  const which = change === undefined ? `its ${read.length} file(s)` : `its ${read.length} added file(s)`;
+  if (!isInSync(d) || footers !== readRows || liveRows !== total)
     throw new MigrationError(
       ErrorCode.SYNC_VALIDATION_FAILED,
-      `${p.source}: after committing snapshot ${id}: ${d.added.length} Hive file(s) not in it, ${d.removed.length} of its file(s) not in Hive; footer rows of its ${added.length} added file(s) ${footers}, their entries ${addedRows}; rows of its files ${liveRows}, total-records ${total}`,
-      { table: p.source, snapshotId: id.toString(), missing: d.added.length, extra: d.removed.length, footers, addedRows, liveRows, total },
+      `${p.source}: after committing snapshot ${id}: ${d.added.length} Hive file(s) not in it, ${d.removed.length} of its file(s) not in Hive; footer rows of ${which} ${footers}, their entries ${readRows}; rows of its files ${liveRows}, total-records ${total}`,
+      { table: p.source, snapshotId: id.toString(), missing: d.added.length, extra: d.removed.length, footers, readRows, liveRows, total },
     );
   return { files: files.length, records: liveRows };
 }

@@ -11,7 +11,8 @@ import type { HivePartition, HiveTable } from '../core/hive/model';
 import type { Snapshot } from '../core/iceberg/metadata';
 import { partitionType } from '../core/iceberg/partition-spec';
 import type { FileFact, ValidationFinding } from '../core/validate/compare';
-import { accurateNumRows, compareFiles, compareRowCounts, compareSchema } from '../core/validate/compare';
+import { accurateNumRows, compareFiles, compareRowCounts } from '../core/validate/compare';
+import { compareSchemaTree } from '../core/validate/schema-tree';
 import type { FooterReader } from '../core/storage/file-stats';
 import type { ObjectStore } from '../core/storage/object-store';
 import { readManifest, readManifestList } from '../adapters/avro/manifest-reader';
@@ -199,8 +200,8 @@ export async function validateConversion(
   };
   findings.push(...compareRowCounts(rows));
   findings.push(
-    ...compareSchema(
-      [...source.table.sd.columns, ...source.table.partitionKeys].map((c) => c.name),
+    ...compareSchemaTree(
+      [...source.table.sd.columns, ...source.table.partitionKeys],
       md.schemas.find((s) => s.schemaId === md.currentSchemaId) ?? p.schema,
     ),
   );

@@ -54,7 +54,7 @@ export function activities(t: Timeouts = {}) {
   return { short: proxyActivities<Activities>(o.short), long: proxyActivities<Activities>(o.long) };
 }
 
-export { planId, planWorkflowId, rollbackWorkflowId, tableWorkflowId, waveWorkflowId } from '../core/plan/ids';
+export { cutoverWorkflowId, planId, planWorkflowId, rollbackWorkflowId, tableWorkflowId, waveWorkflowId } from '../core/plan/ids';
 
 /** The coded cause of a failure: the first ApplicationFailure type along the cause chain. */
 export function failureOf(e: unknown): { code: string; message: string } {

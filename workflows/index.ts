@@ -3,10 +3,11 @@
 // approval gate; waveWorkflow (wave.ts) runs its tables as child tableWorkflows (table.ts) in a
 // sliding window (window.ts); rollbackWaveWorkflow (rollback.ts) undoes one wave;
 // nightlyValidationWorkflow (nightly.ts) checks migrated tables for drift; syncWorkflow (sync.ts)
-// commits catch-up snapshots for migrated tables whose Hive side moved on. Plans travel by
+// commits catch-up snapshots for migrated tables whose Hive side moved on; cutoverWorkflow
+// (cutover.ts) fences a wave's Hive tables and makes Iceberg their source. Plans travel by
 // reference (hash); no credentials ever enter a payload.
 export type { Timeouts } from './common';
-export { SA, planId, planWorkflowId, waveWorkflowId, tableWorkflowId, rollbackWorkflowId } from './common';
+export { SA, planId, planWorkflowId, waveWorkflowId, tableWorkflowId, rollbackWorkflowId, cutoverWorkflowId } from './common';
 export type { TableInput } from './table';
 export { tableWorkflow } from './table';
 export type { WaveInput, WaveResult } from './wave';
@@ -17,6 +18,8 @@ export type { RollbackInput, RollbackResult } from './rollback';
 export { rollbackWaveWorkflow } from './rollback';
 export type { NightlyInput, NightlyResult } from './nightly';
 export { nightlyValidationWorkflow, nightlyStatusQuery } from './nightly';
-export type { SyncCounts, SyncInput, SyncRunResult } from './sync';
-export { syncStatusQuery, syncWorkflow } from './sync';
+export type { SyncCarry, SyncCounts, SyncInput, SyncRunResult } from './sync';
+export { DEFAULT_TABLES_PER_RUN, SYNC_CONTINUE_AS_NEW_PATCH, syncStatusQuery, syncWorkflow } from './sync';
+export type { CutoverInput, CutoverResult, TableCutover } from './cutover';
+export { cutoverStatusQuery, cutoverWorkflow } from './cutover';
 export type { SyncStatus, SyncTableProgress } from './sync';

@@ -40,7 +40,7 @@ export async function nightlyValidationWorkflow(input: NightlyInput): Promise<Ni
   const info = workflowInfo();
   // One run id across continue-as-new: the first execution's run id.
   const runId = input.runId ?? `${planId(input.planHash)}-${info.firstExecutionRunId}`;
-  const scope = await short.validationScope(input.planHash, input.waves ?? [], input.tables ?? []);
+  const scope = await short.validationScope(input.planHash, input.waves ?? [], input.tables ?? [], 'live');
   const { previousRunId } = await short.startValidationRun(input.planHash, runId);
   const counts = { validated: 0, drifted: 0, failed: 0, ...input.counts };
   let cursor = input.cursor ?? 0;

@@ -1,6 +1,10 @@
 // Undo one wave: its tables one at a time in reverse order (dependents first); a table that cannot
-// be rolled back is reported with its code, the others still are.
-import { upsertSearchAttributes } from '@temporalio/workflow';
+// be rolled back is reported with its code, the others still are. A table fenced by cutover is
+// unfenced first (activities/cutover.ts unfenceTable), then rolled back as before; a table whose
+// Iceberg appends were put back into Hive is listed with what was put back (the rollbackTable
+// activity's result: the same commands).
+import { patched, upsertSearchAttributes } from '@temporalio/workflow';
+import type { PutBackOutcome } from '../activities/undo';
 import type { Timeouts } from './common';
 import { activities, failureOf, SA } from './common';
 
@@ -16,22 +20,31 @@ export interface RollbackResult {
   readonly wave: number;
   readonly rolledBack: readonly string[];
   readonly refused: readonly { tableId: string; code: string; message: string }[];
+  /** Tables whose Iceberg appends since ours were registered back into Hive (absent in runs before it existed). */
+  readonly putBack?: readonly ({ tableId: string } & PutBackOutcome)[];
 }
+
+/** Workflows started before cutover existed replay without the unfence step. */
+export const UNFENCE_PATCH = 'rollback-unfence-before-undo';
 
 export async function rollbackWaveWorkflow(input: RollbackInput): Promise<RollbackResult> {
   const { short } = activities(input.timeouts);
   const tables = await short.migratedTables(input.planHash, input.wave);
   const rolledBack: string[] = [];
   const refused: { tableId: string; code: string; message: string }[] = [];
+  const putBack: ({ tableId: string } & PutBackOutcome)[] = [];
   // Reverse order of the wave (dependents first), one at a time: rollback is rare and careful.
   for (const tableId of [...tables].reverse()) {
     try {
-      await short.rollbackTable({ planHash: input.planHash, tableId }, input.force, input.by);
+      // A fenced or cut-over table (migrate cutover): its Hive table back under its name first.
+      if (patched(UNFENCE_PATCH)) await short.unfenceTable({ planHash: input.planHash, tableId }, input.by);
+      const r = await short.rollbackTable({ planHash: input.planHash, tableId }, input.force, input.by);
       rolledBack.push(tableId);
+      if (r.putBack !== undefined) putBack.push({ tableId, ...r.putBack });
     } catch (e) {
       refused.push({ tableId, ...failureOf(e) });
     }
   }
   upsertSearchAttributes([{ key: SA.status, value: refused.length === 0 ? 'rolled-back' : 'rollback-incomplete' }]);
-  return { wave: input.wave, rolledBack, refused };
+  return { wave: input.wave, rolledBack, refused, putBack };
 }

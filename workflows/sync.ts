@@ -1,15 +1,50 @@
 // A plan's migrated tables catch up with their Hive side: one syncTable activity per table in a
 // sliding window (window.ts), each a metadata-only snapshot or a refusal; the counts and per-table
 // outcomes are returned, and the search attributes / current details let the Temporal UI show it.
-// Started by `migrate sync` (id `sync/<plan id>/<stamp>`) or by the plan's sync schedule.
-import { defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+// Started by `migrate sync` (id `sync/<plan id>/<stamp>`) or by the plan's sync schedule. The
+// history stays bounded: after `tablesPerRun` tables (or when Temporal suggests it) a run lets its
+// window drain and continues as new with the tables still to sync and the outcomes so far.
+import {
+  continueAsNew,
+  defineQuery,
+  patched,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { TableSyncOutcome } from '../activities/index';
 import type { PlanTablesInput } from './common';
 import { activities, failureOf, planId, SA } from './common';
 import { SlidingWindow, windowLimit } from './window';
 
+/** What a run hands the next one when it continues as new. */
+export interface SyncCarry {
+  /** The tables still to sync, in order. */
+  readonly remaining: readonly string[];
+  /** Every outcome so far (the last run returns them all). */
+  readonly done: readonly TableSyncOutcome[];
+  /** When each outcome in `done` came back (workflow time, ISO-8601; the syncStatus query's per-table `at`). Absent in carries from before it: those show the continued run's start. */
+  readonly doneAt?: readonly string[];
+  readonly teams: readonly string[];
+  /** Tables in the whole sync (the status query's denominator). */
+  readonly total: number;
+  /** Runs before this one. */
+  readonly runs: number;
+}
+
 /** `concurrency`: tables synced at once, default 4. */
-export type SyncInput = PlanTablesInput;
+export interface SyncInput extends PlanTablesInput {
+  /** Tables one run syncs before it continues as new (default DEFAULT_TABLES_PER_RUN). */
+  readonly tablesPerRun?: number;
+  /** Set by continue-as-new only. */
+  readonly carried?: SyncCarry;
+}
+
+/** A run's table budget: ~7 history events per table keeps a run of this many well under Temporal's limits. */
+export const DEFAULT_TABLES_PER_RUN = 500;
+/** The patch that marks histories whose runs may continue as new (workflows started before it never do). */
+export const SYNC_CONTINUE_AS_NEW_PATCH = 'sync-continue-as-new';
 
 export interface SyncCounts {
   readonly inSync: number;
@@ -101,38 +136,65 @@ const unknownOf = (input: SyncInput, scope: readonly string[]): TableSyncOutcome
       error: { code: 'USAGE', message: `${table} is not a migrated table of plan ${planId(input.planHash)} in this scope` },
     }));
 
+/** The tables this run syncs and the outcomes it starts from (a first run asks for the scope; a continued run is handed it). */
+async function startOf(input: SyncInput, short: ReturnType<typeof activities>['short']) {
+  const c = input.carried;
+  // Date.now() is the workflow's clock here (deterministic: the task's start time).
+  const now = new Date(Date.now()).toISOString();
+  if (c !== undefined) {
+    // The per-table progress survives continue-as-new: rebuilt from the carried outcomes and their times.
+    const perTable = c.done.map((o, i) => progressOf(o, c.doneAt?.[i] ?? now));
+    return { tables: c.remaining, teams: c.teams, done: [...c.done], perTable, total: c.total, runs: c.runs };
+  }
+  const scope = await short.validationScope(input.planHash, input.waves ?? [], input.tables ?? []);
+  const done = unknownOf(input, scope.tables);
+  const perTable = done.map((o) => progressOf(o, now));
+  return { tables: scope.tables, teams: scope.teams, done, perTable, total: scope.tables.length + done.length, runs: 0 };
+}
+
 export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
   const { short, long } = activities(input.timeouts);
-  const scope = await short.validationScope(input.planHash, input.waves ?? [], input.tables ?? []);
-  const done: TableSyncOutcome[] = unknownOf(input, scope.tables);
-  const total = scope.tables.length + done.length;
-  // Date.now() is the workflow's clock here (deterministic: the task's start time).
-  const perTable: SyncTableProgress[] = done.map((o) => progressOf(o, new Date(Date.now()).toISOString()));
+  const run = await startOf(input, short);
+  const { done, perTable, total } = run;
   setHandler(syncStatusQuery, () => statusOf(total, done, perTable));
   const waves = input.waves ?? [];
   upsertSearchAttributes([
     { key: SA.plan, value: planId(input.planHash) },
     ...(waves.length === 1 ? [{ key: SA.wave, value: waves[0] as number }] : []),
-    { key: SA.team, value: scope.teams },
+    { key: SA.team, value: [...run.teams] },
     { key: SA.status, value: 'syncing' },
   ]);
   const window = new SlidingWindow<TableSyncOutcome>(windowLimit(input.concurrency, 4));
   const details = (): void => {
     const s = statusOf(total, done, perTable);
+    const runs = run.runs > 0 ? ` · run ${run.runs + 1}` : '';
     setCurrentDetails(
-      `Syncing plan \`${planId(input.planHash)}\`: ${done.length}/${total} tables · ${s.committed} snapshot(s) committed (+${s.filesAdded} file(s), −${s.filesRemoved}, ${s.partitionsChanged} partition(s)) · ${s.inSync} in sync · ${s.refused} refused${s.lastSyncAt !== null ? ` · last table synced ${s.lastSyncAt}` : ''}`,
+      `Syncing plan \`${planId(input.planHash)}\`: ${done.length}/${total} tables · ${s.committed} snapshot(s) committed (+${s.filesAdded} file(s), −${s.filesRemoved}, ${s.partitionsChanged} partition(s)) · ${s.inSync} in sync · ${s.refused} refused${s.lastSyncAt !== null ? ` · last table synced ${s.lastSyncAt}` : ''}${runs}`,
     );
   };
   details();
-  for (let cursor = 0; cursor < scope.tables.length || window.size > 0; ) {
-    while (cursor < scope.tables.length && !window.full) {
-      const tableId = scope.tables[cursor++] as string;
-      window.add(tableId, long.syncTable(input.planHash, tableId), (e) => ({ table: tableId, ok: false, error: failureOf(e) }));
+  const perRun = Math.max(1, input.tablesPerRun ?? DEFAULT_TABLES_PER_RUN);
+  let rotate = false;
+  let cursor = 0;
+  while (cursor < run.tables.length || window.size > 0) {
+    while (cursor < run.tables.length && !window.full && !rotate) {
+      // The budget is checked (and the patch marked) only once it is spent: histories from before the patch replay unchanged.
+      if (cursor >= perRun && patched(SYNC_CONTINUE_AS_NEW_PATCH)) rotate = true;
+      else {
+        const tableId = run.tables[cursor++] as string;
+        window.add(tableId, long.syncTable(input.planHash, tableId), (e) => ({ table: tableId, ok: false, error: failureOf(e) }));
+      }
     }
     const o = await window.next();
     done.push(o);
     perTable.push(progressOf(o, new Date(Date.now()).toISOString()));
     details();
+    if (!rotate && cursor < run.tables.length && workflowInfo().continueAsNewSuggested) rotate = patched(SYNC_CONTINUE_AS_NEW_PATCH);
+    if (rotate && window.size === 0) {
+      const doneAt = perTable.map((p) => p.at);
+      const carried: SyncCarry = { remaining: run.tables.slice(cursor), done, doneAt, teams: run.teams, total, runs: run.runs + 1 };
+      await continueAsNew<typeof syncWorkflow>({ ...input, carried });
+    }
   }
   const counts = countsOf(done);
   const status = counts.refused > 0 ? 'refused' : 'synced';

@@ -7,6 +7,7 @@ import type { PartitionSpec } from '../../core/iceberg/partition-spec';
 import { partitionType } from '../../core/iceberg/partition-spec';
 import type { PrimitiveType, PrimitiveValue, Schema } from '../../core/iceberg/types';
 import type { ObjectStore } from '../../core/storage/object-store';
+import type { SnapshotEntry } from '../../core/sync/put-back';
 import { readAvroContainer } from './container-reader';
 import { avroName } from './schemas';
 
@@ -14,21 +15,14 @@ export interface ManifestListRecord {
   readonly path: string;
   readonly length: number;
   readonly content: number;
+  readonly partitionSpecId: number;
   readonly addedSnapshotId: bigint;
   readonly addedFilesCount: number;
   readonly addedRowsCount: bigint;
 }
 
-export interface ManifestDataFile {
-  /** 0 EXISTING, 1 ADDED, 2 DELETED. */
-  readonly status: number;
-  readonly content: number;
-  readonly filePath: string;
-  readonly fileFormat: string;
-  readonly recordCount: number;
-  readonly fileSizeInBytes: number;
-  readonly partition: readonly (PrimitiveValue | null)[];
-}
+/** A manifest entry as read back (the model lives in core: core/sync/put-back.ts `SnapshotEntry`). */
+export type ManifestDataFile = SnapshotEntry;
 
 /** A manifest or manifest list read whole in one GET when it is at most this size (most are: 10,000 entries ≈ 1–3 MB); larger ones take a second. */
 const ONE_READ_BYTES = 4 << 20;
@@ -49,6 +43,7 @@ export async function readManifestList(store: ObjectStore, path: string): Promis
       path: m.manifest_path as string,
       length: num(m.manifest_length),
       content: num(m.content ?? 0),
+      partitionSpecId: num(m.partition_spec_id ?? 0),
       addedSnapshotId: BigInt(m.added_snapshot_id as bigint),
       addedFilesCount: num(m.added_files_count ?? m.added_data_files_count ?? 0),
       addedRowsCount: BigInt((m.added_rows_count as bigint | number | undefined) ?? 0),

@@ -28,7 +28,8 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import type { JsonValue } from '../../core/iceberg/json';
 import { parseJson, stringifyJson } from '../../core/iceberg/json';
 import { fromMetadataJson, snapshotToWire } from '../../core/iceberg/metadata-json';
-import { MAIN_BRANCH } from '../../core/iceberg/spec-constants';
+import { schemaToJson } from '../../core/iceberg/schema-json';
+import { MAIN_BRANCH, TableProperty } from '../../core/iceberg/spec-constants';
 import type { RequestAuth, RestAuth } from './rest-auth';
 import { createRequestAuth } from './rest-auth';
 import type { HttpSettings, RestRequest } from './rest-http';
@@ -255,13 +256,16 @@ export class RestCatalog implements IcebergCatalog {
   async commitTable(ident: TableIdent, c: SnapshotCommit): Promise<{ outcome: CommitOutcome; table: LoadedTable }> {
     const path = this.tablePath(ident);
     const id = c.snapshot.snapshotId;
+    const schema = schemaUpdate(c);
     const body = stringifyJson({
       identifier: { namespace: [...ident.namespace], name: ident.name },
       requirements: [
         { type: 'assert-table-uuid', uuid: c.base.tableUuid },
         { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, 'snapshot-id': c.base.snapshotId },
+        ...schema.requirements,
       ],
       updates: [
+        ...schema.updates,
         { action: 'add-snapshot', snapshot: snapshotToWire(c.snapshot) },
         { action: 'set-snapshot-ref', 'ref-name': MAIN_BRANCH, type: 'branch', 'snapshot-id': id },
       ],
@@ -370,4 +374,28 @@ function metadataLocationOf(body: Obj, what: string): string {
   const loc = body['metadata-location'];
   if (typeof loc !== 'string' || loc === '') throw badResponse(what, 'no metadata-location');
   return loc;
+}
+
+/**
+ * A commit's schema update (SnapshotCommit.schemaChange) as REST requirements and updates: the
+ * base's current schema and last column id asserted, the new schema added and made current (-1:
+ * the one just added), the name mapping set. None for a commit without one.
+ */
+function schemaUpdate(c: SnapshotCommit): { requirements: JsonValue[]; updates: JsonValue[] } {
+  if (c.schemaChange === undefined) return { requirements: [], updates: [] };
+  const m = c.metadata;
+  const schema = m.schemas.find((s) => s.schemaId === m.currentSchemaId);
+  if (schema === undefined) throw new MigrationError(ErrorCode.INTERNAL, 'a schema change without its current schema');
+  const mapping = m.properties[TableProperty.NAME_MAPPING_DEFAULT];
+  return {
+    requirements: [
+      { type: 'assert-current-schema-id', 'current-schema-id': c.schemaChange.schemaId },
+      { type: 'assert-last-assigned-field-id', 'last-assigned-field-id': c.schemaChange.lastColumnId },
+    ],
+    updates: [
+      { action: 'add-schema', schema: schemaToJson(schema) as unknown as JsonValue, 'last-column-id': m.lastColumnId },
+      { action: 'set-current-schema', 'schema-id': -1 },
+      ...(mapping === undefined ? [] : [{ action: 'set-properties', updates: { [TableProperty.NAME_MAPPING_DEFAULT]: mapping } }]),
+    ],
+  };
 }

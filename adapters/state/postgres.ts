@@ -150,7 +150,7 @@ export class PostgresStateStore implements StateStore {
     const r = await this.q(
       `SELECT plan_hash, table_id, status FROM him_tables
         WHERE table_id <> $2 AND (location_key = $1 OR starts_with(location_key, $1 || '/') OR starts_with($1, location_key || '/'))
-          AND (status IN ('original-saved', 'written', 'registered', 'migrated') OR (status = 'failed' AND error_code = 'COMPENSATION_INCOMPLETE'))
+          AND (status IN ('original-saved', 'written', 'registered', 'migrated', 'fenced', 'cutover') OR (status = 'failed' AND error_code = 'COMPENSATION_INCOMPLETE'))
         ORDER BY table_id LIMIT 10`,
       [locationKey, self.tableId],
     );
@@ -224,13 +224,13 @@ export class PostgresStateStore implements StateStore {
     tableId: string,
     u: TableUpdate,
     e: AuditEventInput,
-    opts: { run?: string } = {},
+    opts: { run?: string; snapshotId?: string | null } = {},
   ): Promise<AuditEvent> {
-    return this.record({ planHash, tableId, u, run: opts.run }, e);
+    return this.record({ planHash, tableId, u, run: opts.run, snapshotId: opts.snapshotId }, e);
   }
 
   private async record(
-    step: { planHash: string; tableId: string; u: TableUpdate; run?: string } | null,
+    step: { planHash: string; tableId: string; u: TableUpdate; run?: string; snapshotId?: string | null } | null,
     e: AuditEventInput,
   ): Promise<AuditEvent> {
     const client = await this.pool.connect().catch((x: unknown) => Promise.reject(unreachable(x)));
@@ -249,6 +249,10 @@ export class PostgresStateStore implements StateStore {
           params.push(step.run);
           fence = ` AND owner_run IS NOT DISTINCT FROM $${params.length}`;
         }
+        if (step.snapshotId !== undefined) {
+          params.push(step.snapshotId);
+          fence += ` AND ${COLUMNS.snapshotId} IS NOT DISTINCT FROM $${params.length}`;
+        }
         const r =
           sets.length > 0
             ? await client.query(
@@ -262,6 +266,15 @@ export class PostgresStateStore implements StateStore {
             ErrorCode.TABLE_RUN_FENCED,
             `${step.tableId}: this step belongs to workflow run ${step.run}, which no longer owns the table's record (the table ended, or another run took it over); nothing recorded`,
             { tableId: step.tableId, run: step.run },
+            { retryable: false },
+          );
+        }
+        if (r !== null && step.snapshotId !== undefined && r.rowCount === 0) {
+          await client.query('ROLLBACK');
+          throw new MigrationError(
+            ErrorCode.SYNC_RECORD_MOVED,
+            `${step.tableId}: the table's record is no longer at snapshot ${String(step.snapshotId)} (another attempt of this sync recorded first); nothing recorded`,
+            { tableId: step.tableId, snapshotId: step.snapshotId },
             { retryable: false },
           );
         }

@@ -3,17 +3,24 @@
 import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { WaveRollback } from '../../app/rollback';
+import type { RollbackPreview, RollbackPreviewTable } from '../../app/rollback-preview';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
 
 const HELP = `
 Examples:
+  migrate rollback 3f2a9c1b7d4e --wave 3 --dry-run
   migrate rollback 3f2a9c1b7d4e --wave 3
   migrate rollback 3f2a9c1b7d4e --wave 3 --force
 
 A wave still applying is cancelled first (its tables in flight compensate), or with --wait-for-wave
 waited for, up to --max-wait; then every table of the wave is rolled back. Data files are never deleted.
+A table whose Iceberg entry received appends from other engines since our last snapshot (Parquet/ORC
+data files under our identity partitions, where Hive reads them) gets them back: the partitions Hive
+lacks are added (metadata-only), then the entry is dropped. Any other commit (delete, overwrite,
+delete files, compaction, partition or schema evolution) blocks the table with ROLLBACK_BLOCKED and
+the snapshot ids; --force drops the entry with them (audited). --dry-run shows all of it, changing nothing.
 ${exitHelp('rollback')}`;
 
 interface RollbackOpts {
@@ -21,6 +28,7 @@ interface RollbackOpts {
   force?: boolean;
   waitForWave?: boolean;
   maxWait: number;
+  dryRun?: boolean;
   json?: boolean;
 }
 
@@ -38,9 +46,18 @@ export function registerRollback(program: Command, io: IO): void {
       intFlag('--max-wait', FLAG_RANGES.timeoutSeconds),
       600,
     )
+    .option('--dry-run', 'show what would be dropped, put back into Hive (partitions, files, rows) or refused and why; change nothing')
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (plan: string, opts: RollbackOpts, cmd: Command) => {
+      if (opts.dryRun === true) {
+        const { previewRollback } = await import('../../app/rollback-preview');
+        const p = await previewRollback(await configOf(cmd), plan, { wave: opts.wave, force: opts.force === true });
+        const refused = p.tables.filter((t) => t.action === 'blocked' || t.action === 'refused' || t.action === 'not-ours');
+        io.out(opts.json ? `${JSON.stringify({ ok: refused.length === 0, ...p })}\n` : renderPreview(p));
+        io.setExit(refused.length === 0 ? ExitCode.OK : ExitCode.FAILED);
+        return;
+      }
       const { rollbackPlanWave } = await import('../../app/rollback');
       const r = await rollbackPlanWave(await configOf(cmd), plan, {
         wave: opts.wave,
@@ -61,5 +78,39 @@ function renderRollback(r: WaveRollback): string {
         ? `wave ${r.wave} was still applying: waited for it to end\n`
         : '';
   const refused = r.refused.length ? `; refused: ${r.refused.map((x) => `${x.tableId} (${x.code}: ${x.message})`).join('; ')}` : '';
-  return `${before}wave ${r.wave}: rolled back ${r.rolledBack.length} table(s)${refused}\n`;
+  const put = (r.putBack ?? []).map(
+    (p) =>
+      `  ${p.tableId}: put back ${p.files} file(s), ${p.records} row(s) of snapshot(s) ${p.snapshots.join(', ')}; partitions added: ${p.partitionsAdded.join(', ') || 'none'}; already visible: ${p.partitionsVisible.join(', ') || 'none'}\n`,
+  );
+  return `${before}wave ${r.wave}: rolled back ${r.rolledBack.length} table(s)${refused}\n${put.join('')}`;
+}
+
+const PREVIEW_WHAT: Readonly<Record<RollbackPreviewTable['action'], string>> = {
+  drop: 'drop the catalog entry (no commits since ours), delete our metadata',
+  'put-back': 'put back into Hive, then drop the entry',
+  blocked: 'refused',
+  'force-drop': 'drop the entry WITH the commits since ours (--force, audited)',
+  refused: 'refused',
+  'not-ours': 'refused, left untouched',
+  'nothing-registered': 'no catalog entry of ours: only our metadata files and the check',
+};
+
+function renderPreviewTable(t: RollbackPreviewTable): string {
+  const head = `  ${t.table}: ${PREVIEW_WHAT[t.action]}${t.code === undefined ? '' : ` (${t.code}${t.message === undefined ? '' : `: ${t.message}`})`}\n`;
+  const s = t.putBack;
+  if (t.action !== 'put-back' || s === undefined) return head;
+  const lines = [
+    ...s.snapshots.map((x) => `    snapshot ${x.snapshotId} (${x.operation}): ${x.files} file(s), ${x.records} row(s)\n`),
+    ...s.partitionsToAdd.map((p) => `    add partition ${p.name} at ${p.location}: ${p.files.length} file(s), ${p.records} row(s)\n`),
+    ...s.partitionsVisible.map(
+      (p) =>
+        `    already visible in ${p.name === '' ? 'the table' : `partition ${p.name}`}: ${p.files.length} file(s), ${p.records} row(s)\n`,
+    ),
+  ];
+  return `${head}${lines.join('')}`;
+}
+
+function renderPreview(p: RollbackPreview): string {
+  const body = p.tables.map(renderPreviewTable).join('');
+  return `dry run: rollback of wave ${p.wave} of plan ${p.plan} would do (nothing was changed):\n${body || '  nothing to roll back\n'}`;
 }

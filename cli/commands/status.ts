@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { intFlag, FLAG_RANGES } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
-import { outcomeJson, renderStatus } from '../render-status';
+import { outcomeJson, renderCutover, renderStatus } from '../render-status';
 import { renderTables } from '../render-tables';
 
 const HELP = `
@@ -62,16 +62,17 @@ export function registerStatus(program: Command, io: IO): void {
           if (asked || !(e instanceof MigrationError)) throw e;
           return { error: { code: e.code, message: e.message } };
         });
-      const last = await watchPlan(config, plan, { watch: opts.watch === true }, async ({ status, outcome }) => {
+      const last = await watchPlan(config, plan, { watch: opts.watch === true }, async ({ status, outcome, cutover }) => {
         const t = await tables();
+        const cut = cutover === undefined ? {} : { cutover };
         const body =
           'error' in t
             ? { tablesError: t.error }
             : { tables: t.rows, tableCounts: t.counts, ...(t.sincePlan !== undefined ? { sincePlan: t.sincePlan } : {}) };
-        if (opts.json) io.out(`${JSON.stringify({ ...status, ...outcomeJson(outcome), ...body })}\n`);
+        if (opts.json) io.out(`${JSON.stringify({ ...status, ...outcomeJson(outcome), ...cut, ...body })}\n`);
         else
           io.out(
-            `${renderStatus(status, outcome)}${'error' in t ? `tables: not available (${t.error.code}: ${t.error.message})\n` : renderTables(t.rows, t.counts, t.sincePlan)}`,
+            `${renderStatus(status, outcome)}${renderCutover(cutover)}${'error' in t ? `tables: not available (${t.error.code}: ${t.error.message})\n` : renderTables(t.rows, t.counts, t.sincePlan)}`,
           );
       });
       io.setExit(last.outcome.exit);

@@ -18,7 +18,13 @@ interface SyncOpts {
   direct?: boolean;
   wait: boolean;
   json?: boolean;
+  heartbeatTimeout: number;
+  tablesPerRun: number;
 }
+
+/** The columns a schema addition brought (older results have none). */
+const columns = (added: readonly string[] | undefined): string =>
+  added === undefined || added.length === 0 ? '' : `, column(s) added: ${added.join(', ')}`;
 
 function line(o: TableSyncOutcome): string {
   if (!o.ok) return `  failed     ${o.table}  ${o.error.code}: ${o.error.message}`;
@@ -28,11 +34,11 @@ function line(o: TableSyncOutcome): string {
     case 'in-sync':
       return `  in sync    ${o.table}  ${snap}`;
     case 'appended':
-      return `  appended   ${o.table}  ${r.filesAdded} file(s) (${r.partitionsAdded} partition(s)), ${r.recordsAdded} rows  ${snap}`;
+      return `  appended   ${o.table}  ${r.filesAdded} file(s) (${r.partitionsAdded} partition(s)), ${r.recordsAdded} rows${columns(r.columnsAdded)}  ${snap}`;
     case 'deleted':
       return `  deleted    ${o.table}  −${r.filesRemoved} file(s), −${r.recordsRemoved} rows  ${snap}`;
     default:
-      return `  overwrote  ${o.table}  +${r.filesAdded} −${r.filesRemoved} file(s), +${r.recordsAdded} −${r.recordsRemoved} rows  ${snap}`;
+      return `  overwrote  ${o.table}  +${r.filesAdded} −${r.filesRemoved} file(s), +${r.recordsAdded} −${r.recordsRemoved} rows${columns(r.columnsAdded)}  ${snap}`;
   }
 }
 
@@ -59,7 +65,8 @@ async function throughTemporal(cmd: Command, io: IO, plan: string, opts: SyncOpt
   const progress = (p: SyncProgress): void => {
     if (opts.json !== true) io.err(progressLine(p));
   };
-  const s: SyncStarted = await startSync(await configOf(cmd), plan, scope, { wait: opts.wait, progress });
+  const run = { heartbeatSeconds: opts.heartbeatTimeout, tablesPerRun: opts.tablesPerRun };
+  const s: SyncStarted = await startSync(await configOf(cmd), plan, scope, { wait: opts.wait, progress, run });
   const where = { workflowId: s.workflowId, ...(s.ui !== undefined ? { ui: s.ui } : {}) };
   if (s.result === undefined) {
     io.out(
@@ -95,8 +102,11 @@ const HELP =
   '\nBy default the sync runs as the Temporal workflow sync/<plan id>/<stamp> on a worker (migrate worker):\n' +
   'retried, heartbeating, visible in the Temporal UI; --wait (default) follows it and prints the summary,\n' +
   '--no-wait returns once it started. --direct runs it in this process instead, without Temporal (small jobs).\n' +
+  'A worker killed mid-sync: the step is retried after --heartbeat-timeout and ends as one clean run would (one\n' +
+  'snapshot, recorded and audited once). After --tables-per-run tables the workflow continues as new (same id).\n' +
   '\nExamples:\n  migrate sync 3f2a9c1b7d4e -c migrate.yaml\n  migrate sync 3f2a9c1b7d4e --wave 2 --no-wait\n' +
-  '  migrate sync 3f2a9c1b7d4e --direct --table sales.orders --table sales.items --json\n\n';
+  '  migrate sync 3f2a9c1b7d4e --direct --table sales.orders --table sales.items --json\n' +
+  '  migrate sync 3f2a9c1b7d4e --heartbeat-timeout 10 --tables-per-run 200\n\n';
 
 export function registerSync(program: Command, io: IO): void {
   program
@@ -116,6 +126,18 @@ export function registerSync(program: Command, io: IO): void {
       `footers read at once per table, --direct only (the worker uses its own write.footerConcurrency) (${FLAG_RANGES.footerConcurrency.min}-${FLAG_RANGES.footerConcurrency.max})`,
       intFlag('--footer-concurrency', FLAG_RANGES.footerConcurrency),
       32,
+    )
+    .option(
+      '--heartbeat-timeout <s>',
+      `heartbeat deadline of each table's step in seconds (${FLAG_RANGES.timeoutSeconds.min}-${FLAG_RANGES.timeoutSeconds.max}): a killed worker's step is retried after it`,
+      intFlag('--heartbeat-timeout', FLAG_RANGES.timeoutSeconds),
+      20,
+    )
+    .option(
+      '--tables-per-run <n>',
+      `tables one workflow run syncs before it continues as new, keeping its history bounded (${FLAG_RANGES.tablesPerRun.min}-${FLAG_RANGES.tablesPerRun.max})`,
+      intFlag('--tables-per-run', FLAG_RANGES.tablesPerRun),
+      500,
     )
     .option('--direct', 'sync in this process, without Temporal (no worker needed)')
     .option('--wait', 'follow the sync workflow to its end (default)', true)

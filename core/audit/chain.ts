@@ -28,6 +28,14 @@ export const AuditAction = {
   TABLE_REPAIRED: 'table.repaired',
   /** `migrate sync`: a snapshot committed to a migrated table (snapshot id, files added and removed). */
   TABLE_SYNCED: 'table.synced',
+  /** `migrate cutover`: Hive writers fenced (register mode: the table renamed aside; in place: nothing to fence, recorded as such). */
+  TABLE_FENCED: 'table.fenced',
+  /** `migrate cutover`: final sync and validation done; Iceberg is the table from now on. */
+  TABLE_CUTOVER: 'table.cutover',
+  /** `migrate rollback` of a fenced or cut-over table: the Hive table back under its name, as it was. */
+  TABLE_UNFENCED: 'table.unfenced',
+  /** `migrate rollback`: appends other engines made since ours registered back into Hive (partitions added, files, snapshot ids). */
+  TABLE_PUT_BACK: 'table.put-back',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

@@ -70,6 +70,13 @@ export interface SnapshotCommit {
   readonly metadata: TableMetadata;
   /** Where the engine wrote `metadata` (unused, and not written, when the catalog writes its own). */
   readonly metadataLocation: string;
+  /**
+   * Set when `metadata` also carries a schema update (sync's added columns: a new current schema,
+   * last-column-id and name mapping): the base's schema id and last column id the commit asserts.
+   * A catalog that writes its own metadata sends the schema with the snapshot (REST: add-schema,
+   * set-current-schema, set-properties); the others swap to `metadata`, which holds it.
+   */
+  readonly schemaChange?: { readonly schemaId: number; readonly lastColumnId: number };
 }
 
 /** `committed`: this call moved the table; `already-committed`: it was at our snapshot already (a retry). */

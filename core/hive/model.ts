@@ -120,7 +120,18 @@ export interface WarehouseInventory {
 /** Hive's marker for a null partition value (hive.exec.default.partition.name). */
 export const HIVE_DEFAULT_PARTITION = '__HIVE_DEFAULT_PARTITION__';
 
+/** The one HMS write a rollback's put-back needs: add partitions, metadata-only (adapters/hms/thrift/writer.ts). */
+export interface HmsPartitionWriter {
+  /** Returns how many HMS added; a partition that exists already fails the call (AlreadyExistsException). */
+  addPartitions(database: string, table: string, partitions: readonly HivePartition[]): Promise<number>;
+}
+
 /** Port implemented by adapters/hms/thrift and adapters/hms/db. */
+/** The HMS write cutover needs (adapters/hms/thrift/writer.ts): replace a table object — a rename when `table.name` differs from `name`. */
+export interface HmsTableWriter {
+  alterTable(database: string, name: string, table: HiveTable, environment?: Readonly<Record<string, string>>): Promise<void>;
+}
+
 export interface HmsReader {
   listDatabases(): Promise<string[]>;
   getDatabase(name: string): Promise<HiveDatabase>;

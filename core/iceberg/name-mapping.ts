@@ -62,6 +62,16 @@ function toWire(f: MappedField): NameMappingWire {
   return w;
 }
 
+function fromWire(w: NameMappingWire): MappedField {
+  const base = { fieldId: w['field-id'], names: [...w.names] };
+  return w.fields === undefined ? base : { ...base, fields: w.fields.map(fromWire) };
+}
+
+/** The property value read back (what nameMappingToJson wrote, or Java's NameMappingParser). */
+export function nameMappingFromJson(json: string): NameMapping {
+  return (JSON.parse(json) as NameMappingWire[]).map(fromWire);
+}
+
 /** The property value: a JSON array, as NameMappingParser writes it. */
 export function nameMappingToJson(mapping: NameMapping): string {
   return JSON.stringify(mapping.map(toWire));

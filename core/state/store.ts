@@ -7,7 +7,21 @@ import type { TableInventory } from '../hive/model';
 import type { PlanFile } from '../plan/plan-file';
 import type { SyncMark } from '../sync/lag';
 
-export type TableStatus = 'pending' | 'original-saved' | 'written' | 'registered' | 'migrated' | 'skipped' | 'failed' | 'rolled-back';
+/**
+ * `fenced` and `cutover` follow `migrated` (`migrate cutover`: the Hive writers fenced, then the
+ * final sync and validation done and Iceberg declared the table); core/state/status.ts.
+ */
+export type TableStatus =
+  | 'pending'
+  | 'original-saved'
+  | 'written'
+  | 'registered'
+  | 'migrated'
+  | 'fenced'
+  | 'cutover'
+  | 'skipped'
+  | 'failed'
+  | 'rolled-back';
 
 /** One metadata file the write step created (or found identical) for a table. */
 export interface WrittenFileRecord {
@@ -81,9 +95,17 @@ export interface StateStore {
   updateTable(planHash: string, tableId: string, u: TableUpdate): Promise<void>;
   /**
    * A table's state change and its audit event, in one transaction (both or neither). With `run`,
-   * only while that workflow run owns the record (else TABLE_RUN_FENCED, nothing recorded).
+   * only while that workflow run owns the record (else TABLE_RUN_FENCED, nothing recorded). With
+   * `snapshotId` (sync), only while the record is still at that snapshot (else SYNC_RECORD_MOVED,
+   * nothing recorded: another attempt of the same sync recorded first).
    */
-  recordStep(planHash: string, tableId: string, u: TableUpdate, e: AuditEventInput, opts?: { run?: string }): Promise<AuditEvent>;
+  recordStep(
+    planHash: string,
+    tableId: string,
+    u: TableUpdate,
+    e: AuditEventInput,
+    opts?: { run?: string; snapshotId?: string | null },
+  ): Promise<AuditEvent>;
 
   /** Register a validation run (idempotent); returns the previous run of the same plan, if any. */
   startValidationRun(runId: string, planHash: string): Promise<{ previousRunId: string | null }>;

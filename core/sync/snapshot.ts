@@ -40,9 +40,13 @@ export function syncOperation(d: SyncDiff): SnapshotOperation {
   return d.added.length === 0 ? SnapshotOperation.DELETE : SnapshotOperation.OVERWRITE;
 }
 
-/** The sync snapshot's id: a hash of the table, its parent and exactly what changes (same input, same id). */
-export function syncSnapshotId(tableUuid: string, parent: bigint | null, d: SyncDiff): bigint {
-  const paths = [...d.added.map((f) => `+${samePath(f.path)}:${f.size}`), ...d.removed.map((f) => `-${samePath(f.path)}`)].sort();
+/**
+ * The sync snapshot's id: a hash of the table, its parent and exactly what changes — the files, and
+ * the columns a schema update adds (none: the id of a files-only change) — same input, same id.
+ */
+export function syncSnapshotId(tableUuid: string, parent: bigint | null, d: SyncDiff, columnsAdded: readonly string[] = []): bigint {
+  const files = [...d.added.map((f) => `+${samePath(f.path)}:${f.size}`), ...d.removed.map((f) => `-${samePath(f.path)}`)].sort();
+  const paths = columnsAdded.length === 0 ? files : [...files, ...columnsAdded.map((c) => `column+${c}`)];
   const digest = sha256Hex(new TextEncoder().encode(paths.join('\n')));
   return positiveLongFromName(`sync\u0000${tableUuid}\u0000${String(parent)}\u0000${digest}`);
 }

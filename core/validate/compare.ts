@@ -1,10 +1,10 @@
 // The comparisons that decide "migrated" (ARCHITECTURE.md "Validation decides success"): exact row
 // counts across every source that has one, the exact file manifest (storage listing = data files
-// in our manifests, by path, size and partition tuple), and every Hive column mapped. Pure; no I/O.
+// in our manifests, by path, size and partition tuple), and every Hive column mapped (the type tree: schema-tree.ts). Pure; no I/O.
 // Each disagreement is a finding with a stable code and the evidence; no finding = validated.
 import { ErrorCode } from '../errors';
 import { toBytes } from '../iceberg/bounds';
-import type { PrimitiveType, PrimitiveValue, Schema } from '../iceberg/types';
+import type { PrimitiveType, PrimitiveValue } from '../iceberg/types';
 
 export type ValidationCode =
   | typeof ErrorCode.VALIDATION_ROW_COUNT_MISMATCH
@@ -159,20 +159,6 @@ export function compareRowCounts(counts: {
   check('the manifests (sum of record_count)', counts.manifests);
   check('HMS numRows (stats marked accurate)', counts.hms);
   return out;
-}
-
-/** Every Hive column (data and partition) must be a top-level field of the Iceberg schema. */
-export function compareSchema(hiveColumns: readonly string[], schema: Schema): ValidationFinding[] {
-  const names = new Set(schema.fields.map((f) => f.name.toLowerCase()));
-  return hiveColumns
-    .filter((c) => !names.has(c.toLowerCase()))
-    .map((c) => ({
-      code: ErrorCode.VALIDATION_SCHEMA_MISMATCH,
-      check: 'schema' as const,
-      message: `Hive column '${c}' has no field in the Iceberg schema`,
-      expected: c,
-      actual: 'absent',
-    }));
 }
 
 /** HMS basic stats are trusted only when COLUMN_STATS_ACCURATE says BASIC_STATS is true. */

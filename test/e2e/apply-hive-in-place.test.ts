@@ -212,6 +212,36 @@ describe('migrate apply with the Hive catalog in place (HMS 3.1.3)', () => {
     const v = await migrate(['validate', id, '--json']);
     expect({ code: v.code, out: v.code === 0 ? '' : v.stdout.slice(0, 3000) }).toEqual({ code: 0, out: '' });
 
+    // Cutover in place: the Hive names already serve the Iceberg tables, so there is nothing to fence
+    // or sync; each step says so, the tables end cut over with their fence audited as not needed, and
+    // the rollback below unfences them (an event only) before putting the originals back.
+    const cutWave = plan.waves.find((w) =>
+      w.tables.some((t) => migrated.some((m) => `${m.db}.${m.name}` === t.id)),
+    ) as (typeof plan.waves)[number];
+    const cut = await migrate(['cutover', id, '--wave', String(cutWave.number), '--json'], 600_000);
+    expect({ code: cut.code, out: cut.code === 0 ? '' : cut.stdout.slice(0, 3000) }).toEqual({ code: 0, out: '' });
+    const cutBody = JSON.parse(cut.stdout) as { status: string; tables: { table: string; steps: { step: string; done: string }[] }[] };
+    expect(cutBody.status).toBe('cutover');
+    expect(cutBody.tables.length).toBeGreaterThan(0);
+    for (const t of cutBody.tables)
+      expect([t.table, t.steps.map((x) => `${x.step}:${x.done}`)]).toEqual([
+        t.table,
+        ['fence:not-needed', 'final-sync:not-needed', 'final-validation:not-needed', 'mark:now'],
+      ]);
+    const fenced = new Map<string, unknown>();
+    const auditState = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
+    try {
+      for await (const e of auditState.readAudit())
+        if (e.planHash === plan.hash && e.action === 'table.fenced') fenced.set(e.object, e.details.mode);
+    } finally {
+      await auditState.close();
+    }
+    for (const t of cutBody.tables) {
+      const [db, name] = t.table.split('.') as [string, string];
+      expect((await table(db, name))?.table.parameters.table_type).toBe(ICEBERG_TABLE_TYPE);
+      expect([t.table, fenced.get(`hms:${t.table}`)]).toEqual([t.table, 'in-place']);
+    }
+
     // Roll back every wave, last first: every HMS object equals its saved original again.
     for (const w of [...plan.waves].reverse()) {
       const rb = await migrate(['rollback', id, '--wave', String(w.number), '--json']);

@@ -158,6 +158,7 @@ describe('usage and configuration: exit 2, coded, before anything runs', () => {
     }
     for (const argv of [
       ['rollback', 'abcdef123456', '--wave', '1'],
+      ['rollback', 'abcdef123456', '--wave', '1', '--dry-run'],
       ['validate', 'abcdef123456'],
       ['schedule', 'create', 'abcdef123456'],
     ]) {

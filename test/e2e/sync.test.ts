@@ -2,11 +2,12 @@
 // real `migrate worker`, the stack's REST catalog, HMS and S3). Then the Hive side moves on the way
 // live tables do: orders gets two new partitions with new Parquet files and one partition
 // overwritten (new files written, the old ones deleted, as INSERT OVERWRITE does). `migrate sync`
-// commits one overwrite snapshot; PyIceberg then reads exactly the Hive content (rows and the
+// commits one overwrite snapshot; PyIceberg and Spark then read exactly the Hive content (rows and the
 // canonical checksum the verifier computes from the Hive partitions' files), the summary counts are
 // right, the record follows and a `table.synced` audit event is written. A second sync changes
 // nothing (same snapshot). A table another writer committed to is refused SYNC_FOREIGN_COMMITS.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Kills at every sync step, continue-as-new and schema additions: test/e2e/sync-hard.test.ts.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -18,14 +19,23 @@ import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { HivePartition } from '../../core/hive/model';
 import { syncMetadataLocation, syncSnapshot, withSyncSnapshot } from '../../core/sync/snapshot';
-import type { SeedFile, SeedManifest, SeedPartition, SeedTable } from '../../dev/seed/manifest';
+import type { SeedFile, SeedManifest, SeedTable } from '../../dev/seed/manifest';
 import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import type { WorkerProc } from '../helpers/hostile';
 import { startWorker } from '../helpers/hostile';
-import { copyFiles, copyPartition, liveConfig, seededFilesUnder, seedWarehouse, tableAfter } from '../helpers/live-tables';
+import {
+  copyFiles,
+  copyPartition,
+  hiveContent as readHiveContent,
+  liveConfig,
+  seedPartition,
+  seededFilesUnder,
+  seedWarehouse,
+  tableAfter,
+} from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
-import { readWithPyIceberg } from '../helpers/verifier';
+import { readWith, readWithPyIceberg } from '../helpers/verifier';
 
 const env = testStack();
 const prefix = uniqueName('himsync').toLowerCase();
@@ -65,16 +75,6 @@ interface SyncBody {
   }[];
 }
 
-const seedPart = (p: HivePartition): SeedPartition => ({
-  values: p.values,
-  hmsValues: p.values.map((v) => v ?? '__HIVE_DEFAULT_PARTITION__'),
-  name: p.name,
-  location: p.sd.location as string,
-  columns: null,
-  files: [],
-  rows: 0,
-});
-
 /** orders as Hive has it now (each test that writes on the Hive side moves it on). */
 let ordersNow: SeedTable | undefined;
 
@@ -89,7 +89,7 @@ async function newOrdersPartition(values: string[]): Promise<SeedTable> {
     const keys = orders.table.partitionKeys.map((k) => k.name);
     const added = await copyPartition(store, manifest, src, orders.table.sd.location as string, keys, values);
     await writer.addPartitions(sales, 'orders', [added.partition]);
-    ordersNow = tableAfter(ordersNow, added.files, [], [seedPart(added.partition)]);
+    ordersNow = tableAfter(ordersNow, added.files, [], [seedPartition(added.partition)]);
     return ordersNow;
   } finally {
     await hms.close();
@@ -102,19 +102,6 @@ async function ordersSnapshots(): Promise<{ current: string; count: number; meta
   const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
   const t = await catalog.loadTable(tableIdent([ns], 'orders'));
   return { current: String(t.metadata.currentSnapshotId), count: t.metadata.snapshots.length, metadataLocation: t.metadataLocation };
-}
-
-/** The `table.synced` events of orders, in order. */
-async function ordersSyncEvents(): Promise<Record<string, unknown>[]> {
-  const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
-  try {
-    const events: Record<string, unknown>[] = [];
-    for await (const e of state.readAudit())
-      if (e.planHash === planHash && e.action === 'table.synced' && e.object === `hms:${sales}.orders`) events.push(e.details);
-    return events;
-  } finally {
-    await state.close();
-  }
 }
 
 /** PyIceberg reads exactly what Hive has for orders: rows and the checksum of its files. */
@@ -173,7 +160,7 @@ async function writeOnTheHiveSide(): Promise<{ after: SeedTable; usFiles: number
       seeded('orders'),
       newFiles,
       old.map((f) => f.location),
-      added.map((a) => seedPart(a.partition)),
+      added.map((a) => seedPartition(a.partition)),
     );
     return { after, usFiles: added[0]?.files.length ?? NaN, overwritten: old.length, newFiles: newFiles.length };
   } finally {
@@ -182,22 +169,7 @@ async function writeOnTheHiveSide(): Promise<{ after: SeedTable; usFiles: number
   }
 }
 
-/** The verifier's rows and checksum of `t` computed from its files (dev/seed/read_files.py over a manifest saying what Hive has). */
-async function hiveContent(t: SeedTable): Promise<{ rows: number; checksum: string }> {
-  const file = path.join(dir, `manifest-${t.name}.json`);
-  writeFileSync(file, JSON.stringify({ ...manifest, tables: [t] }));
-  const r = await run(env.HIM_VERIFIER_PYTHON as string, [
-    path.join(ROOT, 'dev/seed/read_files.py'),
-    '--manifest',
-    file,
-    '--table',
-    `${t.db}.${t.name}`,
-    '--s3-endpoint',
-    env.HIM_S3_ENDPOINT as string,
-  ]);
-  if (r.code !== 0) throw new Error(`read_files.py failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as { rows: number; checksum: string };
-}
+const hiveContent = (t: SeedTable) => readHiveContent(dir, manifest, t);
 
 describe('migrate sync', () => {
   beforeAll(async () => {
@@ -223,7 +195,7 @@ describe('migrate sync', () => {
     rmSync(dir, { recursive: true, force: true });
   }, 600_000);
 
-  it('new partitions and an overwritten partition → one overwrite snapshot; PyIceberg reads exactly the Hive content; a second sync changes nothing', async () => {
+  it('new partitions and an overwritten partition → one overwrite snapshot; PyIceberg and Spark read exactly the Hive content; a second sync changes nothing', async () => {
     const id = planHash.slice(0, 12);
     // Nothing changed yet: every table is in sync, nothing is committed (in this process: --direct).
     const before = JSON.parse((await migrate(['sync', id, '--direct', '--json'])).stdout) as SyncBody;
@@ -242,13 +214,11 @@ describe('migrate sync', () => {
     expect(newFiles).toBe(2 * usFiles + overwritten);
     expect(body.tables.find((t) => t.table === `${sales}.customers`)?.result?.status).toBe('in-sync');
 
-    // PyIceberg reads what Hive has now: rows and the checksum of the Hive partitions' files.
-    const [read] = await readWithPyIceberg([`${ns}.orders`]);
-    expect({ rows: read?.rows, checksum: read?.checksum, error: read?.error }).toEqual({
-      rows: expected.rows,
-      checksum: expected.checksum,
-      error: undefined,
-    });
+    // PyIceberg and Spark read what Hive has now: rows and the checksum of the Hive partitions' files.
+    const reads = await readWith('pyiceberg,spark', [`${ns}.orders`]);
+    expect(reads.map((r) => ({ engine: r.engine, rows: r.rows, checksum: r.checksum, error: r.error }))).toEqual(
+      ['pyiceberg', 'spark'].map((engine) => ({ engine, rows: expected.rows, checksum: expected.checksum, error: undefined })),
+    );
     expect(expected.rows).toBe(after.rows);
 
     // The snapshot: an overwrite on top of apply's append, with the counts of exactly this change.
@@ -326,51 +296,6 @@ describe('migrate sync', () => {
     expect(body.tables[0]?.error?.message).toContain('777');
     expect((await catalog.loadTable(ident)).metadata.currentSnapshotId).toBe(777n);
   }, 300_000);
-  it('through Temporal: the worker SIGKILLed before and then after the commit, restarted each time → one new snapshot, recorded and audited once; PyIceberg reads the Hive content', async () => {
-    const id = planHash.slice(0, 12);
-    const after = await newOrdersPartition(['2027', 'us']);
-    const before = await ordersSnapshots();
-    const events = (await ordersSyncEvents()).length;
-    // A worker that kills itself in the sync activity: once just before the catalog commit, once
-    // just after it (before the record and audit), each remembered in the failpoint directory.
-    const failpointDir = mkdtempSync(path.join(os.tmpdir(), 'him-sync-fp-'));
-    const crashing = { HIM_FAILPOINTS: 'sync-before-commit,sync-after-commit', HIM_FAILPOINT_DIR: failpointDir };
-    await worker?.stop();
-    worker = startWorker(cfgFile, crashing);
-    let kills = 0;
-    const sync = migrate(['sync', id, '--table', `${sales}.orders`, '--json'], 600_000);
-    let settled = false;
-    void sync.finally(() => (settled = true));
-    while (!settled) {
-      await new Promise((r) => setTimeout(r, 500));
-      const w = worker as WorkerProc;
-      if (w.proc.exitCode === null && w.proc.signalCode === null) continue;
-      kills += w.proc.signalCode === 'SIGKILL' ? 1 : 0;
-      worker = startWorker(cfgFile, crashing);
-    }
-    const s = await sync;
-    expect([s.code, kills]).toEqual([0, 2]);
-    const body = JSON.parse(s.stdout) as SyncBody & { workflowId: string };
-    expect(body.workflowId).toMatch(new RegExp(`^sync/${id}/`));
-    // The third attempt found the second's commit: in sync on the new snapshot, which the record now knows.
-    const now = await ordersSnapshots();
-    expect(now.count).toBe(before.count + 1);
-    expect(body.tables.map((t) => [t.table, t.ok, t.result?.snapshotId])).toEqual([[`${sales}.orders`, true, now.current]]);
-    const synced = (await ordersSyncEvents()).slice(events);
-    expect(synced).toEqual([expect.objectContaining({ snapshotId: now.current, operation: 'append' })]);
-    const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
-    try {
-      const rec = await state.getTable(planHash, `${sales}.orders`);
-      expect([rec.snapshotId, rec.metadataLocation]).toEqual([now.current, now.metadataLocation]);
-    } finally {
-      await state.close();
-    }
-    await expectPyIcebergReadsHive(after);
-    await worker?.stop();
-    worker = startWorker(cfgFile);
-    rmSync(failpointDir, { recursive: true, force: true });
-  }, 900_000);
-
   it('the sync schedule: create --sync, trigger → a snapshot for the new partition; describe shows the run; delete', async () => {
     const id = planHash.slice(0, 12);
     const after = await newOrdersPartition(['2028', 'us']);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { HivePartition } from '../../core/hive/model';
 import type { ObjectStore } from '../../core/storage/object-store';
 import type { SeedFile, SeedManifest, SeedPartition, SeedTable } from '../../dev/seed/manifest';
-import { TSX, run } from './cli';
+import { ROOT, TSX, run } from './cli';
 import { testStack } from './stack-env';
 
 const norm = (s: string) => s.replace(/^s3a?:\/\//, '').replace(/\/+$/, '');
@@ -94,4 +94,33 @@ export function liveConfig(o: { dir: string; queue: string; nsPrefix: string; db
     `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${o.nsPrefix}`)}\nplan:\n  databases: [${o.db}]\n  waves:\n    maxTablesPerWave: 10\n    scope:\n      include: ['${include}']\n`,
   );
   return file;
+}
+
+/** A partition added through HMS as the seed manifest describes one (for `tableAfter`). */
+export const seedPartition = (p: HivePartition): SeedPartition => ({
+  values: p.values,
+  hmsValues: p.values.map((v) => v ?? '__HIVE_DEFAULT_PARTITION__'),
+  name: p.name,
+  location: p.sd.location as string,
+  columns: null,
+  files: [],
+  rows: 0,
+});
+
+/** The verifier's rows and checksum of `t` computed from its files (dev/seed/read_files.py over a manifest, written in `dir`, saying what Hive has). */
+export async function hiveContent(dir: string, manifest: SeedManifest, t: SeedTable): Promise<{ rows: number; checksum: string }> {
+  const env = testStack();
+  const file = path.join(dir, `manifest-${t.name}.json`);
+  writeFileSync(file, JSON.stringify({ ...manifest, tables: [t] }));
+  const r = await run(env.HIM_VERIFIER_PYTHON as string, [
+    path.join(ROOT, 'dev/seed/read_files.py'),
+    '--manifest',
+    file,
+    '--table',
+    `${t.db}.${t.name}`,
+    '--s3-endpoint',
+    env.HIM_S3_ENDPOINT as string,
+  ]);
+  if (r.code !== 0) throw new Error(`read_files.py failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as { rows: number; checksum: string };
 }

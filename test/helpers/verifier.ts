@@ -13,19 +13,28 @@ export interface TableRead {
 
 /** PyIceberg through the stack's REST catalog: `names` are `namespace.table`. */
 export async function readWithPyIceberg(names: readonly string[]): Promise<TableRead[]> {
+  return readWith('pyiceberg', names);
+}
+
+/** One engine's (or several, comma-separated: `pyiceberg,spark`) reads through the stack's REST catalog, with the engine of each line. */
+export async function readWith(engines: string, names: readonly string[]): Promise<(TableRead & { readonly engine: string })[]> {
   const env = testStack();
-  const r = await run(env.HIM_VERIFIER_PYTHON as string, [
-    path.join(ROOT, 'dev/verifier/read_tables.py'),
-    '--engines',
-    'pyiceberg',
-    '--catalog-uri',
-    env.HIM_ICEBERG_REST_URI ?? '',
-    '--s3-endpoint',
-    env.HIM_S3_ENDPOINT ?? '',
-    ...names,
-  ]);
+  const r = await run(
+    env.HIM_VERIFIER_PYTHON as string,
+    [
+      path.join(ROOT, 'dev/verifier/read_tables.py'),
+      '--engines',
+      engines,
+      '--catalog-uri',
+      env.HIM_ICEBERG_REST_URI ?? '',
+      '--s3-endpoint',
+      env.HIM_S3_ENDPOINT ?? '',
+      ...names,
+    ],
+    600_000,
+  );
   return r.stdout
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as TableRead);
+    .map((l) => JSON.parse(l) as TableRead & { engine: string });
 }

@@ -16,6 +16,7 @@ describe('workflow replay', () => {
   it('has recorded histories of every workflow type, including a compensated failure and a view', () => {
     const types = new Set(files.map((f) => f.replace(/^v[\d.]+-/, '').split('-')[0]));
     expect([...types].sort()).toEqual([
+      'cutoverWorkflow',
       'migrationWorkflow',
       'nightlyValidationWorkflow',
       'rollbackWaveWorkflow',
@@ -65,6 +66,30 @@ describe('workflow replay', () => {
       ]),
     );
     expect(read('syncWorkflow-worker-killed.json')).toMatch(/"attempt": *3/);
+  });
+
+  it('covers cutover: a table cut over by a worker killed three times, a whole wave, a rerun that changes nothing, and a rollback that unfences first (the patched step)', () => {
+    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    expect(files).toEqual(
+      expect.arrayContaining(['cutoverWorkflow-worker-killed.json', 'cutoverWorkflow-0.json', 'cutoverWorkflow-unchanged.json']),
+    );
+    for (const step of ['"fenceTable"', '"finalSync"', '"finalValidation"', '"markCutOver"'])
+      expect(read('cutoverWorkflow-0.json')).toContain(step);
+    expect(read('cutoverWorkflow-worker-killed.json')).toMatch(/"attempt": *[2-9]/);
+    // The rollback recorded after cutover carries the patch marker and the unfence before each rollbackTable.
+    expect(read('rollbackWaveWorkflow-unfence.json')).toContain('EVENT_TYPE_MARKER_RECORDED');
+    expect(read('rollbackWaveWorkflow-unfence.json')).toContain('"unfenceTable"');
+    // The histories from before cutover existed replay without the unfence (patched() is false there).
+    expect(read('rollbackWaveWorkflow-0.json')).not.toContain('unfenceTable');
+  });
+
+  it('covers a sync that continued as new: the first run (patch marker, then continue-as-new) and the run it started (carried tables)', () => {
+    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    expect(files).toEqual(expect.arrayContaining(['syncWorkflow-continued-as-new.json', 'syncWorkflow-continued.json']));
+    expect(read('syncWorkflow-continued-as-new.json')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+    expect(read('syncWorkflow-continued-as-new.json')).toContain('EVENT_TYPE_MARKER_RECORDED');
+    expect(read('syncWorkflow-continued.json')).toContain('"continuedExecutionRunId"');
+    expect(read('syncWorkflow-continued.json')).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
   });
 
   it.each(files)(

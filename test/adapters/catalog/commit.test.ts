@@ -3,6 +3,8 @@
 // table commits; the same commit again is `already-committed` (a retry after a lost answer); a
 // commit on a stale base (someone else committed in between) is CATALOG_CONFLICT and changes
 // nothing. The snapshot reuses the base's manifest list: the port is under test, not the engine.
+// A commit that carries a schema addition (sync's added columns) leaves the table on the new
+// schema: current schema, last column id, name mapping and the snapshot's schema id.
 import type { S3Client } from '@aws-sdk/client-s3';
 import { HiveIcebergCatalog } from '../../../adapters/catalog/hive';
 import { JdbcIcebergCatalog } from '../../../adapters/catalog/jdbc';
@@ -14,6 +16,8 @@ import type { IcebergCatalog, LoadedTable, SnapshotCommit } from '../../../core/
 import { tableIdent } from '../../../core/catalog/catalog';
 import { toMetadataJson } from '../../../core/iceberg/metadata-json';
 import { syncMetadataLocation, syncSnapshot, withSyncSnapshot } from '../../../core/sync/snapshot';
+import type { SchemaAddition } from '../../../core/sync/schema';
+import { schemaAddition, withSchemaAddition } from '../../../core/sync/schema';
 import { rejectionOf } from '../../helpers/errors';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 import type { WrittenTable } from './fixture';
@@ -38,7 +42,8 @@ afterAll(async () => {
 });
 
 /** A commit of snapshot `id` onto `base` (its metadata.json written when the catalog points at our files). */
-async function commitOf(catalog: IcebergCatalog, base: LoadedTable, id: bigint): Promise<SnapshotCommit> {
+async function commitOf(catalog: IcebergCatalog, loaded: LoadedTable, id: bigint, addition?: SchemaAddition): Promise<SnapshotCommit> {
+  const base = addition === undefined ? loaded : { ...loaded, metadata: withSchemaAddition(loaded.metadata, addition) };
   const parent = base.metadata.snapshots.find((s) => s.snapshotId === base.metadata.currentSnapshotId);
   if (parent === undefined) throw new Error('no current snapshot');
   const snapshot = syncSnapshot(base.metadata, id, parent.manifestList, { ...parent.summary, operation: 'append' }, Date.now());
@@ -50,6 +55,7 @@ async function commitOf(catalog: IcebergCatalog, base: LoadedTable, id: bigint):
     snapshot,
     metadata,
     metadataLocation,
+    ...(addition === undefined ? {} : { schemaChange: addition.base }),
   };
 }
 
@@ -119,5 +125,28 @@ describe.each(catalogs)('commitTable on the %s catalog', (kind, connect) => {
     const next = await catalog.commitTable(ident, await commitOf(catalog, now, 1003n));
     expect(next.outcome).toBe('committed');
     expect(next.table.metadata.currentSnapshotId).toBe(1003n);
+  }, 120_000);
+
+  it('a commit with a schema addition leaves the table on the new schema (fields, last column id, name mapping, snapshot schema id)', async () => {
+    const base = await catalog.loadTable(ident);
+    const m = base.metadata;
+    const current = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
+    if (current === undefined) throw new Error('no current schema');
+    const live = { schemaId: 0, fields: [...current.fields, { id: 1, name: 'note', required: false, type: { kind: 'string' as const } }] };
+    const addition = schemaAddition(m, live);
+    if (addition === null) throw new Error('no addition');
+    const r = await catalog.commitTable(ident, await commitOf(catalog, base, 2001n, addition));
+    expect(r.outcome).toBe('committed');
+    const now = (await catalog.loadTable(ident)).metadata;
+    const schema = now.schemas.find((x) => x.schemaId === now.currentSchemaId);
+    expect(schema?.fields.at(-1)).toMatchObject({ id: m.lastColumnId + 1, name: 'note', required: false });
+    expect(schema?.fields.slice(0, -1)).toEqual(current.fields);
+    expect(now.lastColumnId).toBe(m.lastColumnId + 1);
+    expect(now.currentSchemaId).not.toBe(m.currentSchemaId);
+    expect(now.snapshots.find((x) => x.snapshotId === 2001n)?.schemaId).toBe(now.currentSchemaId);
+    expect(JSON.parse(now.properties['schema.name-mapping.default'] ?? '[]')).toContainEqual({
+      'field-id': m.lastColumnId + 1,
+      names: ['note'],
+    });
   }, 120_000);
 });

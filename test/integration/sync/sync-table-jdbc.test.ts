@@ -2,7 +2,10 @@
 // stack's Postgres; PyIceberg's SqlCatalog reads it back): seeded orders converted and registered,
 // then a new partition (files copied) → an append; a crash between writing the files and the
 // commit, then the rerun → it finds its own files (every one `identical`) and commits once; a third
-// run is in sync; a dropped partition → a delete snapshot that removes exactly its files.
+// run is in sync; a dropped partition → a delete snapshot that removes exactly its files. A run
+// killed after its commit: the rerun finds the table in sync on a snapshot its record does not
+// know and validates it like a fresh commit (listing = snapshot files, footer rows = total-records)
+// before handing it back for recording — a committed snapshot whose counts are wrong is refused.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,8 +18,9 @@ import { conversionFor } from '../../../core/convert/plan-conversion';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { HivePartition, TableInventory } from '../../../core/hive/model';
 import type { SeedManifest } from '../../../dev/seed/manifest';
+import type { FooterReader } from '../../../core/storage/file-stats';
 import { syncTable } from '../../../engine/sync-table';
-import { writeIcebergMetadata } from '../../../engine/write-metadata';
+import { defaultFooters, writeIcebergMetadata } from '../../../engine/write-metadata';
 import { TSX, run } from '../../helpers/cli';
 import { copyPartition, seedWarehouse } from '../../helpers/live-tables';
 import { testStack, uniqueName } from '../../helpers/stack-env';
@@ -122,4 +126,75 @@ it('append after a crash before the commit: the rerun finds its own files and co
   expect(d).toMatchObject({ status: 'deleted', commit: 'committed', filesAdded: 0, parentSnapshotId: r.snapshotId });
   expect(d.summary).toMatchObject({ operation: 'delete', 'deleted-records': String(rowsOf('year=2024/region=eu')) });
   expect((await readBack()).rows).toBe(seededRows + rowsOf('year=2024/region=us') - rowsOf('year=2024/region=eu'));
+}, 600_000);
+
+/** A failpoint that throws (in-process: the worker dies) once at `name`. */
+function dieAt(name: string): (at: string) => void {
+  let fired = false;
+  return (at) => {
+    if (at !== name || fired) return;
+    fired = true;
+    throw new MigrationError(ErrorCode.INTERNAL, `killed at ${at}`);
+  };
+}
+
+/** The real Parquet footers, each file read noted in `read`. */
+function countingFooters(read: string[]): { PARQUET: FooterReader } {
+  const real = defaultFooters(store).PARQUET;
+  return { PARQUET: { readStats: async (...a) => (read.push(a[0]), real.readStats(...a)) } };
+}
+
+/** Parquet footers that report one row more per file than the file holds. */
+function inflatedFooters(): { PARQUET: FooterReader } {
+  const real = defaultFooters(store).PARQUET;
+  return {
+    PARQUET: {
+      readStats: async (...a) => ({ ...(await real.readStats(...a)), recordCount: (await real.readStats(...a)).recordCount + 1 }),
+    },
+  };
+}
+
+it('killed after the commit: the rerun validates the found snapshot before it is recorded; one with wrong counts is refused', async () => {
+  const hms = new ThriftHmsReader({ uri: env.HIM_HMS_PG_URI as string });
+  let live: TableInventory;
+  try {
+    [live] = (await hms.getTables(sales, ['orders'])) as [TableInventory];
+  } finally {
+    await hms.close();
+  }
+  const us = live.partitions.find((p) => p.name === 'year=2024/region=us') as HivePartition;
+  const keys = live.table.partitionKeys.map((k) => k.name);
+  const loc = live.table.sd.location as string;
+  const start = await catalog.loadTable(ident);
+  const recorded = String(start.metadata.currentSnapshotId);
+  // Honest commit, killed right after it: the rerun is in sync on it and validates it.
+  const a = await copyPartition(store, manifest, us, loc, keys, ['2031', 'us']);
+  let inv2: TableInventory = { ...live, partitions: [...live.partitions, a.partition] };
+  const t = { prepared: prepared(inv2), ident };
+  await expect(syncTable(store, catalog, t, { now: Date.now, failpoint: dieAt('sync-after-commit') })).rejects.toThrow('killed at');
+  const committed = String((await catalog.loadTable(ident)).metadata.currentSnapshotId);
+  expect(committed).not.toBe(recorded);
+  const read: string[] = [];
+  const found = await syncTable(store, catalog, t, { now: Date.now, recordedSnapshotId: recorded, footers: countingFooters(read) });
+  const rows = (await readBack()).rows;
+  expect(found).toMatchObject({ status: 'in-sync', commit: null, snapshotId: committed, validation: { records: rows } });
+  // The full check, not a fresh commit's O(change) one: the footer of every live file is read, not only the ones it added.
+  expect(found.validation?.files).toBeGreaterThan(a.files.length);
+  expect(new Set(read).size).toBe(found.validation?.files);
+  // The record knows it: nothing to validate, nothing to record.
+  expect((await syncTable(store, catalog, t, { now: Date.now, recordedSnapshotId: committed })).validation).toBeNull();
+
+  // A commit whose total-records is wrong (footers that over-count), killed after it: the rerun refuses it.
+  const b = await copyPartition(store, manifest, us, loc, keys, ['2032', 'us']);
+  inv2 = { ...inv2, partitions: [...inv2.partitions, b.partition] };
+  const t2 = { prepared: prepared(inv2), ident };
+  const o = { now: Date.now, footers: inflatedFooters(), failpoint: dieAt('sync-after-commit') };
+  await expect(syncTable(store, catalog, t2, o)).rejects.toThrow('killed at');
+  const bad = String((await catalog.loadTable(ident)).metadata.currentSnapshotId);
+  expect(bad).not.toBe(committed);
+  const refused = syncTable(store, catalog, t2, { now: Date.now, recordedSnapshotId: committed });
+  await expect(refused).rejects.toMatchObject({
+    code: ErrorCode.SYNC_VALIDATION_FAILED,
+    context: { snapshotId: bad, extra: 0, missing: 0 },
+  });
 }, 600_000);

@@ -54,6 +54,7 @@ describe('numeric flags', () => {
     expect([...commands].sort()).toEqual([
       'apply',
       'approve',
+      'cutover',
       'doctor',
       'inventory',
       'rollback',

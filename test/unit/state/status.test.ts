@@ -1,7 +1,7 @@
 // The table status state machine (core/state/status.ts): the forward path apply records, and the
 // statuses off it (skipped, failed, rolled back) that have reached no forward step.
 import type { TableStatus } from '../../../core/state/store';
-import { FORWARD_STEPS, inFlight, nextStep, reached } from '../../../core/state/status';
+import { CUTOVER_STEPS, FORWARD_STEPS, inFlight, isLive, nextCutoverStep, nextStep, reached } from '../../../core/state/status';
 
 const OFF_PATH: TableStatus[] = ['skipped', 'failed', 'rolled-back'];
 
@@ -33,5 +33,26 @@ describe('table status', () => {
   it('in flight: an original saved and not yet migrated', () => {
     const all: TableStatus[] = [...FORWARD_STEPS, ...OFF_PATH];
     expect(all.filter(inFlight)).toEqual(['original-saved', 'written', 'registered']);
+  });
+
+  it('cutover: migrated → fenced → cutover, each past every forward step; the forward path still ends at migrated', () => {
+    expect(CUTOVER_STEPS).toEqual(['migrated', 'fenced', 'cutover']);
+    const path: TableStatus[] = ['migrated'];
+    for (let s = nextCutoverStep('migrated'); s !== null; s = nextCutoverStep(s)) path.push(s);
+    expect(path).toEqual([...CUTOVER_STEPS]);
+    for (const s of ['fenced', 'cutover'] as const) {
+      for (const step of FORWARD_STEPS) expect(reached(s, step)).toBe(true);
+      expect(nextStep(s)).toBeNull();
+      expect(inFlight(s)).toBe(false);
+    }
+    expect(reached('fenced', 'cutover')).toBe(false);
+    expect(reached('cutover', 'fenced')).toBe(true);
+    expect(reached('migrated', 'fenced')).toBe(false);
+    for (const s of [...OFF_PATH, 'pending', 'registered'] as TableStatus[]) expect(nextCutoverStep(s)).toBeNull();
+  });
+
+  it('live (what sync, validation and rollback cover): migrated, fenced, cut over', () => {
+    const all: TableStatus[] = [...FORWARD_STEPS, 'fenced', 'cutover', ...OFF_PATH];
+    expect(all.filter(isLive)).toEqual(['migrated', 'fenced', 'cutover']);
   });
 });

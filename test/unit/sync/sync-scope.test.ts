@@ -26,6 +26,15 @@ describe('sync scope', () => {
     expect(() => inScope(RECORDS, HASH, { waves: [1], tables: ['s.b'] })).toThrow(expect.objectContaining({ code: 'USAGE' }));
   });
 
+  it('a named table that was cut over (or is being) is SYNC_CUT_OVER naming it; a plan-wide sync leaves it out', () => {
+    const recs = [...RECORDS, rec('s.d', 1, 'cutover'), rec('s.e', 1, 'fenced')];
+    expect(() => inScope(recs, HASH, { waves: [], tables: ['s.a', 's.d'] })).toThrow(
+      expect.objectContaining({ code: 'SYNC_CUT_OVER', message: expect.stringContaining('s.d (cutover)') }),
+    );
+    expect(() => inScope(recs, HASH, { waves: [], tables: ['s.e'] })).toThrow(expect.objectContaining({ code: 'SYNC_CUT_OVER' }));
+    expect(inScope(recs, HASH, { waves: [1], tables: [] }).map((r) => r.tableId)).toEqual(['s.a']);
+  });
+
   it('ids: the schedule sync/<plan id>, each run sync/<plan id>/<stamp>', () => {
     expect(syncScheduleId(HASH)).toBe('sync/abcdef012345');
     expect(syncWorkflowId(HASH, '20261204T225220123Z')).toBe('sync/abcdef012345/20261204T225220123Z');
@@ -62,6 +71,12 @@ describe('syncTable activity', () => {
   it('a table no longer migrated (rolled back since the run started) is refused without touching the engine', async () => {
     const { acts, calls } = setup(rec('s.a', 1, 'rolled-back'));
     await expect(acts.syncTable(HASH, 's.a')).resolves.toMatchObject({ table: 's.a', ok: false, error: { code: 'USAGE' } });
+    expect(calls).toEqual([]);
+  });
+
+  it.each(['fenced', 'cutover'] as const)('a %s table is refused SYNC_CUT_OVER without touching the engine', async (status) => {
+    const { acts, calls } = setup(rec('s.a', 1, status));
+    await expect(acts.syncTable(HASH, 's.a')).resolves.toMatchObject({ table: 's.a', ok: false, error: { code: 'SYNC_CUT_OVER' } });
     expect(calls).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 // Rule: partitions whose columns differ from the table's (a different CD) are mapped by name into
 // one Iceberg schema (warn); a same-named column whose partition type cannot be promoted to the
-// table's type (Iceberg spec "Schema Evolution": int→long, float→double, decimal precision widening)
-// would be misread, so that needs a rewrite (hms.md §5). Pure; no I/O.
+// table's type (Iceberg spec "Schema Evolution", through nested structs, lists and maps:
+// core/hive/promotion.ts) would be misread, so that needs a rewrite (hms.md §5). Pure; no I/O.
 import type { HiveColumn } from '../../../hive/model';
+import { promotionProblem } from '../../../hive/promotion';
 import type { AssessFinding, Rule } from '../types';
 import { AssessCode, finding, isView } from '../types';
 
@@ -12,22 +13,6 @@ const norm = (type: string): string =>
     .toLowerCase()
     .replace(/^integer$/, 'int');
 const sig = (cols: readonly HiveColumn[]): string => cols.map((c) => `${c.name.toLowerCase()}:${norm(c.type)}`).join(',');
-
-const INTS = ['tinyint', 'smallint', 'int', 'bigint'];
-const DECIMAL = /^decimal(?:\((\d+)(?:,(\d+))?\))?$/;
-
-/** Can files written with `from` be read as `to`? */
-export function promotable(from: string, to: string): boolean {
-  const a = norm(from);
-  const b = norm(to);
-  if (a === b) return true;
-  if (INTS.includes(a) && INTS.includes(b)) return INTS.indexOf(a) <= INTS.indexOf(b);
-  if (a === 'float' && b === 'double') return true;
-  const da = DECIMAL.exec(a);
-  const db = DECIMAL.exec(b);
-  if (da && db) return (da[2] ?? '0') === (db[2] ?? '0') && Number(da[1] ?? 10) <= Number(db[1] ?? 10);
-  return false;
-}
 
 export const schemaDriftRule: Rule = (t) => {
   if (isView(t)) return [];
@@ -51,12 +36,14 @@ export const schemaDriftRule: Rule = (t) => {
   for (const p of drifted) {
     for (const c of p.sd.columns) {
       const want = byName.get(c.name.toLowerCase());
-      if (want !== undefined && !promotable(c.type, want)) {
+      const bad = want === undefined ? null : promotionProblem(c.type, want);
+      if (want !== undefined && bad !== null) {
+        const inside = bad.path === '' ? '' : ` (at ${c.name}${bad.path}: ${bad.from} cannot be read as ${bad.to})`;
         out.push(
           finding(
             AssessCode.PARTITION_TYPE_INCOMPATIBLE,
             'rewrite',
-            `partition ${p.name} column ${c.name} is ${c.type}, the table says ${want}`,
+            `partition ${p.name} column ${c.name} is ${c.type}, the table says ${want}${inside}`,
             `rewrite partition ${p.name} with ${c.name} cast to ${want}`,
             c.name,
           ),
