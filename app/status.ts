@@ -50,12 +50,12 @@ async function outcome(tmp: TemporalHandle, plan: string, s: MigrationStatus): P
   return outcomeOf(s, (await planInput(tmp, planHandle(tmp, plan)))?.maxFailedPerWave ?? 0);
 }
 
-/** The plan's status, once, or (with `watch`) every `everyMs` until it ends; each report goes to `onReport`. */
+/** The plan's status, once, or (with `watch`) every `everyMs` until it ends; each report goes to `onReport` (awaited). */
 export async function watchPlan(
   config: MigrateConfig,
   plan: string,
   o: { watch: boolean; everyMs?: number },
-  onReport: (r: PlanReport) => void,
+  onReport: (r: PlanReport) => void | Promise<void>,
 ): Promise<PlanReport> {
   const tmp = await openTemporal(config);
   try {
@@ -64,7 +64,7 @@ export async function watchPlan(
       const s = await planStatus(tmp, h, plan);
       const cut = await cutoverOf(config, s.planHash);
       const r = { status: s, outcome: await outcome(tmp, plan, s), ended: ENDED.includes(s.state), ...(cut ? { cutover: cut } : {}) };
-      onReport(r);
+      await onReport(r);
       if (!o.watch || r.ended) return r;
       await new Promise((resolve) => setTimeout(resolve, o.everyMs ?? 2000));
     }

@@ -6,14 +6,15 @@ import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 import { planId, syncWorkflowId } from '../core/plan/ids';
 import { SA, syncStatusQuery, syncWorkflow } from '../workflows/index';
-import type { SyncRunResult } from '../workflows/index';
+import type { SyncRunResult, SyncStatus } from '../workflows/index';
 import { CALL_MS, followWorkflow, temporalError } from './plan-workflow';
 import { openState, openTemporal } from './runtime';
 import type { TemporalHandle } from './runtime';
 import type { SyncScope } from './sync';
 import { inScope } from './sync';
 
-export type SyncProgress = { tables: number; done: number; inSync: number; committed: number; refused: number };
+/** The `syncStatus` query's answer: counts, files and partitions caught up, the last table's time, every finished table. */
+export type SyncProgress = SyncStatus;
 
 export interface SyncStarted {
   readonly plan: string;

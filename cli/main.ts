@@ -121,6 +121,25 @@ export function main(argv: readonly string[]): Promise<number> {
   return runCli(argv, { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) });
 }
 
+/**
+ * Exit with `code` once stdout and stderr have flushed: to a pipe Node writes asynchronously, and
+ * exiting right after a large write cut it (`migrate status --json | jq` of a 1,000-table plan got
+ * the first 128 KiB). An empty write's callback runs after every write queued before it. A
+ * closed reader (EPIPE) exits at once with the same code.
+ */
+export function exitAfterFlush(code: number, streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+  let left = streams.length;
+  const done = (): void => {
+    if (--left === 0) process.exit(code);
+  };
+  if (left === 0) process.exit(code);
+  for (const s of streams) {
+    // The reader went away (`| head`: EPIPE): nothing more can arrive; exit with the command's code.
+    s.once('error', () => process.exit(code));
+    s.write('', done);
+  }
+}
+
 if (require.main === module) {
-  void main(process.argv.slice(2)).then((c) => process.exit(c));
+  void main(process.argv.slice(2)).then((c) => exitAfterFlush(c));
 }

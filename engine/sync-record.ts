@@ -19,6 +19,8 @@ import type { PlanFile } from '../core/plan/plan-file';
 import { syncSourceChange } from '../core/plan/source-check';
 import type { StateStore, TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
+import type { SyncMark } from '../core/sync/lag';
+import { syncMarkOf } from '../core/sync/lag';
 import type { SyncResult, SyncValidation } from './sync-table';
 import { syncTable, validateCurrent } from './sync-table';
 
@@ -63,7 +65,10 @@ export async function syncMigratedTable(d: SyncRecordDeps, plan: PlanFile, rec: 
     return { table: rec.tableId, ok: true, result };
   } catch (e) {
     if (!(e instanceof MigrationError) || e.retryable) throw e;
-    return { table: rec.tableId, ok: false, error: { code: e.code, message: e.message } };
+    const error = { code: e.code, message: e.message };
+    // The refusal shows in `migrate status` (bookkeeping: nothing of the table changed).
+    await d.state.updateTable(rec.planHash, rec.tableId, { sync: syncMarkOf(d.now?.() ?? new Date(), { error }, null, rec.sync) });
+    return { table: rec.tableId, ok: false, error };
   }
 }
 
@@ -107,10 +112,16 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
   // recorded (the engine refuses a snapshot that is not ours and validated it like a fresh commit),
   // so the record catches up now.
   const unrecorded = result.commit === null && result.snapshotId !== rec.snapshotId;
-  if (result.commit === null && !unrecorded) return result;
+  const mark = syncMarkOf(now(), unrecorded ? { ...result, commit: 'found-committed' } : result, live.partitions.length, rec.sync);
+  if (result.commit === null && !unrecorded) {
+    // In sync: only the mark moves (bookkeeping: when it was checked; nothing of the table changed).
+    await d.state.updateTable(rec.planHash, rec.tableId, { sync: mark });
+    return result;
+  }
   d.failpoint?.('sync-before-record');
   try {
-    await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`);
+    // The mark goes in the same compare-and-swap recordStep as the snapshot (one attempt records both).
+    await recordSync(d, rec, live, result, `${d.catalog.name}:${formatTableIdent(ident)}`, mark);
   } catch (e) {
     // Another attempt of this sync (its worker stalled past the heartbeat timeout, the retry ran beside it) recorded first.
     if (!(e instanceof MigrationError) || e.code !== ErrorCode.SYNC_RECORD_MOVED) throw e;
@@ -143,7 +154,14 @@ export async function validateSyncedTable(d: SyncRecordDeps, plan: PlanFile, rec
  * check and the nightly HMS comparison are against what the Iceberg table now holds) — and the
  * commit is audited, in one transaction.
  */
-async function recordSync(d: SyncRecordDeps, rec: TableRecord, live: TableInventory, r: SyncResult, target: string): Promise<void> {
+async function recordSync(
+  d: SyncRecordDeps,
+  rec: TableRecord,
+  live: TableInventory,
+  r: SyncResult,
+  target: string,
+  mark: SyncMark,
+): Promise<void> {
   const details = {
     target,
     snapshotId: r.snapshotId,
@@ -170,6 +188,7 @@ async function recordSync(d: SyncRecordDeps, rec: TableRecord, live: TableInvent
       writtenFiles: written,
       original: live,
       originalDigest: tableFingerprint(live),
+      sync: mark,
     },
     {
       at: (d.now?.() ?? new Date()).toISOString(),

@@ -6,8 +6,9 @@
 // others are carried over). Files go create-only under the table's metadata/ prefix with names
 // from the snapshot id, which is a hash of the table, the parent and the change: a rerun after a
 // crash finds its own files. Then the catalog commit (compare-and-swap on the base we read) and the
-// check: Hive's listing = the new snapshot's files, footer row counts = total-records. Data files
-// are never touched. No change → no commit.
+// check (validateSync): the listing = the new snapshot's files, the added files' footer rows = their
+// entries, the live files' rows = total-records (a recovered commit and cutover's validateCurrent read
+// every live file's footer). Data files are never touched. No change → no commit.
 import type { CommitOutcome, IcebergCatalog, LoadedTable, TableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { PreparedConversion } from '../core/convert/prepare';
@@ -97,6 +98,7 @@ export interface SyncResult {
 }
 
 interface Current {
+  readonly cache: ManifestCache;
   readonly loaded: LoadedTable;
   readonly snapshot: Snapshot | null;
   readonly manifests: readonly ManifestFileEntry[];
@@ -114,29 +116,65 @@ function tableShape(p: PreparedConversion, m: TableMetadata) {
   return { schema, spec };
 }
 
-/** The live data files of `snapshot` (ADDED and EXISTING entries), with the manifest holding each. */
-async function snapshotFiles(store: ObjectStore, p: PreparedConversion, m: TableMetadata, snapshot: Snapshot | null) {
-  if (snapshot === null) return { manifests: [] as ManifestFileEntry[], files: [] as IcebergFile[] };
+/**
+ * The live files of each manifest a sync read, by manifest path: a manifest file is immutable, so
+ * the validation after the commit reads only the manifests the commit wrote (the carried-over ones
+ * come from here).
+ */
+type ManifestCache = Map<string, { readonly live: readonly IcebergFile[]; readonly added: readonly IcebergFile[] }>;
+
+/** Manifests read at once. */
+const MANIFEST_READS = 8;
+
+/**
+ * The live data files of `snapshot` (ADDED and EXISTING entries), with the manifest holding each,
+ * and the files `snapshot` itself added (ADDED entries of the manifests it wrote).
+ */
+async function snapshotFiles(
+  store: ObjectStore,
+  p: PreparedConversion,
+  m: TableMetadata,
+  snapshot: Snapshot | null,
+  cache?: ManifestCache,
+) {
+  if (snapshot === null) return { manifests: [] as ManifestFileEntry[], files: [] as IcebergFile[], added: [] as IcebergFile[] };
   const { schema, spec } = tableShape(p, m);
   const manifests = await readManifestFiles(store, snapshot.manifestList);
   const files: IcebergFile[] = [];
-  for (const mf of manifests)
-    for (const f of await readManifest(store, mf.path, schema, spec))
-      if (f.status !== 2)
-        files.push({
-          path: f.filePath,
-          size: f.fileSizeInBytes,
-          records: f.recordCount,
-          manifest: mf.path,
-          partition: tupleKey(f.partition),
-        });
-  return { manifests, files };
+  const added: IcebergFile[] = [];
+  const read = async (mf: ManifestFileEntry) => {
+    const known = cache?.get(mf.path);
+    if (known !== undefined) return known;
+    const live: IcebergFile[] = [];
+    const fresh: IcebergFile[] = [];
+    for (const f of await readManifest(store, mf.path, schema, spec)) {
+      if (f.status === 2) continue;
+      const file = {
+        path: f.filePath,
+        size: f.fileSizeInBytes,
+        records: f.recordCount,
+        manifest: mf.path,
+        partition: tupleKey(f.partition),
+      };
+      live.push(file);
+      if (f.status === 1) fresh.push(file);
+    }
+    const entry = { live, added: fresh };
+    cache?.set(mf.path, entry);
+    return entry;
+  };
+  for await (const [mf, e] of mapOrdered(manifests, MANIFEST_READS, async (mf) => [mf, await read(mf)] as const)) {
+    files.push(...e.live);
+    if (mf.addedSnapshotId === snapshot.snapshotId) added.push(...e.added);
+  }
+  return { manifests, files, added };
 }
 
 async function readCurrent(store: ObjectStore, catalog: IcebergCatalog, ident: TableIdent, p: PreparedConversion): Promise<Current> {
   const loaded = await catalog.loadTable(ident);
   const snapshot = ourCurrentSnapshot(loaded.metadata, p.source);
-  return { loaded, snapshot, ...(await snapshotFiles(store, p, loaded.metadata, snapshot)) };
+  const cache: ManifestCache = new Map();
+  return { cache, loaded, snapshot, ...(await snapshotFiles(store, p, loaded.metadata, snapshot, cache)) };
 }
 
 /** Hive's files now, every location listed (our metadata directory is not data). */
@@ -265,7 +303,8 @@ function evolve(p: PreparedConversion, cur: Current): { base: TableMetadata; add
  */
 export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: SyncTarget, o: SyncOptions): Promise<SyncResult> {
   const cur = await readCurrent(store, catalog, t.ident, t.prepared);
-  const d = diffFiles(t.prepared.source, cur.files, await listHive(store, t.prepared));
+  const listed = await listHive(store, t.prepared);
+  const d = diffFiles(t.prepared.source, cur.files, listed);
   if (isInSync(d)) return inSyncResult(cur, await recoveredValidation(store, t.prepared, cur, o));
   const { base, addition } = evolve(t.prepared, cur);
   const p = asTable(t.prepared, base);
@@ -300,7 +339,7 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     ...(addition === null ? {} : { schemaChange: addition.base }),
   });
   o.failpoint?.('sync-after-commit');
-  const validation = await validateSync(store, p, commit.table, id, o);
+  const validation = await validateSync(store, p, commit.table, id, o, { cache: cur.cache, listed });
   return {
     status: d.removed.length === 0 ? 'appended' : d.added.length === 0 ? 'deleted' : 'overwrote',
     snapshotId: id.toString(),
@@ -367,34 +406,61 @@ export async function validateCurrent(store: ObjectStore, catalog: IcebergCatalo
   return { snapshotId: id.toString(), ...(await validateSync(store, t.prepared, loaded, id, o)) };
 }
 
+/** A fresh commit's validation scope: the manifests the sync read (immutable, not read again) and the listing it was computed from. */
+interface ChangeScope {
+  readonly cache: ManifestCache;
+  readonly listed: readonly HiveFile[];
+}
+
 /**
- * After the commit: Hive's listing now = the new snapshot's live files, and the footers' row counts
- * summed = the snapshot's total-records (SYNC_VALIDATION_FAILED otherwise; the commit stays: the
- * next sync corrects a Hive change that raced us).
+ * The committed snapshot read back against Hive: the listing = its live files, footer rows = its
+ * entries' rows, and total-records = the rows of its live files. SYNC_VALIDATION_FAILED otherwise
+ * (the commit stays: the next sync corrects a Hive change that raced us).
+ *
+ * With `change` (a commit this sync just made): O(change) — only the manifests the commit wrote
+ * are read (carried-over ones come from the cache), the listing is the one the sync was computed
+ * from a moment before (every partition listed once per sync, not twice), and only the footers of
+ * the files it added are read (files carried over were checked the same way by the commit that
+ * added them: apply's validation or an earlier sync's).
+ *
+ * Without (a recovered commit of a killed run, cutover's final check `validateCurrent`): the full
+ * check — every manifest read back, Hive listed now, the footer of every live file read, so footer
+ * rows = total-records.
  */
-async function validateSync(store: ObjectStore, p: PreparedConversion, table: LoadedTable, id: bigint, o: SyncOptions) {
+async function validateSync(
+  store: ObjectStore,
+  p: PreparedConversion,
+  table: LoadedTable,
+  id: bigint,
+  o: SyncOptions,
+  change?: ChangeScope,
+) {
   const snap = table.metadata.snapshots.find((s) => s.snapshotId === id);
   if (snap === undefined || table.metadata.currentSnapshotId !== id)
     throw new MigrationError(ErrorCode.SYNC_VALIDATION_FAILED, `${p.source}: the committed table's current snapshot is not ${id}`);
-  const { files } = await snapshotFiles(store, p, table.metadata, snap);
-  const hive = await listHive(store, p);
+  const { files, added } = await snapshotFiles(store, p, table.metadata, snap, change?.cache);
+  const hive = change?.listed ?? (await listHive(store, p));
   const d = diffFiles(p.source, files, hive);
+  const read = change === undefined ? files : added;
+  const formatOf = new Map(hive.map((h) => [samePath(h.path), p.locations[h.location]?.format ?? 'PARQUET']));
   const readers = { ...defaultFooters(store), ...o.footers };
   let footers = 0;
-  for await (const n of mapOrdered(hive, o.footerConcurrency ?? 32, async (h) => {
-    const loc = p.locations[h.location];
-    const format = loc?.format ?? 'PARQUET';
+  for await (const n of mapOrdered(read, o.footerConcurrency ?? 32, async (f) => {
+    const format = formatOf.get(samePath(f.path)) ?? 'PARQUET';
     return (
-      await readers[format].readStats(h.path, h.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })
+      await readers[format].readStats(f.path, f.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })
     ).recordCount;
   }))
     footers += n;
+  const readRows = read.reduce((s, f) => s + f.records, 0);
+  const liveRows = files.reduce((s, f) => s + f.records, 0);
   const total = Number(snap.summary['total-records'] ?? NaN);
-  if (!isInSync(d) || footers !== total)
+  const which = change === undefined ? `its ${read.length} file(s)` : `its ${read.length} added file(s)`;
+  if (!isInSync(d) || footers !== readRows || liveRows !== total)
     throw new MigrationError(
       ErrorCode.SYNC_VALIDATION_FAILED,
-      `${p.source}: after committing snapshot ${id}: ${d.added.length} Hive file(s) not in it, ${d.removed.length} of its file(s) not in Hive; footer rows ${footers}, total-records ${total}`,
-      { table: p.source, snapshotId: id.toString(), missing: d.added.length, extra: d.removed.length, footers, total },
+      `${p.source}: after committing snapshot ${id}: ${d.added.length} Hive file(s) not in it, ${d.removed.length} of its file(s) not in Hive; footer rows of ${which} ${footers}, their entries ${readRows}; rows of its files ${liveRows}, total-records ${total}`,
+      { table: p.source, snapshotId: id.toString(), missing: d.added.length, extra: d.removed.length, footers, readRows, liveRows, total },
     );
-  return { files: files.length, records: footers };
+  return { files: files.length, records: liveRows };
 }

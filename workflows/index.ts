@@ -22,3 +22,4 @@ export type { SyncCarry, SyncCounts, SyncInput, SyncRunResult } from './sync';
 export { DEFAULT_TABLES_PER_RUN, SYNC_CONTINUE_AS_NEW_PATCH, syncStatusQuery, syncWorkflow } from './sync';
 export type { CutoverInput, CutoverResult, TableCutover } from './cutover';
 export { cutoverStatusQuery, cutoverWorkflow } from './cutover';
+export type { SyncStatus, SyncTableProgress } from './sync';

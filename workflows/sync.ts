@@ -24,6 +24,8 @@ export interface SyncCarry {
   readonly remaining: readonly string[];
   /** Every outcome so far (the last run returns them all). */
   readonly done: readonly TableSyncOutcome[];
+  /** When each outcome in `done` came back (workflow time, ISO-8601; the syncStatus query's per-table `at`). Absent in carries from before it: those show the continued run's start. */
+  readonly doneAt?: readonly string[];
   readonly teams: readonly string[];
   /** Tables in the whole sync (the status query's denominator). */
   readonly total: number;
@@ -59,7 +61,64 @@ export interface SyncRunResult {
   readonly tables: readonly TableSyncOutcome[];
 }
 
-export const syncStatusQuery = defineQuery<{ tables: number; done: number } & SyncCounts>('syncStatus');
+/** One synced table as the `syncStatus` query shows it (what the sync found behind and committed, or the refusal's code). */
+export interface SyncTableProgress {
+  readonly table: string;
+  readonly ok: boolean;
+  /** When its outcome came back (workflow time, ISO-8601). */
+  readonly at: string;
+  readonly status?: string;
+  readonly snapshotId?: string | null;
+  readonly filesAdded?: number;
+  readonly filesRemoved?: number;
+  readonly partitionsAdded?: number;
+  readonly partitionsChanged?: number;
+  readonly code?: string;
+}
+
+export interface SyncStatus extends SyncCounts {
+  readonly tables: number;
+  readonly done: number;
+  /** Files and partitions the committed snapshots caught up so far. */
+  readonly filesAdded: number;
+  readonly filesRemoved: number;
+  readonly partitionsChanged: number;
+  /** When the last table finished (null before the first). */
+  readonly lastSyncAt: string | null;
+  /** Every finished table, in the order they finished. */
+  readonly perTable: readonly SyncTableProgress[];
+}
+
+export const syncStatusQuery = defineQuery<SyncStatus>('syncStatus');
+
+const progressOf = (o: TableSyncOutcome, at: string): SyncTableProgress =>
+  o.ok
+    ? {
+        table: o.table,
+        ok: true,
+        at,
+        status: o.result.status,
+        snapshotId: o.result.snapshotId,
+        filesAdded: o.result.filesAdded,
+        filesRemoved: o.result.filesRemoved,
+        partitionsAdded: o.result.partitionsAdded,
+        partitionsChanged: o.result.partitionsChanged,
+      }
+    : { table: o.table, ok: false, at, code: o.error.code };
+
+function statusOf(total: number, done: readonly TableSyncOutcome[], perTable: readonly SyncTableProgress[]): SyncStatus {
+  const sum = (f: (p: SyncTableProgress) => number | undefined): number => perTable.reduce((s, p) => s + (f(p) ?? 0), 0);
+  return {
+    tables: total,
+    done: done.length,
+    ...countsOf(done),
+    filesAdded: sum((p) => p.filesAdded),
+    filesRemoved: sum((p) => p.filesRemoved),
+    partitionsChanged: sum((p) => p.partitionsChanged),
+    lastSyncAt: perTable[perTable.length - 1]?.at ?? null,
+    perTable,
+  };
+}
 
 const countsOf = (done: readonly TableSyncOutcome[]): SyncCounts => ({
   inSync: done.filter((o) => o.ok && o.result.commit === null).length,
@@ -80,17 +139,24 @@ const unknownOf = (input: SyncInput, scope: readonly string[]): TableSyncOutcome
 /** The tables this run syncs and the outcomes it starts from (a first run asks for the scope; a continued run is handed it). */
 async function startOf(input: SyncInput, short: ReturnType<typeof activities>['short']) {
   const c = input.carried;
-  if (c !== undefined) return { tables: c.remaining, teams: c.teams, done: [...c.done], total: c.total, runs: c.runs };
+  // Date.now() is the workflow's clock here (deterministic: the task's start time).
+  const now = new Date(Date.now()).toISOString();
+  if (c !== undefined) {
+    // The per-table progress survives continue-as-new: rebuilt from the carried outcomes and their times.
+    const perTable = c.done.map((o, i) => progressOf(o, c.doneAt?.[i] ?? now));
+    return { tables: c.remaining, teams: c.teams, done: [...c.done], perTable, total: c.total, runs: c.runs };
+  }
   const scope = await short.validationScope(input.planHash, input.waves ?? [], input.tables ?? []);
   const done = unknownOf(input, scope.tables);
-  return { tables: scope.tables, teams: scope.teams, done, total: scope.tables.length + done.length, runs: 0 };
+  const perTable = done.map((o) => progressOf(o, now));
+  return { tables: scope.tables, teams: scope.teams, done, perTable, total: scope.tables.length + done.length, runs: 0 };
 }
 
 export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
   const { short, long } = activities(input.timeouts);
   const run = await startOf(input, short);
-  const { done, total } = run;
-  setHandler(syncStatusQuery, () => ({ tables: total, done: done.length, ...countsOf(done) }));
+  const { done, perTable, total } = run;
+  setHandler(syncStatusQuery, () => statusOf(total, done, perTable));
   const waves = input.waves ?? [];
   upsertSearchAttributes([
     { key: SA.plan, value: planId(input.planHash) },
@@ -100,10 +166,10 @@ export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
   ]);
   const window = new SlidingWindow<TableSyncOutcome>(windowLimit(input.concurrency, 4));
   const details = (): void => {
-    const c = countsOf(done);
+    const s = statusOf(total, done, perTable);
     const runs = run.runs > 0 ? ` · run ${run.runs + 1}` : '';
     setCurrentDetails(
-      `Syncing plan \`${planId(input.planHash)}\`: ${done.length}/${total} tables · ${c.committed} snapshot(s) committed · ${c.inSync} in sync · ${c.refused} refused${runs}`,
+      `Syncing plan \`${planId(input.planHash)}\`: ${done.length}/${total} tables · ${s.committed} snapshot(s) committed (+${s.filesAdded} file(s), −${s.filesRemoved}, ${s.partitionsChanged} partition(s)) · ${s.inSync} in sync · ${s.refused} refused${s.lastSyncAt !== null ? ` · last table synced ${s.lastSyncAt}` : ''}${runs}`,
     );
   };
   details();
@@ -119,11 +185,14 @@ export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
         window.add(tableId, long.syncTable(input.planHash, tableId), (e) => ({ table: tableId, ok: false, error: failureOf(e) }));
       }
     }
-    done.push(await window.next());
+    const o = await window.next();
+    done.push(o);
+    perTable.push(progressOf(o, new Date(Date.now()).toISOString()));
     details();
     if (!rotate && cursor < run.tables.length && workflowInfo().continueAsNewSuggested) rotate = patched(SYNC_CONTINUE_AS_NEW_PATCH);
     if (rotate && window.size === 0) {
-      const carried: SyncCarry = { remaining: run.tables.slice(cursor), done, teams: run.teams, total, runs: run.runs + 1 };
+      const doneAt = perTable.map((p) => p.at);
+      const carried: SyncCarry = { remaining: run.tables.slice(cursor), done, doneAt, teams: run.teams, total, runs: run.runs + 1 };
       await continueAsNew<typeof syncWorkflow>({ ...input, carried });
     }
   }

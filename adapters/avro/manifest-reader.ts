@@ -24,9 +24,13 @@ export interface ManifestListRecord {
 /** A manifest entry as read back (the model lives in core: core/sync/put-back.ts `SnapshotEntry`). */
 export type ManifestDataFile = SnapshotEntry;
 
+/** A manifest or manifest list read whole in one GET when it is at most this size (most are: 10,000 entries ≈ 1–3 MB); larger ones take a second. */
+const ONE_READ_BYTES = 4 << 20;
+
+/** The whole file: one suffix-range GET that also tells the size (no HEAD first); a bigger file is read again from 0. */
 async function readAll(store: ObjectStore, path: string): Promise<Uint8Array> {
-  const { size } = await store.head(path);
-  return store.readRange(path, 0, size);
+  const { bytes, size } = await store.readTail(path, ONE_READ_BYTES);
+  return bytes.length === size ? bytes : store.readRange(path, 0, size);
 }
 
 const num = (v: unknown): number => (typeof v === 'bigint' ? Number(v) : (v as number));

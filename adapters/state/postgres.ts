@@ -11,9 +11,9 @@ import { GENESIS_HASH, chainEvent } from '../../core/audit/chain';
 import type { ChainKey } from '../../core/audit/keyed';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { PlanFile } from '../../core/plan/plan-file';
-import type { LocationClaim, StateStore, TableRecord, TableStatus, TableUpdate } from '../../core/state/store';
+import type { LocationClaim, StateStore, TableRecord, TableStatus, TableSummary, TableUpdate } from '../../core/state/store';
 import { refused, unreachable } from './pg-errors';
-import { COLUMNS, JSON_COLUMNS, rowToRecord, SCHEMA } from './schema';
+import { COLUMNS, JSON_COLUMNS, rowToRecord, rowToSummary, SCHEMA, SUMMARY_COLUMNS } from './schema';
 
 const AUDIT_LOCK = 0x68696d61; // 'hima'
 // The record types are the port's (core/state/store.ts); re-exported for the adapter's callers.
@@ -133,6 +133,11 @@ export class PostgresStateStore implements StateStore {
         ? await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 ORDER BY wave, table_id', [planHash])
         : await this.q('SELECT * FROM him_tables WHERE plan_hash = $1 AND wave = $2 ORDER BY table_id', [planHash, wave]);
     return r.rows.map(rowToRecord);
+  }
+
+  async listTableSummaries(planHash: string): Promise<TableSummary[]> {
+    const r = await this.q(`SELECT ${SUMMARY_COLUMNS} FROM him_tables WHERE plan_hash = $1 ORDER BY wave, table_id`, [planHash]);
+    return r.rows.map(rowToSummary);
   }
 
   /**

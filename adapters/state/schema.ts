@@ -1,7 +1,8 @@
 // The state store's tables in Postgres (created idempotently under an advisory lock, upgraded in
 // place) and the mapping between a table record and its row.
 import type { TableInventory } from '../../core/hive/model';
-import type { TableRecord, TableStatus, TableUpdate } from '../../core/state/store';
+import type { TableRecord, TableStatus, TableSummary, TableUpdate } from '../../core/state/store';
+import type { SyncMark } from '../../core/sync/lag';
 
 /**
  * Held while the schema is created: CREATE TABLE IF NOT EXISTS is not safe against itself in
@@ -75,6 +76,8 @@ DO $$ BEGIN
   ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS location_key text;
   -- The table workflow run that owns the record's forward steps (activities/table.ts).
   ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS owner_run text;
+  -- The last sync's mark (core/sync/lag.ts SyncMark), shown by migrate status.
+  ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS sync jsonb;
   CREATE INDEX IF NOT EXISTS him_tables_location_key ON him_tables (location_key text_pattern_ops);
   -- Event format 2 (core/audit/chain.ts): rows written before it keep v = 1 and verify as before.
   IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_audit' AND column_name = 'v') THEN
@@ -97,8 +100,9 @@ export const COLUMNS: Record<keyof TableUpdate, string> = {
   errorMessage: 'error_message',
   locationKey: 'location_key',
   ownerRun: 'owner_run',
+  sync: 'sync',
 };
-export const JSON_COLUMNS = new Set(['original', 'writtenFiles', 'validation']);
+export const JSON_COLUMNS = new Set(['original', 'writtenFiles', 'validation', 'sync']);
 
 export function rowToRecord(r: Record<string, unknown>): TableRecord {
   return {
@@ -117,5 +121,22 @@ export function rowToRecord(r: Record<string, unknown>): TableRecord {
     errorMessage: (r.error_message as string | null) ?? null,
     locationKey: (r.location_key as string | null) ?? null,
     ownerRun: (r.owner_run as string | null) ?? null,
+    sync: (r.sync as SyncMark | null) ?? null,
+  };
+}
+
+/** The columns of a TableSummary (listTableSummaries). */
+export const SUMMARY_COLUMNS = 'plan_hash, table_id, wave, status, snapshot_id, error_code, error_message, sync';
+
+export function rowToSummary(r: Record<string, unknown>): TableSummary {
+  return {
+    planHash: r.plan_hash as string,
+    tableId: r.table_id as string,
+    wave: r.wave as number,
+    status: r.status as TableStatus,
+    snapshotId: (r.snapshot_id as string | null) ?? null,
+    errorCode: (r.error_code as string | null) ?? null,
+    errorMessage: (r.error_message as string | null) ?? null,
+    sync: (r.sync as SyncMark | null) ?? null,
   };
 }

@@ -56,7 +56,7 @@ const json = (r: SyncReport, extra: object = {}): string =>
   `${JSON.stringify({ ok: r.tables.every((t) => t.ok), ...extra, ...r }, null, 2)}\n`;
 
 const progressLine = (p: SyncProgress): string =>
-  `  … ${p.done}/${p.tables} tables: ${p.committed} committed, ${p.inSync} in sync, ${p.refused} failed\n`;
+  `  … ${p.done}/${p.tables} tables: ${p.committed} committed (+${p.filesAdded} files), ${p.inSync} in sync, ${p.refused} failed\n`;
 
 /** The workflow path: started (and with --wait followed to its result). */
 async function throughTemporal(cmd: Command, io: IO, plan: string, opts: SyncOpts): Promise<void> {

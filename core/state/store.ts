@@ -5,6 +5,7 @@ import type { AuditAnchor } from '../audit/anchor';
 import type { AuditEvent, AuditEventInput } from '../audit/chain';
 import type { TableInventory } from '../hive/model';
 import type { PlanFile } from '../plan/plan-file';
+import type { SyncMark } from '../sync/lag';
 
 /**
  * `fenced` and `cutover` follow `migrated` (`migrate cutover`: the Hive writers fenced, then the
@@ -51,7 +52,15 @@ export interface TableRecord {
    * worker cannot bring a failed table back to life.
    */
   readonly ownerRun?: string | null;
+  /** What the last `migrate sync` of the table found and did (core/sync/lag.ts), null before the first. */
+  readonly sync?: SyncMark | null;
 }
+
+/** A record without its heavy parts (saved original, written files, validation): what `migrate status` lists. */
+export type TableSummary = Pick<
+  TableRecord,
+  'planHash' | 'tableId' | 'wave' | 'status' | 'snapshotId' | 'errorCode' | 'errorMessage' | 'sync'
+>;
 
 export type TableUpdate = Partial<Omit<TableRecord, 'planHash' | 'tableId' | 'wave'>>;
 
@@ -74,6 +83,8 @@ export interface StateStore {
   getTable(planHash: string, tableId: string): Promise<TableRecord>;
   /** Every record of the plan (ordered by wave, table), or of one wave (ordered by table). */
   listTables(planHash: string, wave?: number): Promise<TableRecord[]>;
+  /** Every record of the plan without its heavy parts (ordered by wave, table): one light query for `migrate status`. */
+  listTableSummaries(planHash: string): Promise<TableSummary[]>;
   /**
    * Other tables (any plan) whose location equals, contains or lies inside `locationKey` and that
    * hold something of this tool's (a saved original onwards, or a failed undo): two tables sharing

@@ -226,3 +226,57 @@ export async function dropScale(
     s3.destroy();
   }
 }
+
+/**
+ * One more partition `p=<p>` with `o.files` tiny Parquet files in every table of the scale
+ * warehouse `o` describes (seeded already): files uploaded first, then one add_partitions per
+ * table (fast stats sent, as seedScale does). A table that has the partition already is left as
+ * it is (a rerun after an interruption). Only the first `count` tables with `count`. For the sync bench: what a day of new data looks like on
+ * the Hive side of 1,000 migrated tables. Returns the tables that got the partition.
+ */
+export async function addScalePartition(o: ScaleOptions, p: number, seededPartitions: number, count = o.tables): Promise<number> {
+  const tag = `${o.tables}x${seededPartitions}x${o.files}`;
+  const db = `${o.prefix}_scale_${tag}`;
+  const root = `s3a://${o.bucket}/seed/${o.prefix}/scale_${tag}`;
+  const work = mkdtempSync(path.join(os.tmpdir(), 'him-scale-'));
+  const s3 = s3Client(o.s3);
+  let added = 0;
+  try {
+    await runPython(o.python, ['generate.py', '--tiny', path.join(work, 'tiny.parquet')]);
+    const tiny = readFileSync(path.join(work, 'tiny.parquet'));
+    const width = String(o.tables - 1).length;
+    const stats = {
+      numFiles: String(o.files),
+      totalSize: String(o.files * tiny.length),
+      numFilesErasureCoded: '0',
+      numRows: String(o.files),
+      rawDataSize: '0',
+    };
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      const hms = await openHms(o.hms, { connectTimeoutMs: 10_000, callTimeoutMs: CALL_TIMEOUT_MS });
+      try {
+        while (next < count) {
+          const t = scaleTable(db, root, next++, width);
+          const part = partitionOf(t, p);
+          const have = new Set(await hms.call('get_partition_names', (c) => c.get_partition_names(t.db, t.name, -1)));
+          if (have.has(part.name)) continue;
+          const keys = Array.from(
+            { length: o.files },
+            (_, f) => `${part.location.slice(`s3a://${o.bucket}/`.length)}/part-${pad(f, 5)}.parquet`,
+          );
+          await mapLimit(keys, 8, (k) => putObject(s3, o.bucket, k, tiny));
+          await hms.call('add_partitions', (c) => c.add_partitions([partitionObject(t, part, Math.floor(Date.now() / 1000), stats)]));
+          added++;
+        }
+      } finally {
+        hms.close();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+  } finally {
+    s3.destroy();
+    rmSync(work, { recursive: true, force: true });
+  }
+  return added;
+}

@@ -3,7 +3,8 @@
 // SYNC_FAILPOINTS: after the manifests, the manifest list, the metadata, before and after the
 // commit, before and after the state record), restarted each time → exactly once: one new
 // snapshot, the record at it, one `table.synced` event, no metadata file that nothing references,
-// PyIceberg reads the Hive content. A sync of more tables than a run's budget continues as new and
+// PyIceberg reads the Hive content. A sync of more tables than a run's budget continues as new (its
+// syncStatus query still answers for every table) and
 // ends with every table; each of its runs replays. A column added at the end on Hive (and a
 // partition whose files have it) → the sync's snapshot carries a schema update; PyIceberg and Spark
 // read the new column (null in older rows); a type change is SOURCE_CHANGED naming it.
@@ -14,6 +15,7 @@ import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { SYNC_FAILPOINTS } from '../../engine/sync-table';
+import { syncStatusQuery } from '../../workflows/index';
 import type { SyncLive } from '../helpers/sync-live';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { tableIdent } from '../../core/catalog/catalog';
@@ -119,6 +121,15 @@ describe('migrate sync: kills at every step, continue-as-new, schema additions',
       for await (const w of client.workflow.list({ query: `WorkflowId = '${body.workflowId}'` }))
         runs.push({ runId: w.runId, status: w.status.name });
       expect(runs.map((x) => x.status).sort()).toEqual(['COMPLETED', 'CONTINUED_AS_NEW']);
+      // The syncStatus query's per-table results survive continue-as-new: the last run answers for every table.
+      const q = await client.workflow.getHandle(body.workflowId).query(syncStatusQuery);
+      expect([q.tables, q.done, q.perTable.map((p) => p.table).sort()]).toEqual([
+        TABLES.length,
+        TABLES.length,
+        TABLES.map((t) => `${s.db}.${t}`),
+      ]);
+      expect(q.perTable.find((p) => p.table === `${s.db}.orders`)).toMatchObject({ ok: true, status: 'appended' });
+      expect(q.lastSyncAt).toBe(q.perTable.at(-1)?.at);
       for (const x of runs) {
         const history = await client.workflow.getHandle(body.workflowId, x.runId).fetchHistory();
         await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows/index'), replayName: x.status }, history);

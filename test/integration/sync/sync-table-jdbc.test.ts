@@ -138,6 +138,12 @@ function dieAt(name: string): (at: string) => void {
   };
 }
 
+/** The real Parquet footers, each file read noted in `read`. */
+function countingFooters(read: string[]): { PARQUET: FooterReader } {
+  const real = defaultFooters(store).PARQUET;
+  return { PARQUET: { readStats: async (...a) => (read.push(a[0]), real.readStats(...a)) } };
+}
+
 /** Parquet footers that report one row more per file than the file holds. */
 function inflatedFooters(): { PARQUET: FooterReader } {
   const real = defaultFooters(store).PARQUET;
@@ -168,9 +174,13 @@ it('killed after the commit: the rerun validates the found snapshot before it is
   await expect(syncTable(store, catalog, t, { now: Date.now, failpoint: dieAt('sync-after-commit') })).rejects.toThrow('killed at');
   const committed = String((await catalog.loadTable(ident)).metadata.currentSnapshotId);
   expect(committed).not.toBe(recorded);
-  const found = await syncTable(store, catalog, t, { now: Date.now, recordedSnapshotId: recorded });
+  const read: string[] = [];
+  const found = await syncTable(store, catalog, t, { now: Date.now, recordedSnapshotId: recorded, footers: countingFooters(read) });
   const rows = (await readBack()).rows;
   expect(found).toMatchObject({ status: 'in-sync', commit: null, snapshotId: committed, validation: { records: rows } });
+  // The full check, not a fresh commit's O(change) one: the footer of every live file is read, not only the ones it added.
+  expect(found.validation?.files).toBeGreaterThan(a.files.length);
+  expect(new Set(read).size).toBe(found.validation?.files);
   // The record knows it: nothing to validate, nothing to record.
   expect((await syncTable(store, catalog, t, { now: Date.now, recordedSnapshotId: committed })).validation).toBeNull();
 

@@ -59,6 +59,7 @@ describe('numeric flags', () => {
       'inventory',
       'rollback',
       'schedule create',
+      'status',
       'sync',
       'table',
       'validate',
