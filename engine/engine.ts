@@ -18,7 +18,7 @@ import type { ValidateOptions, ValidationEvidence } from './validate-conversion'
 import { validateConversion } from './validate-conversion';
 import type { SyncRecordDeps, TableSyncOutcome } from './sync-record';
 import { syncMigratedTable, validateSyncedTable } from './sync-record';
-import type { SyncValidation } from './sync-table';
+import type { SyncValidation } from './sync-validate';
 import type { PutBackPlan } from './put-back';
 import { planPutBack } from './put-back';
 import type { WriteOptions, WrittenMetadata } from './write-metadata';

@@ -21,8 +21,10 @@ import type { StateStore, TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { SyncMark } from '../core/sync/lag';
 import { syncMarkOf } from '../core/sync/lag';
-import type { SyncResult, SyncValidation } from './sync-table';
-import { syncTable, validateCurrent } from './sync-table';
+import type { SyncResult } from './sync-table';
+import type { SyncValidation } from './sync-validate';
+import { syncTable } from './sync-table';
+import { validateCurrent } from './sync-validate';
 
 export interface SyncRecordDeps {
   readonly state: StateStore;

@@ -6,10 +6,10 @@
 // others are carried over). Files go create-only under the table's metadata/ prefix with names
 // from the snapshot id, which is a hash of the table, the parent and the change: a rerun after a
 // crash finds its own files. Then the catalog commit (compare-and-swap on the base we read) and the
-// check (validateSync): the listing = the new snapshot's files, the added files' footer rows = their
+// check (sync-validate.ts validateSync; reads through sync-read.ts): the listing = the new snapshot's files, the added files' footer rows = their
 // entries, the live files' rows = total-records (a recovered commit and cutover's validateCurrent read
 // every live file's footer). Data files are never touched. No change → no commit.
-import type { CommitOutcome, IcebergCatalog, LoadedTable, TableIdent } from '../core/catalog/catalog';
+import type { CommitOutcome, IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { PreparedConversion } from '../core/convert/prepare';
 import type { ManifestFileEntry } from '../core/iceberg/manifest';
@@ -18,7 +18,7 @@ import type { Snapshot, TableMetadata } from '../core/iceberg/metadata';
 import { fromMetadataJson, toMetadataJson } from '../core/iceberg/metadata-json';
 import type { FooterReader } from '../core/storage/file-stats';
 import type { ObjectStore } from '../core/storage/object-store';
-import type { HiveFile, IcebergFile, SyncDiff } from '../core/sync/diff';
+import type { HiveFile, SyncDiff } from '../core/sync/diff';
 import type { SchemaAddition } from '../core/sync/schema';
 import { schemaAddition, withSchemaAddition } from '../core/sync/schema';
 import { buildNameMapping, nameMappingFromJson } from '../core/iceberg/name-mapping';
@@ -26,7 +26,6 @@ import { TableProperty } from '../core/iceberg/spec-constants';
 import { diffFiles, isInSync, manifestsToRewrite, samePath, tupleKey } from '../core/sync/diff';
 import type { SyncTotals } from '../core/sync/snapshot';
 import {
-  ourCurrentSnapshot,
   syncMetadataLocation,
   syncOperation,
   syncPaths,
@@ -35,7 +34,6 @@ import {
   syncSummary,
   withSyncSnapshot,
 } from '../core/sync/snapshot';
-import { readManifest, readManifestFiles } from '../adapters/avro/manifest-reader';
 import { writeManifestList } from '../adapters/avro/manifest-list-writer';
 import { rewriteManifest } from '../adapters/avro/manifest-rewrite';
 import { writeManifests } from '../adapters/avro/manifest-writer';
@@ -43,7 +41,11 @@ import type { DataFileFormat } from '../core/convert/prepare';
 import { mapOrdered } from './ordered-pool';
 import { putOnce } from './put-once';
 import type { WrittenFile } from './write-metadata';
-import { dataFileOf, defaultFooters, listTableFiles, putOnceOutput } from './write-metadata';
+import { dataFileOf, defaultFooters, putOnceOutput } from './write-metadata';
+
+import type { Current } from './sync-read';
+import { listHive, readCurrent, tableShape } from './sync-read';
+import { recoveredValidation, validateSync } from './sync-validate';
 
 export interface SyncOptions {
   readonly footerConcurrency?: number;
@@ -95,93 +97,6 @@ export interface SyncResult {
   readonly validation: { readonly files: number; readonly records: number } | null;
   /** Columns Hive gained at the end that this sync's snapshot added to the schema (core/sync/schema.ts). */
   readonly columnsAdded: readonly string[];
-}
-
-interface Current {
-  readonly cache: ManifestCache;
-  readonly loaded: LoadedTable;
-  readonly snapshot: Snapshot | null;
-  readonly manifests: readonly ManifestFileEntry[];
-  readonly files: readonly IcebergFile[];
-}
-
-const schemaOf = (m: TableMetadata) => m.schemas.find((s) => s.schemaId === m.currentSchemaId);
-const specOf = (m: TableMetadata) => m.partitionSpecs.find((s) => s.specId === m.defaultSpecId);
-
-function tableShape(p: PreparedConversion, m: TableMetadata) {
-  const schema = schemaOf(m);
-  const spec = specOf(m);
-  if (schema === undefined || spec === undefined)
-    throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `${p.source}: the table metadata has no current schema or default spec`);
-  return { schema, spec };
-}
-
-/**
- * The live files of each manifest a sync read, by manifest path: a manifest file is immutable, so
- * the validation after the commit reads only the manifests the commit wrote (the carried-over ones
- * come from here).
- */
-type ManifestCache = Map<string, { readonly live: readonly IcebergFile[]; readonly added: readonly IcebergFile[] }>;
-
-/** Manifests read at once. */
-const MANIFEST_READS = 8;
-
-/**
- * The live data files of `snapshot` (ADDED and EXISTING entries), with the manifest holding each,
- * and the files `snapshot` itself added (ADDED entries of the manifests it wrote).
- */
-async function snapshotFiles(
-  store: ObjectStore,
-  p: PreparedConversion,
-  m: TableMetadata,
-  snapshot: Snapshot | null,
-  cache?: ManifestCache,
-) {
-  if (snapshot === null) return { manifests: [] as ManifestFileEntry[], files: [] as IcebergFile[], added: [] as IcebergFile[] };
-  const { schema, spec } = tableShape(p, m);
-  const manifests = await readManifestFiles(store, snapshot.manifestList);
-  const files: IcebergFile[] = [];
-  const added: IcebergFile[] = [];
-  const read = async (mf: ManifestFileEntry) => {
-    const known = cache?.get(mf.path);
-    if (known !== undefined) return known;
-    const live: IcebergFile[] = [];
-    const fresh: IcebergFile[] = [];
-    for (const f of await readManifest(store, mf.path, schema, spec)) {
-      if (f.status === 2) continue;
-      const file = {
-        path: f.filePath,
-        size: f.fileSizeInBytes,
-        records: f.recordCount,
-        manifest: mf.path,
-        partition: tupleKey(f.partition),
-      };
-      live.push(file);
-      if (f.status === 1) fresh.push(file);
-    }
-    const entry = { live, added: fresh };
-    cache?.set(mf.path, entry);
-    return entry;
-  };
-  for await (const [mf, e] of mapOrdered(manifests, MANIFEST_READS, async (mf) => [mf, await read(mf)] as const)) {
-    files.push(...e.live);
-    if (mf.addedSnapshotId === snapshot.snapshotId) added.push(...e.added);
-  }
-  return { manifests, files, added };
-}
-
-async function readCurrent(store: ObjectStore, catalog: IcebergCatalog, ident: TableIdent, p: PreparedConversion): Promise<Current> {
-  const loaded = await catalog.loadTable(ident);
-  const snapshot = ourCurrentSnapshot(loaded.metadata, p.source);
-  const cache: ManifestCache = new Map();
-  return { cache, loaded, snapshot, ...(await snapshotFiles(store, p, loaded.metadata, snapshot, cache)) };
-}
-
-/** Hive's files now, every location listed (our metadata directory is not data). */
-async function listHive(store: ObjectStore, p: PreparedConversion): Promise<HiveFile[]> {
-  const out: HiveFile[] = [];
-  for await (const l of listTableFiles(store, p, {})) for (const f of l.files) out.push({ path: f.path, size: f.size, location: l.index });
-  return out;
 }
 
 /**
@@ -359,17 +274,6 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
   };
 }
 
-/**
- * In sync on a snapshot of ours the record does not know (a run killed after its commit): the same
- * check as after a commit (listing = snapshot files, footer rows = total-records) before the
- * caller records it. Null when the record already knows the snapshot (nothing to record).
- */
-async function recoveredValidation(store: ObjectStore, p: PreparedConversion, cur: Current, o: SyncOptions) {
-  if (o.recordedSnapshotId === undefined || cur.snapshot === null) return null;
-  if (cur.snapshot.snapshotId.toString() === o.recordedSnapshotId) return null;
-  return validateSync(store, p, cur.loaded, cur.snapshot.snapshotId, o);
-}
-
 function inSyncResult(cur: Current, validation: SyncResult['validation']): SyncResult {
   return {
     status: 'in-sync',
@@ -388,79 +292,4 @@ function inSyncResult(cur: Current, validation: SyncResult['validation']): SyncR
     validation,
     columnsAdded: [],
   };
-}
-
-/** What a validation of a table's current snapshot against its Hive side found (equal, else it threw). */
-export interface SyncValidation {
-  readonly snapshotId: string | null;
-  readonly files: number;
-  readonly records: number;
-}
-
-/** The current snapshot against the Hive side now: listing = its live files, footer rows = its total-records (cutover's final check). */
-export async function validateCurrent(store: ObjectStore, catalog: IcebergCatalog, t: SyncTarget, o: SyncOptions): Promise<SyncValidation> {
-  const loaded = await catalog.loadTable(t.ident);
-  const id = loaded.metadata.currentSnapshotId;
-  if (id === null)
-    throw new MigrationError(ErrorCode.SYNC_VALIDATION_FAILED, `${t.prepared.source}: the Iceberg table has no current snapshot`);
-  return { snapshotId: id.toString(), ...(await validateSync(store, t.prepared, loaded, id, o)) };
-}
-
-/** A fresh commit's validation scope: the manifests the sync read (immutable, not read again) and the listing it was computed from. */
-interface ChangeScope {
-  readonly cache: ManifestCache;
-  readonly listed: readonly HiveFile[];
-}
-
-/**
- * The committed snapshot read back against Hive: the listing = its live files, footer rows = its
- * entries' rows, and total-records = the rows of its live files. SYNC_VALIDATION_FAILED otherwise
- * (the commit stays: the next sync corrects a Hive change that raced us).
- *
- * With `change` (a commit this sync just made): O(change) — only the manifests the commit wrote
- * are read (carried-over ones come from the cache), the listing is the one the sync was computed
- * from a moment before (every partition listed once per sync, not twice), and only the footers of
- * the files it added are read (files carried over were checked the same way by the commit that
- * added them: apply's validation or an earlier sync's).
- *
- * Without (a recovered commit of a killed run, cutover's final check `validateCurrent`): the full
- * check — every manifest read back, Hive listed now, the footer of every live file read, so footer
- * rows = total-records.
- */
-async function validateSync(
-  store: ObjectStore,
-  p: PreparedConversion,
-  table: LoadedTable,
-  id: bigint,
-  o: SyncOptions,
-  change?: ChangeScope,
-) {
-  const snap = table.metadata.snapshots.find((s) => s.snapshotId === id);
-  if (snap === undefined || table.metadata.currentSnapshotId !== id)
-    throw new MigrationError(ErrorCode.SYNC_VALIDATION_FAILED, `${p.source}: the committed table's current snapshot is not ${id}`);
-  const { files, added } = await snapshotFiles(store, p, table.metadata, snap, change?.cache);
-  const hive = change?.listed ?? (await listHive(store, p));
-  const d = diffFiles(p.source, files, hive);
-  const read = change === undefined ? files : added;
-  const formatOf = new Map(hive.map((h) => [samePath(h.path), p.locations[h.location]?.format ?? 'PARQUET']));
-  const readers = { ...defaultFooters(store), ...o.footers };
-  let footers = 0;
-  for await (const n of mapOrdered(read, o.footerConcurrency ?? 32, async (f) => {
-    const format = formatOf.get(samePath(f.path)) ?? 'PARQUET';
-    return (
-      await readers[format].readStats(f.path, f.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })
-    ).recordCount;
-  }))
-    footers += n;
-  const readRows = read.reduce((s, f) => s + f.records, 0);
-  const liveRows = files.reduce((s, f) => s + f.records, 0);
-  const total = Number(snap.summary['total-records'] ?? NaN);
-  const which = change === undefined ? `its ${read.length} file(s)` : `its ${read.length} added file(s)`;
-  if (!isInSync(d) || footers !== readRows || liveRows !== total)
-    throw new MigrationError(
-      ErrorCode.SYNC_VALIDATION_FAILED,
-      `${p.source}: after committing snapshot ${id}: ${d.added.length} Hive file(s) not in it, ${d.removed.length} of its file(s) not in Hive; footer rows of ${which} ${footers}, their entries ${readRows}; rows of its files ${liveRows}, total-records ${total}`,
-      { table: p.source, snapshotId: id.toString(), missing: d.added.length, extra: d.removed.length, footers, readRows, liveRows, total },
-    );
-  return { files: files.length, records: liveRows };
 }
