@@ -113,7 +113,10 @@ function asTable(p: PreparedConversion, m: TableMetadata): PreparedConversion {
 
 const partitionKey = (p: PreparedConversion, h: HiveFile): string => tupleKey(p.locations[h.location]?.partition ?? []);
 
-/** One manifest of ADDED entries for the new files (footers read at bounded concurrency, in listing order). */
+/**
+ * One manifest of ADDED entries for the new files (footers read at bounded concurrency, in listing
+ * order); each footer's row count goes into `footerRows` (by path) for the validation after the commit.
+ */
 async function writeAdded(
   store: ObjectStore,
   p: PreparedConversion,
@@ -122,6 +125,7 @@ async function writeAdded(
   id: bigint,
   o: SyncOptions,
   w: WrittenFile[],
+  footerRows: Map<string, number>,
 ) {
   const { schema, spec } = tableShape(p, m);
   const readers = { ...defaultFooters(store), ...o.footers };
@@ -129,6 +133,7 @@ async function writeAdded(
     const loc = p.locations[h.location];
     if (loc === undefined) throw new MigrationError(ErrorCode.INTERNAL, `no location ${h.location}`);
     const stats = await readers[loc.format].readStats(h.path, h.size, { schema: p.schema, nameMapping: p.baseNameMapping });
+    footerRows.set(samePath(h.path), stats.recordCount);
     return dataFileOf(h, loc, stats);
   });
   const paths = syncPaths(p.metadataDir, id);
@@ -149,9 +154,10 @@ async function composeManifests(
   id: bigint,
   o: SyncOptions,
   w: WrittenFile[],
+  footerRows: Map<string, number>,
 ) {
   const seq = cur.loaded.metadata.lastSequenceNumber + 1;
-  const added = d.added.length === 0 ? null : await writeAdded(store, p, cur.loaded.metadata, d, id, o, w);
+  const added = d.added.length === 0 ? null : await writeAdded(store, p, cur.loaded.metadata, d, id, o, w, footerRows);
   const out: ManifestFileEntry[] = (added?.manifests ?? []).map((m) => addedManifestEntry(m, id, seq));
   const rewrite = manifestsToRewrite(d);
   const paths = syncPaths(p.metadataDir, id);
@@ -225,7 +231,17 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
   const p = asTable(t.prepared, base);
   const id = syncSnapshotId(base.tableUuid, base.currentSnapshotId, d, addition?.added ?? []);
   const w: WrittenFile[] = [];
-  const { manifests, added } = await composeManifests(store, p, { ...cur, loaded: { ...cur.loaded, metadata: base } }, d, id, o, w);
+  const footerRows = new Map<string, number>();
+  const { manifests, added } = await composeManifests(
+    store,
+    p,
+    { ...cur, loaded: { ...cur.loaded, metadata: base } },
+    d,
+    id,
+    o,
+    w,
+    footerRows,
+  );
   o.failpoint?.('sync-after-manifests');
   const paths = syncPaths(p.metadataDir, id);
   const seq = base.lastSequenceNumber + 1;
@@ -254,7 +270,7 @@ export async function syncTable(store: ObjectStore, catalog: IcebergCatalog, t: 
     ...(addition === null ? {} : { schemaChange: addition.base }),
   });
   o.failpoint?.('sync-after-commit');
-  const validation = await validateSync(store, p, commit.table, id, o, { cache: cur.cache, listed });
+  const validation = await validateSync(store, p, commit.table, id, o, { cache: cur.cache, listed, footerRows });
   return {
     status: d.removed.length === 0 ? 'appended' : d.added.length === 0 ? 'deleted' : 'overwrote',
     snapshotId: id.toString(),

@@ -37,7 +37,31 @@ const bigLong = avro.types.LongType.__with({
   compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
 });
 
+/**
+ * Compiled types by schema JSON: avsc compiles a reader, writer and checker per Type (generated
+ * code), which cost a sync ~7 ms of CPU per table when every manifest read and write built its own
+ * (bench/sync/profile.ts --cpu-profile). A Type holds no state between encodes, so one per schema
+ * is shared; the map is bounded (a worker sees one schema per table shape, not per file).
+ */
+const compiled = new Map<string, avro.Type>();
+const COMPILED_MAX = 512;
+
 export function avroType(schema: AvroSchema): avro.Type {
+  const key = JSON.stringify(schema);
+  const hit = compiled.get(key);
+  if (hit !== undefined) {
+    // Most recently used last: the oldest is evicted first.
+    compiled.delete(key);
+    compiled.set(key, hit);
+    return hit;
+  }
+  const type = compileType(schema);
+  if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value as string);
+  compiled.set(key, type);
+  return type;
+}
+
+function compileType(schema: AvroSchema): avro.Type {
   // `registry` covers the bare "long"; typeHook covers {"type":"long","logicalType":…} (timestamps,
   // times), which avsc would otherwise build as its number-only long.
   return avro.Type.forSchema(schema as avro.Schema, {

@@ -4,7 +4,8 @@
 // with a timer: HMS reads, catalog loads and commits, storage lists / reads / writes, state store
 // writes. Prints per category the calls and the summed time per table (the categories overlap in
 // wall time when a table reads in parallel; the total per table is the activity's own time).
-//   npx tsx bench/sync/profile.ts --part 901 [--tables 64] [--concurrency 8]
+//   npx tsx bench/sync/profile.ts --part 901 [--tables 64] [--concurrency 8] [--cpu-profile out.cpuprofile]
+// (--cpu-profile: a V8 CPU profile of the sync phase only, for Chrome DevTools or speedscope)
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../cli/config';
@@ -22,6 +23,7 @@ const arg = (name: string, dflt: string): string => {
 const K = Number(arg('tables', '64'));
 const C = Number(arg('concurrency', '8'));
 const PART = Number(arg('part', '901'));
+const CPU_PROFILE = arg('cpu-profile', '');
 const FILES = 20;
 const PREFIX = 'benchsync';
 const TOTAL = 1000;
@@ -56,6 +58,24 @@ function timed<T extends object>(what: string, o: T): T {
       };
     },
   });
+}
+
+/** A V8 CPU profile of this process (the main thread) from now until stop(). */
+async function startCpuProfile(): Promise<{ stop(file: string): Promise<void> }> {
+  const inspector = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return {
+    async stop(file: string) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -93,7 +113,9 @@ async function main(): Promise<void> {
         toolVersion: toolVersion(),
         actor: { actor: 'profile' },
       };
+      const profiler = CPU_PROFILE === '' ? null : await startCpuProfile();
       const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
       const per: number[] = [];
       let committed = 0;
       for await (const o of mapOrdered(c.records, C, async (rec) => {
@@ -104,9 +126,11 @@ async function main(): Promise<void> {
       }))
         if (o.ok && o.result.commit !== null) committed++;
       const wall = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      if (profiler !== null) await profiler.stop(CPU_PROFILE);
       const n = c.records.length;
       process.stdout.write(
-        `profile: ${n} tables (${committed} committed) at concurrency ${C}: wall ${(wall / 1000).toFixed(1)} s, ${((wall / n) * C).toFixed(0)} ms per table-slot; per table mean ${(per.reduce((a, b) => a + b, 0) / n).toFixed(0)} ms\n`,
+        `profile: ${n} tables (${committed} committed) at concurrency ${C}: wall ${(wall / 1000).toFixed(1)} s, ${((wall / n) * C).toFixed(0)} ms per table-slot; per table mean ${(per.reduce((a, b) => a + b, 0) / n).toFixed(0)} ms; this process's CPU (all threads) ${((cpu.user + cpu.system) / 1000 / n).toFixed(1)} ms per table\n`,
       );
       for (const [k, v] of [...timers].sort((a, b) => b[1].ms - a[1].ms))
         process.stdout.write(
