@@ -12,6 +12,7 @@ import type { LookupFunction } from 'node:net';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { S3Addressing, encodeKey, encodeSegment } from './s3-addressing';
 import { RefreshingCredentials } from './s3-credentials';
+import { S3Lean } from './s3-lean';
 import type { S3CredentialProvider } from './s3-credentials';
 
 export { encodeKey, encodeSegment };
@@ -61,6 +62,19 @@ function sdkLikeError(status: number | undefined, name: string, message: string,
   return e;
 }
 
+/** One request for S3RangedGet.signed. */
+export interface SignedRequest {
+  readonly method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
+  readonly bucket: string;
+  /** The object key ('' for a bucket request such as ListObjectsV2). */
+  readonly key: string;
+  readonly query?: readonly (readonly [string, string])[];
+  /** Extra headers to send and sign (lower-case names). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Hex SHA-256 of the body (default UNSIGNED-PAYLOAD). */
+  readonly payloadHash?: string;
+}
+
 export class S3RangedGet {
   private readonly agent: http.Agent;
   readonly addressing: S3Addressing;
@@ -82,7 +96,11 @@ export class S3RangedGet {
     this.lookup = opts.lookup;
     this.agent = new Agent({ keepAlive: true, maxSockets, ...(opts.lookup ? { lookup: opts.lookup } : {}) });
     this.credentials = new RefreshingCredentials(opts.credentials ?? ((o) => client.config.credentials(o)));
+    this.requests = new S3Lean(this, this.agent, timeoutMs);
   }
+
+  /** ListObjectsV2 and PutObject through this signer and agent (s3-lean.ts). */
+  readonly requests: S3Lean;
 
   destroy(): void {
     this.agent.destroy();
@@ -98,25 +116,35 @@ export class S3RangedGet {
 
   /** Where the GET goes and its SigV4-signed headers (UNSIGNED-PAYLOAD). */
   async signedGet(bucket: string, key: string, range: string): Promise<{ origin: string; path: string; headers: Record<string, string> }> {
+    const { origin, path, headers } = await this.signed({ method: 'GET', bucket, key, headers: { range } });
+    return { origin, path, headers };
+  }
+
+  /**
+   * Any S3 request signed with SigV4: the canonical request over `host`, the given headers (names
+   * lower case; each is signed), x-amz-content-sha256 (`payloadHash`, UNSIGNED-PAYLOAD by default),
+   * x-amz-date and the session token; the query's names and values RFC 3986-encoded and sorted.
+   * `pathAndQuery` is what goes on the request line, encoded exactly as signed.
+   */
+  async signed(req: SignedRequest): Promise<{ origin: string; path: string; pathAndQuery: string; headers: Record<string, string> }> {
     const creds = await this.credentials.get();
-    const { origin, host, path } = this.addressing.target(bucket, key);
+    const { origin, host, path } = this.addressing.target(req.bucket, req.key);
     const amzDate = amzDateNow();
     const date = amzDate.slice(0, 8);
-    // Signed headers in their canonical (sorted) order: host, range, x-amz-content-sha256,
-    // x-amz-date[, x-amz-security-token].
-    const token = creds.sessionToken;
-    const names =
-      token === undefined
-        ? 'host;range;x-amz-content-sha256;x-amz-date'
-        : 'host;range;x-amz-content-sha256;x-amz-date;x-amz-security-token';
-    const canonical = `GET\n${path}\n\nhost:${host}\nrange:${range}\nx-amz-content-sha256:UNSIGNED-PAYLOAD\nx-amz-date:${amzDate}\n${token === undefined ? '' : `x-amz-security-token:${token}\n`}\n${names}\nUNSIGNED-PAYLOAD`;
+    const payloadHash = req.payloadHash ?? 'UNSIGNED-PAYLOAD';
+    const headers: Record<string, string> = { host, ...req.headers, 'x-amz-content-sha256': payloadHash, 'x-amz-date': amzDate };
+    if (creds.sessionToken !== undefined) headers['x-amz-security-token'] = creds.sessionToken;
+    const names = Object.keys(headers).sort();
+    const query = (req.query ?? [])
+      .map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(v)}`)
+      .sort()
+      .join('&');
+    const canonical = `${req.method}\n${path}\n${query}\n${names.map((n) => `${n}:${headers[n] as string}\n`).join('')}\n${names.join(';')}\n${payloadHash}`;
     const scope = `${date}/${this.region}/s3/aws4_request`;
     const toSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${sha256Hex(canonical)}`;
     const signature = crypto.createHmac('sha256', this.signingKey(creds.secretAccessKey, date)).update(toSign).digest('hex');
-    const headers: Record<string, string> = { host, range, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'x-amz-date': amzDate };
-    if (token !== undefined) headers['x-amz-security-token'] = token;
-    headers.authorization = `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`;
-    return { origin, path, headers };
+    headers.authorization = `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`;
+    return { origin, path, pathAndQuery: query === '' ? path : `${path}?${query}`, headers };
   }
 
   /** A signed ranged GET as a URL and headers, for a worker thread to send (ObjectStore.signedRead). */

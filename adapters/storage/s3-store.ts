@@ -42,8 +42,9 @@ export interface S3StoreOptions {
   /** An existing client; the store then does not destroy it. */
   readonly client?: S3Client;
   /**
-   * Ranged GETs through the lean signed path (s3-ranged-get.ts) instead of the SDK (default true):
-   * the SDK's per-request CPU cost caps footer reads on small machines.
+   * Ranged GETs, ListObjectsV2 and PutObject through the lean signed path (s3-ranged-get.ts,
+   * s3-lean.ts) instead of the SDK (default true): the SDK's per-request CPU cost caps footer reads
+   * and syncs on small machines. HEAD and DELETE stay on the SDK.
    */
   readonly leanRangedGets?: boolean;
   /**
@@ -79,7 +80,7 @@ export class S3ObjectStore implements ObjectStore {
   private readonly lean: S3RangedGet | undefined;
   private readonly ownsLean: boolean;
   /** HTTP GET attempts sent (both paths), for tests and benchmarks. */
-  readonly stats = { gets: 0 };
+  readonly stats = { gets: 0, lists: 0 };
 
   constructor(private readonly opts: S3StoreOptions) {
     this.guard = new MutationGuard(opts.metadataPrefixes);
@@ -126,36 +127,63 @@ export class S3ObjectStore implements ObjectStore {
     const base = `${scheme}://${bucket}/`;
     let token: string | undefined;
     do {
-      let page: ListObjectsV2CommandOutput;
-      try {
-        page = await this.client.send(
-          new ListObjectsV2Command({
-            Bucket: bucket,
-            Prefix: prefix,
-            Delimiter: recursive ? undefined : '/',
-            ContinuationToken: token,
-            MaxKeys: this.opts.listPageSize,
-          }),
-        );
-      } catch (e) {
-        throw fromS3Error(e, 'list', location, this.endpoint);
-      }
-      for (const cp of page.CommonPrefixes ?? []) {
-        if (cp.Prefix !== undefined) yield { kind: 'directory', path: base + cp.Prefix.replace(/\/$/, '') };
-      }
-      for (const o of page.Contents ?? []) {
+      const page = await this.listPage(location, bucket, prefix, recursive ? undefined : '/', token);
+      for (const p of page.commonPrefixes) yield { kind: 'directory', path: base + p.replace(/\/$/, '') };
+      for (const o of page.contents) {
         // Skip the directory's own marker object and (recursive) nested directory markers.
-        if (o.Key === undefined || o.Key === prefix || o.Key.endsWith('/')) continue;
-        yield {
-          kind: 'file',
-          path: base + o.Key,
-          size: o.Size ?? 0,
-          lastModified: o.LastModified?.getTime() ?? 0,
-          etag: o.ETag?.replace(/"/g, ''),
-        };
+        if (o.key === prefix || o.key.endsWith('/')) continue;
+        yield { kind: 'file', path: base + o.key, size: o.size, lastModified: o.lastModified, etag: o.etag };
       }
-      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      token = page.nextToken;
     } while (token !== undefined);
+  }
+
+  /** One ListObjectsV2 page: the lean signed request (retried here like a GET), or the SDK's. */
+  private async listPage(location: string, bucket: string, prefix: string, delimiter: string | undefined, token: string | undefined) {
+    const lean = this.lean;
+    this.stats.lists++;
+    if (lean !== undefined)
+      return this.leanRetry('list', location, () => lean.requests.listPage(bucket, prefix, delimiter, token, this.opts.listPageSize));
+    let page: ListObjectsV2CommandOutput;
+    try {
+      page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: prefix,
+          Delimiter: delimiter,
+          ContinuationToken: token,
+          MaxKeys: this.opts.listPageSize,
+        }),
+      );
+    } catch (e) {
+      throw fromS3Error(e, 'list', location, this.endpoint);
+    }
+    return {
+      commonPrefixes: (page.CommonPrefixes ?? []).flatMap((cp) => (cp.Prefix === undefined ? [] : [cp.Prefix])),
+      contents: (page.Contents ?? []).flatMap((o) =>
+        o.Key === undefined
+          ? []
+          : [{ key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified?.getTime() ?? 0, etag: o.ETag?.replace(/"/g, '') ?? '' }],
+      ),
+      nextToken: page.IsTruncated === true ? page.NextContinuationToken : undefined,
+    };
+  }
+
+  /**
+   * A lean request with the SDK's retry policy: transient failures (throttling, 5xx, network) again
+   * after 100, 200, … ms, up to maxAttempts; the last error translated (errors.ts).
+   */
+  private async leanRetry<T>(op: 'list' | 'put', path: string, send: () => Promise<T>): Promise<T> {
+    const attempts = Math.max(1, this.opts.maxAttempts ?? 3);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send();
+      } catch (e) {
+        const err = fromS3Error(e, op, path, this.endpoint);
+        if (!err.retryable || attempt >= attempts) throw err;
+        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      }
+    }
   }
 
   async head(path: string): Promise<ObjectInfo> {
@@ -225,9 +253,12 @@ export class S3ObjectStore implements ObjectStore {
         );
       }
       const ifNoneMatch = createOnly && this.opts.conditionalPut !== 'head-then-put' ? '*' : undefined;
-      await this.client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.length, IfNoneMatch: ifNoneMatch }),
-      );
+      const lean = this.lean;
+      if (lean !== undefined) await this.leanRetry('put', path, () => lean.requests.put(bucket, key, bytes, ifNoneMatch));
+      else
+        await this.client.send(
+          new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.length, IfNoneMatch: ifNoneMatch }),
+        );
     } catch (e) {
       const err = fromS3Error(e, 'put', path, this.endpoint);
       if (err.code === ErrorCode.STORAGE_PRECONDITION_FAILED && options.ifNoneMatch === undefined) this.guard.check('overwrite', path);

@@ -81,6 +81,64 @@ describe('S3RangedGet SigV4', () => {
     }
   }
 
+  it('list and put requests (query string, if-none-match, a payload hash) sign as the SDK signs them', async () => {
+    jest.useFakeTimers({ now: new Date('2026-12-04T06:07:08.999Z'), doNotFake: ['nextTick', 'setImmediate'] });
+    const creds = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'tok/en+=' };
+    const g = new S3RangedGet(fakeClient(creds), 'eu-west-1', 'http://s3.example.invalid:9000', true, 1, 1000);
+    const sdk = new SignatureV4({
+      credentials: creds,
+      region: 'eu-west-1',
+      service: 's3',
+      sha256: Sha256,
+      uriEscapePath: false,
+      applyChecksum: false,
+    });
+    try {
+      const query: [string, string][] = [
+        ['list-type', '2'],
+        ['prefix', 'db/t/dt=2024-01-01 a&b/é+/'],
+        ['delimiter', '/'],
+        ['continuation-token', 'abc/+=def'],
+        ['max-keys', '10'],
+      ];
+      const list = await g.signed({ method: 'GET', bucket: 'bkt', key: '', query });
+      const { authorization: listAuth, ...listHeaders } = list.headers;
+      const expected = await sdk.sign(
+        {
+          method: 'GET',
+          protocol: 'http:',
+          hostname: listHeaders.host as string,
+          path: list.path,
+          headers: listHeaders,
+          query: Object.fromEntries(query),
+        },
+        { signingDate: new Date('2026-12-04T06:07:08Z') },
+      );
+      expect(listAuth).toBe(expected.headers.authorization);
+      expect(list.pathAndQuery).toBe(
+        '/bkt/?continuation-token=abc%2F%2B%3Ddef&delimiter=%2F&list-type=2&max-keys=10&prefix=db%2Ft%2Fdt%3D2024-01-01%20a%26b%2F%C3%A9%2B%2F',
+      );
+      const body = 'manifest bytes';
+      const hash = createHash('sha256').update(body).digest('hex');
+      const put = await g.signed({
+        method: 'PUT',
+        bucket: 'bkt',
+        key: 'db/t/metadata/a b.avro',
+        headers: { 'if-none-match': '*' },
+        payloadHash: hash,
+      });
+      const { authorization: putAuth, ...putHeaders } = put.headers;
+      expect(putHeaders['x-amz-content-sha256']).toBe(hash);
+      const expectedPut = await sdk.sign(
+        { method: 'PUT', protocol: 'http:', hostname: putHeaders.host as string, path: put.path, headers: putHeaders, query: {} },
+        { signingDate: new Date('2026-12-04T06:07:08Z') },
+      );
+      expect(putAuth).toBe(expectedPut.headers.authorization);
+    } finally {
+      g.destroy();
+    }
+  });
+
   it('encodeKey: unreserved characters and slashes stay, everything else is percent-encoded per segment', () => {
     expect(encodeKey('a/b-c_d.e~f/0')).toBe('a/b-c_d.e~f/0');
     expect(encodeKey("a b/!'()*/%/+=&")).toBe('a%20b/%21%27%28%29%2A/%25/%2B%3D%26');
