@@ -53,6 +53,13 @@ export const AssessCode = {
   FILE_UNREADABLE: 'FILE_UNREADABLE',
   /** Storage listing: HMS fast stats were absent or zero, so files and bytes come from the listing. */
   SIZE_FROM_STORAGE: 'SIZE_FROM_STORAGE',
+  /**
+   * Reader limit (legal metadata a common reader mis-handles): a Hive `double` column whose Parquet
+   * files store FLOAT (a partition still declaring float, or a sampled footer). Iceberg promotes
+   * float → double and PyIceberg and Spark read it; Trino 476 fails every predicate on the column
+   * ("Corrupted statistics") unless `parquet_ignore_statistics` is set. docs/readers.md.
+   */
+  READER_FLOAT_AS_DOUBLE: 'READER_FLOAT_AS_DOUBLE',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 
