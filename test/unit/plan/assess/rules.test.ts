@@ -136,6 +136,19 @@ describe('assessment rules', () => {
     expect(readerLimitsRule(inv(table({ partitionKeys: P }), [old]), O)).toEqual([]);
   });
 
+  it('reader limit: NULL partitions (null or __HIVE_DEFAULT_PARTITION__) get READER_NULL_PARTITION_NOT_EQUAL (info: the class stays) naming the column and the Trino rewrite', () => {
+    const nul = { ...partition('p=__HIVE_DEFAULT_PARTITION__'), values: [null] };
+    const raw = { ...partition('p=__HIVE_DEFAULT_PARTITION__'), values: ['__HIVE_DEFAULT_PARTITION__'] };
+    for (const p of [nul, raw]) {
+      const f = readerLimitsRule(inv(table({ partitionKeys: P }), [partition('p=a'), p]), O);
+      expect(f.map((x) => [x.code, x.effect, x.column])).toEqual([['READER_NULL_PARTITION_NOT_EQUAL', 'info', 'p']]);
+      expect(f[0]!.evidence).toBe('partition column(s) p have NULL partitions (1 partition(s) with __HIVE_DEFAULT_PARTITION__)');
+      expect(f[0]!.remediation).toContain("coalesce(p, '<none>') <> 'v'");
+    }
+    expect(assessTable(inv(table({ partitionKeys: P }), [partition('p=a'), nul])).class).toBe('migrate');
+    expect(readerLimitsRule(inv(table({ partitionKeys: P }), [partition('p=a')]), O)).toEqual([]);
+  });
+
   it('schema drift: a type that cannot be promoted to the table type needs a rewrite', () => {
     const bad = partition('p=s', {
       sd: {
