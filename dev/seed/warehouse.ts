@@ -101,7 +101,18 @@ async function register(hms: HmsConnection, m: SeedManifest, refused: Refusal[])
 }
 
 function generateArgs(o: Pick<SeedOptions, 'seed' | 'prefix' | 'bucket' | 'readers'>, work: string): string[] {
-  return ['generate.py', '--out', work, '--seed', String(o.seed), '--prefix', o.prefix, '--bucket', o.bucket, ...(o.readers ? ['--readers'] : [])];
+  return [
+    'generate.py',
+    '--out',
+    work,
+    '--seed',
+    String(o.seed),
+    '--prefix',
+    o.prefix,
+    '--bucket',
+    o.bucket,
+    ...(o.readers ? ['--readers'] : []),
+  ];
 }
 
 export async function seedWarehouse(o: SeedOptions): Promise<SeedResult> {
@@ -155,7 +166,9 @@ export async function seedWarehouse(o: SeedOptions): Promise<SeedResult> {
 }
 
 /** Drop everything a seed/prefix makes (HMS with deleteData=false, then its S3 prefix). */
-export async function unseedWarehouse(o: Pick<SeedOptions, 'hms' | 's3' | 'python' | 'seed' | 'prefix' | 'bucket' | 'readers'>): Promise<void> {
+export async function unseedWarehouse(
+  o: Pick<SeedOptions, 'hms' | 's3' | 'python' | 'seed' | 'prefix' | 'bucket' | 'readers'>,
+): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'him-seed-'));
   let manifest: SeedManifest;
   try {

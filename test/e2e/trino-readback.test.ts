@@ -71,9 +71,15 @@ describe('Trino as a third reader', () => {
     const a = await migrate(['assess', '--json', ...[`${prefix}_sales`, `${prefix}_misc`, readers].flatMap((d) => ['--database', d])]);
     expect(a.code).toBe(0);
     const tables = (
-      JSON.parse(a.stdout) as { tables: { id: string; class: string; findings: { code: string; effect: string; evidence: string; remediation: string }[] }[] }
+      JSON.parse(a.stdout) as {
+        tables: { id: string; class: string; findings: { code: string; effect: string; evidence: string; remediation: string }[] }[];
+      }
     ).tables;
-    const withCode = (code: string): string[] => tables.filter((t) => t.findings.some((f) => f.code === code)).map((t) => t.id).sort();
+    const withCode = (code: string): string[] =>
+      tables
+        .filter((t) => t.findings.some((f) => f.code === code))
+        .map((t) => t.id)
+        .sort();
     // NULL partitions: every seeded table that has one (orders, special_parts), from the manifest.
     const nullParts = manifest.tables
       .filter((t) => t.partitions.some((p) => p.values.some((v) => v === null)))
@@ -115,9 +121,17 @@ describe('Trino as a third reader', () => {
     }
     const names = (ns: string[]) => ns.map((id) => id.split('.')[1]).sort();
     // Every metadata-only table of the warehouse, Avro and ORC included.
-    expect(names(migrated)).toEqual(
-      ['all_types', 'customers', 'drifted', 'empty_pq', 'events_avro', 'float_as_double', 'metrics_orc', 'orders', 'special_parts'],
-    );
+    expect(names(migrated)).toEqual([
+      'all_types',
+      'customers',
+      'drifted',
+      'empty_pq',
+      'events_avro',
+      'float_as_double',
+      'metrics_orc',
+      'orders',
+      'special_parts',
+    ]);
     const reads = await readWith(
       'trino',
       migrated.map((id) => `${nsPrefix}${id}`),
@@ -148,11 +162,19 @@ describe('Trino as a third reader', () => {
       [orders, `year >= 2024 AND region > 'eu'`, (r) => (r.year as number) >= 2024 && r.region !== null && (r.region as string) > 'eu'],
       [orders, `year <> 2024`, (r) => r.year !== 2024],
       [orders, `amount > 5000`, (r) => Number(r.amount) > 5000],
-      [orders, `ordered_at >= TIMESTAMP '2024-06-01 00:00:00' AND customer < 'c020'`, (r) => (r.ordered_at as string) >= '2024-06-01T00:00:00' && (r.customer as string) < 'c020'],
+      [
+        orders,
+        `ordered_at >= TIMESTAMP '2024-06-01 00:00:00' AND customer < 'c020'`,
+        (r) => (r.ordered_at as string) >= '2024-06-01T00:00:00' && (r.customer as string) < 'c020',
+      ],
       [special, `k = 'a/b' OR k = 'ünï€'`, (r) => r.k === 'a/b' || r.k === 'ünï€'],
       [special, `k IS NULL`, (r) => r.k === null],
       [allTypes, `id BETWEEN 10 AND 30 AND flag`, (r) => (r.id as number) >= 10 && (r.id as number) <= 30 && r.flag === true],
-      [allTypes, `score < 0 AND day >= DATE '2022-01-01'`, (r) => r.score !== null && Number(r.score) < 0 && (r.day as string) >= '2022-01-01'],
+      [
+        allTypes,
+        `score < 0 AND day >= DATE '2022-01-01'`,
+        (r) => r.score !== null && Number(r.score) < 0 && (r.day as string) >= '2022-01-01',
+      ],
     ];
     for (const [id, where, pick] of cases) {
       const want = full.get(id)!.filter(pick);
@@ -189,7 +211,10 @@ describe('Trino as a third reader', () => {
     // Comparisons that a file's Iceberg bounds cannot settle reach Trino's Parquet row-group filter and fail.
     for (const where of ['reading > -1.25', 'reading = -1.5', "reading < -1.25 AND region = 'eu'", 'reading BETWEEN -1.45 AND -1.05']) {
       const plain = await trinoSql(`SELECT * FROM ${fq(id)} WHERE ${where}`);
-      expect(plain).toMatchObject({ errorName: 'ICEBERG_BAD_DATA', error: expect.stringMatching(/Corrupted statistics for column .*reading/) });
+      expect(plain).toMatchObject({
+        errorName: 'ICEBERG_BAD_DATA',
+        error: expect.stringMatching(/Corrupted statistics for column .*reading/),
+      });
     }
     // Settled by the file bounds (every row, or none), IS NOT NULL and <>: no row-group filter, no error.
     expect(rowsOf(await trinoSql(`SELECT * FROM ${fq(id)} WHERE reading < 0`))).toHaveLength(12);

@@ -53,7 +53,8 @@ async function build(ctx: StackContext, tmp: string): Promise<void> {
     if (!s.plugins.includes(p)) await fs.rm(path.join(tmp, 'plugin', p), { recursive: true, force: true });
   }
   for (const p of s.plugins) {
-    if (!existsSync(path.join(tmp, 'plugin', p))) throw new StackError('INSTALL_FAILED', `${NAME}: ${path.basename(tgz)} has no plugin/${p}`);
+    if (!existsSync(path.join(tmp, 'plugin', p)))
+      throw new StackError('INSTALL_FAILED', `${NAME}: ${path.basename(tgz)} has no plugin/${p}`);
   }
   await fs.rm(dl, { recursive: true, force: true });
 }
@@ -143,7 +144,10 @@ export const component: Component = {
   async start(ctx) {
     await assertPortsFree(ctx, NAME);
     if (!existsSync(java(ctx))) {
-      throw new StackError('TOOL_MISSING', `${NAME}: ${java(ctx)} is missing: Trino ${versionOf(ctx, NAME)} needs Java 25 (set settings.javaHome)`);
+      throw new StackError(
+        'TOOL_MISSING',
+        `${NAME}: ${java(ctx)} is missing: Trino ${versionOf(ctx, NAME)} needs Java 25 (set settings.javaHome)`,
+      );
     }
     const etc = path.join(dataDir(ctx, NAME), 'etc');
     await writeConfig(ctx, etc);

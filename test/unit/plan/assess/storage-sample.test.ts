@@ -80,7 +80,12 @@ describe('storage sample', () => {
     expect(f?.map((x) => [x.code, x.effect, x.column])).toEqual([['READER_FLOAT_AS_DOUBLE', 'warn', 'reading']]);
     expect(f![0]!.evidence).toContain('footers: sampled 1 file(s)');
     expect(assessTable(t, undefined, f).class).toBe('migrate-with-warnings');
-    const asFloat = inv(table({ name: 'floats', sd: { location: loc, columns: columns.map((c) => ({ ...c, type: c.type === 'double' ? 'float' : c.type })) } }));
+    const asFloat = inv(
+      table({
+        name: 'floats',
+        sd: { location: loc, columns: columns.map((c) => ({ ...c, type: c.type === 'double' ? 'float' : c.type })) },
+      }),
+    );
     expect((await sampleStorage(store, [asFloat])).get('db.floats')).toBeUndefined();
   });
 
