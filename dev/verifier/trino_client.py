@@ -38,14 +38,15 @@ class TrinoError(Exception):
 
 def _http(method: str, url: str, body: Optional[bytes], headers: Dict[str, str], timeout: float) -> Dict[str, Any]:
     delay = 0.05
+    give_up = time.monotonic() + timeout
     while True:
         req = urllib.request.Request(url, data=body, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=timeout) as res:
                 return json.loads(res.read().decode("utf-8"))
         except urllib.error.HTTPError as e:
-            # 502/503/504: the protocol says retry the same URI.
-            if e.code in (502, 503, 504):
+            # 502/503/504: the protocol says retry the same URI (within the query's time).
+            if e.code in (502, 503, 504) and time.monotonic() < give_up:
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
                 continue
@@ -79,15 +80,21 @@ def query(uri: str, sql: str, session: Optional[Dict[str, str]] = None, catalog:
         if not nxt:
             break
         if time.monotonic() > deadline:
-            try:  # cancel the query, then report the timeout
-                urllib.request.urlopen(urllib.request.Request(nxt, method="DELETE", headers=headers), timeout=10)
-            finally:
-                raise TrinoError("CLIENT_TIMEOUT", f"query did not finish in {timeout} s: {sql[:200]}")
+            _cancel(nxt, headers)
+            raise TrinoError("CLIENT_TIMEOUT", f"query did not finish in {timeout} s: {sql[:200]}")
         res = _http("GET", nxt, None, headers, timeout)
     names = [c["name"] for c in columns]
     sigs = [c["typeSignature"] for c in columns]
     rows = [{n: convert(v, s) for n, v, s in zip(names, row, sigs)} for row in data]
     return columns, rows
+
+
+def _cancel(next_uri: str, headers: Dict[str, str]) -> None:
+    """DELETE the query's next URI (the protocol's cancel); a failure to cancel is not the caller's error."""
+    try:
+        urllib.request.urlopen(urllib.request.Request(next_uri, method="DELETE", headers=headers), timeout=10).close()
+    except OSError:
+        pass
 
 
 def _args(sig: Dict[str, Any]) -> List[Dict[str, Any]]:
