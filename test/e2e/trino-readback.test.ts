@@ -229,6 +229,48 @@ describe('Trino as a third reader', () => {
     expect(sorted(rowsOf(ok))).toEqual(sorted(want));
   }, 300_000);
 
+  it("the other readers on both limits: Spark answers as SQL says; PyIceberg's != keeps the NULL partition too", async () => {
+    const ordersNs = `${nsPrefix}${prefix}_sales`;
+    const floatNs = `${nsPrefix}${readers}`;
+    const spark = await run(
+      env.HIM_VERIFIER_PYTHON as string,
+      [
+        path.join(ROOT, 'dev/verifier/spark_sql.py'),
+        '--catalog-uri',
+        env.HIM_ICEBERG_REST_URI as string,
+        '--s3-endpoint',
+        env.HIM_S3_ENDPOINT as string,
+        '--sql',
+        `SELECT region, count(*) FROM \`${ordersNs}\`.orders WHERE region <> 'eu' GROUP BY region`,
+        '--sql',
+        `SELECT id FROM \`${floatNs}\`.float_as_double WHERE reading > -1.25 ORDER BY id`,
+      ],
+      600_000,
+    );
+    expect(spark.code).toBe(0);
+    expect((JSON.parse(spark.stdout) as { results: string[][][] }).results).toEqual([
+      [['us', '13']],
+      [['3'], ['4'], ['5'], ['103'], ['104'], ['105']],
+    ]);
+    const script = [
+      'import sys, json',
+      `sys.path.insert(0, ${JSON.stringify(path.join(ROOT, 'dev/verifier'))})`,
+      'from read_table import pyiceberg_catalog',
+      'c = pyiceberg_catalog(sys.argv[1], sys.argv[2])',
+      't = c.load_table(sys.argv[3]).scan(row_filter="region != \'eu\'").to_arrow()',
+      'f = c.load_table(sys.argv[4]).scan(row_filter="reading > -1.25").to_arrow()',
+      'print(json.dumps({"regions": sorted(set(map(str, t.column("region").to_pylist()))), "rows": t.num_rows, "ids": sorted(f.column("id").to_pylist())}))',
+    ].join('\n');
+    const py = await run(
+      env.HIM_VERIFIER_PYTHON as string,
+      ['-c', script, env.HIM_ICEBERG_REST_URI as string, env.HIM_S3_ENDPOINT as string, `${ordersNs}.orders`, `${floatNs}.float_as_double`],
+      300_000,
+    );
+    expect(py.code).toBe(0);
+    // PyIceberg: NULL partition kept by != (26 = 13 'us' + 13 NULL); the float predicate is right.
+    expect(JSON.parse(py.stdout)).toEqual({ regions: ['None', 'us'], rows: 26, ids: [3, 4, 5, 103, 104, 105] });
+  }, 900_000);
+
   it("PyIceberg 0.12's HiveCatalog cannot list or load tables on HMS 4.0.1 (the Thrift calls it uses were removed)", async () => {
     const script = [
       'import sys, json',
