@@ -10,11 +10,13 @@ import { detectFormat } from '../../core/hive/formats';
 import type { TableInventory } from '../../core/hive/model';
 import { FileFormat, TableType } from '../../core/hive/model';
 import { locationProblem } from '../../core/plan/assess/rules/location';
+import { doubleColumns, floatAsDoubleFinding } from '../../core/plan/assess/rules/reader-limits';
 import { needsStorageSize } from '../../core/plan/assess/stats';
 import type { AssessFinding, StorageSize } from '../../core/plan/assess/types';
 import { AssessCode, finding } from '../../core/plan/assess/types';
 import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
 import { decodeParquetFooterSync, readParquetFooterBytes } from '../../adapters/formats/parquet';
+import type { SchemaElement } from '../../adapters/formats/parquet-thrift';
 import { PhysicalType } from '../../adapters/formats/parquet-thrift';
 import type { LocationListing } from '../../adapters/storage/list-partition';
 import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
@@ -89,9 +91,32 @@ function listingFindings(t: TableInventory, loc: string, l: LocationListing): As
   return out;
 }
 
-/** INT96 columns in the footers of up to `filesPerTable` Parquet files; unreadable footers are FILE_UNREADABLE. */
+/** Top-level FLOAT columns of a footer's schema whose table column is double (lower-case names). */
+function floatUnderDouble(schema: readonly SchemaElement[], doubles: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  // schema[0] is the root; its children follow depth-first, each group with its own subtree.
+  let i = 1;
+  for (let k = 0; k < (schema[0]?.numChildren ?? 0) && i < schema.length; k++) {
+    const e = schema[i] as SchemaElement;
+    if (e.type === PhysicalType.FLOAT && doubles.has(e.name.toLowerCase())) out.push(e.name.toLowerCase());
+    i += subtreeSize(schema, i);
+  }
+  return out;
+}
+
+function subtreeSize(schema: readonly SchemaElement[], at: number): number {
+  let n = 1;
+  for (let k = 0; k < (schema[at]?.numChildren ?? 0); k++) n += subtreeSize(schema, at + n);
+  return n;
+}
+
+/**
+ * INT96 columns and FLOAT-stored double columns in the footers of up to `filesPerTable` Parquet
+ * files; unreadable footers are FILE_UNREADABLE.
+ */
 async function footerFindings(
   store: ObjectStore,
+  t: TableInventory,
   loc: string,
   files: readonly ObjectInfo[],
   filesPerTable: number,
@@ -101,11 +126,14 @@ async function footerFindings(
     .map((i) => files[i])
     .filter((f) => f !== undefined);
   const int96: string[] = [];
+  const floats: string[] = [];
+  const doubles = doubleColumns(t.table.sd.columns);
   const unreadable: string[] = [];
   for (const f of picks) {
     try {
       const md = decodeParquetFooterSync(f.path, await readParquetFooterBytes(store, f.path, f.size));
       for (const e of md.schema) if (e.type === PhysicalType.INT96 && !int96.includes(e.name)) int96.push(e.name);
+      for (const c of floatUnderDouble(md.schema, doubles)) if (!floats.includes(c)) floats.push(c);
     } catch (e) {
       // A corrupt file is a fact about the table; a storage error means nothing was checked (caller).
       if (!(e instanceof MigrationError) || e.code !== ErrorCode.FORMAT_CORRUPT_FOOTER) throw e;
@@ -122,6 +150,7 @@ async function footerFindings(
         'migrates as is: readers convert INT96; bounds are withheld for those columns, so predicates on them do not prune files',
       ),
     );
+  if (floats.length > 0) out.push(floatAsDoubleFinding(floats, `footers: sampled ${picks.length} file(s) of ${loc}`));
   if (unreadable.length > 0)
     out.push(
       finding(
@@ -144,7 +173,7 @@ async function sampleOne(store: ObjectStore, t: TableInventory, o: Required<Stor
   try {
     const l = await listPartition(store, loc.replace(/\/+$/, ''), 0, { limit: o.listLimit });
     const out = listingFindings(t, loc, l);
-    if (format === FileFormat.PARQUET && l.files.length > 0) out.push(...(await footerFindings(store, loc, l.files, o.filesPerTable)));
+    if (format === FileFormat.PARQUET && l.files.length > 0) out.push(...(await footerFindings(store, t, loc, l.files, o.filesPerTable)));
     return out;
   } catch (e) {
     // Not a reason to stop planning, but the reviewer must know what the plan could not check.

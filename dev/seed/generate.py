@@ -24,6 +24,7 @@ import io
 import json
 import os
 import random
+import struct
 import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -75,6 +76,7 @@ ARROW = {
     "int": pa.int32(),
     "bigint": pa.int64(),
     "double": pa.float64(),
+    "float": pa.float32(),
     "decimal(12,2)": pa.decimal128(12, 2),
     "decimal(10,2)": pa.decimal128(10, 2),
     "string": pa.string(),
@@ -105,14 +107,14 @@ def typed_partition_value(hive_type: str, v: Optional[str]) -> Any:
 
 
 class Warehouse:
-    def __init__(self, out: str, seed: int, prefix: str, bucket: str) -> None:
+    def __init__(self, out: str, seed: int, prefix: str, bucket: str, readers: bool = False) -> None:
         self.out = out
         self.seed = seed
         self.prefix = prefix
         self.bucket = bucket
         self.root_key = f"seed/{prefix}"
         self.tables: List[Dict[str, Any]] = []
-        self.databases = [f"{prefix}_sales", f"{prefix}_misc"]
+        self.databases = [f"{prefix}_sales", f"{prefix}_misc"] + ([f"{prefix}_lb_readers"] if readers else [])
 
     def rng(self, name: str) -> random.Random:
         return random.Random(f"{self.seed}:{name}")
@@ -271,7 +273,7 @@ def order_rows(r: random.Random, n: int, start: int) -> List[Dict[str, Any]]:
 
 
 def build(w: Warehouse) -> None:
-    sales, misc = w.databases
+    sales, misc = w.databases[:2]
     seed_all_types(w, sales)
     seed_orders(w, sales)
     seed_special(w, sales)
@@ -286,6 +288,8 @@ def build(w: Warehouse) -> None:
     seed_bucketed(w, misc)
     seed_skewed(w, misc)
     seed_empty(w, misc)
+    if len(w.databases) > 2:
+        seed_float_as_double(w, w.databases[2])
 
 
 def seed_all_types(w: Warehouse, db: str) -> None:
@@ -513,6 +517,29 @@ def seed_empty(w: Warehouse, db: str) -> None:
     w.finish(t, [])
 
 
+def f32(x: float) -> float:
+    """x rounded to float32 and widened back: what a reader returns for a FLOAT read as double."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def seed_float_as_double(w: Warehouse, db: str) -> None:
+    """Legal Iceberg that Trino 476 mis-handles: Hive says `reading double`, the Parquet files store
+    FLOAT (written before ALTER TABLE ... CHANGE reading reading double). Partition region=eu keeps the
+    table's columns (the CASCADE case: only the footer tells), region=us still declares float (drift)."""
+    table_cols: List[Col] = [("id", "bigint"), ("reading", "double"), ("label", "string")]
+    file_cols: List[Col] = [("id", "bigint"), ("reading", "float"), ("label", "string")]
+    t = w.add(db, "float_as_double", "external", "parquet", table_cols, partition_keys=[("region", "string")],
+              hints=["metadata-only", "reader-float-as-double"])
+    rows: List[Dict[str, Any]] = []
+    for pi, (region, declared) in enumerate([("eu", None), ("us", file_cols)]):
+        p = w.partition(t, [region], columns=declared)
+        # 0.1 is not exact in float32: readers return 0.10000000149011612 for it, and so does the checksum.
+        chunk = [{"id": pi * 100 + j, "reading": f32(j * 0.1 - 1.5), "label": f"{region}-{j}"} for j in range(6)]
+        w.part_file(t, p, "000000_0", w.parquet(pa.Table.from_pylist(chunk, schema=arrow_schema(file_cols))), len(chunk))
+        rows += [{**c, "region": region} for c in chunk]
+    w.finish(t, rows)
+
+
 def manifest(w: Warehouse) -> Dict[str, Any]:
     return {
         "version": MANIFEST_VERSION,
@@ -540,13 +567,14 @@ def main(argv: List[str]) -> int:
     p.add_argument("--prefix", default="seed")
     p.add_argument("--bucket", default="hive")
     p.add_argument("--tiny")
+    p.add_argument("--readers", action="store_true", help="also seed <prefix>_lb_readers (reader-limit cases)")
     a = p.parse_args(argv)
     if a.tiny:
         tiny(a.tiny)
         return 0
     if not a.out:
         p.error("--out is required")
-    w = Warehouse(a.out, a.seed, a.prefix, a.bucket)
+    w = Warehouse(a.out, a.seed, a.prefix, a.bucket, a.readers)
     build(w)
     path = os.path.join(a.out, "manifest.json")
     with open(path, "w", encoding="utf-8") as f:

@@ -16,6 +16,8 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
                       files under s3://<bucket>/seed/P/
   --bucket B          S3 bucket (default 'hive')
   --manifest FILE     where to write the manifest (default <state dir>/seed/<prefix>-manifest.json)
+  --readers           also seed P_lb_readers: tables legal for Iceberg that a common reader mis-handles
+                      (float_as_double: Hive double, Parquet FLOAT files; docs/readers.md)
   --force             re-seed even when the warehouse already matches the manifest
   --drop              remove the seeded warehouse, or with --scale that scale warehouse
                       (HMS deleteData=false + its own S3 prefix)
@@ -103,11 +105,11 @@ async function main(argv: string[]): Promise<number> {
 
   const seed = int(args, 'seed', 42);
   if (args.has('drop')) {
-    await unseedWarehouse({ ...common, seed });
+    await unseedWarehouse({ ...common, seed, readers: args.has('readers') });
     common.log(`dropped warehouse '${prefix}'`);
     return 0;
   }
-  const result = await seedWarehouse({ ...common, seed, force: args.has('force') });
+  const result = await seedWarehouse({ ...common, seed, force: args.has('force'), readers: args.has('readers') });
   const file = str(args, 'manifest', path.join(ctx.stateDir, 'seed', `${prefix}-manifest.json`));
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, result.manifestText);

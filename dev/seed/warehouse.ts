@@ -21,6 +21,8 @@ export interface SeedOptions {
   readonly bucket: string;
   readonly s3: S3Settings;
   readonly python: string;
+  /** Also seed `<prefix>_lb_readers` (reader-limit cases: Parquet FLOAT files under a Hive double). */
+  readonly readers?: boolean;
   /** Drop and seed again even when the marker says this manifest is already there. */
   readonly force: boolean;
   readonly log: (msg: string) => void;
@@ -98,13 +100,28 @@ async function register(hms: HmsConnection, m: SeedManifest, refused: Refusal[])
   }
 }
 
+function generateArgs(o: Pick<SeedOptions, 'seed' | 'prefix' | 'bucket' | 'readers'>, work: string): string[] {
+  return [
+    'generate.py',
+    '--out',
+    work,
+    '--seed',
+    String(o.seed),
+    '--prefix',
+    o.prefix,
+    '--bucket',
+    o.bucket,
+    ...(o.readers ? ['--readers'] : []),
+  ];
+}
+
 export async function seedWarehouse(o: SeedOptions): Promise<SeedResult> {
   const t0 = performance.now();
   const work = mkdtempSync(path.join(os.tmpdir(), 'him-seed-'));
   const s3 = s3Client(o.s3);
   const hms = await openHms(o.hms, { connectTimeoutMs: 10_000, callTimeoutMs: CALL_TIMEOUT_MS });
   try {
-    await runPython(o.python, ['generate.py', '--out', work, '--seed', String(o.seed), '--prefix', o.prefix, '--bucket', o.bucket]);
+    await runPython(o.python, generateArgs(o, work));
     const { manifest, text, sha256 } = readManifest(path.join(work, 'manifest.json'));
     const marker = markerDatabase(o.prefix);
     const seconds = (): number => (performance.now() - t0) / 1000;
@@ -149,11 +166,13 @@ export async function seedWarehouse(o: SeedOptions): Promise<SeedResult> {
 }
 
 /** Drop everything a seed/prefix makes (HMS with deleteData=false, then its S3 prefix). */
-export async function unseedWarehouse(o: Pick<SeedOptions, 'hms' | 's3' | 'python' | 'seed' | 'prefix' | 'bucket'>): Promise<void> {
+export async function unseedWarehouse(
+  o: Pick<SeedOptions, 'hms' | 's3' | 'python' | 'seed' | 'prefix' | 'bucket' | 'readers'>,
+): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'him-seed-'));
   let manifest: SeedManifest;
   try {
-    await runPython(o.python, ['generate.py', '--out', work, '--seed', String(o.seed), '--prefix', o.prefix, '--bucket', o.bucket]);
+    await runPython(o.python, generateArgs(o, work));
     manifest = readManifest(path.join(work, 'manifest.json')).manifest;
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -63,6 +63,7 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     HIM_OAUTH_URL: `http://127.0.0.1:${p('oauth')}`,
     HIM_CATALOG_GATEWAY_URI: `http://127.0.0.1:${p('catalog-gateway')}`,
     HIM_CATALOG_GATEWAY_SIGV4_URI: `http://127.0.0.1:${p('catalog-gateway', 'sigv4')}`,
+    HIM_TRINO_URI: `http://127.0.0.1:${p('trino')}`,
     HIM_VERIFIER_PYTHON: path.join(installDir(ctx, 'verifier'), 'venv', 'bin', 'python'),
     HIM_SPARK_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'jars'),
   };

@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Read several Iceberg tables with PyIceberg and/or Spark (one Spark session for all of them) and
-print one JSON line per (engine, table):
+"""Read several Iceberg tables with PyIceberg, Spark (one Spark session for all of them) and/or Trino,
+and print one JSON line per (engine, table):
 
-    read_tables.py --engines pyiceberg,spark --catalog-uri URI --s3-endpoint URL [--jars-dir DIR] ns.t1 ns.t2 ...
+    read_tables.py --engines pyiceberg,spark,trino --catalog-uri URI --s3-endpoint URL [--jars-dir DIR]
+                   [--trino-uri URL] ns.t1 ns.t2 ...
+
+Trino (--trino-uri, default HIM_TRINO_URI) reads through its own catalog `iceberg`, which the stack
+points at the same REST catalog and S3 (dev/stack/components/trino.ts); trino_client.py turns its
+values into what canonical.py expects.
 
 The catalog is the REST catalog at --catalog-uri by default. Spark can also read through:
   --catalog-type jdbc --catalog-name NAME --jdbc-url jdbc:postgresql://HOST:PORT/DB --jdbc-user U
@@ -35,6 +40,7 @@ from typing import Any, Dict, List
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from canonical import summary  # noqa: E402
 from read_table import SPARK_CATALOG, pyiceberg_catalog, spark_session, split_table  # noqa: E402
+from trino_client import Rows, query as trino_query  # noqa: E402
 
 CATALOG_TYPES = ("rest", "jdbc", "hive")
 
@@ -66,6 +72,16 @@ def spark_catalog(args: argparse.Namespace) -> Dict[str, str]:
     return props
 
 
+def read_trino(uri: str, tables: List[str], sample: int) -> None:
+    for t in tables:
+        ns, tbl = split_table(t)
+        try:
+            cols, rows = trino_query(uri, f'SELECT * FROM iceberg."{ns}"."{tbl}"')
+            emit({**summary("trino", Rows(cols, rows), sample), "table": t})
+        except Exception as e:
+            emit({"engine": "trino", "table": t, "error": f"{type(e).__name__}: {str(e)[:2000]}"})
+
+
 def main(argv: List[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--engines", default="pyiceberg,spark")
@@ -79,6 +95,7 @@ def main(argv: List[str]) -> int:
     p.add_argument("--warehouse")
     p.add_argument("--s3-endpoint", default=os.environ.get("HIM_S3_ENDPOINT"))
     p.add_argument("--jars-dir", default=os.environ.get("HIM_SPARK_JARS_DIR"))
+    p.add_argument("--trino-uri", default=os.environ.get("HIM_TRINO_URI"))
     p.add_argument("--sample", type=int, default=0)
     p.add_argument("tables", nargs="+")
     args = p.parse_args(argv)
@@ -89,6 +106,8 @@ def main(argv: List[str]) -> int:
         p.error("--catalog-type jdbc needs --jdbc-url, --jdbc-user and --warehouse (JdbcCatalog requires one)")
     if args.catalog_type == "hive" and not args.hms_uri:
         p.error("--catalog-type hive needs --hms-uri")
+    if "trino" in engines and (args.catalog_type != "rest" or not args.trino_uri):
+        p.error("--engines trino reads through the REST catalog only and needs --trino-uri (or HIM_TRINO_URI)")
     for t in args.tables:
         split_table(t)
     if "pyiceberg" in engines:
@@ -98,6 +117,8 @@ def main(argv: List[str]) -> int:
                 emit({**summary("pyiceberg", cat.load_table(t).scan().to_arrow(), args.sample), "table": t})
             except Exception as e:  # report and go on: one bad table must not hide the others
                 emit({"engine": "pyiceberg", "table": t, "error": f"{type(e).__name__}: {e}"})
+    if "trino" in engines:
+        read_trino(args.trino_uri, args.tables, args.sample)
     if "spark" in engines:
         scratch = tempfile.mkdtemp(prefix="him-spark-")
         spark = spark_session(args, scratch, args.catalog_name, spark_catalog(args))

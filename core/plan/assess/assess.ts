@@ -12,6 +12,7 @@ import { locationInvalidRule } from './rules/location';
 import { managedRule } from './rules/managed';
 import { partitionLocationRule } from './rules/partition-location';
 import { partitionValueRule } from './rules/partition-values';
+import { readerLimitsRule } from './rules/reader-limits';
 import { schemaDriftRule } from './rules/schema-drift';
 import { skewedRule } from './rules/skewed';
 import { statsMissingRule } from './rules/stats-missing';
@@ -37,6 +38,7 @@ export const RULES: readonly Rule[] = [
   partitionValueRule,
   schemaDriftRule,
   columnTypesRule,
+  readerLimitsRule,
   emptyRule,
   statsMissingRule,
 ];

@@ -53,6 +53,20 @@ export const AssessCode = {
   FILE_UNREADABLE: 'FILE_UNREADABLE',
   /** Storage listing: HMS fast stats were absent or zero, so files and bytes come from the listing. */
   SIZE_FROM_STORAGE: 'SIZE_FROM_STORAGE',
+  /**
+   * Reader limit (legal metadata a common reader mis-handles): a Hive `double` column whose Parquet
+   * files store FLOAT (a partition still declaring float, or a sampled footer). Iceberg promotes
+   * float → double and PyIceberg and Spark read it; Trino 476 fails range and equality predicates on
+   * the column ("Corrupted statistics") unless `parquet_ignore_statistics` is set. docs/readers.md.
+   */
+  READER_FLOAT_AS_DOUBLE: 'READER_FLOAT_AS_DOUBLE',
+  /**
+   * Reader limit: a partition column with NULL partitions (`__HIVE_DEFAULT_PARTITION__`). The migrated
+   * files do not hold the column (Hive layout), so there are no column metrics for it; Trino 476 then
+   * returns the NULL partitions' rows for `col <> v`, `NOT IN`, `NOT (col = v)` (even with `col IS
+   * NOT NULL` added), and PyIceberg's `!=` does too. Effect info. docs/readers.md.
+   */
+  READER_NULL_PARTITION_NOT_EQUAL: 'READER_NULL_PARTITION_NOT_EQUAL',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 

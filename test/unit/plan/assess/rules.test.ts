@@ -7,6 +7,7 @@ import { formatRule } from '../../../../core/plan/assess/rules/format';
 import { managedRule } from '../../../../core/plan/assess/rules/managed';
 import { partitionLocationRule } from '../../../../core/plan/assess/rules/partition-location';
 import { promotable } from '../../../../core/hive/promotion';
+import { readerLimitsRule } from '../../../../core/plan/assess/rules/reader-limits';
 import { schemaDriftRule } from '../../../../core/plan/assess/rules/schema-drift';
 import { skewedRule } from '../../../../core/plan/assess/rules/skewed';
 import { statsMissingRule } from '../../../../core/plan/assess/rules/stats-missing';
@@ -114,6 +115,38 @@ describe('assessment rules', () => {
     expect(codes(f)).toEqual(['PARTITION_SCHEMA_DRIFT']);
     expect(f[0]!.evidence).toContain('p=old');
     expect(schemaDriftRule(inv(table({ partitionKeys: P }), [partition('p=a')]), O)).toEqual([]);
+  });
+
+  it('reader limit: a partition declaring float under a table double warns READER_FLOAT_AS_DOUBLE with the Trino workaround; the table still migrates', () => {
+    const cols = (t: string) => [
+      { name: 'id', type: 'bigint', comment: null },
+      { name: 'Reading', type: t, comment: null },
+    ];
+    const t = table({ partitionKeys: P, sd: { columns: cols('double') } });
+    const old = partition('p=old', { sd: { columns: cols('float') } });
+    const f = readerLimitsRule(inv(t, [partition('p=a', { sd: { columns: cols('double') } }), old]), O);
+    expect(f.map((x) => [x.code, x.effect, x.column])).toEqual([['READER_FLOAT_AS_DOUBLE', 'warn', 'reading']]);
+    expect(f[0]!.evidence).toContain('partition(s) p=old declare float');
+    expect(f[0]!.remediation).toContain('parquet_ignore_statistics = true');
+    const a = assessTable(inv(t, [old]));
+    expect(codes(a.findings)).toEqual(['PARTITION_SCHEMA_DRIFT', 'READER_FLOAT_AS_DOUBLE']);
+    expect(a.class).toBe('migrate-with-warnings');
+    // float → float, or a float partition under a string column: not this case.
+    expect(readerLimitsRule(inv(table({ partitionKeys: P, sd: { columns: cols('float') } }), [old]), O)).toEqual([]);
+    expect(readerLimitsRule(inv(table({ partitionKeys: P }), [old]), O)).toEqual([]);
+  });
+
+  it('reader limit: NULL partitions (null or __HIVE_DEFAULT_PARTITION__) get READER_NULL_PARTITION_NOT_EQUAL (info: the class stays) naming the column and the Trino rewrite', () => {
+    const nul = { ...partition('p=__HIVE_DEFAULT_PARTITION__'), values: [null] };
+    const raw = { ...partition('p=__HIVE_DEFAULT_PARTITION__'), values: ['__HIVE_DEFAULT_PARTITION__'] };
+    for (const p of [nul, raw]) {
+      const f = readerLimitsRule(inv(table({ partitionKeys: P }), [partition('p=a'), p]), O);
+      expect(f.map((x) => [x.code, x.effect, x.column])).toEqual([['READER_NULL_PARTITION_NOT_EQUAL', 'info', 'p']]);
+      expect(f[0]!.evidence).toBe('partition column(s) p have NULL partitions (1 partition(s) with __HIVE_DEFAULT_PARTITION__)');
+      expect(f[0]!.remediation).toContain("coalesce(p, '<none>') <> 'v'");
+    }
+    expect(assessTable(inv(table({ partitionKeys: P }), [partition('p=a'), nul])).class).toBe('migrate');
+    expect(readerLimitsRule(inv(table({ partitionKeys: P }), [partition('p=a')]), O)).toEqual([]);
   });
 
   it('schema drift: a type that cannot be promoted to the table type needs a rewrite', () => {

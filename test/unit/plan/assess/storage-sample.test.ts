@@ -13,6 +13,7 @@ import { inv, table } from './fixture';
 
 let root = '';
 let parquet: Buffer;
+let floats: Buffer;
 const store = new LocalObjectStore({ metadataPrefixes: [] });
 
 beforeAll(async () => {
@@ -25,6 +26,15 @@ beforeAll(async () => {
       columnData: [
         { name: 'id', data: [1n, 2n, 3n], type: 'INT64' },
         { name: 'v', data: ['a', 'b', 'c'], type: 'STRING' },
+      ],
+    }),
+  );
+  floats = Buffer.from(
+    w.parquetWriteBuffer({
+      columnData: [
+        { name: 'id', data: [1n, 2n], type: 'INT64' },
+        { name: 'Reading', data: [1.5, -2.25], type: 'FLOAT' },
+        { name: 'other', data: [0.5, 1], type: 'FLOAT' },
       ],
     }),
   );
@@ -56,6 +66,27 @@ describe('storage sample', () => {
     const f = (await sampleStorage(store, [inv(table({ name: 'corrupt', sd: { location: loc } }))])).get('db.corrupt');
     expect(codes(f)).toEqual(['FILE_UNREADABLE']);
     expect(f![0]!.evidence).toMatch(/1 of 1 sampled file\(s\) unreadable: Parquet file .*a\.parquet/);
+  });
+
+  it('a FLOAT column in the footers under a table double is READER_FLOAT_AS_DOUBLE (warn); a FLOAT under float is not', async () => {
+    const loc = dir('floats', { 'a.parquet': floats });
+    const columns = [
+      { name: 'id', type: 'bigint', comment: null },
+      { name: 'reading', type: 'double', comment: null },
+      { name: 'other', type: 'float', comment: null },
+    ];
+    const t = inv(table({ name: 'floats', sd: { location: loc, columns } }));
+    const f = (await sampleStorage(store, [t])).get('db.floats');
+    expect(f?.map((x) => [x.code, x.effect, x.column])).toEqual([['READER_FLOAT_AS_DOUBLE', 'warn', 'reading']]);
+    expect(f![0]!.evidence).toContain('footers: sampled 1 file(s)');
+    expect(assessTable(t, undefined, f).class).toBe('migrate-with-warnings');
+    const asFloat = inv(
+      table({
+        name: 'floats',
+        sd: { location: loc, columns: columns.map((c) => ({ ...c, type: c.type === 'double' ? 'float' : c.type })) },
+      }),
+    );
+    expect((await sampleStorage(store, [asFloat])).get('db.floats')).toBeUndefined();
   });
 
   it('no HMS stats: files and bytes come from the listing; the plan sees them', async () => {
