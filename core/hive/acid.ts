@@ -168,3 +168,7 @@ function deltaWhy(ids: ValidWriteIds, w: number): string {
 export function isInsertOnly(params: Readonly<Record<string, string>>): boolean {
   return (params['transactional'] ?? '').toLowerCase() === 'true' && (params['transactional_properties'] ?? '').trim().toLowerCase() === 'insert_only';
 }
+
+/** What to run in Hive for a full ACID table. `ALTER TABLE … SET TBLPROPERTIES ('transactional'='false')` is refused by the metastore (TransactionalValidationListener: a transactional table cannot be made non-transactional). */
+export const FULL_ACID_REMEDIATION =
+  "rewrite it in Hive into a table this tool converts: `CREATE EXTERNAL TABLE <t>_plain STORED AS PARQUET AS SELECT * FROM <t>` (Hive 4) or an insert-only copy `CREATE TABLE <t>_io STORED AS PARQUET TBLPROPERTIES ('transactional'='true','transactional_properties'='insert_only') AS SELECT * FROM <t>`, then plan that table; a major compaction is not enough (its base files keep the ACID row struct) and ALTER TABLE … SET TBLPROPERTIES ('transactional'='false') is refused by the metastore";

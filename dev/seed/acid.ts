@@ -7,6 +7,7 @@
 // prefix deleted first. Dev tooling.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import Int64 from 'node-int64';
 import path from 'node:path';
 import type { HmsConnection } from '../../adapters/hms/thrift/connection';
 import { openHms } from '../../adapters/hms/thrift/connection';
@@ -80,6 +81,8 @@ function sd(location: string): ttypes.StorageDescriptor {
 }
 
 function tableObject(db: string, name: string, location: string, partitioned: boolean): ttypes.Table {
+  type TableArgs = NonNullable<ConstructorParameters<typeof ttypes.Table>[0]>;
+  // Tables leave the view texts unset (null on the wire), as Hive sends them.
   return new ttypes.Table({
     tableName: name,
     dbName: db,
@@ -91,7 +94,7 @@ function tableObject(db: string, name: string, location: string, partitioned: bo
     partitionKeys: partitioned ? [new ttypes.FieldSchema({ name: 'day', type: 'string', comment: null as unknown as string })] : [],
     parameters: { transactional: 'true', transactional_properties: 'insert_only', 'him.seed': 'acid' },
     tableType: 'MANAGED_TABLE',
-  });
+  } as Omit<TableArgs, "viewOriginalText" | "viewExpandedText"> as TableArgs);
 }
 
 /** A client of the metastore's transaction API for one write at a time (what Hive's DbTxnManager does). */
@@ -108,17 +111,17 @@ export class AcidWriter {
 
   async allocate(db: string, table: string, txnId: number): Promise<number> {
     const r = await this.hms.call('allocate_table_write_ids', (c) =>
-      c.allocate_table_write_ids(new ttypes.AllocateTableWriteIdsRequest({ dbName: db, tableName: table, txnIds: [txnId] })),
+      c.allocate_table_write_ids(new ttypes.AllocateTableWriteIdsRequest({ dbName: db, tableName: table, txnIds: [new Int64(txnId)] })),
     );
     return toNumber(r.txnToWriteIds[0]?.writeId) as number;
   }
 
   commit(txnId: number): Promise<void> {
-    return this.hms.call('commit_txn', (c) => c.commit_txn(new ttypes.CommitTxnRequest({ txnid: txnId })));
+    return this.hms.call('commit_txn', (c) => c.commit_txn(new ttypes.CommitTxnRequest({ txnid: new Int64(txnId) })));
   }
 
   abort(txnId: number): Promise<void> {
-    return this.hms.call('abort_txns', (c) => c.abort_txns(new ttypes.AbortTxnsRequest({ txn_ids: [txnId] })));
+    return this.hms.call('abort_txns', (c) => c.abort_txns(new ttypes.AbortTxnsRequest({ txn_ids: [new Int64(txnId)] })));
   }
 
   /** Parquet files of one write, one per partition, uploaded under `<table>/<part>/delta_w_w_0000/000000_0`. */

@@ -53,6 +53,13 @@ export const AssessCode = {
   FILE_UNREADABLE: 'FILE_UNREADABLE',
   /** Storage listing: HMS fast stats were absent or zero, so files and bytes come from the listing. */
   SIZE_FROM_STORAGE: 'SIZE_FROM_STORAGE',
+  /**
+   * Insert-only ACID table whose valid write ids were read: converted metadata-only from the files of
+   * committed writes (the newest valid base_ and the deltas above it); aborted and open writes left out.
+   */
+  INSERT_ONLY_METADATA: 'INSERT_ONLY_METADATA',
+  /** Insert-only ACID table with a write open when it was read: apply refuses it (ACID_WRITE_OPEN) until the write ends. */
+  INSERT_ONLY_WRITE_OPEN: 'INSERT_ONLY_WRITE_OPEN',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 
