@@ -170,5 +170,5 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   ACID_WRITE_IDS_UNAVAILABLE:
     'Insert-only ACID tables need the metastore’s transaction state (get_valid_write_ids), which only its Thrift API answers: plan and apply with the Thrift reader (`--source thrift`, no hms.db).',
   ACID_LAYOUT_UNSUPPORTED:
-    'Run a major compaction in Hive and wait until the cleaner has removed the obsolete directories (`ALTER TABLE t COMPACT \'major\' AND WAIT`), or rewrite the table (`CREATE TABLE t2 STORED AS PARQUET AS SELECT * FROM t`).',
+    "Run a major compaction in Hive and wait until the cleaner has removed the obsolete directories (`ALTER TABLE t COMPACT 'major' AND WAIT`), or rewrite the table (`CREATE TABLE t2 STORED AS PARQUET AS SELECT * FROM t`).",
 };

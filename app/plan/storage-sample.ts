@@ -155,7 +155,8 @@ async function acidSample(
   try {
     const sel = selectAcidFiles(loc, files, ids);
     const unknown = sel.leftOut.filter((x) => /above the high watermark/.test(x.why)).map((x) => x.dir);
-    if (unknown.length === 0) return format(t) === FileFormat.PARQUET && sel.files.length > 0 ? footerFindings(store, loc, sel.files, o.filesPerTable) : [];
+    if (unknown.length === 0)
+      return format(t) === FileFormat.PARQUET && sel.files.length > 0 ? footerFindings(store, loc, sel.files, o.filesPerTable) : [];
     why = `${some(unknown)}: write ids above the metastore's high watermark ${ids.highWatermark} (never allocated by a transaction: Hive reads none of their files)`;
   } catch (e) {
     if (!(e instanceof MigrationError) || e.code !== ErrorCode.ACID_LAYOUT_UNSUPPORTED) throw e;

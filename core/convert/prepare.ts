@@ -226,9 +226,14 @@ function acidOf(inv: TableInventory): ValidWriteIds | undefined {
       'is an insert-only ACID table read without its valid write ids (get_valid_write_ids, Thrift only): which delta directories are committed is unknown',
     );
   if (ids.open.length > 0)
-    refuse(t, ErrorCode.ACID_WRITE_OPEN, `is an insert-only ACID table with write id(s) ${ids.open.join(', ')} open: its files are not final`, {
-      open: ids.open,
-    });
+    refuse(
+      t,
+      ErrorCode.ACID_WRITE_OPEN,
+      `is an insert-only ACID table with write id(s) ${ids.open.join(', ')} open: its files are not final`,
+      {
+        open: ids.open,
+      },
+    );
   return ids;
 }
 

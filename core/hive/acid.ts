@@ -115,7 +115,11 @@ function byDir<F extends { readonly path: string }>(location: string, files: rea
 }
 
 /** The files of committed writes among one location's listing (recursive, hidden names already out). */
-export function selectAcidFiles<F extends { readonly path: string }>(location: string, files: readonly F[], ids: ValidWriteIds): AcidSelection<F> {
+export function selectAcidFiles<F extends { readonly path: string }>(
+  location: string,
+  files: readonly F[],
+  ids: ValidWriteIds,
+): AcidSelection<F> {
   const groups = byDir(location, files);
   const dirs: { name: string; d: AcidDir }[] = [];
   for (const name of groups.keys()) {
@@ -127,7 +131,8 @@ export function selectAcidFiles<F extends { readonly path: string }>(location: s
   const leftOut: { dir: string; why: string }[] = [];
   const bases = dirs.filter((x) => x.d.kind === 'base').sort((a, b) => wid(b.d) - wid(a.d));
   const best = bases.find((x) => isValidBase(ids, wid(x.d)));
-  for (const x of bases) if (x !== best) leftOut.push({ dir: x.name, why: isValidBase(ids, wid(x.d)) ? 'older base' : 'base of a write not committed' });
+  for (const x of bases)
+    if (x !== best) leftOut.push({ dir: x.name, why: isValidBase(ids, wid(x.d)) ? 'older base' : 'base of a write not committed' });
   const chosen: string[] = best === undefined ? [] : [best.name];
   let current = best === undefined ? 0 : wid(best.d);
   const deltas = dirs
@@ -166,7 +171,10 @@ function deltaWhy(ids: ValidWriteIds, w: number): string {
 
 /** transactional=true with transactional_properties=insert_only (case-insensitive, as Hive's AcidUtils.isInsertOnlyTable). */
 export function isInsertOnly(params: Readonly<Record<string, string>>): boolean {
-  return (params['transactional'] ?? '').toLowerCase() === 'true' && (params['transactional_properties'] ?? '').trim().toLowerCase() === 'insert_only';
+  return (
+    (params['transactional'] ?? '').toLowerCase() === 'true' &&
+    (params['transactional_properties'] ?? '').trim().toLowerCase() === 'insert_only'
+  );
 }
 
 /** What to run in Hive for a full ACID table. `ALTER TABLE … SET TBLPROPERTIES ('transactional'='false')` is refused by the metastore (TransactionalValidationListener: a transactional table cannot be made non-transactional). */

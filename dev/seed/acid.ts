@@ -73,7 +73,11 @@ function sd(location: string): ttypes.StorageDescriptor {
     outputFormat: PARQUET.outputFormat,
     compressed: false,
     numBuckets: -1,
-    serdeInfo: new ttypes.SerDeInfo({ name: null as unknown as string, serializationLib: PARQUET.serde, parameters: { 'serialization.format': '1' } }),
+    serdeInfo: new ttypes.SerDeInfo({
+      name: null as unknown as string,
+      serializationLib: PARQUET.serde,
+      parameters: { 'serialization.format': '1' },
+    }),
     bucketCols: [],
     sortCols: [],
     parameters: {},
@@ -94,7 +98,7 @@ function tableObject(db: string, name: string, location: string, partitioned: bo
     partitionKeys: partitioned ? [new ttypes.FieldSchema({ name: 'day', type: 'string', comment: null as unknown as string })] : [],
     parameters: { transactional: 'true', transactional_properties: 'insert_only', 'him.seed': 'acid' },
     tableType: 'MANAGED_TABLE',
-  } as Omit<TableArgs, "viewOriginalText" | "viewExpandedText"> as TableArgs);
+  } as Omit<TableArgs, 'viewOriginalText' | 'viewExpandedText'> as TableArgs);
 }
 
 /** A client of the metastore's transaction API for one write at a time (what Hive's DbTxnManager does). */
@@ -105,7 +109,9 @@ export class AcidWriter {
   ) {}
 
   async openTxn(): Promise<number> {
-    const r = await this.hms.call('open_txns', (c) => c.open_txns(new ttypes.OpenTxnRequest({ num_txns: 1, user: 'seed', hostname: 'localhost' })));
+    const r = await this.hms.call('open_txns', (c) =>
+      c.open_txns(new ttypes.OpenTxnRequest({ num_txns: 1, user: 'seed', hostname: 'localhost' })),
+    );
     return toNumber(r.txn_ids[0]) as number;
   }
 
@@ -221,7 +227,14 @@ export async function seedAcid(o: AcidSeedOptions): Promise<AcidSeedManifest> {
     await deletePrefix(s3Client(o.s3), o.bucket, `${root}/`);
     const dbLocation = `s3a://${o.bucket}/${root}`;
     await hms.call('create_database', (c) =>
-      c.create_database(new ttypes.Database({ name: o.database, description: 'insert-only ACID seed (dev/seed/acid.ts)', locationUri: dbLocation, parameters: {} })),
+      c.create_database(
+        new ttypes.Database({
+          name: o.database,
+          description: 'insert-only ACID seed (dev/seed/acid.ts)',
+          locationUri: dbLocation,
+          parameters: {},
+        }),
+      ),
     );
     const writer = new AcidWriter(hms, o);
     const tables: AcidSeedTable[] = [];
@@ -231,7 +244,15 @@ export async function seedAcid(o: AcidSeedOptions): Promise<AcidSeedManifest> {
       if (t.partitions.length > 0) {
         const parts = t.partitions.map(
           (d) =>
-            new ttypes.Partition({ values: [d], dbName: o.database, tableName: t.name, createTime: 1_717_200_000, lastAccessTime: 0, sd: sd(`${location}/day=${d}`), parameters: {} }),
+            new ttypes.Partition({
+              values: [d],
+              dbName: o.database,
+              tableName: t.name,
+              createTime: 1_717_200_000,
+              lastAccessTime: 0,
+              sd: sd(`${location}/day=${d}`),
+              parameters: {},
+            }),
         );
         await hms.call('add_partitions', (c) => c.add_partitions(parts));
       }

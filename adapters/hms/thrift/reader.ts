@@ -20,7 +20,8 @@ import { splitInvalid, validTxnListString } from '../../../core/hive/acid';
 const CAPABILITIES = new ttypes.ClientCapabilities({ values: [ttypes.ClientCapability.INSERT_ONLY_TABLES] });
 
 /** A Thrift binary field arrives as a Buffer (or a string on some protocol paths). */
-const bytesOf = (b: Buffer | string | null | undefined): Uint8Array => (b === null || b === undefined ? new Uint8Array() : typeof b === 'string' ? Buffer.from(b, 'binary') : b);
+const bytesOf = (b: Buffer | string | null | undefined): Uint8Array =>
+  b === null || b === undefined ? new Uint8Array() : typeof b === 'string' ? Buffer.from(b, 'binary') : b;
 
 /** get_partitions' max_parts is an i16. */
 const MAX_I16 = 32_767;

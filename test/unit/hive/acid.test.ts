@@ -42,7 +42,12 @@ describe('valid write ids (ValidReaderWriteIdList semantics)', () => {
     expect(isValidBase(ids({ highWatermark: 6 }), 6)).toBe(true);
   });
   it('ranges answer ALL, SOME or NONE', () => {
-    expect([writeIdRange(w, 1, 2), writeIdRange(w, 2, 4), writeIdRange(w, 3, 3), writeIdRange(w, 7, 9)]).toEqual(['ALL', 'SOME', 'NONE', 'NONE']);
+    expect([writeIdRange(w, 1, 2), writeIdRange(w, 2, 4), writeIdRange(w, 3, 3), writeIdRange(w, 7, 9)]).toEqual([
+      'ALL',
+      'SOME',
+      'NONE',
+      'NONE',
+    ]);
   });
   it('the Thrift abortedBits (BitSet.toByteArray, little-endian) split the invalid ids', () => {
     // invalid [3, 5, 9, 12]: bits 0 and 2 set → 3 and 9 aborted.
@@ -113,12 +118,20 @@ describe('selectAcidFiles: exactly the committed writes', () => {
     ]);
   });
   it('original files (written before the table became transactional) count when there is no base', () => {
-    expect(paths(selectAcidFiles(L, [f('000000_0'), files[0] as never], ids()).files)).toEqual(['000000_0', 'delta_0000001_0000001_0000/000000_0']);
+    expect(paths(selectAcidFiles(L, [f('000000_0'), files[0] as never], ids()).files)).toEqual([
+      '000000_0',
+      'delta_0000001_0000001_0000/000000_0',
+    ]);
   });
   it('a wider committed delta covers the narrow ones; statements of one write are all read', () => {
     const s = selectAcidFiles(
       L,
-      [f('delta_0000001_0000003/a'), f('delta_0000002_0000002_0000/b'), f('delta_0000004_0000004_0000/c'), f('delta_0000004_0000004_0001/d')],
+      [
+        f('delta_0000001_0000003/a'),
+        f('delta_0000002_0000002_0000/b'),
+        f('delta_0000004_0000004_0000/c'),
+        f('delta_0000004_0000004_0001/d'),
+      ],
       ids(),
     );
     expect(paths(s.files)).toEqual(['delta_0000001_0000003/a', 'delta_0000004_0000004_0000/c', 'delta_0000004_0000004_0001/d']);
@@ -133,7 +146,12 @@ describe('selectAcidFiles: exactly the committed writes', () => {
 });
 
 const insertOnly = (writeIds?: ValidWriteIds): TableInventory => ({
-  ...inv(table({ tableType: 'MANAGED_TABLE', parameters: { transactional: 'true', transactional_properties: 'insert_only', numFiles: '3', totalSize: '3000' } })),
+  ...inv(
+    table({
+      tableType: 'MANAGED_TABLE',
+      parameters: { transactional: 'true', transactional_properties: 'insert_only', numFiles: '3', totalSize: '3000' },
+    }),
+  ),
   ...(writeIds === undefined ? {} : { writeIds }),
 });
 const identity = { planHash: 'h'.repeat(64), table: 'hms:db.t->rest:db.t' };
