@@ -1,5 +1,7 @@
 // Insert-only ACID tables: Hive's valid-write-id semantics, the base_/delta_ selection, the rule's
 // classification, prepare's refusals, and what the pin and the fingerprint ignore. Pure.
+import { assertNoOpenWrite, withLiveWriteIds } from '../../../activities/gate';
+import { BackingDbReader } from '../../../adapters/hms/db/reader';
 import { prepareConversion } from '../../../core/convert/prepare';
 import { MigrationError } from '../../../core/errors';
 import type { ValidWriteIds } from '../../../core/hive/acid';
@@ -189,5 +191,39 @@ describe('insert-only tables in the assessment, prepare, pin and fingerprint', (
       expect(tableFingerprint(after)).toBe(tableFingerprint(before));
     }
     expect(tableFingerprint(before)).toBe(tableFingerprint(insertOnly()));
+  });
+});
+
+describe('the readers and the live re-check', () => {
+  it('the backing-DB reader refuses the write ids, coded, without a query', async () => {
+    const queries: string[] = [];
+    const session = {
+      backend: 'postgres' as const,
+      query: (sql: string) => {
+        queries.push(sql);
+        return Promise.resolve([]);
+      },
+      close: () => Promise.resolve(),
+    };
+    const r = new BackingDbReader(session as never);
+    await expect(r.getValidWriteIds('db', 't')).rejects.toMatchObject({ code: 'ACID_WRITE_IDS_UNAVAILABLE', retryable: false });
+    expect(queries).toEqual([]);
+  });
+  it("apply's gate: an open write refuses (ACID_WRITE_OPEN, not retried); committed writes pass", () => {
+    expect(() => assertNoOpenWrite('db.t', insertOnly(ids()))).not.toThrow();
+    let err: unknown;
+    try {
+      assertNoOpenWrite('db.t', insertOnly(ids({ open: [6] })));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'ACID_WRITE_OPEN', retryable: false, context: { tableId: 'db.t', open: [6] } });
+  });
+  it("apply's gate reads write ids only for insert-only tables", async () => {
+    const calls: string[] = [];
+    const hms = { getValidWriteIds: (d: string, t: string) => (calls.push(`${d}.${t}`), Promise.resolve(ids())) };
+    expect((await withLiveWriteIds(hms as never, insertOnly())).writeIds).toEqual(ids());
+    expect((await withLiveWriteIds(hms as never, inv(table()))).writeIds).toBeUndefined();
+    expect(calls).toEqual(['db.t']);
   });
 });
