@@ -178,6 +178,10 @@ describe('insert-only ACID tables: committed writes migrate metadata-only, abort
     expect(failed).toEqual([{ tableId: `${db}.io_open`, code: 'ACID_WRITE_OPEN' }]);
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     expect(await catalog.tableExists(tableIdent([ns], 'io_open'))).toBe(false);
+    // `migrate table` (outside a workflow) reads the write ids too, and refuses the same way.
+    const one = await migrate(['table', `${db}.io_open`, '--target', `${ns}.io_open_one`, '--json']);
+    expect([one.code, (JSON.parse(one.stdout) as { error: { code: string } }).error.code]).toEqual([1, 'ACID_WRITE_OPEN']);
+    expect(await catalog.tableExists(tableIdent([ns], 'io_open_one'))).toBe(false);
 
     // The Iceberg tables hold exactly the committed writes' files; the aborted ones are not there.
     for (const [name, extra] of [
