@@ -32,11 +32,12 @@ export async function withWriteIds(reader: HmsReader, inv: TableInventory): Prom
 }
 
 /** getTables, leaving out tables dropped since they were listed. */
-async function tablesStillThere(reader: HmsReader, db: string, names: readonly string[]): Promise<TableInventory[]> {
+async function tablesStillThere(reader: HmsReader, db: string, names: readonly string[], writeIds: boolean): Promise<TableInventory[]> {
   let left = [...names];
   for (;;) {
     try {
       const tables = await reader.getTables(db, left);
+      if (!writeIds) return tables;
       const out: TableInventory[] = [];
       for (const t of tables) out.push(await withWriteIds(reader, t));
       return out;
@@ -58,6 +59,8 @@ export async function walkWarehouse(
   only: readonly string[],
   visit: (db: string, tables: readonly TableInventory[]) => void,
   progress?: WalkProgress,
+  /** Read insert-only tables' valid write ids (plan, assess); the inventory's counts need none. */
+  writeIds = true,
 ): Promise<{ databases: readonly string[] }> {
   // The databases walked, in order (the empty ones too): the inventory reports each.
   const names = only.length > 0 ? [...new Set(only)] : await reader.listDatabases();
@@ -72,7 +75,7 @@ export async function walkWarehouse(
     for (const { db, tables } of listed) {
       for (let i = 0; i < tables.length; i += TABLE_CHUNK) {
         const chunk = tables.slice(i, i + TABLE_CHUNK);
-        visit(db, await tablesStillThere(reader, db, chunk));
+        visit(db, await tablesStillThere(reader, db, chunk, writeIds));
         done += chunk.length;
         progress?.update(done, total, db);
       }

@@ -2,6 +2,7 @@
 // classification, prepare's refusals, and what the pin and the fingerprint ignore. Pure.
 import { assertNoOpenWrite, withLiveWriteIds } from '../../../activities/gate';
 import { BackingDbReader } from '../../../adapters/hms/db/reader';
+import { withWriteIds } from '../../../app/plan/walk';
 import { prepareConversion } from '../../../core/convert/prepare';
 import { MigrationError } from '../../../core/errors';
 import type { ValidWriteIds } from '../../../core/hive/acid';
@@ -225,5 +226,20 @@ describe('the readers and the live re-check', () => {
     expect((await withLiveWriteIds(hms as never, insertOnly())).writeIds).toEqual(ids());
     expect((await withLiveWriteIds(hms as never, inv(table()))).writeIds).toBeUndefined();
     expect(calls).toEqual(['db.t']);
+  });
+});
+
+describe("the plan's walk (app/plan/walk.ts withWriteIds)", () => {
+  const refusing = (code: string) => ({
+    getValidWriteIds: () => Promise.reject(new MigrationError(code as never, 'no')),
+  });
+  it('attaches the write ids of insert-only tables; a reader that cannot answer leaves them unset (INSERT_ONLY_TABLE follows)', async () => {
+    expect((await withWriteIds({ getValidWriteIds: () => Promise.resolve(ids()) } as never, insertOnly())).writeIds).toEqual(ids());
+    const unread = await withWriteIds(refusing('ACID_WRITE_IDS_UNAVAILABLE') as never, insertOnly());
+    expect(unread.writeIds).toBeUndefined();
+    expect(assessTable(unread).findings.map((x) => x.code)).toContain('INSERT_ONLY_TABLE');
+  });
+  it('any other failure of the metastore stops the walk', async () => {
+    await expect(withWriteIds(refusing('HMS_UNREACHABLE') as never, insertOnly())).rejects.toMatchObject({ code: 'HMS_UNREACHABLE' });
   });
 });
