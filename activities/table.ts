@@ -10,7 +10,7 @@ import type { PlanFile } from '../core/plan/plan-file';
 import type { TableRecord } from '../core/state/store';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached, runOf } from './context';
-import { assertMigratable } from './gate';
+import { assertMigratable, assertNoOpenWrite, withLiveWriteIds } from './gate';
 import { siblingCheck } from './siblings';
 import { locationKey } from '../core/plan/assess/shared-locations';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
@@ -76,7 +76,8 @@ async function liveOriginal(
 ): Promise<{ inv: TableInventory; digest: string }> {
   const { deps } = c;
   const entry = await planEntry(c, ref);
-  const [inv] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+  const [read] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+  const inv = read === undefined ? undefined : await withLiveWriteIds(deps.hms, read);
   if (inv === undefined)
     throw new MigrationError(
       ErrorCode.HMS_NOT_FOUND,
@@ -87,6 +88,7 @@ async function liveOriginal(
   // Pinned (version 3): the conversion must be the planned one, the partitions are taken as they are now.
   const changed = sourceChange(ref.tableId, entry, inv);
   if (changed !== null) throw changed;
+  assertNoOpenWrite(ref.tableId, inv);
   assertMigratable(ref.tableId, inv, deps.assessOptions);
   if (!isView(inv)) await sharesNoLocation(ref.tableId, inv);
   return { inv, digest: fingerprintOf(inv) };

@@ -13,6 +13,7 @@ import type { ConvertProgress } from '../engine/write-metadata';
 export type { ConvertProgress };
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
 import { openCatalog, openHmsReader, openStores, toolVersion } from './runtime';
+import { withWriteIds } from './plan/walk';
 
 export interface OneTable {
   readonly db: string;
@@ -80,7 +81,9 @@ export async function migrateOneTable(
   const stores = openStores(config);
   let catalog: IcebergCatalog | undefined;
   try {
-    const [inv] = await hms.getTables(t.db, [t.tbl]);
+    const [read] = await hms.getTables(t.db, [t.tbl]);
+    // An insert-only ACID table converts from its committed writes (its valid write ids, read now).
+    const inv = read === undefined ? undefined : await withWriteIds(hms, read);
     if (inv === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${t.db}.${t.tbl} not found in HMS`);
     catalog = await openCatalog(config, process.env, stores);
     const fingerprint = tableFingerprint(inv);

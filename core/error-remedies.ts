@@ -165,4 +165,10 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   PLAN_FINISHED: 'The plan’s workflow has ended: `migrate status <plan-id>` shows how; apply a new plan to go on.',
   TABLE_RUN_FENCED:
     'A newer run owns the table’s record (this one was terminated or superseded): nothing to do; the newer run’s outcome counts.',
+  ACID_WRITE_OPEN:
+    'A transaction is writing to the insert-only table (its write id is open): wait until it commits or aborts (`SHOW TRANSACTIONS` in Hive; abort a stuck one with `ABORT TRANSACTIONS <id>`), then apply again. Nothing was written.',
+  ACID_WRITE_IDS_UNAVAILABLE:
+    'Insert-only ACID tables need the metastore’s transaction state (get_valid_write_ids), which only its Thrift API answers: plan and apply with the Thrift reader (`--source thrift`, no hms.db).',
+  ACID_LAYOUT_UNSUPPORTED:
+    "Run a major compaction in Hive and wait until the cleaner has removed the obsolete directories (`ALTER TABLE t COMPACT 'major' AND WAIT`), or rewrite the table (`CREATE TABLE t2 STORED AS PARQUET AS SELECT * FROM t`).",
 };

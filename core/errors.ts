@@ -208,6 +208,12 @@ export const ErrorCode = {
   PLAN_FINISHED: 'PLAN_FINISHED',
   /** A step of a table workflow run that no longer owns the table's record (terminated, superseded): not recorded. */
   TABLE_RUN_FENCED: 'TABLE_RUN_FENCED',
+  /** An insert-only ACID table has a write open (a transaction not committed or aborted yet): its files are not final. */
+  ACID_WRITE_OPEN: 'ACID_WRITE_OPEN',
+  /** An insert-only ACID table's valid write ids could not be read (the backing-DB reader: they need the metastore's Thrift API). */
+  ACID_WRITE_IDS_UNAVAILABLE: 'ACID_WRITE_IDS_UNAVAILABLE',
+  /** An insert-only ACID table's directory is not a plain base_/delta_ of committed writes (compactor _v output, delete deltas, other sub-directories). */
+  ACID_LAYOUT_UNSUPPORTED: 'ACID_LAYOUT_UNSUPPORTED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -6,6 +6,7 @@
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { DataFileFormat, PreparedConversion } from '../core/convert/prepare';
 import { manifestPath } from '../core/convert/prepare';
+import { selectAcidFiles } from '../core/hive/acid';
 import type { DataFile } from '../core/iceberg/manifest';
 import { addedManifestEntry } from '../core/iceberg/manifest';
 import { buildInitialMetadata } from '../core/iceberg/metadata';
@@ -131,14 +132,17 @@ export async function* listTableFiles(
   opts: Pick<WriteOptions, 'listConcurrency' | 'recursive'>,
 ): AsyncGenerator<LocationListing> {
   const own = p.metadataDir.replace(/\/$/, '');
+  // Insert-only ACID: every base_/delta_ directory is listed, then only committed writes' files kept.
+  const recursive = p.acid !== undefined || (opts.recursive ?? false);
   for await (const l of mapOrdered(p.locations, opts.listConcurrency ?? 8, (loc) =>
-    listPartition(store, loc.location, loc.index, { recursive: opts.recursive ?? false }),
+    listPartition(store, loc.location, loc.index, { recursive }),
   )) {
     // Plain loops (a filter() result's elements kind differs once optimized: a deopt in the consumer).
     const files: ObjectInfo[] = [];
     for (const f of l.files) if (!f.path.startsWith(p.metadataDir)) files.push(f);
     const findings = l.findings.filter((f) => !(f.code === ListingFindingCode.LISTING_SUBDIRECTORY && f.path.replace(/\/$/, '') === own));
-    yield { index: l.index, location: l.location, files, findings };
+    if (p.acid === undefined) yield { index: l.index, location: l.location, files, findings };
+    else yield { index: l.index, location: l.location, files: selectAcidFiles(l.location, files, p.acid).files, findings };
   }
 }
 

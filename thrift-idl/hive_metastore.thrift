@@ -319,6 +319,68 @@ struct GetPartitionsByNamesResult {
   2: optional ObjectDictionary dictionary,
 }
 
+// Transactions (insert-only ACID tables, issue 23): the reader's snapshot and a table's valid write
+// ids; the seed (dev/seed/acid.ts) writes through open/allocate/commit/abort as Hive does. Fields
+// trimmed to what we send or read; ids as upstream (4.0.1).
+struct GetOpenTxnsResponse {
+  1: required i64 txn_high_water_mark,
+  2: required list<i64> open_txns,
+  3: optional i64 min_open_txn,
+  4: required binary abortedBits,
+}
+
+struct GetValidWriteIdsRequest {
+  1: required list<string> fullTableNames,
+  2: optional string validTxnList,
+  3: optional i64 writeId,
+}
+
+struct TableValidWriteIds {
+  1: required string fullTableName,
+  2: required i64 writeIdHighWaterMark,
+  3: required list<i64> invalidWriteIds,
+  4: optional i64 minOpenWriteId,
+  5: required binary abortedBits,
+}
+
+struct GetValidWriteIdsResponse {
+  1: required list<TableValidWriteIds> tblValidWriteIds,
+}
+
+struct OpenTxnRequest {
+  1: required i32 num_txns,
+  2: required string user,
+  3: required string hostname,
+  4: optional string agentInfo,
+}
+
+struct OpenTxnsResponse {
+  1: required list<i64> txn_ids,
+}
+
+struct TxnToWriteId {
+  1: required i64 txnId,
+  2: required i64 writeId,
+}
+
+struct AllocateTableWriteIdsRequest {
+  1: required string dbName,
+  2: required string tableName,
+  3: optional list<i64> txnIds,
+}
+
+struct AllocateTableWriteIdsResponse {
+  1: required list<TxnToWriteId> txnToWriteIds,
+}
+
+struct CommitTxnRequest {
+  1: required i64 txnid,
+}
+
+struct AbortTxnsRequest {
+  1: required list<i64> txn_ids,
+}
+
 exception MetaException {
   1: string message,
 }
@@ -344,6 +406,14 @@ exception NoSuchObjectException {
 }
 
 exception InvalidOperationException {
+  1: string message,
+}
+
+exception NoSuchTxnException {
+  1: string message,
+}
+
+exception TxnAbortedException {
   1: string message,
 }
 
@@ -401,4 +471,16 @@ service ThriftHiveMetastore {
 
   string get_config_value(1:string name, 2:string defaultValue)
       throws (1:ConfigValSecurityException o1)
+
+  // Transactions (insert-only ACID tables).
+  GetOpenTxnsResponse get_open_txns()
+  GetValidWriteIdsResponse get_valid_write_ids(1:GetValidWriteIdsRequest rqst)
+      throws (1:NoSuchTxnException o1, 2:MetaException o2)
+  OpenTxnsResponse open_txns(1:OpenTxnRequest rqst)
+  AllocateTableWriteIdsResponse allocate_table_write_ids(1:AllocateTableWriteIdsRequest rqst)
+      throws (1:NoSuchTxnException o1, 2:TxnAbortedException o2, 3:MetaException o3)
+  void commit_txn(1:CommitTxnRequest rqst)
+      throws (1:NoSuchTxnException o1, 2:TxnAbortedException o2)
+  void abort_txns(1:AbortTxnsRequest rqst)
+      throws (1:NoSuchTxnException o1)
 }

@@ -76,6 +76,7 @@ export async function runInventory(
       for (const t of tables) add(counts, t);
     },
     progress,
+    false,
   );
   const totals = emptyCounts();
   const databases = walked.databases.map((name): DatabaseCounts => ({ name, ...(perDb.get(name) ?? emptyCounts()) }));

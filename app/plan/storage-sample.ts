@@ -7,6 +7,8 @@
 // error, never a crash.
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { detectFormat } from '../../core/hive/formats';
+import type { ValidWriteIds } from '../../core/hive/acid';
+import { selectAcidFiles } from '../../core/hive/acid';
 import type { TableInventory } from '../../core/hive/model';
 import { FileFormat, TableType } from '../../core/hive/model';
 import { locationProblem } from '../../core/plan/assess/rules/location';
@@ -163,6 +165,44 @@ async function footerFindings(
   return out;
 }
 
+/**
+ * An insert-only table read with its write ids: its base_/delta_ directories are its layout, not
+ * left-out data. Refused (DATA_IN_SUBDIRECTORIES, rewrite) when a directory is not one apply converts
+ * (ACID_LAYOUT_UNSUPPORTED) or holds write ids above the metastore's high watermark: files the
+ * transaction system never allocated (copied in, or written by hand) — Hive reads none of them.
+ */
+async function acidSample(
+  store: ObjectStore,
+  t: TableInventory,
+  loc: string,
+  ids: ValidWriteIds,
+  o: Required<StorageSampleOptions>,
+): Promise<AssessFinding[]> {
+  const l = await listPartition(store, loc, 0, { limit: o.listLimit, recursive: true });
+  const files = l.files.filter((f) => !f.path.startsWith(`${loc}/metadata/`));
+  let why: string;
+  try {
+    const sel = selectAcidFiles(loc, files, ids);
+    const unknown = sel.leftOut.filter((x) => /above the high watermark/.test(x.why)).map((x) => x.dir);
+    if (unknown.length === 0)
+      return format(t) === FileFormat.PARQUET && sel.files.length > 0 ? footerFindings(store, t, loc, sel.files, o.filesPerTable) : [];
+    why = `${some(unknown)}: write ids above the metastore's high watermark ${ids.highWatermark} (never allocated by a transaction: Hive reads none of their files)`;
+  } catch (e) {
+    if (!(e instanceof MigrationError) || e.code !== ErrorCode.ACID_LAYOUT_UNSUPPORTED) throw e;
+    why = e.message;
+  }
+  return [
+    finding(
+      AssessCode.DATA_IN_SUBDIRECTORIES,
+      'rewrite',
+      `${loc} (insert-only): ${why}`,
+      'run a major compaction in Hive (or rewrite the table): only base_/delta_ directories of write ids the metastore knows convert metadata-only',
+    ),
+  ];
+}
+
+const format = (t: TableInventory): FileFormat => detectFormat(t.table.sd, t.table.parameters);
+
 async function sampleOne(store: ObjectStore, t: TableInventory, o: Required<StorageSampleOptions>): Promise<AssessFinding[]> {
   if (t.table.tableType === TableType.VIRTUAL_VIEW || t.table.tableType === TableType.MATERIALIZED_VIEW) return [];
   const format = detectFormat(t.table.sd, t.table.parameters);
@@ -171,6 +211,7 @@ async function sampleOne(store: ObjectStore, t: TableInventory, o: Required<Stor
   // Missing, empty or relative: LOCATION_INVALID says so; there is nothing to list.
   if (loc === null || locationProblem(loc) !== null) return [];
   try {
+    if (t.writeIds !== undefined) return await acidSample(store, t, loc.replace(/\/+$/, ''), t.writeIds, o);
     const l = await listPartition(store, loc.replace(/\/+$/, ''), 0, { limit: o.listLimit });
     const out = listingFindings(t, loc, l);
     if (format === FileFormat.PARQUET && l.files.length > 0) out.push(...(await footerFindings(store, t, loc, l.files, o.filesPerTable)));

@@ -3,6 +3,7 @@
 // chunk). A database dropped since it was listed is skipped (one the user named is an error), and a
 // table dropped between listing and reading is left out: a live HMS changes under us.
 import { ErrorCode, MigrationError } from '../../core/errors';
+import { isInsertOnly } from '../../core/hive/acid';
 import type { HmsReader, TableInventory } from '../../core/hive/model';
 
 /** Tables per getTables call: bounds memory (a chunk's partitions) and paces progress. */
@@ -15,12 +16,31 @@ export interface WalkProgress {
 
 const isNotFound = (e: unknown): e is MigrationError => e instanceof MigrationError && e.code === ErrorCode.HMS_NOT_FOUND;
 
+/**
+ * An insert-only ACID table with its valid write ids (the plan converts its committed writes only);
+ * a reader that cannot answer them (the backing DB: ACID_WRITE_IDS_UNAVAILABLE) leaves them unset and
+ * the assessment says so (INSERT_ONLY_TABLE, rewrite-required).
+ */
+export async function withWriteIds(reader: HmsReader, inv: TableInventory): Promise<TableInventory> {
+  if (!isInsertOnly(inv.table.parameters)) return inv;
+  try {
+    return { ...inv, writeIds: await reader.getValidWriteIds(inv.table.database, inv.table.name) };
+  } catch (e) {
+    if (e instanceof MigrationError && e.code === ErrorCode.ACID_WRITE_IDS_UNAVAILABLE) return inv;
+    throw e;
+  }
+}
+
 /** getTables, leaving out tables dropped since they were listed. */
-async function tablesStillThere(reader: HmsReader, db: string, names: readonly string[]): Promise<TableInventory[]> {
+async function tablesStillThere(reader: HmsReader, db: string, names: readonly string[], writeIds: boolean): Promise<TableInventory[]> {
   let left = [...names];
   for (;;) {
     try {
-      return await reader.getTables(db, left);
+      const tables = await reader.getTables(db, left);
+      if (!writeIds) return tables;
+      const out: TableInventory[] = [];
+      for (const t of tables) out.push(await withWriteIds(reader, t));
+      return out;
     } catch (e) {
       // The Thrift reader names one missing table (context.table), the DB reader all (context.tables).
       const ctx = isNotFound(e) ? e.context : {};
@@ -39,6 +59,8 @@ export async function walkWarehouse(
   only: readonly string[],
   visit: (db: string, tables: readonly TableInventory[]) => void,
   progress?: WalkProgress,
+  /** Read insert-only tables' valid write ids (plan, assess); the inventory's counts need none. */
+  writeIds = true,
 ): Promise<{ databases: readonly string[] }> {
   // The databases walked, in order (the empty ones too): the inventory reports each.
   const names = only.length > 0 ? [...new Set(only)] : await reader.listDatabases();
@@ -53,7 +75,7 @@ export async function walkWarehouse(
     for (const { db, tables } of listed) {
       for (let i = 0; i < tables.length; i += TABLE_CHUNK) {
         const chunk = tables.slice(i, i + TABLE_CHUNK);
-        visit(db, await tablesStillThere(reader, db, chunk));
+        visit(db, await tablesStillThere(reader, db, chunk, writeIds));
         done += chunk.length;
         progress?.update(done, total, db);
       }

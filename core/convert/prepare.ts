@@ -8,6 +8,8 @@ import { detectFormat } from '../hive/formats';
 import type { HiveTable, TableInventory } from '../hive/model';
 import { FileFormat, TableType } from '../hive/model';
 import { parseHiveType } from '../hive/types';
+import type { ValidWriteIds } from '../hive/acid';
+import { FULL_ACID_REMEDIATION, isInsertOnly } from '../hive/acid';
 import { deriveFileToken, deriveSnapshotId, deriveTableUuid } from '../iceberg/ids';
 import type { TableIdentity } from '../iceberg/ids';
 import type { DataFile } from '../iceberg/manifest';
@@ -64,6 +66,11 @@ export interface PreparedConversion {
   readonly properties: Readonly<Record<string, string>>;
   readonly schemaFindings: readonly SchemaFinding[];
   readonly timestampMs: number;
+  /**
+   * Insert-only ACID tables: the valid write ids the table was read with. Each location is then
+   * listed recursively and only the files of committed writes are data (core/hive/acid.ts).
+   */
+  readonly acid?: ValidWriteIds;
 }
 
 export interface PrepareInput {
@@ -109,13 +116,7 @@ export function prepareConversion(input: PrepareInput): PreparedConversion {
   if (t.tableType === TableType.VIRTUAL_VIEW || t.tableType === TableType.MATERIALIZED_VIEW)
     refuse(t, ErrorCode.USAGE, 'is a view; views are not converted');
   if ((t.parameters.table_type ?? '').toUpperCase() === 'ICEBERG') refuse(t, ErrorCode.USAGE, 'is already an Iceberg table');
-  if ((t.parameters.transactional ?? '').toLowerCase() === 'true') {
-    refuse(
-      t,
-      ErrorCode.FORMAT_UNSUPPORTED,
-      'is transactional (ACID or insert-only): its delta/base directories cannot be converted metadata-only (rewrite it instead)',
-    );
-  }
+  const acid = acidOf(input.inventory);
   if (t.sd.numBuckets > 0 && input.allowUnbucketed !== true) {
     refuse(
       t,
@@ -204,7 +205,36 @@ export function prepareConversion(input: PrepareInput): PreparedConversion {
     properties,
     schemaFindings: converted.findings,
     timestampMs: input.timestampMs,
+    ...(acid === undefined ? {} : { acid }),
   };
+}
+
+/**
+ * Transactional tables: an insert-only one converts from its committed writes (the valid write ids it
+ * was read with; none open); full ACID is refused with what to run in Hive.
+ */
+function acidOf(inv: TableInventory): ValidWriteIds | undefined {
+  const t = inv.table;
+  if ((t.parameters.transactional ?? '').toLowerCase() !== 'true') return undefined;
+  if (!isInsertOnly(t.parameters))
+    refuse(t, ErrorCode.FORMAT_UNSUPPORTED, `is a full ACID table: its files carry the ACID row struct; ${FULL_ACID_REMEDIATION}`);
+  const ids = inv.writeIds;
+  if (ids === undefined)
+    refuse(
+      t,
+      ErrorCode.ACID_WRITE_IDS_UNAVAILABLE,
+      'is an insert-only ACID table read without its valid write ids (get_valid_write_ids, Thrift only): which delta directories are committed is unknown',
+    );
+  if (ids.open.length > 0)
+    refuse(
+      t,
+      ErrorCode.ACID_WRITE_OPEN,
+      `is an insert-only ACID table with write id(s) ${ids.open.join(', ')} open: its files are not final`,
+      {
+        open: ids.open,
+      },
+    );
+  return ids;
 }
 
 /** Manifest number `i` of a prepared table: `<metadata>/<token>-m<i>.avro` (Java: `<uuid>-m<i>.avro`). */

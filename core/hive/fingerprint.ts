@@ -8,7 +8,10 @@ import type { TableInventory } from './model';
 import { canonicalJson, sha256Hex } from '../plan/hash';
 
 export function tableFingerprint(inv: TableInventory): string {
-  return sha256Hex(canonicalJson(inv));
+  // An insert-only table's valid write ids are the metastore's transaction state, not the table
+  // object: a new committed write is new files, never a changed table (core/hive/acid.ts).
+  const { writeIds: _state, ...object } = inv;
+  return sha256Hex(canonicalJson(object));
 }
 
 /** The digest of the table object alone (no partitions): nightly validation's HMS_OBJECT_CHANGED. */

@@ -1,6 +1,7 @@
 // The Hive Metastore model every inventory path produces (Thrift and backing DB alike, deep-equal
 // for the same warehouse). Pure; no I/O. Wire shapes (generated Thrift types, SQL rows) are mapped
 // into this at the adapter; nothing above adapters/ sees them.
+import type { ValidWriteIds } from './acid';
 
 /** Table kinds as HMS stores them in TBLS.TBL_TYPE / Table.tableType. */
 export const TableType = {
@@ -109,6 +110,12 @@ export interface HiveDatabase {
 export interface TableInventory {
   readonly table: HiveTable;
   readonly partitions: readonly HivePartition[];
+  /**
+   * Insert-only ACID tables: the metastore's valid write ids when the table was read (plan's walk and
+   * apply's live read attach them through `HmsReader.getValidWriteIds`); which base_/delta_
+   * directories convert follows from them (core/hive/acid.ts). Absent for every other table.
+   */
+  readonly writeIds?: ValidWriteIds;
 }
 
 /** The unit the inventory streams: a database, then its tables one by one. */
@@ -138,5 +145,10 @@ export interface HmsReader {
   listTables(database: string): Promise<string[]>;
   /** Tables with their partitions, in the order of `names`; unknown names → HMS_NOT_FOUND. */
   getTables(database: string, names: readonly string[]): Promise<TableInventory[]>;
+  /**
+   * The table's valid write ids now (get_open_txns, then get_valid_write_ids with that snapshot).
+   * Thrift only: the backing-DB reader refuses with ACID_WRITE_IDS_UNAVAILABLE.
+   */
+  getValidWriteIds(database: string, table: string): Promise<ValidWriteIds>;
   close(): Promise<void>;
 }

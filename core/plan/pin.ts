@@ -19,7 +19,13 @@ import { TableClass } from './types';
  * Finding codes that describe how much data a table holds, not how it converts: a table that was
  * empty at plan time has partitions at apply, a stats refresh fills in missing stats.
  */
-const VOLUME_CODES: ReadonlySet<string> = new Set([AssessCode.EMPTY_TABLE, AssessCode.STATS_MISSING]);
+const VOLUME_CODES: ReadonlySet<string> = new Set([
+  AssessCode.EMPTY_TABLE,
+  AssessCode.STATS_MISSING,
+  // A write open at plan or apply time is a moment of the table, not its conversion: apply refuses it
+  // with its own code (ACID_WRITE_OPEN); new committed writes are new files, converted as they are.
+  AssessCode.INSERT_ONLY_WRITE_OPEN,
+]);
 
 const pinColumnSchema = z.object({ name: z.string(), type: z.string() }).strict();
 

@@ -47,6 +47,7 @@ const GROUPS: [string, RegExp][] = [
     /^(ICEBERG_|CONVERT_|SOURCE_|SYNC_|CUTOVER_|ROLLBACK_|VALIDATION_|TABLE_|COMPENSATION_|CANCELLED|LOCATION_|PARTITION_)/,
   ],
   ['Bugs', /^INTERNAL$/],
+  ['Insert-only ACID tables', /^ACID_/],
 ];
 
 export function errorsMd(): string {

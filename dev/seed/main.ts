@@ -9,6 +9,7 @@ import { createContext } from '../stack/manifest';
 import { stackEnv } from '../stack/env';
 import { seedWarehouse, unseedWarehouse } from './warehouse';
 import { dropScale, seedScale } from './scale';
+import { seedAcid } from './acid';
 
 const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --seed N            data seed (default 42)
@@ -24,6 +25,10 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --scale N,M,K       N tables x M partitions x K tiny files (database P_scale_NxMxK), for benchmarks
   --concurrency C     scale mode: parallel HMS connections (default 16)
   --batch B           scale mode: partitions per add_partitions call (default 100)
+  --left-behind acid  seed the insert-only ACID tables instead (dev/seed/acid.ts: committed, aborted and
+                      open writes through the metastore's transaction API) into --database (default lb_acid);
+                      prints their manifest as JSON (and writes it to --manifest when given)
+  --database D        the database of --left-behind acid
 `;
 
 function parseArgs(argv: string[]): Map<string, string | true> {
@@ -81,6 +86,15 @@ async function main(argv: string[]): Promise<number> {
     python: env.HIM_VERIFIER_PYTHON as string,
     log: (m: string) => process.stderr.write(`[seed] ${m}\n`),
   };
+
+  if (args.has('left-behind')) {
+    if (str(args, 'left-behind') !== 'acid') throw new Error(`--left-behind takes 'acid'\n${USAGE}`);
+    const m = await seedAcid({ ...common, database: str(args, 'database', 'lb_acid') });
+    const text = `${JSON.stringify(m)}\n`;
+    if (args.has('manifest')) writeFileSync(str(args, 'manifest'), text);
+    process.stdout.write(text);
+    return 0;
+  }
 
   if (args.has('scale')) {
     const parts = str(args, 'scale').split(',').map(Number);

@@ -182,6 +182,11 @@ export function metastoreSiteXml(ctx: StackContext, name: string, extra: Readonl
     // A single space disables the transformer: tables are stored exactly as sent (no managed →
     // external translation for capability-less clients, ACID allowed).
     ['metastore.metadata.transformer.class', ' '],
+    // Transactions need nothing more here: the schema tool creates TXNS, TXN_TO_WRITE_ID and
+    // NEXT_WRITE_ID, and the metastore answers open_txns, allocate_table_write_ids, commit_txn,
+    // abort_txns and get_valid_write_ids as it is (dev/seed/acid.ts, test/e2e/acid-insert-only.test.ts).
+    // hive.txn.manager (DbTxnManager) is a HiveServer2/CLI setting, and metastore.create.as.acid only
+    // changes what a plain CREATE TABLE becomes; neither is read by these calls.
     // Async log4j2 needs the LMAX disruptor jar, which the tarball does not ship (NoClassDefFoundError
     // com/lmax/disruptor/EventTranslatorVararg as soon as our metastore-log4j2.properties is found).
     ['metastore.async.log.enabled', 'false'],

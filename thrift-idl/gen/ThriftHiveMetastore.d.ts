@@ -30,6 +30,8 @@ import AlreadyExistsException = ttypes.AlreadyExistsException
 import InvalidObjectException = ttypes.InvalidObjectException
 import NoSuchObjectException = ttypes.NoSuchObjectException
 import InvalidOperationException = ttypes.InvalidOperationException
+import NoSuchTxnException = ttypes.NoSuchTxnException
+import TxnAbortedException = ttypes.TxnAbortedException
 import ConfigValSecurityException = ttypes.ConfigValSecurityException
 import FieldSchema = ttypes.FieldSchema
 import EnvironmentContext = ttypes.EnvironmentContext
@@ -60,6 +62,17 @@ import GetTablesRequest = ttypes.GetTablesRequest
 import GetTablesResult = ttypes.GetTablesResult
 import GetPartitionsByNamesRequest = ttypes.GetPartitionsByNamesRequest
 import GetPartitionsByNamesResult = ttypes.GetPartitionsByNamesResult
+import GetOpenTxnsResponse = ttypes.GetOpenTxnsResponse
+import GetValidWriteIdsRequest = ttypes.GetValidWriteIdsRequest
+import TableValidWriteIds = ttypes.TableValidWriteIds
+import GetValidWriteIdsResponse = ttypes.GetValidWriteIdsResponse
+import OpenTxnRequest = ttypes.OpenTxnRequest
+import OpenTxnsResponse = ttypes.OpenTxnsResponse
+import TxnToWriteId = ttypes.TxnToWriteId
+import AllocateTableWriteIdsRequest = ttypes.AllocateTableWriteIdsRequest
+import AllocateTableWriteIdsResponse = ttypes.AllocateTableWriteIdsResponse
+import CommitTxnRequest = ttypes.CommitTxnRequest
+import AbortTxnsRequest = ttypes.AbortTxnsRequest
 
 declare class Client {
   private output: thrift.TTransport;
@@ -151,6 +164,30 @@ declare class Client {
   get_config_value(name: string, defaultValue: string): string;
 
   get_config_value(name: string, defaultValue: string, callback?: (error: ttypes.ConfigValSecurityException, response: string)=>void): void;
+
+  get_open_txns(): GetOpenTxnsResponse;
+
+  get_open_txns(callback?: (error: void, response: GetOpenTxnsResponse)=>void): void;
+
+  get_valid_write_ids(rqst: GetValidWriteIdsRequest): GetValidWriteIdsResponse;
+
+  get_valid_write_ids(rqst: GetValidWriteIdsRequest, callback?: (error: ttypes.NoSuchTxnException | ttypes.MetaException, response: GetValidWriteIdsResponse)=>void): void;
+
+  open_txns(rqst: OpenTxnRequest): OpenTxnsResponse;
+
+  open_txns(rqst: OpenTxnRequest, callback?: (error: void, response: OpenTxnsResponse)=>void): void;
+
+  allocate_table_write_ids(rqst: AllocateTableWriteIdsRequest): AllocateTableWriteIdsResponse;
+
+  allocate_table_write_ids(rqst: AllocateTableWriteIdsRequest, callback?: (error: ttypes.NoSuchTxnException | ttypes.TxnAbortedException | ttypes.MetaException, response: AllocateTableWriteIdsResponse)=>void): void;
+
+  commit_txn(rqst: CommitTxnRequest): void;
+
+  commit_txn(rqst: CommitTxnRequest, callback?: (error: ttypes.NoSuchTxnException | ttypes.TxnAbortedException, response: void)=>void): void;
+
+  abort_txns(rqst: AbortTxnsRequest): void;
+
+  abort_txns(rqst: AbortTxnsRequest, callback?: (error: ttypes.NoSuchTxnException, response: void)=>void): void;
 }
 
 declare class Processor {
@@ -179,4 +216,10 @@ declare class Processor {
   process_get_partitions_by_names(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
   process_get_partitions_by_names_req(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
   process_get_config_value(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
+  process_get_open_txns(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
+  process_get_valid_write_ids(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
+  process_open_txns(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
+  process_allocate_table_write_ids(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
+  process_commit_txn(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
+  process_abort_txns(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
 }

@@ -753,12 +753,12 @@ ThriftHiveMetastore_get_all_databases_result.prototype.read = function(input) {
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3245 = input.readListBegin();
-        var _size244 = _rtmp3245.size || 0;
-        for (var _i246 = 0; _i246 < _size244; ++_i246) {
-          var elem247 = null;
-          elem247 = input.readString();
-          this.success.push(elem247);
+        var _rtmp3285 = input.readListBegin();
+        var _size284 = _rtmp3285.size || 0;
+        for (var _i286 = 0; _i286 < _size284; ++_i286) {
+          var elem287 = null;
+          elem287 = input.readString();
+          this.success.push(elem287);
         }
         input.readListEnd();
       } else {
@@ -787,10 +787,10 @@ ThriftHiveMetastore_get_all_databases_result.prototype.write = function(output) 
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRING, this.success.length);
-    for (var iter248 in this.success) {
-      if (this.success.hasOwnProperty(iter248)) {
-        iter248 = this.success[iter248];
-        output.writeString(iter248);
+    for (var iter288 in this.success) {
+      if (this.success.hasOwnProperty(iter288)) {
+        iter288 = this.success[iter288];
+        output.writeString(iter288);
       }
     }
     output.writeListEnd();
@@ -1168,12 +1168,12 @@ ThriftHiveMetastore_get_table_meta_args.prototype.read = function(input) {
       case 3:
       if (ftype == Thrift.Type.LIST) {
         this.tbl_types = [];
-        var _rtmp3250 = input.readListBegin();
-        var _size249 = _rtmp3250.size || 0;
-        for (var _i251 = 0; _i251 < _size249; ++_i251) {
-          var elem252 = null;
-          elem252 = input.readString();
-          this.tbl_types.push(elem252);
+        var _rtmp3290 = input.readListBegin();
+        var _size289 = _rtmp3290.size || 0;
+        for (var _i291 = 0; _i291 < _size289; ++_i291) {
+          var elem292 = null;
+          elem292 = input.readString();
+          this.tbl_types.push(elem292);
         }
         input.readListEnd();
       } else {
@@ -1204,10 +1204,10 @@ ThriftHiveMetastore_get_table_meta_args.prototype.write = function(output) {
   if (this.tbl_types !== null && this.tbl_types !== undefined) {
     output.writeFieldBegin('tbl_types', Thrift.Type.LIST, 3);
     output.writeListBegin(Thrift.Type.STRING, this.tbl_types.length);
-    for (var iter253 in this.tbl_types) {
-      if (this.tbl_types.hasOwnProperty(iter253)) {
-        iter253 = this.tbl_types[iter253];
-        output.writeString(iter253);
+    for (var iter293 in this.tbl_types) {
+      if (this.tbl_types.hasOwnProperty(iter293)) {
+        iter293 = this.tbl_types[iter293];
+        output.writeString(iter293);
       }
     }
     output.writeListEnd();
@@ -1248,13 +1248,13 @@ ThriftHiveMetastore_get_table_meta_result.prototype.read = function(input) {
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3255 = input.readListBegin();
-        var _size254 = _rtmp3255.size || 0;
-        for (var _i256 = 0; _i256 < _size254; ++_i256) {
-          var elem257 = null;
-          elem257 = new ttypes.TableMeta();
-          elem257.read(input);
-          this.success.push(elem257);
+        var _rtmp3295 = input.readListBegin();
+        var _size294 = _rtmp3295.size || 0;
+        for (var _i296 = 0; _i296 < _size294; ++_i296) {
+          var elem297 = null;
+          elem297 = new ttypes.TableMeta();
+          elem297.read(input);
+          this.success.push(elem297);
         }
         input.readListEnd();
       } else {
@@ -1283,10 +1283,10 @@ ThriftHiveMetastore_get_table_meta_result.prototype.write = function(output) {
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRUCT, this.success.length);
-    for (var iter258 in this.success) {
-      if (this.success.hasOwnProperty(iter258)) {
-        iter258 = this.success[iter258];
-        iter258.write(output);
+    for (var iter298 in this.success) {
+      if (this.success.hasOwnProperty(iter298)) {
+        iter298 = this.success[iter298];
+        iter298.write(output);
       }
     }
     output.writeListEnd();
@@ -1382,12 +1382,12 @@ ThriftHiveMetastore_get_all_tables_result.prototype.read = function(input) {
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3260 = input.readListBegin();
-        var _size259 = _rtmp3260.size || 0;
-        for (var _i261 = 0; _i261 < _size259; ++_i261) {
-          var elem262 = null;
-          elem262 = input.readString();
-          this.success.push(elem262);
+        var _rtmp3300 = input.readListBegin();
+        var _size299 = _rtmp3300.size || 0;
+        for (var _i301 = 0; _i301 < _size299; ++_i301) {
+          var elem302 = null;
+          elem302 = input.readString();
+          this.success.push(elem302);
         }
         input.readListEnd();
       } else {
@@ -1416,10 +1416,10 @@ ThriftHiveMetastore_get_all_tables_result.prototype.write = function(output) {
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRING, this.success.length);
-    for (var iter263 in this.success) {
-      if (this.success.hasOwnProperty(iter263)) {
-        iter263 = this.success[iter263];
-        output.writeString(iter263);
+    for (var iter303 in this.success) {
+      if (this.success.hasOwnProperty(iter303)) {
+        iter303 = this.success[iter303];
+        output.writeString(iter303);
       }
     }
     output.writeListEnd();
@@ -1930,13 +1930,13 @@ ThriftHiveMetastore_add_partitions_args.prototype.read = function(input) {
       case 1:
       if (ftype == Thrift.Type.LIST) {
         this.new_parts = [];
-        var _rtmp3265 = input.readListBegin();
-        var _size264 = _rtmp3265.size || 0;
-        for (var _i266 = 0; _i266 < _size264; ++_i266) {
-          var elem267 = null;
-          elem267 = new ttypes.Partition();
-          elem267.read(input);
-          this.new_parts.push(elem267);
+        var _rtmp3305 = input.readListBegin();
+        var _size304 = _rtmp3305.size || 0;
+        for (var _i306 = 0; _i306 < _size304; ++_i306) {
+          var elem307 = null;
+          elem307 = new ttypes.Partition();
+          elem307.read(input);
+          this.new_parts.push(elem307);
         }
         input.readListEnd();
       } else {
@@ -1960,10 +1960,10 @@ ThriftHiveMetastore_add_partitions_args.prototype.write = function(output) {
   if (this.new_parts !== null && this.new_parts !== undefined) {
     output.writeFieldBegin('new_parts', Thrift.Type.LIST, 1);
     output.writeListBegin(Thrift.Type.STRUCT, this.new_parts.length);
-    for (var iter268 in this.new_parts) {
-      if (this.new_parts.hasOwnProperty(iter268)) {
-        iter268 = this.new_parts[iter268];
-        iter268.write(output);
+    for (var iter308 in this.new_parts) {
+      if (this.new_parts.hasOwnProperty(iter308)) {
+        iter308 = this.new_parts[iter308];
+        iter308.write(output);
       }
     }
     output.writeListEnd();
@@ -2201,13 +2201,13 @@ ThriftHiveMetastore_get_partitions_result.prototype.read = function(input) {
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3270 = input.readListBegin();
-        var _size269 = _rtmp3270.size || 0;
-        for (var _i271 = 0; _i271 < _size269; ++_i271) {
-          var elem272 = null;
-          elem272 = new ttypes.Partition();
-          elem272.read(input);
-          this.success.push(elem272);
+        var _rtmp3310 = input.readListBegin();
+        var _size309 = _rtmp3310.size || 0;
+        for (var _i311 = 0; _i311 < _size309; ++_i311) {
+          var elem312 = null;
+          elem312 = new ttypes.Partition();
+          elem312.read(input);
+          this.success.push(elem312);
         }
         input.readListEnd();
       } else {
@@ -2244,10 +2244,10 @@ ThriftHiveMetastore_get_partitions_result.prototype.write = function(output) {
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRUCT, this.success.length);
-    for (var iter273 in this.success) {
-      if (this.success.hasOwnProperty(iter273)) {
-        iter273 = this.success[iter273];
-        iter273.write(output);
+    for (var iter313 in this.success) {
+      if (this.success.hasOwnProperty(iter313)) {
+        iter313 = this.success[iter313];
+        iter313.write(output);
       }
     }
     output.writeListEnd();
@@ -2385,12 +2385,12 @@ ThriftHiveMetastore_get_partition_names_result.prototype.read = function(input) 
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3275 = input.readListBegin();
-        var _size274 = _rtmp3275.size || 0;
-        for (var _i276 = 0; _i276 < _size274; ++_i276) {
-          var elem277 = null;
-          elem277 = input.readString();
-          this.success.push(elem277);
+        var _rtmp3315 = input.readListBegin();
+        var _size314 = _rtmp3315.size || 0;
+        for (var _i316 = 0; _i316 < _size314; ++_i316) {
+          var elem317 = null;
+          elem317 = input.readString();
+          this.success.push(elem317);
         }
         input.readListEnd();
       } else {
@@ -2427,10 +2427,10 @@ ThriftHiveMetastore_get_partition_names_result.prototype.write = function(output
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRING, this.success.length);
-    for (var iter278 in this.success) {
-      if (this.success.hasOwnProperty(iter278)) {
-        iter278 = this.success[iter278];
-        output.writeString(iter278);
+    for (var iter318 in this.success) {
+      if (this.success.hasOwnProperty(iter318)) {
+        iter318 = this.success[iter318];
+        output.writeString(iter318);
       }
     }
     output.writeListEnd();
@@ -2615,12 +2615,12 @@ ThriftHiveMetastore_get_partitions_by_names_args.prototype.read = function(input
       case 3:
       if (ftype == Thrift.Type.LIST) {
         this.names = [];
-        var _rtmp3280 = input.readListBegin();
-        var _size279 = _rtmp3280.size || 0;
-        for (var _i281 = 0; _i281 < _size279; ++_i281) {
-          var elem282 = null;
-          elem282 = input.readString();
-          this.names.push(elem282);
+        var _rtmp3320 = input.readListBegin();
+        var _size319 = _rtmp3320.size || 0;
+        for (var _i321 = 0; _i321 < _size319; ++_i321) {
+          var elem322 = null;
+          elem322 = input.readString();
+          this.names.push(elem322);
         }
         input.readListEnd();
       } else {
@@ -2651,10 +2651,10 @@ ThriftHiveMetastore_get_partitions_by_names_args.prototype.write = function(outp
   if (this.names !== null && this.names !== undefined) {
     output.writeFieldBegin('names', Thrift.Type.LIST, 3);
     output.writeListBegin(Thrift.Type.STRING, this.names.length);
-    for (var iter283 in this.names) {
-      if (this.names.hasOwnProperty(iter283)) {
-        iter283 = this.names[iter283];
-        output.writeString(iter283);
+    for (var iter323 in this.names) {
+      if (this.names.hasOwnProperty(iter323)) {
+        iter323 = this.names[iter323];
+        output.writeString(iter323);
       }
     }
     output.writeListEnd();
@@ -2711,13 +2711,13 @@ ThriftHiveMetastore_get_partitions_by_names_result.prototype.read = function(inp
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp3285 = input.readListBegin();
-        var _size284 = _rtmp3285.size || 0;
-        for (var _i286 = 0; _i286 < _size284; ++_i286) {
-          var elem287 = null;
-          elem287 = new ttypes.Partition();
-          elem287.read(input);
-          this.success.push(elem287);
+        var _rtmp3325 = input.readListBegin();
+        var _size324 = _rtmp3325.size || 0;
+        for (var _i326 = 0; _i326 < _size324; ++_i326) {
+          var elem327 = null;
+          elem327 = new ttypes.Partition();
+          elem327.read(input);
+          this.success.push(elem327);
         }
         input.readListEnd();
       } else {
@@ -2762,10 +2762,10 @@ ThriftHiveMetastore_get_partitions_by_names_result.prototype.write = function(ou
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRUCT, this.success.length);
-    for (var iter288 in this.success) {
-      if (this.success.hasOwnProperty(iter288)) {
-        iter288 = this.success[iter288];
-        iter288.write(output);
+    for (var iter328 in this.success) {
+      if (this.success.hasOwnProperty(iter328)) {
+        iter328 = this.success[iter328];
+        iter328.write(output);
       }
     }
     output.writeListEnd();
@@ -3074,6 +3074,717 @@ ThriftHiveMetastore_get_config_value_result.prototype.write = function(output) {
     output.writeString(this.success);
     output.writeFieldEnd();
   }
+  if (this.o1 !== null && this.o1 !== undefined) {
+    output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
+    this.o1.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_get_open_txns_args = function(args) {
+};
+ThriftHiveMetastore_get_open_txns_args.prototype = {};
+ThriftHiveMetastore_get_open_txns_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    input.skip(ftype);
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_get_open_txns_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_get_open_txns_args');
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_get_open_txns_result = function(args) {
+  this.success = null;
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = new ttypes.GetOpenTxnsResponse(args.success);
+    }
+  }
+};
+ThriftHiveMetastore_get_open_txns_result.prototype = {};
+ThriftHiveMetastore_get_open_txns_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.success = new ttypes.GetOpenTxnsResponse();
+        this.success.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_get_open_txns_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_get_open_txns_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.STRUCT, 0);
+    this.success.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_get_valid_write_ids_args = function(args) {
+  this.rqst = null;
+  if (args) {
+    if (args.rqst !== undefined && args.rqst !== null) {
+      this.rqst = new ttypes.GetValidWriteIdsRequest(args.rqst);
+    }
+  }
+};
+ThriftHiveMetastore_get_valid_write_ids_args.prototype = {};
+ThriftHiveMetastore_get_valid_write_ids_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.rqst = new ttypes.GetValidWriteIdsRequest();
+        this.rqst.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_get_valid_write_ids_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_get_valid_write_ids_args');
+  if (this.rqst !== null && this.rqst !== undefined) {
+    output.writeFieldBegin('rqst', Thrift.Type.STRUCT, 1);
+    this.rqst.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_get_valid_write_ids_result = function(args) {
+  this.success = null;
+  this.o1 = null;
+  this.o2 = null;
+  if (args instanceof ttypes.NoSuchTxnException) {
+    this.o1 = args;
+    return;
+  }
+  if (args instanceof ttypes.MetaException) {
+    this.o2 = args;
+    return;
+  }
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = new ttypes.GetValidWriteIdsResponse(args.success);
+    }
+    if (args.o1 !== undefined && args.o1 !== null) {
+      this.o1 = args.o1;
+    }
+    if (args.o2 !== undefined && args.o2 !== null) {
+      this.o2 = args.o2;
+    }
+  }
+};
+ThriftHiveMetastore_get_valid_write_ids_result.prototype = {};
+ThriftHiveMetastore_get_valid_write_ids_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.success = new ttypes.GetValidWriteIdsResponse();
+        this.success.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o1 = new ttypes.NoSuchTxnException();
+        this.o1.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o2 = new ttypes.MetaException();
+        this.o2.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_get_valid_write_ids_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_get_valid_write_ids_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.STRUCT, 0);
+    this.success.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o1 !== null && this.o1 !== undefined) {
+    output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
+    this.o1.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o2 !== null && this.o2 !== undefined) {
+    output.writeFieldBegin('o2', Thrift.Type.STRUCT, 2);
+    this.o2.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_open_txns_args = function(args) {
+  this.rqst = null;
+  if (args) {
+    if (args.rqst !== undefined && args.rqst !== null) {
+      this.rqst = new ttypes.OpenTxnRequest(args.rqst);
+    }
+  }
+};
+ThriftHiveMetastore_open_txns_args.prototype = {};
+ThriftHiveMetastore_open_txns_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.rqst = new ttypes.OpenTxnRequest();
+        this.rqst.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_open_txns_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_open_txns_args');
+  if (this.rqst !== null && this.rqst !== undefined) {
+    output.writeFieldBegin('rqst', Thrift.Type.STRUCT, 1);
+    this.rqst.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_open_txns_result = function(args) {
+  this.success = null;
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = new ttypes.OpenTxnsResponse(args.success);
+    }
+  }
+};
+ThriftHiveMetastore_open_txns_result.prototype = {};
+ThriftHiveMetastore_open_txns_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.success = new ttypes.OpenTxnsResponse();
+        this.success.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_open_txns_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_open_txns_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.STRUCT, 0);
+    this.success.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_allocate_table_write_ids_args = function(args) {
+  this.rqst = null;
+  if (args) {
+    if (args.rqst !== undefined && args.rqst !== null) {
+      this.rqst = new ttypes.AllocateTableWriteIdsRequest(args.rqst);
+    }
+  }
+};
+ThriftHiveMetastore_allocate_table_write_ids_args.prototype = {};
+ThriftHiveMetastore_allocate_table_write_ids_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.rqst = new ttypes.AllocateTableWriteIdsRequest();
+        this.rqst.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_allocate_table_write_ids_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_allocate_table_write_ids_args');
+  if (this.rqst !== null && this.rqst !== undefined) {
+    output.writeFieldBegin('rqst', Thrift.Type.STRUCT, 1);
+    this.rqst.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_allocate_table_write_ids_result = function(args) {
+  this.success = null;
+  this.o1 = null;
+  this.o2 = null;
+  this.o3 = null;
+  if (args instanceof ttypes.NoSuchTxnException) {
+    this.o1 = args;
+    return;
+  }
+  if (args instanceof ttypes.TxnAbortedException) {
+    this.o2 = args;
+    return;
+  }
+  if (args instanceof ttypes.MetaException) {
+    this.o3 = args;
+    return;
+  }
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = new ttypes.AllocateTableWriteIdsResponse(args.success);
+    }
+    if (args.o1 !== undefined && args.o1 !== null) {
+      this.o1 = args.o1;
+    }
+    if (args.o2 !== undefined && args.o2 !== null) {
+      this.o2 = args.o2;
+    }
+    if (args.o3 !== undefined && args.o3 !== null) {
+      this.o3 = args.o3;
+    }
+  }
+};
+ThriftHiveMetastore_allocate_table_write_ids_result.prototype = {};
+ThriftHiveMetastore_allocate_table_write_ids_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.success = new ttypes.AllocateTableWriteIdsResponse();
+        this.success.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o1 = new ttypes.NoSuchTxnException();
+        this.o1.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o2 = new ttypes.TxnAbortedException();
+        this.o2.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o3 = new ttypes.MetaException();
+        this.o3.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_allocate_table_write_ids_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_allocate_table_write_ids_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.STRUCT, 0);
+    this.success.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o1 !== null && this.o1 !== undefined) {
+    output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
+    this.o1.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o2 !== null && this.o2 !== undefined) {
+    output.writeFieldBegin('o2', Thrift.Type.STRUCT, 2);
+    this.o2.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o3 !== null && this.o3 !== undefined) {
+    output.writeFieldBegin('o3', Thrift.Type.STRUCT, 3);
+    this.o3.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_commit_txn_args = function(args) {
+  this.rqst = null;
+  if (args) {
+    if (args.rqst !== undefined && args.rqst !== null) {
+      this.rqst = new ttypes.CommitTxnRequest(args.rqst);
+    }
+  }
+};
+ThriftHiveMetastore_commit_txn_args.prototype = {};
+ThriftHiveMetastore_commit_txn_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.rqst = new ttypes.CommitTxnRequest();
+        this.rqst.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_commit_txn_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_commit_txn_args');
+  if (this.rqst !== null && this.rqst !== undefined) {
+    output.writeFieldBegin('rqst', Thrift.Type.STRUCT, 1);
+    this.rqst.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_commit_txn_result = function(args) {
+  this.o1 = null;
+  this.o2 = null;
+  if (args instanceof ttypes.NoSuchTxnException) {
+    this.o1 = args;
+    return;
+  }
+  if (args instanceof ttypes.TxnAbortedException) {
+    this.o2 = args;
+    return;
+  }
+  if (args) {
+    if (args.o1 !== undefined && args.o1 !== null) {
+      this.o1 = args.o1;
+    }
+    if (args.o2 !== undefined && args.o2 !== null) {
+      this.o2 = args.o2;
+    }
+  }
+};
+ThriftHiveMetastore_commit_txn_result.prototype = {};
+ThriftHiveMetastore_commit_txn_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o1 = new ttypes.NoSuchTxnException();
+        this.o1.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o2 = new ttypes.TxnAbortedException();
+        this.o2.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_commit_txn_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_commit_txn_result');
+  if (this.o1 !== null && this.o1 !== undefined) {
+    output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
+    this.o1.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o2 !== null && this.o2 !== undefined) {
+    output.writeFieldBegin('o2', Thrift.Type.STRUCT, 2);
+    this.o2.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_abort_txns_args = function(args) {
+  this.rqst = null;
+  if (args) {
+    if (args.rqst !== undefined && args.rqst !== null) {
+      this.rqst = new ttypes.AbortTxnsRequest(args.rqst);
+    }
+  }
+};
+ThriftHiveMetastore_abort_txns_args.prototype = {};
+ThriftHiveMetastore_abort_txns_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.rqst = new ttypes.AbortTxnsRequest();
+        this.rqst.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_abort_txns_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_abort_txns_args');
+  if (this.rqst !== null && this.rqst !== undefined) {
+    output.writeFieldBegin('rqst', Thrift.Type.STRUCT, 1);
+    this.rqst.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_abort_txns_result = function(args) {
+  this.o1 = null;
+  if (args instanceof ttypes.NoSuchTxnException) {
+    this.o1 = args;
+    return;
+  }
+  if (args) {
+    if (args.o1 !== undefined && args.o1 !== null) {
+      this.o1 = args.o1;
+    }
+  }
+};
+ThriftHiveMetastore_abort_txns_result.prototype = {};
+ThriftHiveMetastore_abort_txns_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o1 = new ttypes.NoSuchTxnException();
+        this.o1.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_abort_txns_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_abort_txns_result');
   if (this.o1 !== null && this.o1 !== undefined) {
     output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
     this.o1.write(output);
@@ -4438,6 +5149,375 @@ ThriftHiveMetastoreClient.prototype.recv_get_config_value = function(input,mtype
   }
   return callback('get_config_value failed: unknown result');
 };
+
+ThriftHiveMetastoreClient.prototype.get_open_txns = function(callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_get_open_txns();
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_get_open_txns();
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_get_open_txns = function() {
+  var output = new this.pClass(this.output);
+  var args = new ThriftHiveMetastore_get_open_txns_args();
+  try {
+    output.writeMessageBegin('get_open_txns', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_get_open_txns = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_get_open_txns_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('get_open_txns failed: unknown result');
+};
+
+ThriftHiveMetastoreClient.prototype.get_valid_write_ids = function(rqst, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_get_valid_write_ids(rqst);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_get_valid_write_ids(rqst);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_get_valid_write_ids = function(rqst) {
+  var output = new this.pClass(this.output);
+  var params = {
+    rqst: rqst
+  };
+  var args = new ThriftHiveMetastore_get_valid_write_ids_args(params);
+  try {
+    output.writeMessageBegin('get_valid_write_ids', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_get_valid_write_ids = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_get_valid_write_ids_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.o1) {
+    return callback(result.o1);
+  }
+  if (null !== result.o2) {
+    return callback(result.o2);
+  }
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('get_valid_write_ids failed: unknown result');
+};
+
+ThriftHiveMetastoreClient.prototype.open_txns = function(rqst, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_open_txns(rqst);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_open_txns(rqst);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_open_txns = function(rqst) {
+  var output = new this.pClass(this.output);
+  var params = {
+    rqst: rqst
+  };
+  var args = new ThriftHiveMetastore_open_txns_args(params);
+  try {
+    output.writeMessageBegin('open_txns', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_open_txns = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_open_txns_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('open_txns failed: unknown result');
+};
+
+ThriftHiveMetastoreClient.prototype.allocate_table_write_ids = function(rqst, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_allocate_table_write_ids(rqst);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_allocate_table_write_ids(rqst);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_allocate_table_write_ids = function(rqst) {
+  var output = new this.pClass(this.output);
+  var params = {
+    rqst: rqst
+  };
+  var args = new ThriftHiveMetastore_allocate_table_write_ids_args(params);
+  try {
+    output.writeMessageBegin('allocate_table_write_ids', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_allocate_table_write_ids = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_allocate_table_write_ids_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.o1) {
+    return callback(result.o1);
+  }
+  if (null !== result.o2) {
+    return callback(result.o2);
+  }
+  if (null !== result.o3) {
+    return callback(result.o3);
+  }
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('allocate_table_write_ids failed: unknown result');
+};
+
+ThriftHiveMetastoreClient.prototype.commit_txn = function(rqst, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_commit_txn(rqst);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_commit_txn(rqst);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_commit_txn = function(rqst) {
+  var output = new this.pClass(this.output);
+  var params = {
+    rqst: rqst
+  };
+  var args = new ThriftHiveMetastore_commit_txn_args(params);
+  try {
+    output.writeMessageBegin('commit_txn', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_commit_txn = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_commit_txn_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.o1) {
+    return callback(result.o1);
+  }
+  if (null !== result.o2) {
+    return callback(result.o2);
+  }
+  callback(null);
+};
+
+ThriftHiveMetastoreClient.prototype.abort_txns = function(rqst, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_abort_txns(rqst);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_abort_txns(rqst);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_abort_txns = function(rqst) {
+  var output = new this.pClass(this.output);
+  var params = {
+    rqst: rqst
+  };
+  var args = new ThriftHiveMetastore_abort_txns_args(params);
+  try {
+    output.writeMessageBegin('abort_txns', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_abort_txns = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_abort_txns_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.o1) {
+    return callback(result.o1);
+  }
+  callback(null);
+};
 var ThriftHiveMetastoreProcessor = exports.Processor = function(handler) {
   this._handler = handler;
 };
@@ -5327,6 +6407,247 @@ ThriftHiveMetastoreProcessor.prototype.process_get_config_value = function(seqid
       } else {
         result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
         output.writeMessageBegin("get_config_value", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_get_open_txns = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_get_open_txns_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.get_open_txns.length === 0) {
+    Q.fcall(this._handler.get_open_txns.bind(this._handler)
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_get_open_txns_result({success: result});
+      output.writeMessageBegin("get_open_txns", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+      output.writeMessageBegin("get_open_txns", Thrift.MessageType.EXCEPTION, seqid);
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.get_open_txns(function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined')) {
+        result_obj = new ThriftHiveMetastore_get_open_txns_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("get_open_txns", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("get_open_txns", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_get_valid_write_ids = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_get_valid_write_ids_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.get_valid_write_ids.length === 1) {
+    Q.fcall(this._handler.get_valid_write_ids.bind(this._handler),
+      args.rqst
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_get_valid_write_ids_result({success: result});
+      output.writeMessageBegin("get_valid_write_ids", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.NoSuchTxnException || err instanceof ttypes.MetaException) {
+        result = new ThriftHiveMetastore_get_valid_write_ids_result(err);
+        output.writeMessageBegin("get_valid_write_ids", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("get_valid_write_ids", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.get_valid_write_ids(args.rqst, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.NoSuchTxnException || err instanceof ttypes.MetaException) {
+        result_obj = new ThriftHiveMetastore_get_valid_write_ids_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("get_valid_write_ids", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("get_valid_write_ids", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_open_txns = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_open_txns_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.open_txns.length === 1) {
+    Q.fcall(this._handler.open_txns.bind(this._handler),
+      args.rqst
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_open_txns_result({success: result});
+      output.writeMessageBegin("open_txns", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+      output.writeMessageBegin("open_txns", Thrift.MessageType.EXCEPTION, seqid);
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.open_txns(args.rqst, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined')) {
+        result_obj = new ThriftHiveMetastore_open_txns_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("open_txns", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("open_txns", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_allocate_table_write_ids = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_allocate_table_write_ids_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.allocate_table_write_ids.length === 1) {
+    Q.fcall(this._handler.allocate_table_write_ids.bind(this._handler),
+      args.rqst
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_allocate_table_write_ids_result({success: result});
+      output.writeMessageBegin("allocate_table_write_ids", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.NoSuchTxnException || err instanceof ttypes.TxnAbortedException || err instanceof ttypes.MetaException) {
+        result = new ThriftHiveMetastore_allocate_table_write_ids_result(err);
+        output.writeMessageBegin("allocate_table_write_ids", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("allocate_table_write_ids", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.allocate_table_write_ids(args.rqst, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.NoSuchTxnException || err instanceof ttypes.TxnAbortedException || err instanceof ttypes.MetaException) {
+        result_obj = new ThriftHiveMetastore_allocate_table_write_ids_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("allocate_table_write_ids", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("allocate_table_write_ids", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_commit_txn = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_commit_txn_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.commit_txn.length === 1) {
+    Q.fcall(this._handler.commit_txn.bind(this._handler),
+      args.rqst
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_commit_txn_result({success: result});
+      output.writeMessageBegin("commit_txn", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.NoSuchTxnException || err instanceof ttypes.TxnAbortedException) {
+        result = new ThriftHiveMetastore_commit_txn_result(err);
+        output.writeMessageBegin("commit_txn", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("commit_txn", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.commit_txn(args.rqst, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.NoSuchTxnException || err instanceof ttypes.TxnAbortedException) {
+        result_obj = new ThriftHiveMetastore_commit_txn_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("commit_txn", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("commit_txn", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_abort_txns = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_abort_txns_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.abort_txns.length === 1) {
+    Q.fcall(this._handler.abort_txns.bind(this._handler),
+      args.rqst
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_abort_txns_result({success: result});
+      output.writeMessageBegin("abort_txns", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.NoSuchTxnException) {
+        result = new ThriftHiveMetastore_abort_txns_result(err);
+        output.writeMessageBegin("abort_txns", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("abort_txns", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.abort_txns(args.rqst, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.NoSuchTxnException) {
+        result_obj = new ThriftHiveMetastore_abort_txns_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("abort_txns", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("abort_txns", Thrift.MessageType.EXCEPTION, seqid);
       }
       result_obj.write(output);
       output.writeMessageEnd();

@@ -350,6 +350,87 @@ declare class GetPartitionsByNamesResult {
     constructor(args?: { partitions: Partition[]; dictionary?: ObjectDictionary; });
 }
 
+declare class GetOpenTxnsResponse {
+  public txn_high_water_mark: Int64;
+  public open_txns: Int64[];
+  public min_open_txn?: Int64;
+  public abortedBits: Buffer;
+
+    constructor(args?: { txn_high_water_mark: Int64; open_txns: Int64[]; min_open_txn?: Int64; abortedBits: Buffer; });
+}
+
+declare class GetValidWriteIdsRequest {
+  public fullTableNames: string[];
+  public validTxnList?: string;
+  public writeId?: Int64;
+
+    constructor(args?: { fullTableNames: string[]; validTxnList?: string; writeId?: Int64; });
+}
+
+declare class TableValidWriteIds {
+  public fullTableName: string;
+  public writeIdHighWaterMark: Int64;
+  public invalidWriteIds: Int64[];
+  public minOpenWriteId?: Int64;
+  public abortedBits: Buffer;
+
+    constructor(args?: { fullTableName: string; writeIdHighWaterMark: Int64; invalidWriteIds: Int64[]; minOpenWriteId?: Int64; abortedBits: Buffer; });
+}
+
+declare class GetValidWriteIdsResponse {
+  public tblValidWriteIds: TableValidWriteIds[];
+
+    constructor(args?: { tblValidWriteIds: TableValidWriteIds[]; });
+}
+
+declare class OpenTxnRequest {
+  public num_txns: number;
+  public user: string;
+  public hostname: string;
+  public agentInfo?: string;
+
+    constructor(args?: { num_txns: number; user: string; hostname: string; agentInfo?: string; });
+}
+
+declare class OpenTxnsResponse {
+  public txn_ids: Int64[];
+
+    constructor(args?: { txn_ids: Int64[]; });
+}
+
+declare class TxnToWriteId {
+  public txnId: Int64;
+  public writeId: Int64;
+
+    constructor(args?: { txnId: Int64; writeId: Int64; });
+}
+
+declare class AllocateTableWriteIdsRequest {
+  public dbName: string;
+  public tableName: string;
+  public txnIds?: Int64[];
+
+    constructor(args?: { dbName: string; tableName: string; txnIds?: Int64[]; });
+}
+
+declare class AllocateTableWriteIdsResponse {
+  public txnToWriteIds: TxnToWriteId[];
+
+    constructor(args?: { txnToWriteIds: TxnToWriteId[]; });
+}
+
+declare class CommitTxnRequest {
+  public txnid: Int64;
+
+    constructor(args?: { txnid: Int64; });
+}
+
+declare class AbortTxnsRequest {
+  public txn_ids: Int64[];
+
+    constructor(args?: { txn_ids: Int64[]; });
+}
+
 declare class MetaException extends Thrift.TException {
   public message: string;
 
@@ -387,6 +468,18 @@ declare class NoSuchObjectException extends Thrift.TException {
 }
 
 declare class InvalidOperationException extends Thrift.TException {
+  public message: string;
+
+    constructor(args?: { message: string; });
+}
+
+declare class NoSuchTxnException extends Thrift.TException {
+  public message: string;
+
+    constructor(args?: { message: string; });
+}
+
+declare class TxnAbortedException extends Thrift.TException {
   public message: string;
 
     constructor(args?: { message: string; });

@@ -4405,6 +4405,940 @@ GetPartitionsByNamesResult.prototype.write = function(output) {
   return;
 };
 
+var GetOpenTxnsResponse = module.exports.GetOpenTxnsResponse = function(args) {
+  this.txn_high_water_mark = null;
+  this.open_txns = null;
+  this.min_open_txn = null;
+  this.abortedBits = null;
+  if (args) {
+    if (args.txn_high_water_mark !== undefined && args.txn_high_water_mark !== null) {
+      this.txn_high_water_mark = args.txn_high_water_mark;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field txn_high_water_mark is unset!');
+    }
+    if (args.open_txns !== undefined && args.open_txns !== null) {
+      this.open_txns = Thrift.copyList(args.open_txns, [null]);
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field open_txns is unset!');
+    }
+    if (args.min_open_txn !== undefined && args.min_open_txn !== null) {
+      this.min_open_txn = args.min_open_txn;
+    }
+    if (args.abortedBits !== undefined && args.abortedBits !== null) {
+      this.abortedBits = args.abortedBits;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field abortedBits is unset!');
+    }
+  }
+};
+GetOpenTxnsResponse.prototype = {};
+GetOpenTxnsResponse.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.I64) {
+        this.txn_high_water_mark = input.readI64();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.LIST) {
+        this.open_txns = [];
+        var _rtmp3245 = input.readListBegin();
+        var _size244 = _rtmp3245.size || 0;
+        for (var _i246 = 0; _i246 < _size244; ++_i246) {
+          var elem247 = null;
+          elem247 = input.readI64();
+          this.open_txns.push(elem247);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.I64) {
+        this.min_open_txn = input.readI64();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.STRING) {
+        this.abortedBits = input.readBinary();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+GetOpenTxnsResponse.prototype.write = function(output) {
+  output.writeStructBegin('GetOpenTxnsResponse');
+  if (this.txn_high_water_mark !== null && this.txn_high_water_mark !== undefined) {
+    output.writeFieldBegin('txn_high_water_mark', Thrift.Type.I64, 1);
+    output.writeI64(this.txn_high_water_mark);
+    output.writeFieldEnd();
+  }
+  if (this.open_txns !== null && this.open_txns !== undefined) {
+    output.writeFieldBegin('open_txns', Thrift.Type.LIST, 2);
+    output.writeListBegin(Thrift.Type.I64, this.open_txns.length);
+    for (var iter248 in this.open_txns) {
+      if (this.open_txns.hasOwnProperty(iter248)) {
+        iter248 = this.open_txns[iter248];
+        output.writeI64(iter248);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.min_open_txn !== null && this.min_open_txn !== undefined) {
+    output.writeFieldBegin('min_open_txn', Thrift.Type.I64, 3);
+    output.writeI64(this.min_open_txn);
+    output.writeFieldEnd();
+  }
+  if (this.abortedBits !== null && this.abortedBits !== undefined) {
+    output.writeFieldBegin('abortedBits', Thrift.Type.STRING, 4);
+    output.writeBinary(this.abortedBits);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var GetValidWriteIdsRequest = module.exports.GetValidWriteIdsRequest = function(args) {
+  this.fullTableNames = null;
+  this.validTxnList = null;
+  this.writeId = null;
+  if (args) {
+    if (args.fullTableNames !== undefined && args.fullTableNames !== null) {
+      this.fullTableNames = Thrift.copyList(args.fullTableNames, [null]);
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field fullTableNames is unset!');
+    }
+    if (args.validTxnList !== undefined && args.validTxnList !== null) {
+      this.validTxnList = args.validTxnList;
+    }
+    if (args.writeId !== undefined && args.writeId !== null) {
+      this.writeId = args.writeId;
+    }
+  }
+};
+GetValidWriteIdsRequest.prototype = {};
+GetValidWriteIdsRequest.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.fullTableNames = [];
+        var _rtmp3250 = input.readListBegin();
+        var _size249 = _rtmp3250.size || 0;
+        for (var _i251 = 0; _i251 < _size249; ++_i251) {
+          var elem252 = null;
+          elem252 = input.readString();
+          this.fullTableNames.push(elem252);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.validTxnList = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.I64) {
+        this.writeId = input.readI64();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+GetValidWriteIdsRequest.prototype.write = function(output) {
+  output.writeStructBegin('GetValidWriteIdsRequest');
+  if (this.fullTableNames !== null && this.fullTableNames !== undefined) {
+    output.writeFieldBegin('fullTableNames', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.STRING, this.fullTableNames.length);
+    for (var iter253 in this.fullTableNames) {
+      if (this.fullTableNames.hasOwnProperty(iter253)) {
+        iter253 = this.fullTableNames[iter253];
+        output.writeString(iter253);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.validTxnList !== null && this.validTxnList !== undefined) {
+    output.writeFieldBegin('validTxnList', Thrift.Type.STRING, 2);
+    output.writeString(this.validTxnList);
+    output.writeFieldEnd();
+  }
+  if (this.writeId !== null && this.writeId !== undefined) {
+    output.writeFieldBegin('writeId', Thrift.Type.I64, 3);
+    output.writeI64(this.writeId);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var TableValidWriteIds = module.exports.TableValidWriteIds = function(args) {
+  this.fullTableName = null;
+  this.writeIdHighWaterMark = null;
+  this.invalidWriteIds = null;
+  this.minOpenWriteId = null;
+  this.abortedBits = null;
+  if (args) {
+    if (args.fullTableName !== undefined && args.fullTableName !== null) {
+      this.fullTableName = args.fullTableName;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field fullTableName is unset!');
+    }
+    if (args.writeIdHighWaterMark !== undefined && args.writeIdHighWaterMark !== null) {
+      this.writeIdHighWaterMark = args.writeIdHighWaterMark;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field writeIdHighWaterMark is unset!');
+    }
+    if (args.invalidWriteIds !== undefined && args.invalidWriteIds !== null) {
+      this.invalidWriteIds = Thrift.copyList(args.invalidWriteIds, [null]);
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field invalidWriteIds is unset!');
+    }
+    if (args.minOpenWriteId !== undefined && args.minOpenWriteId !== null) {
+      this.minOpenWriteId = args.minOpenWriteId;
+    }
+    if (args.abortedBits !== undefined && args.abortedBits !== null) {
+      this.abortedBits = args.abortedBits;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field abortedBits is unset!');
+    }
+  }
+};
+TableValidWriteIds.prototype = {};
+TableValidWriteIds.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.fullTableName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.I64) {
+        this.writeIdHighWaterMark = input.readI64();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.LIST) {
+        this.invalidWriteIds = [];
+        var _rtmp3255 = input.readListBegin();
+        var _size254 = _rtmp3255.size || 0;
+        for (var _i256 = 0; _i256 < _size254; ++_i256) {
+          var elem257 = null;
+          elem257 = input.readI64();
+          this.invalidWriteIds.push(elem257);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.I64) {
+        this.minOpenWriteId = input.readI64();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 5:
+      if (ftype == Thrift.Type.STRING) {
+        this.abortedBits = input.readBinary();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+TableValidWriteIds.prototype.write = function(output) {
+  output.writeStructBegin('TableValidWriteIds');
+  if (this.fullTableName !== null && this.fullTableName !== undefined) {
+    output.writeFieldBegin('fullTableName', Thrift.Type.STRING, 1);
+    output.writeString(this.fullTableName);
+    output.writeFieldEnd();
+  }
+  if (this.writeIdHighWaterMark !== null && this.writeIdHighWaterMark !== undefined) {
+    output.writeFieldBegin('writeIdHighWaterMark', Thrift.Type.I64, 2);
+    output.writeI64(this.writeIdHighWaterMark);
+    output.writeFieldEnd();
+  }
+  if (this.invalidWriteIds !== null && this.invalidWriteIds !== undefined) {
+    output.writeFieldBegin('invalidWriteIds', Thrift.Type.LIST, 3);
+    output.writeListBegin(Thrift.Type.I64, this.invalidWriteIds.length);
+    for (var iter258 in this.invalidWriteIds) {
+      if (this.invalidWriteIds.hasOwnProperty(iter258)) {
+        iter258 = this.invalidWriteIds[iter258];
+        output.writeI64(iter258);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.minOpenWriteId !== null && this.minOpenWriteId !== undefined) {
+    output.writeFieldBegin('minOpenWriteId', Thrift.Type.I64, 4);
+    output.writeI64(this.minOpenWriteId);
+    output.writeFieldEnd();
+  }
+  if (this.abortedBits !== null && this.abortedBits !== undefined) {
+    output.writeFieldBegin('abortedBits', Thrift.Type.STRING, 5);
+    output.writeBinary(this.abortedBits);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var GetValidWriteIdsResponse = module.exports.GetValidWriteIdsResponse = function(args) {
+  this.tblValidWriteIds = null;
+  if (args) {
+    if (args.tblValidWriteIds !== undefined && args.tblValidWriteIds !== null) {
+      this.tblValidWriteIds = Thrift.copyList(args.tblValidWriteIds, [ttypes.TableValidWriteIds]);
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field tblValidWriteIds is unset!');
+    }
+  }
+};
+GetValidWriteIdsResponse.prototype = {};
+GetValidWriteIdsResponse.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.tblValidWriteIds = [];
+        var _rtmp3260 = input.readListBegin();
+        var _size259 = _rtmp3260.size || 0;
+        for (var _i261 = 0; _i261 < _size259; ++_i261) {
+          var elem262 = null;
+          elem262 = new ttypes.TableValidWriteIds();
+          elem262.read(input);
+          this.tblValidWriteIds.push(elem262);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+GetValidWriteIdsResponse.prototype.write = function(output) {
+  output.writeStructBegin('GetValidWriteIdsResponse');
+  if (this.tblValidWriteIds !== null && this.tblValidWriteIds !== undefined) {
+    output.writeFieldBegin('tblValidWriteIds', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.STRUCT, this.tblValidWriteIds.length);
+    for (var iter263 in this.tblValidWriteIds) {
+      if (this.tblValidWriteIds.hasOwnProperty(iter263)) {
+        iter263 = this.tblValidWriteIds[iter263];
+        iter263.write(output);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var OpenTxnRequest = module.exports.OpenTxnRequest = function(args) {
+  this.num_txns = null;
+  this.user = null;
+  this.hostname = null;
+  this.agentInfo = null;
+  if (args) {
+    if (args.num_txns !== undefined && args.num_txns !== null) {
+      this.num_txns = args.num_txns;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field num_txns is unset!');
+    }
+    if (args.user !== undefined && args.user !== null) {
+      this.user = args.user;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field user is unset!');
+    }
+    if (args.hostname !== undefined && args.hostname !== null) {
+      this.hostname = args.hostname;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field hostname is unset!');
+    }
+    if (args.agentInfo !== undefined && args.agentInfo !== null) {
+      this.agentInfo = args.agentInfo;
+    }
+  }
+};
+OpenTxnRequest.prototype = {};
+OpenTxnRequest.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.I32) {
+        this.num_txns = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.user = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.STRING) {
+        this.hostname = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.STRING) {
+        this.agentInfo = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+OpenTxnRequest.prototype.write = function(output) {
+  output.writeStructBegin('OpenTxnRequest');
+  if (this.num_txns !== null && this.num_txns !== undefined) {
+    output.writeFieldBegin('num_txns', Thrift.Type.I32, 1);
+    output.writeI32(this.num_txns);
+    output.writeFieldEnd();
+  }
+  if (this.user !== null && this.user !== undefined) {
+    output.writeFieldBegin('user', Thrift.Type.STRING, 2);
+    output.writeString(this.user);
+    output.writeFieldEnd();
+  }
+  if (this.hostname !== null && this.hostname !== undefined) {
+    output.writeFieldBegin('hostname', Thrift.Type.STRING, 3);
+    output.writeString(this.hostname);
+    output.writeFieldEnd();
+  }
+  if (this.agentInfo !== null && this.agentInfo !== undefined) {
+    output.writeFieldBegin('agentInfo', Thrift.Type.STRING, 4);
+    output.writeString(this.agentInfo);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var OpenTxnsResponse = module.exports.OpenTxnsResponse = function(args) {
+  this.txn_ids = null;
+  if (args) {
+    if (args.txn_ids !== undefined && args.txn_ids !== null) {
+      this.txn_ids = Thrift.copyList(args.txn_ids, [null]);
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field txn_ids is unset!');
+    }
+  }
+};
+OpenTxnsResponse.prototype = {};
+OpenTxnsResponse.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.txn_ids = [];
+        var _rtmp3265 = input.readListBegin();
+        var _size264 = _rtmp3265.size || 0;
+        for (var _i266 = 0; _i266 < _size264; ++_i266) {
+          var elem267 = null;
+          elem267 = input.readI64();
+          this.txn_ids.push(elem267);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+OpenTxnsResponse.prototype.write = function(output) {
+  output.writeStructBegin('OpenTxnsResponse');
+  if (this.txn_ids !== null && this.txn_ids !== undefined) {
+    output.writeFieldBegin('txn_ids', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.I64, this.txn_ids.length);
+    for (var iter268 in this.txn_ids) {
+      if (this.txn_ids.hasOwnProperty(iter268)) {
+        iter268 = this.txn_ids[iter268];
+        output.writeI64(iter268);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var TxnToWriteId = module.exports.TxnToWriteId = function(args) {
+  this.txnId = null;
+  this.writeId = null;
+  if (args) {
+    if (args.txnId !== undefined && args.txnId !== null) {
+      this.txnId = args.txnId;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field txnId is unset!');
+    }
+    if (args.writeId !== undefined && args.writeId !== null) {
+      this.writeId = args.writeId;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field writeId is unset!');
+    }
+  }
+};
+TxnToWriteId.prototype = {};
+TxnToWriteId.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.I64) {
+        this.txnId = input.readI64();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.I64) {
+        this.writeId = input.readI64();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+TxnToWriteId.prototype.write = function(output) {
+  output.writeStructBegin('TxnToWriteId');
+  if (this.txnId !== null && this.txnId !== undefined) {
+    output.writeFieldBegin('txnId', Thrift.Type.I64, 1);
+    output.writeI64(this.txnId);
+    output.writeFieldEnd();
+  }
+  if (this.writeId !== null && this.writeId !== undefined) {
+    output.writeFieldBegin('writeId', Thrift.Type.I64, 2);
+    output.writeI64(this.writeId);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var AllocateTableWriteIdsRequest = module.exports.AllocateTableWriteIdsRequest = function(args) {
+  this.dbName = null;
+  this.tableName = null;
+  this.txnIds = null;
+  if (args) {
+    if (args.dbName !== undefined && args.dbName !== null) {
+      this.dbName = args.dbName;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field dbName is unset!');
+    }
+    if (args.tableName !== undefined && args.tableName !== null) {
+      this.tableName = args.tableName;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field tableName is unset!');
+    }
+    if (args.txnIds !== undefined && args.txnIds !== null) {
+      this.txnIds = Thrift.copyList(args.txnIds, [null]);
+    }
+  }
+};
+AllocateTableWriteIdsRequest.prototype = {};
+AllocateTableWriteIdsRequest.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.dbName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.tableName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.LIST) {
+        this.txnIds = [];
+        var _rtmp3270 = input.readListBegin();
+        var _size269 = _rtmp3270.size || 0;
+        for (var _i271 = 0; _i271 < _size269; ++_i271) {
+          var elem272 = null;
+          elem272 = input.readI64();
+          this.txnIds.push(elem272);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+AllocateTableWriteIdsRequest.prototype.write = function(output) {
+  output.writeStructBegin('AllocateTableWriteIdsRequest');
+  if (this.dbName !== null && this.dbName !== undefined) {
+    output.writeFieldBegin('dbName', Thrift.Type.STRING, 1);
+    output.writeString(this.dbName);
+    output.writeFieldEnd();
+  }
+  if (this.tableName !== null && this.tableName !== undefined) {
+    output.writeFieldBegin('tableName', Thrift.Type.STRING, 2);
+    output.writeString(this.tableName);
+    output.writeFieldEnd();
+  }
+  if (this.txnIds !== null && this.txnIds !== undefined) {
+    output.writeFieldBegin('txnIds', Thrift.Type.LIST, 3);
+    output.writeListBegin(Thrift.Type.I64, this.txnIds.length);
+    for (var iter273 in this.txnIds) {
+      if (this.txnIds.hasOwnProperty(iter273)) {
+        iter273 = this.txnIds[iter273];
+        output.writeI64(iter273);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var AllocateTableWriteIdsResponse = module.exports.AllocateTableWriteIdsResponse = function(args) {
+  this.txnToWriteIds = null;
+  if (args) {
+    if (args.txnToWriteIds !== undefined && args.txnToWriteIds !== null) {
+      this.txnToWriteIds = Thrift.copyList(args.txnToWriteIds, [ttypes.TxnToWriteId]);
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field txnToWriteIds is unset!');
+    }
+  }
+};
+AllocateTableWriteIdsResponse.prototype = {};
+AllocateTableWriteIdsResponse.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.txnToWriteIds = [];
+        var _rtmp3275 = input.readListBegin();
+        var _size274 = _rtmp3275.size || 0;
+        for (var _i276 = 0; _i276 < _size274; ++_i276) {
+          var elem277 = null;
+          elem277 = new ttypes.TxnToWriteId();
+          elem277.read(input);
+          this.txnToWriteIds.push(elem277);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+AllocateTableWriteIdsResponse.prototype.write = function(output) {
+  output.writeStructBegin('AllocateTableWriteIdsResponse');
+  if (this.txnToWriteIds !== null && this.txnToWriteIds !== undefined) {
+    output.writeFieldBegin('txnToWriteIds', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.STRUCT, this.txnToWriteIds.length);
+    for (var iter278 in this.txnToWriteIds) {
+      if (this.txnToWriteIds.hasOwnProperty(iter278)) {
+        iter278 = this.txnToWriteIds[iter278];
+        iter278.write(output);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var CommitTxnRequest = module.exports.CommitTxnRequest = function(args) {
+  this.txnid = null;
+  if (args) {
+    if (args.txnid !== undefined && args.txnid !== null) {
+      this.txnid = args.txnid;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field txnid is unset!');
+    }
+  }
+};
+CommitTxnRequest.prototype = {};
+CommitTxnRequest.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.I64) {
+        this.txnid = input.readI64();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+CommitTxnRequest.prototype.write = function(output) {
+  output.writeStructBegin('CommitTxnRequest');
+  if (this.txnid !== null && this.txnid !== undefined) {
+    output.writeFieldBegin('txnid', Thrift.Type.I64, 1);
+    output.writeI64(this.txnid);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var AbortTxnsRequest = module.exports.AbortTxnsRequest = function(args) {
+  this.txn_ids = null;
+  if (args) {
+    if (args.txn_ids !== undefined && args.txn_ids !== null) {
+      this.txn_ids = Thrift.copyList(args.txn_ids, [null]);
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field txn_ids is unset!');
+    }
+  }
+};
+AbortTxnsRequest.prototype = {};
+AbortTxnsRequest.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.txn_ids = [];
+        var _rtmp3280 = input.readListBegin();
+        var _size279 = _rtmp3280.size || 0;
+        for (var _i281 = 0; _i281 < _size279; ++_i281) {
+          var elem282 = null;
+          elem282 = input.readI64();
+          this.txn_ids.push(elem282);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+AbortTxnsRequest.prototype.write = function(output) {
+  output.writeStructBegin('AbortTxnsRequest');
+  if (this.txn_ids !== null && this.txn_ids !== undefined) {
+    output.writeFieldBegin('txn_ids', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.I64, this.txn_ids.length);
+    for (var iter283 in this.txn_ids) {
+      if (this.txn_ids.hasOwnProperty(iter283)) {
+        iter283 = this.txn_ids[iter283];
+        output.writeI64(iter283);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
 var MetaException = module.exports.MetaException = function(args) {
   Thrift.TException.call(this, "MetaException");
   this.name = "MetaException";
@@ -4766,6 +5700,112 @@ InvalidOperationException.prototype.read = function(input) {
 
 InvalidOperationException.prototype.write = function(output) {
   output.writeStructBegin('InvalidOperationException');
+  if (this.message !== null && this.message !== undefined) {
+    output.writeFieldBegin('message', Thrift.Type.STRING, 1);
+    output.writeString(this.message);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var NoSuchTxnException = module.exports.NoSuchTxnException = function(args) {
+  Thrift.TException.call(this, "NoSuchTxnException");
+  this.name = "NoSuchTxnException";
+  this.message = null;
+  if (args) {
+    if (args.message !== undefined && args.message !== null) {
+      this.message = args.message;
+    }
+  }
+};
+Thrift.inherits(NoSuchTxnException, Thrift.TException);
+NoSuchTxnException.prototype.name = 'NoSuchTxnException';
+NoSuchTxnException.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.message = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+NoSuchTxnException.prototype.write = function(output) {
+  output.writeStructBegin('NoSuchTxnException');
+  if (this.message !== null && this.message !== undefined) {
+    output.writeFieldBegin('message', Thrift.Type.STRING, 1);
+    output.writeString(this.message);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var TxnAbortedException = module.exports.TxnAbortedException = function(args) {
+  Thrift.TException.call(this, "TxnAbortedException");
+  this.name = "TxnAbortedException";
+  this.message = null;
+  if (args) {
+    if (args.message !== undefined && args.message !== null) {
+      this.message = args.message;
+    }
+  }
+};
+Thrift.inherits(TxnAbortedException, Thrift.TException);
+TxnAbortedException.prototype.name = 'TxnAbortedException';
+TxnAbortedException.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.message = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+TxnAbortedException.prototype.write = function(output) {
+  output.writeStructBegin('TxnAbortedException');
   if (this.message !== null && this.message !== undefined) {
     output.writeFieldBegin('message', Thrift.Type.STRING, 1);
     output.writeString(this.message);

@@ -4,6 +4,7 @@
 // Postgres JSON path (pg-json.ts) or the portable row path (row-path.ts). Every raw → model rule is
 // in core/hive/normalize.ts.
 import { ErrorCode, MigrationError } from '../../../core/errors';
+import type { ValidWriteIds } from '../../../core/hive/acid';
 import type {
   HiveColumn,
   HiveDatabase,
@@ -71,6 +72,21 @@ export class BackingDbReader implements HmsReader {
     opts: HmsDbOptions = {},
   ) {
     this.db = new DbQueries(session, opts);
+  }
+
+  /**
+   * Refused: the valid write ids are the metastore's TxnHandler computation over TXNS, TXN_TO_WRITE_ID
+   * and the snapshot of open transactions; reading those tables directly would re-implement it.
+   */
+  getValidWriteIds(database: string, table: string): Promise<ValidWriteIds> {
+    return Promise.reject(
+      new MigrationError(
+        ErrorCode.ACID_WRITE_IDS_UNAVAILABLE,
+        `${database}.${table} is an insert-only ACID table: its valid write ids need the metastore's Thrift API (get_valid_write_ids); the backing-DB reader cannot answer them`,
+        { database, table },
+        { retryable: false },
+      ),
+    );
   }
 
   async listDatabases(): Promise<string[]> {

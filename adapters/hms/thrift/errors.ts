@@ -38,6 +38,9 @@ const EXCEPTION_CODES: { readonly [K in ExceptionName]: readonly [new (...args: 
   InvalidObjectException: [ttypes.InvalidObjectException, ErrorCode.HMS_THRIFT_ERROR],
   InvalidOperationException: [ttypes.InvalidOperationException, ErrorCode.HMS_THRIFT_ERROR],
   ConfigValSecurityException: [ttypes.ConfigValSecurityException, ErrorCode.HMS_THRIFT_ERROR],
+  // Transaction calls (the seed's writes; get_valid_write_ids): a bad txn id is a metastore answer, not a retry.
+  NoSuchTxnException: [ttypes.NoSuchTxnException, ErrorCode.HMS_THRIFT_ERROR],
+  TxnAbortedException: [ttypes.TxnAbortedException, ErrorCode.HMS_THRIFT_ERROR],
 };
 
 /** thrift.Thrift.TApplicationExceptionType.UNKNOWN_METHOD: the server has no such method (version probe). */

@@ -12,10 +12,16 @@ import { HmsCaller } from './client';
 import type { MethodStats, ThriftHmsOptions } from './client';
 import { hmsError, isUnknownMethod } from './errors';
 import { chunks, mapLimit } from './limits';
-import { byName, toDatabase, toPartition, toTable } from './mapping';
+import { byName, toDatabase, toNumber, toPartition, toTable } from './mapping';
+import type { ValidWriteIds } from '../../../core/hive/acid';
+import { splitInvalid, validTxnListString } from '../../../core/hive/acid';
 
 /** Without INSERT_ONLY_TABLES, HMS refuses to return insert-only tables ("Your client does not appear to support insert-only tables"). */
 const CAPABILITIES = new ttypes.ClientCapabilities({ values: [ttypes.ClientCapability.INSERT_ONLY_TABLES] });
+
+/** A Thrift binary field arrives as a Buffer (or a string on some protocol paths). */
+const bytesOf = (b: Buffer | string | null | undefined): Uint8Array =>
+  b === null || b === undefined ? new Uint8Array() : typeof b === 'string' ? Buffer.from(b, 'binary') : b;
 
 /** get_partitions' max_parts is an i16. */
 const MAX_I16 = 32_767;
@@ -114,6 +120,23 @@ export class ThriftHmsReader implements HmsReader {
       }
     }
     return this.caller.read('get_partitions_by_names', (c) => c.get_partitions_by_names(database, table, names));
+  }
+
+  /** get_open_txns (the reader's snapshot, ValidReadTxnList form), then get_valid_write_ids for the table. */
+  async getValidWriteIds(database: string, table: string): Promise<ValidWriteIds> {
+    const txns = await this.caller.read('get_open_txns', (c) => c.get_open_txns());
+    const txnIds = (txns.open_txns ?? []).map((v) => toNumber(v) as number);
+    const txnSplit = splitInvalid(txnIds, bytesOf(txns.abortedBits));
+    const validTxnList = validTxnListString(toNumber(txns.txn_high_water_mark) as number, txnSplit.open, txnSplit.aborted);
+    const fullName = `${database}.${table}`.toLowerCase();
+    const req = new ttypes.GetValidWriteIdsRequest({ fullTableNames: [fullName], validTxnList });
+    const res = await this.caller.read('get_valid_write_ids', (c) => c.get_valid_write_ids(req));
+    const t = (res.tblValidWriteIds ?? []).find((x) => x.fullTableName.toLowerCase() === fullName);
+    if (t === undefined)
+      throw hmsError(ErrorCode.HMS_BAD_METADATA, `get_valid_write_ids answered no entry for ${fullName}`, { database, table });
+    const invalid = (t.invalidWriteIds ?? []).map((v) => toNumber(v) as number);
+    const { open, aborted } = splitInvalid(invalid, bytesOf(t.abortedBits));
+    return { table: fullName, highWatermark: toNumber(t.writeIdHighWaterMark) as number, open, aborted };
   }
 
   callStats(): Record<string, MethodStats> {

@@ -67,6 +67,13 @@ export const AssessCode = {
    * NOT NULL` added), and PyIceberg's `!=` does too. Effect info. docs/readers.md.
    */
   READER_NULL_PARTITION_NOT_EQUAL: 'READER_NULL_PARTITION_NOT_EQUAL',
+  /**
+   * Insert-only ACID table whose valid write ids were read: converted metadata-only from the files of
+   * committed writes (the newest valid base_ and the deltas above it); aborted and open writes left out.
+   */
+  INSERT_ONLY_METADATA: 'INSERT_ONLY_METADATA',
+  /** Insert-only ACID table with a write open when it was read: apply refuses it (ACID_WRITE_OPEN) until the write ends. */
+  INSERT_ONLY_WRITE_OPEN: 'INSERT_ONLY_WRITE_OPEN',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 
