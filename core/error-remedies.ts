@@ -165,4 +165,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   PLAN_FINISHED: 'The plan’s workflow has ended: `migrate status <plan-id>` shows how; apply a new plan to go on.',
   TABLE_RUN_FENCED:
     'A newer run owns the table’s record (this one was terminated or superseded): nothing to do; the newer run’s outcome counts.',
+  VIEW_NOT_OURS:
+    'The catalog already holds that name with a view or table this tool did not create for the Hive view: drop or rename it by hand (it is left untouched), then apply again.',
+  VIEW_VALIDATION_MISMATCH:
+    'The view the catalog returned is not the one created (marker, columns or SQL): check for a concurrent writer or a catalog that rewrites views; the view was dropped by the undo.',
 };

@@ -208,6 +208,10 @@ export const ErrorCode = {
   PLAN_FINISHED: 'PLAN_FINISHED',
   /** A step of a table workflow run that no longer owns the table's record (terminated, superseded): not recorded. */
   TABLE_RUN_FENCED: 'TABLE_RUN_FENCED',
+  /** Apply of a Hive view: the catalog holds a view (or table) under its Iceberg name that this tool did not create for it; left untouched. */
+  VIEW_NOT_OURS: 'VIEW_NOT_OURS',
+  /** Apply of a Hive view: the Iceberg view read back differs from the one created (marker, schema, representations). */
+  VIEW_VALIDATION_MISMATCH: 'VIEW_VALIDATION_MISMATCH',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
