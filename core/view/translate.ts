@@ -52,9 +52,14 @@ export function tokenize(sql: string): Token[] | null {
       out.push({ kind: 'space', text: sql.slice(start, i), at: start });
     } else if (c === '`' || c === "'" || c === '"') {
       i++;
-      while (i < sql.length && sql.charAt(i) !== c) i += sql.charAt(i) === '\\' && c !== '`' ? 2 : 1;
-      if (i >= sql.length) return null;
-      i++;
+      for (;;) {
+        while (i < sql.length && sql.charAt(i) !== c) i += sql.charAt(i) === '\\' && c !== '`' ? 2 : 1;
+        if (i >= sql.length) return null;
+        i++;
+        // A doubled backtick inside a quoted identifier is one backtick (Hive, Spark).
+        if (c === '`' && sql.charAt(i) === '`') i++;
+        else break;
+      }
       const text = sql.slice(start, i);
       out.push(
         c === '`' ? { kind: 'ident', text, value: text.slice(1, -1).replace(/``/g, '`'), at: start } : { kind: 'string', text, at: start },
