@@ -9,6 +9,7 @@ import { createContext } from '../stack/manifest';
 import { stackEnv } from '../stack/env';
 import { seedWarehouse, unseedWarehouse } from './warehouse';
 import { dropScale, seedScale } from './scale';
+import { seedViews } from './views';
 
 const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --seed N            data seed (default 42)
@@ -22,6 +23,9 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --scale N,M,K       N tables x M partitions x K tiny files (database P_scale_NxMxK), for benchmarks
   --concurrency C     scale mode: parallel HMS connections (default 16)
   --batch B           scale mode: partitions per add_partitions call (default 100)
+  --views DB          seed the views warehouse instead (issue 23 item 2): database DB with two Parquet
+                      tables, a CSV table and three Hive views; prints its tables as JSON (--manifest FILE
+                      writes them there too)
 `;
 
 function parseArgs(argv: string[]): Map<string, string | true> {
@@ -79,6 +83,16 @@ async function main(argv: string[]): Promise<number> {
     python: env.HIM_VERIFIER_PYTHON as string,
     log: (m: string) => process.stderr.write(`[seed] ${m}\n`),
   };
+
+  if (args.has('views')) {
+    const db = str(args, 'views');
+    if (!/^[a-z][a-z0-9_]{0,60}$/.test(db)) throw new Error(`--views must match [a-z][a-z0-9_]*, got '${db}'`);
+    const r = await seedViews({ ...common, db });
+    const text = JSON.stringify(r);
+    if (args.has('manifest')) writeFileSync(str(args, 'manifest'), text);
+    process.stdout.write(`${text}\n`);
+    return 0;
+  }
 
   if (args.has('scale')) {
     const parts = str(args, 'scale').split(',').map(Number);
