@@ -13,7 +13,7 @@ import { AssessCode } from '../core/plan/assess/types';
 import { viewReferences } from '../core/plan/view-deps';
 import { isLive } from '../core/state/status';
 import type { TableRecord } from '../core/state/store';
-import { buildIcebergView, isOurView, viewDifferences } from '../core/view/iceberg-view';
+import { ViewMarker, buildIcebergView, isOurView, viewDifferences } from '../core/view/iceberg-view';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, runOf } from './context';
 
@@ -113,6 +113,13 @@ async function createIcebergView(c: Ctx, ref: TableRef): Promise<ViewStep> {
   if (await deps.catalog.tableExists(ident)) throw notOurs(ref, name, 'is a table');
   const { outcome, view } = await views.createView(ident, d.def);
   if (!isOurView(view, ref.tableId)) throw notOurs(ref, name, 'is a view this tool did not create for it');
+  // Ours, from another plan (a view created earlier is left as it is, as a registered table is).
+  const by = view.properties[ViewMarker.PLAN];
+  if (outcome === 'exists' && by !== ref.planHash)
+    return skip(c, ref, {
+      code: AssessCode.IN_TARGET_CATALOG,
+      message: `${name} was created by plan ${String(by).slice(0, 12)}; left as it is`,
+    });
   await deps.state.recordStep(
     ref.planHash,
     ref.tableId,
