@@ -45,7 +45,10 @@ export async function seedViews(o: {
     const files = seed.tables.flatMap((t) => t.files);
     await mapLimit(files, 8, (f) => putObject(s3, seed.bucket, f.key, readFileSync(path.join(work, 'files', f.key))));
     await hms.call('create_database', (c) => c.create_database(databaseObject(o.db, seed.database.location)));
-    const ordered = [...seed.tables.filter((t) => t.tableType !== 'VIRTUAL_VIEW'), ...seed.tables.filter((t) => t.tableType === 'VIRTUAL_VIEW')];
+    const ordered = [
+      ...seed.tables.filter((t) => t.tableType !== 'VIRTUAL_VIEW'),
+      ...seed.tables.filter((t) => t.tableType === 'VIRTUAL_VIEW'),
+    ];
     for (const t of ordered) await hms.call('create_table', (c) => c.create_table(tableObject(t, CREATE_TIME)));
     o.log(`seeded ${seed.tables.length} tables/views in ${o.db} (${files.length} files)`);
     return seed;
