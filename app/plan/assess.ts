@@ -97,11 +97,14 @@ export function assessWarehouse(
 }
 
 const idOf = (t: TableInventory): string => `${t.table.database}.${t.table.name}`.toLowerCase();
-const doesNotMigrate = (a: AssessedTable): boolean => a.class === TableClass.SKIP || a.class === TableClass.REWRITE_REQUIRED;
+/** Not migrating, and not already in the target catalog (a view may read what an earlier plan migrated). */
+const doesNotMigrate = (a: AssessedTable): boolean =>
+  (a.class === TableClass.SKIP || a.class === TableClass.REWRITE_REQUIRED) &&
+  !a.findings.some((f) => f.code === AssessCode.IN_TARGET_CATALOG);
 
 /**
- * A view reading a table or view of the inventory that does not migrate (skip, rewrite-required)
- * cannot become an Iceberg view: VIEW_BASE_NOT_MIGRATED (skip), to a fixpoint so a view over such a
+ * A view reading a table or view of the inventory that does not migrate (skip, rewrite-required;
+ * not one already in the target catalog, IN_TARGET_CATALOG) cannot become an Iceberg view: VIEW_BASE_NOT_MIGRATED (skip), to a fixpoint so a view over such a
  * view follows. Reads outside the inventory are decided at apply (state store, target catalog).
  */
 function viewsOverUnmigrated(
@@ -115,7 +118,7 @@ function viewsOverUnmigrated(
   for (let changed = true; changed; ) {
     changed = false;
     for (const [i, a] of out.entries()) {
-      if (a.reads.length === 0 || doesNotMigrate(a)) continue;
+      if (a.reads.length === 0 || a.class === TableClass.SKIP || a.class === TableClass.REWRITE_REQUIRED) continue;
       const blocked = a.reads.filter((r) => at.has(r) && doesNotMigrate(out[at.get(r)!]!));
       if (blocked.length === 0) continue;
       const f = finding(

@@ -3,6 +3,7 @@
 // and one over a table outside the inventory (decided at apply) keep their class.
 import { assessWarehouse } from '../../../../app/plan/assess';
 import { parseOwnership } from '../../../../core/plan/ownership';
+import { AssessCode, finding } from '../../../../core/plan/assess/types';
 import { inv, table } from '../assess/fixture';
 
 const view = (name: string, sql: string) =>
@@ -57,5 +58,19 @@ describe('views over tables that do not migrate', () => {
   it('keeps the view over a migrating table and the one over a table outside the inventory', () => {
     expect([byId.get('db.v_ok')?.class, byId.get('db.v_outside')?.class]).toEqual(['migrate-with-warnings', 'migrate-with-warnings']);
     expect(byId.get('db.v_ok')?.findings.map((f) => f.code)).toEqual(['VIEW']);
+  });
+
+  it('a view over a table already in the target catalog (skip: IN_TARGET_CATALOG) stays planned', () => {
+    const there = new Map([['db.t', [finding(AssessCode.IN_TARGET_CATALOG, 'skip', 'registered', 'nothing to do')]]]);
+    const r2 = assessWarehouse(
+      [inv(table({ name: 't', sd: { location: 's3://b/db/t' } })), view('v_ok', 'SELECT * FROM `db`.`t`')],
+      { allowUnbucketed: false },
+      parseOwnership({}),
+      there,
+    );
+    expect(r2.tables.map((t) => [t.id, t.class])).toEqual([
+      ['db.t', 'skip'],
+      ['db.v_ok', 'migrate-with-warnings'],
+    ]);
   });
 });
