@@ -13,6 +13,7 @@ import type { HmsPartitionWriter, HmsReader, HmsTableWriter } from '../core/hive
 import type { AssessOptions } from '../core/plan/assess/types';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { TargetConfig } from '../core/plan/target';
+import type { ViewSqlParser } from '../core/plan/view-deps';
 import { targetMismatch } from '../core/plan/target';
 import { tableFingerprint } from '../core/hive/fingerprint';
 import type { ObjectStore } from '../core/storage/object-store';
@@ -51,6 +52,8 @@ export interface ActivityDeps {
    * refused with TARGET_MISMATCH before any write. Unset (programmatic use): not checked.
    */
   readonly targetConfig?: TargetConfig;
+  /** Reads a view's table references (adapters/sql); apply re-checks a view's SQL with it. Unset: views stay in Hive (VIEW_NOT_TRANSLATABLE). */
+  readonly viewSql?: ViewSqlParser;
   /** Crash-test hook (see `failpoint`); the default reads HIM_FAILPOINTS. */
   readonly failpoint?: (name: string, tableId: string) => void;
 }

@@ -14,6 +14,7 @@ import { tableActivities } from './table';
 import { undoActivities } from './undo';
 import { syncActivities } from './sync';
 import { cutoverActivities } from './cutover';
+import { viewActivities } from './views';
 import { validationActivities } from './validation';
 
 export type { ActivityDeps, TableRef } from './context';
@@ -84,6 +85,7 @@ export function createActivities(deps: ActivityDeps) {
     ...validationActivities(c),
     ...syncActivities(c),
     ...cutoverActivities(c),
+    ...viewActivities(c),
   };
 }
 

@@ -12,6 +12,7 @@ import { fingerprintOf, reached } from './context';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import type { PutBackSummary } from '../engine/put-back';
 import { holder, putBackAndDrop } from './put-back';
+import { rollbackView } from './views';
 
 /** Delete the files we recorded, newest first, each only inside our metadata directory. */
 async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { path: string }[]): Promise<number> {
@@ -156,6 +157,7 @@ async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string):
   const first = await deps.state.getTable(ref.planHash, ref.tableId);
   const r = c.recorded(first);
   if (first.status === 'rolled-back' || first.original === null) return { status: first.status };
+  if (first.status === 'view-created') return rollbackView(c, ref, first, by);
   const put = r === null ? null : await unregisterForRollback(c, ref, first, r.metadataLocation, force, by);
   // A put-back moved the saved original on (original + the partitions added): check against that.
   const rec = put === null ? first : await deps.state.getTable(ref.planHash, ref.tableId);

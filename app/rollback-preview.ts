@@ -12,6 +12,7 @@ import { targetOf } from '../core/convert/plan-conversion';
 import { ErrorCode } from '../core/errors';
 import { planId } from '../core/plan/ids';
 import { nothingToRollBack } from '../core/state/status';
+import { isOurView } from '../core/view/iceberg-view';
 import type { TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
 import { createEngine } from '../engine/engine';
@@ -73,7 +74,17 @@ async function descendant(r: Reach, rec: TableRecord, ident: TableIdent, current
     : { table, action: 'blocked', code: ErrorCode.ROLLBACK_BLOCKED, message: blockers, putBack: s };
 }
 
+/** A created Iceberg view: dropped when it carries our marker (activities/views.ts rollbackView). */
+async function previewView(r: Reach, rec: TableRecord): Promise<RollbackPreviewTable> {
+  const table = rec.tableId;
+  const ident = identOf(rec, r.namespacePrefix);
+  if (r.catalog.views === undefined || !(await r.catalog.views.viewExists(ident))) return { table, action: 'nothing-registered' };
+  if (isOurView(await r.catalog.views.loadView(ident), table)) return { table, action: 'drop' };
+  return { table, action: 'not-ours', code: ErrorCode.ROLLBACK_NOT_OURS, message: 'a view this tool did not create for it' };
+}
+
 async function previewTable(r: Reach, rec: TableRecord): Promise<RollbackPreviewTable> {
+  if (rec.status === 'view-created') return previewView(r, rec);
   const table = rec.tableId;
   const ours = rec.metadataLocation;
   const ident = identOf(rec, r.namespacePrefix);

@@ -10,6 +10,7 @@ import { workerActivities } from '../activities/index';
 import { createEngine } from '../engine/engine';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
 import { ThriftHmsWriter } from '../adapters/hms/thrift/writer';
+import { NodeSqlViewParser } from '../adapters/sql/view-deps';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
 import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectError } from './temporal-connect';
 import type { TemporalSettings } from './temporal-connect';
@@ -59,6 +60,8 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     assessOptions: { allowUnbucketed: config.plan?.assess.allowUnbucketed ?? false },
     targetConfig: targetConfigOf(config),
     engine: createEngine(),
+    // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
+    viewSql: new NodeSqlViewParser(),
   });
 }
 

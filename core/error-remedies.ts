@@ -171,4 +171,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Insert-only ACID tables need the metastore’s transaction state (get_valid_write_ids), which only its Thrift API answers: plan and apply with the Thrift reader (`--source thrift`, no hms.db).',
   ACID_LAYOUT_UNSUPPORTED:
     "Run a major compaction in Hive and wait until the cleaner has removed the obsolete directories (`ALTER TABLE t COMPACT 'major' AND WAIT`), or rewrite the table (`CREATE TABLE t2 STORED AS PARQUET AS SELECT * FROM t`).",
+  VIEW_NOT_OURS:
+    'The catalog already holds that name with a view or table this tool did not create for the Hive view: drop or rename it by hand (it is left untouched), then apply again.',
+  VIEW_VALIDATION_MISMATCH:
+    'The view the catalog returned is not the one created (marker, columns or SQL): check for a concurrent writer or a catalog that rewrites views; the view was dropped by the undo.',
 };

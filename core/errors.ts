@@ -214,6 +214,10 @@ export const ErrorCode = {
   ACID_WRITE_IDS_UNAVAILABLE: 'ACID_WRITE_IDS_UNAVAILABLE',
   /** An insert-only ACID table's directory is not a plain base_/delta_ of committed writes (compactor _v output, delete deltas, other sub-directories). */
   ACID_LAYOUT_UNSUPPORTED: 'ACID_LAYOUT_UNSUPPORTED',
+  /** Apply of a Hive view: the catalog holds a view (or table) under its Iceberg name that this tool did not create for it; left untouched. */
+  VIEW_NOT_OURS: 'VIEW_NOT_OURS',
+  /** Apply of a Hive view: the Iceberg view read back differs from the one created (marker, schema, representations). */
+  VIEW_VALIDATION_MISMATCH: 'VIEW_VALIDATION_MISMATCH',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

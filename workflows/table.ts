@@ -37,6 +37,8 @@ export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
         [ref],
       );
       if (w.view) {
+        // Since 0.3 a view becomes an Iceberg view when it can (histories recorded before skip it).
+        if (patched('iceberg-views')) return await viewSteps(input, undo);
         await short.markSkipped(ref, 'VIEW');
         return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
       }
@@ -62,6 +64,25 @@ export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
     const f = isCancellation(e) ? { code: 'CANCELLED', message: `${t}: cancelled while migrating; its steps were undone` } : failureOf(e);
     return CancellationScope.nonCancellable(() => compensate(input, undo, f));
   }
+}
+
+/**
+ * A view: created as an Iceberg view (or skipped with its code: left in Hive), then read back. Its
+ * undo drops the view (only ours); a failure here runs the table's compensations as any step's.
+ */
+async function viewSteps(input: TableInput, undo: Undo[]): Promise<TableOutcome> {
+  const { short } = activities(input.timeouts);
+  const o = activityOptions(input.timeouts);
+  const ref = { planHash: input.planHash, tableId: input.tableId };
+  const t = input.tableId;
+  const made = await short.createIcebergView.executeWithOptions({ ...o.short, summary: `create the Iceberg view for ${t}` }, [ref]);
+  if (!made.created) return { tableId: t, status: 'skipped', reason: made.code };
+  undo.push({
+    what: 'drop the view',
+    run: () => short.dropIcebergView.executeWithOptions({ ...o.short, summary: `undo: drop the Iceberg view of ${t}` }, [ref]),
+  });
+  await short.validateIcebergView.executeWithOptions({ ...o.short, summary: `validate the Iceberg view of ${t}` }, [ref]);
+  return { tableId: t, status: 'migrated' };
 }
 
 /** Run every undo in reverse; each may fail on its own without skipping the others. */

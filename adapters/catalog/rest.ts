@@ -34,6 +34,7 @@ import type { RequestAuth, RestAuth } from './rest-auth';
 import { createRequestAuth } from './rest-auth';
 import type { HttpSettings, RestRequest } from './rest-http';
 import { DEFAULT_HTTP, RestHttp } from './rest-http';
+import { RestViews } from './rest-views';
 
 export interface RestCatalogOptions {
   readonly name?: string;
@@ -99,6 +100,11 @@ export class RestCatalog implements IcebergCatalog {
     const http = new RestHttp(uri, tokens, settings, { ...headers, ...options.headers });
     const props = Object.fromEntries(Object.entries(merged).filter(([k]) => !isCredentialKey(k)));
     return new RestCatalog(options.name ?? 'rest', http, props, endpoints, options);
+  }
+
+  /** Iceberg views (rest-views.ts), over the same HTTP client, prefix and namespace encoding. */
+  get views(): RestViews {
+    return new RestViews(this.http, (ns) => this.nsPath(ns));
   }
 
   /** HTTP attempts made so far (retries included). */

@@ -17,7 +17,7 @@ import type { ConversionPin } from '../../core/plan/pin';
 import { parseOwnership, teamOf } from '../../core/plan/ownership';
 import type { Ownership } from '../../core/plan/ownership';
 import type { PlanEdge, PlanTable } from '../../core/plan/types';
-import { compareIds } from '../../core/plan/types';
+import { TableClass, compareIds } from '../../core/plan/types';
 import { viewDependencies } from '../../adapters/sql/view-deps';
 import type { HmsSource } from '../runtime';
 import { openCatalog, openStores, openWarehouseReader } from '../runtime';
@@ -88,9 +88,50 @@ export function assessWarehouse(
 ): AssessResult {
   const extra = new Map<string, readonly AssessFinding[]>(sampled);
   for (const [id, fs] of sharedLocationFindings(inventory)) extra.set(id, [...fs, ...(extra.get(id) ?? [])]);
-  const tables = inventory.map((t) => assessOne(t, options, ownership, extra)).sort((a, b) => compareIds(a.id, b.id));
+  const assessed = inventory.map((t) => assessOne(t, options, ownership, extra)).sort((a, b) => compareIds(a.id, b.id));
+  const tables = viewsOverUnmigrated(inventory, assessed, (t, more) =>
+    assessOne(t, options, ownership, new Map([...extra, [idOf(t), [...(extra.get(idOf(t)) ?? []), ...more]]])),
+  );
   const edges: PlanEdge[] = tables.flatMap((t) => t.reads.map((from): PlanEdge => ({ from, to: t.id, reason: 'view' })));
   return { tables, edges };
+}
+
+const idOf = (t: TableInventory): string => `${t.table.database}.${t.table.name}`.toLowerCase();
+/** Not migrating, and not already in the target catalog (a view may read what an earlier plan migrated). */
+const doesNotMigrate = (a: AssessedTable): boolean =>
+  (a.class === TableClass.SKIP || a.class === TableClass.REWRITE_REQUIRED) &&
+  !a.findings.some((f) => f.code === AssessCode.IN_TARGET_CATALOG);
+
+/**
+ * A view reading a table or view of the inventory that does not migrate (skip, rewrite-required;
+ * not one already in the target catalog, IN_TARGET_CATALOG) cannot become an Iceberg view: VIEW_BASE_NOT_MIGRATED (skip), to a fixpoint so a view over such a
+ * view follows. Reads outside the inventory are decided at apply (state store, target catalog).
+ */
+function viewsOverUnmigrated(
+  inventory: readonly TableInventory[],
+  assessed: readonly AssessedTable[],
+  reassess: (t: TableInventory, more: readonly AssessFinding[]) => AssessedTable,
+): AssessedTable[] {
+  const out = [...assessed];
+  const at = new Map(out.map((a, i) => [a.id, i]));
+  const inv = new Map(inventory.map((t) => [idOf(t), t]));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [i, a] of out.entries()) {
+      if (a.reads.length === 0 || a.class === TableClass.SKIP || a.class === TableClass.REWRITE_REQUIRED) continue;
+      const blocked = a.reads.filter((r) => at.has(r) && doesNotMigrate(out[at.get(r)!]!));
+      if (blocked.length === 0) continue;
+      const f = finding(
+        AssessCode.VIEW_BASE_NOT_MIGRATED,
+        'skip',
+        `reads ${blocked.join(', ')} (not migrating: ${blocked.map((b) => out[at.get(b)!]!.class).join(', ')})`,
+        'the view stays a Hive view; migrate what it reads first (or exclude the view), then plan again',
+      );
+      out[i] = reassess(inv.get(a.id)!, [f]);
+      changed = true;
+    }
+  }
+  return out;
 }
 
 export function toPlanTable(a: AssessedTable): PlanTable {

@@ -36,6 +36,14 @@ export const AuditAction = {
   TABLE_UNFENCED: 'table.unfenced',
   /** `migrate rollback`: appends other engines made since ours registered back into Hive (partitions added, files, snapshot ids). */
   TABLE_PUT_BACK: 'table.put-back',
+  /** apply: a Hive view created as an Iceberg view (representations, target, metadata location). */
+  VIEW_CREATED: 'view.created',
+  /** apply: the Iceberg view read back and compared with what was created. */
+  VIEW_VALIDATED: 'view.validated',
+  /** undo or rollback: an Iceberg view this tool created dropped (the Hive view was never touched). */
+  VIEW_DROPPED: 'view.dropped',
+  /** apply: a Hive view left in Hive, with its code (VIEW_BASE_NOT_MIGRATED, VIEW_CATALOG_UNSUPPORTED, …). */
+  VIEW_SKIPPED: 'view.skipped',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

@@ -8,6 +8,7 @@
 import type { HiveTable } from '../hive/model';
 import { ErrorCode, MigrationError } from '../errors';
 import type { Snapshot, TableMetadata } from '../iceberg/metadata';
+import type { Schema } from '../iceberg/types';
 
 /** A namespace: one or more levels (REST encodes multi-level names with 0x1F). */
 export type Namespace = readonly string[];
@@ -170,6 +171,52 @@ export interface IcebergCatalog {
   withSavedOriginal?(ident: TableIdent, original: HiveTable): IcebergCatalog;
   /** Release connections (CLI commands end with it; a worker keeps its catalog). */
   close?(): Promise<void>;
+  /** Iceberg views (view spec v1), when the catalog serves them (REST); absent: views stay in Hive. */
+  readonly views?: IcebergViewCatalog;
+}
+
+/** One SQL representation of a view version (view spec v1 "SQL representation"). */
+export interface ViewRepresentation {
+  readonly sql: string;
+  /** `hive`, `spark`, … (the spec leaves dialect names to engines; lower-case by convention). */
+  readonly dialect: string;
+}
+
+/** What this tool asks a catalog to create: one view version with its schema. */
+export interface ViewDefinition {
+  readonly schema: Schema;
+  readonly representations: readonly ViewRepresentation[];
+  /** Where unqualified names in the SQL resolve (view spec `default-namespace`, required). */
+  readonly defaultNamespace: Namespace;
+  /** The catalog unqualified and two-part names resolve in (`default-catalog`); null: the view's own. */
+  readonly defaultCatalog: string | null;
+  readonly summary: Readonly<Record<string, string>>;
+  /** View properties: our ownership marker (core/view/iceberg-view.ts). */
+  readonly properties: Readonly<Record<string, string>>;
+}
+
+export interface LoadedView {
+  readonly ident: TableIdent;
+  readonly metadataLocation: string;
+  readonly viewUuid: string;
+  readonly properties: Readonly<Record<string, string>>;
+  /** The current version's schema and representations. */
+  readonly schema: Schema;
+  readonly representations: readonly ViewRepresentation[];
+  readonly defaultNamespace: Namespace;
+  readonly defaultCatalog: string | null;
+}
+
+/**
+ * The view operations of a catalog. Create is assert-create: an existing view is returned as
+ * `exists` (the caller decides whether it is ours by its marker). Drop removes the entry only.
+ */
+export interface IcebergViewCatalog {
+  viewExists(ident: TableIdent): Promise<boolean>;
+  /** CATALOG_NOT_FOUND when the view (or its namespace) does not exist. */
+  loadView(ident: TableIdent): Promise<LoadedView>;
+  createView(ident: TableIdent, view: ViewDefinition): Promise<{ outcome: 'created' | 'exists'; view: LoadedView }>;
+  dropView(ident: TableIdent): Promise<{ dropped: boolean }>;
 }
 
 // No control characters: 0x1F separates REST namespace levels (iceberg.md §6).

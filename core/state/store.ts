@@ -21,7 +21,9 @@ export type TableStatus =
   | 'cutover'
   | 'skipped'
   | 'failed'
-  | 'rolled-back';
+  | 'rolled-back'
+  /** A Hive view created as an Iceberg view (activities/views.ts); rollback drops it. */
+  | 'view-created';
 
 /** One metadata file the write step created (or found identical) for a table. */
 export interface WrittenFileRecord {

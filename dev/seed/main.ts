@@ -10,6 +10,7 @@ import { stackEnv } from '../stack/env';
 import { seedWarehouse, unseedWarehouse } from './warehouse';
 import { dropScale, seedScale } from './scale';
 import { seedAcid } from './acid';
+import { seedViews } from './views';
 
 const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --seed N            data seed (default 42)
@@ -29,6 +30,9 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
                       open writes through the metastore's transaction API) into --database (default lb_acid);
                       prints their manifest as JSON (and writes it to --manifest when given)
   --database D        the database of --left-behind acid
+  --views DB          seed the views warehouse instead (issue 23 item 2): database DB with two Parquet
+                      tables, a CSV table and three Hive views; prints its tables as JSON (--manifest FILE
+                      writes them there too)
 `;
 
 function parseArgs(argv: string[]): Map<string, string | true> {
@@ -93,6 +97,16 @@ async function main(argv: string[]): Promise<number> {
     const text = `${JSON.stringify(m)}\n`;
     if (args.has('manifest')) writeFileSync(str(args, 'manifest'), text);
     process.stdout.write(text);
+    return 0;
+  }
+
+  if (args.has('views')) {
+    const db = str(args, 'views');
+    if (!/^[a-z][a-z0-9_]{0,60}$/.test(db)) throw new Error(`--views must match [a-z][a-z0-9_]*, got '${db}'`);
+    const r = await seedViews({ ...common, db });
+    const text = JSON.stringify(r);
+    if (args.has('manifest')) writeFileSync(str(args, 'manifest'), text);
+    process.stdout.write(`${text}\n`);
     return 0;
   }
 

@@ -68,7 +68,11 @@ def read_pyiceberg(args: argparse.Namespace, phases: Dict[str, float]) -> Any:
 
 
 def spark_session(
-    args: argparse.Namespace, scratch: str, catalog_name: str = SPARK_CATALOG, catalog: Optional[Dict[str, str]] = None
+    args: argparse.Namespace,
+    scratch: str,
+    catalog_name: str = SPARK_CATALOG,
+    catalog: Optional[Dict[str, str]] = None,
+    extra: Optional[Dict[str, str]] = None,
 ) -> Any:
     """A local Spark session with one Iceberg catalog `catalog_name`: the REST catalog at
     args.catalog_uri unless `catalog` gives other catalog properties (type or catalog-impl, uri, ...).
@@ -102,6 +106,7 @@ def spark_session(
         f"{cat}.s3.access-key-id": a["key"],
         f"{cat}.s3.secret-access-key": a["secret"],
         f"{cat}.client.region": a["region"],
+        **(extra or {}),
     }
     builder = SparkSession.builder.master("local[1]").appName("him-verifier")
     for k, v in conf.items():

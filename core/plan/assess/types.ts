@@ -74,6 +74,17 @@ export const AssessCode = {
   INSERT_ONLY_METADATA: 'INSERT_ONLY_METADATA',
   /** Insert-only ACID table with a write open when it was read: apply refuses it (ACID_WRITE_OPEN) until the write ends. */
   INSERT_ONLY_WRITE_OPEN: 'INSERT_ONLY_WRITE_OPEN',
+  /**
+   * A view reads a table or view that does not migrate (skip or rewrite-required in this plan, or —
+   * at apply — neither migrated by this plan nor in the target catalog): it stays a Hive view.
+   */
+  VIEW_BASE_NOT_MIGRATED: 'VIEW_BASE_NOT_MIGRATED',
+  /** A view whose SQL or columns do not translate (no text, a type without an Iceberg type, a table reference out of place): it stays a Hive view. */
+  VIEW_NOT_TRANSLATABLE: 'VIEW_NOT_TRANSLATABLE',
+  /** A view calling a function Spark does not have (a permanent Hive UDF, a Hive-only built-in): it stays a Hive view. */
+  VIEW_FUNCTION_UNSUPPORTED: 'VIEW_FUNCTION_UNSUPPORTED',
+  /** The target catalog serves no Iceberg views (Hive, JDBC): the view stays a Hive view (apply skips it with this code). */
+  VIEW_CATALOG_UNSUPPORTED: 'VIEW_CATALOG_UNSUPPORTED',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 

@@ -58,6 +58,11 @@ function serverEnv(ctx: StackContext): NodeJS.ProcessEnv {
     // in flight) hit SQLITE_BUSY and one connection was left holding the write lock, after which
     // every write answered 500 until the server restarted. SQLite serialises writes anyway.
     CATALOG_CLIENTS: '1',
+    // Views (REST /v1/{prefix}/namespaces/{ns}/views): JdbcCatalog 1.10.1 serves them only with its
+    // V1 schema (an `iceberg_type` column; JdbcCatalog.newViewOps throws "initialized without view
+    // support" otherwise). V1 also migrates an existing V0 catalog.db: `ALTER TABLE iceberg_tables ADD
+    // COLUMN iceberg_type` (JdbcUtil.V1_UPDATE_CATALOG_SQL), rows without a type stay tables.
+    CATALOG_JDBC_SCHEMA__VERSION: 'V1',
     CATALOG_WAREHOUSE: s.warehouse,
     CATALOG_IO__IMPL: 'org.apache.iceberg.aws.s3.S3FileIO',
     CATALOG_S3_ENDPOINT: `http://127.0.0.1:${ctx.port('s3')}`,

@@ -1,0 +1,241 @@
+// A Hive view's steps (apply, undo, rollback): created as an Iceberg view in the target catalog once
+// every table or view it reads has an Iceberg name (migrated by this plan, or already in the
+// catalog), validated by reading it back, dropped by its undo and by rollback — only while it
+// carries our marker. A view that cannot become one stays in Hive with a coded reason (recorded,
+// audited). The Hive view itself is never altered.
+import { AuditAction as A, digestOf } from '../core/audit/chain';
+import type { LoadedView, TableIdent, ViewDefinition } from '../core/catalog/catalog';
+import { formatTableIdent } from '../core/catalog/catalog';
+import { dbOf, nameOf } from '../core/convert/plan-conversion';
+import { ErrorCode, MigrationError } from '../core/errors';
+import type { TableInventory } from '../core/hive/model';
+import { AssessCode } from '../core/plan/assess/types';
+import { viewReferences } from '../core/plan/view-deps';
+import { isLive } from '../core/state/status';
+import type { TableRecord } from '../core/state/store';
+import { ViewMarker, buildIcebergView, isOurView, viewDifferences } from '../core/view/iceberg-view';
+import type { Ctx, TableRef } from './context';
+import { fingerprintOf, runOf } from './context';
+
+export type ViewStep =
+  | { readonly created: true; readonly target: string }
+  | { readonly created: false; readonly code: string; readonly message: string };
+
+type Skip = { readonly code: AssessCode; readonly message: string };
+
+/** The Iceberg name of a table or view the view reads, when it has one now; null otherwise. */
+async function icebergNameOf(c: Ctx, ref: TableRef, base: string): Promise<TableIdent | null> {
+  const rec = await c.deps.state.getTable(ref.planHash, base).catch(() => null);
+  if (rec !== null && (isLive(rec.status) || rec.status === 'view-created')) return c.recordedTarget({ ...ref, tableId: base }, rec);
+  const ident = c.target(base);
+  if (await c.deps.catalog.tableExists(ident)) return ident;
+  return (await c.deps.catalog.views?.viewExists(ident)) === true ? ident : null;
+}
+
+/** The definition to create, or why the view stays in Hive. */
+async function definitionOf(c: Ctx, ref: TableRef, view: TableInventory): Promise<{ def: ViewDefinition } | Skip> {
+  const { deps } = c;
+  if (deps.catalog.views === undefined)
+    return {
+      code: AssessCode.VIEW_CATALOG_UNSUPPORTED,
+      message: `catalog ${deps.catalog.name} serves no Iceberg views; the view stays in Hive`,
+    };
+  if (deps.viewSql === undefined) return { code: AssessCode.VIEW_NOT_TRANSLATABLE, message: 'this worker has no SQL parser for views' };
+  const t = view.table;
+  const refs = viewReferences(deps.viewSql, t.database, t.viewExpandedText, t.viewOriginalText);
+  if (!refs.ok) return { code: AssessCode.VIEW_NOT_TRANSLATABLE, message: `the view's SQL does not parse: ${refs.error}` };
+  const targets = new Map<string, TableIdent>();
+  const missing: string[] = [];
+  for (const base of refs.tables) {
+    const ident = await icebergNameOf(c, ref, base);
+    if (ident === null) missing.push(base);
+    else targets.set(base, ident);
+  }
+  if (missing.length > 0)
+    return { code: AssessCode.VIEW_BASE_NOT_MIGRATED, message: `reads ${missing.join(', ')}: not migrated and not in the target catalog` };
+  const ident = c.target(ref.tableId);
+  const plan = await c.plan(ref.planHash);
+  const built = buildIcebergView({
+    view: t,
+    targets,
+    defaultNamespace: ident.namespace,
+    defaultCatalog: plan.targetCatalog,
+    planHash: ref.planHash,
+    toolVersion: deps.toolVersion,
+  });
+  if (!built.ok)
+    return {
+      code: built.why === 'function' ? AssessCode.VIEW_FUNCTION_UNSUPPORTED : AssessCode.VIEW_NOT_TRANSLATABLE,
+      message: built.message,
+    };
+  // The Spark text must read exactly the Iceberg names (a reference the scanner missed would read a Hive table).
+  const spark = built.definition.representations.find((r) => r.dialect === 'spark')?.sql ?? '';
+  const back = deps.viewSql.references(spark, ident.namespace.join('.'));
+  const want = [...targets.values()].map((i) => formatTableIdent(i).toLowerCase()).sort();
+  if (!back.ok || JSON.stringify([...new Set(back.tables)].sort()) !== JSON.stringify([...new Set(want)]))
+    return { code: AssessCode.VIEW_NOT_TRANSLATABLE, message: `the Spark SQL does not read exactly ${want.join(', ')}` };
+  return { def: built.definition };
+}
+
+async function skip(c: Ctx, ref: TableRef, s: Skip): Promise<ViewStep> {
+  await c.deps.state.recordStep(
+    ref.planHash,
+    ref.tableId,
+    { status: 'skipped', errorCode: s.code, errorMessage: s.message.slice(0, 2000) },
+    c.event(A.VIEW_SKIPPED, `hms:${ref.tableId}`, ref.planHash, null, null, { code: s.code, message: s.message.slice(0, 500) }),
+    { run: runOf() },
+  );
+  return { created: false, code: s.code, message: s.message };
+}
+
+const notOurs = (ref: TableRef, name: string, why: string): MigrationError =>
+  new MigrationError(
+    ErrorCode.VIEW_NOT_OURS,
+    `${ref.tableId}: ${name} ${why}; it is left untouched and the Hive view stays`,
+    { tableId: ref.tableId, target: name },
+    { retryable: false },
+  );
+
+/** Create the Iceberg view (assert-create; a retry finds its own view by the marker) or skip with a code. */
+async function createIcebergView(c: Ctx, ref: TableRef): Promise<ViewStep> {
+  const { deps } = c;
+  await c.assertTarget(ref);
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  const plan = await c.plan(ref.planHash);
+  const ident = c.target(ref.tableId);
+  const name = `${plan.targetCatalog}:${formatTableIdent(ident)}`;
+  if (rec.status === 'view-created') return { created: true, target: name };
+  if (rec.original === null) throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no saved original`, { tableId: ref.tableId });
+  const d = await definitionOf(c, ref, rec.original);
+  if (!('def' in d)) return skip(c, ref, d);
+  const views = deps.catalog.views!;
+  await deps.catalog.createNamespace(ident.namespace);
+  if (await deps.catalog.tableExists(ident)) throw notOurs(ref, name, 'is a table');
+  const { outcome, view } = await views.createView(ident, d.def);
+  if (!isOurView(view, ref.tableId)) throw notOurs(ref, name, 'is a view this tool did not create for it');
+  // Ours, from another plan (a view created earlier is left as it is, as a registered table is).
+  const by = view.properties[ViewMarker.PLAN];
+  if (outcome === 'exists' && by !== ref.planHash)
+    return skip(c, ref, {
+      code: AssessCode.IN_TARGET_CATALOG,
+      message: `${name} was created by plan ${String(by).slice(0, 12)}; left as it is`,
+    });
+  await deps.state.recordStep(
+    ref.planHash,
+    ref.tableId,
+    { status: 'view-created', target: name, validation: { view: { wanted: d.def, metadataLocation: view.metadataLocation } } },
+    c.event(A.VIEW_CREATED, name, ref.planHash, null, digestOf(d.def), {
+      outcome,
+      metadataLocation: view.metadataLocation,
+      dialects: d.def.representations.map((r) => r.dialect),
+    }),
+    { run: runOf() },
+  );
+  return { created: true, target: name };
+}
+
+const wantedOf = (rec: TableRecord): ViewDefinition | null =>
+  (rec.validation as { view?: { wanted?: ViewDefinition } } | null)?.view?.wanted ?? null;
+
+/** Read the view back: our marker, the Hive view's columns, every representation as created. */
+async function validateIcebergView(c: Ctx, ref: TableRef): Promise<{ ok: true; metadataLocation: string }> {
+  const { deps } = c;
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  const wanted = wantedOf(rec);
+  if (wanted === null) throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no created view recorded`, { tableId: ref.tableId });
+  const ident = c.recordedTarget(ref, rec);
+  const loaded: LoadedView = await deps.catalog.views!.loadView(ident);
+  const differences = viewDifferences(loaded, wanted, ref.tableId);
+  const validation = {
+    view: { wanted, metadataLocation: loaded.metadataLocation },
+    ok: differences.length === 0,
+    viewUuid: loaded.viewUuid,
+    dialects: loaded.representations.map((r) => r.dialect),
+    columns: loaded.schema.fields.length,
+    differences,
+  };
+  await deps.state.recordStep(
+    ref.planHash,
+    ref.tableId,
+    { validation },
+    c.event(A.VIEW_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(validation), {
+      ok: validation.ok,
+      dialects: validation.dialects,
+      differences,
+    }),
+    { run: runOf() },
+  );
+  if (differences.length > 0)
+    throw new MigrationError(
+      ErrorCode.VIEW_VALIDATION_MISMATCH,
+      `${ref.tableId}: the Iceberg view read back differs: ${differences.join('; ')}`,
+      { tableId: ref.tableId, differences },
+      { retryable: false },
+    );
+  return { ok: true, metadataLocation: loaded.metadataLocation };
+}
+
+/** Drop the view only while it is ours; absent: nothing to do. Audited. */
+async function dropOurView(c: Ctx, ref: TableRef, rec: TableRecord, by?: string): Promise<'dropped' | 'absent' | 'not-ours'> {
+  const views = c.deps.catalog.views;
+  if (views === undefined || rec.target === null) return 'absent';
+  const ident = c.recordedTarget(ref, rec);
+  if (!(await views.viewExists(ident))) return 'absent';
+  const loaded = await views.loadView(ident);
+  if (!isOurView(loaded, ref.tableId)) return 'not-ours';
+  await views.dropView(ident);
+  await c.audit(
+    A.VIEW_DROPPED,
+    rec.target,
+    ref.planHash,
+    digestOf(loaded.metadataLocation),
+    null,
+    { metadataLocation: loaded.metadataLocation },
+    by,
+  );
+  return 'dropped';
+}
+
+/** Inverse of createIcebergView (the table workflow's undo). */
+async function dropIcebergView(c: Ctx, ref: TableRef): Promise<{ outcome: string }> {
+  const rec = await c.deps.state.getTable(ref.planHash, ref.tableId);
+  if (rec.status !== 'view-created') return { outcome: 'absent' };
+  return { outcome: await dropOurView(c, ref, rec) };
+}
+
+/** Rollback of a created view: dropped (ours only), the Hive view checked unchanged, recorded. */
+export async function rollbackView(c: Ctx, ref: TableRef, rec: TableRecord, by: string): Promise<{ status: string }> {
+  const outcome = await dropOurView(c, ref, rec, by);
+  if (outcome === 'not-ours')
+    throw new MigrationError(
+      ErrorCode.ROLLBACK_NOT_OURS,
+      `${ref.tableId}: ${rec.target ?? '?'} is a view this tool did not create for it; left untouched`,
+      { tableId: ref.tableId },
+      { retryable: false },
+    );
+  const [now] = await c.deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+  const digest = now === undefined ? null : fingerprintOf(now);
+  if (digest !== rec.originalDigest)
+    throw new MigrationError(
+      ErrorCode.SOURCE_CHANGED,
+      `${ref.tableId}: the Hive view no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)})`,
+      { tableId: ref.tableId },
+      { retryable: false },
+    );
+  await c.deps.state.recordStep(
+    ref.planHash,
+    ref.tableId,
+    { status: 'rolled-back' },
+    c.event(A.TABLE_ROLLED_BACK, `hms:${ref.tableId}`, ref.planHash, null, rec.originalDigest, { verified: true, view: outcome }, by),
+  );
+  return { status: 'rolled-back' };
+}
+
+/** These steps as activities (names are what the workflows call: never rename). */
+export function viewActivities(c: Ctx) {
+  return {
+    createIcebergView: (ref: TableRef): Promise<ViewStep> => createIcebergView(c, ref),
+    validateIcebergView: (ref: TableRef): Promise<{ ok: true; metadataLocation: string }> => validateIcebergView(c, ref),
+    dropIcebergView: (ref: TableRef): Promise<{ outcome: string }> => dropIcebergView(c, ref),
+  };
+}

@@ -1,0 +1,195 @@
+// A view's apply steps over fake ports (no components) and the real SQL parser: created with hive +
+// spark representations when every input has an Iceberg name (its record in this plan, or the
+// catalog), recorded once; skipped with its code otherwise (VIEW_CATALOG_UNSUPPORTED,
+// VIEW_BASE_NOT_MIGRATED, VIEW_FUNCTION_UNSUPPORTED, IN_TARGET_CATALOG); a foreign view under the
+// name is VIEW_NOT_OURS; rollback drops only a view carrying our marker.
+import type { ActivityDeps } from '../../../activities/context';
+import { activityContext } from '../../../activities/context';
+import { rollbackView, viewActivities } from '../../../activities/views';
+import { NodeSqlViewParser } from '../../../adapters/sql/view-deps';
+import type { IcebergViewCatalog, LoadedView, TableIdent, ViewDefinition } from '../../../core/catalog/catalog';
+import { formatTableIdent } from '../../../core/catalog/catalog';
+import { ErrorCode } from '../../../core/errors';
+import type { TableRecord, TableUpdate } from '../../../core/state/store';
+import { table } from '../plan/assess/fixture';
+
+const PLAN = 'p'.repeat(64);
+const viewTable = (sql: string) =>
+  table({
+    database: 'lb',
+    name: 'v',
+    tableType: 'VIRTUAL_VIEW',
+    viewExpandedText: sql,
+    sd: {
+      location: null,
+      inputFormat: null,
+      serde: { name: null, serializationLib: null, parameters: {} },
+      columns: [{ name: 'id', type: 'bigint', comment: null }],
+    },
+  });
+
+function fakeViews(existing: Map<string, LoadedView>): IcebergViewCatalog & { created: ViewDefinition[]; dropped: string[] } {
+  const created: ViewDefinition[] = [];
+  const dropped: string[] = [];
+  const loaded = (ident: TableIdent, d: ViewDefinition): LoadedView => ({
+    ident,
+    metadataLocation: `s3://w/${ident.name}/m.json`,
+    viewUuid: 'u',
+    ...d,
+  });
+  return {
+    created,
+    dropped,
+    viewExists: (i) => Promise.resolve(existing.has(formatTableIdent(i))),
+    loadView: (i) => Promise.resolve(existing.get(formatTableIdent(i))!),
+    createView: (i, d) => {
+      const k = formatTableIdent(i);
+      const prior = existing.get(k);
+      if (prior !== undefined) return Promise.resolve({ outcome: 'exists' as const, view: prior });
+      created.push(d);
+      existing.set(k, loaded(i, d));
+      return Promise.resolve({ outcome: 'created' as const, view: existing.get(k)! });
+    },
+    dropView: (i) => {
+      dropped.push(formatTableIdent(i));
+      return Promise.resolve({ dropped: existing.delete(formatTableIdent(i)) });
+    },
+  };
+}
+
+function setup(o: {
+  sql?: string;
+  views?: boolean;
+  baseStatus?: TableRecord['status'] | null;
+  inCatalog?: string[];
+  existing?: Map<string, LoadedView>;
+}) {
+  const view = viewTable(o.sql ?? 'SELECT `orders`.`id` FROM `lb`.`orders`');
+  let rec = {
+    planHash: PLAN,
+    tableId: 'lb.v',
+    wave: 2,
+    status: 'original-saved',
+    original: { table: view, partitions: [] },
+    originalDigest: 'd',
+    target: null,
+    metadataLocation: null,
+    validation: null,
+  } as unknown as TableRecord;
+  const base =
+    o.baseStatus === null
+      ? null
+      : ({
+          planHash: PLAN,
+          tableId: 'lb.orders',
+          status: o.baseStatus ?? 'migrated',
+          target: 'lake:ice_lb.orders',
+        } as unknown as TableRecord);
+  const events: { action: string; details: Record<string, unknown> }[] = [];
+  const views = fakeViews(o.existing ?? new Map());
+  const deps = {
+    namespacePrefix: 'ice_',
+    toolVersion: '0.3.0',
+    actor: 'test',
+    viewSql: new NodeSqlViewParser(),
+    catalog: {
+      name: 'lake',
+      createNamespace: () => Promise.resolve({ created: false }),
+      tableExists: (i: TableIdent) => Promise.resolve((o.inCatalog ?? []).includes(formatTableIdent(i))),
+      ...(o.views === false ? {} : { views }),
+    },
+    state: {
+      getPlan: () => Promise.resolve({ hash: PLAN, targetCatalog: 'lake' }),
+      getTable: (_p: string, id: string) =>
+        id === 'lb.v' ? Promise.resolve(rec) : base === null ? Promise.reject(new Error('no record')) : Promise.resolve(base),
+      recordStep: (_p: string, _t: string, u: TableUpdate, e: { action: string; details: Record<string, unknown> }) => {
+        rec = { ...rec, ...u } as TableRecord;
+        events.push(e);
+        return Promise.resolve(e);
+      },
+      appendAudit: (e: { action: string; details: Record<string, unknown> }) => {
+        events.push(e);
+        return Promise.resolve(e);
+      },
+    },
+  } as unknown as ActivityDeps;
+  const c = activityContext(deps);
+  return { c, acts: viewActivities(c), views, events, rec: () => rec, ref: { planHash: PLAN, tableId: 'lb.v' } };
+}
+
+describe('view steps', () => {
+  it('creates the view with hive + spark representations, records it once, validates it', async () => {
+    const s = setup({});
+    expect(await s.acts.createIcebergView(s.ref)).toEqual({ created: true, target: 'lake:ice_lb.v' });
+    expect(await s.acts.createIcebergView(s.ref)).toEqual({ created: true, target: 'lake:ice_lb.v' });
+    expect(s.views.created).toHaveLength(1);
+    expect(s.views.created[0]!.representations.map((r) => [r.dialect, r.sql])).toEqual([
+      ['hive', 'SELECT `orders`.`id` FROM `lb`.`orders`'],
+      ['spark', 'SELECT `orders`.`id` FROM `ice_lb`.`orders`'],
+    ]);
+    expect([s.rec().status, s.rec().target]).toEqual(['view-created', 'lake:ice_lb.v']);
+    expect(await s.acts.validateIcebergView(s.ref)).toMatchObject({ ok: true });
+    expect(s.events.map((e) => e.action)).toEqual(['view.created', 'view.validated']);
+  });
+
+  it('an input migrated earlier (in the catalog, no record here) counts', async () => {
+    const s = setup({ baseStatus: null, inCatalog: ['ice_lb.orders'] });
+    expect(await s.acts.createIcebergView(s.ref)).toMatchObject({ created: true });
+  });
+
+  it.each([
+    ['a catalog without views', { views: false }, 'VIEW_CATALOG_UNSUPPORTED'],
+    ['an input neither migrated nor in the catalog', { baseStatus: 'skipped' as const }, 'VIEW_BASE_NOT_MIGRATED'],
+    ['a permanent UDF', { sql: 'SELECT `lb`.`f`(`orders`.`id`) AS `id` FROM `lb`.`orders`' }, 'VIEW_FUNCTION_UNSUPPORTED'],
+    ['SQL that does not parse', { sql: 'SELEKT ((' }, 'VIEW_NOT_TRANSLATABLE'],
+  ])('%s: skipped with its code, recorded and audited', async (_what, o, code) => {
+    const s = setup(o);
+    expect(await s.acts.createIcebergView(s.ref)).toMatchObject({ created: false, code });
+    expect([s.rec().status, s.rec().errorCode]).toEqual(['skipped', code]);
+    expect(s.events.map((e) => [e.action, e.details.code])).toEqual([['view.skipped', code]]);
+    expect(s.views.created).toEqual([]);
+  });
+
+  it('a foreign view under the name is VIEW_NOT_OURS; ours from another plan is left (IN_TARGET_CATALOG)', async () => {
+    const ident = { namespace: ['ice_lb'], name: 'v' };
+    const foreign = {
+      ident,
+      metadataLocation: 's3://x',
+      viewUuid: 'x',
+      properties: {},
+      schema: { schemaId: 0, fields: [] },
+      representations: [],
+      defaultNamespace: [],
+      defaultCatalog: null,
+    };
+    await expect(
+      setup({ existing: new Map([['ice_lb.v', foreign]]) }).acts.createIcebergView({ planHash: PLAN, tableId: 'lb.v' }),
+    ).rejects.toMatchObject({
+      code: ErrorCode.VIEW_NOT_OURS,
+    });
+    const older = {
+      ...foreign,
+      properties: { 'him.created-by': 'hms-iceberg-migrator', 'him.source.hms-view': 'lb.v', 'him.plan': 'o'.repeat(64) },
+    };
+    const s = setup({ existing: new Map([['ice_lb.v', older]]) });
+    expect(await s.acts.createIcebergView(s.ref)).toMatchObject({ created: false, code: 'IN_TARGET_CATALOG' });
+  });
+
+  it('rollback drops our view (audited) and refuses a view that is not ours', async () => {
+    const s = setup({});
+    await s.acts.createIcebergView(s.ref);
+    const hmsView = s.rec().original!;
+    (s.c.deps as { hms: unknown }).hms = { getTables: () => Promise.resolve([hmsView]) };
+    const created = s.rec();
+    const fp = (await import('../../../activities/context')).fingerprintOf(hmsView);
+    const rec = { ...created, originalDigest: fp };
+    expect(await rollbackView(s.c, s.ref, rec, 'alice')).toEqual({ status: 'rolled-back' });
+    expect(s.views.dropped).toEqual(['ice_lb.v']);
+    expect(s.events.map((e) => e.action)).toEqual(['view.created', 'view.dropped', 'table.rolled-back']);
+    // A view of someone else's under the name now: left alone.
+    const ident = { namespace: ['ice_lb'], name: 'v' };
+    await s.views.createView(ident, { ...s.views.created[0]!, properties: {} });
+    await expect(rollbackView(s.c, s.ref, rec, 'alice')).rejects.toMatchObject({ code: ErrorCode.ROLLBACK_NOT_OURS });
+    expect(s.views.dropped).toEqual(['ice_lb.v']);
+  });
+});
