@@ -84,6 +84,18 @@ export function failpoint(name: string, tableId: string, env: NodeJS.ProcessEnv 
 /** The table's fingerprint exactly as `migrate plan` computed it (core/hive/fingerprint.ts). */
 export const fingerprintOf = tableFingerprint;
 
+/**
+ * The details an activity last heartbeated, by its context: the keep-alive heartbeat
+ * (activities/index.ts) sends them again instead of empty details, which would replace them.
+ */
+export const lastHeartbeatDetails = new WeakMap<Context, unknown>();
+
+/** Heartbeat `details` now; the keep-alive heartbeats repeat them until the next call. */
+export function heartbeatWith(ctx: Context, details: unknown): void {
+  lastHeartbeatDetails.set(ctx, details);
+  ctx.heartbeat(details);
+}
+
 /** The workflow run this activity belongs to (undefined outside a worker: `migrate table`, tests). */
 export function runOf(): string | undefined {
   try {

@@ -9,7 +9,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { AuditAction as A } from '../core/audit/chain';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { ActivityDeps } from './context';
-import { activityContext } from './context';
+import { activityContext, lastHeartbeatDetails } from './context';
 import { tableActivities } from './table';
 import { undoActivities } from './undo';
 import { syncActivities } from './sync';
@@ -18,7 +18,7 @@ import { viewActivities } from './views';
 import { validationActivities } from './validation';
 
 export type { ActivityDeps, TableRef } from './context';
-export type { TableSyncOutcome } from './sync';
+export type { BatchSyncOutcome, TableSyncOutcome } from './sync';
 export type { CutoverStep } from './cutover';
 export { failpoint, fingerprintOf } from './context';
 
@@ -114,7 +114,7 @@ function keepAlive(): () => void {
   }
   const ms = ctx.info.heartbeatTimeoutMs;
   if (ms === undefined || ms <= 0) return () => undefined;
-  const timer = setInterval(() => ctx.heartbeat(), Math.max(250, Math.floor(ms / 4)));
+  const timer = setInterval(() => ctx.heartbeat(lastHeartbeatDetails.get(ctx)), Math.max(250, Math.floor(ms / 4)));
   return () => clearInterval(timer);
 }
 

@@ -31,12 +31,17 @@ const stampOf = (d: Date): string => d.toISOString().replace(/[-:]/g, '').replac
 export interface SyncRunOptions {
   readonly heartbeatSeconds?: number;
   readonly tablesPerRun?: number;
+  /** Tables per syncTables activity (the workflow's `batch`). */
+  readonly tablesPerActivity?: number;
 }
 
 async function start(tmp: TemporalHandle, planHash: string, scope: SyncScope, workflowId: string, run: SyncRunOptions): Promise<void> {
   const waves = scope.waves;
   const timeouts = run.heartbeatSeconds === undefined ? {} : { timeouts: { heartbeatSeconds: run.heartbeatSeconds } };
-  const perRun = run.tablesPerRun === undefined ? {} : { tablesPerRun: run.tablesPerRun };
+  const perRun = {
+    ...(run.tablesPerRun === undefined ? {} : { tablesPerRun: run.tablesPerRun }),
+    ...(run.tablesPerActivity === undefined ? {} : { batch: run.tablesPerActivity }),
+  };
   try {
     await tmp.deadline(CALL_MS, () =>
       tmp.client.workflow.start(syncWorkflow, {

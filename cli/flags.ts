@@ -48,6 +48,7 @@ export const FLAG_RANGES = {
   timeoutSeconds: { min: 1, max: 86_400 },
   wave: { min: 1, max: MAX_WAVE },
   tablesPerRun: { min: 1, max: 100_000 },
+  tablesPerActivity: { min: 1, max: 50 },
 } as const satisfies Record<string, IntRange>;
 
 /** A repeatable string flag (`--database a --database b`), collected in order. */

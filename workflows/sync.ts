@@ -13,7 +13,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { TableSyncOutcome } from '../activities/index';
+import type { BatchSyncOutcome, TableSyncOutcome } from '../activities/index';
 import type { PlanTablesInput } from './common';
 import { activities, failureOf, planId, SA } from './common';
 import { SlidingWindow, windowLimit } from './window';
@@ -37,9 +37,20 @@ export interface SyncCarry {
 export interface SyncInput extends PlanTablesInput {
   /** Tables one run syncs before it continues as new (default DEFAULT_TABLES_PER_RUN). */
   readonly tablesPerRun?: number;
+  /** Tables per activity (default DEFAULT_SYNC_BATCH; 1 = one activity per table). */
+  readonly batch?: number;
   /** Set by continue-as-new only. */
   readonly carried?: SyncCarry;
 }
+
+/**
+ * Tables per syncTables activity (patch `sync-batched-tables`): Temporal's cost per activity
+ * (schedule, start, complete, the workflow task) shared by this many tables; the window of
+ * `concurrency` tables runs ceil(concurrency / batch) activities at once.
+ */
+export const DEFAULT_SYNC_BATCH = 4;
+/** The patch that marks histories whose tables go in batches (workflows started before it run one activity per table). */
+export const SYNC_BATCH_PATCH = 'sync-batched-tables';
 
 /** A run's table budget: ~7 history events per table keeps a run of this many well under Temporal's limits. */
 export const DEFAULT_TABLES_PER_RUN = 500;
@@ -164,7 +175,10 @@ export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
     { key: SA.team, value: [...run.teams] },
     { key: SA.status, value: 'syncing' },
   ]);
-  const window = new SlidingWindow<TableSyncOutcome>(windowLimit(input.concurrency, 4));
+  const record = (o: TableSyncOutcome): void => {
+    done.push(o);
+    perTable.push(progressOf(o, new Date(Date.now()).toISOString()));
+  };
   const details = (): void => {
     const s = statusOf(total, done, perTable);
     const runs = run.runs > 0 ? ` · run ${run.runs + 1}` : '';
@@ -173,6 +187,39 @@ export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
     );
   };
   details();
+  const loop = { input, run, long, record, details, carry: (remaining: readonly string[]) => carryOf(run, remaining, done, perTable) };
+  // Checked once, first: histories from before the patch replay their one-activity-per-table loop unchanged.
+  if (patched(SYNC_BATCH_PATCH)) await batchedLoop(loop);
+  else await perTableLoop(loop);
+  const counts = countsOf(done);
+  const status = counts.refused > 0 ? 'refused' : 'synced';
+  upsertSearchAttributes([{ key: SA.status, value: status }]);
+  return { planHash: input.planHash, plan: planId(input.planHash), status, counts, tables: done };
+}
+
+interface Loop {
+  readonly input: SyncInput;
+  readonly run: Awaited<ReturnType<typeof startOf>>;
+  readonly long: ReturnType<typeof activities>['long'];
+  /** One table's outcome into the run's results and progress. */
+  readonly record: (o: TableSyncOutcome) => void;
+  readonly details: () => void;
+  readonly carry: (remaining: readonly string[]) => SyncCarry;
+}
+
+function carryOf(
+  run: Awaited<ReturnType<typeof startOf>>,
+  remaining: readonly string[],
+  done: readonly TableSyncOutcome[],
+  perTable: readonly SyncTableProgress[],
+): SyncCarry {
+  return { remaining, done, doneAt: perTable.map((p) => p.at), teams: run.teams, total: run.total, runs: run.runs + 1 };
+}
+
+/** Before the batch patch: one syncTable activity per table in a sliding window of `concurrency`. */
+async function perTableLoop(l: Loop): Promise<void> {
+  const { input, run, long } = l;
+  const window = new SlidingWindow<TableSyncOutcome>(windowLimit(input.concurrency, 4));
   const perRun = Math.max(1, input.tablesPerRun ?? DEFAULT_TABLES_PER_RUN);
   let rotate = false;
   let cursor = 0;
@@ -185,19 +232,56 @@ export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
         window.add(tableId, long.syncTable(input.planHash, tableId), (e) => ({ table: tableId, ok: false, error: failureOf(e) }));
       }
     }
-    const o = await window.next();
-    done.push(o);
-    perTable.push(progressOf(o, new Date(Date.now()).toISOString()));
-    details();
+    l.record(await window.next());
+    l.details();
     if (!rotate && cursor < run.tables.length && workflowInfo().continueAsNewSuggested) rotate = patched(SYNC_CONTINUE_AS_NEW_PATCH);
-    if (rotate && window.size === 0) {
-      const doneAt = perTable.map((p) => p.at);
-      const carried: SyncCarry = { remaining: run.tables.slice(cursor), done, doneAt, teams: run.teams, total, runs: run.runs + 1 };
-      await continueAsNew<typeof syncWorkflow>({ ...input, carried });
-    }
+    if (rotate && window.size === 0) await continueAsNew<typeof syncWorkflow>({ ...input, carried: l.carry(run.tables.slice(cursor)) });
   }
-  const counts = countsOf(done);
-  const status = counts.refused > 0 ? 'refused' : 'synced';
-  upsertSearchAttributes([{ key: SA.status, value: status }]);
-  return { planHash: input.planHash, plan: planId(input.planHash), status, counts, tables: done };
+}
+
+/**
+ * Batches of `batch` tables per syncTables activity, ceil(concurrency / batch) at once; a table a
+ * batch hands back with `retry` (a transient failure) is synced again alone by syncTable, under
+ * Temporal's retry policy. The run continues as new after `tablesPerRun` tables, its window and
+ * retries drained first.
+ */
+async function batchedLoop(l: Loop): Promise<void> {
+  const { input, run, long } = l;
+  const batch = Math.max(1, Math.min(input.batch ?? DEFAULT_SYNC_BATCH, 50));
+  const window = new SlidingWindow<BatchSyncOutcome[]>(Math.ceil(windowLimit(input.concurrency, 4) / batch));
+  const perRun = Math.max(1, input.tablesPerRun ?? DEFAULT_TABLES_PER_RUN);
+  const retries: string[] = [];
+  let rotate = false;
+  let cursor = 0;
+  while (cursor < run.tables.length || retries.length > 0 || window.size > 0) {
+    while (!window.full && (retries.length > 0 || (cursor < run.tables.length && !rotate))) {
+      const again = retries.shift();
+      if (again !== undefined) {
+        window.add(
+          `retry:${again}`,
+          long.syncTable(input.planHash, again).then((o) => [o]),
+          (e) => [{ table: again, ok: false, error: failureOf(e) }],
+        );
+      } else if (cursor >= perRun) rotate = true;
+      else {
+        // A batch never takes a run past its budget of tables.
+        const tables = run.tables.slice(cursor, cursor + Math.min(batch, perRun - cursor));
+        cursor += tables.length;
+        window.add(`batch:${tables[0] as string}`, long.syncTables(input.planHash, tables), (e) =>
+          tables.map((table) => ({ table, ok: false, error: failureOf(e) })),
+        );
+      }
+    }
+    // Empty only when the run's budget is spent with nothing left running: straight to continue-as-new.
+    if (window.size > 0) {
+      for (const o of await window.next()) {
+        if (o.retry === true) retries.push(o.table);
+        else l.record(o.ok ? { table: o.table, ok: true, result: o.result } : { table: o.table, ok: false, error: o.error });
+      }
+      l.details();
+    }
+    if (!rotate && cursor < run.tables.length && workflowInfo().continueAsNewSuggested) rotate = true;
+    if (rotate && window.size === 0 && retries.length === 0)
+      await continueAsNew<typeof syncWorkflow>({ ...input, carried: l.carry(run.tables.slice(cursor)) });
+  }
 }

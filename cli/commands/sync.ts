@@ -20,6 +20,7 @@ interface SyncOpts {
   json?: boolean;
   heartbeatTimeout: number;
   tablesPerRun: number;
+  tablesPerActivity: number;
 }
 
 /** The columns a schema addition brought (older results have none). */
@@ -65,7 +66,7 @@ async function throughTemporal(cmd: Command, io: IO, plan: string, opts: SyncOpt
   const progress = (p: SyncProgress): void => {
     if (opts.json !== true) io.err(progressLine(p));
   };
-  const run = { heartbeatSeconds: opts.heartbeatTimeout, tablesPerRun: opts.tablesPerRun };
+  const run = { heartbeatSeconds: opts.heartbeatTimeout, tablesPerRun: opts.tablesPerRun, tablesPerActivity: opts.tablesPerActivity };
   const s: SyncStarted = await startSync(await configOf(cmd), plan, scope, { wait: opts.wait, progress, run });
   const where = { workflowId: s.workflowId, ...(s.ui !== undefined ? { ui: s.ui } : {}) };
   if (s.result === undefined) {
@@ -104,6 +105,8 @@ const HELP =
   '--no-wait returns once it started. --direct runs it in this process instead, without Temporal (small jobs).\n' +
   'A worker killed mid-sync: the step is retried after --heartbeat-timeout and ends as one clean run would (one\n' +
   'snapshot, recorded and audited once). After --tables-per-run tables the workflow continues as new (same id).\n' +
+  'Tables go --tables-per-activity at a time into one activity (fewer Temporal round trips per table); a table\n' +
+  'whose sync fails transiently is retried alone.\n' +
   '\nExamples:\n  migrate sync 3f2a9c1b7d4e -c migrate.yaml\n  migrate sync 3f2a9c1b7d4e --wave 2 --no-wait\n' +
   '  migrate sync 3f2a9c1b7d4e --direct --table sales.orders --table sales.items --json\n' +
   '  migrate sync 3f2a9c1b7d4e --heartbeat-timeout 10 --tables-per-run 200\n\n';
@@ -138,6 +141,12 @@ export function registerSync(program: Command, io: IO): void {
       `tables one workflow run syncs before it continues as new, keeping its history bounded (${FLAG_RANGES.tablesPerRun.min}-${FLAG_RANGES.tablesPerRun.max})`,
       intFlag('--tables-per-run', FLAG_RANGES.tablesPerRun),
       500,
+    )
+    .option(
+      '--tables-per-activity <n>',
+      `tables one sync activity takes at once (${FLAG_RANGES.tablesPerActivity.min}-${FLAG_RANGES.tablesPerActivity.max}; 1 = an activity per table)`,
+      intFlag('--tables-per-activity', FLAG_RANGES.tablesPerActivity),
+      4,
     )
     .option('--direct', 'sync in this process, without Temporal (no worker needed)')
     .option('--wait', 'follow the sync workflow to its end (default)', true)

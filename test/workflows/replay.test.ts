@@ -96,6 +96,19 @@ describe('workflow replay', () => {
     expect(read('syncWorkflow-continued.json')).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
   });
 
+  it('covers the batched sync (patch sync-batched-tables): syncTables activities, a run that continued as new and the run it started', () => {
+    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    expect(files).toEqual(expect.arrayContaining(['syncWorkflow-batched-continued-as-new.json', 'syncWorkflow-batched-continued.json']));
+    expect(read('syncWorkflow-batched-continued-as-new.json')).toContain('"syncTables"');
+    // The patch marker: its id travels as a JSON payload, base64-encoded in the history.
+    expect(read('syncWorkflow-batched-continued-as-new.json')).toContain('EVENT_TYPE_MARKER_RECORDED');
+    expect(read('syncWorkflow-batched-continued-as-new.json')).toContain(Buffer.from('"sync-batched-tables"').toString('base64'));
+    expect(read('syncWorkflow-batched-continued-as-new.json')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+    expect(read('syncWorkflow-batched-continued.json')).toContain('"syncTables"');
+    // The histories from before the patch: one syncTable per table, no batch.
+    expect(read('syncWorkflow-0.json')).not.toContain('"syncTables"');
+  });
+
   it.each(files)(
     '%s replays without nondeterminism',
     async (file) => {
