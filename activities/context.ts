@@ -51,6 +51,16 @@ export interface ActivityDeps {
    * refused with TARGET_MISMATCH before any write. Unset (programmatic use): not checked.
    */
   readonly targetConfig?: TargetConfig;
+  /** The rewrite path (config `rewrite:`): the spark-submit argv, its environment, where new tables go; unset: rewrite tables fail REWRITE_NOT_CONFIGURED. */
+  readonly rewrite?: {
+    readonly command: readonly string[];
+    readonly env: Readonly<Record<string, string>>;
+    readonly warehouse: string;
+    readonly catalogProperties: Readonly<Record<string, string>>;
+    readonly timeoutMinutes: number;
+    /** Where the job's spec, result and log files go (the worker's local disk). */
+    readonly workDir: string;
+  };
   /** Crash-test hook (see `failpoint`); the default reads HIM_FAILPOINTS. */
   readonly failpoint?: (name: string, tableId: string) => void;
 }

@@ -15,6 +15,7 @@ import { undoActivities } from './undo';
 import { syncActivities } from './sync';
 import { cutoverActivities } from './cutover';
 import { validationActivities } from './validation';
+import { rewriteActivities } from './rewrite';
 
 export type { ActivityDeps, TableRef } from './context';
 export type { TableSyncOutcome } from './sync';
@@ -84,6 +85,7 @@ export function createActivities(deps: ActivityDeps) {
     ...validationActivities(c),
     ...syncActivities(c),
     ...cutoverActivities(c),
+    ...rewriteActivities(c),
   };
 }
 

@@ -13,6 +13,7 @@ import { ThriftHmsWriter } from '../adapters/hms/thrift/writer';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
 import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectError } from './temporal-connect';
 import type { TemporalSettings } from './temporal-connect';
+import { rewriteDepsOf } from './rewrite-config';
 
 export type WorkerRole = 'all' | 'workflows' | 'activities';
 type Closer = () => Promise<unknown> | void;
@@ -59,6 +60,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     assessOptions: { allowUnbucketed: config.plan?.assess.allowUnbucketed ?? false },
     targetConfig: targetConfigOf(config),
     engine: createEngine(),
+    rewrite: rewriteDepsOf(config),
   });
 }
 

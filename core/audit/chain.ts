@@ -36,6 +36,10 @@ export const AuditAction = {
   TABLE_UNFENCED: 'table.unfenced',
   /** `migrate rollback`: appends other engines made since ours registered back into Hive (partitions added, files, snapshot ids). */
   TABLE_PUT_BACK: 'table.put-back',
+  /** The rewrite path: the Spark job wrote a new Iceberg table from the Hive one (job id, location, rows and checksums of both sides, files). */
+  TABLE_REWRITTEN: 'table.rewritten',
+  /** The rewrite path undone: the new table dropped (no purge) and the files its job wrote deleted (never the source). */
+  TABLE_REWRITE_DROPPED: 'table.rewrite-dropped',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

@@ -9,6 +9,7 @@ import { createContext } from '../stack/manifest';
 import { stackEnv } from '../stack/env';
 import { seedWarehouse, unseedWarehouse } from './warehouse';
 import { dropScale, seedScale } from './scale';
+import { seedRewriteWarehouse } from './lb-rewrite';
 
 const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --seed N            data seed (default 42)
@@ -20,6 +21,8 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --drop              remove the seeded warehouse, or with --scale that scale warehouse
                       (HMS deleteData=false + its own S3 prefix)
   --scale N,M,K       N tables x M partitions x K tiny files (database P_scale_NxMxK), for benchmarks
+  --left-behind rewrite  (re)seed database lb_rewrite: text/CSV/JSON, bucketed and sub-directory tables
+                      only a rewrite migrates (dev/seed/lb-rewrite.ts); prints its manifest as JSON
   --concurrency C     scale mode: parallel HMS connections (default 16)
   --batch B           scale mode: partitions per add_partitions call (default 100)
 `;
@@ -79,6 +82,13 @@ async function main(argv: string[]): Promise<number> {
     python: env.HIM_VERIFIER_PYTHON as string,
     log: (m: string) => process.stderr.write(`[seed] ${m}\n`),
   };
+
+  if (args.has('left-behind') && str(args, 'left-behind') === 'rewrite') {
+    process.stdout.write(
+      `${JSON.stringify(await seedRewriteWarehouse({ hms: common.hms, bucket: common.bucket, s3: common.s3, log: common.log }))}\n`,
+    );
+    return 0;
+  }
 
   if (args.has('scale')) {
     const parts = str(args, 'scale').split(',').map(Number);
