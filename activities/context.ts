@@ -54,6 +54,16 @@ export interface ActivityDeps {
   readonly targetConfig?: TargetConfig;
   /** Reads a view's table references (adapters/sql); apply re-checks a view's SQL with it. Unset: views stay in Hive (VIEW_NOT_TRANSLATABLE). */
   readonly viewSql?: ViewSqlParser;
+  /** The rewrite path (config `rewrite:`): the spark-submit argv, its environment, where new tables go; unset: rewrite tables fail REWRITE_NOT_CONFIGURED. */
+  readonly rewrite?: {
+    readonly command: readonly string[];
+    readonly env: Readonly<Record<string, string>>;
+    readonly warehouse: string;
+    readonly catalogProperties: Readonly<Record<string, string>>;
+    readonly timeoutMinutes: number;
+    /** Where the job's spec, result and log files go (the worker's local disk). */
+    readonly workDir: string;
+  };
   /** Crash-test hook (see `failpoint`); the default reads HIM_FAILPOINTS. */
   readonly failpoint?: (name: string, tableId: string) => void;
 }

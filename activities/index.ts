@@ -16,6 +16,7 @@ import { syncActivities } from './sync';
 import { cutoverActivities } from './cutover';
 import { viewActivities } from './views';
 import { validationActivities } from './validation';
+import { rewriteActivities } from './rewrite';
 
 export type { ActivityDeps, TableRef } from './context';
 export type { BatchSyncOutcome, TableSyncOutcome } from './sync';
@@ -86,6 +87,7 @@ export function createActivities(deps: ActivityDeps) {
     ...syncActivities(c),
     ...cutoverActivities(c),
     ...viewActivities(c),
+    ...rewriteActivities(c),
   };
 }
 

@@ -1,6 +1,7 @@
 // The forward steps of one table (apply): save the HMS original after re-checking it, write our
 // metadata, register, validate. Each step reads the table's record first and does only what is
 // missing, so a retry or a worker killed mid-step ends in the same state as one clean run.
+import { TableClass } from '../core/plan/types';
 import { Context } from '@temporalio/activity';
 import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
@@ -49,6 +50,12 @@ async function assertLocationOwn(deps: Ctx['deps'], ref: TableRef, inv: TableInv
 }
 
 type PlanEntry = PlanFile['waves'][number]['tables'][number];
+
+/** What the first step did: a view (nothing to write), our metadata written, or a rewrite-path table (rewriteTable next). */
+export type SaveAndWrite =
+  | { view: true }
+  | { view: false; rewrite: true }
+  | { view: false; rewrite?: false; metadataLocation: string; dataFiles: number; records: number };
 
 /** The table's entry in its plan (a table in no wave is refused). */
 async function planEntry(c: Ctx, ref: TableRef): Promise<PlanEntry> {
@@ -132,11 +139,9 @@ async function snapshotOriginal(
  * it is a view, write the metadata. Each half is idempotent and recorded on its own, so a retry
  * after a crash in either resumes where the record says.
  */
-async function saveOriginalAndWrite(
-  c: Ctx,
-  sharesNoLocation: ReturnType<typeof siblingCheck>,
-  ref: TableRef,
-): Promise<{ view: true } | { view: false; metadataLocation: string; dataFiles: number; records: number }> {
+async function saveOriginalAndWrite(c: Ctx, sharesNoLocation: ReturnType<typeof siblingCheck>, ref: TableRef): Promise<SaveAndWrite> {
+  // A rewrite-required table in a wave takes the rewrite path (activities/rewrite.ts): nothing written here.
+  if ((await planEntry(c, ref)).class === TableClass.REWRITE_REQUIRED) return { view: false, rewrite: true };
   const snap = await snapshotOriginal(c, sharesNoLocation, ref);
   if (snap.view) return { view: true };
   return { view: false, ...(await writeMetadata(c, ref)) };
@@ -267,10 +272,7 @@ export function tableActivities(c: Ctx) {
   const sharesNoLocation = siblingCheck(c.deps.hms);
   return {
     snapshotOriginal: (ref: TableRef): Promise<{ digest: string; view: boolean }> => snapshotOriginal(c, sharesNoLocation, ref),
-    saveOriginalAndWrite: (
-      ref: TableRef,
-    ): Promise<{ view: true } | { view: false; metadataLocation: string; dataFiles: number; records: number }> =>
-      saveOriginalAndWrite(c, sharesNoLocation, ref),
+    saveOriginalAndWrite: (ref: TableRef): Promise<SaveAndWrite> => saveOriginalAndWrite(c, sharesNoLocation, ref),
     markSkipped: (ref: TableRef, reason: string): Promise<void> => markSkipped(c, ref, reason),
     writeMetadata: (ref: TableRef): Promise<{ metadataLocation: string; dataFiles: number; records: number }> => writeMetadata(c, ref),
     registerTable: (ref: TableRef): Promise<{ outcome: string }> => registerTable(c, ref),

@@ -2,6 +2,7 @@
 // facts recorded at that step (our metadata location and the files we wrote): it never re-runs
 // preparation or validation, so what refused a table cannot also refuse its cleanup. Nothing here
 // touches a catalog entry whose metadata this tool did not record for the table.
+import { dropRewrite, rewriteFactsOf } from './rewrite';
 import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
@@ -158,6 +159,7 @@ async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string):
   const r = c.recorded(first);
   if (first.status === 'rolled-back' || first.original === null) return { status: first.status };
   if (first.status === 'view-created') return rollbackView(c, ref, first, by);
+  if (rewriteFactsOf(first) !== null) return rollbackRewrite(c, ref, by);
   const put = r === null ? null : await unregisterForRollback(c, ref, first, r.metadataLocation, force, by);
   // A put-back moved the saved original on (original + the partitions added): check against that.
   const rec = put === null ? first : await deps.state.getTable(ref.planHash, ref.tableId);
@@ -189,6 +191,40 @@ async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string):
     ),
   );
   return { status: 'rolled-back', ...(put === null ? {} : { putBack: putBackOutcome(put) }) };
+}
+
+/**
+ * Rollback of a rewrite-path table: its new table dropped and the files its job wrote deleted
+ * (activities/rewrite.ts dropRewrite); the Hive table was never touched — verified, then recorded.
+ */
+async function rollbackRewrite(c: Ctx, ref: TableRef, by: string): Promise<RollbackTableResult> {
+  const { deps } = c;
+  const out = await dropRewrite(c, ref, by);
+  const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  const [now_] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+  const digest = now_ === undefined ? null : fingerprintOf(now_);
+  if (digest !== rec.originalDigest)
+    throw new MigrationError(
+      ErrorCode.SOURCE_CHANGED,
+      `${ref.tableId}: the HMS object no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)}); the rewritten table was dropped`,
+      { tableId: ref.tableId },
+      { retryable: false },
+    );
+  await deps.state.recordStep(
+    ref.planHash,
+    ref.tableId,
+    { status: 'rolled-back', writtenFiles: [] },
+    c.event(
+      A.TABLE_ROLLED_BACK,
+      `hms:${ref.tableId}`,
+      ref.planHash,
+      null,
+      rec.originalDigest,
+      { verified: true, path: 'rewrite', ...out },
+      by,
+    ),
+  );
+  return { status: 'rolled-back' };
 }
 
 /** What a rolled-back table reports to the rollback workflow. */

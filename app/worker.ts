@@ -14,6 +14,7 @@ import { NodeSqlViewParser } from '../adapters/sql/view-deps';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
 import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectError } from './temporal-connect';
 import type { TemporalSettings } from './temporal-connect';
+import { rewriteDepsOf } from './rewrite-config';
 
 export type WorkerRole = 'all' | 'workflows' | 'activities';
 type Closer = () => Promise<unknown> | void;
@@ -62,6 +63,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     engine: createEngine(),
     // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
     viewSql: new NodeSqlViewParser(),
+    rewrite: rewriteDepsOf(config),
   });
 }
 

@@ -175,4 +175,14 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'The catalog already holds that name with a view or table this tool did not create for the Hive view: drop or rename it by hand (it is left untouched), then apply again.',
   VIEW_VALIDATION_MISMATCH:
     'The view the catalog returned is not the one created (marker, columns or SQL): check for a concurrent writer or a catalog that rewrites views; the view was dropped by the undo.',
+  REWRITE_UNSUPPORTED:
+    'The rewrite job cannot read this table as Hive does (the message names the property): rewrite it in Hive (CREATE TABLE … STORED AS PARQUET AS SELECT), then plan again.',
+  REWRITE_JOB_FAILED:
+    'Read the job’s log (the message names it and the exit code); check rewrite.command (spark-submit, jars, S3 settings) and retry the table — a failed job leaves nothing registered.',
+  REWRITE_MISMATCH:
+    'The new table was dropped and its files deleted: compare the two sides’ samples in the job result, fix the source or the serde properties, and apply again.',
+  REWRITE_TARGET_TAKEN:
+    'Another table holds the target name: drop or rename it (or choose catalog.namespacePrefix), then apply again; the tool never overwrites a table it did not write.',
+  REWRITE_NOT_CONFIGURED:
+    'Add a `rewrite:` section (command: the spark-submit argv) to the worker’s config, restart the worker, and retry.',
 };

@@ -218,6 +218,16 @@ export const ErrorCode = {
   VIEW_NOT_OURS: 'VIEW_NOT_OURS',
   /** Apply of a Hive view: the Iceberg view read back differs from the one created (marker, schema, representations). */
   VIEW_VALIDATION_MISMATCH: 'VIEW_VALIDATION_MISMATCH',
+  /** A rewrite-path table whose storage the shipped Spark job cannot read as Hive does (serde, header/footer lines, escapes). */
+  REWRITE_UNSUPPORTED: 'REWRITE_UNSUPPORTED',
+  /** The rewrite job (spark-submit) could not start, exited non-zero, or left no result. */
+  REWRITE_JOB_FAILED: 'REWRITE_JOB_FAILED',
+  /** The rewrite job's new table differs from the Hive source: row counts or content checksums not equal. */
+  REWRITE_MISMATCH: 'REWRITE_MISMATCH',
+  /** The rewrite target name is held by a table this plan's job did not write (no marker, or another job's). */
+  REWRITE_TARGET_TAKEN: 'REWRITE_TARGET_TAKEN',
+  /** A rewrite-path table in a plan, but the worker has no `rewrite:` configuration (the spark-submit command line). */
+  REWRITE_NOT_CONFIGURED: 'REWRITE_NOT_CONFIGURED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

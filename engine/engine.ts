@@ -4,6 +4,9 @@
 // plan a rollback's put-back of other engines' appends. Activities import
 // this file with `import type` only (eslint.config.mjs); the worker's assembly builds
 // `createEngine()` and passes it in ActivityDeps.engine, so tests can hand in another.
+import type { RewriteSpec } from '../core/rewrite/spec';
+import type { RewriteResult, RunJobOptions } from './rewrite-job';
+import { runRewriteJob, stopRewriteJob } from './rewrite-job';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
 import type { HivePartition, HiveTable, TableInventory } from '../core/hive/model';
@@ -52,9 +55,23 @@ export interface ConversionEngine {
     source: string,
     original: TableInventory,
   ): Promise<PutBackPlan>;
+  /** The rewrite path: run the shipped Spark job for one table as a child process (rewrite-job.ts). */
+  runRewriteJob(spec: RewriteSpec, opts: RunJobOptions): Promise<RewriteResult>;
+  /** Kill a job a killed worker left running on this host (its process group); true when there was one. */
+  stopRewriteJob(workDir: string, jobId: string): Promise<boolean>;
 }
 
 /** The engine over this repository's adapters (formats, Avro, storage listing, results Parquet). */
 export function createEngine(): ConversionEngine {
-  return { writeIcebergMetadata, validateConversion, checkTableDrift, writeResults, syncMigratedTable, validateSyncedTable, planPutBack };
+  return {
+    writeIcebergMetadata,
+    validateConversion,
+    checkTableDrift,
+    writeResults,
+    syncMigratedTable,
+    validateSyncedTable,
+    planPutBack,
+    runRewriteJob,
+    stopRewriteJob,
+  };
 }

@@ -42,6 +42,9 @@ export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
         await short.markSkipped(ref, 'VIEW');
         return { tableId: input.tableId, status: 'skipped', reason: 'VIEW' };
       }
+      // The rewrite path (decided by the recorded result of the step above: replay-safe without a patch,
+      // histories recorded before it never carry `rewrite`).
+      if (w.rewrite === true) return await rewritePath(input, undo);
     } else {
       const snap = await short.snapshotOriginal.executeWithOptions({ ...o.short, summary: `save HMS original of ${t}` }, [ref]);
       if (snap.view) {
@@ -83,6 +86,33 @@ async function viewSteps(input: TableInput, undo: Undo[]): Promise<TableOutcome>
   });
   await short.validateIcebergView.executeWithOptions({ ...o.short, summary: `validate the Iceberg view of ${t}` }, [ref]);
   return { tableId: t, status: 'migrated' };
+}
+
+/**
+ * A rewrite-path table: the Spark job writes a new Iceberg table (one long activity that heartbeats
+ * the job's progress; cancelling it kills the job); its inverse drops that table and the files the
+ * job wrote. Nothing of the metadata-only path applies.
+ */
+async function rewritePath(input: TableInput, undo: Undo[]): Promise<TableOutcome> {
+  const { long } = activities(input.timeouts);
+  const o = activityOptions(input.timeouts);
+  const ref = { planHash: input.planHash, tableId: input.tableId };
+  const t = input.tableId;
+  undo.length = 0;
+  undo.push({
+    what: 'drop the rewritten table',
+    run: () =>
+      long.dropRewrite.executeWithOptions({ ...o.long, summary: `undo: drop ${t}'s rewritten table and the files its job wrote` }, [ref]),
+  });
+  await long.rewriteTable.executeWithOptions(
+    {
+      ...o.long,
+      startToCloseTimeout: '7 days',
+      summary: `rewrite ${t} through Spark: new Iceberg table, rows and checksums on both sides`,
+    },
+    [ref],
+  );
+  return { tableId: input.tableId, status: 'migrated' };
 }
 
 /** Run every undo in reverse; each may fail on its own without skipping the others. */

@@ -1,6 +1,7 @@
 // `assess`, and the front half of `plan`: inventory (any HmsReader: Thrift, or the backing database
 // when hms.db is configured) → the assessment rules (core/plan/assess) with the findings only
 // outside systems can give (storage sample, target catalog) → PlanTables + view edges.
+import { rewritable } from '../../core/rewrite/spec';
 import type { MigrateConfig } from '../../core/config/schema';
 import { MigrationError } from '../../core/errors';
 import type { TableInventory } from '../../core/hive/model';
@@ -37,6 +38,8 @@ export interface AssessedTable extends Assessment {
   readonly partitions: PlannedPartitions;
   /** Views: the tables the SQL reads. */
   readonly reads: readonly string[];
+  /** Rewrite-required and readable by the rewrite job (core/rewrite/spec.ts): planned with `plan --rewrite`. */
+  readonly rewritable: boolean;
 }
 
 export interface AssessResult {
@@ -73,6 +76,7 @@ function assessOne(
     pin: conversionPin(t),
     partitions: plannedPartitions(t),
     reads,
+    rewritable: a.class === TableClass.REWRITE_REQUIRED && rewritable(t, a.findings),
   };
 }
 
@@ -148,6 +152,7 @@ export function toPlanTable(a: AssessedTable): PlanTable {
     fingerprint: a.fingerprint,
     pin: a.pin,
     partitions: a.partitions,
+    rewritable: a.rewritable,
   };
 }
 

@@ -67,11 +67,24 @@ export function readLineage(file: string): PlanEdge[] {
 }
 
 /** Everything the plan needs from the config, validated before any HMS call. */
-export function planSettings(cfg: MigrateConfig, lineageFlag: string | undefined) {
+export function planSettings(cfg: MigrateConfig, lineageFlag: string | undefined, rewriteFlag = false) {
   const p = cfg.plan;
-  const waves = { ...DEFAULT_WAVES, ...(p?.waves ?? {}) };
+  // The rewrite path is opt-in per plan: --rewrite, or rewrite.enabled; recorded in the plan's options.
+  const rewrite = rewriteFlag || cfg.rewrite?.enabled === true;
+  if (rewriteFlag && cfg.rewrite === undefined)
+    throw new MigrationError(
+      ErrorCode.CONFIG_INVALID,
+      'plan --rewrite: the config has no rewrite: section (the spark-submit command line)',
+      {
+        paths: ['rewrite'],
+      },
+    );
+  const waves = { ...DEFAULT_WAVES, ...(p?.waves ?? {}), ...(rewrite ? { rewrite: true } : {}) };
   withPrefix('plan.waves', () => parseWaveOptions(waves));
-  const throughput = withPrefix('plan', () => parseThroughput(p?.throughput ?? DEFAULT_THROUGHPUT));
+  const measured = parseThroughput(p?.throughput ?? DEFAULT_THROUGHPUT);
+  const throughput = withPrefix('plan', () =>
+    rewrite ? parseThroughput({ rewriteBytesPerSecond: cfg.rewrite?.bytesPerSecond, ...measured }) : measured,
+  );
   const targetCatalog = p?.targetCatalog ?? cfg.catalog?.name;
   if (targetCatalog === undefined)
     throw new MigrationError(ErrorCode.CONFIG_INVALID, 'plan.targetCatalog: not set (and no catalog.name to default to)', {
@@ -92,9 +105,9 @@ export interface BuiltPlan {
 
 export async function buildPlanFromHms(
   cfg: MigrateConfig,
-  o: { databases: readonly string[]; lineage?: string; now: Date; source?: HmsSource },
+  o: { databases: readonly string[]; lineage?: string; now: Date; source?: HmsSource; rewrite?: boolean },
 ): Promise<BuiltPlan> {
-  const s = planSettings(cfg, o.lineage);
+  const s = planSettings(cfg, o.lineage, o.rewrite);
   const { reader, source, endpoint } = await openWarehouseReader(cfg, { source: o.source });
   let assessed: AssessResult;
   try {

@@ -32,6 +32,7 @@ interface PlanOpts {
   database: string[];
   source?: HmsSource;
   json?: boolean;
+  rewrite?: boolean;
 }
 
 async function runPlanCommand(opts: PlanOpts, files: string[], cmd: Command, io: IO): Promise<void> {
@@ -55,15 +56,21 @@ async function runPlanCommand(opts: PlanOpts, files: string[], cmd: Command, io:
     lineage: opts.lineage,
     now: new Date(),
     source: opts.source,
+    rewrite: opts.rewrite === true,
   });
   const built = signing === undefined ? unsigned : { ...unsigned, plan: signBuiltPlan(unsigned.plan, signing) };
   const written = await writePlanOutputs(built, { out: opts.out, report: opts.report, graph: opts.graph });
   const p = built.plan;
   const signed = p.signature === undefined ? '' : `; signed (${p.signature.type}, key ${p.signature.keyId}) by ${p.signature.signer}`;
-  const summary = `${p.waves.length} waves, ${p.waves.reduce((n, w) => n + w.tables.length, 0)} tables planned, ${p.notPlanned.length} not planned, ${p.findings.length} findings; hash ${p.hash}${signed}`;
+  const rewrites = p.waves.flatMap((w) => w.tables).filter((t) => t.class === 'rewrite-required');
+  const rewriteNote =
+    rewrites.length === 0
+      ? ''
+      : ` (${rewrites.length} on the rewrite path: ${rewrites.reduce((n, t) => n + t.bytes, 0)} bytes through Spark)`;
+  const summary = `${p.waves.length} waves, ${p.waves.reduce((n, w) => n + w.tables.length, 0)} tables planned${rewriteNote}, ${p.notPlanned.length} not planned, ${p.findings.length} findings; hash ${p.hash}${signed}`;
   io.out(
     opts.json
-      ? `${JSON.stringify({ ok: true, written, hash: p.hash, signature: p.signature ?? null, target: p.target, waves: p.waves.length, notPlanned: p.notPlanned.length, findings: p.findings }, null, 2)}\n`
+      ? `${JSON.stringify({ ok: true, written, hash: p.hash, signature: p.signature ?? null, target: p.target, waves: p.waves.length, notPlanned: p.notPlanned.length, rewrite: rewrites.map((t) => ({ id: t.id, bytes: t.bytes })), findings: p.findings }, null, 2)}\n`
       : `${summary}\nwrote ${written.join(', ')}\nnext: review ${opts.report ?? opts.out}, then migrate apply ${opts.out}\n`,
   );
   io.setExit(ExitCode.OK);
@@ -81,6 +88,10 @@ export function registerPlan(program: Command, io: IO): void {
     .option('--database <name>', 'only this database (repeatable)', collect, [])
     .addOption(sourceOption())
     .option('--diff', 'compare two plan files: tables added, removed, moved, class and fingerprint changes')
+    .option(
+      '--rewrite',
+      'plan rewrite-required tables the Spark job reads (text/CSV/JSON, bucketed, sub-directories) onto the rewrite path (needs a rewrite: config section)',
+    )
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
@@ -90,6 +101,7 @@ Examples:
   migrate plan -c migrate.yaml --out plan.json --report plan.html
   migrate plan -c migrate.yaml --out plan.json --lineage lineage.yaml --database sales
   migrate plan --diff old.json new.json
+  migrate plan -c migrate.yaml --out plan.json --rewrite   # text/CSV/JSON, bucketed, sub-directory tables through Spark
 
 Tables the target catalog already holds (an earlier plan migrated them) are left out with the
 finding IN_TARGET_CATALOG; the catalog is listed once per target namespace.

@@ -44,6 +44,10 @@ export const AuditAction = {
   VIEW_DROPPED: 'view.dropped',
   /** apply: a Hive view left in Hive, with its code (VIEW_BASE_NOT_MIGRATED, VIEW_CATALOG_UNSUPPORTED, …). */
   VIEW_SKIPPED: 'view.skipped',
+  /** The rewrite path: the Spark job wrote a new Iceberg table from the Hive one (job id, location, rows and checksums of both sides, files). */
+  TABLE_REWRITTEN: 'table.rewritten',
+  /** The rewrite path undone: the new table dropped (no purge) and the files its job wrote deleted (never the source). */
+  TABLE_REWRITE_DROPPED: 'table.rewrite-dropped',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

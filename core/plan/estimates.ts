@@ -17,6 +17,8 @@ export const throughputSchema = z
     bytesPerSecond: z.number().positive(),
     /** Fixed seconds per table (snapshot, register, validate). */
     perTableOverheadSeconds: z.number().nonnegative(),
+    /** Rewrite path: bytes of Hive data the Spark job reads, writes and checks per second (config rewrite.bytesPerSecond). */
+    rewriteBytesPerSecond: z.number().positive().optional(),
   })
   .strict();
 export type Throughput = z.output<typeof throughputSchema>;
@@ -43,14 +45,33 @@ export function parseThroughput(input: unknown): Throughput {
  * second. The terms add (rather than max) because listing, footer reads and the per-table steps
  * of one table run one after another; the rates already fold in the pool's parallelism.
  */
-export function estimateWave(tables: readonly { readonly files: number; readonly bytes: number }[], throughput: Throughput): WaveEstimate {
+export function estimateWave(
+  tables: readonly { readonly files: number; readonly bytes: number; readonly class?: string }[],
+  throughput: Throughput,
+): WaveEstimate {
   let files = 0;
   let bytes = 0;
+  let seconds = 0;
   for (const t of tables) {
     files += t.files;
     bytes += t.bytes;
+    seconds += tableSeconds(t, throughput);
   }
-  const seconds =
-    files / throughput.filesPerSecond + bytes / throughput.bytesPerSecond + tables.length * throughput.perTableOverheadSeconds;
   return { files, bytes, expectedSeconds: Math.ceil(seconds) };
+}
+
+/** Default rewrite rate when none is configured: measured by bench/rewrite on the 2-core stack (bench/RESULTS.md). */
+export const DEFAULT_REWRITE_BYTES_PER_SECOND = 250_000;
+
+/**
+ * One table's share: metadata-only = its files and footer bytes at the measured rates; a rewrite
+ * (class rewrite-required in a wave) = every byte read, written and checked by the Spark job.
+ */
+export function tableSeconds(
+  t: { readonly files: number; readonly bytes: number; readonly class?: string },
+  throughput: Throughput,
+): number {
+  if (t.class === 'rewrite-required')
+    return t.bytes / (throughput.rewriteBytesPerSecond ?? DEFAULT_REWRITE_BYTES_PER_SECOND) + throughput.perTableOverheadSeconds;
+  return t.files / throughput.filesPerSecond + t.bytes / throughput.bytesPerSecond + throughput.perTableOverheadSeconds;
 }

@@ -37,6 +37,8 @@ export interface PlanTable {
   readonly pin?: ConversionPin | null;
   /** The partitions seen (core/plan/partition-set.ts), so apply can name the ones added since. */
   readonly partitions?: PlannedPartitions | null;
+  /** A rewrite-required table the rewrite job can take (core/rewrite/spec.ts `rewritable`); planned only with `rewrite`. */
+  readonly rewritable?: boolean;
 }
 
 /** `to` must not migrate before `from` (`to` reads `from`: a view, or a job's write of its read). */
@@ -155,6 +157,11 @@ export const waveOptionsSchema = z
       })
       .strict()
       .default({}),
+    /**
+     * The rewrite path (`migrate plan --rewrite`, config `rewrite.enabled`): rewrite-required tables
+     * the shipped Spark job reads are planned (their entry keeps class rewrite-required: apply rewrites them).
+     */
+    rewrite: z.boolean().optional(),
   })
   .strict()
   .superRefine((o, ctx) => {

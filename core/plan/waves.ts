@@ -37,7 +37,7 @@ function reasonFor(
   if (o.scope.include && !include.some((r) => r.test(t.id))) return Reason.OUT_OF_SCOPE;
   if (exclude.some((r) => r.test(t.id))) return Reason.OUT_OF_SCOPE;
   if (t.class === TableClass.SKIP) return Reason.CLASS_SKIP;
-  if (t.class === TableClass.REWRITE_REQUIRED) return Reason.CLASS_REWRITE_REQUIRED;
+  if (t.class === TableClass.REWRITE_REQUIRED && !(o.rewrite && t.rewritable === true)) return Reason.CLASS_REWRITE_REQUIRED;
   return null;
 }
 

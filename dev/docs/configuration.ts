@@ -29,6 +29,7 @@ const SOURCES: Record<string, { file: string; name: string }> = {
   'plan.throughput': { file: 'core/plan/estimates.ts', name: 'throughputSchema' },
   validation: { file: 'core/config/schema.ts', name: 'validationSchema' },
   audit: { file: 'core/config/schema.ts', name: 'auditSchema' },
+  rewrite: { file: 'core/config/schema.ts', name: 'rewriteSchema' },
 };
 
 /** Sub-schemas the config keeps as open records and the planner validates (their errors keep planner codes). */
@@ -155,7 +156,7 @@ export function configKeys(): ConfigKey[] {
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-const ORDER = ['hms', 'catalog', 'storage', 'temporal', 'state', 'plan', 'validation', 'audit'];
+const ORDER = ['hms', 'catalog', 'storage', 'temporal', 'state', 'plan', 'validation', 'audit', 'rewrite'];
 
 export function configurationMd(): string {
   const keys = configKeys();

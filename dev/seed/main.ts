@@ -11,6 +11,7 @@ import { seedWarehouse, unseedWarehouse } from './warehouse';
 import { dropScale, seedScale } from './scale';
 import { seedAcid } from './acid';
 import { seedViews } from './views';
+import { seedRewriteWarehouse } from './lb-rewrite';
 
 const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --seed N            data seed (default 42)
@@ -24,6 +25,8 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --drop              remove the seeded warehouse, or with --scale that scale warehouse
                       (HMS deleteData=false + its own S3 prefix)
   --scale N,M,K       N tables x M partitions x K tiny files (database P_scale_NxMxK), for benchmarks
+  --left-behind rewrite  (re)seed database lb_rewrite: text/CSV/JSON, bucketed and sub-directory tables
+                      only a rewrite migrates (dev/seed/lb-rewrite.ts); prints its manifest as JSON
   --concurrency C     scale mode: parallel HMS connections (default 16)
   --batch B           scale mode: partitions per add_partitions call (default 100)
   --left-behind acid  seed the insert-only ACID tables instead (dev/seed/acid.ts: committed, aborted and
@@ -91,8 +94,15 @@ async function main(argv: string[]): Promise<number> {
     log: (m: string) => process.stderr.write(`[seed] ${m}\n`),
   };
 
+  if (args.has('left-behind') && str(args, 'left-behind') === 'rewrite') {
+    process.stdout.write(
+      `${JSON.stringify(await seedRewriteWarehouse({ hms: common.hms, bucket: common.bucket, s3: common.s3, log: common.log }))}\n`,
+    );
+    return 0;
+  }
+
   if (args.has('left-behind')) {
-    if (str(args, 'left-behind') !== 'acid') throw new Error(`--left-behind takes 'acid'\n${USAGE}`);
+    if (str(args, 'left-behind') !== 'acid') throw new Error(`--left-behind takes 'acid' or 'rewrite'\n${USAGE}`);
     const m = await seedAcid({ ...common, database: str(args, 'database', 'lb_acid') });
     const text = `${JSON.stringify(m)}\n`;
     if (args.has('manifest')) writeFileSync(str(args, 'manifest'), text);

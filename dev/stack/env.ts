@@ -66,6 +66,8 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     HIM_TRINO_URI: `http://127.0.0.1:${p('trino')}`,
     HIM_VERIFIER_PYTHON: path.join(installDir(ctx, 'verifier'), 'venv', 'bin', 'python'),
     HIM_SPARK_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'jars'),
+    // The rewrite job's extra jars (S3A): with HIM_SPARK_JARS_DIR, the stack's spark-submit classpath.
+    HIM_SPARK_REWRITE_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'rewrite-jars'),
   };
 }
 

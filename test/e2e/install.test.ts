@@ -113,7 +113,14 @@ afterAll(async () => {
 
 describe('the packed tarball, installed into a temporary prefix', () => {
   it('holds the compiled tool and its prebuilt workflow bundle, not the sources or the dev tools', () => {
-    for (const f of ['dist/cli/main.js', 'dist/workflow-bundle.js', 'dist/adapters/formats/threads/worker.bundle.js', 'LICENSE'])
+    for (const f of [
+      'dist/cli/main.js',
+      'dist/workflow-bundle.js',
+      'dist/adapters/formats/threads/worker.bundle.js',
+      'jobs/rewrite.py',
+      'jobs/canonical.py',
+      'LICENSE',
+    ])
       expect(existsSync(path.join(installDir, f))).toBe(true);
     for (const f of ['cli/main.ts', 'bin/migrate', 'dev', 'test', 'node_modules/tsx', 'node_modules/esbuild'])
       expect(existsSync(path.join(installDir, f))).toBe(false);

@@ -12,7 +12,7 @@ import { mavenCopy } from '../installers';
 import { cachedInstall, run, which, StackError } from '../util';
 
 const NAME = 'verifier';
-const Settings = z.object({ pip: z.array(z.string()).min(1), jars: z.array(z.string()) });
+const Settings = z.object({ pip: z.array(z.string()).min(1), jars: z.array(z.string()), rewriteJars: z.array(z.string()).default([]) });
 
 /** `g:a:v` → the file name `mavenCopy` writes (no classifier in our coordinates). */
 function jarFile(coordinates: string): string {
@@ -50,10 +50,15 @@ export const component: Component = {
     const dir = await cachedInstall(ctx, NAME, versionOf(ctx, NAME), (d) => build(ctx, d), { inPlace: true });
     // A jar added to the manifest later is fetched into the existing install (the venv is kept):
     // only the missing ones, so a second `up` fetches nothing.
-    const missing = settings(ctx, NAME, Settings).jars.filter((j) => !existsSync(path.join(dir, 'jars', jarFile(j))));
-    if (missing.length > 0) {
-      ctx.log(`${NAME}: fetching ${missing.join(', ')} into ${path.join(dir, 'jars')}`);
-      await mavenCopy(ctx, missing, path.join(dir, 'jars'));
+    const s = settings(ctx, NAME, Settings);
+    for (const [sub, jars] of [
+      ['jars', s.jars],
+      ['rewrite-jars', s.rewriteJars],
+    ] as const) {
+      const missing = jars.filter((j) => !existsSync(path.join(dir, sub, jarFile(j))));
+      if (missing.length === 0) continue;
+      ctx.log(`${NAME}: fetching ${missing.join(', ')} into ${path.join(dir, sub)}`);
+      await mavenCopy(ctx, missing, path.join(dir, sub));
     }
   },
   async start(ctx) {
@@ -64,9 +69,11 @@ export const component: Component = {
   async health(ctx) {
     const dir = installDir(ctx, NAME);
     if (!existsSync(path.join(dir, '.complete'))) return { ok: false, detail: `not installed (${dir})` };
-    const missing = settings(ctx, NAME, Settings)
-      .jars.map(jarFile)
-      .filter((f) => !existsSync(path.join(dir, 'jars', f)));
+    const s = settings(ctx, NAME, Settings);
+    const missing = [
+      ...s.jars.map(jarFile).filter((f) => !existsSync(path.join(dir, 'jars', f))),
+      ...s.rewriteJars.map(jarFile).filter((f) => !existsSync(path.join(dir, 'rewrite-jars', f))),
+    ];
     if (missing.length > 0) return { ok: false, detail: `missing jars: ${missing.join(', ')}` };
     try {
       const out = JSON.parse(await run(python(dir), ['-c', IMPORT_PROBE], { timeoutMs: 30_000 })) as Record<string, string>;
@@ -81,6 +88,6 @@ export const component: Component = {
   },
   endpoints(ctx) {
     const dir = installDir(ctx, NAME);
-    return { python: python(dir), jars: path.join(dir, 'jars') };
+    return { python: python(dir), jars: path.join(dir, 'jars'), rewriteJars: path.join(dir, 'rewrite-jars') };
   },
 };

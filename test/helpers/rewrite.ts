@@ -1,0 +1,47 @@
+// The stack's `rewrite:` config section: the verifier venv's spark-submit, local[*], the Iceberg
+// runtime + AWS bundle jars the readers use plus the S3A jars (HIM_SPARK_REWRITE_JARS_DIR), S3A
+// pointed at the stack's S3 (keys from the environment). Test and bench tooling.
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+
+export function stackRewriteCommand(env: NodeJS.ProcessEnv): { command: string[]; env: Record<string, string> } {
+  const python = env.HIM_VERIFIER_PYTHON as string;
+  const venv = path.dirname(path.dirname(python));
+  const lib = path.join(venv, 'lib');
+  const py = readdirSync(lib).find((d) => d.startsWith('python3')) ?? 'python3';
+  const jarsOf = (dir: string): string[] =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.jar') && !f.startsWith('postgresql'))
+      .map((f) => path.join(dir, f));
+  const jars = [...jarsOf(env.HIM_SPARK_JARS_DIR as string), ...jarsOf(env.HIM_SPARK_REWRITE_JARS_DIR as string)];
+  const s3 = env.HIM_S3_ENDPOINT as string;
+  const conf = {
+    'spark.driver.memory': '1g',
+    'spark.ui.enabled': 'false',
+    'spark.sql.session.timeZone': 'UTC',
+    'spark.driver.host': '127.0.0.1',
+    'spark.driver.bindAddress': '127.0.0.1',
+    'spark.hadoop.fs.s3a.endpoint': s3,
+    'spark.hadoop.fs.s3a.path.style.access': 'true',
+    'spark.hadoop.fs.s3a.connection.ssl.enabled': 'false',
+    'spark.hadoop.fs.s3a.endpoint.region': env.AWS_REGION ?? 'us-east-1',
+    'spark.hadoop.fs.s3a.aws.credentials.provider': 'software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider',
+  };
+  return {
+    command: [
+      path.join(venv, 'bin', 'spark-submit'),
+      '--master',
+      'local[*]',
+      '--jars',
+      jars.join(','),
+      ...Object.entries(conf).flatMap(([k, v]) => ['--conf', `${k}=${v}`]),
+    ],
+    env: { SPARK_HOME: path.join(lib, py, 'site-packages', 'pyspark'), PYSPARK_PYTHON: python, SPARK_LOCAL_IP: '127.0.0.1' },
+  };
+}
+
+/** The YAML `rewrite:` section (JSON is YAML) for a config file. */
+export function stackRewriteYaml(env: NodeJS.ProcessEnv, warehouse: string, extra: Record<string, unknown> = {}): string {
+  const c = stackRewriteCommand(env);
+  return `rewrite: ${JSON.stringify({ command: c.command, env: c.env, warehouse, ...extra })}\n`;
+}
