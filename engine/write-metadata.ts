@@ -6,7 +6,7 @@
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { DataFileFormat, PreparedConversion } from '../core/convert/prepare';
 import { manifestPath } from '../core/convert/prepare';
-import { selectAcidFiles } from '../core/hive/acid';
+import { committedFiles } from '../core/hive/acid';
 import type { DataFile } from '../core/iceberg/manifest';
 import { addedManifestEntry } from '../core/iceberg/manifest';
 import { buildInitialMetadata } from '../core/iceberg/metadata';
@@ -142,7 +142,7 @@ export async function* listTableFiles(
     for (const f of l.files) if (!f.path.startsWith(p.metadataDir)) files.push(f);
     const findings = l.findings.filter((f) => !(f.code === ListingFindingCode.LISTING_SUBDIRECTORY && f.path.replace(/\/$/, '') === own));
     if (p.acid === undefined) yield { index: l.index, location: l.location, files, findings };
-    else yield { index: l.index, location: l.location, files: selectAcidFiles(l.location, files, p.acid).files, findings };
+    else yield { index: l.index, location: l.location, files: committedFiles(l.location, files, p.acid), findings };
   }
 }
 

@@ -161,6 +161,26 @@ export function selectAcidFiles<F extends { readonly path: string }>(
   return { files: out, base: best === undefined ? null : wid(best.d), chosen, leftOut };
 }
 
+/**
+ * The conversion's selection: selectAcidFiles, refused (ACID_LAYOUT_UNSUPPORTED) when a directory
+ * holds write ids above the high watermark the metastore gave — files of writes it had not
+ * allocated when read (written by hand or copied in, or a write that began after the read). Hive
+ * reads none of them today; converting the table without them would leave data behind silently, so
+ * the table is refused instead (plan's storage sample classes it rewrite-required for the same
+ * reason; a write that began after the read is converted by the next attempt, which reads again).
+ */
+export function committedFiles<F extends { readonly path: string }>(location: string, files: readonly F[], ids: ValidWriteIds): F[] {
+  const sel = selectAcidFiles(location, files, ids);
+  const above = sel.leftOut.filter((x) => x.why.startsWith('above the high watermark')).map((x) => x.dir);
+  if (above.length > 0)
+    refuseLayout(
+      location,
+      `${location}/${above[0] as string}`,
+      `write ids above the metastore's high watermark ${ids.highWatermark}${above.length > 1 ? ` (and ${above.length - 1} more director${above.length > 2 ? 'ies' : 'y'})` : ''}: not written by a transaction the metastore knows`,
+    );
+  return sel.files;
+}
+
 const wid = (d: AcidDir): number => (d.kind === 'base' ? d.writeId : d.max);
 
 function deltaWhy(ids: ValidWriteIds, w: number): string {

@@ -7,6 +7,7 @@ import { prepareConversion } from '../../../core/convert/prepare';
 import { MigrationError } from '../../../core/errors';
 import type { ValidWriteIds } from '../../../core/hive/acid';
 import {
+  committedFiles,
   isValidBase,
   isWriteIdValid,
   parseAcidDir,
@@ -100,6 +101,20 @@ describe('selectAcidFiles: exactly the committed writes', () => {
       { dir: 'delta_0000007_0000007_0000', why: 'above the high watermark (not committed when read)' },
     ]);
   });
+  it("the conversion's selection refuses a directory above the watermark (not written by a transaction the metastore knows); aborted and open are left out", () => {
+    expect(() => committedFiles(L, files, ids({ highWatermark: 6, aborted: [2], open: [3] }))).toThrow(
+      expect.objectContaining({
+        code: 'ACID_LAYOUT_UNSUPPORTED',
+        message: expect.stringMatching(/delta_0000007_0000007_0000 .*high watermark 6/),
+      }),
+    );
+    expect(paths(committedFiles(L, files.slice(0, 5), ids({ highWatermark: 6, aborted: [2], open: [3] })))).toEqual([
+      'delta_0000001_0000001_0000/000000_0',
+      'delta_0000004_0000004_0000/000000_0',
+      'delta_0000004_0000004_0000/000001_0',
+    ]);
+  });
+
   it('the newest valid base hides the deltas at or below it and the original files', () => {
     const s = selectAcidFiles(
       L,
