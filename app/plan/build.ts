@@ -144,7 +144,7 @@ export function planFromAssessment(
 export async function writePlanOutputs(built: BuiltPlan, outs: PlanOutputs): Promise<string[]> {
   const files: [string, string][] = [[outs.out, `${serializePlan(built.plan)}\n`]];
   if (outs.report !== undefined) {
-    const rt = built.assessed.tables.map((t) => ({ id: t.id, class: t.class, codes: t.findings.map((f) => f.code) }));
+    const rt = built.assessed.tables.map((t) => ({ id: t.id, class: t.class, kind: t.kind, codes: t.findings.map((f) => f.code) }));
     files.push([outs.report, reportKind(outs.report) === 'html' ? renderReportHtml(built.plan, rt) : renderReport(built.plan, rt)]);
   }
   if (outs.graph !== undefined) {

@@ -43,12 +43,12 @@ export function renderReportHtml(plan: PlanFile, tables: readonly ReportTable[])
       table(
         WAVE_HEAD,
         w.rows,
-        (i) => i === 3 || i === 4,
+        (i) => i === 4 || i === 5,
         (r) => r[2] ?? '',
       ),
     );
   parts.push(
-    '<h2>Not planned</h2>',
+    '<h2>Not planned (left out, with the reason)</h2>',
     m.notPlanned.length === 0
       ? '<p>Every table is planned.</p>'
       : table(

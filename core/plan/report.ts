@@ -1,7 +1,9 @@
 // The Markdown report of a plan, for review before `apply`: a waves × teams matrix (tables per team
-// per wave, with each wave's estimates), each wave's tables with class and assessment codes, what
+// per wave, with each wave's estimates), each wave's tables with class, path (path.ts) and assessment codes, what
 // is not planned and why, and the planner's findings. Pure; no I/O; deterministic for one input.
 import type { PlanFile } from './plan-file';
+import { migrationPath } from './path';
+import type { TableKind } from './types';
 import { compareIds } from './types';
 
 /** Per-table assessment summary shown next to each table (planned or not). */
@@ -9,6 +11,8 @@ export interface ReportTable {
   readonly id: string;
   readonly class: string;
   readonly codes: readonly string[];
+  /** A view or a table (the path column says `view` for views); absent: a table. */
+  readonly kind?: TableKind;
 }
 
 const NO_TEAM = '(no team)';
@@ -49,7 +53,7 @@ export interface ReportModel {
   readonly findings: readonly { readonly code: string; readonly severity: string; readonly message: string }[];
 }
 
-export const WAVE_HEAD = ['table', 'team', 'class', 'files', 'bytes', 'findings'] as const;
+export const WAVE_HEAD = ['table', 'team', 'class', 'path', 'files', 'bytes', 'findings'] as const;
 export const NOT_PLANNED_HEAD = ['table', 'reason', 'class', 'findings'] as const;
 
 export function reportModel(plan: PlanFile, tables: readonly ReportTable[]): ReportModel {
@@ -91,7 +95,15 @@ export function reportModel(plan: PlanFile, tables: readonly ReportTable[]): Rep
     matrix: { head: ['wave', ...teams, 'tables', 'files', 'bytes', 'expected'], rows, total },
     waves: plan.waves.map((w) => ({
       number: w.number,
-      rows: w.tables.map((t) => [t.id, t.team ?? NO_TEAM, t.class, String(t.files), humanBytes(t.bytes), codes(t.id)]),
+      rows: w.tables.map((t) => [
+        t.id,
+        t.team ?? NO_TEAM,
+        t.class,
+        migrationPath({ kind: byId.get(t.id)?.kind, class: t.class, codes: byId.get(t.id)?.codes ?? [] }),
+        String(t.files),
+        humanBytes(t.bytes),
+        codes(t.id),
+      ]),
     })),
     notPlanned: plan.notPlanned.map((n) => [n.id, n.reason, byId.get(n.id)?.class ?? '-', codes(n.id)]),
     findings: plan.findings.map((f) => ({ code: f.code, severity: f.severity, message: f.message })),
@@ -123,9 +135,9 @@ export function renderReport(plan: PlanFile, tables: readonly ReportTable[]): st
     mdRow([`**${m.matrix.total[0] ?? ''}**`, ...m.matrix.total.slice(1)]),
   ];
   for (const w of m.waves) {
-    out.push('', `## Wave ${w.number}`, '', mdRow([...WAVE_HEAD]), '|---|---|---|---:|---:|---|', ...w.rows.map(mdRow));
+    out.push('', `## Wave ${w.number}`, '', mdRow([...WAVE_HEAD]), '|---|---|---|---|---:|---:|---|', ...w.rows.map(mdRow));
   }
-  out.push('', '## Not planned', '');
+  out.push('', '## Not planned (left out, with the reason)', '');
   if (m.notPlanned.length === 0) out.push('Every table is planned.');
   else out.push(mdRow([...NOT_PLANNED_HEAD]), '|---|---|---|---|', ...m.notPlanned.map(mdRow));
   out.push('', '## Planner findings', '');

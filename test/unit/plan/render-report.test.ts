@@ -3,6 +3,7 @@ import { buildGraph } from '../../../core/plan/graph';
 import { buildPlan } from '../../../core/plan/plan-file';
 import type { PlanFile } from '../../../core/plan/plan-file';
 import { toDot, toMermaid } from '../../../core/plan/render-graph';
+import { migrationPath } from '../../../core/plan/path';
 import { humanBytes, humanSeconds, renderReport } from '../../../core/plan/report';
 import { planWaves } from '../../../core/plan/waves';
 import { baseOptions, edge, table } from './fixtures';
@@ -63,12 +64,22 @@ describe('report', () => {
     expect(md).toContain('## Waves × teams');
     expect(md).toMatch(/^\| wave \| \(no team\) \| payments \| web "core" \| tables \| files \| bytes \| expected \|$/m);
     expect(md).toMatch(/^\| \*\*total\*\* \| 1 \| 2 \| 1 \| 4 \|/m);
-    expect(md).toContain('| sales.v_eu | payments | migrate-with-warnings | 0 | 0 B | VIEW |');
+    expect(md).toContain('| sales.v_eu | payments | migrate-with-warnings | view | 0 | 0 B | VIEW |');
+    expect(md).toContain('| sales.orders | payments | migrate | metadata-only | 10 | 2.0 KiB | - |');
+    expect(md).toContain('## Not planned (left out, with the reason)');
     expect(md).toContain('| misc.csv | CLASS_REWRITE_REQUIRED | rewrite-required | UNSUPPORTED_FORMAT |');
     expect(md).toContain('web."odd\\|name');
     expect(md).toContain('**DEPENDENCY_NOT_PLANNED**');
     expect(md).toContain(p.hash);
     expect(renderReport(p, [])).toBe(renderReport(p, []));
+  });
+
+  it('the path column: view, rewrite (planned with --rewrite), insert-only (committed writes), metadata-only', () => {
+    expect(migrationPath({ kind: 'view', class: 'migrate-with-warnings', codes: [] })).toBe('view');
+    expect(migrationPath({ class: 'migrate-with-warnings', codes: ['VIEW'] })).toBe('view');
+    expect(migrationPath({ kind: 'table', class: 'rewrite-required', codes: ['UNSUPPORTED_FORMAT'] })).toBe('rewrite');
+    expect(migrationPath({ kind: 'table', class: 'migrate', codes: ['INSERT_ONLY_METADATA'] })).toBe('insert-only');
+    expect(migrationPath({ kind: 'table', class: 'migrate-with-warnings', codes: ['TYPE_WIDENED'] })).toBe('metadata-only');
   });
 
   it('human units', () => {
