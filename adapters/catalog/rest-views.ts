@@ -6,15 +6,11 @@
 import type { IcebergViewCatalog, LoadedView, Namespace, TableIdent, ViewDefinition, ViewRepresentation } from '../../core/catalog/catalog';
 import { formatTableIdent } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import type { JsonValue } from '../../core/iceberg/json';
 import { parseJson } from '../../core/iceberg/json';
 import { schemaFromJson, schemaToJson } from '../../core/iceberg/schema-json';
 import type { RestHttp } from './rest-http';
+import { isObj, strMap } from './rest-wire';
 
-type Obj = { readonly [k: string]: JsonValue };
-const isObj = (v: JsonValue | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const strMap = (v: JsonValue | undefined): Record<string, string> =>
-  isObj(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
 
 /** View spec v1: the format version this client writes and reads. */
 export const VIEW_FORMAT_VERSION = 1;

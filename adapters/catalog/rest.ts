@@ -22,19 +22,17 @@ import {
   existingEntryOutcome,
   formatTableIdent,
   isCredentialKey,
-  pickCredentials,
 } from '../../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import type { JsonValue } from '../../core/iceberg/json';
-import { parseJson, stringifyJson } from '../../core/iceberg/json';
-import { fromMetadataJson, snapshotToWire } from '../../core/iceberg/metadata-json';
-import { schemaToJson } from '../../core/iceberg/schema-json';
-import { MAIN_BRANCH, TableProperty } from '../../core/iceberg/spec-constants';
+import { stringifyJson } from '../../core/iceberg/json';
+import { snapshotToWire } from '../../core/iceberg/metadata-json';
+import { MAIN_BRANCH } from '../../core/iceberg/spec-constants';
 import type { RequestAuth, RestAuth } from './rest-auth';
 import { createRequestAuth } from './rest-auth';
-import type { HttpSettings, RestRequest } from './rest-http';
+import type { HttpSettings } from './rest-http';
 import { DEFAULT_HTTP, RestHttp } from './rest-http';
 import { RestViews } from './rest-views';
+import { isObj, loadResult, metadataLocationOf, pages, parseBody, schemaUpdate, strMap } from './rest-wire';
 
 export interface RestCatalogOptions {
   readonly name?: string;
@@ -53,10 +51,6 @@ export interface RestCatalogOptions {
   readonly registerAttempts?: number;
 }
 
-type Obj = { readonly [k: string]: JsonValue };
-const isObj = (v: JsonValue | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const strMap = (v: JsonValue | undefined): Record<string, string> =>
-  isObj(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
 
 /** Errors after which a mutation may or may not have landed: reload and compare. */
 const UNKNOWN_OUTCOME = new Set<string>([
@@ -169,7 +163,7 @@ export class RestCatalog implements IcebergCatalog {
   async listNamespaces(parent?: Namespace): Promise<Namespace[]> {
     const query =
       parent === undefined ? {} : { parent: (checkNamespace(parent), parent.join(this.properties['namespace-separator'] ?? '\u001f')) };
-    return this.pages({ method: 'GET', path: `${this.root()}/namespaces`, query }, 'namespaces', (v) =>
+    return pages(this.http, { method: 'GET', path: `${this.root()}/namespaces`, query }, 'namespaces', (v) =>
       Array.isArray(v) && v.every((l) => typeof l === 'string') ? (v as string[]) : undefined,
     );
   }
@@ -177,7 +171,7 @@ export class RestCatalog implements IcebergCatalog {
   // ---- tables ------------------------------------------------------------------------------
 
   async listTables(ns: Namespace): Promise<TableIdent[]> {
-    return this.pages({ method: 'GET', path: `${this.nsPath(ns)}/tables` }, 'identifiers', (v) => {
+    return pages(this.http, { method: 'GET', path: `${this.nsPath(ns)}/tables` }, 'identifiers', (v) => {
       if (!isObj(v) || !Array.isArray(v.namespace) || typeof v.name !== 'string') return undefined;
       return { namespace: v.namespace.map(String), name: v.name };
     });
@@ -201,7 +195,7 @@ export class RestCatalog implements IcebergCatalog {
       query: { snapshots: 'all' },
       headers: this.delegation(),
     });
-    return this.loadResult(ident, res.text, `GET ${this.tablePath(ident)}`);
+    return loadResult(ident, res.text, `GET ${this.tablePath(ident)}`);
   }
 
   /** The current metadata location, or undefined when the table does not exist (no metadata parse). */
@@ -219,7 +213,7 @@ export class RestCatalog implements IcebergCatalog {
     for (let attempt = 1; ; attempt++) {
       try {
         const res = await this.http.call({ method: 'POST', path, body, headers: this.delegation() });
-        return { outcome: 'registered', table: this.loadResult(ident, res.text, `POST ${path}`) };
+        return { outcome: 'registered', table: loadResult(ident, res.text, `POST ${path}`) };
       } catch (e) {
         if (!(e instanceof MigrationError)) throw e;
         if (e.code === ErrorCode.CATALOG_ALREADY_EXISTS) {
@@ -278,7 +272,7 @@ export class RestCatalog implements IcebergCatalog {
     });
     try {
       const res = await this.http.call({ method: 'POST', path, body, headers: this.delegation() });
-      return { outcome: 'committed', table: this.loadResult(ident, res.text, `POST ${path}`) };
+      return { outcome: 'committed', table: loadResult(ident, res.text, `POST ${path}`) };
     } catch (e) {
       if (!(e instanceof MigrationError)) throw e;
       if (e.code !== ErrorCode.CATALOG_CONFLICT && !UNKNOWN_OUTCOME.has(e.code)) throw e;
@@ -323,85 +317,4 @@ export class RestCatalog implements IcebergCatalog {
     return { dropped: res.status !== 404 };
   }
 
-  // ---- helpers -----------------------------------------------------------------------------
-
-  private loadResult(ident: TableIdent, text: string, what: string): LoadedTable {
-    const body = parseBody(text, what);
-    const metadataLocation = metadataLocationOf(body, what);
-    if (!isObj(body.metadata)) throw badResponse(what, 'no metadata object');
-    const metadata = fromMetadataJson(stringifyJson(body.metadata));
-    const config = strMap(body.config);
-    const storage = Array.isArray(body['storage-credentials'])
-      ? body['storage-credentials']
-          .filter(isObj)
-          .map((c) => ({ prefix: typeof c.prefix === 'string' ? c.prefix : '', config: strMap(c.config) }))
-      : [];
-    const credentials = pickCredentials(metadata.location, storage, config);
-    const publicConfig = Object.fromEntries(Object.entries(config).filter(([k]) => !isCredentialKey(k)));
-    return { ident, metadataLocation, metadata, config: publicConfig, ...(credentials === undefined ? {} : { credentials }) };
-  }
-
-  private async pages<T>(req: RestRequest, key: string, item: (v: JsonValue) => T | undefined): Promise<T[]> {
-    const out: T[] = [];
-    let token: string | undefined;
-    do {
-      const res = await this.http.call({ ...req, query: { ...req.query, pageToken: token } });
-      const body = parseBody(res.text, `${req.method} ${req.path}`);
-      const list = body[key];
-      if (!Array.isArray(list)) throw badResponse(`${req.method} ${req.path}`, `no '${key}' list`);
-      for (const v of list) {
-        const t = item(v);
-        if (t === undefined) throw badResponse(`${req.method} ${req.path}`, `bad '${key}' entry`);
-        out.push(t);
-      }
-      const next = body['next-page-token'];
-      token = typeof next === 'string' && next !== '' ? next : undefined;
-    } while (token !== undefined);
-    return out;
-  }
-}
-
-function badResponse(what: string, why: string): MigrationError {
-  return new MigrationError(ErrorCode.CATALOG_BAD_RESPONSE, `${what}: ${why}`, { request: what });
-}
-
-function parseBody(text: string, what: string): Obj {
-  let v: JsonValue;
-  try {
-    v = parseJson(text);
-  } catch {
-    throw badResponse(what, 'the body is not JSON');
-  }
-  if (!isObj(v)) throw badResponse(what, 'the body is not a JSON object');
-  return v;
-}
-
-function metadataLocationOf(body: Obj, what: string): string {
-  const loc = body['metadata-location'];
-  if (typeof loc !== 'string' || loc === '') throw badResponse(what, 'no metadata-location');
-  return loc;
-}
-
-/**
- * A commit's schema update (SnapshotCommit.schemaChange) as REST requirements and updates: the
- * base's current schema and last column id asserted, the new schema added and made current (-1:
- * the one just added), the name mapping set. None for a commit without one.
- */
-function schemaUpdate(c: SnapshotCommit): { requirements: JsonValue[]; updates: JsonValue[] } {
-  if (c.schemaChange === undefined) return { requirements: [], updates: [] };
-  const m = c.metadata;
-  const schema = m.schemas.find((s) => s.schemaId === m.currentSchemaId);
-  if (schema === undefined) throw new MigrationError(ErrorCode.INTERNAL, 'a schema change without its current schema');
-  const mapping = m.properties[TableProperty.NAME_MAPPING_DEFAULT];
-  return {
-    requirements: [
-      { type: 'assert-current-schema-id', 'current-schema-id': c.schemaChange.schemaId },
-      { type: 'assert-last-assigned-field-id', 'last-assigned-field-id': c.schemaChange.lastColumnId },
-    ],
-    updates: [
-      { action: 'add-schema', schema: schemaToJson(schema) as unknown as JsonValue, 'last-column-id': m.lastColumnId },
-      { action: 'set-current-schema', 'schema-id': -1 },
-      ...(mapping === undefined ? [] : [{ action: 'set-properties', updates: { [TableProperty.NAME_MAPPING_DEFAULT]: mapping } }]),
-    ],
-  };
 }

@@ -29,7 +29,7 @@ const SOURCES: Record<string, { file: string; name: string }> = {
   'plan.throughput': { file: 'core/plan/estimates.ts', name: 'throughputSchema' },
   validation: { file: 'core/config/schema.ts', name: 'validationSchema' },
   audit: { file: 'core/config/schema.ts', name: 'auditSchema' },
-  rewrite: { file: 'core/config/schema.ts', name: 'rewriteSchema' },
+  rewrite: { file: 'core/config/rewrite.ts', name: 'rewriteSchema' },
 };
 
 /** Sub-schemas the config keeps as open records and the planner validates (their errors keep planner codes). */
