@@ -11,7 +11,6 @@ import { schemaFromJson, schemaToJson } from '../../core/iceberg/schema-json';
 import type { RestHttp } from './rest-http';
 import { isObj, strMap } from './rest-wire';
 
-
 /** View spec v1: the format version this client writes and reads. */
 export const VIEW_FORMAT_VERSION = 1;
 /** The version a new view starts at (view spec: `version-id` of the first version). */

@@ -51,7 +51,6 @@ export interface RestCatalogOptions {
   readonly registerAttempts?: number;
 }
 
-
 /** Errors after which a mutation may or may not have landed: reload and compare. */
 const UNKNOWN_OUTCOME = new Set<string>([
   ErrorCode.CATALOG_SERVER_ERROR,
@@ -316,5 +315,4 @@ export class RestCatalog implements IcebergCatalog {
     const res = await this.http.call({ method: 'DELETE', path: this.tablePath(ident), query: { purgeRequested: 'false' }, pass: [404] });
     return { dropped: res.status !== 404 };
   }
-
 }
