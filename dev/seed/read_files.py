@@ -6,7 +6,7 @@
 Reads exactly the files the manifest lists (Parquet or ORC; INT96 timestamps coerced to
 microseconds), adds each partition's values typed as the partition keys, fills table columns a
 drifted partition lacks with null, and prints {"table", "rows", "checksum"} computed with
-dev/verifier/canonical.py, so it must equal the manifest's checksum. S3 keys from AWS_*. Dev/test
+jobs/canonical.py, so it must equal the manifest's checksum. S3 keys from AWS_*. Dev/test
 tooling; run it with the verifier venv's python.
 """
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any, Dict, List
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "verifier"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jobs"))  # canonical.py: the shipped definition
 from canonical import canonical_rows, checksum  # noqa: E402
 from generate import arrow_schema, typed_partition_value  # noqa: E402
 

@@ -22,6 +22,7 @@ import sys
 from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jobs"))  # canonical.py: the shipped definition
 from canonical import canonical_rows, checksum  # noqa: E402
 from read_table import pyiceberg_catalog, split_table  # noqa: E402
 

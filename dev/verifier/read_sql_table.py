@@ -7,6 +7,7 @@ line {engine, table, rows, checksum, columns, sample} (canonical.py).
 import argparse, json, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jobs"))  # canonical.py: the shipped definition
 from canonical import summary  # noqa: E402
 
 p = argparse.ArgumentParser()

@@ -38,6 +38,7 @@ import tempfile
 from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jobs"))  # canonical.py: the shipped definition
 from canonical import summary  # noqa: E402
 from read_table import SPARK_CATALOG, pyiceberg_catalog, spark_session, split_table  # noqa: E402
 from trino_client import Rows, query as trino_query  # noqa: E402

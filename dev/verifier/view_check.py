@@ -27,6 +27,7 @@ import tempfile
 from typing import Any, Dict, List, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jobs"))  # canonical.py: the shipped definition
 from canonical import summary  # noqa: E402
 from read_table import aws, split_table, spark_session  # noqa: E402
 

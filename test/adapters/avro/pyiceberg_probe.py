@@ -23,6 +23,7 @@ from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "dev", "verifier"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "jobs"))  # canonical.py: the shipped definition
 
 
 def plain(v: Any) -> Any:

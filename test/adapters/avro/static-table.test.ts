@@ -1,6 +1,6 @@
 // End-to-end proof of the metadata path without a catalog: existing Parquet files (Hive layout,
 // partition columns only in the path) + our manifests, manifest list and metadata.json, loaded with
-// PyIceberg's StaticTable.from_metadata and scanned. The content checksum (dev/verifier/canonical.py)
+// PyIceberg's StaticTable.from_metadata and scanned. The content checksum (jobs/canonical.py)
 // must equal the one computed from the original files plus the partition values — and a wrong
 // partition value must change it (a row count alone proves nothing).
 import { execFileSync } from 'node:child_process';

@@ -6,7 +6,7 @@
 Files hold `id` (int64), `name` (string), `amount` (decimal(10,2)); the partition column `region`
 lives only in the path (Hive layout), so a reader must take it from the manifest. Output:
 {"files": [{"name", "region", "rows"}], "rows", "checksum"} where rows/checksum are of the table a
-reader must return (file rows plus `region`), computed with dev/verifier/canonical.py.
+reader must return (file rows plus `region`), computed with jobs/canonical.py.
 Runs in the verifier venv (HIM_VERIFIER_PYTHON). Test tooling.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "dev", "verifier"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "jobs"))  # canonical.py: the shipped definition
 from canonical import canonical_rows, checksum  # noqa: E402
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string()), pa.field("amount", pa.decimal128(10, 2))])

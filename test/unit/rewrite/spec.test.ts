@@ -1,5 +1,6 @@
 // The rewrite path's pure decisions (core/rewrite/spec.ts), its planning (waves: opt-in only) and
 // its estimate (core/plan/estimates.ts), and the job's copy of the canonical checksum definition.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ErrorCode } from '../../../core/errors';
@@ -127,9 +128,23 @@ describe('planning the rewrite path', () => {
 });
 
 describe('jobs/canonical.py', () => {
-  it('is the verifier canonical.py definition, byte for byte after its first line', () => {
-    const root = path.resolve(__dirname, '..', '..', '..');
-    const body = (f: string) => readFileSync(path.join(root, f), 'utf8').split('\n').slice(1).join('\n');
-    expect(body('jobs/canonical.py')).toBe(body('dev/verifier/canonical.py'));
+  // One definition: the job ships it, and every verifier, seed and test script imports that copy.
+  const root = path.resolve(__dirname, '..', '..', '..');
+  const scripts = execFileSync('git', ['ls-files', '*.py'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => f !== '');
+  it('is defined once, in jobs/canonical.py', () => {
+    const defining = scripts.filter((f) => /^def canonical_json\(/m.test(readFileSync(path.join(root, f), 'utf8')));
+    expect(defining).toEqual(['jobs/canonical.py']);
+  });
+  it('every script that imports it puts jobs/ on its path first', () => {
+    const importers = scripts.filter((f) => /^\s*from canonical import/m.test(readFileSync(path.join(root, f), 'utf8')));
+    expect(importers.length).toBeGreaterThan(5);
+    for (const f of importers) {
+      const text = readFileSync(path.join(root, f), 'utf8');
+      const at = text.search(/^\s*from canonical import/m);
+      if (f.startsWith('jobs/')) continue;
+      expect([f, text.slice(0, at).includes('"jobs"))')]).toEqual([f, true]);
+    }
   });
 });
