@@ -7,10 +7,8 @@
 // fails ACID_WRITE_OPEN with nothing registered → rollback restores the catalog and HMS; every file
 // (the aborted and open writes' too) byte-identical. The real CLI, a real worker, Temporal, the REST
 // catalog, HMS 4.0.1 and S3.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RestCatalog } from '../../adapters/catalog/rest';
@@ -23,13 +21,14 @@ import { tableIdent } from '../../core/catalog/catalog';
 import { tableFingerprint } from '../../core/hive/fingerprint';
 import type { AcidSeedManifest, AcidSeedWrite } from '../../dev/seed/acid';
 import { AcidWriter, seedAcid } from '../../dev/seed/acid';
-import type { Run } from '../helpers/cli';
 import { ROOT, run } from '../helpers/cli';
+import { dropNamespace, migrateWith, suiteConfig } from '../helpers/e2e-suite';
+import type { WorkerProc } from '../helpers/hostile';
+import { startWorker } from '../helpers/hostile';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWith } from '../helpers/verifier';
 
 const env = testStack();
-const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const db = `${uniqueName('lb_acid').toLowerCase()}`;
 const nsPrefix = 'acid_';
 const ns = `${nsPrefix}${db}`;
@@ -43,14 +42,11 @@ const s3 = {
 let dir = '';
 let cfgFile = '';
 let seed: AcidSeedManifest;
-let worker: ChildProcess | undefined;
+let worker: WorkerProc | undefined;
 let reader: ThriftHmsReader;
-let workerLog = '';
 const log: string[] = [];
 
-const migrate = (args: string[], timeout?: number): Promise<Run> =>
-  run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let migrate: ReturnType<typeof migrateWith>;
 const table = (name: string) => seed.tables.find((t) => t.name === name) as AcidSeedManifest['tables'][number];
 const committedFiles = (name: string, extra: readonly AcidSeedWrite[] = []): string[] =>
   [...table(name).writes, ...extra].filter((w) => w.state === 'committed').flatMap((w) => w.rows.map((r) => r.file));
@@ -94,25 +90,14 @@ describe('insert-only ACID tables: committed writes migrate metadata-only, abort
       python: env.HIM_VERIFIER_PYTHON as string,
       log: (m) => log.push(m),
     });
-    const base = readFileSync(stackCfg, 'utf8')
-      .replace(/taskQueue:.*\n/, '')
-      .replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`);
-    cfgFile = path.join(dir, 'migrate.yaml');
-    writeFileSync(cfgFile, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n`);
-    worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', cfgFile], {
-      env: { ...process.env, ...env },
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
-    worker.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
+    cfgFile = suiteConfig({ dir, queue: taskQueue, nsPrefix, databases: [db] });
+    migrate = migrateWith(cfgFile);
+    worker = startWorker(cfgFile);
   }, 600_000);
 
   afterAll(async () => {
     await reader?.close();
-    worker?.kill('SIGTERM');
-    await sleep(500);
-    if (worker && worker.exitCode === null) worker.kill('SIGKILL');
+    await worker?.stop();
     // End the open write (its files stay, as an aborted write's do), then drop what the seed made.
     const hms = await openHms(env.HIM_HMS_PG_URI as string, { connectTimeoutMs: 10_000, callTimeoutMs: 60_000 });
     try {
@@ -122,9 +107,7 @@ describe('insert-only ACID tables: committed writes migrate metadata-only, abort
     } finally {
       hms.close();
     }
-    const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
-    for (const t of await catalog.listTables([ns]).catch(() => [])) await catalog.dropTable(t);
-    await catalog.dropNamespace([ns]).catch(() => undefined);
+    await dropNamespace(ns);
     rmSync(dir, { recursive: true, force: true });
   }, 600_000);
 
@@ -174,7 +157,7 @@ describe('insert-only ACID tables: committed writes migrate metadata-only, abort
     const a = await migrate(['apply', planFile, '--auto-approve', '--wait', '--max-failed', '5', '--json'], 600_000);
     const body = JSON.parse(a.stdout) as { result: { state: string; waves: { failed: { tableId: string; code: string }[] }[] } };
     const failed = body.result.waves.flatMap((w) => w.failed);
-    if (failed.some((f) => f.tableId !== `${db}.io_open`)) throw new Error(`${a.stdout}\n${workerLog.slice(-4000)}`);
+    if (failed.some((f) => f.tableId !== `${db}.io_open`)) throw new Error(`${a.stdout}\n${worker?.log().slice(-4000) ?? ''}`);
     expect(failed).toEqual([{ tableId: `${db}.io_open`, code: 'ACID_WRITE_OPEN' }]);
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     expect(await catalog.tableExists(tableIdent([ns], 'io_open'))).toBe(false);

@@ -5,9 +5,7 @@
 // table's metadata directory holds exactly the files its record names). One table's data file is
 // truncated before apply: it ends failed with FORMAT_CORRUPT_FOOTER, compensated (no catalog
 // entry, no metadata files), and the rest of its wave completes.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -16,13 +14,13 @@ import { PostgresStateStore } from '../../adapters/state/postgres';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { SeedManifest } from '../../dev/seed/manifest';
-import type { Run } from '../helpers/cli';
-import { ROOT, TSX, run } from '../helpers/cli';
+import { TSX, run } from '../helpers/cli';
+import type { SupervisedWorker } from '../helpers/e2e-suite';
+import { dropNamespace, migrateWith, suiteConfig, superviseWorker } from '../helpers/e2e-suite';
+import { seedWarehouse } from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
-const root = ROOT;
 const env = testStack();
-const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const prefix = uniqueName('himc').toLowerCase();
 const nsPrefix = `${prefix}_`;
 const db = `${prefix}_sales`;
@@ -30,33 +28,14 @@ let dir = '';
 let cfgFile = '';
 let failpointDir = '';
 let manifest: SeedManifest;
-let worker: ChildProcess | undefined;
-let stopping = false;
-let kills = 0;
-let log = '';
+let worker: SupervisedWorker | undefined;
+let migrate: ReturnType<typeof migrateWith>;
 
-const migrate = (args: string[], timeout?: number): Promise<Run> =>
-  run(path.join(root, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
 const tsx = TSX;
 
-/** A supervisor: restart the worker whenever it dies (as systemd or Kubernetes would). */
+/** The worker, restarted whenever it dies; it SIGKILLs itself after write, after register and during validation, once per table. */
 function startWorker(): void {
-  const w = spawn(path.join(root, 'bin', 'migrate'), ['worker', '--config', cfgFile], {
-    env: { ...process.env, ...env, HIM_FAILPOINTS: 'after-write,after-register,during-validate', HIM_FAILPOINT_DIR: failpointDir },
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: afterAll kills the group, so tsx's node child cannot outlive the test.
-    detached: true,
-  });
-  w.stdout?.on('data', (d: Buffer) => (log += d.toString()));
-  w.stderr?.on('data', (d: Buffer) => (log += d.toString()));
-  w.on('exit', (_code, signal) => {
-    if (stopping) return;
-    kills++; // tsx relays the child's SIGKILL as exit code 137 (or the signal itself)
-    log += `\n[supervisor] worker exited (${signal ?? _code}); restarting\n`;
-    startWorker();
-  });
-  worker = w;
+  worker = superviseWorker(cfgFile, { HIM_FAILPOINTS: 'after-write,after-register,during-validate', HIM_FAILPOINT_DIR: failpointDir });
 }
 
 describe('apply survives worker crashes; a corrupt data file fails only its table', () => {
@@ -64,30 +43,20 @@ describe('apply survives worker crashes; a corrupt data file fails only its tabl
     dir = mkdtempSync(path.join(os.tmpdir(), 'him-crash-'));
     failpointDir = path.join(dir, 'failpoints');
     await run('mkdir', ['-p', failpointDir]);
-    const mf = path.join(dir, 'manifest.json');
-    const s = await run(tsx, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--manifest', mf]);
-    if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
-    manifest = JSON.parse(readFileSync(mf, 'utf8')) as SeedManifest;
-    const base = readFileSync(stackCfg, 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: him-crash-${prefix}`);
-    cfgFile = path.join(dir, 'migrate.yaml');
-    writeFileSync(
-      cfgFile,
-      `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  waves:\n    maxTablesPerWave: 10\n`,
-    );
+    manifest = await seedWarehouse(prefix, dir);
+    cfgFile = suiteConfig({
+      dir,
+      queue: `him-crash-${prefix}`,
+      nsPrefix,
+      databases: [db],
+      planYaml: '  waves:\n    maxTablesPerWave: 10\n',
+    });
+    migrate = migrateWith(cfgFile);
   }, 600_000);
 
   afterAll(async () => {
-    stopping = true;
-    if (worker?.pid !== undefined) {
-      try {
-        process.kill(-worker.pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
-    const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
-    for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) await catalog.dropTable(t);
-    await catalog.dropNamespace([`${nsPrefix}${db}`]).catch(() => undefined);
+    await worker?.stop();
+    await dropNamespace(`${nsPrefix}${db}`);
     await run(tsx, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--drop']);
     rmSync(dir, { recursive: true, force: true });
   }, 600_000);
@@ -116,7 +85,7 @@ describe('apply survives worker crashes; a corrupt data file fails only its tabl
       ok: boolean;
       result?: { state: string; waves: { wave: number; migrated: number; skipped: number; failed: { tableId: string; code: string }[] }[] };
     };
-    if (result.result?.state !== 'succeeded') throw new Error(`apply: ${a.stdout}\n${a.stderr}\n${log.slice(-5000)}`);
+    if (result.result?.state !== 'succeeded') throw new Error(`apply: ${a.stdout}\n${a.stderr}\n${worker?.log().slice(-5000) ?? ''}`);
 
     const tables = manifest.tables.filter((t) => t.db === db && t.kind !== 'view');
     const failed = result.result.waves.flatMap((w) => w.failed);
@@ -127,7 +96,7 @@ describe('apply survives worker crashes; a corrupt data file fails only its tabl
     expect(fired.length).toBe(converted.length * 3);
     for (const p of ['after-write', 'after-register', 'during-validate'])
       expect(fired.filter((f) => f.startsWith(`${p}--`))).toHaveLength(converted.length);
-    expect(kills).toBeGreaterThanOrEqual(fired.length);
+    expect(worker?.kills()).toBeGreaterThanOrEqual(fired.length);
 
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     const entries = (await catalog.listTables([`${nsPrefix}${db}`])).map((t) => t.name).sort();

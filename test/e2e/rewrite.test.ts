@@ -6,10 +6,8 @@
 // table is then committed exactly once, read back by PyIceberg and Spark with the Hive content
 // checksum, and its location holds only what the table references. Rollback drops the tables and
 // deletes their files; the source files stay byte-identical.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -17,8 +15,9 @@ import { RestCatalog } from '../../adapters/catalog/rest';
 import { PostgresStateStore } from '../../adapters/state/postgres';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { RewriteSeedManifest } from '../../dev/seed/lb-rewrite';
-import type { Run } from '../helpers/cli';
-import { ROOT, TSX, run } from '../helpers/cli';
+import { TSX, run } from '../helpers/cli';
+import type { SupervisedWorker } from '../helpers/e2e-suite';
+import { dropNamespace, migrateWith, suiteConfig, superviseWorker } from '../helpers/e2e-suite';
 import { stackRewriteYaml } from '../helpers/rewrite';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWith } from '../helpers/verifier';
@@ -31,37 +30,18 @@ let dir = '';
 let cfgFile = '';
 let failpointDir = '';
 let seed: RewriteSeedManifest;
-let worker: ChildProcess | undefined;
-let stopping = false;
-let kills = 0;
-let log = '';
+let worker: SupervisedWorker | undefined;
 const s3 = new S3Client({ endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true });
 
-const migrate = (args: string[], timeout?: number): Promise<Run> =>
-  run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
+let migrate: ReturnType<typeof migrateWith>;
 
+/** The worker, restarted whenever it dies; it SIGKILLs itself once per table while the table's Spark job writes. */
 function startWorker(): void {
-  const w = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', cfgFile], {
-    env: {
-      ...process.env,
-      ...env,
-      HIM_FAILPOINTS: 'rewrite-during-job',
-      HIM_FAILPOINT_DIR: failpointDir,
-      HIM_REWRITE_WORK_DIR: path.join(dir, 'jobs'),
-    },
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
+  worker = superviseWorker(cfgFile, {
+    HIM_FAILPOINTS: 'rewrite-during-job',
+    HIM_FAILPOINT_DIR: failpointDir,
+    HIM_REWRITE_WORK_DIR: path.join(dir, 'jobs'),
   });
-  w.stdout?.on('data', (d: Buffer) => (log += d.toString()));
-  w.stderr?.on('data', (d: Buffer) => (log += d.toString()));
-  w.on('exit', (code, signal) => {
-    if (stopping) return;
-    kills++;
-    log += `\n[supervisor] worker exited (${signal ?? code}); restarting\n`;
-    startWorker();
-  });
-  worker = w;
 }
 
 async function keysUnder(bucket: string, prefixKey: string): Promise<string[]> {
@@ -90,29 +70,19 @@ describe('rewrite path: text/CSV/JSON, bucketed and sub-directory tables through
     const s = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--left-behind', 'rewrite']);
     if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
     seed = JSON.parse(s.stdout) as RewriteSeedManifest;
-    const base = readFileSync(path.join(env.HIM_STATE_DIR as string, 'migrate.yaml'), 'utf8').replace(
-      /namespace: default/,
-      `namespace: default\n  taskQueue: him-rewrite-${prefix}`,
-    );
-    cfgFile = path.join(dir, 'migrate.yaml');
-    writeFileSync(
-      cfgFile,
-      `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${prefix}_`)}\nplan:\n  databases: [lb_rewrite]\n${stackRewriteYaml(env, warehouse)}`,
-    );
+    cfgFile = suiteConfig({
+      dir,
+      queue: `him-rewrite-${prefix}`,
+      nsPrefix: `${prefix}_`,
+      databases: ['lb_rewrite'],
+      extraYaml: stackRewriteYaml(env, warehouse),
+    });
+    migrate = migrateWith(cfgFile);
   }, 600_000);
 
   afterAll(async () => {
-    stopping = true;
-    if (worker?.pid !== undefined) {
-      try {
-        process.kill(-worker.pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
-    const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
-    for (const t of await catalog.listTables([ns]).catch(() => [])) await catalog.dropTable(t);
-    await catalog.dropNamespace([ns]).catch(() => undefined);
+    await worker?.stop();
+    await dropNamespace(ns);
     s3.destroy();
     rmSync(dir, { recursive: true, force: true });
   }, 600_000);
@@ -154,10 +124,10 @@ describe('rewrite path: text/CSV/JSON, bucketed and sub-directory tables through
     );
     const result = JSON.parse(a.stdout || '{}') as { result?: { state: string; waves: { migrated: number; failed: unknown[] }[] } };
     if (result.result?.state !== 'succeeded' || result.result.waves.some((w) => w.failed.length > 0))
-      throw new Error(`apply: ${a.stdout}\n${a.stderr}\n${log.slice(-6000)}`);
+      throw new Error(`apply: ${a.stdout}\n${a.stderr}\n${worker?.log().slice(-6000) ?? ''}`);
     // One real SIGKILL per table while its job wrote.
     expect(readdirSync(failpointDir).sort()).toEqual(seed.tables.map((t) => `rewrite-during-job--${t.id}`).sort());
-    expect(kills).toBeGreaterThanOrEqual(seed.tables.length);
+    expect(worker?.kills()).toBeGreaterThanOrEqual(seed.tables.length);
 
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     expect((await catalog.listTables([ns])).map((t) => t.name).sort()).toEqual(seed.tables.map((t) => t.name).sort());
@@ -201,7 +171,7 @@ describe('rewrite path: text/CSV/JSON, bucketed and sub-directory tables through
     const rolledBack: string[] = [];
     for (const w of plan.waves) {
       const rb = await migrate(['rollback', out.hash.slice(0, 12), '--wave', String(w.number), '--json'], 900_000);
-      if (rb.code !== 0) throw new Error(`rollback: ${rb.stdout}\n${rb.stderr}\n${log.slice(-4000)}`);
+      if (rb.code !== 0) throw new Error(`rollback: ${rb.stdout}\n${rb.stderr}\n${worker?.log().slice(-4000) ?? ''}`);
       rolledBack.push(...(JSON.parse(rb.stdout) as { rolledBack: string[] }).rolledBack);
     }
     expect(rolledBack.sort()).toEqual(seed.tables.map((t) => t.id).sort());

@@ -11,9 +11,7 @@
 // name stays unusable: Iceberg remains the one writable side). orders is unfenced first. The Hive table's content read from its
 // partitions' files (listed non-recursively, as Hive reads them; canonical checksum of
 // dev/seed/read_files.py) equals the Iceberg table's content read with PyIceberg just before.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RestCatalog } from '../../adapters/catalog/rest';
@@ -25,8 +23,9 @@ import { fencedName } from '../../core/cutover/fence';
 import { tableFingerprint } from '../../core/hive/fingerprint';
 import type { TableInventory } from '../../core/hive/model';
 import type { SeedFile, SeedManifest, SeedTable } from '../../dev/seed/manifest';
-import type { Run } from '../helpers/cli';
-import { MIGRATE, ROOT, run } from '../helpers/cli';
+import { ROOT, run } from '../helpers/cli';
+import type { SupervisedWorker } from '../helpers/e2e-suite';
+import { dropNamespace, migrateWith, planAndApply, superviseWorker } from '../helpers/e2e-suite';
 import { hiveContent, liveConfig, seedPartition, seedWarehouse } from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWithPyIceberg } from '../helpers/verifier';
@@ -42,12 +41,9 @@ let cfgFile = '';
 let failpointDir = '';
 let manifest: SeedManifest;
 let planHash = '';
-let worker: ChildProcess | undefined;
-let stopping = false;
-let kills = 0;
-let log = '';
+let worker: SupervisedWorker | undefined;
 
-const migrate = (args: string[], timeout?: number): Promise<Run> => run(MIGRATE, [...args, '--config', cfgFile], timeout);
+let migrate: ReturnType<typeof migrateWith>;
 const store = new RoutingObjectStore({
   metadataPrefixes: [],
   s3: { endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, forcePathStyle: true },
@@ -55,21 +51,7 @@ const store = new RoutingObjectStore({
 
 /** A supervised worker (restarted whenever it dies) that SIGKILLs itself once after adding the partitions and once before dropping the entry. */
 function startWorker(): void {
-  const w = spawn(MIGRATE, ['worker', '--config', cfgFile], {
-    env: { ...process.env, ...env, HIM_FAILPOINTS: 'put-back-after-add,put-back-before-drop', HIM_FAILPOINT_DIR: failpointDir },
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  w.stdout?.on('data', (d: Buffer) => (log += d.toString()));
-  w.stderr?.on('data', (d: Buffer) => (log += d.toString()));
-  w.on('exit', (code, signal) => {
-    if (stopping) return;
-    kills++;
-    log += `\n[supervisor] worker exited (${signal ?? code}); restarting\n`;
-    startWorker();
-  });
-  worker = w;
+  worker = superviseWorker(cfgFile, { HIM_FAILPOINTS: 'put-back-after-add,put-back-before-drop', HIM_FAILPOINT_DIR: failpointDir });
 }
 
 /** Spark SQL against the stack's REST catalog (dev/verifier/spark_sql.py). */
@@ -168,27 +150,14 @@ describe('rollback puts back appends other engines made (issue 22, item 4)', () 
     mkdirSync(failpointDir);
     manifest = await seedWarehouse(prefix, dir);
     cfgFile = liveConfig({ dir, queue: `him-putback-${prefix}`, nsPrefix, db: sales, tables: TABLES });
+    migrate = migrateWith(cfgFile);
     startWorker();
-    const planFile = path.join(dir, 'plan.json');
-    const p = await migrate(['plan', '--out', planFile]);
-    if (p.code !== 0) throw new Error(`plan failed: ${p.stderr}`);
-    planHash = (JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string }).hash;
-    const a = await migrate(['apply', planFile, '--auto-approve', '--wait', '--json'], 600_000);
-    if (a.code !== 0) throw new Error(`apply failed (${a.code}): ${a.stdout}\n${a.stderr}\nworker:\n${log.slice(-4000)}`);
+    planHash = (await planAndApply(migrate, dir, { workerLog: () => worker?.log() ?? '' })).hash;
   }, 900_000);
 
   afterAll(async () => {
-    stopping = true;
-    if (worker?.pid !== undefined) {
-      try {
-        process.kill(-worker.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
-    for (const t of await catalog.listTables([ns]).catch(() => [])) await catalog.dropTable(t);
-    await catalog.dropNamespace([ns]).catch(() => undefined);
+    await worker?.stop();
+    await dropNamespace(ns);
     await run(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [
       'dev/seed/main.ts',
       '--hms',
@@ -214,7 +183,8 @@ describe('rollback puts back appends other engines made (issue 22, item 4)', () 
 
     // The cutover: both tables fenced (moved aside under their fenced names), synced, validated, cut over.
     const cut = await migrate(['cutover', id, '--wave', '1', '--wait', '--json'], 900_000);
-    if (cut.code !== 0) throw new Error(`cutover failed (${cut.code}): ${cut.stdout}\n${cut.stderr}\nworker:\n${log.slice(-4000)}`);
+    if (cut.code !== 0)
+      throw new Error(`cutover failed (${cut.code}): ${cut.stdout}\n${cut.stderr}\nworker:\n${worker?.log().slice(-4000) ?? ''}`);
     await expect(hiveTable('orders')).rejects.toThrow('does not exist');
     const fencedOrders = tableFingerprint(await hiveTable(fencedName('orders')));
     const fencedCustomers = tableFingerprint(await hiveTable(fencedName('customers')));
@@ -268,7 +238,7 @@ describe('rollback puts back appends other engines made (issue 22, item 4)', () 
       [`${sales}.orders`],
       [[`${sales}.customers`, 'ROLLBACK_BLOCKED']],
     ]);
-    expect(kills).toBe(2);
+    expect(worker?.kills()).toBe(2);
     expect(body.refused[0]?.message).toContain(deleteId);
     expect(body.putBack.map((p) => [p.tableId, p.snapshots, p.files, p.records])).toEqual([[`${sales}.orders`, [appendId], 2, 2]]);
 

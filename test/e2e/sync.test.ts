@@ -7,7 +7,7 @@
 // right, the record follows and a `table.synced` audit event is written. A second sync changes
 // nothing (same snapshot). A table another writer committed to is refused SYNC_FOREIGN_COMMITS.
 // Kills at every sync step, continue-as-new and schema additions: test/e2e/sync-hard.test.ts.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -24,6 +24,7 @@ import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import type { WorkerProc } from '../helpers/hostile';
 import { startWorker } from '../helpers/hostile';
+import { dropNamespace, planAndApply } from '../helpers/e2e-suite';
 import {
   copyFiles,
   copyPartition,
@@ -177,19 +178,13 @@ describe('migrate sync', () => {
     manifest = await seedWarehouse(prefix, dir);
     cfgFile = liveConfig({ dir, queue: `him-sync-${prefix}`, nsPrefix, db: sales, tables: TABLES });
     worker = startWorker(cfgFile);
-    const planFile = path.join(dir, 'plan.json');
-    const p = await migrate(['plan', '--out', planFile]);
-    if (p.code !== 0) throw new Error(`plan failed: ${p.stderr}`);
-    planHash = (JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string }).hash;
-    const a = await migrate(['apply', planFile, '--auto-approve', '--wait', '--json'], 600_000);
-    if (a.code !== 0) throw new Error(`apply failed (${a.code}): ${a.stdout}\n${a.stderr}\nworker:\n${worker.log().slice(-4000)}`);
+    const w = worker;
+    planHash = (await planAndApply(migrate, dir, { workerLog: () => w.log() })).hash;
   }, 900_000);
 
   afterAll(async () => {
     await worker?.stop();
-    const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
-    for (const t of await catalog.listTables([ns]).catch(() => [])) await catalog.dropTable(t);
-    await catalog.dropNamespace([ns]).catch(() => undefined);
+    await dropNamespace(ns);
     await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', prefix, '--drop']);
     store.destroy();
     rmSync(dir, { recursive: true, force: true });

@@ -7,10 +7,8 @@
 // (content checksum) as its Hive SQL over the Hive tables' files → rollback of each wave, last
 // first: the views are dropped (audited), the tables unregistered, every HMS object equals its
 // saved original, every data file is byte-identical, the audit chain verifies.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RestCatalog } from '../../adapters/catalog/rest';
@@ -20,12 +18,13 @@ import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { fingerprintOf } from '../../activities/index';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { ViewsSeed } from '../../dev/seed/views';
-import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
+import { dropNamespace, migrateWith, suiteConfig } from '../helpers/e2e-suite';
+import type { WorkerProc } from '../helpers/hostile';
+import { startWorker } from '../helpers/hostile';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
 const env = testStack();
-const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
 const DB = 'lb_views';
 const nsPrefix = `${uniqueName('himv').toLowerCase()}_`;
 const NS = `${nsPrefix}${DB}`;
@@ -34,12 +33,9 @@ const CATALOG = 'local-rest';
 let dir = '';
 let cfgFile = '';
 let seed: ViewsSeed;
-let worker: ChildProcess | undefined;
-let workerLog = '';
+let worker: WorkerProc | undefined;
 
-const migrate = (args: string[], timeout?: number): Promise<Run> =>
-  run(path.join(ROOT, 'bin', 'migrate'), [...args, '--config', cfgFile], timeout);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let migrate: ReturnType<typeof migrateWith>;
 const expandedOf = (name: string): string => seed.tables.find((t) => t.name === name)?.viewExpandedText as string;
 const dirOf = (name: string): string => (seed.tables.find((t) => t.name === name)?.location as string).replace(/^s3a:/, 's3:');
 
@@ -78,28 +74,16 @@ describe('Hive views become Iceberg views (REST catalog, view spec v1)', () => {
     const s = await run(TSX, ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--views', DB, '--manifest', mf]);
     if (s.code !== 0) throw new Error(`seeding failed: ${s.stderr}`);
     seed = JSON.parse(readFileSync(mf, 'utf8')) as ViewsSeed;
-    const base = readFileSync(stackCfg, 'utf8')
-      .replace(/taskQueue:.*\n/, '')
-      .replace(/namespace: default/, `namespace: default\n  taskQueue: ${taskQueue}`);
-    cfgFile = path.join(dir, 'migrate.yaml');
-    writeFileSync(cfgFile, `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${DB}]\n`);
-    worker = spawn(path.join(ROOT, 'bin', 'migrate'), ['worker', '--config', cfgFile], {
-      env: { ...process.env, ...env },
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
-    worker.stderr?.on('data', (d: Buffer) => (workerLog += d.toString()));
+    cfgFile = suiteConfig({ dir, queue: taskQueue, nsPrefix, databases: [DB] });
+    migrate = migrateWith(cfgFile);
+    worker = startWorker(cfgFile);
   }, 600_000);
 
   afterAll(async () => {
-    worker?.kill('SIGTERM');
-    await sleep(500);
-    if (worker && worker.exitCode === null) worker.kill('SIGKILL');
+    await worker?.stop();
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     for (const v of ['v_eu_by_country', 'v_eu_orders']) await catalog.views.dropView(tableIdent([NS], v)).catch(() => undefined);
-    for (const t of await catalog.listTables([NS]).catch(() => [])) await catalog.dropTable(t);
-    await catalog.dropNamespace([NS]).catch(() => undefined);
+    await dropNamespace(NS);
     rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
@@ -125,7 +109,7 @@ describe('Hive views become Iceberg views (REST catalog, view spec v1)', () => {
     expect(skipped?.findings.find((f) => f.code === 'VIEW_BASE_NOT_MIGRATED')?.evidence).toMatch(/^reads lb_views\.raw_events /);
 
     const a = await migrate(['apply', planFile, '--auto-approve', '--wait', '--json'], 480_000);
-    if (a.code !== 0) throw new Error(`apply: ${a.stdout}\n${a.stderr}\nworker:\n${workerLog.slice(-4000)}`);
+    if (a.code !== 0) throw new Error(`apply: ${a.stdout}\n${a.stderr}\nworker:\n${worker?.log().slice(-4000) ?? ''}`);
     const result = (JSON.parse(a.stdout) as { result: { state: string; waves: { wave: number; migrated: number; failed: unknown[] }[] } })
       .result;
     expect(result.state).toBe('succeeded');

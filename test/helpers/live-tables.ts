@@ -9,6 +9,7 @@ import type { HivePartition } from '../../core/hive/model';
 import type { ObjectStore } from '../../core/storage/object-store';
 import type { SeedFile, SeedManifest, SeedPartition, SeedTable } from '../../dev/seed/manifest';
 import { ROOT, TSX, run } from './cli';
+import { suiteConfig } from './e2e-suite';
 import { testStack } from './stack-env';
 
 const norm = (s: string) => s.replace(/^s3a?:\/\//, '').replace(/\/+$/, '');
@@ -85,15 +86,14 @@ export async function seedWarehouse(prefix: string, dir: string): Promise<SeedMa
  * `nsPrefix`, a plan of `tables` of database `db` in one wave. Returns the file.
  */
 export function liveConfig(o: { dir: string; queue: string; nsPrefix: string; db: string; tables: readonly string[] }): string {
-  const stackCfg = path.join(testStack().HIM_STATE_DIR as string, 'migrate.yaml');
-  const base = readFileSync(stackCfg, 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: ${o.queue}`);
-  const file = path.join(o.dir, 'migrate.yaml');
   const include = `^${o.db}\\.(${o.tables.join('|')})$`;
-  writeFileSync(
-    file,
-    `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${o.nsPrefix}`)}\nplan:\n  databases: [${o.db}]\n  waves:\n    maxTablesPerWave: 10\n    scope:\n      include: ['${include}']\n`,
-  );
-  return file;
+  return suiteConfig({
+    dir: o.dir,
+    queue: o.queue,
+    nsPrefix: o.nsPrefix,
+    databases: [o.db],
+    planYaml: `  waves:\n    maxTablesPerWave: 10\n    scope:\n      include: ['${include}']\n`,
+  });
 }
 
 /** A partition added through HMS as the seed manifest describes one (for `tableAfter`). */
