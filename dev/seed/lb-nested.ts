@@ -40,11 +40,17 @@ export async function seedNested(o: {
   try {
     await runPython(o.python, ['lb_nested.py', '--out', work, '--db', db, '--bucket', o.bucket]);
     const seed = JSON.parse(readFileSync(path.join(work, 'tables.json'), 'utf8')) as NestedSeed;
-    try {
+    // get_database first: HMS 3.1.3 answers drop_database of a missing database with a MetaException (NPE).
+    const exists = await hms.call('get_database', (c) => c.get_database(db)).then(
+      () => true,
+      (e: Error) => {
+        if (/NoSuchObjectException/.test(e.message)) return false;
+        throw e;
+      },
+    );
+    if (exists) {
       await hms.call('drop_database', (c) => c.drop_database(db, false, true));
       o.log(`dropped database ${db} (deleteData=false)`);
-    } catch (e) {
-      if (!/NoSuchObjectException/.test((e as Error).message)) throw e;
     }
     await deletePrefix(s3, seed.bucket, `${seed.rootKey}/${db}/`);
     const files = seed.tables.flatMap((t) => t.files);
