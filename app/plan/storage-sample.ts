@@ -12,7 +12,12 @@ import { selectAcidFiles } from '../../core/hive/acid';
 import type { TableInventory } from '../../core/hive/model';
 import { FileFormat, TableType } from '../../core/hive/model';
 import { locationProblem } from '../../core/plan/assess/rules/location';
-import { doubleColumns, floatAsDoubleFinding, undeclaredColumns, undeclaredFileColumnFinding } from '../../core/plan/assess/rules/reader-limits';
+import {
+  doubleColumns,
+  floatAsDoubleFinding,
+  undeclaredColumns,
+  undeclaredFileColumnFinding,
+} from '../../core/plan/assess/rules/reader-limits';
 import { needsStorageSize } from '../../core/plan/assess/stats';
 import type { AssessFinding, StorageSize } from '../../core/plan/assess/types';
 import { AssessCode, finding } from '../../core/plan/assess/types';

@@ -75,7 +75,13 @@ function descend(node: FooterNode, t: IcebergType, path: readonly string[], dept
   }
 }
 
-function walkStruct(nodes: readonly FooterNode[], fields: readonly NestedField[], path: readonly string[], depth: number, v: FooterVisitor): void {
+function walkStruct(
+  nodes: readonly FooterNode[],
+  fields: readonly NestedField[],
+  path: readonly string[],
+  depth: number,
+  v: FooterVisitor,
+): void {
   for (const n of nodes) {
     const at = [...path, n.name];
     const field = v.match(n.name, fields, depth);

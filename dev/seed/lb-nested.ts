@@ -41,13 +41,15 @@ export async function seedNested(o: {
     await runPython(o.python, ['lb_nested.py', '--out', work, '--db', db, '--bucket', o.bucket]);
     const seed = JSON.parse(readFileSync(path.join(work, 'tables.json'), 'utf8')) as NestedSeed;
     // get_database first: HMS 3.1.3 answers drop_database of a missing database with a MetaException (NPE).
-    const exists = await hms.call('get_database', (c) => c.get_database(db)).then(
-      () => true,
-      (e: Error) => {
-        if (/NoSuchObjectException/.test(e.message)) return false;
-        throw e;
-      },
-    );
+    const exists = await hms
+      .call('get_database', (c) => c.get_database(db))
+      .then(
+        () => true,
+        (e: Error) => {
+          if (/NoSuchObjectException/.test(e.message)) return false;
+          throw e;
+        },
+      );
     if (exists) {
       await hms.call('drop_database', (c) => c.drop_database(db, false, true));
       o.log(`dropped database ${db} (deleteData=false)`);

@@ -98,7 +98,13 @@ describe('nested schema evolution in place in the Hive catalog (HMS 3.1.3)', () 
 
     const want = (n: string) => seed.tables.find((t) => t.name === n)!;
     for (const n of TABLES) {
-      const r = await run(env.HIM_VERIFIER_PYTHON as string, [path.join(ROOT, 'dev/verifier/read_hive_table.py'), '--hms', hmsUri, '--table', `${DB}.${n}`]);
+      const r = await run(env.HIM_VERIFIER_PYTHON as string, [
+        path.join(ROOT, 'dev/verifier/read_hive_table.py'),
+        '--hms',
+        hmsUri,
+        '--table',
+        `${DB}.${n}`,
+      ]);
       expect({ n, code: r.code, err: r.code === 0 ? '' : r.stderr.slice(-2000) }).toEqual({ n, code: 0, err: '' });
       const got = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { rows: number; checksum: string };
       expect({ n, rows: got.rows, checksum: got.checksum }).toEqual({ n, rows: want(n).rows, checksum: want(n).checksum });
@@ -136,7 +142,11 @@ describe('nested schema evolution in place in the Hive catalog (HMS 3.1.3)', () 
 
     for (const w of [...plan.waves].reverse()) {
       const rb = await migrate(['rollback', id, '--wave', String(w.number), '--json'], 300_000);
-      expect({ wave: w.number, code: rb.code, out: rb.code === 0 ? '' : `${rb.stdout}${rb.stderr}` }).toEqual({ wave: w.number, code: 0, out: '' });
+      expect({ wave: w.number, code: rb.code, out: rb.code === 0 ? '' : `${rb.stdout}${rb.stderr}` }).toEqual({
+        wave: w.number,
+        code: 0,
+        out: '',
+      });
     }
     const after = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
     try {

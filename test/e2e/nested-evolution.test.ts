@@ -129,12 +129,15 @@ describe('nested schema evolution (REST catalog): plan → apply → three reade
     const extra = byName.get('extra_footer')!;
     expect(extra.class).toBe('migrate-with-warnings');
     expect(extra.findings.map((f) => `${f.code}:${f.effect}`)).toEqual(['READER_UNDECLARED_FILE_COLUMN:warn']);
-    expect(extra.findings[0]?.evidence).toMatch(/^file column\(s\) legacy are not columns of the Hive table \(footers: sampled 1 file\(s\) of s3a:.*\/p=1\)$/);
+    expect(extra.findings[0]?.evidence).toMatch(
+      /^file column\(s\) legacy are not columns of the Hive table \(footers: sampled 1 file\(s\) of s3a:.*\/p=1\)$/,
+    );
     const bad = byName.get('incompatible')!;
     expect(bad.class).toBe('rewrite-required');
     expect(bad.findings.find((f) => f.code === 'PARTITION_TYPE_INCOMPATIBLE')).toMatchObject({
       effect: 'rewrite',
-      evidence: 'partition p=1 column s is struct<a:int,b:string>, the table says struct<a:int,b:int> (at s.b: string cannot be read as int)',
+      evidence:
+        'partition p=1 column s is struct<a:int,b:string>, the table says struct<a:int,b:int> (at s.b: string cannot be read as int)',
     });
   }, 300_000);
 
@@ -158,7 +161,12 @@ describe('nested schema evolution (REST catalog): plan → apply → three reade
         const rec = await state.getTable(plan.hash, `${DB}.${n}`);
         const v = rec.validation as { ok: boolean; findings: { code: string; severity?: string; path?: string }[] };
         const want = n === 'extra_footer' ? [{ code: 'VALIDATION_FOOTER_UNMAPPED', severity: 'warning', path: 'legacy' }] : [];
-        expect({ n, status: rec.status, ok: v.ok, findings: v.findings.map((f) => ({ code: f.code, severity: f.severity, path: f.path })) }).toEqual({
+        expect({
+          n,
+          status: rec.status,
+          ok: v.ok,
+          findings: v.findings.map((f) => ({ code: f.code, severity: f.severity, path: f.path })),
+        }).toEqual({
           n,
           status: 'migrated',
           ok: true,
@@ -183,7 +191,13 @@ describe('nested schema evolution (REST catalog): plan → apply → three reade
       MIGRATABLE.map((n) => `${NS}.${n}`),
     );
     const want = (n: string) => seed.tables.find((t) => t.name === n)!;
-    const got = reads.map((r) => ({ engine: r.engine, table: r.table.split('.')[1] as string, rows: r.rows, checksum: r.checksum, error: r.error }));
+    const got = reads.map((r) => ({
+      engine: r.engine,
+      table: r.table.split('.')[1] as string,
+      rows: r.rows,
+      checksum: r.checksum,
+      error: r.error,
+    }));
     for (const engine of ['pyiceberg', 'spark', 'trino'])
       for (const n of MIGRATABLE) {
         const r = got.find((x) => x.engine === engine && x.table === n);

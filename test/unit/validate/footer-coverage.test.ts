@@ -28,7 +28,14 @@ function idOf(path: string): number {
     if (f === undefined) throw new Error(`no ${name} in ${path}`);
     id = f.id;
     const t = f.type;
-    fields = t.kind === 'struct' ? t.fields : t.kind === 'list' && t.element.kind === 'struct' ? t.element.fields : t.kind === 'map' && t.value.kind === 'struct' ? t.value.fields : [];
+    fields =
+      t.kind === 'struct'
+        ? t.fields
+        : t.kind === 'list' && t.element.kind === 'struct'
+          ? t.element.fields
+          : t.kind === 'map' && t.value.kind === 'struct'
+            ? t.value.fields
+            : [];
   }
   return id;
 }
@@ -55,11 +62,17 @@ describe('footer paths through Parquet list and map wrappers', () => {
     expect(listElementNode(array!)?.name).toBe('array');
     const [tuple] = footerTree([['l', 'l_tuple', 'x']]);
     expect(listElementNode(tuple!)?.name).toBe('l_tuple');
-    const [several] = footerTree([['l', 'bag', 'x'], ['l', 'bag', 'y']]);
+    const [several] = footerTree([
+      ['l', 'bag', 'x'],
+      ['l', 'bag', 'y'],
+    ]);
     expect(listElementNode(several!)?.name).toBe('bag');
     const [hive] = footerTree([['l', 'bag', 'array_element', 'x']]);
     expect(listElementNode(hive!)?.name).toBe('array_element');
-    const [m] = footerTree([['m', 'map', 'k'], ['m', 'map', 'v']]);
+    const [m] = footerTree([
+      ['m', 'map', 'k'],
+      ['m', 'map', 'v'],
+    ]);
     expect(mapEntryNodes(m!).map((n) => n?.name)).toEqual(['k', 'v']);
     const [bare] = footerTree([['l']]);
     expect(listElementNode(bare!)).toBeUndefined();

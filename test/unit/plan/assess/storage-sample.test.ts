@@ -101,7 +101,9 @@ describe('storage sample', () => {
     expect(f![0]!.evidence).toBe(`file column(s) other are not columns of the Hive table (footers: sampled 1 file(s) of ${loc})`);
     expect(f![0]!.remediation).toContain('PyIceberg 0.12 fails every read');
     expect(assessTable(t, undefined, f).class).toBe('migrate-with-warnings');
-    const all = inv(table({ name: 'undeclared', sd: { location: loc, columns: [...declared, { name: 'OTHER', type: 'float', comment: null }] } }));
+    const all = inv(
+      table({ name: 'undeclared', sd: { location: loc, columns: [...declared, { name: 'OTHER', type: 'float', comment: null }] } }),
+    );
     expect((await sampleStorage(store, [all])).get('db.undeclared')).toBeUndefined();
   });
 
