@@ -253,7 +253,7 @@ async function validateTable(c: Ctx, ref: TableRef): Promise<{ ok: boolean; snap
     );
   }
   if (!ev.ok) {
-    const first = ev.findings[0];
+    const first = ev.findings.find((f) => f.severity !== 'warning');
     throw new MigrationError(
       (first?.code ?? ErrorCode.VALIDATION_FILES_MISMATCH) as ErrorCode,
       `${ref.tableId}: validation failed: ${ev.findings

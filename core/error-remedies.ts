@@ -185,4 +185,6 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Another table holds the target name: drop or rename it (or choose catalog.namespacePrefix), then apply again; the tool never overwrites a table it did not write.',
   REWRITE_NOT_CONFIGURED:
     'Add a `rewrite:` section (command: the spark-submit argv) to the worker’s config, restart the worker, and retry.',
+  VALIDATION_FOOTER_UNMAPPED:
+    'A file spells a declared column in a way the name mapping lacks (a case variant or nested name): readers would read it as NULL. Roll the table back and apply again (the conversion adds the footer spellings as aliases); a warning names a column Hive never declared, which readers skip as Hive does.',
 };

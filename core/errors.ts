@@ -228,6 +228,8 @@ export const ErrorCode = {
   REWRITE_TARGET_TAKEN: 'REWRITE_TARGET_TAKEN',
   /** A rewrite-path table in a plan, but the worker has no `rewrite:` configuration (the spark-submit command line). */
   REWRITE_NOT_CONFIGURED: 'REWRITE_NOT_CONFIGURED',
+  /** Validation: a column path of a data file's footer resolves to no field id through the table's name mapping (a declared Hive column: fails; a column Hive never declared: warning). */
+  VALIDATION_FOOTER_UNMAPPED: 'VALIDATION_FOOTER_UNMAPPED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

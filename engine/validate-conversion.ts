@@ -1,7 +1,8 @@
 // Step 7: validation decides success. Independently of what the write step reported: load the
 // table from the catalog (it must point at our metadata file and snapshot), read our manifests back
-// from storage, list every partition location again and re-read each file's footer record count,
-// then compare (core/validate/compare.ts). The evidence is pinned to the snapshot id, and lists the
+// from storage, list every partition location again and re-read each file's footer record count
+// and column paths, then compare (core/validate/compare.ts; the Hive type tree: schema-tree.ts; the
+// footer columns against the table's name mapping: footer-coverage.ts, warnings do not fail). The evidence is pinned to the snapshot id, and lists the
 // files the conversion left out on purpose (zero-byte files: no footer, no rows), so none goes silently.
 import type { IcebergCatalog, LoadedTable, TableIdent } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
@@ -11,7 +12,11 @@ import type { HivePartition, HiveTable } from '../core/hive/model';
 import type { Snapshot } from '../core/iceberg/metadata';
 import { partitionType } from '../core/iceberg/partition-spec';
 import type { FileFact, ValidationFinding } from '../core/validate/compare';
-import { accurateNumRows, compareFiles, compareRowCounts } from '../core/validate/compare';
+import { accurateNumRows, compareFiles, compareRowCounts, failing } from '../core/validate/compare';
+import type { FooterLayout } from '../core/validate/footer-coverage';
+import { footerCoverage } from '../core/validate/footer-coverage';
+import type { NameMapping } from '../core/iceberg/name-mapping';
+import { nameMappingFromJson } from '../core/iceberg/name-mapping';
 import { compareSchemaTree } from '../core/validate/schema-tree';
 import type { FooterReader } from '../core/storage/file-stats';
 import type { ObjectStore } from '../core/storage/object-store';
@@ -84,7 +89,7 @@ async function relist(
   store: ObjectStore,
   p: PreparedConversion,
   opts: ValidateOptions,
-): Promise<{ listed: FileFact[]; skipped: SkippedFile[]; footerRows: number; bytes: number }> {
+): Promise<{ listed: FileFact[]; skipped: SkippedFile[]; footerRows: number; bytes: number; layouts: FooterLayout[] }> {
   const readers: Record<string, FooterReader> = {
     PARQUET: new ParquetFooterReader(store),
     ORC: new OrcFooterReader(store),
@@ -103,17 +108,36 @@ async function relist(
   }
   let footerRows = 0;
   let bytes = 0;
-  for await (const n of mapOrdered(work, opts.footerConcurrency ?? 32, async (w) => {
+  const layouts = new Map<string, FooterLayout>();
+  const keyOf = new Map<readonly (readonly string[])[], string>(); // readers share one array per layout
+  for await (const s of mapOrdered(work, opts.footerConcurrency ?? 32, async (w) => {
     const loc = p.locations[w.index];
     const reader = readers[loc?.format ?? 'PARQUET'];
     if (reader === undefined) throw new MigrationError(ErrorCode.INTERNAL, `no footer reader for ${loc?.format}`);
-    return (await reader.readStats(w.path, w.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() }))
-      .recordCount;
+    const stats = await reader.readStats(w.path, w.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() });
+    return { path: w.path, rows: stats.recordCount, columns: stats.fileColumns };
   })) {
-    footerRows += n;
+    footerRows += s.rows;
+    if (s.columns === undefined) continue;
+    // Files of a table mostly share one layout: keep one per distinct set of column paths.
+    const k = keyOf.get(s.columns) ?? JSON.stringify(s.columns);
+    keyOf.set(s.columns, k);
+    const had = layouts.get(k);
+    layouts.set(k, { columns: s.columns, file: had?.file ?? s.path, files: (had?.files ?? 0) + 1 });
   }
   for (const f of listed) bytes += f.size;
-  return { listed, skipped, footerRows, bytes };
+  return { listed, skipped, footerRows, bytes, layouts: [...layouts.values()] };
+}
+
+/** The name mapping readers apply (`schema.name-mapping.default`), or null when absent or unreadable. */
+function tableNameMapping(properties: Readonly<Record<string, string>>): NameMapping | null {
+  const json = properties['schema.name-mapping.default'];
+  if (json === undefined) return null;
+  try {
+    return nameMappingFromJson(json);
+  } catch {
+    return null;
+  }
 }
 
 /** The catalog entry must point at our metadata file, and its current snapshot be ours (when one is expected). */
@@ -187,7 +211,7 @@ export async function validateConversion(
   const types = partitionType(p.schema, p.spec).map((t) => t.type);
   const inSnapshot = ours === undefined ? { files: [], rows: 0 } : await readSnapshotFiles(store, p, ours.manifestList);
   const snapshotTotal = ours === undefined ? null : Number(ours.summary['total-records'] ?? NaN);
-  const { listed, skipped, footerRows, bytes } = await relist(store, p, opts);
+  const { listed, skipped, footerRows, bytes, layouts } = await relist(store, p, opts);
 
   const files = compareFiles(types, listed, inSnapshot.files);
   findings.push(...files.findings);
@@ -199,15 +223,12 @@ export async function validateConversion(
     ...(hms === undefined ? {} : { hms }),
   };
   findings.push(...compareRowCounts(rows));
-  findings.push(
-    ...compareSchemaTree(
-      [...source.table.sd.columns, ...source.table.partitionKeys],
-      md.schemas.find((s) => s.schemaId === md.currentSchemaId) ?? p.schema,
-    ),
-  );
+  const schema = md.schemas.find((s) => s.schemaId === md.currentSchemaId) ?? p.schema;
+  findings.push(...compareSchemaTree([...source.table.sd.columns, ...source.table.partitionKeys], schema));
+  findings.push(...footerCoverage(schema, tableNameMapping(md.properties), source.table.sd.columns.length, layouts));
   return {
     ...base,
-    ok: findings.length === 0,
+    ok: failing(findings).length === 0,
     metadataLocation: loaded.metadataLocation,
     snapshotId: ours === undefined ? null : ours.snapshotId.toString(),
     rows,

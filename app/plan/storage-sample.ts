@@ -12,7 +12,12 @@ import { selectAcidFiles } from '../../core/hive/acid';
 import type { TableInventory } from '../../core/hive/model';
 import { FileFormat, TableType } from '../../core/hive/model';
 import { locationProblem } from '../../core/plan/assess/rules/location';
-import { doubleColumns, floatAsDoubleFinding } from '../../core/plan/assess/rules/reader-limits';
+import {
+  doubleColumns,
+  floatAsDoubleFinding,
+  undeclaredColumns,
+  undeclaredFileColumnFinding,
+} from '../../core/plan/assess/rules/reader-limits';
 import { needsStorageSize } from '../../core/plan/assess/stats';
 import type { AssessFinding, StorageSize } from '../../core/plan/assess/types';
 import { AssessCode, finding } from '../../core/plan/assess/types';
@@ -93,6 +98,17 @@ function listingFindings(t: TableInventory, loc: string, l: LocationListing): As
   return out;
 }
 
+/** Top-level column names of a footer's schema, as spelled. */
+function topLevelNames(schema: readonly SchemaElement[]): string[] {
+  const out: string[] = [];
+  let i = 1;
+  for (let k = 0; k < (schema[0]?.numChildren ?? 0) && i < schema.length; k++) {
+    out.push((schema[i] as SchemaElement).name);
+    i += subtreeSize(schema, i);
+  }
+  return out;
+}
+
 /** Top-level FLOAT columns of a footer's schema whose table column is double (lower-case names). */
 function floatUnderDouble(schema: readonly SchemaElement[], doubles: ReadonlySet<string>): string[] {
   const out: string[] = [];
@@ -131,11 +147,13 @@ async function footerFindings(
   const floats: string[] = [];
   const doubles = doubleColumns(t.table.sd.columns);
   const unreadable: string[] = [];
+  const undeclared: string[] = [];
   for (const f of picks) {
     try {
       const md = decodeParquetFooterSync(f.path, await readParquetFooterBytes(store, f.path, f.size));
       for (const e of md.schema) if (e.type === PhysicalType.INT96 && !int96.includes(e.name)) int96.push(e.name);
       for (const c of floatUnderDouble(md.schema, doubles)) if (!floats.includes(c)) floats.push(c);
+      for (const c of undeclaredColumns(topLevelNames(md.schema), t)) if (!undeclared.includes(c)) undeclared.push(c);
     } catch (e) {
       // A corrupt file is a fact about the table; a storage error means nothing was checked (caller).
       if (!(e instanceof MigrationError) || e.code !== ErrorCode.FORMAT_CORRUPT_FOOTER) throw e;
@@ -153,6 +171,7 @@ async function footerFindings(
       ),
     );
   if (floats.length > 0) out.push(floatAsDoubleFinding(floats, `footers: sampled ${picks.length} file(s) of ${loc}`));
+  if (undeclared.length > 0) out.push(undeclaredFileColumnFinding(undeclared, `footers: sampled ${picks.length} file(s) of ${loc}`));
   if (unreadable.length > 0)
     out.push(
       finding(

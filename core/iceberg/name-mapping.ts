@@ -4,6 +4,7 @@
 // field, nested `fields` for structs, a list's child is named `element`, a map's `key` and `value`.
 // Lookup is case-sensitive, so the exact spellings found in file footers (mixed case, Hive 1.x ORC
 // `_colN` positional names) are added as extra names.
+import { footerTree, hiveMatcher, walkFooter } from './footer-paths';
 import type { IcebergType, NestedField, Schema } from './types';
 
 export interface MappedField {
@@ -79,9 +80,11 @@ export function nameMappingToJson(mapping: NameMapping): string {
 
 /**
  * Aliases for the column names found in a file footer. `footerColumns` are the file's column paths
- * (top level first element; nested struct children after it). A name that matches a schema field
- * case-insensitively but not exactly becomes an alias; a top-level `_colN` names the N-th data
- * column (`dataColumnCount` excludes the partition columns, which Hive never writes into files).
+ * (top level first element; nested levels after it). A name that matches a schema field
+ * case-insensitively but not exactly becomes an alias — at the top level, inside structs, and inside
+ * a list's element and a map's key/value (through Parquet's wrapper levels: footer-paths.ts); a
+ * top-level `_colN` names the N-th data column (`dataColumnCount` excludes the partition columns,
+ * which Hive never writes into files).
  */
 export function footerAliases(
   schema: Schema,
@@ -89,27 +92,14 @@ export function footerAliases(
   footerColumns: readonly (readonly string[])[],
   into = new Map<number, string[]>(),
 ): Map<number, string[]> {
-  const add = (id: number, name: string): void => {
-    const list = into.get(id) ?? [];
-    if (!list.includes(name)) list.push(name);
-    into.set(id, list);
-  };
-  for (const path of footerColumns) {
-    let fields: readonly NestedField[] = schema.fields;
-    path.forEach((name, depth) => {
-      const positional = depth === 0 ? /^_col(\d+)$/.exec(name) : null;
-      const field =
-        fields.find((f) => f.name === name) ??
-        (positional !== null
-          ? fields.slice(0, dataColumnCount)[Number(positional[1])]
-          : fields.find((f) => f.name.toLowerCase() === name.toLowerCase()));
-      if (field === undefined) {
-        fields = [];
-        return;
-      }
-      if (field.name !== name) add(field.id, name);
-      fields = field.type.kind === 'struct' ? field.type.fields : [];
-    });
-  }
+  walkFooter(footerTree(footerColumns), schema.fields, {
+    match: hiveMatcher(dataColumnCount),
+    matched: (name, field) => {
+      if (field.name === name) return;
+      const list = into.get(field.id) ?? [];
+      if (!list.includes(name)) list.push(name);
+      into.set(field.id, list);
+    },
+  });
   return into;
 }

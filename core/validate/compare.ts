@@ -10,15 +10,23 @@ export type ValidationCode =
   | typeof ErrorCode.VALIDATION_ROW_COUNT_MISMATCH
   | typeof ErrorCode.VALIDATION_FILES_MISMATCH
   | typeof ErrorCode.VALIDATION_CATALOG_MISMATCH
-  | typeof ErrorCode.VALIDATION_SCHEMA_MISMATCH;
+  | typeof ErrorCode.VALIDATION_SCHEMA_MISMATCH
+  | typeof ErrorCode.VALIDATION_FOOTER_UNMAPPED;
 
 export interface ValidationFinding {
   readonly code: ValidationCode;
-  readonly check: 'rows' | 'files' | 'catalog' | 'schema';
+  readonly check: 'rows' | 'files' | 'catalog' | 'schema' | 'footers';
   readonly message: string;
   readonly expected?: string;
   readonly actual?: string;
   readonly path?: string;
+  /** 'warning': reported with the evidence but does not fail validation (absent = it fails). */
+  readonly severity?: 'warning';
+}
+
+/** The findings that fail validation (every one but the warnings). */
+export function failing(findings: readonly ValidationFinding[]): ValidationFinding[] {
+  return findings.filter((f) => f.severity !== 'warning');
 }
 
 /** A data file as one side sees it. */

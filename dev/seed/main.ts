@@ -12,6 +12,7 @@ import { dropScale, seedScale } from './scale';
 import { seedAcid } from './acid';
 import { seedViews } from './views';
 import { seedRewriteWarehouse } from './lb-rewrite';
+import { seedNested } from './lb-nested';
 
 const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --seed N            data seed (default 42)
@@ -27,6 +28,11 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --scale N,M,K       N tables x M partitions x K tiny files (database P_scale_NxMxK), for benchmarks
   --left-behind rewrite  (re)seed database lb_rewrite: text/CSV/JSON, bucketed and sub-directory tables
                       only a rewrite migrates (dev/seed/lb-rewrite.ts); prints its manifest as JSON
+  --left-behind nested  (re)seed database lb_nested (or --database D): Parquet tables whose old partition
+                      keeps an older nested schema (struct fields added/reordered/promoted, list and map
+                      value structs grown, case-variant nested names, an undeclared footer column, one
+                      incompatible change; dev/seed/lb-nested.ts); prints its tables as JSON (--manifest
+                      FILE writes them there too)
   --concurrency C     scale mode: parallel HMS connections (default 16)
   --batch B           scale mode: partitions per add_partitions call (default 100)
   --left-behind acid  seed the insert-only ACID tables instead (dev/seed/acid.ts: committed, aborted and
@@ -101,8 +107,16 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
+  if (args.has('left-behind') && str(args, 'left-behind') === 'nested') {
+    const r = await seedNested({ ...common, db: str(args, 'database', 'lb_nested') });
+    const text = `${JSON.stringify(r)}\n`;
+    if (args.has('manifest')) writeFileSync(str(args, 'manifest'), text);
+    process.stdout.write(text);
+    return 0;
+  }
+
   if (args.has('left-behind')) {
-    if (str(args, 'left-behind') !== 'acid') throw new Error(`--left-behind takes 'acid' or 'rewrite'\n${USAGE}`);
+    if (str(args, 'left-behind') !== 'acid') throw new Error(`--left-behind takes 'acid', 'rewrite' or 'nested'\n${USAGE}`);
     const m = await seedAcid({ ...common, database: str(args, 'database', 'lb_acid') });
     const text = `${JSON.stringify(m)}\n`;
     if (args.has('manifest')) writeFileSync(str(args, 'manifest'), text);

@@ -85,6 +85,12 @@ export const AssessCode = {
   VIEW_FUNCTION_UNSUPPORTED: 'VIEW_FUNCTION_UNSUPPORTED',
   /** The target catalog serves no Iceberg views (Hive, JDBC): the view stays a Hive view (apply skips it with this code). */
   VIEW_CATALOG_UNSUPPORTED: 'VIEW_CATALOG_UNSUPPORTED',
+  /**
+   * Reader limit: a sampled Parquet footer has a top-level column the Hive table does not declare (a
+   * column dropped from the table, an extra writer column). Hive, Spark and Trino skip it; PyIceberg
+   * 0.12 fails the whole read ("Could not find field with name: …"). Effect warn. docs/readers.md.
+   */
+  READER_UNDECLARED_FILE_COLUMN: 'READER_UNDECLARED_FILE_COLUMN',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 

@@ -36,6 +36,26 @@ export function floatAsDoubleFinding(columns: readonly string[], seen: string): 
   );
 }
 
+/** The READER_UNDECLARED_FILE_COLUMN finding: file columns the table does not declare, where seen. */
+export function undeclaredFileColumnFinding(columns: readonly string[], seen: string): AssessFinding {
+  const cols = columns.join(', ');
+  return finding(
+    AssessCode.READER_UNDECLARED_FILE_COLUMN,
+    'warn',
+    `file column(s) ${cols} are not columns of the Hive table (${seen})`,
+    `migrates as is: the name mapping does not name them, so Hive, Spark and Trino skip them (measured with Spark 4.0.5 and Trino 476); ` +
+      `PyIceberg 0.12 fails every read of the table ("Could not find field with name: ${columns[0]}"). For PyIceberg users rewrite the ` +
+      `files without the column(s), or read with Spark or Trino (docs/readers.md)`,
+    columns[0],
+  );
+}
+
+/** Top-level file column names (as spelled) that are neither a table column nor a partition key, case-insensitively. */
+export function undeclaredColumns(fileColumns: readonly string[], t: Parameters<Rule>[0]): string[] {
+  const declared = new Set([...t.table.sd.columns, ...t.table.partitionKeys].map((c) => c.name.toLowerCase()));
+  return fileColumns.filter((n) => !declared.has(n.toLowerCase()) && !/^_col\d+$/.test(n));
+}
+
 const HIVE_NULL = '__HIVE_DEFAULT_PARTITION__';
 
 function nullPartitionFinding(t: Parameters<Rule>[0]): AssessFinding[] {

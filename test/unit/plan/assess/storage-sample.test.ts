@@ -89,6 +89,24 @@ describe('storage sample', () => {
     expect((await sampleStorage(store, [asFloat])).get('db.floats')).toBeUndefined();
   });
 
+  it('a top-level file column the table does not declare is READER_UNDECLARED_FILE_COLUMN (warn); case variants and _colN are declared', async () => {
+    const loc = dir('undeclared', { 'a.parquet': floats });
+    const declared = [
+      { name: 'id', type: 'bigint', comment: null },
+      { name: 'reading', type: 'float', comment: null },
+    ];
+    const t = inv(table({ name: 'undeclared', sd: { location: loc, columns: declared } }));
+    const f = (await sampleStorage(store, [t])).get('db.undeclared');
+    expect(f?.map((x) => [x.code, x.effect, x.column])).toEqual([['READER_UNDECLARED_FILE_COLUMN', 'warn', 'other']]);
+    expect(f![0]!.evidence).toBe(`file column(s) other are not columns of the Hive table (footers: sampled 1 file(s) of ${loc})`);
+    expect(f![0]!.remediation).toContain('PyIceberg 0.12 fails every read');
+    expect(assessTable(t, undefined, f).class).toBe('migrate-with-warnings');
+    const all = inv(
+      table({ name: 'undeclared', sd: { location: loc, columns: [...declared, { name: 'OTHER', type: 'float', comment: null }] } }),
+    );
+    expect((await sampleStorage(store, [all])).get('db.undeclared')).toBeUndefined();
+  });
+
   it('no HMS stats: files and bytes come from the listing; the plan sees them', async () => {
     const loc = dir('spark', { 'part-0.parquet': parquet, 'part-1.parquet': parquet, _SUCCESS: Buffer.alloc(0) });
     for (const parameters of [{}, { numFiles: '0', totalSize: '0' }] as Record<string, string>[]) {
