@@ -187,4 +187,6 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Add a `rewrite:` section (command: the spark-submit argv) to the worker’s config, restart the worker, and retry.',
   VALIDATION_FOOTER_UNMAPPED:
     'A file spells a declared column in a way the name mapping lacks (a case variant or nested name): readers would read it as NULL. Roll the table back and apply again (the conversion adds the footer spellings as aliases); a warning names a column Hive never declared, which readers skip as Hive does.',
+  CONVERT_PARTITION_TYPE_INCOMPATIBLE:
+    'Rewrite the named partition with the column cast to the table’s type (or plan the table with --rewrite: the Spark job reads it as Hive does), then convert again.',
 };

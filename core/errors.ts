@@ -230,6 +230,8 @@ export const ErrorCode = {
   REWRITE_NOT_CONFIGURED: 'REWRITE_NOT_CONFIGURED',
   /** Validation: a column path of a data file's footer resolves to no field id through the table's name mapping (a declared Hive column: fails; a column Hive never declared: warning). */
   VALIDATION_FOOTER_UNMAPPED: 'VALIDATION_FOOTER_UNMAPPED',
+  /** A partition declares a column with a type the table's type cannot be read as (Iceberg schema evolution, through nested types): metadata-only would misread its files. */
+  CONVERT_PARTITION_TYPE_INCOMPATIBLE: 'CONVERT_PARTITION_TYPE_INCOMPATIBLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

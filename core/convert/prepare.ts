@@ -7,6 +7,7 @@ import { ErrorCode, MigrationError } from '../errors';
 import { detectFormat } from '../hive/formats';
 import type { HiveTable, TableInventory } from '../hive/model';
 import { FileFormat, TableType } from '../hive/model';
+import { promotionProblem } from '../hive/promotion';
 import { parseHiveType } from '../hive/types';
 import type { ValidWriteIds } from '../hive/acid';
 import { FULL_ACID_REMEDIATION, isInsertOnly } from '../hive/acid';
@@ -109,6 +110,34 @@ function formatOf(t: HiveTable, sd: HiveTable['sd'], where: string): DataFileFor
 
 const trimSlash = (s: string): string => s.replace(/\/+$/, '');
 
+/**
+ * A partition whose own columns (its storage descriptor) hold a same-named column the table's type
+ * cannot read (core/hive/promotion.ts: Iceberg schema evolution through nested types) is refused:
+ * its files would be misread. The plan classes such a table rewrite-required (PARTITION_TYPE_INCOMPATIBLE);
+ * this holds the line for every way in (`migrate table`, an edited plan).
+ */
+function incompatiblePartitionTypes(inv: TableInventory): void {
+  const t = inv.table;
+  const want = new Map(t.sd.columns.map((c) => [c.name.toLowerCase(), c.type]));
+  for (const p of inv.partitions) {
+    for (const c of p.sd.columns) {
+      const to = want.get(c.name.toLowerCase());
+      const bad = to === undefined ? null : promotionProblem(c.type, to);
+      if (to === undefined || bad === null) continue;
+      const at = bad.path === '' ? '' : ` (at ${c.name}${bad.path}: ${bad.from} cannot be read as ${bad.to})`;
+      refuse(
+        t,
+        ErrorCode.CONVERT_PARTITION_TYPE_INCOMPATIBLE,
+        `partition ${p.name} column ${c.name} is ${c.type}, the table says ${to}${at}`,
+        {
+          partition: p.name,
+          column: c.name,
+        },
+      );
+    }
+  }
+}
+
 /** Decide the conversion of one table, or throw a coded refusal. */
 export function prepareConversion(input: PrepareInput): PreparedConversion {
   const { table: t, partitions } = input.inventory;
@@ -126,6 +155,7 @@ export function prepareConversion(input: PrepareInput): PreparedConversion {
     );
   }
   if (t.sd.location === null || t.sd.location === '') refuse(t, ErrorCode.HMS_BAD_METADATA, 'has no location');
+  incompatiblePartitionTypes(input.inventory);
   if (!Number.isInteger(input.timestampMs) || input.timestampMs <= 0)
     throw new MigrationError(ErrorCode.USAGE, 'timestampMs must be a positive integer', { timestampMs: input.timestampMs });
 
