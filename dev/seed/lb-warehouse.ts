@@ -179,7 +179,11 @@ async function seedOwnTables(o: WarehouseSeedOptions, nested: SeedTable, work: s
   }
 }
 
-const fileOf = (f: { location: string; sha256: string }): WarehouseSeedFile => ({ uri: s3uri(f.location), sha256: f.sha256, aborted: false });
+const fileOf = (f: { location: string; sha256: string }): WarehouseSeedFile => ({
+  uri: s3uri(f.location),
+  sha256: f.sha256,
+  aborted: false,
+});
 
 /** Drop `lb_warehouse` (deleteData=false) and seed it again; see the header for what it holds. */
 export async function seedLeftBehindWarehouse(o: WarehouseSeedOptions): Promise<WarehouseSeed> {
@@ -188,7 +192,12 @@ export async function seedLeftBehindWarehouse(o: WarehouseSeedOptions): Promise<
   // views.ts drops and creates the database; the others seed into it.
   const views = await seedViews({ ...common, python: o.python, db });
   const acid = await seedAcid({ ...common, python: o.python, database: db, keepDatabase: true, tables: ['io_events', 'io_sales'] });
-  const rw = await seedRewriteWarehouse({ ...common, database: db, keepDatabase: true, tables: ['csv_pipe_header', 'bucketed_ctrl_a', 'subdirs_csv'] });
+  const rw = await seedRewriteWarehouse({
+    ...common,
+    database: db,
+    keepDatabase: true,
+    tables: ['csv_pipe_header', 'bucketed_ctrl_a', 'subdirs_csv'],
+  });
   const work = mkdtempSync(path.join(os.tmpdir(), 'him-seed-lbw-'));
   const rootKey = `lb-wh/${db}`;
   try {
@@ -196,7 +205,19 @@ export async function seedLeftBehindWarehouse(o: WarehouseSeedOptions): Promise<
     await deletePrefix(s3, o.bucket, `${rootKey}/`).finally(() => s3.destroy());
     writeFileSync(path.join(work, 'acid.json'), JSON.stringify(acid));
     const py = JSON.parse(
-      await runPython(o.python, ['lb_warehouse.py', '--out', work, '--db', db, '--bucket', o.bucket, '--root', rootKey, '--acid', path.join(work, 'acid.json')]),
+      await runPython(o.python, [
+        'lb_warehouse.py',
+        '--out',
+        work,
+        '--db',
+        db,
+        '--bucket',
+        o.bucket,
+        '--root',
+        rootKey,
+        '--acid',
+        path.join(work, 'acid.json'),
+      ]),
     ) as { nested: SeedTable; checksums: Sums };
     const own = await seedOwnTables(o, py.nested, work, rootKey);
     const sums = py.checksums;
@@ -214,8 +235,15 @@ export async function seedLeftBehindWarehouse(o: WarehouseSeedOptions): Promise<
     const tables: WarehouseSeedTable[] = [
       ...views.tables.map((t) => entry(t, t.tableType === 'VIRTUAL_VIEW' ? 'view' : t.format === 'text' ? 'rewrite' : 'metadata-only')),
       ...(await acidEntries(o, acid, sums)),
-      ...rw.tables.map((t) => ({ id: t.id, name: t.name, path: 'rewrite' as const, rows: t.rows, checksum: t.checksum, location: s3uri(t.location),
-        files: t.files.map((f) => ({ uri: `s3://${rw.bucket}/${f.key}`, sha256: f.sha256, aborted: false })) })),
+      ...rw.tables.map((t) => ({
+        id: t.id,
+        name: t.name,
+        path: 'rewrite' as const,
+        rows: t.rows,
+        checksum: t.checksum,
+        location: s3uri(t.location),
+        files: t.files.map((f) => ({ uri: `s3://${rw.bucket}/${f.key}`, sha256: f.sha256, aborted: false })),
+      })),
       entry(nested, 'metadata-only'),
       entry(union, 'left-out', 'TYPE_UNSUPPORTED'),
       entry(unionView, 'left-out', 'VIEW_BASE_NOT_MIGRATED'),
