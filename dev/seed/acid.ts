@@ -232,15 +232,15 @@ export async function seedAcid(o: AcidSeedOptions): Promise<AcidSeedManifest> {
     const dbLocation = `s3a://${o.bucket}/${root}`;
     if (o.keepDatabase !== true)
       await hms.call('create_database', (c) =>
-      c.create_database(
-        new ttypes.Database({
-          name: o.database,
-          description: 'insert-only ACID seed (dev/seed/acid.ts)',
-          locationUri: dbLocation,
-          parameters: {},
-        }),
-      ),
-    );
+        c.create_database(
+          new ttypes.Database({
+            name: o.database,
+            description: 'insert-only ACID seed (dev/seed/acid.ts)',
+            locationUri: dbLocation,
+            parameters: {},
+          }),
+        ),
+      );
     const writer = new AcidWriter(hms, o);
     const tables: AcidSeedTable[] = [];
     for (const t of TABLES.filter((x) => o.tables === undefined || o.tables.includes(x.name))) {

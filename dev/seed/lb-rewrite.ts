@@ -256,7 +256,8 @@ export async function seedRewriteWarehouse(o: RewriteSeedOptions): Promise<Rewri
   try {
     if (o.keepDatabase !== true) await dropDb(hms, db);
     await deletePrefix(s3, o.bucket, `${rootKey}/`);
-    if (o.keepDatabase !== true) await hms.call('create_database', (c) => c.create_database(databaseObject(db, `s3a://${o.bucket}/${rootKey}`)));
+    if (o.keepDatabase !== true)
+      await hms.call('create_database', (c) => c.create_database(databaseObject(db, `s3a://${o.bucket}/${rootKey}`)));
     const tables: RewriteSeedTable[] = [];
     for (const d of DRAFTS.map((make) => make()).filter((x) => o.tables === undefined || o.tables.includes(x.name))) {
       const { table, files } = seedTable(d, o.bucket, rootKey, db);
