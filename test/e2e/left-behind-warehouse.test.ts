@@ -211,7 +211,8 @@ describe('the left-behind warehouse: every kind of table through one plan --rewr
       }
     // The old partitions' files have no s.b: read as NULL (a filtered Trino query), the new one's are set.
     const old = await trinoSql(`SELECT id, s.b AS b FROM iceberg."${NS}".nested_events WHERE dt < '2024-01-03' AND s IS NOT NULL`);
-    expect('rows' in old && old.rows === 14 && old.sample.every((r) => r.b === null)).toBe(true);
+    const oldRows = 'sample' in old ? old.sample : [];
+    expect({ rows: 'rows' in old ? old.rows : old, b: [...new Set(oldRows.map((r) => r.b))] }).toEqual({ rows: 14, b: [null] });
     const fresh = await trinoSql(`SELECT count(*) AS n FROM iceberg."${NS}".nested_events WHERE s.b IS NOT NULL`);
     expect('sample' in fresh ? fresh.sample[0]?.n : fresh).toBe(7);
 
