@@ -263,7 +263,12 @@ describe('the left-behind warehouse: every kind of table through one plan --rewr
     try {
       const written: string[] = [];
       for (const t of byPath('rewrite')) written.push(...((await state.getTable(plan.hash, t.id)).writtenFiles ?? []).map((f) => f.path));
+      // The rewrite jobs' data files, as their records list them, are on S3 under the rewrite warehouse (and only they).
       expect(written.length).toBeGreaterThanOrEqual(byPath('rewrite').length);
+      const rewriteData = (await keysUnder('warehouse', `${rewriteRoot}/`))
+        .filter((k) => /\/data\//.test(k))
+        .map((k) => `s3://warehouse/${k}`);
+      expect(rewriteData).toEqual(written.map((f) => f.replace(/^s3a:/, 's3:')).sort());
       for (const w of [...plan.waves].reverse()) {
         const rb = await migrate(['rollback', plan.hash.slice(0, 12), '--wave', String(w.number), '--json'], 900_000);
         expect({ wave: w.number, code: rb.code, out: rb.code === 0 ? '' : `${rb.stdout}\n${rb.stderr}` }).toEqual({
