@@ -93,7 +93,7 @@ export function assessWarehouse(
   const extra = new Map<string, readonly AssessFinding[]>(sampled);
   for (const [id, fs] of sharedLocationFindings(inventory)) extra.set(id, [...fs, ...(extra.get(id) ?? [])]);
   const assessed = inventory.map((t) => assessOne(t, options, ownership, extra)).sort((a, b) => compareIds(a.id, b.id));
-  const tables = viewsOverUnmigrated(inventory, assessed, (t, more) =>
+  const tables = viewsOverUnmigrated(inventory, assessed, options.rewrite === true, (t, more) =>
     assessOne(t, options, ownership, new Map([...extra, [idOf(t), [...(extra.get(idOf(t)) ?? []), ...more]]])),
   );
   const edges: PlanEdge[] = tables.flatMap((t) => t.reads.map((from): PlanEdge => ({ from, to: t.id, reason: 'view' })));
@@ -101,19 +101,23 @@ export function assessWarehouse(
 }
 
 const idOf = (t: TableInventory): string => `${t.table.database}.${t.table.name}`.toLowerCase();
-/** Not migrating, and not already in the target catalog (a view may read what an earlier plan migrated). */
-const doesNotMigrate = (a: AssessedTable): boolean =>
-  (a.class === TableClass.SKIP || a.class === TableClass.REWRITE_REQUIRED) &&
+/**
+ * Not migrating, and not already in the target catalog (a view may read what an earlier plan migrated).
+ * With the rewrite path on, a rewrite-required table the job takes migrates (as a new Iceberg table of the same name).
+ */
+const doesNotMigrate = (a: AssessedTable, rewrite: boolean): boolean =>
+  (a.class === TableClass.SKIP || (a.class === TableClass.REWRITE_REQUIRED && !(rewrite && a.rewritable))) &&
   !a.findings.some((f) => f.code === AssessCode.IN_TARGET_CATALOG);
 
 /**
- * A view reading a table or view of the inventory that does not migrate (skip, rewrite-required;
- * not one already in the target catalog, IN_TARGET_CATALOG) cannot become an Iceberg view: VIEW_BASE_NOT_MIGRATED (skip), to a fixpoint so a view over such a
+ * A view reading a table or view of the inventory that does not migrate (skip, rewrite-required unless
+ * the plan rewrites it; not one already in the target catalog, IN_TARGET_CATALOG) cannot become an Iceberg view: VIEW_BASE_NOT_MIGRATED (skip), to a fixpoint so a view over such a
  * view follows. Reads outside the inventory are decided at apply (state store, target catalog).
  */
 function viewsOverUnmigrated(
   inventory: readonly TableInventory[],
   assessed: readonly AssessedTable[],
+  rewrite: boolean,
   reassess: (t: TableInventory, more: readonly AssessFinding[]) => AssessedTable,
 ): AssessedTable[] {
   const out = [...assessed];
@@ -123,7 +127,7 @@ function viewsOverUnmigrated(
     changed = false;
     for (const [i, a] of out.entries()) {
       if (a.reads.length === 0 || a.class === TableClass.SKIP || a.class === TableClass.REWRITE_REQUIRED) continue;
-      const blocked = a.reads.filter((r) => at.has(r) && doesNotMigrate(out[at.get(r)!]!));
+      const blocked = a.reads.filter((r) => at.has(r) && doesNotMigrate(out[at.get(r)!]!, rewrite));
       if (blocked.length === 0) continue;
       const f = finding(
         AssessCode.VIEW_BASE_NOT_MIGRATED,

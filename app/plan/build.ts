@@ -112,7 +112,9 @@ export async function buildPlanFromHms(
   let assessed: AssessResult;
   try {
     const inventory = await readWarehouse(reader, o.databases.length > 0 ? o.databases : (cfg.plan?.databases ?? []));
-    assessed = assessWarehouse(inventory, s.options, s.ownership, await outsideFindingsFor(cfg, inventory));
+    // With the rewrite path on, a view over a table the job rewrites is an Iceberg view like any other.
+    const options = s.waves.rewrite === true ? { ...s.options, rewrite: true } : s.options;
+    assessed = assessWarehouse(inventory, options, s.ownership, await outsideFindingsFor(cfg, inventory));
   } finally {
     await reader.close();
   }

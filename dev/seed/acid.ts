@@ -24,6 +24,10 @@ export interface AcidSeedOptions {
   readonly s3: S3Settings;
   readonly python: string;
   readonly log: (msg: string) => void;
+  /** Seed into an existing database (another seed module made it; dev/seed/lb-warehouse.ts): no drop, no create. */
+  readonly keepDatabase?: boolean;
+  /** Only these of the seeded tables (default all: io_events, io_sales, io_open). */
+  readonly tables?: readonly string[];
 }
 
 export type WriteState = 'committed' | 'aborted' | 'open';
@@ -223,22 +227,23 @@ export async function seedAcid(o: AcidSeedOptions): Promise<AcidSeedManifest> {
   const hms = await openHms(o.hms, { connectTimeoutMs: 10_000, callTimeoutMs: CALL_TIMEOUT_MS });
   try {
     const root = `seed/${o.database}`;
-    await dropDatabase(hms, o.database);
+    if (o.keepDatabase !== true) await dropDatabase(hms, o.database);
     await deletePrefix(s3Client(o.s3), o.bucket, `${root}/`);
     const dbLocation = `s3a://${o.bucket}/${root}`;
-    await hms.call('create_database', (c) =>
-      c.create_database(
-        new ttypes.Database({
-          name: o.database,
-          description: 'insert-only ACID seed (dev/seed/acid.ts)',
-          locationUri: dbLocation,
-          parameters: {},
-        }),
-      ),
-    );
+    if (o.keepDatabase !== true)
+      await hms.call('create_database', (c) =>
+        c.create_database(
+          new ttypes.Database({
+            name: o.database,
+            description: 'insert-only ACID seed (dev/seed/acid.ts)',
+            locationUri: dbLocation,
+            parameters: {},
+          }),
+        ),
+      );
     const writer = new AcidWriter(hms, o);
     const tables: AcidSeedTable[] = [];
-    for (const t of TABLES) {
+    for (const t of TABLES.filter((x) => o.tables === undefined || o.tables.includes(x.name))) {
       const location = `${dbLocation}/${t.name}`;
       await hms.call('create_table', (c) => c.create_table(tableObject(o.database, t.name, location, t.partitions.length > 0)));
       if (t.partitions.length > 0) {

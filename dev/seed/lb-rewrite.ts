@@ -181,7 +181,7 @@ function jsonEvents(): Draft {
 
 export const DRAFTS: readonly (() => Draft)[] = [csvPipe, bucketed, subdirsCsv, jsonEvents];
 
-function seedTable(d: Draft, bucket: string, rootKey: string): { table: SeedTable; files: { key: string; body: string }[] } {
+function seedTable(d: Draft, bucket: string, rootKey: string, db: string): { table: SeedTable; files: { key: string; body: string }[] } {
   const location = `s3a://${bucket}/${rootKey}/${d.name}`;
   const files: { key: string; body: string }[] = [];
   const partitions: SeedPartition[] = [];
@@ -200,7 +200,7 @@ function seedTable(d: Draft, bucket: string, rootKey: string): { table: SeedTabl
       });
   }
   const table: SeedTable = {
-    db: LB_REWRITE_DB,
+    db,
     name: d.name,
     kind: 'external',
     tableType: 'EXTERNAL_TABLE',
@@ -226,9 +226,9 @@ function seedTable(d: Draft, bucket: string, rootKey: string): { table: SeedTabl
   return { table, files };
 }
 
-async function dropDb(hms: HmsConnection): Promise<void> {
+async function dropDb(hms: HmsConnection, db: string): Promise<void> {
   try {
-    await hms.call('drop_database', (c) => c.drop_database(LB_REWRITE_DB, false, true));
+    await hms.call('drop_database', (c) => c.drop_database(db, false, true));
   } catch (e) {
     if (!/NoSuchObjectException/.test((e as Error).message)) throw e;
   }
@@ -239,21 +239,28 @@ export interface RewriteSeedOptions {
   readonly bucket: string;
   readonly s3: S3Settings;
   readonly log: (m: string) => void;
+  /** The database (default `lb_rewrite`). */
+  readonly database?: string;
+  /** Seed into an existing database (another seed module made it; dev/seed/lb-warehouse.ts): no drop, no create. */
+  readonly keepDatabase?: boolean;
+  /** Only these tables (default all: csv_pipe_header, bucketed_ctrl_a, subdirs_csv, json_events). */
+  readonly tables?: readonly string[];
 }
 
-/** Drop and seed `lb_rewrite` again (HMS drop with deleteData=false, then only our S3 prefix). */
+/** Drop and seed `lb_rewrite` (or `database`) again (HMS drop with deleteData=false, then only our S3 prefix). */
 export async function seedRewriteWarehouse(o: RewriteSeedOptions): Promise<RewriteSeedManifest> {
-  const rootKey = `lb/${LB_REWRITE_DB}`;
+  const db = o.database ?? LB_REWRITE_DB;
+  const rootKey = `lb/${db}`;
   const s3 = s3Client(o.s3);
   const hms = await openHms(o.hms, { connectTimeoutMs: 10_000, callTimeoutMs: 180_000 });
   try {
-    await dropDb(hms);
+    if (o.keepDatabase !== true) await dropDb(hms, db);
     await deletePrefix(s3, o.bucket, `${rootKey}/`);
-    await hms.call('create_database', (c) => c.create_database(databaseObject(LB_REWRITE_DB, `s3a://${o.bucket}/${rootKey}`)));
+    if (o.keepDatabase !== true)
+      await hms.call('create_database', (c) => c.create_database(databaseObject(db, `s3a://${o.bucket}/${rootKey}`)));
     const tables: RewriteSeedTable[] = [];
-    for (const make of DRAFTS) {
-      const d = make();
-      const { table, files } = seedTable(d, o.bucket, rootKey);
+    for (const d of DRAFTS.map((make) => make()).filter((x) => o.tables === undefined || o.tables.includes(x.name))) {
+      const { table, files } = seedTable(d, o.bucket, rootKey, db);
       for (const f of files) await putObject(s3, o.bucket, f.key, Buffer.from(f.body, 'utf8'));
       await hms.call('create_table', (c) => c.create_table(tableObject(table, CREATE_TIME)));
       if (table.partitions.length > 0) {
@@ -266,7 +273,7 @@ export async function seedRewriteWarehouse(o: RewriteSeedOptions): Promise<Rewri
         size: Buffer.byteLength(f.body),
       }));
       tables.push({
-        id: `${LB_REWRITE_DB}.${d.name}`,
+        id: `${db}.${d.name}`,
         name: d.name,
         rows: d.rows.length,
         checksum: table.checksum ?? '',
@@ -275,8 +282,8 @@ export async function seedRewriteWarehouse(o: RewriteSeedOptions): Promise<Rewri
         location: table.location ?? '',
       });
     }
-    o.log(`seeded ${tables.length} rewrite tables in ${LB_REWRITE_DB}`);
-    return { database: LB_REWRITE_DB, bucket: o.bucket, rootKey, tables };
+    o.log(`seeded ${tables.length} rewrite tables in ${db}`);
+    return { database: db, bucket: o.bucket, rootKey, tables };
   } finally {
     hms.close();
     s3.destroy();

@@ -13,6 +13,7 @@ import { seedAcid } from './acid';
 import { seedViews } from './views';
 import { seedRewriteWarehouse } from './lb-rewrite';
 import { seedNested } from './lb-nested';
+import { seedLeftBehindWarehouse } from './lb-warehouse';
 
 const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
   --seed N            data seed (default 42)
@@ -39,6 +40,10 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
                       open writes through the metastore's transaction API) into --database (default lb_acid);
                       prints their manifest as JSON (and writes it to --manifest when given)
   --database D        the database of --left-behind acid
+  --left-behind warehouse  (re)seed database lb_warehouse: every kind of table issue 23 leaves behind in one
+                      database (nested struct evolution, views, insert-only ACID, CSV with a header,
+                      bucketed, sub-directories, a union-typed table left out; dev/seed/lb-warehouse.ts); prints per table its
+                      expected path, rows, checksum and source files as JSON (--manifest FILE writes it too)
   --views DB          seed the views warehouse instead (issue 23 item 2): database DB with two Parquet
                       tables, a CSV table and three Hive views; prints its tables as JSON (--manifest FILE
                       writes them there too)
@@ -115,8 +120,15 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
+  if (args.has('left-behind') && str(args, 'left-behind') === 'warehouse') {
+    const text = `${JSON.stringify(await seedLeftBehindWarehouse({ ...common }))}\n`;
+    if (args.has('manifest')) writeFileSync(str(args, 'manifest'), text);
+    process.stdout.write(text);
+    return 0;
+  }
+
   if (args.has('left-behind')) {
-    if (str(args, 'left-behind') !== 'acid') throw new Error(`--left-behind takes 'acid', 'rewrite' or 'nested'\n${USAGE}`);
+    if (str(args, 'left-behind') !== 'acid') throw new Error(`--left-behind takes 'acid', 'rewrite', 'nested' or 'warehouse'\n${USAGE}`);
     const m = await seedAcid({ ...common, database: str(args, 'database', 'lb_acid') });
     const text = `${JSON.stringify(m)}\n`;
     if (args.has('manifest')) writeFileSync(str(args, 'manifest'), text);

@@ -56,6 +56,19 @@ def parquet(rows: List[Dict[str, Any]], spec: Sequence[Col]) -> bytes:
     return buf.getvalue()
 
 
+# The base tables' rows (also imported by lb_warehouse.py, which computes their content checksums).
+def orders_rows() -> List[Dict[str, Any]]:
+    return [{"order_id": i, "customer": f"c{i % 7}", "amount": round(i * 12.5, 2), "region": ["eu", "us", "apac"][i % 3]} for i in range(1, 61)]
+
+
+def customers_rows() -> List[Dict[str, Any]]:
+    return [{"customer": f"c{i}", "country": ["fr", "de", "us", "jp"][i % 4]} for i in range(7)]
+
+
+def events_rows() -> List[Dict[str, Any]]:
+    return [{"id": i, "kind": ["open", "close"][i % 2]} for i in range(10)]
+
+
 def main(argv: List[str]) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--out", required=True)
@@ -64,13 +77,12 @@ def main(argv: List[str]) -> int:
     a = p.parse_args(argv)
     db, root = a.db, f"seed-views/{a.db}"
     uri = lambda k: f"s3a://{a.bucket}/{k}"  # noqa: E731
-    orders = [{"order_id": i, "customer": f"c{i % 7}", "amount": round(i * 12.5, 2), "region": ["eu", "us", "apac"][i % 3]} for i in range(1, 61)]
-    customers = [{"customer": f"c{i}", "country": ["fr", "de", "us", "jp"][i % 4]} for i in range(7)]
+    orders, customers = orders_rows(), customers_rows()
     t_orders = table(db, "orders", "parquet", ORDERS, uri(f"{root}/orders"), rows=len(orders), hints=["metadata-only"])
     t_orders["files"].append(put(a.out, a.bucket, f"{root}/orders/000000_0", parquet(orders, ORDERS), len(orders)))
     t_cust = table(db, "customers", "parquet", CUSTOMERS, uri(f"{root}/customers"), rows=len(customers), hints=["metadata-only"])
     t_cust["files"].append(put(a.out, a.bucket, f"{root}/customers/000000_0", parquet(customers, CUSTOMERS), len(customers)))
-    csv = "".join(f"{i},{['open', 'close'][i % 2]}\n" for i in range(10)).encode()
+    csv = "".join(f"{r['id']},{r['kind']}\n" for r in events_rows()).encode()
     t_events = table(db, "raw_events", "text", EVENTS, uri(f"{root}/raw_events"), rows=10, hints=["rewrite-required"])
     t_events["files"].append(put(a.out, a.bucket, f"{root}/raw_events/000000_0", csv, 10))
     # Texts as Hive stores them: the original as typed, the expanded one fully qualified and backticked.

@@ -133,6 +133,11 @@ export interface AssessOptions {
    * rewrite-required. Off by default: queries relying on Hive bucketing silently lose it.
    */
   readonly allowUnbucketed: boolean;
+  /**
+   * The plan takes the rewrite path (`plan --rewrite`): a rewrite-required table the job can take
+   * migrates, so a view over it is not VIEW_BASE_NOT_MIGRATED. Off for `assess` and plain plans.
+   */
+  readonly rewrite?: boolean;
 }
 
 export const DEFAULT_ASSESS_OPTIONS: AssessOptions = { allowUnbucketed: false };
