@@ -13,10 +13,9 @@ const prep = (i: TableInventory) => () => prepareConversion({ inventory: i, iden
 /** A table partitioned by `d` whose columns are `cols`, with one partition declaring `old`. */
 function drifted(cols: [string, string][], old: [string, string][]): TableInventory {
   const columns = (cs: [string, string][]) => cs.map(([name, type]) => ({ name, type, comment: null }));
-  return inv(
-    table({ partitionKeys: [{ name: 'd', type: 'string', comment: null }], sd: { columns: columns(cols) } }),
-    [partition('d=1', { sd: { ...PARQUET_SD, location: 's3a://wh/db/t/d=1', columns: columns(old) } })],
-  );
+  return inv(table({ partitionKeys: [{ name: 'd', type: 'string', comment: null }], sd: { columns: columns(cols) } }), [
+    partition('d=1', { sd: { ...PARQUET_SD, location: 's3a://wh/db/t/d=1', columns: columns(old) } }),
+  ]);
 }
 
 describe('prepareConversion: partition column types', () => {
@@ -36,6 +35,16 @@ describe('prepareConversion: partition column types', () => {
 
   it('refuses a top-level narrowing (bigint → int) and leaves columns the table does not declare alone', () => {
     expect(errorOf(prep(drifted([['id', 'int']], [['id', 'bigint']]))).code).toBe(ErrorCode.CONVERT_PARTITION_TYPE_INCOMPATIBLE);
-    expect(prep(drifted([['id', 'bigint']], [['id', 'bigint'], ['gone', 'string']]))).not.toThrow();
+    expect(
+      prep(
+        drifted(
+          [['id', 'bigint']],
+          [
+            ['id', 'bigint'],
+            ['gone', 'string'],
+          ],
+        ),
+      ),
+    ).not.toThrow();
   });
 });
