@@ -5,7 +5,7 @@
 // engine/rewrite-job.ts runRewriteJob the worker's activity uses, with the job's own phases. The peer
 // in the same run: a plain Spark read + count of the same CSV files (same spark-submit command line),
 // which is what any rewrite must at least pay. Prints one JSON line; rows/s and MB/s are of the source.
-//   npx tsx bench/rewrite/rewrite.bench.ts [--mb 1024] [--files 8] [--keep]
+//   npx tsx bench/rewrite/rewrite.bench.ts [--mb 1024] [--files 8] [--keep] [--conf spark.k=v ...]
 // Setup (not timed; kept when the table already holds the same size): database lb_rewrite_bench in
 // HMS, files under s3://hive/lb/lb_rewrite_bench/csv_<mb>m/.
 import { execFileSync } from 'node:child_process';
@@ -149,6 +149,10 @@ async function main(): Promise<void> {
   const src = await seed();
   const setup = (performance.now() - t0) / 1000;
   const c = stackRewriteCommand(env);
+  // --conf k=v (repeatable): extra spark-submit settings, e.g. spark.driver.memory=2g (the last one wins).
+  process.argv.forEach((a, i) => {
+    if (a === '--conf') c.command.push('--conf', process.argv[i + 1] as string);
+  });
   const reader = new ThriftHmsReader({ uri: env.HIM_HMS_PG_URI ?? '' });
   const [inv] = await reader.getTables(DB, [NAME]);
   await reader.close();
@@ -220,6 +224,7 @@ async function main(): Promise<void> {
         mbPerSecond: Number((mbs / peerSeconds).toFixed(2)),
       },
       load: { before: loadBefore, after: loadAfter, cores: os.cpus().length },
+      workDir: work,
     })}\n`,
   );
 }
