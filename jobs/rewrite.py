@@ -103,8 +103,10 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
     if state is not None and state != "ours":
         return {"status": "target-taken", "marker": state, "target": ident}
     spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {spec['catalog']['name']}.{quote(t['namespace'])}")
-    src = read_source(spark, spec["source"])
     phases: Dict[str, float] = {}
+    t0r = time.monotonic()
+    src = read_source(spark, spec["source"])
+    phases["read"] = round(time.monotonic() - t0r, 2)  # planning + the header scan of text tables
     if state is None:
         t1 = time.monotonic()
         emit("writing")

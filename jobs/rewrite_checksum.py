@@ -26,7 +26,7 @@ from canonical import MAX_SAFE_INT, canonical_json, normalize
 # canonical_json's encoder, built once (json.dumps with these arguments builds one per call);
 # test/unit/rewrite/job-checksum.test.ts checks it equals canonical_json.
 _ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
-PARTITION_BYTES = 48 << 20
+PARTITION_BYTES = 32 << 20
 CHUNK_BYTES = 4 << 20
 
 
@@ -91,9 +91,63 @@ def lines_of_rows(schema: Any) -> Callable[[Iterator[Any]], Iterator[Tuple[str]]
     return run
 
 
-def canonical_lines(spark: Any, df: Any) -> Any:
-    """A DataFrame of one string column `line`: each row of df as canonical.py's canonical JSON."""
-    return spark.createDataFrame(df.rdd.mapPartitions(lines_of_rows(df.schema)), "line string")
+# Control characters json.dumps writes as \\u00xx whose hex has letters: Jackson (to_json) writes them upper case.
+_HEX_LETTER_CONTROLS = (0x0B, 0x0E, 0x0F, 0x1A, 0x1B, 0x1C, 0x1D, 0x1E, 0x1F)
+
+
+def native_value(name: str, dtype: Any) -> Any:
+    """canonical_json(normalize(v)) of one column as a Spark SQL expression, for the flat types whose
+    canonical form Spark writes the same way; None for any other type (then the Python path).
+    Integers: a JSON number when |v| <= 2^53-1, else a quoted decimal string; booleans; dates ISO
+    (Spark's date-to-string is yyyy-MM-dd, as Python's isoformat for years 1..9999); strings as
+    json.dumps(ensure_ascii=False) escapes them: Jackson (to_json) escapes the same characters
+    (" \\ and the controls below U+0020, \\b \\t \\n \\f \\r short) but writes \\u00XX in upper case."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    c = F.col("`" + name.replace("`", "``") + "`")
+    if isinstance(dtype, (T.LongType, T.IntegerType, T.ShortType, T.ByteType)):
+        s = c.cast("string")
+        v = F.when(c.between(-MAX_SAFE_INT, MAX_SAFE_INT), s).otherwise(F.concat(F.lit('"'), s, F.lit('"')))
+    elif isinstance(dtype, T.BooleanType):
+        v = F.when(c, F.lit("true")).otherwise(F.lit("false"))
+    elif isinstance(dtype, T.DateType):
+        v = F.concat(F.lit('"'), c.cast("string"), F.lit('"'))
+    elif isinstance(dtype, T.StringType):
+        j = F.to_json(F.struct(c.alias("a")))  # {"a":"…"}: the JSON string is from the 6th character to the last but one
+        v = j.substr(F.lit(6), F.length(j) - 6)
+        fixed = v
+        for code in _HEX_LETTER_CONTROLS:
+            up, low = f"{code:04X}", f"{code:04x}"
+            # \\u00XX not preceded by an odd number of backslashes (those would be an escaped '\\' then text).
+            fixed = F.regexp_replace(fixed, r"(?<!\\)((?:\\\\)*)\\u" + up, r"$1\\u" + low)
+        v = F.when(F.instr(v, "\\u00") > 0, fixed).otherwise(v)
+    else:
+        return None
+    return F.when(c.isNull(), F.lit("null")).otherwise(v)
+
+
+def native_line(schema: Any) -> Any:
+    """The whole canonical line as one Spark SQL expression (keys sorted as json.dumps sorts them), or
+    None when a column's type is not one native_value handles."""
+    from pyspark.sql import functions as F
+
+    parts: List[Any] = []
+    for f in sorted(schema.fields, key=lambda f: f.name):
+        v = native_value(f.name, f.dataType)
+        if v is None:
+            return None
+        parts += [F.lit(("," if parts else "{") + _ENCODE(f.name) + ":"), v]
+    return F.concat(*parts, F.lit("}")) if parts else F.lit("{}")
+
+
+def canonical_lines(spark: Any, df: Any, native: bool = True) -> Any:
+    """A DataFrame of one string column `line`: each row of df as canonical.py's canonical JSON —
+    in Spark SQL when every column is of a type native_value handles, else in Python."""
+    line = native_line(df.schema) if native else None
+    if line is not None:
+        return df.select(line.alias("line"))
+    return spark.createDataFrame(df.rdd.mapPartitions(lines_of_rows(df.schema)), "line string", verifySchema=False)
 
 
 def pieces(lines: Iterator[str]) -> Iterator[Tuple[bytes, int, int]]:
@@ -146,12 +200,12 @@ def partitions_for(nbytes: int) -> int:
     return max(1, -(-nbytes // PARTITION_BYTES))
 
 
-def content_checksum(spark: Any, df: Any) -> Dict[str, Any]:
+def content_checksum(spark: Any, df: Any, native: bool = True) -> Dict[str, Any]:
     """Rows and canonical.py's checksum of df, streamed in sorted order through the driver."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    lines = canonical_lines(spark, df).persist(StorageLevel.DISK_ONLY)
+    lines = canonical_lines(spark, df, native).persist(StorageLevel.DISK_ONLY)
     try:
         stats = lines.agg(F.count(F.lit(1)).alias("n"), F.sum(F.octet_length("line")).alias("b")).collect()[0]
         if stats["n"] == 0:

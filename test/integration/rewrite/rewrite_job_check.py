@@ -73,6 +73,36 @@ out = {}
 rows = [row(i) for i in range(300)] + [row(i) for i in range(0, 300, 2)] + [row(11)] * 40
 df = spark.createDataFrame(rows, SCHEMA).repartition(7)
 out["specials"] = {"job": rewrite_checksum.content_checksum(spark, df), "reference": reference(df)}
+# Flat columns (the Spark SQL path): every control character, quotes, backslashes before "u00..", unicode
+# (astral too), U+2028, integers at and past ±(2^53-1), dates from year 1, booleans, NULLs, odd column names.
+FLAT = "`id` bigint, `s` string, `n` int, `t` tinyint, `d` date, `ok` boolean, `Zé col` string, `a.b` smallint"
+texts = [chr(c) for c in range(0x20)] + ['"', "\\", "\\u001B", "\\\u001b", "\\\\u000B", "/", "\u007f", "\u2028", "é雪😀", "", "x\u001by"]
+M = 2**53 - 1
+flat = [
+    (
+        [M, -M, M + 1, -M - 1, 2**63 - 1, -(2**63), 0, None][i % 8],
+        None if i % 13 == 0 else texts[i % len(texts)] + texts[(i * 7) % len(texts)],
+        None if i % 11 == 0 else [2**31 - 1, -(2**31), 0, 7][i % 4],
+        [127, -128, None, 0][i % 4],
+        None if i % 6 == 0 else [dt.date(1, 1, 1), dt.date(999, 12, 31), dt.date(9999, 12, 31), dt.date(2024, 2, 29)][i % 4],
+        [True, False, None][i % 3],
+        texts[(i * 3) % len(texts)],
+        None if i % 5 == 0 else i - 100,
+    )
+    for i in range(240)
+]
+fdf = spark.createDataFrame(flat, FLAT).repartition(3)
+native_lines = sorted(r[0] for r in rewrite_checksum.canonical_lines(spark, fdf, native=True).collect())
+python_lines = sorted(r[0] for r in rewrite_checksum.canonical_lines(spark, fdf, native=False).collect())
+out["flat"] = {
+    "native": rewrite_checksum.content_checksum(spark, fdf, native=True),
+    "python": rewrite_checksum.content_checksum(spark, fdf, native=False),
+    "reference": reference(fdf),
+    "nativePlanned": rewrite_checksum.native_line(fdf.schema) is not None,
+    "specialsNative": rewrite_checksum.native_line(SCHEMA) is not None,
+    "linesEqual": native_lines == python_lines,
+    "differ": [[a, b] for a, b in zip(native_lines, python_lines) if a != b][:5],
+}
 one = spark.createDataFrame([row(3)], SCHEMA)
 out["one"] = {"job": rewrite_checksum.content_checksum(spark, one), "reference": reference(one)}
 empty = spark.createDataFrame([], SCHEMA)
