@@ -8,10 +8,10 @@ row, lines ordered by code point (= UTF-8 byte order = Spark's binary string ord
   2. the lines persisted once (range partitioning samples its input, which would compute them twice),
      range-partitioned on the line into partitions of ~`PARTITION_BYTES` and sorted within each
      (Spark's sort spills; identical lines end in one partition, whatever their number);
-  3. each sorted partition run-length encoded on the executors (a line and how often it repeats,
-     packed in chunks) and the chunks streamed to the driver one partition at a time
-     (toLocalIterator without prefetch), which feeds sha256 in order. The driver holds one partition's
-     chunks, never the table.
+  3. each sorted partition run-length encoded on the executors, all partitions in parallel (a line and
+     how often it repeats in a row, distinct neighbours packed in ~4 MiB pieces; persisted), then the
+     pieces streamed to the driver one partition at a time (toLocalIterator without prefetch), which
+     feeds sha256 in order. The driver holds one partition's pieces, never the table.
 """
 from __future__ import annotations
 
@@ -212,8 +212,14 @@ def content_checksum(spark: Any, df: Any, native: bool = True) -> Dict[str, Any]
             return {"rows": 0, "checksum": hashlib.sha256(b"").hexdigest()}
         parts = partitions_for(int(stats["b"]) + int(stats["n"]))
         ordered = lines.repartitionByRange(parts, F.col("line")).sortWithinPartitions(F.col("line"))
-        stream = ordered.rdd.mapPartitions(lambda rows: pieces(r[0] for r in rows)).toLocalIterator(prefetchPartitions=False)
-        result = hash_stream(stream)
+        # The pieces of every partition first, in parallel (persisted: they are compact), then streamed
+        # to the driver in order: toLocalIterator runs one partition at a time, on one core.
+        packed = ordered.rdd.mapPartitions(lambda rows: pieces(r[0] for r in rows)).persist(StorageLevel.DISK_ONLY)
+        try:
+            packed.count()
+            result = hash_stream(packed.toLocalIterator(prefetchPartitions=False))
+        finally:
+            packed.unpersist()
         if result["rows"] != stats["n"]:
             raise RuntimeError(f"checksum streamed {result['rows']} lines of {stats['n']}")
         return result

@@ -5,7 +5,7 @@
 // engine/rewrite-job.ts runRewriteJob the worker's activity uses, with the job's own phases. The peer
 // in the same run: a plain Spark read + count of the same CSV files (same spark-submit command line),
 // which is what any rewrite must at least pay. Prints one JSON line; rows/s and MB/s are of the source.
-//   npx tsx bench/rewrite/rewrite.bench.ts [--mb 1024] [--files 8] [--keep] [--conf spark.k=v ...]
+//   npx tsx bench/rewrite/rewrite.bench.ts [--mb 1024] [--files 8] [--keep] [--conf spark.k=v ...] [--seed-only]
 // Setup (not timed; kept when the table already holds the same size): database lb_rewrite_bench in
 // HMS, files under s3://hive/lb/lb_rewrite_bench/csv_<mb>m/.
 import { execFileSync } from 'node:child_process';
@@ -148,6 +148,10 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const src = await seed();
   const setup = (performance.now() - t0) / 1000;
+  if (process.argv.includes('--seed-only')) {
+    process.stdout.write(`${JSON.stringify({ seeded: src, setupSeconds: Number(setup.toFixed(1)) })}\n`);
+    return;
+  }
   const c = stackRewriteCommand(env);
   // --conf k=v (repeatable): extra spark-submit settings, e.g. spark.driver.memory=2g (the last one wins).
   process.argv.forEach((a, i) => {
