@@ -6,6 +6,9 @@
 //   NaN/±Infinity/-0.0, decimals, dates, timestamps with and without zone, binary, nested structs,
 //   lists, maps), with duplicates, over 7 input partitions, sorted in many tiny range partitions and
 //   streamed in tiny chunks; one row; no rows; one row 5,000 times (all in one sort partition).
+// - canonical lines in Spark SQL (flat tables): the same lines as the Python path, line for line,
+//   over every control character, quotes and backslashes before "u00..", astral unicode, U+2028,
+//   integers at and past ±(2^53-1), dates from year 1, odd column names.
 // - text reader: Spark's text source + header anti-join gives the same rows as the earlier per-row
 //   Python reader (Hadoop's TextInputFormat keyed by offset), and the rows Hive would give.
 import { execFile } from 'node:child_process';
@@ -22,6 +25,15 @@ interface Out {
   one: { job: Sum; reference: Sum };
   empty: { job: Sum; reference: Sum };
   skew: { job: Sum; reference: Sum };
+  flat: {
+    native: Sum;
+    python: Sum;
+    reference: Sum;
+    nativePlanned: boolean;
+    specialsNative: boolean;
+    linesEqual: boolean;
+    differ: [string, string][];
+  };
   text: { native: Record<string, unknown>[]; pickled: Record<string, unknown>[] };
   text0: Record<string, unknown>[];
 }
@@ -66,6 +78,21 @@ describe('the rewrite job content checksum (jobs/rewrite_checksum.py)', () => {
     expect(out.empty.reference).toEqual(out.empty.job);
     expect(out.skew.job).toEqual(out.skew.reference);
     expect(out.skew.job.rows).toBe(5000);
+  });
+});
+
+describe('the rewrite job canonical lines in Spark SQL (flat tables)', () => {
+  it('are taken for integer/string/boolean/date columns only', () => {
+    expect(out.flat.nativePlanned).toBe(true);
+    expect(out.flat.specialsNative).toBe(false); // doubles, decimals, timestamps, binary, nested: Python
+  });
+
+  it('equal the Python lines line for line (controls, escapes, astral unicode, ±2^53 edges, year 1 dates)', () => {
+    expect(out.flat.differ).toEqual([]);
+    expect(out.flat.linesEqual).toBe(true);
+    expect(out.flat.reference.rows).toBe(240);
+    expect(out.flat.native).toEqual(out.flat.reference);
+    expect(out.flat.python).toEqual(out.flat.reference);
   });
 });
 
