@@ -68,15 +68,26 @@ async function seed(): Promise<{ rows: number; bytes: number }> {
       (h) => h.Metadata ?? {},
       () => null,
     );
-    if (done !== null) return { rows: Number(done.rows), bytes: Number(done.bytes) };
-    for (let f = 0; f < FILES; f++) {
+    const registered = await hms
+      .call('get_all_tables', (c) => c.get_all_tables(DB))
+      .then(
+        (names) => names.includes(NAME),
+        () => false,
+      );
+    if (done !== null && registered) return { rows: Number(done.rows), bytes: Number(done.bytes) };
+    if (done !== null) {
+      rows = Number(done.rows);
+      bytes = Number(done.bytes);
+    }
+    for (let f = 0; done === null && f < FILES; f++) {
       const { body, rows: r } = csvFile(f, per);
       await putObject(s3, 'hive', `${root}/part-${f}.csv`, body);
       rows += r;
       bytes += body.length;
     }
-    await hms.call('drop_database', (c) => c.drop_database(DB, false, true)).catch(() => undefined);
-    await hms.call('create_database', (c) => c.create_database(databaseObject(DB, `s3a://hive/lb/${DB}`)));
+    // Tables of other sizes stay registered beside this one (the database is shared by every --mb).
+    await hms.call('create_database', (c) => c.create_database(databaseObject(DB, `s3a://hive/lb/${DB}`))).catch(() => undefined);
+    await hms.call('drop_table', (c) => c.drop_table(DB, NAME, false)).catch(() => undefined);
     const t: SeedTable = {
       db: DB,
       name: NAME,
@@ -112,6 +123,7 @@ async function seed(): Promise<{ rows: number; bytes: number }> {
       hints: [],
     };
     await hms.call('create_table', (c) => c.create_table(tableObject(t, 1_717_200_000)));
+    if (done !== null) return { rows, bytes };
     await s3.send(
       new (await import('@aws-sdk/client-s3')).PutObjectCommand({
         Bucket: 'hive',
