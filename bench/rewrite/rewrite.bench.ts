@@ -5,7 +5,7 @@
 // engine/rewrite-job.ts runRewriteJob the worker's activity uses, with the job's own phases. The peer
 // in the same run: a plain Spark read + count of the same CSV files (same spark-submit command line),
 // which is what any rewrite must at least pay. Prints one JSON line; rows/s and MB/s are of the source.
-//   npx tsx bench/rewrite/rewrite.bench.ts [--mb 1024] [--files 8] [--keep]
+//   npx tsx bench/rewrite/rewrite.bench.ts [--mb 1024] [--files 8] [--keep] [--conf spark.k=v ...] [--seed-only]
 // Setup (not timed; kept when the table already holds the same size): database lb_rewrite_bench in
 // HMS, files under s3://hive/lb/lb_rewrite_bench/csv_<mb>m/.
 import { execFileSync } from 'node:child_process';
@@ -68,15 +68,26 @@ async function seed(): Promise<{ rows: number; bytes: number }> {
       (h) => h.Metadata ?? {},
       () => null,
     );
-    if (done !== null) return { rows: Number(done.rows), bytes: Number(done.bytes) };
-    for (let f = 0; f < FILES; f++) {
+    const registered = await hms
+      .call('get_all_tables', (c) => c.get_all_tables(DB))
+      .then(
+        (names) => names.includes(NAME),
+        () => false,
+      );
+    if (done !== null && registered) return { rows: Number(done.rows), bytes: Number(done.bytes) };
+    if (done !== null) {
+      rows = Number(done.rows);
+      bytes = Number(done.bytes);
+    }
+    for (let f = 0; done === null && f < FILES; f++) {
       const { body, rows: r } = csvFile(f, per);
       await putObject(s3, 'hive', `${root}/part-${f}.csv`, body);
       rows += r;
       bytes += body.length;
     }
-    await hms.call('drop_database', (c) => c.drop_database(DB, false, true)).catch(() => undefined);
-    await hms.call('create_database', (c) => c.create_database(databaseObject(DB, `s3a://hive/lb/${DB}`)));
+    // Tables of other sizes stay registered beside this one (the database is shared by every --mb).
+    await hms.call('create_database', (c) => c.create_database(databaseObject(DB, `s3a://hive/lb/${DB}`))).catch(() => undefined);
+    await hms.call('drop_table', (c) => c.drop_table(DB, NAME, false)).catch(() => undefined);
     const t: SeedTable = {
       db: DB,
       name: NAME,
@@ -112,6 +123,7 @@ async function seed(): Promise<{ rows: number; bytes: number }> {
       hints: [],
     };
     await hms.call('create_table', (c) => c.create_table(tableObject(t, 1_717_200_000)));
+    if (done !== null) return { rows, bytes };
     await s3.send(
       new (await import('@aws-sdk/client-s3')).PutObjectCommand({
         Bucket: 'hive',
@@ -148,7 +160,15 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const src = await seed();
   const setup = (performance.now() - t0) / 1000;
+  if (process.argv.includes('--seed-only')) {
+    process.stdout.write(`${JSON.stringify({ seeded: src, setupSeconds: Number(setup.toFixed(1)) })}\n`);
+    return;
+  }
   const c = stackRewriteCommand(env);
+  // --conf k=v (repeatable): extra spark-submit settings, e.g. spark.driver.memory=2g (the last one wins).
+  process.argv.forEach((a, i) => {
+    if (a === '--conf') c.command.push('--conf', process.argv[i + 1] as string);
+  });
   const reader = new ThriftHmsReader({ uri: env.HIM_HMS_PG_URI ?? '' });
   const [inv] = await reader.getTables(DB, [NAME]);
   await reader.close();
@@ -220,6 +240,7 @@ async function main(): Promise<void> {
         mbPerSecond: Number((mbs / peerSeconds).toFixed(2)),
       },
       load: { before: loadBefore, after: loadAfter, cores: os.cpus().length },
+      workDir: work,
     })}\n`,
   );
 }
