@@ -20,7 +20,7 @@ export const rewriteSchema = z
     /** Iceberg Spark catalog properties over the ones derived from `catalog` and `storage.s3` (type, uri, io-impl, s3.endpoint…). */
     catalogProperties: z.record(z.string(), z.string()).default({}),
     /** The job's measured throughput, for the plan's estimate of rewrite tables (bytes of source per second). */
-    bytesPerSecond: z.number().positive().default(250_000),
+    bytesPerSecond: z.number().positive().default(500_000),
     /** The job's wall-clock limit per table, minutes; then it is killed and the table fails. */
     timeoutMinutes: z.number().int().min(1).max(10_080).default(240),
   })

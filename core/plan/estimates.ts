@@ -61,7 +61,7 @@ export function estimateWave(
 }
 
 /** Default rewrite rate when none is configured: measured by bench/rewrite on the 2-core stack (bench/RESULTS.md). */
-export const DEFAULT_REWRITE_BYTES_PER_SECOND = 250_000;
+export const DEFAULT_REWRITE_BYTES_PER_SECOND = 500_000;
 
 /**
  * One table's share: metadata-only = its files and footer bytes at the measured rates; a rewrite
