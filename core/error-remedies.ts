@@ -185,4 +185,6 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Another table holds the target name: drop or rename it (or choose catalog.namespacePrefix), then apply again; the tool never overwrites a table it did not write.',
   REWRITE_NOT_CONFIGURED:
     'Add a `rewrite:` section (command: the spark-submit argv) to the worker’s config, restart the worker, and retry.',
+  VIEW_CHECK_FAILED:
+    'Read the view check job’s log (the message names it): check rewrite.command (spark-submit, the Iceberg runtime jar with its SQL extensions, S3 settings) and retry; the view was dropped by the undo. `rewrite.viewCheck: false` turns the check off.',
 };

@@ -228,6 +228,8 @@ export const ErrorCode = {
   REWRITE_TARGET_TAKEN: 'REWRITE_TARGET_TAKEN',
   /** A rewrite-path table in a plan, but the worker has no `rewrite:` configuration (the spark-submit command line). */
   REWRITE_NOT_CONFIGURED: 'REWRITE_NOT_CONFIGURED',
+  /** A created view's Spark check (jobs/view_check.py) could not start, exited non-zero, left no result, or refused its spec. */
+  VIEW_CHECK_FAILED: 'VIEW_CHECK_FAILED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
