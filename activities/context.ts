@@ -61,6 +61,8 @@ export interface ActivityDeps {
     readonly warehouse: string;
     readonly catalogProperties: Readonly<Record<string, string>>;
     readonly timeoutMinutes: number;
+    /** Run each created view in Spark against its Hive SQL (jobs/view_check.py); false: metadata checks only. Unset: true. */
+    readonly viewCheck?: boolean;
     /** Where the job's spec, result and log files go (the worker's local disk). */
     readonly workDir: string;
   };

@@ -1,6 +1,6 @@
 // A Hive view's steps (apply, undo, rollback): created as an Iceberg view in the target catalog once
 // every table or view it reads has an Iceberg name (migrated by this plan, or already in the
-// catalog), validated by reading it back, dropped by its undo and by rollback — only while it
+// catalog), validated by reading it back and running it in Spark against its Hive SQL, dropped by its undo and by rollback — only while it
 // carries our marker. A view that cannot become one stays in Hive with a coded reason (recorded,
 // audited). The Hive view itself is never altered.
 import { AuditAction as A, digestOf } from '../core/audit/chain';
@@ -15,6 +15,8 @@ import { isLive } from '../core/state/status';
 import type { TableRecord } from '../core/state/store';
 import { ViewMarker, buildIcebergView, isOurView, viewDifferences } from '../core/view/iceberg-view';
 import type { Ctx, TableRef } from './context';
+import type { SparkViewCheck } from './view-check';
+import { sparkCheckView } from './view-check';
 import { fingerprintOf, runOf } from './context';
 
 export type ViewStep =
@@ -137,22 +139,49 @@ async function createIcebergView(c: Ctx, ref: TableRef): Promise<ViewStep> {
 const wantedOf = (rec: TableRecord): ViewDefinition | null =>
   (rec.validation as { view?: { wanted?: ViewDefinition } } | null)?.view?.wanted ?? null;
 
-/** Read the view back: our marker, the Hive view's columns, every representation as created. */
+function mismatch(ref: TableRef, differences: readonly string[], spark: SparkViewCheck): MigrationError | null {
+  if (differences.length > 0)
+    return new MigrationError(
+      ErrorCode.VIEW_VALIDATION_MISMATCH,
+      `${ref.tableId}: the Iceberg view read back differs: ${differences.join('; ')}`,
+      { tableId: ref.tableId, differences },
+      { retryable: false },
+    );
+  if ('equal' in spark && !spark.equal)
+    return new MigrationError(
+      ErrorCode.VIEW_VALIDATION_MISMATCH,
+      `${ref.tableId}: Spark reads the Iceberg view differently from the Hive view over the Hive files (rows ${spark.hive.rows} → ${spark.iceberg.rows}, checksum ${spark.hive.checksum.slice(0, 12)} → ${spark.iceberg.checksum.slice(0, 12)})`,
+      { tableId: ref.tableId, spark },
+      { retryable: false },
+    );
+  return null;
+}
+
+/**
+ * Read the view back (our marker, the Hive view's columns, every representation as created), then
+ * run it in Spark against its Hive SQL over the Hive files (view-check.ts; skipped without a
+ * spark-submit command). Recorded under `validation` and audited; any difference is VIEW_VALIDATION_MISMATCH.
+ */
 async function validateIcebergView(c: Ctx, ref: TableRef): Promise<{ ok: true; metadataLocation: string }> {
   const { deps } = c;
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
   const wanted = wantedOf(rec);
-  if (wanted === null) throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no created view recorded`, { tableId: ref.tableId });
+  if (wanted === null || rec.original === null)
+    throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no created view recorded`, { tableId: ref.tableId });
   const ident = c.recordedTarget(ref, rec);
   const loaded: LoadedView = await deps.catalog.views!.loadView(ident);
   const differences = viewDifferences(loaded, wanted, ref.tableId);
+  const spark: SparkViewCheck =
+    differences.length > 0 ? { skipped: 'the view read back differs' } : await sparkCheckView(c, ref, rec.original, ident);
+  const failure = mismatch(ref, differences, spark);
   const validation = {
     view: { wanted, metadataLocation: loaded.metadataLocation },
-    ok: differences.length === 0,
+    ok: failure === null,
     viewUuid: loaded.viewUuid,
     dialects: loaded.representations.map((r) => r.dialect),
     columns: loaded.schema.fields.length,
     differences,
+    spark,
   };
   await deps.state.recordStep(
     ref.planHash,
@@ -162,16 +191,11 @@ async function validateIcebergView(c: Ctx, ref: TableRef): Promise<{ ok: true; m
       ok: validation.ok,
       dialects: validation.dialects,
       differences,
+      spark,
     }),
     { run: runOf() },
   );
-  if (differences.length > 0)
-    throw new MigrationError(
-      ErrorCode.VIEW_VALIDATION_MISMATCH,
-      `${ref.tableId}: the Iceberg view read back differs: ${differences.join('; ')}`,
-      { tableId: ref.tableId, differences },
-      { retryable: false },
-    );
+  if (failure !== null) throw failure;
   return { ok: true, metadataLocation: loaded.metadataLocation };
 }
 

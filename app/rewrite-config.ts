@@ -31,6 +31,7 @@ export function rewriteDepsOf(config: MigrateConfig): ActivityDeps['rewrite'] {
     warehouse: r.warehouse,
     catalogProperties: rewriteCatalogProperties(config),
     timeoutMinutes: r.timeoutMinutes,
+    viewCheck: r.viewCheck,
     workDir: process.env.HIM_REWRITE_WORK_DIR ?? path.join(os.tmpdir(), 'him-rewrite'),
   };
 }

@@ -189,4 +189,6 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'A file spells a declared column in a way the name mapping lacks (a case variant or nested name): readers would read it as NULL. Roll the table back and apply again (the conversion adds the footer spellings as aliases); a warning names a column Hive never declared, which readers skip as Hive does.',
   CONVERT_PARTITION_TYPE_INCOMPATIBLE:
     'Rewrite the named partition with the column cast to the table’s type (or plan the table with --rewrite: the Spark job reads it as Hive does), then convert again.',
+  VIEW_CHECK_FAILED:
+    'Read the view check job’s log (the message names it): check rewrite.command (spark-submit, the Iceberg runtime jar with its SQL extensions, S3 settings) and retry; the view was dropped by the undo. `rewrite.viewCheck: false` turns the check off.',
 };

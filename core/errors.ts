@@ -232,6 +232,8 @@ export const ErrorCode = {
   VALIDATION_FOOTER_UNMAPPED: 'VALIDATION_FOOTER_UNMAPPED',
   /** A partition declares a column with a type the table's type cannot be read as (Iceberg schema evolution, through nested types): metadata-only would misread its files. */
   CONVERT_PARTITION_TYPE_INCOMPATIBLE: 'CONVERT_PARTITION_TYPE_INCOMPATIBLE',
+  /** A created view's Spark check (jobs/view_check.py) could not start, exited non-zero, left no result, or refused its spec. */
+  VIEW_CHECK_FAILED: 'VIEW_CHECK_FAILED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -7,6 +7,8 @@
 import type { RewriteSpec } from '../core/rewrite/spec';
 import type { RewriteResult, RunJobOptions } from './rewrite-job';
 import { runRewriteJob, stopRewriteJob } from './rewrite-job';
+import { runViewCheckJob } from './view-check-job';
+import type { ViewCheckResult, ViewCheckSpec } from '../core/view/check-spec';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
 import type { HivePartition, HiveTable, TableInventory } from '../core/hive/model';
@@ -59,6 +61,8 @@ export interface ConversionEngine {
   runRewriteJob(spec: RewriteSpec, opts: RunJobOptions): Promise<RewriteResult>;
   /** Kill a job a killed worker left running on this host (its process group); true when there was one. */
   stopRewriteJob(workDir: string, jobId: string): Promise<boolean>;
+  /** A created view's check: the Iceberg view in Spark vs its Hive SQL over the Hive files (view-check-job.ts). */
+  runViewCheckJob(spec: ViewCheckSpec, tableId: string, opts: RunJobOptions): Promise<ViewCheckResult>;
 }
 
 /** The engine over this repository's adapters (formats, Avro, storage listing, results Parquet). */
@@ -73,5 +77,6 @@ export function createEngine(): ConversionEngine {
     planPutBack,
     runRewriteJob,
     stopRewriteJob,
+    runViewCheckJob,
   };
 }

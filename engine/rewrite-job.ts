@@ -82,16 +82,31 @@ export async function stopRewriteJob(workDir: string, jobId: string): Promise<bo
   return true;
 }
 
-function failed(spec: RewriteSpec, why: string, log: string): MigrationError {
-  return new MigrationError(ErrorCode.REWRITE_JOB_FAILED, `${spec.source.table}: rewrite job ${spec.jobId} ${why} (log: ${log})`, {
-    tableId: spec.source.table,
+/** Whose job it is, for its coded failure: `${tableId}: ${what} ${jobId} ${why}`. */
+export interface JobLabel {
+  readonly tableId: string;
+  readonly what: string;
+  readonly code: ErrorCode;
+}
+
+function failed(spec: { readonly jobId: string }, who: JobLabel, why: string, log: string): MigrationError {
+  return new MigrationError(who.code, `${who.tableId}: ${who.what} ${spec.jobId} ${why} (log: ${log})`, {
+    tableId: who.tableId,
     jobId: spec.jobId,
     log,
   });
 }
 
 /** Start the job, wait for it, return its result file. Killed (group) on abort or after timeoutMs. */
-export async function runRewriteJob(spec: RewriteSpec, o: RunJobOptions): Promise<RewriteResult> {
+export function runRewriteJob(spec: RewriteSpec, o: RunJobOptions): Promise<RewriteResult> {
+  return runSparkJob<RewriteResult>(spec, { tableId: spec.source.table, what: 'rewrite job', code: ErrorCode.REWRITE_JOB_FAILED }, o);
+}
+
+/**
+ * Any shipped Spark job (`o.job`, default jobs/rewrite.py) with the spec/result file convention:
+ * `<command> <job> --spec <workDir>/<jobId>.spec.json --result <workDir>/<jobId>.result.json`.
+ */
+export async function runSparkJob<R>(spec: { readonly jobId: string }, who: JobLabel, o: RunJobOptions): Promise<R> {
   mkdirSync(o.workDir, { recursive: true });
   const specFile = path.join(o.workDir, `${spec.jobId}.spec.json`);
   const resultFile = path.join(o.workDir, `${spec.jobId}.result.json`);
@@ -101,7 +116,7 @@ export async function runRewriteJob(spec: RewriteSpec, o: RunJobOptions): Promis
   const pidFile = path.join(o.workDir, `${spec.jobId}.pid`);
   await stopRewriteJob(o.workDir, spec.jobId);
   const [bin, ...args] = o.command;
-  if (bin === undefined) throw failed(spec, 'has no command', log);
+  if (bin === undefined) throw failed(spec, who, 'has no command', log);
   const child = spawn(bin, [...args, o.job ?? rewriteJobPath(), '--spec', specFile, '--result', resultFile], {
     env: { ...process.env, ...o.env },
     detached: true,
@@ -135,8 +150,8 @@ export async function runRewriteJob(spec: RewriteSpec, o: RunJobOptions): Promis
   o.signal?.removeEventListener('abort', stop);
   err.end();
   rmSync(pidFile, { force: true });
-  if (o.signal?.aborted === true) throw failed(spec, 'was killed: the step was cancelled', log);
-  if (exit.error !== undefined) throw failed(spec, `could not start: ${exit.error.message}`, log);
-  if (!existsSync(resultFile)) throw failed(spec, `exited ${exit.code ?? exit.signal ?? '?'} without a result`, log);
-  return JSON.parse(readFileSync(resultFile, 'utf8')) as RewriteResult;
+  if (o.signal?.aborted === true) throw failed(spec, who, 'was killed: the step was cancelled', log);
+  if (exit.error !== undefined) throw failed(spec, who, `could not start: ${exit.error.message}`, log);
+  if (!existsSync(resultFile)) throw failed(spec, who, `exited ${exit.code ?? exit.signal ?? '?'} without a result`, log);
+  return JSON.parse(readFileSync(resultFile, 'utf8')) as R;
 }

@@ -74,7 +74,7 @@ export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
  * undo drops the view (only ours); a failure here runs the table's compensations as any step's.
  */
 async function viewSteps(input: TableInput, undo: Undo[]): Promise<TableOutcome> {
-  const { short } = activities(input.timeouts);
+  const { short, long } = activities(input.timeouts);
   const o = activityOptions(input.timeouts);
   const ref = { planHash: input.planHash, tableId: input.tableId };
   const t = input.tableId;
@@ -84,7 +84,11 @@ async function viewSteps(input: TableInput, undo: Undo[]): Promise<TableOutcome>
     what: 'drop the view',
     run: () => short.dropIcebergView.executeWithOptions({ ...o.short, summary: `undo: drop the Iceberg view of ${t}` }, [ref]),
   });
-  await short.validateIcebergView.executeWithOptions({ ...o.short, summary: `validate the Iceberg view of ${t}` }, [ref]);
+  // Runs the view in Spark when the worker has a spark-submit command (a job: long, heartbeating; same command).
+  await long.validateIcebergView.executeWithOptions(
+    { ...o.long, startToCloseTimeout: '7 days', summary: `validate the Iceberg view of ${t}: read back, run in Spark against Hive` },
+    [ref],
+  );
   return { tableId: t, status: 'migrated' };
 }
 

@@ -23,6 +23,8 @@ export const rewriteSchema = z
     bytesPerSecond: z.number().positive().default(500_000),
     /** The job's wall-clock limit per table, minutes; then it is killed and the table fails. */
     timeoutMinutes: z.number().int().min(1).max(10_080).default(240),
+    /** Apply runs each created Iceberg view in Spark (jobs/view_check.py) and compares it with its Hive SQL over the Hive files; false: views are validated by their metadata only. */
+    viewCheck: z.boolean().default(true),
   })
   .strict();
 export type RewriteConfig = z.output<typeof rewriteSchema>;

@@ -106,27 +106,11 @@ export function rewriteSpec(i: SpecInput): RewriteSpec {
   const why = rewriteRefusal(i.inv);
   if (why !== null)
     throw new MigrationError(ErrorCode.REWRITE_UNSUPPORTED, `${i.tableId}: ${why}`, { tableId: i.tableId }, { retryable: false });
-  const t = i.inv.table;
   const jobId = rewriteJobId(i.planHash, i.tableId);
-  const locations =
-    t.partitionKeys.length === 0
-      ? [{ location: t.sd.location ?? '', values: [] }]
-      : i.inv.partitions.map((p) => ({
-          location: p.sd.location ?? '',
-          values: p.values.map((v) => (v === HIVE_DEFAULT_PARTITION ? null : v)),
-        }));
   return {
     version: REWRITE_SPEC_VERSION,
     jobId,
-    source: {
-      table: i.tableId,
-      columns: cols(t.sd.columns),
-      partitionKeys: cols(t.partitionKeys),
-      serde: t.sd.serde.serializationLib ?? '',
-      serdeParams: { ...t.sd.serde.parameters },
-      tableParams: { ...t.parameters },
-      locations,
-    },
+    source: rewriteSource(i.inv, i.tableId),
     target: {
       namespace: i.target.namespace,
       name: i.target.name,
@@ -134,5 +118,26 @@ export function rewriteSpec(i: SpecInput): RewriteSpec {
       properties: { 'him.rewrite.source': `hms:${i.tableId}`, 'him.rewrite.plan': i.planHash },
     },
     catalog: { name: 'him_target', properties: { ...i.catalogProperties } },
+  };
+}
+
+/** A Hive table's storage as the job's readers take it (jobs/rewrite.py read_source); also the view check's inputs. */
+export function rewriteSource(inv: TableInventory, tableId: string): RewriteSpec['source'] {
+  const t = inv.table;
+  const locations =
+    t.partitionKeys.length === 0
+      ? [{ location: t.sd.location ?? '', values: [] }]
+      : inv.partitions.map((p) => ({
+          location: p.sd.location ?? '',
+          values: p.values.map((v) => (v === HIVE_DEFAULT_PARTITION ? null : v)),
+        }));
+  return {
+    table: tableId,
+    columns: cols(t.sd.columns),
+    partitionKeys: cols(t.partitionKeys),
+    serde: t.sd.serde.serializationLib ?? '',
+    serdeParams: { ...t.sd.serde.parameters },
+    tableParams: { ...t.parameters },
+    locations,
   };
 }
