@@ -29,7 +29,7 @@ import json
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -143,15 +143,17 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
-def main(argv: List[str]) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def job_main(argv: List[str], doc: Optional[str], run_spec: Callable[[Dict[str, Any]], Dict[str, Any]], exits: Dict[str, int]) -> int:
+    """A shipped job's command line: --spec F (JSON in) --result F (JSON out, written atomically);
+    a SpecError is the result {status: bad-spec}; the exit code by the result's status (else 0)."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--spec", required=True)
     p.add_argument("--result", required=True)
     a = p.parse_args(argv)
     with open(a.spec, encoding="utf-8") as f:
         spec = json.load(f)
     try:
-        result = run(spec)
+        result = run_spec(spec)
     except SpecError as e:
         result = {"status": "bad-spec", "error": str(e)}
     tmp = a.result + ".tmp"
@@ -159,7 +161,11 @@ def main(argv: List[str]) -> int:
         json.dump(result, f)
     os.replace(tmp, a.result)
     emit("done", status=result["status"])
-    return {"bad-spec": 2, "target-taken": 3}.get(result["status"], 0)
+    return {"bad-spec": 2, **exits}.get(result["status"], 0)
+
+
+def main(argv: List[str]) -> int:
+    return job_main(argv, __doc__, run, {"target-taken": 3})
 
 
 if __name__ == "__main__":

@@ -26,8 +26,6 @@ Exit codes: 0 checked (the result says whether they are equal), 2 bad spec.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import re
 import sys
@@ -36,7 +34,7 @@ from typing import Any, Dict, List
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from rewrite import MODULES, emit  # noqa: E402
+from rewrite import MODULES, emit, job_main  # noqa: E402
 from rewrite_checksum import content_checksum  # noqa: E402
 from rewrite_read import SpecError, ddl, quote, read_source  # noqa: E402
 
@@ -151,22 +149,7 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def main(argv: List[str]) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--spec", required=True)
-    p.add_argument("--result", required=True)
-    a = p.parse_args(argv)
-    with open(a.spec, encoding="utf-8") as f:
-        spec = json.load(f)
-    try:
-        result = run(spec)
-    except SpecError as e:
-        result = {"status": "bad-spec", "error": str(e)}
-    tmp = a.result + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result, f)
-    os.replace(tmp, a.result)
-    emit("done", status=result["status"])
-    return 2 if result["status"] == "bad-spec" else 0
+    return job_main(argv, __doc__, run, {})
 
 
 if __name__ == "__main__":
