@@ -2,7 +2,6 @@
 // MAX_PLAN_BYTES (read with a bound, so /dev/zero or a growing file cannot exhaust memory), UTF-8,
 // parsed and upgraded by parsePlan, signature verified when plan.signing is configured, and at least
 // one wave. Every refusal is a coded MigrationError that exits 2 (PLAN_INPUT_CODES).
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import os from 'node:os';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError, isMigrationError } from '../core/errors';
@@ -12,6 +11,7 @@ import { MAX_PLAN_BYTES } from '../core/plan/plan-limits';
 import { signPlan, verifyPlanSignature } from '../core/plan/signing';
 import type { PlanSignerInfo, PlanSigningKey } from '../core/plan/signing';
 import { openPlanSigning } from '../adapters/crypto/signing';
+import { readBoundedFile } from '../adapters/input/bounded-file';
 
 /** Codes a plan file (or a plan id) the user gave can end with: exit 2 (the set lives with the exit codes, in core). */
 export { PLAN_INPUT_CODES } from '../core/exit-codes';
@@ -22,48 +22,16 @@ export interface PlanForApply {
   readonly signer: PlanSignerInfo | null;
 }
 
-function openRegular(file: string): number {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (e) {
-    throw new MigrationError(ErrorCode.USAGE, `cannot read plan file ${file}: ${(e as Error).message}`, { file });
-  }
-  const st = fstatSync(fd);
-  if (!st.isFile()) {
-    closeSync(fd);
-    throw new MigrationError(ErrorCode.USAGE, `cannot read plan file ${file}: not a regular file`, { file });
-  }
-  if (st.size > MAX_PLAN_BYTES) {
-    closeSync(fd);
-    throw new MigrationError(ErrorCode.PLAN_TOO_LARGE, `${file}: ${st.size} bytes; a plan file holds at most ${MAX_PLAN_BYTES} bytes`, {
-      file,
-      bytes: st.size,
-      limit: MAX_PLAN_BYTES,
-    });
-  }
-  return fd;
-}
-
-/** The file's text: at most MAX_PLAN_BYTES read whatever stat said, and valid UTF-8. */
+/** The file's text: a regular file of at most MAX_PLAN_BYTES (read with that bound), valid UTF-8. */
 export function readPlanText(file: string): string {
-  const fd = openRegular(file);
-  const buf = Buffer.allocUnsafe(MAX_PLAN_BYTES + 1);
-  let n = 0;
+  const bytes = readBoundedFile(file, {
+    what: 'plan file',
+    code: ErrorCode.USAGE,
+    maxBytes: MAX_PLAN_BYTES,
+    tooLargeCode: ErrorCode.PLAN_TOO_LARGE,
+  });
   try {
-    for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
-  } catch (e) {
-    throw new MigrationError(ErrorCode.USAGE, `cannot read plan file ${file}: ${(e as Error).message}`, { file });
-  } finally {
-    closeSync(fd);
-  }
-  if (n > MAX_PLAN_BYTES)
-    throw new MigrationError(ErrorCode.PLAN_TOO_LARGE, `${file}: more than ${MAX_PLAN_BYTES} bytes; a plan file holds at most that`, {
-      file,
-      limit: MAX_PLAN_BYTES,
-    });
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(buf.subarray(0, n));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw new MigrationError(ErrorCode.PLAN_INVALID, `${file}: not UTF-8 text (a plan file is JSON)`, { file, paths: ['(root)'] });
   }

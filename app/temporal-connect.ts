@@ -5,7 +5,8 @@
 // then profile, then the default; each value keeps where it came from (doctor prints it). Then the
 // pre-checks (TCP, and the TLS handshake with the same material) and the error translation of a
 // failed connect. The API key and key material stay in memory: never logged, never in an error.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readBoundedFile } from '../adapters/input/bounded-file';
 import path from 'node:path';
 import { loadClientConfigProfile } from '@temporalio/envconfig';
 import type { ClientConfigProfile, ConfigDataSource } from '@temporalio/envconfig';
@@ -100,16 +101,15 @@ function pick<T>(candidates: readonly [T | undefined, string][]): Sourced<T> | u
   return undefined;
 }
 
+/** A certificate or key file: a regular file of at most 1 MiB (adapters/input/bounded-file.ts). */
+const readPemFile = (file: string): Buffer => readBoundedFile(file, { what: 'file', code: ErrorCode.CONFIG_INVALID, maxBytes: 1 << 20 });
+
 /** Bytes of a file named in our config, or a CONFIG_INVALID naming the key. */
 function readConfigFile(key: string, file: string): Sourced<Buffer> {
   try {
-    return { value: readFileSync(file), source: `config temporal.tls.${key} (${file})` };
+    return { value: readPemFile(file), source: `config temporal.tls.${key} (${file})` };
   } catch (e) {
-    throw invalid(
-      `temporal.tls.${key}`,
-      `temporal.tls.${key}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      e,
-    );
+    throw invalid(`temporal.tls.${key}`, `temporal.tls.${key}: ${(e as Error).message}`, e);
   }
 }
 
@@ -118,13 +118,9 @@ function readSource(src: ConfigDataSource | undefined, label: (kind: 'path' | 'd
   if (src === undefined) return undefined;
   if ('data' in src) return { value: Buffer.from(src.data), source: label('data') };
   try {
-    return { value: readFileSync(src.path), source: `${label('path')} (${src.path})` };
+    return { value: readPemFile(src.path), source: `${label('path')} (${src.path})` };
   } catch (e) {
-    throw invalid(
-      'temporal.tls',
-      `${label('path')}: cannot read ${src.path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      e,
-    );
+    throw invalid('temporal.tls', `${label('path')}: ${(e as Error).message}`, e);
   }
 }
 

@@ -1,11 +1,12 @@
 // Resolves the one config: YAML file, then MIGRATE__* environment, then --set flags, validated once
 // by core/config/schema.ts; errors name the exact path and where the bad value came from.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parse, YAMLParseError } from 'yaml';
+import { parse } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, type MigrateConfig } from '../core/config/schema';
-import { ErrorCode, MigrationError } from '../core/errors';
+import { ErrorCode, MigrationError, isMigrationError } from '../core/errors';
+import { readYamlFile } from '../app/input-file';
 
 export interface ConfigSources {
   /** --config; else $MIGRATE_CONFIG; else ./migrate.yaml when it exists. */
@@ -34,13 +35,7 @@ export function loadConfig(src: ConfigSources): ResolvedConfig {
         ErrorCode.CONFIG_NOT_FOUND,
         `config file ${abs} does not exist (from ${src.file ? '--config' : 'MIGRATE_CONFIG'})`,
       );
-    if (statSync(abs).isDirectory())
-      throw new MigrationError(
-        ErrorCode.CONFIG_INVALID,
-        `config file ${abs} is a directory (from ${src.file ? '--config' : 'MIGRATE_CONFIG'}); give the YAML file`,
-        { file: abs },
-      );
-    tree = parseYamlFile(abs);
+    tree = parseYamlFile(abs, src.file ? '--config' : 'MIGRATE_CONFIG');
   }
   for (const [k, v] of Object.entries(src.env)) {
     if (!k.startsWith('MIGRATE__') || v === undefined) continue;
@@ -60,33 +55,25 @@ export function loadConfig(src: ConfigSources): ResolvedConfig {
   return { config: r.data, file };
 }
 
-function parseYamlFile(abs: string): Tree {
-  let text: string;
+/** A config file holds at most this much YAML (a real one is a few kB). */
+export const MAX_CONFIG_BYTES = 1 << 20;
+
+function parseYamlFile(abs: string, from: string): Tree {
+  let doc: unknown;
   try {
-    text = readFileSync(abs, 'utf8');
+    doc = readYamlFile(abs, { what: 'config file', code: ErrorCode.CONFIG_INVALID, maxBytes: MAX_CONFIG_BYTES });
   } catch (e) {
-    throw new MigrationError(ErrorCode.CONFIG_INVALID, `cannot read config file ${abs}: ${(e as Error).message}`, { file: abs });
+    if (!isMigrationError(e)) throw e;
+    throw new MigrationError(e.code, `${e.message} (from ${from})`, e.context);
   }
-  try {
-    const doc = parse(text) as unknown;
-    // A file given on purpose that configures nothing (empty, only comments) is a mistake.
-    if (doc === null || doc === undefined)
-      throw new MigrationError(ErrorCode.CONFIG_INVALID, `config file ${abs} is empty: it configures nothing (see migrate --help)`, {
-        file: abs,
-      });
-    if (typeof doc !== 'object' || Array.isArray(doc))
-      throw new MigrationError(ErrorCode.CONFIG_INVALID, `${abs}: the top level must be a mapping`);
-    return doc as Tree;
-  } catch (e) {
-    if (e instanceof YAMLParseError) {
-      const at = e.linePos?.[0];
-      throw new MigrationError(
-        ErrorCode.CONFIG_INVALID,
-        `${abs}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${e.message.split('\n')[0]}`,
-      );
-    }
-    throw e;
-  }
+  // A file given on purpose that configures nothing (empty, only comments) is a mistake.
+  if (doc === null || doc === undefined)
+    throw new MigrationError(ErrorCode.CONFIG_INVALID, `config file ${abs} is empty: it configures nothing (see migrate --help)`, {
+      file: abs,
+    });
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new MigrationError(ErrorCode.CONFIG_INVALID, `${abs}: the top level must be a mapping`);
+  return doc as Tree;
 }
 
 function configError(err: z.ZodError, origin: Map<string, string>, file: string | undefined): MigrationError {

@@ -116,9 +116,18 @@ export async function runCli(argv: readonly string[], out: Pick<IO, 'out' | 'err
   }
 }
 
-/** The one exit point of the process. */
+/**
+ * The one exit point of the process. A reader that goes away (`migrate --help | head -1`: EPIPE)
+ * stops our output, not the command: it finishes what it started (a plan's outputs, a submitted
+ * apply) and exits with its own code, printing nothing more.
+ */
 export function main(argv: readonly string[]): Promise<number> {
-  return runCli(argv, { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) });
+  let gone = false;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    gone = true;
+  });
+  return runCli(argv, { out: (s) => void (gone || process.stdout.write(s)), err: (s) => void process.stderr.write(s) });
 }
 
 /**

@@ -3,10 +3,10 @@
 // ports of core/plan/signing.ts; every key problem is a CONFIG_INVALID naming the config path.
 import { createHash, createHmac, createPrivateKey, createPublicKey, sign, timingSafeEqual, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { PlanSigningConfig } from '../../core/config/schema';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { SignatureType } from '../../core/plan/signing';
+import { readBoundedFile } from '../input/bounded-file';
 import type { PlanSigningKey, PlanVerifier } from '../../core/plan/signing';
 
 /** Shortest HMAC key accepted (characters of the environment variable's value). */
@@ -54,11 +54,14 @@ function hmacSigning(cfg: Extract<PlanSigningConfig, { type: 'hmac' }>, env: Nod
   };
 }
 
+/** A key file holds at most this much PEM. */
+const MAX_KEY_BYTES = 64 * 1024;
+
 function readPem(file: string, path: string): Buffer {
   try {
-    return readFileSync(file);
+    return readBoundedFile(file, { what: 'key file', code: ErrorCode.CONFIG_INVALID, maxBytes: MAX_KEY_BYTES });
   } catch (e) {
-    throw configError(path, `cannot read ${file}: ${(e as Error).message}`);
+    throw configError(path, (e as Error).message);
   }
 }
 

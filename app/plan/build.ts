@@ -1,8 +1,7 @@
 // `plan`: the warehouse (app/plan/assess.ts) → dependency graph → waves → the plan file, and its
 // outputs (report, graph) written all or nothing.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse, YAMLParseError } from 'yaml';
 import type { MigrateConfig } from '../../core/config/schema';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { parseThroughput } from '../../core/plan/estimates';
@@ -18,6 +17,7 @@ import { parseWaveOptions } from '../../core/plan/types';
 import { pinnedTarget } from '../../core/plan/target';
 import { planWaves } from '../../core/plan/waves';
 import { dotToSvg } from '../../adapters/graphviz/svg';
+import { readYamlFile } from '../input-file';
 import type { HmsSource } from '../runtime';
 import { openWarehouseReader, toolVersion } from '../runtime';
 import type { AssessResult } from './assess';
@@ -48,21 +48,13 @@ export function graphKind(file: string): 'svg' | 'dot' | 'mmd' {
   throw new MigrationError(ErrorCode.USAGE, `--graph: ${file} must end in .svg, .dot or .mmd`);
 }
 
+/** A lineage file holds at most this much YAML. */
+export const MAX_LINEAGE_BYTES = 64 * 2 ** 20;
+
 export function readLineage(file: string): PlanEdge[] {
   if (!existsSync(file))
     throw new MigrationError(ErrorCode.LINEAGE_INVALID, `plan.lineage: ${file} does not exist`, { paths: ['plan.lineage'] });
-  let doc: unknown;
-  try {
-    doc = parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    if (!(e instanceof YAMLParseError)) throw e;
-    const at = e.linePos?.[0];
-    throw new MigrationError(
-      ErrorCode.LINEAGE_INVALID,
-      `${file}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${e.message.split('\n')[0] ?? ''}`,
-      { paths: ['(root)'], file },
-    );
-  }
+  const doc = readYamlFile(file, { what: 'lineage file', code: ErrorCode.LINEAGE_INVALID, maxBytes: MAX_LINEAGE_BYTES });
   return lineageEdges(parseLineage(doc, `lineage file ${file}`));
 }
 
@@ -143,6 +135,33 @@ export function planFromAssessment(
 }
 
 /** Render every output in memory; only then write each to a temp file and rename them all. */
+/**
+ * Refuses, before any work, an output path the plan could not be written to: a directory, something
+ * that is not a regular file, or a parent directory that does not exist (USAGE, exit 2).
+ */
+export function checkOutputPaths(outs: PlanOutputs): void {
+  for (const [flag, f] of [
+    ['--out', outs.out],
+    ['--report', outs.report],
+    ['--graph', outs.graph],
+  ] as const) {
+    if (f === undefined) continue;
+    const dir = path.dirname(path.resolve(f));
+    const parent = existsSync(dir) ? statSync(dir) : undefined;
+    if (parent === undefined || !parent.isDirectory())
+      throw new MigrationError(ErrorCode.USAGE, `${flag} ${f}: the directory ${dir} does not exist; create it first`, { file: f });
+    const st = existsSync(f) ? statSync(f) : undefined;
+    if (st !== undefined && !st.isFile())
+      throw new MigrationError(
+        ErrorCode.USAGE,
+        `${flag} ${f}: ${st.isDirectory() ? 'is a directory' : 'is not a regular file'}; name a file to write`,
+        {
+          file: f,
+        },
+      );
+  }
+}
+
 export async function writePlanOutputs(built: BuiltPlan, outs: PlanOutputs): Promise<string[]> {
   const files: [string, string][] = [[outs.out, `${serializePlan(built.plan)}\n`]];
   if (outs.report !== undefined) {

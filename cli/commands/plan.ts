@@ -36,7 +36,7 @@ interface PlanOpts {
 }
 
 async function runPlanCommand(opts: PlanOpts, files: string[], cmd: Command, io: IO): Promise<void> {
-  const [{ buildPlanFromHms, graphKind, reportKind, writePlanOutputs }, { planSigningKey, readPlanFile, signBuiltPlan }] =
+  const [{ buildPlanFromHms, checkOutputPaths, graphKind, reportKind, writePlanOutputs }, { planSigningKey, readPlanFile, signBuiltPlan }] =
     await Promise.all([import('../../app/plan/build'), import('../../app/plan-input')]);
   const config = await configOf(cmd);
   if (opts.diff) {
@@ -49,6 +49,7 @@ async function runPlanCommand(opts: PlanOpts, files: string[], cmd: Command, io:
   if (opts.out === undefined) throw new MigrationError(ErrorCode.USAGE, 'plan needs --out plan.json (or --diff old.json new.json)');
   if (opts.graph !== undefined) graphKind(opts.graph);
   if (opts.report !== undefined) reportKind(opts.report);
+  checkOutputPaths({ out: opts.out, report: opts.report, graph: opts.graph });
   // Keys are loaded and checked before HMS is read: a signing misconfiguration writes nothing.
   const signing = planSigningKey(config);
   const unsigned = await buildPlanFromHms(config, {
