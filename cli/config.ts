@@ -39,14 +39,14 @@ export function loadConfig(src: ConfigSources): ResolvedConfig {
   }
   for (const [k, v] of Object.entries(src.env)) {
     if (!k.startsWith('MIGRATE__') || v === undefined) continue;
-    const p = resolvePath(k.slice('MIGRATE__'.length).split('__'));
+    const p = resolvePath(k.slice('MIGRATE__'.length).split('__'), `environment ${k}`);
     setPath(tree, p, scalar(v));
     origin.set(p.join('.'), `environment ${k}`);
   }
   for (const s of src.sets) {
     const eq = s.indexOf('=');
     if (eq <= 0) throw new MigrationError(ErrorCode.USAGE, `--set expects key.path=value, got '${s}'`);
-    const p = resolvePath(s.slice(0, eq).split('.'));
+    const p = resolvePath(s.slice(0, eq).split('.'), `--set ${s.slice(0, eq)}`);
     setPath(tree, p, scalar(s.slice(eq + 1)));
     origin.set(p.join('.'), `--set ${s.slice(0, eq)}`);
   }
@@ -101,7 +101,19 @@ function configError(err: z.ZodError, origin: Map<string, string>, file: string 
 }
 
 /** Environment names are upper case; map each segment onto the schema's key, case-insensitively. */
-function resolvePath(segments: readonly string[]): string[] {
+/** Keys that would reach Object.prototype through a plain object: never a config key. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
+
+function resolvePath(segments: readonly string[], from: string): string[] {
+  const bad = segments.find((s) => FORBIDDEN_KEYS.has(s) || s === '');
+  if (bad !== undefined)
+    throw new MigrationError(
+      ErrorCode.CONFIG_INVALID,
+      `${from}: '${segments.join('.')}' is not a configuration key ('${bad}' is not allowed)`,
+      {
+        paths: [segments.join('.')],
+      },
+    );
   const out: string[] = [];
   let shape: Record<string, z.ZodType> | undefined = objectShape(configSchema);
   for (const seg of segments) {
@@ -127,7 +139,7 @@ function setPath(tree: Tree, p: readonly string[], value: unknown): void {
   p.forEach((k, i) => {
     if (i === p.length - 1) node[k] = value;
     else {
-      const next = node[k];
+      const next = Object.hasOwn(node, k) ? node[k] : undefined;
       node[k] = typeof next === 'object' && next !== null && !Array.isArray(next) ? next : {};
       node = node[k] as Tree;
     }

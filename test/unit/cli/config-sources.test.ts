@@ -53,4 +53,14 @@ describe('config error sources', () => {
     expect(e.message).toContain('(from --config)');
     expect(exitCodeOf(e)).toBe(2);
   });
+
+  it.each(['__proto__.polluted=1', 'temporal.__proto__.polluted=1', 'constructor.prototype.polluted=1'])(
+    '--set %s is CONFIG_INVALID naming the flag, and no object gains the key',
+    (set) => {
+      const e = errorOf(() => loadConfig({ env: {}, sets: [set], cwd: dir }));
+      expect(e.code).toBe('CONFIG_INVALID');
+      expect(e.message).toContain(`--set ${set.split('=')[0]}`);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    },
+  );
 });
