@@ -47,7 +47,7 @@ export function auditStateOptions(
   const location = config.audit?.anchorLocation;
   if (location === undefined) return key === undefined ? {} : { key };
   const stores = openStores(config, env);
-  const anchor = new ObjectStoreAuditAnchor(stores.storeFor([]), location, () => stores.close());
+  const anchor = new ObjectStoreAuditAnchor(stores.storeFor([]), location, () => stores.close(), key);
   return {
     ...(key === undefined ? {} : { key }),
     anchor,

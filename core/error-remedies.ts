@@ -149,6 +149,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   AUDIT_CHAIN_BROKEN:
     'Someone edited the audit table: treat it as an incident; the message names the first broken event. See docs/audit.md.',
   AUDIT_ANCHOR_MISMATCH: 'Audit events were deleted or the chain recomputed since the anchor: treat it as an incident. See docs/audit.md.',
+  AUDIT_KEY_NOT_ACTIVE:
+    'Run `migrate audit verify`: if it is intact and the key was just configured, run `migrate audit activate-key` once; if not, treat it as an incident (the keyed events were rewritten). See docs/audit.md.',
   AUDIT_APPROVER_REFUSED: 'Have someone on audit.approvers approve the wave (identity from the OS user, or MIGRATE_ACTOR when trusted).',
   STATE_DB_AUTH_FAILED: 'Fix the user/password in state.url, or the server’s pg_hba.conf for this host.',
   STATE_DB_NOT_FOUND:

@@ -188,6 +188,8 @@ export const ErrorCode = {
   AUDIT_ANCHOR_MISMATCH: 'AUDIT_ANCHOR_MISMATCH',
   /** An approval by someone not on `audit.approvers` (nothing was recorded or sent). */
   AUDIT_APPROVER_REFUSED: 'AUDIT_APPROVER_REFUSED',
+  /** A writer with `audit.keyEnv` refused to append to a chain whose newest event is not keyed (key never activated, or the chain downgraded); nothing recorded. */
+  AUDIT_KEY_NOT_ACTIVE: 'AUDIT_KEY_NOT_ACTIVE',
   /** The state database refused the credentials of `state.url` (Postgres 28P01/28000). */
   STATE_DB_AUTH_FAILED: 'STATE_DB_AUTH_FAILED',
   /** The database named by `state.url` does not exist (Postgres 3D000). */

@@ -160,6 +160,16 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
     1: 'the chain is broken (AUDIT_CHAIN_BROKEN) or disagrees with its anchor (AUDIT_ANCHOR_MISMATCH), or the state DB cannot be reached',
     2: 'bad configuration, or keyed events and no key',
   },
+  'audit anchor': {
+    0: 'the chain is intact and every event is anchored (an audit.anchored event recorded when some were not)',
+    1: 'the chain fails verification for another reason (nothing recorded), or the state DB or the anchor location cannot be reached',
+    2: 'bad configuration, or no audit.anchorLocation',
+  },
+  'audit activate-key': {
+    0: 'the key is active on the chain (an audit.key-activated event recorded when it was not)',
+    1: 'the chain fails verification (nothing recorded), or the state DB cannot be reached',
+    2: 'bad configuration, or no audit.keyEnv',
+  },
   repair: {
     0: 'nothing left (or, with --apply, all of it removed)',
     1: 'orphans found (or some could not be removed), or an endpoint unreachable',

@@ -7,7 +7,7 @@
 import pg from 'pg';
 import type { AuditAnchor } from '../../core/audit/anchor';
 import type { AuditEvent, AuditEventInput } from '../../core/audit/chain';
-import { GENESIS_HASH, chainEvent } from '../../core/audit/chain';
+import { AuditAction, GENESIS_HASH, chainEvent } from '../../core/audit/chain';
 import type { ChainKey } from '../../core/audit/keyed';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { PlanFile } from '../../core/plan/plan-file';
@@ -212,12 +212,9 @@ export class PostgresStateStore implements StateStore {
   }
 
   /**
-   * A table's state change and its audit event in one transaction: both or neither, so a crash
-   * can never leave a recorded mutation without its event (or an event twice after a retry).
-   */
-  /**
-   * A table's state change and its audit event, in one transaction. With `run`, only while that
-   * workflow run owns the record (else TABLE_RUN_FENCED, nothing recorded).
+   * A table's state change and its audit event in one transaction: both or neither, so a crash can
+   * never leave a recorded mutation without its event (or an event twice after a retry). With
+   * `run`, only while that workflow run owns the record (else TABLE_RUN_FENCED, nothing recorded).
    */
   async recordStep(
     planHash: string,
@@ -280,30 +277,48 @@ export class PostgresStateStore implements StateStore {
         }
       }
       await client.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
-      const last = await client.query<{ seq: string; hash: string }>('SELECT seq, hash FROM him_audit ORDER BY seq DESC LIMIT 1');
-      const seq = last.rows[0] === undefined ? 1 : Number(last.rows[0].seq) + 1;
-      // Normalise the instant to what timestamptz gives back (ms ISO), so verification re-hashes alike.
-      const ev = chainEvent(seq, last.rows[0]?.hash ?? GENESIS_HASH, { ...e, at: new Date(e.at).toISOString() }, this.opts.key);
-      await client.query(
-        'INSERT INTO him_audit (seq, at, actor, action, object, plan_hash, before_digest, after_digest, details, prev_hash, hash, v, actor_source, alg, key_id) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)',
-        [
-          ev.seq,
-          ev.at,
-          ev.actor,
-          ev.action,
-          ev.object,
-          ev.planHash,
-          ev.beforeDigest,
-          ev.afterDigest,
-          JSON.stringify(ev.details),
-          ev.prevHash,
-          ev.hash,
-          ev.v,
-          ev.actorSource,
-          ev.alg,
-          ev.keyId,
-        ],
+      const last = await client.query<{ seq: string; hash: string; alg: string | null }>(
+        'SELECT seq, hash, alg FROM him_audit ORDER BY seq DESC LIMIT 1',
       );
+      let seq = last.rows[0] === undefined ? 1 : Number(last.rows[0].seq) + 1;
+      let prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
+      // Normalise the instant to what timestamptz gives back (ms ISO), so verification re-hashes alike.
+      const at = new Date(e.at).toISOString();
+      const key = this.opts.key;
+      const head = last.rows[0];
+      if (key !== undefined && head !== undefined && head.alg !== 'hmac-sha256' && e.action !== AuditAction.AUDIT_KEY_ACTIVATED) {
+        await client.query('ROLLBACK');
+        throw new MigrationError(
+          ErrorCode.AUDIT_KEY_NOT_ACTIVE,
+          `audit.keyEnv is configured but the audit chain's newest event (${head.seq}) is not keyed: the key was never activated on this chain, or its keyed events were rewritten without the key. Run \`migrate audit verify\`; when it is intact and the key is new, \`migrate audit activate-key\` once; nothing recorded`,
+          { seq: Number(head.seq) },
+          { retryable: false },
+        );
+      }
+      if (key !== undefined && head === undefined && e.action !== AuditAction.AUDIT_KEY_ACTIVATED) {
+        // A new chain with a key starts with the key's activation: from there on, every event is keyed.
+        const activation = chainEvent(
+          seq,
+          prevHash,
+          {
+            at,
+            actor: e.actor,
+            ...(e.actorSource === undefined ? {} : { actorSource: e.actorSource }),
+            action: AuditAction.AUDIT_KEY_ACTIVATED,
+            object: `audit:key:${key.id}`,
+            planHash: null,
+            beforeDigest: null,
+            afterDigest: null,
+            details: { keyId: key.id, afterSeq: seq - 1 },
+          },
+          key,
+        );
+        await insertEvent(client, activation);
+        seq++;
+        prevHash = activation.hash;
+      }
+      const ev = chainEvent(seq, prevHash, { ...e, at }, key);
+      await insertEvent(client, ev);
       await client.query('COMMIT');
       await this.anchorHead(ev);
       return ev;
@@ -320,7 +335,7 @@ export class PostgresStateStore implements StateStore {
     const anchor = this.opts.anchor;
     if (anchor === undefined) return;
     try {
-      await anchor.write({ seq: ev.seq, hash: ev.hash, at: ev.at });
+      await anchor.write({ seq: ev.seq, hash: ev.hash, prevHash: ev.prevHash, at: ev.at });
     } catch (x) {
       this.opts.onAnchorError?.(x, ev.seq);
     }
@@ -366,4 +381,28 @@ export class PostgresStateStore implements StateStore {
       if (r.rows.length < pageSize) return;
     }
   }
+}
+
+/** One chained event into him_audit (inside the caller's transaction, under the append lock). */
+async function insertEvent(client: pg.PoolClient, ev: AuditEvent): Promise<void> {
+  await client.query(
+    'INSERT INTO him_audit (seq, at, actor, action, object, plan_hash, before_digest, after_digest, details, prev_hash, hash, v, actor_source, alg, key_id) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)',
+    [
+      ev.seq,
+      ev.at,
+      ev.actor,
+      ev.action,
+      ev.object,
+      ev.planHash,
+      ev.beforeDigest,
+      ev.afterDigest,
+      JSON.stringify(ev.details),
+      ev.prevHash,
+      ev.hash,
+      ev.v,
+      ev.actorSource,
+      ev.alg,
+      ev.keyId,
+    ],
+  );
 }

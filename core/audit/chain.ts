@@ -7,6 +7,7 @@
 import { canonicalJson, sha256Hex } from '../plan/hash';
 import { ErrorCode } from '../errors';
 import type { AnchorRecord } from './anchor';
+import { anchorMacValid } from './anchor';
 import type { ChainKey } from './keyed';
 import { hmacSha256Hex } from './keyed';
 
@@ -48,6 +49,10 @@ export const AuditAction = {
   TABLE_REWRITTEN: 'table.rewritten',
   /** The rewrite path undone: the new table dropped (no purge) and the files its job wrote deleted (never the source). */
   TABLE_REWRITE_DROPPED: 'table.rewrite-dropped',
+  /** The chain key configured (audit.keyEnv) is in use from this event on: every later event must be keyed with it. */
+  AUDIT_KEY_ACTIVATED: 'audit.key-activated',
+  /** `migrate audit anchor`: an operator reviewed events newer than the newest anchor (an anchor write had failed) and anchored the head. */
+  AUDIT_ANCHORED: 'audit.anchored',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 
@@ -167,9 +172,13 @@ export interface ChainVerdict {
   /** Of those, keyed (HMAC) events. */
   readonly keyed: number;
   readonly head: string;
-  /** The newest external anchor checked, if any, and how many events are newer than it. */
+  /** The newest external anchor, if any, and how many events are newer than it. */
   readonly anchor?: AnchorRecord;
   readonly unanchored?: number;
+  /** How many anchors were checked against the chain (every one under the location). */
+  readonly anchorsChecked?: number;
+  /** Of the unanchored events, those not keyed: a failure, unless their anchor was still being written (app/audit.ts reads the anchors again once). */
+  readonly unanchoredUnkeyed?: number;
   readonly code?: ChainFailureCode;
   /** The first broken event (seq) and why. */
   readonly brokenAt?: number;
@@ -177,9 +186,11 @@ export interface ChainVerdict {
 }
 
 export interface VerifyOptions {
-  /** The configured chain key; needed to verify keyed events. */
+  /** The configured chain key; needed to verify keyed events, and with it the chain must hold keyed events. */
   readonly key?: ChainKey;
-  /** The newest anchor written outside the database. */
+  /** Every anchor written outside the database (audit.anchorLocation configured), any order. */
+  readonly anchors?: readonly AnchorRecord[];
+  /** One anchor (the newest), for callers that hold only that. */
   readonly anchor?: AnchorRecord;
 }
 
@@ -206,49 +217,109 @@ function checkEvent(e: AuditEvent, expectSeq: number, prev: string, state: { key
   return null;
 }
 
-/** Fold the events in seq order; the first gap, bad link, bad hash or disagreement with the anchor ends verification. */
-export function verifyChain(events: Iterable<AuditEvent>, opts: VerifyOptions = {}): ChainVerdict {
-  let prev = GENESIS_HASH;
-  let n = 0;
-  let keyed = 0;
-  let atAnchor: string | undefined;
-  const state = { keyed: false };
-  const anchor = opts.anchor === undefined ? {} : { anchor: opts.anchor };
-  for (const e of events) {
-    const bad = checkEvent(e, n + 1, prev, state, opts.key);
-    if (bad !== null) return { ok: false, events: n, keyed, head: prev, ...anchor, code: bad.code, brokenAt: e.seq, reason: bad.reason };
-    state.keyed ||= e.alg === 'hmac-sha256';
-    if (e.alg === 'hmac-sha256') keyed++;
-    if (e.seq === opts.anchor?.seq) atAnchor = e.hash;
-    prev = e.hash;
-    n++;
-  }
-  const a = opts.anchor;
-  if (a === undefined) return { ok: true, events: n, keyed, head: prev };
-  const mismatch = (brokenAt: number, reason: string): ChainVerdict => ({
-    ok: false,
-    events: n,
-    keyed,
-    head: prev,
-    anchor: a,
-    code: ErrorCode.AUDIT_ANCHOR_MISMATCH,
-    brokenAt,
-    reason,
-  });
-  if (n < a.seq) {
+/** What verification keeps of an anchored event. */
+interface Pinned {
+  readonly hash: string;
+  readonly prevHash: string;
+  readonly keyed: boolean;
+}
+
+/** One anchor against the event it pins (undefined: the chain is shorter); null when they agree. */
+function checkAnchor(a: AnchorRecord, e: Pinned | undefined, key: ChainKey | undefined, n: number): string | null {
+  if (e === undefined) {
     const what =
       n === 0
         ? 'the audit table is empty: it was truncated, or dropped and created again'
         : `the newest ${a.seq - n} event(s) were deleted`;
-    return mismatch(n + 1, `the chain ends at event ${n} but the anchor written at ${a.at} records event ${a.seq}: ${what}`);
+    return `the chain ends at event ${n} but the anchor written at ${a.at} records event ${a.seq}: ${what}`;
   }
-  if (atAnchor !== a.hash) {
-    return mismatch(
-      a.seq,
-      `event ${a.seq} has hash ${(atAnchor ?? '').slice(0, 16)}… but the anchor records ${a.hash.slice(0, 16)}…: events up to ${a.seq} were rewritten (the chain was recomputed)`,
-    );
+  if (e.hash !== a.hash)
+    return `event ${a.seq} has hash ${e.hash.slice(0, 16)}… but the anchor records ${a.hash.slice(0, 16)}…: events up to ${a.seq} were rewritten (the chain was recomputed)`;
+  if (a.prevHash !== undefined && a.prevHash !== e.prevHash)
+    return `the anchor of event ${a.seq} records another link to event ${a.seq - 1}: the anchor or the chain was forged`;
+  if (key !== undefined && a.mac !== undefined && !anchorMacValid(a, key))
+    return `the anchor of event ${a.seq} carries a signature the configured key does not confirm: it was forged (or written with another key)`;
+  // Format-1 anchors predate signing: they pin the event's hash only, which nobody can forge for a keyed event.
+  if (key !== undefined && e.keyed && a.mac === undefined && a.prevHash !== undefined)
+    return `event ${a.seq} is keyed but its anchor is not signed: the anchor was forged by someone without the key`;
+  return null;
+}
+
+/** The chain's anchors checked; the newest also bounds what is unanchored. */
+function verifyAnchors(
+  n: number,
+  pinned: ReadonlyMap<number, Pinned>,
+  unkeyedAfter: (seq: number) => number,
+  anchors: readonly AnchorRecord[],
+  key: ChainKey | undefined,
+): Omit<ChainVerdict, 'ok' | 'events' | 'keyed' | 'head'> & { ok: boolean } {
+  const sorted = [...anchors].sort((x, y) => x.seq - y.seq);
+  const newest = sorted[sorted.length - 1];
+  const base = { ...(newest === undefined ? {} : { anchor: newest }), anchorsChecked: sorted.length };
+  const fail = (brokenAt: number, reason: string) => ({ ...base, ok: false, code: ErrorCode.AUDIT_ANCHOR_MISMATCH, brokenAt, reason });
+  // The newest first: a deleted head is the clearest story; then the oldest contradiction.
+  if (newest !== undefined && newest.seq > n) return fail(n + 1, checkAnchor(newest, undefined, key, n) ?? '');
+  for (const a of sorted) {
+    const why = checkAnchor(a, pinned.get(a.seq), key, n);
+    if (why !== null) return fail(a.seq, why);
   }
-  return { ok: true, events: n, keyed, head: prev, anchor: a, unanchored: n - a.seq };
+  if (newest === undefined) return { ...base, ok: true };
+  const unanchored = n - newest.seq;
+  const unkeyed = unkeyedAfter(newest.seq);
+  if (unkeyed > 0)
+    return {
+      ...fail(
+        newest.seq + 1,
+        `${unkeyed} event(s) after event ${newest.seq} (the newest anchor) are neither anchored nor keyed: anyone who can INSERT into him_audit can append such events. ` +
+          'If a writer warned that an anchor write failed, run `migrate audit anchor` to review and anchor them; otherwise they were forged',
+      ),
+      unanchored,
+      unanchoredUnkeyed: unkeyed,
+    };
+  return { ...base, ok: true, unanchored };
+}
+
+/**
+ * Fold the events in seq order; the first gap, bad link or bad hash ends verification. Then, with a
+ * key, the chain must hold keyed events (a configured key is activated by a keyed event; a chain
+ * with none was downgraded or never written with the key), and every anchor must agree with the
+ * event it pins (signed when that event is keyed); events newer than the newest anchor must be keyed.
+ */
+export function verifyChain(events: Iterable<AuditEvent>, opts: VerifyOptions = {}): ChainVerdict {
+  let prev = GENESIS_HASH;
+  let n = 0;
+  let keyed = 0;
+  const state = { keyed: false };
+  const anchors = opts.anchors ?? (opts.anchor === undefined ? undefined : [opts.anchor]);
+  const wanted = new Set((anchors ?? []).map((a) => a.seq));
+  const pinned = new Map<number, Pinned>();
+  /** seq of every unkeyed event (only the tail after the newest anchor is asked for). */
+  const unkeyedSeqs: number[] = [];
+  const newestSeq = [...wanted].reduce((m, x) => Math.max(m, x), 0);
+  for (const e of events) {
+    const bad = checkEvent(e, n + 1, prev, state, opts.key);
+    if (bad !== null) return { ok: false, events: n, keyed, head: prev, code: bad.code, brokenAt: e.seq, reason: bad.reason };
+    state.keyed ||= e.alg === 'hmac-sha256';
+    if (e.alg === 'hmac-sha256') keyed++;
+    else if (e.seq > newestSeq) unkeyedSeqs.push(e.seq);
+    if (wanted.has(e.seq)) pinned.set(e.seq, { hash: e.hash, prevHash: e.prevHash, keyed: e.alg === 'hmac-sha256' });
+    prev = e.hash;
+    n++;
+  }
+  const head = { events: n, keyed, head: prev };
+  if (opts.key !== undefined && n > 0 && keyed === 0)
+    return {
+      ok: false,
+      ...head,
+      code: ErrorCode.AUDIT_CHAIN_BROKEN,
+      brokenAt: n,
+      reason:
+        `audit.keyEnv is configured but none of the ${n} events is keyed: the keyed events were rewritten without the key (downgraded), ` +
+        'or no process has written with this key yet (run `migrate audit activate-key` once to start the keyed chain)',
+    };
+  if (anchors === undefined) return { ok: true, ...head };
+  const a = verifyAnchors(n, pinned, (after) => unkeyedSeqs.filter((s) => s > after).length, anchors, opts.key);
+  return { ...head, ...a };
 }
 
 /** Digest of any JSON-able state (saved originals, metadata locations) for before/after fields. */

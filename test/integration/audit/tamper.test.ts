@@ -6,6 +6,7 @@ import type { AuditEvent } from '../../../core/audit/chain';
 import { chainEvent, GENESIS_HASH } from '../../../core/audit/chain';
 import { PostgresStateStore } from '../../../adapters/state/postgres';
 import { openStores } from '../../../app/runtime';
+import { MIGRATE, run } from '../../helpers/cli';
 import type { Fixture } from './fixture';
 import { env, fixture } from './fixture';
 
@@ -135,7 +136,9 @@ describe('audit verify with a keyed chain', () => {
     f = await fixture({ keyEnv: KEY_ENV });
     const cfg = { ...f.config, audit: { keyEnv: KEY_ENV, trustDeclaredActor: false } };
     await f.append(4, cfg);
-    expect((await f.verify({ [KEY_ENV]: KEY })).json).toMatchObject({ ok: true, keyed: 4 });
+    // A new chain with a key starts with the key's activation event.
+    expect((await f.verify({ [KEY_ENV]: KEY })).json).toMatchObject({ ok: true, events: 5, keyed: 5 });
+    expect(await f.sql('SELECT action FROM him_audit WHERE seq = 1')).toEqual([{ action: 'audit.key-activated' }]);
     await rewriteFrom(f, 3);
     const v = await f.verify({ [KEY_ENV]: KEY });
     expect(v.code).toBe(1);
@@ -155,13 +158,13 @@ describe('audit verify with a keyed chain', () => {
     // Two more events written keyed but not anchored, as after a failed anchor write.
     await f.append(2, { ...f.config, audit: { keyEnv: KEY_ENV, trustDeclaredActor: false } });
     const ok = await f.verify({ [KEY_ENV]: KEY });
-    expect(ok.json).toMatchObject({ ok: true, events: 5, keyed: 5, unanchored: 2, anchor: { seq: 3 } });
-    await rewriteFrom(f, 4);
+    expect(ok.json).toMatchObject({ ok: true, events: 6, keyed: 6, unanchored: 2, anchor: { seq: 4 }, anchorsChecked: 3 });
+    await rewriteFrom(f, 5);
     const v = await f.verify({ [KEY_ENV]: KEY });
     expect(v.code).toBe(1);
     expect(v.json).toMatchObject({
       ok: false,
-      error: { code: 'AUDIT_CHAIN_BROKEN', brokenAt: 4, message: expect.stringContaining('not keyed') },
+      error: { code: 'AUDIT_CHAIN_BROKEN', brokenAt: 5, message: expect.stringContaining('not keyed') },
     });
   });
 
@@ -199,15 +202,23 @@ describe('audit verify with a keyed chain', () => {
       ]);
       prev = hash;
     }
+    // A writer with a key refuses the unkeyed head until the key is activated, explicitly and audited.
+    await expect(f.append(1)).rejects.toMatchObject({ code: 'AUDIT_KEY_NOT_ACTIVE' });
+    const act = await run(MIGRATE, ['audit', 'activate-key', '-c', f.configFile, '--json'], 120_000, { [KEY_ENV]: KEY });
+    expect(act.code).toBe(0);
+    expect(JSON.parse(act.stdout)).toMatchObject({ ok: true, activated: true, events: 3, keyed: 1 });
     await f.append(2);
     const v = await f.verify({ [KEY_ENV]: KEY });
     expect(v.code).toBe(0);
-    expect(v.json).toMatchObject({ ok: true, events: 4, keyed: 2, anchor: { seq: 4 } });
-    expect(await f.sql('SELECT seq, v, alg FROM him_audit ORDER BY seq')).toEqual([
-      { seq: '1', v: 1, alg: 'sha256' },
-      { seq: '2', v: 1, alg: 'sha256' },
-      { seq: '3', v: 2, alg: 'hmac-sha256' },
-      { seq: '4', v: 2, alg: 'hmac-sha256' },
+    expect(v.json).toMatchObject({ ok: true, events: 5, keyed: 3, anchor: { seq: 5 } });
+    expect(await f.sql('SELECT seq, v, alg, action FROM him_audit ORDER BY seq')).toEqual([
+      { seq: '1', v: 1, alg: 'sha256', action: 'plan.submitted' },
+      { seq: '2', v: 1, alg: 'sha256', action: 'plan.submitted' },
+      { seq: '3', v: 2, alg: 'hmac-sha256', action: 'audit.key-activated' },
+      { seq: '4', v: 2, alg: 'hmac-sha256', action: 'table.registered' },
+      { seq: '5', v: 2, alg: 'hmac-sha256', action: 'table.registered' },
     ]);
+    const again = await run(MIGRATE, ['audit', 'activate-key', '-c', f.configFile, '--json'], 120_000, { [KEY_ENV]: KEY });
+    expect(JSON.parse(again.stdout)).toMatchObject({ ok: true, activated: false, events: 5 });
   });
 });

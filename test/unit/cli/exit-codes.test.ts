@@ -125,7 +125,11 @@ describe.each(COMMANDS.map((c) => [c.path.join(' '), c] as const))('%s', (name, 
   });
 
   it('every endpoint refused → a coded *_UNREACHABLE (or a failed check), exit 1, as its --help line 1 says', async () => {
-    const r = await cli([...argsFor(p, cmd, goodPlan), '--config', refusedCfg, '--json']);
+    // activate-key needs a key configured before it connects anywhere (without one: CONFIG_INVALID, exit 2).
+    const keyed = name === 'audit activate-key' ? ['--set', 'audit.keyEnv=HIM_EXIT_CODES_AUDIT_KEY'] : [];
+    process.env.HIM_EXIT_CODES_AUDIT_KEY = 'k'.repeat(40);
+    const r = await cli([...argsFor(p, cmd, goodPlan), '--config', refusedCfg, ...keyed, '--json']);
+    delete process.env.HIM_EXIT_CODES_AUDIT_KEY;
     const body = JSON.parse(r.out) as { ok: boolean; error?: { code: string }; checks?: unknown[] };
     const line1 = (await helpExits(p)).get(1) ?? '';
     if (name === 'doctor') {
