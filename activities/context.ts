@@ -12,6 +12,9 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import type { HmsPartitionWriter, HmsReader, HmsTableWriter } from '../core/hive/model';
 import type { AssessOptions } from '../core/plan/assess/types';
 import type { PlanFile } from '../core/plan/plan-file';
+import { planHash } from '../core/plan/plan-file';
+import type { PlanSignerInfo } from '../core/plan/signing';
+import type { ApprovalRules } from '../core/audit/approval';
 import type { TargetConfig } from '../core/plan/target';
 import type { ViewSqlParser } from '../core/plan/view-deps';
 import { targetMismatch } from '../core/plan/target';
@@ -66,6 +69,13 @@ export interface ActivityDeps {
     /** Where the job's spec, result and log files go (the worker's local disk). */
     readonly workDir: string;
   };
+  /** Who may approve waves: this worker's `audit` rules, recorded in each plan's outline (core/audit/approval.ts). Unset: anyone. */
+  readonly approvalRules?: ApprovalRules;
+  /**
+   * This worker's plan.signing verifier: every plan it loads must carry a signature it verifies (else
+   * PLAN_UNSIGNED / PLAN_SIGNATURE_INVALID, whatever the client checked). Unset: plans are not checked.
+   */
+  readonly verifyPlan?: (plan: PlanFile) => PlanSignerInfo;
   /** Crash-test hook (see `failpoint`); the default reads HIM_FAILPOINTS. */
   readonly failpoint?: (name: string, tableId: string) => void;
 }
@@ -129,6 +139,7 @@ export function activityContext(deps: ActivityDeps) {
     let p = plans.get(h);
     if (p === undefined) {
       p = await deps.state.getPlan(h);
+      if (deps.verifyPlan !== undefined) checkPlan(p, h, deps.verifyPlan);
       plans.set(h, p);
     }
     return p;
@@ -186,4 +197,26 @@ export function activityContext(deps: ActivityDeps) {
   };
   const hook = deps.failpoint ?? ((name: string, tableId: string) => failpoint(name, tableId));
   return { deps, now, plan, event, audit, target, recordedTarget, assertTarget, prepared, catalogOf, recorded, failpoint: hook };
+}
+
+/** On a signing worker: the stored plan's content matches its hash and its signature verifies with this worker's keys (non-retryable otherwise). */
+export function checkPlan(p: PlanFile, h: string, verify: (plan: PlanFile) => PlanSignerInfo): PlanSignerInfo {
+  try {
+    if (p.hash !== h || planHash(p) !== h)
+      throw new MigrationError(
+        ErrorCode.PLAN_HASH_MISMATCH,
+        `plan ${h.slice(0, 12)} as stored in the state database does not match its hash: it was edited after it was submitted`,
+        { planHash: h },
+      );
+    return verify(p);
+  } catch (e) {
+    if (e instanceof MigrationError)
+      throw new MigrationError(
+        e.code,
+        `the worker refused plan ${h.slice(0, 12)} (its own plan.signing decides): ${e.message}`,
+        e.context,
+        { retryable: false },
+      );
+    throw e;
+  }
 }

@@ -7,9 +7,15 @@
 // retried within the heartbeat timeout.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { AuditAction as A } from '../core/audit/chain';
+import type { ActorSource } from '../core/audit/chain';
+import type { ApprovalRules } from '../core/audit/approval';
+import { approvalRulesOf } from '../core/audit/approval';
+import type { PlanFile } from '../core/plan/plan-file';
+import type { PlanSignerInfo } from '../core/plan/signing';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { ActivityDeps } from './context';
-import { activityContext, lastHeartbeatDetails } from './context';
+import type { Ctx } from './context';
+import { activityContext, checkPlan, lastHeartbeatDetails } from './context';
 import { tableActivities } from './table';
 import { undoActivities } from './undo';
 import { syncActivities } from './sync';
@@ -26,6 +32,10 @@ export { failpoint, fingerprintOf } from './context';
 export interface PlanOutline {
   readonly planHash: string;
   readonly targetCatalog: string;
+  /** The worker's approval rules for this plan (absent from outlines of older workers: anyone approves). */
+  readonly approval?: ApprovalRules;
+  /** Who signed the plan, as the worker verified it (absent when the worker does not require signing). */
+  readonly signer?: PlanSignerInfo;
   readonly waves: readonly {
     readonly number: number;
     readonly tables: number;
@@ -47,10 +57,12 @@ export function createActivities(deps: ActivityDeps) {
   const c = activityContext(deps);
   const planActs = {
     async planOutline(planHash: string): Promise<PlanOutline> {
-      const p = await c.plan(planHash);
+      const { p, signer } = await verifiedPlan(c, deps, planHash);
       return {
         planHash,
         targetCatalog: p.targetCatalog,
+        approval: deps.approvalRules ?? approvalRulesOf(undefined),
+        ...(signer === undefined ? {} : { signer }),
         waves: p.waves.map((w) => ({
           number: w.number,
           tables: w.tables.length,
@@ -75,8 +87,19 @@ export function createActivities(deps: ActivityDeps) {
       return w.tables.map((t) => t.id);
     },
 
-    async recordApproval(planHash: string, wave: number, by: string): Promise<void> {
-      await c.audit(A.WAVE_APPROVED, `wave:${wave}`, planHash, null, null, { wave }, by);
+    async recordApproval(planHash: string, wave: number, by: string, source?: ActorSource): Promise<void> {
+      await deps.state.appendAudit({
+        ...c.event(A.WAVE_APPROVED, `wave:${wave}`, planHash, null, null, { wave }, by),
+        ...(source === undefined ? {} : { actorSource: source }),
+      });
+    },
+
+    /** An approval the worker's rules refused: who, from where, and why. */
+    async recordApprovalRefused(planHash: string, wave: number, by: string, source: ActorSource, reason: string): Promise<void> {
+      await deps.state.appendAudit({
+        ...c.event(A.WAVE_APPROVAL_REFUSED, `wave:${wave}`, planHash, null, null, { wave, reason }, by),
+        actorSource: source,
+      });
     },
   };
   return {
@@ -137,4 +160,28 @@ function wrap<Args extends unknown[], R>(fn: (...args: Args) => Promise<R>): (..
 export function workerActivities(deps: ActivityDeps): Activities {
   const acts = createActivities(deps);
   return Object.fromEntries(Object.entries(acts).map(([k, fn]) => [k, wrap(fn as (...a: unknown[]) => Promise<unknown>)])) as Activities;
+}
+
+/**
+ * The plan as `planOutline` starts it: on a signing worker, its hash and signature checked with the
+ * worker's own keys; the signer recorded (`plan.signature-verified`), or the refusal (`plan.refused`)
+ * and a non-retryable failure that ends the plan before any wave.
+ */
+async function verifiedPlan(c: Ctx, deps: ActivityDeps, planHash: string): Promise<{ p: PlanFile; signer?: PlanSignerInfo }> {
+  if (deps.verifyPlan === undefined) return { p: await c.plan(planHash) };
+  const stored = await deps.state.getPlan(planHash);
+  let signer: PlanSignerInfo;
+  try {
+    signer = checkPlan(stored, planHash, deps.verifyPlan);
+  } catch (e) {
+    if (e instanceof MigrationError)
+      await c.audit(A.PLAN_REFUSED, `plan:${planHash}`, planHash, null, null, {
+        code: e.code,
+        reason: e.message,
+        signature: stored.signature ?? null,
+      });
+    throw e;
+  }
+  await c.audit(A.PLAN_SIGNATURE_VERIFIED, `plan:${planHash}`, planHash, null, planHash, { ...signer });
+  return { p: await c.plan(planHash), signer };
 }

@@ -9,6 +9,7 @@ import { planId } from '../core/plan/ids';
 import type { ApproveResult, MigrationStatus } from '../workflows/index';
 import { approveUpdate, statusQuery } from '../workflows/index';
 import { actorOf, checkApprover } from './identity';
+import type { ActorIdentity } from './identity';
 import { CALL_MS, describePlan, planFinished, planHandle, planResult, QUERY_MS, temporalError } from './plan-workflow';
 import { openTemporal } from './runtime';
 import type { TemporalHandle } from './runtime';
@@ -27,6 +28,11 @@ function refusal(e: unknown, plan: string, wave: number): MigrationError | 'alre
   const type = e.cause instanceof ApplicationFailure ? e.cause.type : undefined;
   const msg = e.cause?.message ?? e.message;
   if (type === ErrorCode.WAVE_ALREADY_RAN || /already ran/.test(msg)) return 'already-ran';
+  if (type === ErrorCode.AUDIT_APPROVER_REFUSED)
+    return new MigrationError(ErrorCode.AUDIT_APPROVER_REFUSED, `the worker refused the approval of wave ${wave}: ${msg}`, {
+      plan: planId(plan),
+      wave,
+    });
   if (type === ErrorCode.WAVE_UNKNOWN || /has no wave/.test(msg))
     return new MigrationError(ErrorCode.WAVE_UNKNOWN, /has no wave/.test(msg) ? msg : `plan ${planId(plan)} has no wave ${wave}`, {
       plan: planId(plan),
@@ -47,7 +53,7 @@ async function approvedWhenEnded(tmp: TemporalHandle, h: WorkflowHandle, plan: s
   throw planFinished(plan, status, `approve (wave ${wave} was not approved before it ended)`);
 }
 
-async function approveWave(tmp: TemporalHandle, h: WorkflowHandle, plan: string, wave: number, by: string): Promise<Approval> {
+async function approveWave(tmp: TemporalHandle, h: WorkflowHandle, plan: string, wave: number, by: ActorIdentity): Promise<Approval> {
   if ((await describePlan(tmp, h, plan)).status !== 'RUNNING') return approvedWhenEnded(tmp, h, plan, wave);
   let before: MigrationStatus;
   try {
@@ -63,7 +69,9 @@ async function approveWave(tmp: TemporalHandle, h: WorkflowHandle, plan: string,
   const early = before.currentWave !== null && wave > before.currentWave;
   if (before.approved.includes(wave)) return { wave, approved: before.approved, already: true, preApproval: false };
   try {
-    const r: ApproveResult = await tmp.deadline(CALL_MS, () => h.executeUpdate(approveUpdate, { args: [{ wave, by }] }));
+    const r: ApproveResult = await tmp.deadline(CALL_MS, () =>
+      h.executeUpdate(approveUpdate, { args: [{ wave, by: by.actor, source: by.actorSource }] }),
+    );
     return { wave, approved: r.approved, already: r.already === true, preApproval: r.already !== true && (r.early === true || early) };
   } catch (e) {
     if (e instanceof WorkflowNotFoundError) return approvedWhenEnded(tmp, h, plan, wave); // it ended meanwhile
@@ -76,10 +84,10 @@ async function approveWave(tmp: TemporalHandle, h: WorkflowHandle, plan: string,
 /** Approve `wave` of the running plan as the caller (refused before anything is sent when audit.approvers does not list them). */
 export async function approvePlanWave(config: MigrateConfig, plan: string, wave: number): Promise<Approval> {
   const by = actorOf();
-  checkApprover(config, by);
+  checkApprover(config, by, wave);
   const tmp = await openTemporal(config);
   try {
-    return await approveWave(tmp, planHandle(tmp, plan), plan, wave, by.actor);
+    return await approveWave(tmp, planHandle(tmp, plan), plan, wave, by);
   } finally {
     await tmp.close();
   }

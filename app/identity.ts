@@ -3,6 +3,7 @@
 // nothing checks it, so by default it does not count as an approver (docs/audit.md).
 import os from 'node:os';
 import { ActorSource } from '../core/audit/chain';
+import { approvalRefusal, approvalRulesOf, approversFor } from '../core/audit/approval';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 
@@ -24,27 +25,16 @@ export function actorOf(env: NodeJS.ProcessEnv = process.env): ActorIdentity {
 }
 
 /**
- * Throws AUDIT_APPROVER_REFUSED (exit 1) unless `who` may approve waves: `audit.approvers` unset or
- * empty allows anyone; otherwise an entry must equal the actor (`alice@host`) or its user (`alice`),
- * and a declared name counts only with `audit.trustDeclaredActor: true`. Call it before sending the
- * approval, so nothing is recorded for a refused approver.
+ * Throws AUDIT_APPROVER_REFUSED (exit 1) unless `who` may approve `wave` under this config's rules
+ * (core/audit/approval.ts). The worker applies the same rules, from its own config, to every
+ * approval whatever client sent it; this early check answers before anything is sent.
  */
-export function checkApprover(config: MigrateConfig, who: ActorIdentity): void {
-  const approvers = config.audit?.approvers ?? [];
-  if (approvers.length === 0) return;
-  const ctx = { actor: who.actor, actorSource: who.actorSource, approvers };
-  if (who.actorSource === ActorSource.DECLARED && config.audit?.trustDeclaredActor !== true) {
-    throw new MigrationError(
-      ErrorCode.AUDIT_APPROVER_REFUSED,
-      `approvals are restricted to audit.approvers and '${who.actor}' is a self-declared name (MIGRATE_ACTOR): unset MIGRATE_ACTOR to approve as your OS account, or set audit.trustDeclaredActor: true`,
-      ctx,
-    );
-  }
-  if (!approvers.includes(who.actor) && !approvers.includes(who.user)) {
-    throw new MigrationError(
-      ErrorCode.AUDIT_APPROVER_REFUSED,
-      `${who.actor} (${who.actorSource}) is not on audit.approvers (${approvers.join(', ')}): ask one of them to approve, or add this account to the list`,
-      ctx,
-    );
-  }
+export function checkApprover(config: MigrateConfig, who: ActorIdentity, wave = 0): void {
+  const why = approvalRefusal(approvalRulesOf(config.audit), wave, who.actor, who.actorSource);
+  if (why !== null)
+    throw new MigrationError(ErrorCode.AUDIT_APPROVER_REFUSED, why, {
+      actor: who.actor,
+      actorSource: who.actorSource,
+      approvers: approversFor(approvalRulesOf(config.audit), wave),
+    });
 }

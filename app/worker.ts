@@ -15,6 +15,17 @@ import { openCatalog, openHmsReader, openState, openStores, toolVersion } from '
 import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectError } from './temporal-connect';
 import type { TemporalSettings } from './temporal-connect';
 import { rewriteDepsOf } from './rewrite-config';
+import { approvalRulesOf } from '../core/audit/approval';
+import { verifyPlanSignature } from '../core/plan/signing';
+import { openPlanSigning } from '../adapters/crypto/signing';
+
+/** With plan.signing configured, the worker verifies every plan it runs with its own keys (loaded now: a bad key fails the worker's start). */
+function planVerifierOf(config: MigrateConfig): { verifyPlan?: Parameters<typeof workerActivities>[0]['verifyPlan'] } {
+  const cfg = config.plan?.signing;
+  if (cfg === undefined) return {};
+  const signing = openPlanSigning(cfg, process.env);
+  return { verifyPlan: (p) => verifyPlanSignature(p, signing.verifier) };
+}
 
 export type WorkerRole = 'all' | 'workflows' | 'activities';
 type Closer = () => Promise<unknown> | void;
@@ -64,6 +75,9 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
     viewSql: new NodeSqlViewParser(),
     rewrite: rewriteDepsOf(config),
+    // The rules are the worker's, whatever the client's config says (docs/audit.md, docs/plan-signing.md).
+    approvalRules: approvalRulesOf(config.audit),
+    ...planVerifierOf(config),
   });
 }
 

@@ -11,10 +11,13 @@ import {
   executeChild,
   isCancellation,
   ParentClosePolicy,
+  patched,
   setCurrentDetails,
   setHandler,
 } from '@temporalio/workflow';
 import type { PlanOutline } from '../activities/index';
+import type { ActorSource } from '../core/audit/chain';
+import { approvalInputProblem, approvalRefusal, approversFor } from '../core/audit/approval';
 import type { Timeouts } from './common';
 import { activities, failureOf, planId, refusal, SA, waveWorkflowId } from './common';
 import type { WaveResult } from './wave';
@@ -50,7 +53,16 @@ export interface ApproveResult {
   early?: boolean;
 }
 
-export const approveUpdate = defineUpdate<ApproveResult, [{ wave: number; by: string }]>('approve');
+/** `by`: who approves; `source`: where that name came from (core/audit/chain.ts ActorSource); the worker's rules decide. */
+export interface ApproveArgs {
+  readonly wave: number;
+  readonly by: string;
+  readonly source?: ActorSource;
+}
+
+export const approveUpdate = defineUpdate<ApproveResult, [ApproveArgs]>('approve');
+/** Approvals are decided by the rules the worker recorded in the plan's outline, and refusals audited. */
+export const APPROVAL_RULES_PATCH = 'approval-rules-v1';
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
 export const cancelSignal = defineSignal('cancel');
@@ -96,8 +108,17 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
       );
       await condition(() => approved.has(w.number) || cancelled);
     } else if (input.autoApprove && !approved.has(w.number)) {
-      approved.add(w.number);
-      await short.recordApproval(input.planHash, w.number, 'auto-approve');
+      if (ruledWave(outline, w.number)) {
+        // The worker's approvers hold this wave: --auto-approve cannot stand in for them.
+        state = 'waiting-approval';
+        setCurrentDetails(
+          `Waiting for approval of wave ${w.number} by ${approversFor(outline.approval!, w.number).join(', ')} (the worker's approvers; --auto-approve does not count): \`migrate approve ${planId(input.planHash)} --wave ${w.number}\``,
+        );
+        await condition(() => approved.has(w.number) || cancelled);
+      } else {
+        approved.add(w.number);
+        await short.recordApproval(input.planHash, w.number, 'auto-approve');
+      }
     }
     await condition(() => !paused || cancelled);
     if (cancelled) {
@@ -180,24 +201,41 @@ function registerApprove(
   const sorted = (): number[] => [...approved].sort((a, b) => a - b);
   setHandler(
     approveUpdate,
-    async ({ wave, by }) => {
+    async ({ wave, by, source }) => {
       if (approved.has(wave)) return { approved: sorted(), already: true };
+      if (outline.approval !== undefined && patched(APPROVAL_RULES_PATCH)) {
+        const why = approvalRefusal(outline.approval, wave, by, source);
+        if (why !== null) {
+          await short.recordApprovalRefused(input.planHash, wave, by, source ?? 'unspecified', why);
+          throw refusal('AUDIT_APPROVER_REFUSED', why);
+        }
+        approved.add(wave);
+        await short.recordApproval(input.planHash, wave, by, source ?? 'unspecified');
+        const cur = current();
+        return { approved: sorted(), ...(cur !== null && wave > cur ? { early: true } : {}) };
+      }
       approved.add(wave);
       await short.recordApproval(input.planHash, wave, by);
       const cur = current();
       return { approved: sorted(), ...(cur !== null && wave > cur ? { early: true } : {}) };
     },
     {
-      validator: ({ wave, by }) => {
+      validator: ({ wave, by, source }) => {
+        const bad = approvalInputProblem(by, source);
+        if (bad !== null) throw refusal('USAGE', bad);
         if (!outline.waves.some((w) => w.number === wave))
           throw refusal(
             'WAVE_UNKNOWN',
             `plan ${planId(input.planHash)} has no wave ${wave} (waves: ${outline.waves.map((w) => w.number).join(', ')})`,
           );
-        if (typeof by !== 'string' || by.trim() === '') throw refusal('USAGE', 'approval needs the approver (by)');
         if (results.some((r) => r.wave === wave))
           throw refusal('WAVE_ALREADY_RAN', `wave ${wave} of plan ${planId(input.planHash)} already ran`);
       },
     },
   );
+}
+
+/** Whether the worker's rules name approvers for `wave` (then only they can approve it). */
+function ruledWave(outline: PlanOutline, wave: number): boolean {
+  return outline.approval !== undefined && approversFor(outline.approval, wave).length > 0 && patched(APPROVAL_RULES_PATCH);
 }

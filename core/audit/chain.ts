@@ -15,6 +15,12 @@ import { hmacSha256Hex } from './keyed';
 export const AuditAction = {
   PLAN_SUBMITTED: 'plan.submitted',
   WAVE_APPROVED: 'wave.approved',
+  /** An approval the worker's rules refused (who, from where, why), whatever client sent it. */
+  WAVE_APPROVAL_REFUSED: 'wave.approval-refused',
+  /** The worker verified the plan's signature with its own plan.signing keys (signer, key id). */
+  PLAN_SIGNATURE_VERIFIED: 'plan.signature-verified',
+  /** The worker refused a plan (unsigned or a bad signature on a signing worker, content not matching its hash). */
+  PLAN_REFUSED: 'plan.refused',
   TABLE_ORIGINAL_SAVED: 'table.original-saved',
   TABLE_METADATA_WRITTEN: 'table.metadata-written',
   TABLE_REGISTERED: 'table.registered',

@@ -338,8 +338,12 @@ export const auditSchema = z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
       .optional(),
-    /** Who may approve waves (user names, or user@host); unset or empty: anyone. */
-    approvers: z.array(z.string().min(1)).optional(),
+    /** Who may approve waves (user names, or user@host); unset or empty: anyone. The worker's list is the one enforced. */
+    approvers: z.array(z.string().min(1).max(256)).optional(),
+    /** Per-wave approvers (wave number → names), in place of `approvers` for those waves; enforced by the worker. */
+    waveApprovers: z
+      .record(z.string().regex(/^[1-9][0-9]{0,8}$/, 'expected a wave number'), z.array(z.string().min(1).max(256)).min(1))
+      .optional(),
     /** Whether a self-declared name (MIGRATE_ACTOR) counts for `approvers`; by default only an OS or authenticated identity does. */
     trustDeclaredActor: z.boolean().default(false),
   })
