@@ -47,6 +47,7 @@ export function stable(detail: string, db: string): string {
   return detail
     .replaceAll(db, '<db>')
     .replace(/s3a?:\/\/[^\s'"\])]+/g, '<file>')
+    .replace(/@[0-9a-f]{6,}\b/g, '@<hash>')
     .replace(/\s+/g, ' ');
 }
 

@@ -72,6 +72,9 @@ describe('errors, names and rows', () => {
 
   it('stable removes the run-specific database and file names', () => {
     expect(stable('table himx_1_enc.t at s3://hive/seed/x.parquet  failed', 'himx_1_enc')).toBe('table <db>.t at <file> failed');
+    expect(stable('Unknown logical type: org.apache.avro.LogicalTypes$TimestampMillis@2cc4d31f', 'db')).toBe(
+      'Unknown logical type: org.apache.avro.LogicalTypes$TimestampMillis@<hash>',
+    );
   });
 
   it('differences names each changed cell, and a row missing on either side', () => {
