@@ -2,14 +2,15 @@
 // config is loaded or connection opened. A bad value is a coded USAGE error (exit 2), never NaN,
 // a silent default or a crash later on.
 import { ErrorCode, MigrationError } from '../core/errors';
+import { MAX_WAVE_NUMBER } from '../core/plan/plan-limits';
 
 export interface IntRange {
   readonly min: number;
   readonly max: number;
 }
 
-/** Largest wave number a flag accepts (the state store keeps waves as 32-bit integers). */
-export const MAX_WAVE = 1_000_000;
+/** Largest wave number a flag accepts: the same bound as a plan file's (core/plan/plan-limits.ts). */
+export const MAX_WAVE = MAX_WAVE_NUMBER;
 
 /** `value` as an integer within `range`, else a USAGE error naming the flag, the range and the value. */
 export function parseIntFlag(name: string, value: string, range: IntRange): number {

@@ -120,6 +120,27 @@ export const catalogAuthSchema = z.discriminatedUnion('type', [
 ]);
 export type CatalogAuthConfig = z.output<typeof catalogAuthSchema>;
 
+/** What secret an http(s)/thrift URI carries in the clear (user info, or a query parameter named like one), else null. */
+export function uriSecret(uri: string): string | null {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(uri);
+  if (m !== null) return 'credentials (user:password@)';
+  const q = uri.indexOf('?');
+  if (q < 0) return null;
+  for (const part of uri.slice(q + 1).split('&')) {
+    const name = decodeURIComponentSafe(part.split('=')[0] ?? '');
+    if (/token|secret|password|passwd|credential|api[-_]?key|signature/i.test(name)) return `a secret query parameter (${name})`;
+  }
+  return null;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 export const catalogSchema = z
   .object({
     /** The name plans use to refer to this catalog. */
@@ -159,6 +180,13 @@ export const catalogSchema = z
     } as const;
     const [pattern, message] = uri[c.type];
     if (!pattern.test(c.uri)) ctx.addIssue({ code: 'custom', path: ['uri'], message });
+    const secret = c.type === 'jdbc' ? null : uriSecret(c.uri);
+    if (secret !== null)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['uri'],
+        message: `catalog.uri carries ${secret}: the uri is printed (plan headers, doctor, logs); name a variable in catalog.auth (bearer tokenEnv, oauth2 clientSecretEnv) instead`,
+      });
     if (c.auth !== undefined && c.type !== 'rest')
       ctx.addIssue({ code: 'custom', path: ['auth'], message: 'auth applies to a rest catalog only' });
     if (c.auth !== undefined && c.tokenEnv !== undefined)

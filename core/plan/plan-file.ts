@@ -26,7 +26,10 @@ const count = z.number().int().nonnegative();
 const tableId = z
   .string()
   .max(512)
-  .regex(/^[^.\s\p{Cc}]+\.[^.\s\p{Cc}]+$/u, 'expected db.table');
+  .regex(/^[^.\s\p{Cc}]+\.[^.\s\p{Cc}]+$/u, 'expected db.table')
+  // HMS keeps database and table names in lower case and compares them so: an id in another case
+  // would name a new catalog namespace while the real table is missed.
+  .refine((id) => id === id.toLowerCase(), { message: 'expected db.table in lower case, as HMS stores names' });
 const values = <T extends Record<string, string>>(o: T): [T[keyof T], ...T[keyof T][]] => Object.values(o) as [T[keyof T], ...T[keyof T][]];
 
 const planTableSchema = z

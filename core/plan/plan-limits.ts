@@ -6,8 +6,12 @@ import { ErrorCode, MigrationError } from '../errors';
 
 /** Largest plan file read (bytes); larger files are refused unread. A planned table takes ~200 bytes. */
 export const MAX_PLAN_BYTES = 64 * 2 ** 20;
-/** Wave numbers go into the state store's `him_tables.wave int` column (Postgres int4). */
-export const MAX_WAVE_NUMBER = 2 ** 31 - 1;
+/**
+ * The largest wave number, in a plan file and in every `--wave` flag alike (cli/flags.ts), so every
+ * wave a valid plan holds can be approved, rolled back and cut over (and it fits the state store's
+ * `him_tables.wave int` column). A plan has at most MAX_WAVES waves, numbered from 1.
+ */
+export const MAX_WAVE_NUMBER = 1_000_000;
 /** Waves in one plan. */
 export const MAX_WAVES = 100_000;
 /** Tables in one plan (planned and not planned, each list). */

@@ -9,6 +9,7 @@ import { readPlanForApply } from '../../../app/plan-input';
 import { serializePlan } from '../../../core/plan/plan-file';
 import type { PlanFile } from '../../../core/plan/plan-file';
 import { MAX_PLAN_BYTES, MAX_WAVE_NUMBER } from '../../../core/plan/plan-limits';
+import { FLAG_RANGES, parseIntFlag } from '../../../cli/flags';
 import { prng } from './fixtures';
 import { configWith, errorOf, makePlan, rehashed, tempDir, writePlan } from './plan-input-helpers';
 
@@ -155,7 +156,7 @@ describe('hostile plan files through readPlanForApply', () => {
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
-  it('accepts the largest wave number the state store holds (2^31 - 1)', () => {
+  it('accepts the largest wave number a --wave flag addresses (1,000,000), and refuses one more', () => {
     const file = writePlan(
       dir,
       'max-wave.json',
@@ -167,7 +168,14 @@ describe('hostile plan files through readPlanForApply', () => {
         ],
       }),
     );
-    expect(readPlanForApply(file, configWith(), {}).plan.waves.map((w) => w.number)).toEqual([2 ** 31 - 2, 2 ** 31 - 1]);
+    expect(readPlanForApply(file, configWith(), {}).plan.waves.map((w) => w.number)).toEqual([999_999, 1_000_000]);
+    expect(parseIntFlag('--wave', String(MAX_WAVE_NUMBER), FLAG_RANGES.wave)).toBe(MAX_WAVE_NUMBER);
+    const over = writePlan(
+      dir,
+      'over-wave.json',
+      text({ ...base(), waves: [wave0(base()), { ...base().waves[1]!, number: 2 ** 31 - 1 }] }),
+    );
+    expect(() => readPlanForApply(over, configWith(), {})).toThrow(expect.objectContaining({ code: 'PLAN_INVALID' }));
   });
 
   it.each([
@@ -205,6 +213,28 @@ describe('hostile plan files through the CLI (migrate plan --diff)', () => {
     } finally {
       spy.mockRestore();
       errSpy.mockRestore();
+    }
+  });
+});
+
+describe('table ids in canonical case', () => {
+  it('an edited plan naming SEED_SALES.ORDERS is PLAN_INVALID (HMS names are lower case), before anything is stored', () => {
+    const dir2 = tempDir();
+    try {
+      const b = base();
+      const upper = {
+        ...b,
+        waves: [
+          { ...wave0(b), tables: wave0(b).tables.map((t, i) => (i === 0 ? { ...t, id: t.id.toUpperCase() } : t)) },
+          ...b.waves.slice(1),
+        ],
+      };
+      const file = writePlan(dir2, 'upper.json', text(upper));
+      expect(() => readPlanForApply(file, configWith(), {})).toThrow(
+        expect.objectContaining({ code: 'PLAN_INVALID', message: expect.stringMatching(/lower case/) }),
+      );
+    } finally {
+      rmSync(dir2, { recursive: true, force: true });
     }
   });
 });
