@@ -18,6 +18,7 @@ import { skewedRule } from './rules/skewed';
 import { statsMissingRule } from './rules/stats-missing';
 import { alreadyIcebergRule, storageHandlerRule } from './rules/storage-handler';
 import { temporaryRule, viewRule } from './rules/view';
+import { locationReservedRule } from './rules/location-reserved';
 import { sizeOf, withStorageSize } from './stats';
 import type { AssessFinding, AssessOptions, Rule } from './types';
 import { DEFAULT_ASSESS_OPTIONS, isView } from './types';
@@ -34,6 +35,7 @@ export const RULES: readonly Rule[] = [
   skewedRule,
   managedRule,
   locationInvalidRule,
+  locationReservedRule,
   partitionLocationRule,
   partitionValueRule,
   schemaDriftRule,

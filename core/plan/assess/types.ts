@@ -45,6 +45,8 @@ export const AssessCode = {
   LOCATION_SHARED: 'LOCATION_SHARED',
   /** The table or a partition has no location, an empty one, or a relative path. */
   LOCATION_INVALID: 'LOCATION_INVALID',
+  /** The table's or a partition's location overlaps where this tool writes its own objects (audit anchors, validation results). */
+  LOCATION_RESERVED: 'LOCATION_RESERVED',
   /** A partition value does not parse as its partition column's declared type (e.g. int `abc`). */
   PARTITION_VALUE_INVALID: 'PARTITION_VALUE_INVALID',
   /** Storage sample: a zero-byte data file; apply leaves it out and lists it in the validation record. */
@@ -138,6 +140,8 @@ export interface AssessOptions {
    * migrates, so a view over it is not VIEW_BASE_NOT_MIGRATED. Off for `assess` and plain plans.
    */
   readonly rewrite?: boolean;
+  /** Locations this tool writes its own objects to (audit anchors, validation results): no table may overlap them. */
+  readonly reservedLocations?: readonly { readonly what: string; readonly location: string }[];
 }
 
 export const DEFAULT_ASSESS_OPTIONS: AssessOptions = { allowUnbucketed: false };
