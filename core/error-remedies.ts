@@ -104,6 +104,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   CATALOG_METADATA_UNREADABLE:
     'The catalog cannot read the metadata file we wrote: give the catalog server read access to the table’s metadata/ prefix (its own S3 credentials).',
   CATALOG_BAD_RESPONSE: 'The catalog does not speak the REST spec at catalog.uri: check the URL (prefix, /v1) and any proxy in between.',
+  CONVERT_FILE_NAME_UNREADABLE:
+    'Rename the file (and its partition entry) to a name without ; ? # or control characters, or take the table through the rewrite path (its files get new names).',
   CONVERT_SUBDIRECTORY:
     'The partition holds sub-directories (skewed or union dirs): compact the table in Hive first, or exclude it (rewrite-required).',
   CATALOG_IN_PLACE_UNSUPPORTED: 'Use catalog.mode register (a new table) for this table, or migrate it with a REST/JDBC catalog.',

@@ -126,6 +126,8 @@ export const ErrorCode = {
   CATALOG_BAD_RESPONSE: 'CATALOG_BAD_RESPONSE',
   /** A partition location holds a sub-directory: a non-recursive conversion would leave its files out (skewed/list-bucketing, Hive-on-Tez union dirs). */
   CONVERT_SUBDIRECTORY: 'CONVERT_SUBDIRECTORY',
+  /** A data file whose name readers cannot open from a manifest (`;`, `?`, `#`, control characters): the table is refused. */
+  CONVERT_FILE_NAME_UNREADABLE: 'CONVERT_FILE_NAME_UNREADABLE',
   /** The Hive catalog cannot convert this table in place (HMS refuses to change partition keys with alter_table). */
   CATALOG_IN_PLACE_UNSUPPORTED: 'CATALOG_IN_PLACE_UNSUPPORTED',
   /** A bucketed table without the explicit opt-in to convert it unbucketed. */

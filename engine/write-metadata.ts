@@ -26,6 +26,7 @@ import { sharedFooterThreads } from '../adapters/formats/footer-threads';
 import { DEFAULT_TAIL_BYTES, ParquetFooterReader } from '../adapters/formats/parquet';
 import type { ListingFinding, LocationListing } from '../adapters/storage/list-partition';
 import { ListingFindingCode, listPartition } from '../adapters/storage/list-partition';
+import { unreadableFileName } from '../core/storage/file-names';
 import { mapOrdered } from './ordered-pool';
 import type { PutOutcome } from './put-once';
 import { putOnce } from './put-once';
@@ -139,7 +140,18 @@ export async function* listTableFiles(
   )) {
     // Plain loops (a filter() result's elements kind differs once optimized: a deopt in the consumer).
     const files: ObjectInfo[] = [];
-    for (const f of l.files) if (!f.path.startsWith(p.metadataDir)) files.push(f);
+    for (const f of l.files) {
+      if (f.path.startsWith(p.metadataDir)) continue;
+      const bad = unreadableFileName(f.path);
+      if (bad !== null)
+        throw new MigrationError(
+          ErrorCode.CONVERT_FILE_NAME_UNREADABLE,
+          `${p.source}: data file ${f.path} has ${bad} in its name: readers parse manifest paths as URIs and cannot open it. Rename it, or rewrite the table.`,
+          { table: p.source, path: f.path },
+          { retryable: false },
+        );
+      files.push(f);
+    }
     const findings = l.findings.filter((f) => !(f.code === ListingFindingCode.LISTING_SUBDIRECTORY && f.path.replace(/\/$/, '') === own));
     if (p.acid === undefined) yield { index: l.index, location: l.location, files, findings };
     else yield { index: l.index, location: l.location, files: committedFiles(l.location, files, p.acid), findings };

@@ -5,6 +5,7 @@
 // footers of up to `filesPerTable` Parquet files (INT96 timestamps, unreadable files). Bounded
 // concurrency; a table whose storage cannot be read gets STORAGE_NOT_SAMPLED (warn) naming the
 // error, never a crash.
+import { unreadableFileName } from '../../core/storage/file-names';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { detectFormat } from '../../core/hive/formats';
 import type { ValidWriteIds } from '../../core/hive/acid';
@@ -61,6 +62,16 @@ function listingFindings(t: TableInventory, loc: string, l: LocationListing): As
       ),
     );
   }
+  const badNames = l.files.filter((f) => unreadableFileName(f.path) !== null).map((f) => f.path);
+  if (badNames.length > 0)
+    out.push(
+      finding(
+        AssessCode.FILE_NAME_UNREADABLE,
+        'rewrite',
+        `${badNames.length} file name(s) under ${loc} that readers cannot open from a manifest (; ? # or control characters): ${some(badNames)}`,
+        'rename the files (readers parse manifest paths as URIs), or take the table through the rewrite path',
+      ),
+    );
   const empty = l.findings.filter((f) => f.code === ListingFindingCode.LISTING_EMPTY_FILE).map((f) => f.path);
   if (empty.length > 0) {
     out.push(

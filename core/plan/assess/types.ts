@@ -51,6 +51,8 @@ export const AssessCode = {
   PARTITION_VALUE_INVALID: 'PARTITION_VALUE_INVALID',
   /** Storage sample: a zero-byte data file; apply leaves it out and lists it in the validation record. */
   FILE_EMPTY: 'FILE_EMPTY',
+  /** Storage sample: a data file whose name readers cannot open from a manifest (`;`, `?`, `#`, control characters). */
+  FILE_NAME_UNREADABLE: 'FILE_NAME_UNREADABLE',
   /** Storage sample: a data file whose footer cannot be read; apply would fail the table on it. */
   FILE_UNREADABLE: 'FILE_UNREADABLE',
   /** Storage listing: HMS fast stats were absent or zero, so files and bytes come from the listing. */

@@ -51,6 +51,7 @@ const TABLES: Record<string, Kind> = {
   zerobyte: 'zerobyte',
   truncfooter: 'truncfooter',
   badmagic: 'badmagic',
+  oddname: 'oddname',
 };
 const id = (name: string): string => `${db}.${name}`;
 
@@ -235,6 +236,12 @@ describe('hostile HMS metadata and files, one forged apply', () => {
 
   it('a Parquet file with the wrong magic → FORMAT_CORRUPT_FOOTER, nothing left', async () => {
     await expectRefused('badmagic', 'FORMAT_CORRUPT_FOOTER');
+  });
+
+  it('a data file named part;00000?v=1#x.parquet: assess flags FILE_NAME_UNREADABLE (rewrite), forced apply → CONVERT_FILE_NAME_UNREADABLE, nothing left', async () => {
+    const a = assessed.find((x) => x.id === id('oddname'));
+    expect([a?.class, a?.findings.map((f) => f.code)]).toEqual(['rewrite-required', expect.arrayContaining(['FILE_NAME_UNREADABLE'])]);
+    await expectRefused('oddname', 'CONVERT_FILE_NAME_UNREADABLE');
   });
 
   it('a partition directory missing in storage: the table migrates (an empty partition) or fails coded, and leaves nothing when it fails', async () => {

@@ -24,7 +24,9 @@ export type Kind =
   | 'view_notext'
   | 'zerobyte'
   | 'truncfooter'
-  | 'badmagic';
+  | 'badmagic'
+  /** A good Parquet file whose name readers cannot open from a manifest (`;`, `?`, `#`). */
+  | 'oddname';
 
 export interface Built {
   readonly id: string;
@@ -159,7 +161,7 @@ export async function buildWarehouse(prefix: string, db: string, tables: Readonl
         const extra: Partial<StorageDescriptor> = kind === 'bucketed' ? { numBuckets: 4, bucketColumns: ['id'] } : {};
         await hms.createTable(table(db, name, sd(location, extra)));
         const bytes = kind === 'truncfooter' ? truncatedFooter(pq) : kind === 'badmagic' ? wrongMagic(pq) : pq;
-        await put(kind === 'bucketed' ? '000000_0' : 'part-00000.parquet', bytes);
+        await put(kind === 'bucketed' ? '000000_0' : kind === 'oddname' ? 'part;00000?v=1#x.parquet' : 'part-00000.parquet', bytes);
         if (kind === 'zerobyte') await put('part-00001.parquet', new Uint8Array());
         if (kind === 'emptyloc') sqlLocations.push([name, '']);
         if (kind === 'relloc') sqlLocations.push([name, `hostile/${prefix}/${name}`]);
