@@ -66,6 +66,8 @@ export interface ActivityDeps {
     /** Where the job's spec, result and log files go (the worker's local disk). */
     readonly workDir: string;
   };
+  /** The read-back proof after each wave (config `validation.readBack`; runs through `rewrite`'s command line); unset: off. */
+  readonly readBack?: { readonly filesPerTable: number; readonly tablesPerJob: number };
   /** Crash-test hook (see `failpoint`); the default reads HIM_FAILPOINTS. */
   readonly failpoint?: (name: string, tableId: string) => void;
 }

@@ -64,6 +64,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
     viewSql: new NodeSqlViewParser(),
     rewrite: rewriteDepsOf(config),
+    ...(config.validation?.readBack === undefined ? {} : { readBack: config.validation.readBack }),
   });
 }
 

@@ -48,6 +48,8 @@ export const AuditAction = {
   TABLE_REWRITTEN: 'table.rewritten',
   /** The rewrite path undone: the new table dropped (no purge) and the files its job wrote deleted (never the source). */
   TABLE_REWRITE_DROPPED: 'table.rewrite-dropped',
+  /** The read-back proof (validation.readBack): the sampled files, both sides' rows and checksums, the engine and job, or why it was not made. */
+  TABLE_READ_BACK: 'table.read-back',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

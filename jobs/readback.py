@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""hms-iceberg-migrator's read-back proof: read a sample of each table's data files through the new
+Iceberg table and through the Hive table (the same files, the Hive schema, serde and partition values)
+in one Spark session, and compare their content checksums.
+
+    spark-submit [...] readback.py --spec SPEC.json --result RESULT.json
+
+Shipped with the tool next to rewrite.py and started the same way (the configured spark-submit command
+line, `rewrite.command`). The spec (written by the tool, see core/validate/readback-spec.ts) names the
+catalog and its properties and, per table, the Iceberg table (namespace, name), the sampled files exactly
+as the Iceberg manifests name them, and the Hive side: the table's columns, serde and one location per
+sampled file (the file itself, with its partition's values). Secrets never travel in the spec.
+
+The Iceberg side is `SELECT <the Hive columns> FROM <table> WHERE _file IN (<sampled files>)`: the
+table's own metadata (schema, field ids, name mapping, partition values) decides what each column
+holds. The Hive side reads the same files with rewrite.py's readers. A metadata that binds a column to
+the wrong field, or gives a file the wrong partition value, reads different values: the checksums differ.
+
+Steps, each announced on stdout as one JSON line {"event": ...}: started, table-checked (one per table),
+done. Both checksums are rewrite.py's content_checksum (canonical.py). A table whose read fails is
+reported as {"status": "failed", "error"} and the others still run.
+Result: {"status": "checked", "jobId", "tables": [{tableId, status, iceberg: {rows, checksum},
+hive: {rows, checksum}, seconds}], "seconds"}. Exit codes: 0 checked, 2 bad spec.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any, Dict, List
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from rewrite import MODULES, emit, job_main  # noqa: E402
+from rewrite_checksum import content_checksum  # noqa: E402
+from rewrite_read import SpecError, quote, read_source  # noqa: E402
+
+SPEC_VERSION = 1
+
+
+def session(spec: Dict[str, Any]) -> Any:
+    from pyspark.sql import SparkSession
+
+    cat = spec["catalog"]
+    name = cat["name"]
+    b = SparkSession.builder.appName(f"him-readback-{spec['jobId']}")
+    b = b.config(f"spark.sql.catalog.{name}", "org.apache.iceberg.spark.SparkCatalog")
+    for k, v in sorted((cat.get("properties") or {}).items()):
+        b = b.config(f"spark.sql.catalog.{name}.{k}", v)
+    return b.getOrCreate()
+
+
+def sql_string(s: str) -> str:
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def columns(src: Dict[str, Any]) -> List[str]:
+    return [c["name"] for c in list(src["columns"]) + list(src.get("partitionKeys") or [])]
+
+
+def iceberg_side(spark: Any, catalog: str, t: Dict[str, Any]) -> Any:
+    ident = ".".join(quote(p) for p in [catalog, *t["iceberg"]["namespace"].split("."), t["iceberg"]["name"]])
+    cols = ", ".join(quote(c) for c in columns(t["source"]))
+    files = ", ".join(sql_string(f) for f in t["files"])
+    return spark.sql(f"SELECT {cols} FROM {ident} WHERE _file IN ({files})")
+
+
+def hive_side(spark: Any, t: Dict[str, Any]) -> Any:
+    df = read_source(spark, t["source"])
+    return df.select(*[quote(c) for c in columns(t["source"])])
+
+
+def check_table(spark: Any, catalog: str, t: Dict[str, Any]) -> Dict[str, Any]:
+    t0 = time.monotonic()
+    try:
+        iceberg = content_checksum(spark, iceberg_side(spark, catalog, t))
+        hive = content_checksum(spark, hive_side(spark, t))
+    except Exception as e:  # one table's failure is its own; the rest of the batch still runs
+        return {"tableId": t["tableId"], "status": "failed", "error": f"{type(e).__name__}: {e}"[:2000]}
+    return {"tableId": t["tableId"], "status": "checked", "iceberg": iceberg, "hive": hive, "seconds": round(time.monotonic() - t0, 2)}
+
+
+def run(spec: Dict[str, Any]) -> Dict[str, Any]:
+    if spec.get("version") != SPEC_VERSION:
+        raise SpecError(f"spec version {spec.get('version')!r} is not {SPEC_VERSION}")
+    tables = spec.get("tables") or []
+    for t in tables:
+        if not t.get("files"):
+            raise SpecError(f"{t.get('tableId')!r}: no sampled files")
+    t0 = time.monotonic()
+    spark = session(spec)
+    # Executors unpickle the row functions from these modules (the job imports them, it is not __main__ there).
+    for m in (*MODULES, "rewrite.py"):
+        spark.sparkContext.addPyFile(os.path.join(HERE, m))
+    emit("started", jobId=spec["jobId"], tables=len(tables))
+    out = []
+    for t in tables:
+        r = check_table(spark, spec["catalog"]["name"], t)
+        emit("table-checked", tableId=t["tableId"], status=r["status"])
+        out.append(r)
+    spark.stop()
+    return {"status": "checked", "jobId": spec["jobId"], "tables": out, "seconds": round(time.monotonic() - t0, 2)}
+
+
+def main(argv: List[str]) -> int:
+    return job_main(argv, __doc__, run, {})
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
