@@ -44,6 +44,9 @@ def session(spec: Dict[str, Any]) -> Any:
     cat = spec["catalog"]
     name = cat["name"]
     b = SparkSession.builder.appName(f"him-readback-{spec['jobId']}")
+    # Hive's `timestamp` is a wall clock; Spark reads the Hive side's as instants in the session zone:
+    # UTC makes that instant's wall clock the stored one (see `aligned`).
+    b = b.config("spark.sql.session.timeZone", "UTC")
     b = b.config(f"spark.sql.catalog.{name}", "org.apache.iceberg.spark.SparkCatalog")
     for k, v in sorted((cat.get("properties") or {}).items()):
         b = b.config(f"spark.sql.catalog.{name}.{k}", v)
@@ -70,11 +73,26 @@ def hive_side(spark: Any, t: Dict[str, Any]) -> Any:
     return df.select(*[quote(c) for c in columns(t["source"])])
 
 
+def aligned(hive: Any, iceberg: Any) -> Any:
+    """The Hive side with each top-level `timestamp` column the Iceberg table holds as `timestamp`
+    without zone (TIMESTAMP_NTZ in Spark) cast to it: the same wall clock in UTC, so the canonical
+    form compares values, not Spark's two spellings of one Hive type. Nothing else is cast."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import TimestampNTZType, TimestampType
+
+    ice = {f.name.lower(): f.dataType for f in iceberg.schema.fields}
+    for f in hive.schema.fields:
+        if isinstance(f.dataType, TimestampType) and isinstance(ice.get(f.name.lower()), TimestampNTZType):
+            hive = hive.withColumn(f.name, F.col(quote(f.name)).cast("timestamp_ntz"))
+    return hive
+
+
 def check_table(spark: Any, catalog: str, t: Dict[str, Any]) -> Dict[str, Any]:
     t0 = time.monotonic()
     try:
-        iceberg = content_checksum(spark, iceberg_side(spark, catalog, t))
-        hive = content_checksum(spark, hive_side(spark, t))
+        ice_df = iceberg_side(spark, catalog, t)
+        iceberg = content_checksum(spark, ice_df)
+        hive = content_checksum(spark, aligned(hive_side(spark, t), ice_df))
     except Exception as e:  # one table's failure is its own; the rest of the batch still runs
         return {"tableId": t["tableId"], "status": "failed", "error": f"{type(e).__name__}: {e}"[:2000]}
     return {"tableId": t["tableId"], "status": "checked", "iceberg": iceberg, "hive": hive, "seconds": round(time.monotonic() - t0, 2)}
