@@ -76,6 +76,8 @@ export interface ActivityDeps {
    * PLAN_UNSIGNED / PLAN_SIGNATURE_INVALID, whatever the client checked). Unset: plans are not checked.
    */
   readonly verifyPlan?: (plan: PlanFile) => PlanSignerInfo;
+  /** The read-back proof after each wave (config `validation.readBack`; runs through `rewrite`'s command line); unset: off. */
+  readonly readBack?: { readonly filesPerTable: number; readonly tablesPerJob: number };
   /** Crash-test hook (see `failpoint`); the default reads HIM_FAILPOINTS. */
   readonly failpoint?: (name: string, tableId: string) => void;
 }

@@ -23,6 +23,7 @@ import { cutoverActivities } from './cutover';
 import { viewActivities } from './views';
 import { validationActivities } from './validation';
 import { rewriteActivities } from './rewrite';
+import { readBackActivities } from './readback';
 
 export type { ActivityDeps, TableRef } from './context';
 export type { BatchSyncOutcome, TableSyncOutcome } from './sync';
@@ -111,6 +112,7 @@ export function createActivities(deps: ActivityDeps) {
     ...cutoverActivities(c),
     ...viewActivities(c),
     ...rewriteActivities(c),
+    ...readBackActivities(c),
   };
 }
 

@@ -79,6 +79,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     // The rules are the worker's, whatever the client's config says (docs/audit.md, docs/plan-signing.md).
     approvalRules: approvalRulesOf(config.audit),
     ...planVerifierOf(config),
+    ...(config.validation?.readBack === undefined ? {} : { readBack: config.validation.readBack }),
   });
 }
 

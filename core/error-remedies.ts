@@ -195,4 +195,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Rewrite the named partition with the column cast to the table’s type (or plan the table with --rewrite: the Spark job reads it as Hive does), then convert again.',
   VIEW_CHECK_FAILED:
     'Read the view check job’s log (the message names it): check rewrite.command (spark-submit, the Iceberg runtime jar with its SQL extensions, S3 settings) and retry; the view was dropped by the undo. `rewrite.viewCheck: false` turns the check off.',
+  READBACK_MISMATCH:
+    'The Iceberg metadata reads the sampled files differently from Hive (a column bound to the wrong field, a wrong partition value or name mapping): the table was unregistered and its metadata deleted (data files untouched). Compare the two checksums and row counts in the validation record, check for a foreign commit to the catalog, and apply again.',
+  READBACK_FAILED:
+    'Read the read-back job’s log (the message names it and the exit code): check rewrite.command (spark-submit, the Iceberg runtime jar, S3 settings) and retry; `validation.readBack` unset turns the proof off.',
 };

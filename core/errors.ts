@@ -238,6 +238,10 @@ export const ErrorCode = {
   CONVERT_PARTITION_TYPE_INCOMPATIBLE: 'CONVERT_PARTITION_TYPE_INCOMPATIBLE',
   /** A created view's Spark check (jobs/view_check.py) could not start, exited non-zero, left no result, or refused its spec. */
   VIEW_CHECK_FAILED: 'VIEW_CHECK_FAILED',
+  /** Read-back proof: the sampled files read through the Iceberg table and through Hive's schema and partition values give different content checksums or row counts. */
+  READBACK_MISMATCH: 'READBACK_MISMATCH',
+  /** Read-back proof: the engine job (jobs/readback.py) could not start, exited non-zero, left no result, or refused its spec. */
+  READBACK_FAILED: 'READBACK_FAILED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -7,7 +7,11 @@
 import type { RewriteSpec } from '../core/rewrite/spec';
 import type { RewriteResult, RunJobOptions } from './rewrite-job';
 import { runRewriteJob, stopRewriteJob } from './rewrite-job';
+import { runReadBackJob } from './readback-job';
+import type { ReadBackDeps, ReadBackSettings, ReadBackTarget } from './readback';
+import { proveReadBack } from './readback';
 import { runViewCheckJob } from './view-check-job';
+import type { ReadBackEvidence, ReadBackResult, ReadBackSpec } from '../core/validate/readback-spec';
 import type { ViewCheckResult, ViewCheckSpec } from '../core/view/check-spec';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
@@ -63,6 +67,15 @@ export interface ConversionEngine {
   stopRewriteJob(workDir: string, jobId: string): Promise<boolean>;
   /** A created view's check: the Iceberg view in Spark vs its Hive SQL over the Hive files (view-check-job.ts). */
   runViewCheckJob(spec: ViewCheckSpec, tableId: string, opts: RunJobOptions): Promise<ViewCheckResult>;
+  /** The read-back proof: sampled files through the Iceberg tables vs the Hive reading of them (readback-job.ts); `label` names the batch in errors. */
+  runReadBackJob(spec: ReadBackSpec, label: string, opts: RunJobOptions): Promise<ReadBackResult>;
+  /** A batch of migrated tables' read-back proof: their live files sampled, one job, the evidence by table (readback.ts). */
+  proveReadBack(
+    deps: ReadBackDeps,
+    plan: PlanFile,
+    targets: readonly ReadBackTarget[],
+    s: ReadBackSettings,
+  ): Promise<Map<string, ReadBackEvidence>>;
 }
 
 /** The engine over this repository's adapters (formats, Avro, storage listing, results Parquet). */
@@ -78,5 +91,7 @@ export function createEngine(): ConversionEngine {
     runRewriteJob,
     stopRewriteJob,
     runViewCheckJob,
+    runReadBackJob,
+    proveReadBack,
   };
 }

@@ -14,7 +14,7 @@ export interface TableInput {
   readonly timeouts?: Timeouts;
 }
 
-type Undo = { readonly what: string; readonly run: () => Promise<unknown> };
+export type Undo = { readonly what: string; readonly run: () => Promise<unknown> };
 
 export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
   const { short, long } = activities(input.timeouts);
@@ -119,8 +119,17 @@ async function rewritePath(input: TableInput, undo: Undo[]): Promise<TableOutcom
   return { tableId: input.tableId, status: 'migrated' };
 }
 
-/** Run every undo in reverse; each may fail on its own without skipping the others. */
-async function compensate(input: TableInput, undo: readonly Undo[], f: { code: string; message: string }): Promise<TableOutcome> {
+/**
+ * Run every undo in reverse; each may fail on its own without skipping the others. `mark` records
+ * the end: markFailed (a table in flight), or markReadBackFailed (a migrated table the read-back
+ * proof failed, workflows/readback.ts).
+ */
+export async function compensate(
+  input: TableInput,
+  undo: readonly Undo[],
+  f: { code: string; message: string },
+  mark: 'markFailed' | 'markReadBackFailed' = 'markFailed',
+): Promise<TableOutcome> {
   const { short } = activities(input.timeouts);
   const o = activityOptions(input.timeouts);
   const ref = { planHash: input.planHash, tableId: input.tableId };
@@ -138,6 +147,6 @@ async function compensate(input: TableInput, undo: readonly Undo[], f: { code: s
     incomplete.length === 0
       ? f.message
       : `${f.code}: ${f.message} — then the undo could not finish (${incomplete.join('; ')}); run migrate repair ${input.planHash.slice(0, 12)}`;
-  await short.markFailed.executeWithOptions({ ...o.short, summary: `${input.tableId} failed: ${code}` }, [ref, code, message]);
+  await short[mark].executeWithOptions({ ...o.short, summary: `${input.tableId} failed: ${code}` }, [ref, code, message]);
   return { tableId: input.tableId, status: 'failed', code, message };
 }

@@ -59,6 +59,8 @@ export const AuditAction = {
   AUDIT_KEY_ACTIVATED: 'audit.key-activated',
   /** `migrate audit anchor`: an operator reviewed events newer than the newest anchor (an anchor write had failed) and anchored the head. */
   AUDIT_ANCHORED: 'audit.anchored',
+  /** The read-back proof (validation.readBack): the sampled files, both sides' rows and checksums, the engine and job, or why it was not made. */
+  TABLE_READ_BACK: 'table.read-back',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

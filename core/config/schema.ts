@@ -353,6 +353,18 @@ export const validationSchema = z
   .object({
     /** Directory URI or absolute path (s3://bucket/prefix, /var/lib/migrate/results). */
     resultsLocation: z.string().min(1),
+    /** Read-back proof (docs/migrating.md): one Spark job per batch reads a sample of each table's files through the new Iceberg table and through Hive's schema and partition values, and compares content checksums. Unset: off. */
+    readBack: z
+      .object({
+        /** The engine that reads both sides: spark (the spark-submit command line of the rewrite section runs the job). */
+        engine: z.enum(['spark']).default('spark'),
+        /** Data files sampled per table (chosen by path hash, deterministic per plan); at least 1. */
+        filesPerTable: z.number().int().min(1).max(1000).default(2),
+        /** Tables per engine job (one Spark session reads them all). */
+        tablesPerJob: z.number().int().min(1).max(10000).default(200),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -13,6 +13,8 @@ export const DriftCheck = {
   METADATA_FILES: 'metadata-files',
   DATA_FILES: 'data-files',
   ROW_COUNT: 'row-count',
+  /** The read-back proof (validation.readBack): sampled files read through Iceberg and through Hive in Spark. */
+  READ_BACK: 'read-back',
 } as const;
 export type DriftCheck = (typeof DriftCheck)[keyof typeof DriftCheck];
 
@@ -40,6 +42,8 @@ export const DriftCode = {
   METADATA_UNREADABLE: 'METADATA_UNREADABLE',
   /** Our snapshot's counts disagree (summary vs manifests vs footers). */
   ROW_COUNT_MISMATCH: 'ROW_COUNT_MISMATCH',
+  /** The sampled files read through the Iceberg table differ from the same files read as Hive reads them. */
+  READBACK_MISMATCH: 'READBACK_MISMATCH',
   /** The check itself could not run (server error…); `failed`, not `drift`. */
   CHECK_FAILED: 'CHECK_FAILED',
 } as const;

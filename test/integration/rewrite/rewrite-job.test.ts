@@ -25,6 +25,7 @@ interface Out {
   one: { job: Sum; reference: Sum };
   empty: { job: Sum; reference: Sum };
   skew: { job: Sum; reference: Sum };
+  sample: { specials: Sum; one: Sum; empty: Sum; skew: Sum };
   flat: {
     native: Sum;
     python: Sum;
@@ -78,6 +79,10 @@ describe('the rewrite job content checksum (jobs/rewrite_checksum.py)', () => {
     expect(out.empty.reference).toEqual(out.empty.job);
     expect(out.skew.job).toEqual(out.skew.reference);
     expect(out.skew.job.rows).toBe(5000);
+  });
+
+  it('the read-back job’s small-sample path (jobs/readback.py sample_checksum) gives the same rows and checksums', () => {
+    expect(out.sample).toEqual({ specials: out.specials.job, one: out.one.job, empty: out.empty.job, skew: out.skew.job });
   });
 });
 

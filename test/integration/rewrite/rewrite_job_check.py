@@ -109,6 +109,10 @@ empty = spark.createDataFrame([], SCHEMA)
 out["empty"] = {"job": rewrite_checksum.content_checksum(spark, empty), "reference": reference(empty)}
 same = spark.createDataFrame([(1, "x")] * 5000, "a bigint, s string").repartition(3)
 out["skew"] = {"job": rewrite_checksum.content_checksum(spark, same), "reference": reference(same)}
+# The read-back job's small-sample path (jobs/readback.py sample_checksum): the same definition.
+import readback  # noqa: E402
+
+out["sample"] = {k: readback.sample_checksum(spark, d) for k, d in (("specials", df), ("one", one), ("empty", empty), ("skew", same))}
 
 # LazySimpleSerDe text: header line per file, '|' delimiter, \N nulls, empty/short/long lines, CRLF,
 # a line equal to the header further down, files in a sub-directory, one file of only its header.
