@@ -4,6 +4,8 @@
 // conversion renumbered by them (the spec follows its source column to the adopted id).
 import { avroFieldIds } from '../../../adapters/formats/avro';
 import { decodeFileStats, encodeFileStats } from '../../../adapters/formats/file-stats-codec';
+import { orcTopLevelIds } from '../../../adapters/formats/orc/footer';
+import type { Message } from '../../../adapters/formats/orc/protobuf';
 import { parquetStats } from '../../../adapters/formats/parquet';
 import { PhysicalType } from '../../../adapters/formats/parquet-thrift';
 import type { FileMetaData, SchemaElement } from '../../../adapters/formats/parquet-thrift';
@@ -94,6 +96,22 @@ describe('Parquet field ids in the file stats', () => {
       fieldIds: [[7], [8, 9], [10]],
     });
     expect(parquetIdLayout('g', footer({}).schema)).toBeUndefined();
+  });
+});
+
+describe('ORC iceberg.id attributes', () => {
+  const utf8 = (x: string): Uint8Array => new TextEncoder().encode(x);
+  /** A protobuf StringPair { key = 1; value = 2 } (short strings: one-byte lengths). */
+  const pair = (k: string, v: string): Uint8Array => Uint8Array.from([0x0a, k.length, ...utf8(k), 0x12, v.length, ...utf8(v)]);
+  const type = (attrs: Uint8Array[]): Message => new Map([[7, attrs]]);
+  const root: Message = new Map<number, Uint8Array[] | bigint[]>([
+    [2, [1n, 2n]],
+    [3, [utf8('a'), utf8('b')]],
+  ]);
+
+  test('each top-level column its iceberg.id (null where absent); none at all → undefined', () => {
+    expect(orcTopLevelIds([root, type([pair('iceberg.id', '5')]), type([pair('other', 'x')])])).toEqual([[5], [null]]);
+    expect(orcTopLevelIds([root, type([]), type([pair('other', 'x')])])).toBeUndefined();
   });
 });
 
