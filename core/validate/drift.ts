@@ -13,6 +13,8 @@ export const DriftCheck = {
   METADATA_FILES: 'metadata-files',
   DATA_FILES: 'data-files',
   ROW_COUNT: 'row-count',
+  /** Files of our snapshot that carry Iceberg field ids: each id is the one our schema gives its column. */
+  FIELD_IDS: 'field-ids',
 } as const;
 export type DriftCheck = (typeof DriftCheck)[keyof typeof DriftCheck];
 
@@ -40,6 +42,8 @@ export const DriftCode = {
   METADATA_UNREADABLE: 'METADATA_UNREADABLE',
   /** Our snapshot's counts disagree (summary vs manifests vs footers). */
   ROW_COUNT_MISMATCH: 'ROW_COUNT_MISMATCH',
+  /** A file of our snapshot carries a field id our schema gives another column: readers resolve it by id and misread it. */
+  FIELD_ID_MISMATCH: 'FIELD_ID_MISMATCH',
   /** The check itself could not run (server error…); `failed`, not `drift`. */
   CHECK_FAILED: 'CHECK_FAILED',
 } as const;

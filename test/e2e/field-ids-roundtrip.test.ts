@@ -212,6 +212,11 @@ describe('embedded field ids: migrate → sync (trailing column) → cutover →
     expect(caught.every((f) => f.code === ErrorCode.VALIDATION_FIELD_ID_MISMATCH)).toBe(true);
     expect(caught.map((f) => f.path)).toEqual(expect.arrayContaining(['note', 'year']));
 
+    // The nightly checks see the appended file's ids agree with the schema (check field-ids).
+    const nightly = await migrateIn(s, ['validate', again.hash.slice(0, 12), '--json']);
+    const rows = (JSON.parse(nightly.stdout || '{"rows":[]}') as { rows: { check: string; status: string; code: string }[] }).rows;
+    expect(rows.filter((r) => r.check === 'field-ids').map((r) => [r.status, r.code])).toEqual([['ok', 'OK']]);
+
     // Every engine reads exactly Hive's content.
     const reads = await readWith('pyiceberg,spark,trino', [`${s.ns}.orders`]);
     expect(reads.map((r) => [r.engine, r.error, r.rows, r.checksum])).toEqual(
