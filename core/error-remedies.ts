@@ -70,6 +70,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   LINEAGE_INVALID: 'Fix the lineage YAML at the paths the message names (version: 1, jobs: [{name, reads, writes}]).',
   ICEBERG_TYPE_UNSUPPORTED:
     'The column (named in the context) has no Iceberg type (uniontype, interval, void): rewrite the table, or exclude it from the plan.',
+  FIELD_IDS_INCONSISTENT:
+    'The named files were written by Iceberg writers with ids that cannot all hold in one schema: rewrite those files (or the table: plan it with --rewrite), or remove the stray files from the Hive location, then plan again.',
   ICEBERG_SCHEMA_INVALID: 'Fix the Hive schema (duplicate or empty column names), or exclude the table.',
   ICEBERG_VALUE_INVALID:
     'A partition value or bound does not fit its type (the context names it): fix the partition in Hive, or exclude the table.',
@@ -191,6 +193,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Add a `rewrite:` section (command: the spark-submit argv) to the worker’s config, restart the worker, and retry.',
   VALIDATION_FOOTER_UNMAPPED:
     'A file spells a declared column in a way the name mapping lacks (a case variant or nested name): readers would read it as NULL. Roll the table back and apply again (the conversion adds the footer spellings as aliases); a warning names a column Hive never declared, which readers skip as Hive does.',
+  VALIDATION_FIELD_ID_MISMATCH:
+    'The table was converted with fresh ids while the named files carry their own: roll the table back and plan + apply it again (the conversion adopts consistent embedded ids, or refuses with FIELD_IDS_INCONSISTENT).',
   CONVERT_PARTITION_TYPE_INCOMPATIBLE:
     'Rewrite the named partition with the column cast to the table’s type (or plan the table with --rewrite: the Spark job reads it as Hive does), then convert again.',
   VIEW_CHECK_FAILED:

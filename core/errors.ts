@@ -82,6 +82,8 @@ export const ErrorCode = {
   ICEBERG_TYPE_UNSUPPORTED: 'ICEBERG_TYPE_UNSUPPORTED',
   /** A schema that cannot become an Iceberg schema (duplicate or empty column names). */
   ICEBERG_SCHEMA_INVALID: 'ICEBERG_SCHEMA_INVALID',
+  /** The table's data files carry Iceberg field ids (Iceberg-written files) that disagree: one id names different columns in different files, one column has different ids, or an id names a column of another shape than Hive declares; context names the files and columns. */
+  FIELD_IDS_INCONSISTENT: 'FIELD_IDS_INCONSISTENT',
   /** A value that cannot be serialized for its Iceberg type (bound, partition value). */
   ICEBERG_VALUE_INVALID: 'ICEBERG_VALUE_INVALID',
   /** A metadata.json (or its model) that breaks the v2 spec: missing required field, bad reference. */
@@ -234,6 +236,8 @@ export const ErrorCode = {
   REWRITE_NOT_CONFIGURED: 'REWRITE_NOT_CONFIGURED',
   /** Validation: a column path of a data file's footer resolves to no field id through the table's name mapping (a declared Hive column: fails; a column Hive never declared: warning). */
   VALIDATION_FOOTER_UNMAPPED: 'VALIDATION_FOOTER_UNMAPPED',
+  /** Validation: a data file's embedded field id for a column is not the id the table's schema gives that column: readers, which resolve such files by id, would read another column there. */
+  VALIDATION_FIELD_ID_MISMATCH: 'VALIDATION_FIELD_ID_MISMATCH',
   /** A partition declares a column with a type the table's type cannot be read as (Iceberg schema evolution, through nested types): metadata-only would misread its files. */
   CONVERT_PARTITION_TYPE_INCOMPATIBLE: 'CONVERT_PARTITION_TYPE_INCOMPATIBLE',
   /** A created view's Spark check (jobs/view_check.py) could not start, exited non-zero, left no result, or refused its spec. */

@@ -21,6 +21,9 @@ import { OrcFooterReader } from '../adapters/formats/orc';
 import { ParquetFooterReader } from '../adapters/formats/parquet';
 import type { TableRecord } from '../core/state/store';
 import { mapOrdered } from './ordered-pool';
+import { IdLayouts } from '../core/convert/adopt-ids';
+import type { Schema } from '../core/iceberg/types';
+import { fieldIdMismatches } from '../core/validate/field-ids';
 import { listTableFiles } from './write-metadata';
 import { conversionFor, dbOf, nameOf, targetOf } from '../core/convert/plan-conversion';
 
@@ -173,8 +176,9 @@ async function readOurSnapshot(
   p: PreparedConversion,
   metadataLocation: string,
   snapshotId: string,
-): Promise<{ inSnapshot: SnapshotFile[]; summaryTotal: number }> {
+): Promise<{ inSnapshot: SnapshotFile[]; summaryTotal: number; schema: Schema }> {
   const md = fromMetadataJson(await readJson(store, metadataLocation));
+  const schema = md.schemas.find((s) => s.schemaId === md.currentSchemaId) ?? p.schema;
   const snap = md.snapshots.find((s) => s.snapshotId === BigInt(snapshotId));
   if (snap === undefined)
     throw new MigrationError(ErrorCode.ICEBERG_METADATA_INVALID, `our snapshot ${snapshotId} is not in ${metadataLocation}`);
@@ -184,7 +188,25 @@ async function readOurSnapshot(
     for (const f of await readManifest(store, m.path, p.schema, p.spec))
       if (f.status !== 2) inSnapshot.push({ path: f.filePath, size: f.fileSizeInBytes, partition: f.partition, records: f.recordCount });
   }
-  return { inSnapshot, summaryTotal };
+  return { inSnapshot, summaryTotal, schema };
+}
+
+/** Files with embedded ids are read by them (not the name mapping): each id must be its column's in our schema. */
+function fieldIdRow(schema: Schema, p: PreparedConversion, ids: IdLayouts): RowInput {
+  const bad = fieldIdMismatches(schema, p.schema.fields.length - p.spec.fields.length, ids.layouts());
+  return {
+    check: DriftCheck.FIELD_IDS,
+    status: bad.length === 0 ? 'ok' : 'drift',
+    code: bad.length === 0 ? DriftCode.OK : DriftCode.FIELD_ID_MISMATCH,
+    expected: 'every embedded field id is the one the schema gives its column',
+    actual:
+      bad.length === 0
+        ? `${ids.size} id layout(s) agree`
+        : bad
+            .map((f) => f.message)
+            .join('; ')
+            .slice(0, 2000),
+  };
 }
 
 /** Storage vs our snapshot's files, then the row counts at our snapshot. */
@@ -192,10 +214,11 @@ async function checkDataFiles(
   deps: DriftDeps,
   store: ObjectStore,
   p: PreparedConversion,
-  snapshot: { inSnapshot: SnapshotFile[]; summaryTotal: number },
+  snapshot: { inSnapshot: SnapshotFile[]; summaryTotal: number; schema: Schema },
   add: Add,
 ): Promise<void> {
   const { inSnapshot, summaryTotal } = snapshot;
+  const ids = new IdLayouts();
   try {
     const listed: FileFact[] = [];
     for await (const l of listTableFiles(store, p, {}))
@@ -210,9 +233,13 @@ async function checkDataFiles(
     const check = inSnapshot.filter((f) => present.has(f.path.replace(/^s3[an]?:/, 's3:')));
     for await (const n of mapOrdered(check, deps.footerConcurrency ?? 32, async (f) => {
       const format = fmt.get(f.partition.map(String).join('\u0000')) ?? p.locations[0]?.format ?? 'PARQUET';
-      return (
-        await readers[format].readStats(f.path, f.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() })
-      ).recordCount;
+      const stats = await readers[format].readStats(f.path, f.size, {
+        schema: p.schema,
+        nameMapping: p.baseNameMapping,
+        metricsFieldIds: new Set(),
+      });
+      ids.add(f.path, stats.fileColumns, stats.fileFieldIds);
+      return stats.recordCount;
     }))
       footers += n;
     for (const f of check) manifests += f.records;
@@ -225,6 +252,7 @@ async function checkDataFiles(
       expected: `${summaryTotal} (snapshot summary)`,
       actual: `manifests ${allManifest}, footers ${footers} over ${check.length} present file(s)`,
     });
+    if (ids.size > 0) add(fieldIdRow(snapshot.schema, p, ids));
   } catch (e) {
     add(failedRow(DriftCheck.DATA_FILES, e));
   }

@@ -23,6 +23,9 @@ import type { SchemaAddition } from '../core/sync/schema';
 import { schemaAddition, withSchemaAddition } from '../core/sync/schema';
 import { buildNameMapping, nameMappingFromJson } from '../core/iceberg/name-mapping';
 import { TableProperty } from '../core/iceberg/spec-constants';
+import type { Schema } from '../core/iceberg/types';
+import { IdLayouts } from '../core/convert/adopt-ids';
+import { fieldIdMismatches } from '../core/validate/field-ids';
 import { diffFiles, isInSync, manifestsToRewrite, samePath, tupleKey } from '../core/sync/diff';
 import type { SyncTotals } from '../core/sync/snapshot';
 import {
@@ -111,6 +114,17 @@ function asTable(p: PreparedConversion, m: TableMetadata): PreparedConversion {
   return { ...p, schema, baseNameMapping: mapping === undefined ? buildNameMapping(schema) : nameMappingFromJson(mapping) };
 }
 
+/** FIELD_IDS_INCONSISTENT when an added file's ids point at other columns than the table's schema says. */
+function addedIdsOrThrow(table: string, schema: Schema, dataColumnCount: number, ids: IdLayouts): void {
+  const bad = ids.size === 0 ? [] : fieldIdMismatches(schema, dataColumnCount, ids.layouts());
+  if (bad.length === 0) return;
+  throw new MigrationError(
+    ErrorCode.FIELD_IDS_INCONSISTENT,
+    `${table}: added files carry field ids the table gives other columns: ${bad.map((f) => f.message).join('; ')}`,
+    { table, columns: bad.map((f) => f.path) },
+  );
+}
+
 const partitionKey = (p: PreparedConversion, h: HiveFile): string => tupleKey(p.locations[h.location]?.partition ?? []);
 
 /**
@@ -129,20 +143,25 @@ async function writeAdded(
 ) {
   const { schema, spec } = tableShape(p, m);
   const readers = { ...defaultFooters(store), ...o.footers };
+  const ids = new IdLayouts();
   const files = mapOrdered(d.added, o.footerConcurrency ?? 32, async (h) => {
     const loc = p.locations[h.location];
     if (loc === undefined) throw new MigrationError(ErrorCode.INTERNAL, `no location ${h.location}`);
     const stats = await readers[loc.format].readStats(h.path, h.size, { schema: p.schema, nameMapping: p.baseNameMapping });
     footerRows.set(samePath(h.path), stats.recordCount);
+    ids.add(h.path, stats.fileColumns, stats.fileFieldIds);
     return dataFileOf(h, loc, stats);
   });
   const paths = syncPaths(p.metadataDir, id);
-  return writeManifests(files, {
+  const written = await writeManifests(files, {
     schema,
     spec,
     maxEntriesPerManifest: 10_000,
     open: (i) => Promise.resolve({ path: paths.addedManifest(i), file: putOnceOutput(store, paths.addedManifest(i), w) }),
   });
+  // Added files that carry field ids are read by them: each must be the id the table gives its column.
+  addedIdsOrThrow(p.source, schema, schema.fields.length - spec.fields.length, ids);
+  return written;
 }
 
 /** The manifests of the new snapshot: added first, then the rewritten ones, then the rest as they were. */

@@ -15,6 +15,9 @@ import type { FileFact, ValidationFinding } from '../core/validate/compare';
 import { accurateNumRows, compareFiles, compareRowCounts, failing } from '../core/validate/compare';
 import type { FooterLayout } from '../core/validate/footer-coverage';
 import { footerCoverage } from '../core/validate/footer-coverage';
+import { fieldIdMismatches } from '../core/validate/field-ids';
+import type { FileIdLayout } from '../core/iceberg/embedded-ids';
+import { IdLayouts } from '../core/convert/adopt-ids';
 import type { NameMapping } from '../core/iceberg/name-mapping';
 import { nameMappingFromJson } from '../core/iceberg/name-mapping';
 import { compareSchemaTree } from '../core/validate/schema-tree';
@@ -89,7 +92,14 @@ async function relist(
   store: ObjectStore,
   p: PreparedConversion,
   opts: ValidateOptions,
-): Promise<{ listed: FileFact[]; skipped: SkippedFile[]; footerRows: number; bytes: number; layouts: FooterLayout[] }> {
+): Promise<{
+  listed: FileFact[];
+  skipped: SkippedFile[];
+  footerRows: number;
+  bytes: number;
+  layouts: FooterLayout[];
+  ids: FileIdLayout[];
+}> {
   const readers: Record<string, FooterReader> = {
     PARQUET: new ParquetFooterReader(store),
     ORC: new OrcFooterReader(store),
@@ -109,15 +119,17 @@ async function relist(
   let footerRows = 0;
   let bytes = 0;
   const layouts = new Map<string, FooterLayout>();
+  const ids = new IdLayouts();
   const keyOf = new Map<readonly (readonly string[])[], string>(); // readers share one array per layout
   for await (const s of mapOrdered(work, opts.footerConcurrency ?? 32, async (w) => {
     const loc = p.locations[w.index];
     const reader = readers[loc?.format ?? 'PARQUET'];
     if (reader === undefined) throw new MigrationError(ErrorCode.INTERNAL, `no footer reader for ${loc?.format}`);
     const stats = await reader.readStats(w.path, w.size, { schema: p.schema, nameMapping: p.baseNameMapping, metricsFieldIds: new Set() });
-    return { path: w.path, rows: stats.recordCount, columns: stats.fileColumns };
+    return { path: w.path, rows: stats.recordCount, columns: stats.fileColumns, ids: stats.fileFieldIds };
   })) {
     footerRows += s.rows;
+    ids.add(s.path, s.columns, s.ids);
     if (s.columns === undefined) continue;
     // Files of a table mostly share one layout: keep one per distinct set of column paths.
     const k = keyOf.get(s.columns) ?? JSON.stringify(s.columns);
@@ -126,7 +138,7 @@ async function relist(
     layouts.set(k, { columns: s.columns, file: had?.file ?? s.path, files: (had?.files ?? 0) + 1 });
   }
   for (const f of listed) bytes += f.size;
-  return { listed, skipped, footerRows, bytes, layouts: [...layouts.values()] };
+  return { listed, skipped, footerRows, bytes, layouts: [...layouts.values()], ids: ids.layouts() };
 }
 
 /** The name mapping readers apply (`schema.name-mapping.default`), or null when absent or unreadable. */
@@ -211,7 +223,7 @@ export async function validateConversion(
   const types = partitionType(p.schema, p.spec).map((t) => t.type);
   const inSnapshot = ours === undefined ? { files: [], rows: 0 } : await readSnapshotFiles(store, p, ours.manifestList);
   const snapshotTotal = ours === undefined ? null : Number(ours.summary['total-records'] ?? NaN);
-  const { listed, skipped, footerRows, bytes, layouts } = await relist(store, p, opts);
+  const { listed, skipped, footerRows, bytes, layouts, ids } = await relist(store, p, opts);
 
   const files = compareFiles(types, listed, inSnapshot.files);
   findings.push(...files.findings);
@@ -226,6 +238,8 @@ export async function validateConversion(
   const schema = md.schemas.find((s) => s.schemaId === md.currentSchemaId) ?? p.schema;
   findings.push(...compareSchemaTree([...source.table.sd.columns, ...source.table.partitionKeys], schema));
   findings.push(...footerCoverage(schema, tableNameMapping(md.properties), source.table.sd.columns.length, layouts));
+  // Files that carry ids are read by id, not through the mapping: each id must be its column's.
+  findings.push(...fieldIdMismatches(schema, source.table.sd.columns.length, ids));
   return {
     ...base,
     ok: failing(findings).length === 0,

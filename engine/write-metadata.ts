@@ -6,6 +6,7 @@
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { DataFileFormat, PreparedConversion } from '../core/convert/prepare';
 import { manifestPath } from '../core/convert/prepare';
+import { IdLayouts, adoptedConversion } from '../core/convert/adopt-ids';
 import { committedFiles } from '../core/hive/acid';
 import type { DataFile } from '../core/iceberg/manifest';
 import { addedManifestEntry } from '../core/iceberg/manifest';
@@ -166,7 +167,15 @@ export async function* listTableFiles(
 export async function writeIcebergMetadata(store: ObjectStore, p: PreparedConversion, opts: WriteOptions = {}): Promise<WrittenMetadata> {
   const written: WrittenFile[] = [];
   try {
-    return await writeAll(store, p, opts, written);
+    const first = await writeAll(store, p, opts, written);
+    if (!('adopted' in first)) return first;
+    // The files carry field ids the fresh schema gives other columns (core/convert/adopt-ids.ts):
+    // this pass's manifests (metrics of files without ids keyed by the fresh ids) go, and the table
+    // is written again under the adopted schema, its manifests under their own names.
+    for (const f of written.splice(0)) if (f.path.startsWith(p.metadataDir)) await store.delete(f.path).catch(() => undefined);
+    const again = await writeAll(store, first.adopted, opts, written);
+    if ('adopted' in again) throw new MigrationError(ErrorCode.INTERNAL, `${p.source}: adopting the files' field ids did not settle`);
+    return again;
   } catch (e) {
     for (const f of [...written].reverse()) {
       if (f.outcome === 'created' && f.path.startsWith(p.metadataDir)) await store.delete(f.path).catch(() => undefined);
@@ -221,8 +230,14 @@ async function writeSnapshot(
   return { snapshot, metadata };
 }
 
-async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOptions, written: WrittenFile[]): Promise<WrittenMetadata> {
+async function writeAll(
+  store: ObjectStore,
+  p: PreparedConversion,
+  opts: WriteOptions,
+  written: WrittenFile[],
+): Promise<WrittenMetadata | { adopted: PreparedConversion }> {
   const readers = { ...defaultFooters(store), ...opts.footers };
+  const ids = new IdLayouts();
   const findings: ListingFinding[] = [];
   const aliases = new Map<number, string[]>();
   const dataColumnCount = p.schema.fields.length - p.spec.fields.length;
@@ -257,6 +272,7 @@ async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOp
       footerAliases(p.schema, dataColumnCount, stats.fileColumns, aliases);
       merged = stats.fileColumns;
     }
+    ids.add(info.path, stats.fileColumns, stats.fileFieldIds);
     progress.footersRead++;
     progress.bytesRead += info.size;
     if (progress.footersRead % every === 0) opts.onProgress?.({ ...progress });
@@ -273,6 +289,9 @@ async function writeAll(store: ObjectStore, p: PreparedConversion, opts: WriteOp
     },
   });
   opts.onProgress?.({ ...progress });
+  // Files that carry field ids: adopted (another pass when they renumber the schema) or refused.
+  const adopted = adoptedConversion(p, ids.layouts());
+  if (adopted !== p) return { adopted };
 
   const { snapshot, metadata } = await writeSnapshot(store, p, result, aliases, written);
   return {

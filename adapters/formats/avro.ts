@@ -56,10 +56,11 @@ function readLong(b: Uint8Array, path: string): [number, number] {
 }
 
 /** Offset just past the header (magic, metadata map, sync) and the sync marker. */
-async function readHeader(w: Window, path: string): Promise<{ offset: number; sync: Uint8Array }> {
+async function readHeader(w: Window, path: string): Promise<{ offset: number; sync: Uint8Array; schema?: string }> {
   const magic = await w.at(0, 4);
   if (magic.length < 4 || MAGIC.some((m, i) => magic[i] !== m)) throw corrupt(path, 'no Avro magic (Obj\\x01) at the start');
   let pos = 4;
+  let schema: string | undefined;
   const long = async (): Promise<number> => {
     const [v, used] = readLong(await w.at(pos, MAX_VARINT), path);
     pos += used;
@@ -73,15 +74,20 @@ async function readHeader(w: Window, path: string): Promise<{ offset: number; sy
       count = -count;
       await long();
     }
-    for (let i = 0; i < count * 2; i++) {
+    for (let i = 0; i < count; i++) {
+      const klen = await long();
+      if (klen < 0) throw corrupt(path, 'negative length in the header metadata');
+      const key = new TextDecoder().decode(await w.at(pos, klen));
+      pos += klen;
       const len = await long();
       if (len < 0) throw corrupt(path, 'negative length in the header metadata');
+      if (key === 'avro.schema') schema = new TextDecoder().decode(await w.at(pos, len));
       pos += len;
     }
   }
   const sync = (await w.at(pos, SYNC)).slice();
   if (sync.length !== SYNC) throw corrupt(path, 'truncated header (no sync marker)');
-  return { offset: pos + SYNC, sync };
+  return { offset: pos + SYNC, sync, ...(schema === undefined ? {} : { schema }) };
 }
 
 /** Record count of the Avro container at `path` (exact `size`). */
@@ -90,7 +96,7 @@ export async function avroRecordCount(
   path: string,
   size: number,
   windowBytes = AVRO_WINDOW_BYTES,
-): Promise<{ records: number; blocks: number; reads: number }> {
+): Promise<{ records: number; blocks: number; reads: number; schema?: string }> {
   const w = new Window(store, path, size, windowBytes);
   const header = await readHeader(w, path);
   let pos = header.offset;
@@ -109,7 +115,7 @@ export async function avroRecordCount(
     blocks++;
     pos = syncAt + SYNC;
   }
-  return { records, blocks, reads: w.reads };
+  return { records, blocks, reads: w.reads, ...(header.schema === undefined ? {} : { schema: header.schema }) };
 }
 
 /** FooterReader for Avro: record count only (Iceberg writes no column metrics for Avro imports). */
@@ -120,6 +126,55 @@ export class AvroFooterReader implements FooterReader {
   ) {}
 
   async readStats(path: string, size: number, _context: FooterContext): Promise<FileStats> {
-    return { recordCount: (await avroRecordCount(this.store, path, size, this.windowBytes)).records };
+    const r = await avroRecordCount(this.store, path, size, this.windowBytes);
+    const ids = r.schema === undefined ? undefined : avroFieldIds(r.schema);
+    return ids === undefined
+      ? { recordCount: r.records }
+      : { recordCount: r.records, fileColumns: ids.columns, fileFieldIds: ids.fieldIds };
   }
+}
+
+type AvroSchema = string | AvroSchema[] | { readonly [k: string]: unknown };
+
+/**
+ * The column paths of an Avro writer schema and the Iceberg `field-id` (record fields),
+ * `element-id` (arrays) and `key-id` / `value-id` (maps) at each level, as the Parquet reader
+ * spells them (a list's element under `array`, a map's under `key_value`), or undefined when the
+ * schema carries no ids or does not parse.
+ */
+export function avroFieldIds(json: string): { columns: string[][]; fieldIds: (number | null)[][] } | undefined {
+  let root: AvroSchema;
+  try {
+    root = JSON.parse(json) as AvroSchema;
+  } catch {
+    return undefined;
+  }
+  const columns: string[][] = [];
+  const fieldIds: (number | null)[][] = [];
+  let any = false;
+  const idOf = (v: unknown): number | null => {
+    const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
+    if (!Number.isInteger(n)) return null;
+    any = true;
+    return n;
+  };
+  const nonNull = (t: AvroSchema): AvroSchema => (Array.isArray(t) ? (t.find((x) => x !== 'null') ?? 'null') : t);
+  const visit = (t: AvroSchema, at: string[], ids: (number | null)[]): void => {
+    const u = nonNull(t);
+    if (typeof u === 'object' && !Array.isArray(u) && u.type === 'record' && Array.isArray(u.fields)) {
+      for (const f of u.fields as { name: string; type: AvroSchema; 'field-id'?: unknown }[])
+        visit(f.type, [...at, f.name], [...ids, idOf(f['field-id'])]);
+    } else if (typeof u === 'object' && !Array.isArray(u) && u.type === 'array') {
+      visit(u.items as AvroSchema, [...at, 'array'], [...ids, idOf(u['element-id'])]);
+    } else if (typeof u === 'object' && !Array.isArray(u) && u.type === 'map') {
+      columns.push([...at, 'key_value', 'key']);
+      fieldIds.push([...ids, null, idOf(u['key-id'])]);
+      visit(u.values as AvroSchema, [...at, 'key_value', 'value'], [...ids, null, idOf(u['value-id'])]);
+    } else {
+      columns.push(at);
+      fieldIds.push(ids);
+    }
+  };
+  visit(root, [], []);
+  return any ? { columns, fieldIds } : undefined;
 }

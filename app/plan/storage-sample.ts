@@ -29,6 +29,8 @@ import { PhysicalType } from '../../adapters/formats/parquet-thrift';
 import type { LocationListing } from '../../adapters/storage/list-partition';
 import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
 import { mapOrdered } from '../../engine/ordered-pool';
+import type { FileIdLayout } from '../../core/iceberg/embedded-ids';
+import { fieldIdFindings, parquetIdLayout } from './field-id-sample';
 
 export interface StorageSampleOptions {
   readonly filesPerTable?: number;
@@ -149,6 +151,7 @@ async function footerFindings(
   loc: string,
   files: readonly ObjectInfo[],
   filesPerTable: number,
+  ids: FileIdLayout[] = [],
 ): Promise<AssessFinding[]> {
   const n = files.length;
   const picks = [...new Set([0, n - 1, Math.floor(n / 2)].slice(0, Math.max(1, filesPerTable)))]
@@ -165,6 +168,8 @@ async function footerFindings(
       for (const e of md.schema) if (e.type === PhysicalType.INT96 && !int96.includes(e.name)) int96.push(e.name);
       for (const c of floatUnderDouble(md.schema, doubles)) if (!floats.includes(c)) floats.push(c);
       for (const c of undeclaredColumns(topLevelNames(md.schema), t)) if (!undeclared.includes(c)) undeclared.push(c);
+      const layout = parquetIdLayout(f.path, md.schema);
+      if (layout !== undefined) ids.push(layout);
     } catch (e) {
       // A corrupt file is a fact about the table; a storage error means nothing was checked (caller).
       if (!(e instanceof MigrationError) || e.code !== ErrorCode.FORMAT_CORRUPT_FOOTER) throw e;
@@ -193,6 +198,20 @@ async function footerFindings(
       ),
     );
   return out;
+}
+
+/** The field-id layouts of one sampled footer of `loc` (the last file listed), if it has any. */
+async function sampledIds(store: ObjectStore, loc: string, o: Required<StorageSampleOptions>): Promise<FileIdLayout[]> {
+  const l = await listPartition(store, loc, 0, { limit: o.listLimit });
+  const f = l.files[l.files.length - 1];
+  if (f === undefined) return [];
+  try {
+    const layout = parquetIdLayout(f.path, decodeParquetFooterSync(f.path, await readParquetFooterBytes(store, f.path, f.size)).schema);
+    return layout === undefined ? [] : [layout];
+  } catch (e) {
+    if (!(e instanceof MigrationError) || e.code !== ErrorCode.FORMAT_CORRUPT_FOOTER) throw e;
+    return []; // apply reads every footer and fails the table on it
+  }
 }
 
 /**
@@ -244,7 +263,13 @@ async function sampleOne(store: ObjectStore, t: TableInventory, o: Required<Stor
     if (t.writeIds !== undefined) return await acidSample(store, t, loc.replace(/\/+$/, ''), t.writeIds, o);
     const l = await listPartition(store, loc.replace(/\/+$/, ''), 0, { limit: o.listLimit });
     const out = listingFindings(t, loc, l);
-    if (format === FileFormat.PARQUET && l.files.length > 0) out.push(...(await footerFindings(store, t, loc, l.files, o.filesPerTable)));
+    if (format !== FileFormat.PARQUET) return out;
+    const ids: FileIdLayout[] = [];
+    if (l.files.length > 0) out.push(...(await footerFindings(store, t, loc, l.files, o.filesPerTable, ids)));
+    // The newest partition too: where another engine's appends land (a rollback puts them back there).
+    const last = t.partitions.length > 1 ? t.partitions[t.partitions.length - 1]?.sd.location : undefined;
+    if (typeof last === 'string' && locationProblem(last) === null) ids.push(...(await sampledIds(store, last.replace(/\/+$/, ''), o)));
+    out.push(...fieldIdFindings(t, ids, ids.length === 0 ? loc : [...new Set(ids.map((x) => x.file))].slice(0, 3).join(', ')));
     return out;
   } catch (e) {
     // Not a reason to stop planning, but the reviewer must know what the plan could not check.

@@ -72,6 +72,8 @@ export interface PreparedConversion {
    * listed recursively and only the files of committed writes are data (core/hive/acid.ts).
    */
   readonly acid?: ValidWriteIds;
+  /** The schema carries ids adopted from the data files (core/convert/adopt-ids.ts): manifests take their own names. */
+  readonly idsAdopted?: boolean;
 }
 
 export interface PrepareInput {
@@ -269,5 +271,6 @@ function acidOf(inv: TableInventory): ValidWriteIds | undefined {
 
 /** Manifest number `i` of a prepared table: `<metadata>/<token>-m<i>.avro` (Java: `<uuid>-m<i>.avro`). */
 export function manifestPath(p: PreparedConversion, i: number): string {
-  return `${p.metadataDir}${deriveFileToken(p.identity, 'manifest')}-m${i}.avro`;
+  // Adopted ids: the first pass's manifests (fresh ids) are deleted; the second's never share their names.
+  return `${p.metadataDir}${deriveFileToken(p.identity, 'manifest')}-m${i}${p.idsAdopted === true ? '-ids' : ''}.avro`;
 }

@@ -16,6 +16,12 @@ export interface FileStats {
   readonly splitOffsets?: readonly number[];
   /** Column paths as spelled in the file (for name-mapping aliases: case variants, `_colN`). */
   readonly fileColumns?: readonly (readonly string[])[];
+  /**
+   * Parallel to fileColumns, only for a file that carries Iceberg field ids (Parquet field_id, ORC
+   * iceberg.id, Avro field-id): the id at each level of each path, null where that level has none.
+   * Readers resolve such a file by these ids (core/iceberg/embedded-ids.ts).
+   */
+  readonly fileFieldIds?: readonly (readonly (number | null)[])[];
   /** Field ids whose bounds were withheld as unsafe (INT96, untrusted writer stats, unsigned order). */
   readonly boundsWithheld?: ReadonlyMap<number, string>;
   /** The five metric maps already Avro-encoded instead (DataFile.encodedMetrics): footer-thread replies. */

@@ -11,7 +11,8 @@ export type ValidationCode =
   | typeof ErrorCode.VALIDATION_FILES_MISMATCH
   | typeof ErrorCode.VALIDATION_CATALOG_MISMATCH
   | typeof ErrorCode.VALIDATION_SCHEMA_MISMATCH
-  | typeof ErrorCode.VALIDATION_FOOTER_UNMAPPED;
+  | typeof ErrorCode.VALIDATION_FOOTER_UNMAPPED
+  | typeof ErrorCode.VALIDATION_FIELD_ID_MISMATCH;
 
 export interface ValidationFinding {
   readonly code: ValidationCode;

@@ -15,6 +15,8 @@ export const DriftCheck = {
   ROW_COUNT: 'row-count',
   /** The read-back proof (validation.readBack): sampled files read through Iceberg and through Hive in Spark. */
   READ_BACK: 'read-back',
+  /** Files of our snapshot that carry Iceberg field ids: each id is the one our schema gives its column. */
+  FIELD_IDS: 'field-ids',
 } as const;
 export type DriftCheck = (typeof DriftCheck)[keyof typeof DriftCheck];
 
@@ -44,6 +46,8 @@ export const DriftCode = {
   ROW_COUNT_MISMATCH: 'ROW_COUNT_MISMATCH',
   /** The sampled files read through the Iceberg table differ from the same files read as Hive reads them. */
   READBACK_MISMATCH: 'READBACK_MISMATCH',
+  /** A file of our snapshot carries a field id our schema gives another column: readers resolve it by id and misread it. */
+  FIELD_ID_MISMATCH: 'FIELD_ID_MISMATCH',
   /** The check itself could not run (server error…); `failed`, not `drift`. */
   CHECK_FAILED: 'CHECK_FAILED',
 } as const;

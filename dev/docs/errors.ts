@@ -44,7 +44,7 @@ const GROUPS: [string, RegExp][] = [
   ['State database and audit log', /^(STATE_DB_|AUDIT_)/],
   [
     'Conversion, sync, validation and rollback',
-    /^(ICEBERG_|CONVERT_|SOURCE_|SYNC_|CUTOVER_|ROLLBACK_|VALIDATION_|TABLE_|COMPENSATION_|CANCELLED|LOCATION_|PARTITION_|VIEW_|REWRITE_|READBACK_)/,
+    /^(ICEBERG_|CONVERT_|SOURCE_|SYNC_|CUTOVER_|ROLLBACK_|VALIDATION_|TABLE_|COMPENSATION_|CANCELLED|LOCATION_|PARTITION_|VIEW_|REWRITE_|READBACK_|FIELD_IDS_)/,
   ],
   ['Bugs', /^INTERNAL$/],
   ['Insert-only ACID tables', /^ACID_/],

@@ -176,6 +176,20 @@ function orcColumns(types: Message[], mapping: readonly MappedField[]): OrcColum
   return out;
 }
 
+/**
+ * The `iceberg.id` attribute of each top-level column (parallel to its names), or undefined when the
+ * file carries none: the ids readers resolve this file by (core/iceberg/embedded-ids.ts).
+ */
+export function orcTopLevelIds(types: Message[]): (number | null)[][] | undefined {
+  const root = types[0];
+  if (root === undefined || !types.some((t) => messages(t, 7).some((a) => string(a, 1) === 'iceberg.id'))) return undefined;
+  return uints(root, 2).map((sub) => {
+    const attr = messages(types[Number(sub)] ?? new Map(), 7).find((a) => string(a, 1) === 'iceberg.id');
+    const id = attr === undefined ? NaN : Number(string(attr, 2));
+    return [Number.isInteger(id) ? id : null];
+  });
+}
+
 /** "12.345" → unscaled bigint at `scale`, or undefined when it does not fit exactly. */
 export function parseDecimal(s: string, scale: number): bigint | undefined {
   const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(s.trim());
@@ -279,8 +293,11 @@ export function orcStats(tail: OrcTail, ctx: FooterContext): FileStats {
   const splitOffsets = messages(footer, 3)
     .map((s) => Number(uint(s, 1) ?? 0n))
     .sort((a, b) => a - b);
-  const fileColumns = strings(messages(footer, 4)[0] ?? new Map(), 3).map((n) => [n]);
-  return { recordCount: rows, columnSizes, valueCounts, nullValueCounts, lowerBounds, upperBounds, splitOffsets, fileColumns };
+  const types = messages(footer, 4);
+  const fileColumns = strings(types[0] ?? new Map(), 3).map((n) => [n]);
+  const out = { recordCount: rows, columnSizes, valueCounts, nullValueCounts, lowerBounds, upperBounds, splitOffsets, fileColumns };
+  const fileFieldIds = orcTopLevelIds(types);
+  return fileFieldIds === undefined ? out : { ...out, fileFieldIds };
 }
 
 export class OrcFooterReader implements FooterReader {

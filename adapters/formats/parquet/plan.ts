@@ -122,6 +122,8 @@ export interface StatsPlan {
   readonly leaves: readonly (LeafPlan | undefined)[];
   readonly slots: readonly { readonly id: number; readonly type: PrimitiveType; readonly kind: FastKind }[];
   readonly leafPaths: readonly (readonly string[])[];
+  /** Per leaf, the Parquet field_id of each level of its path (null: none); undefined when the file has no ids. */
+  readonly leafIds: readonly (readonly (number | null)[])[] | undefined;
   /** Two leaves with one field id (a malformed file): every column takes the typed-value path. */
   readonly sharedIds: boolean;
 }
@@ -135,13 +137,19 @@ export function statsPlan(path: string, md: FileMetaData, ctx: FooterContext): S
   const root = buildTree(md.schema, path);
   const elements: SchemaElement[] = [];
   const leafPaths: string[][] = [];
-  (function collect(n: SchemaNode, at: string[]): void {
+  const leafIds: (number | null)[][] = [];
+  let anyId = false;
+  (function collect(n: SchemaNode, at: string[], idsAt: (number | null)[]): void {
     if (n.leaf !== undefined) {
       elements[n.leaf] = n.element;
       leafPaths[n.leaf] = at;
+      leafIds[n.leaf] = idsAt;
     }
-    for (const c of n.children) collect(c, [...at, c.element.name]);
-  })(root, []);
+    for (const c of n.children) {
+      anyId ||= c.element.fieldId !== undefined;
+      collect(c, [...at, c.element.name], [...idsAt, c.element.fieldId ?? null]);
+    }
+  })(root, [], []);
   const ids = leafFieldIds(root, ctx.nameMapping, elements.length);
   const index = primitiveIndex(ctx.schema.fields);
   const used = [
@@ -177,6 +185,7 @@ export function statsPlan(path: string, md: FileMetaData, ctx: FooterContext): S
     leaves,
     slots,
     leafPaths,
+    leafIds: anyId ? leafIds : undefined,
     sharedIds: counted !== used.length,
   };
   planCache.set(md.schema, [plan, ...(cached ?? []).slice(0, 3)]);

@@ -22,7 +22,8 @@ import type { FileMetaData } from './thrift';
  */
 export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext, typedOnly = false): FileStats {
   const { plan, accs, typed, records, splits } = accumulate(path, md, ctx, typedOnly);
-  return { ...assemble(plan, accs, ctx, typed), recordCount: records, splitOffsets: splits, fileColumns: plan.leafPaths };
+  const stats = { ...assemble(plan, accs, ctx, typed), recordCount: records, splitOffsets: splits, fileColumns: plan.leafPaths };
+  return plan.leafIds === undefined ? stats : { ...stats, fileFieldIds: plan.leafIds };
 }
 
 /**
@@ -45,6 +46,7 @@ export function parquetStatsEncoded(
     recordCount: records,
     splitOffsets: splits,
     fileColumns: plan.leafPaths,
+    ...(plan.leafIds === undefined ? {} : { fileFieldIds: plan.leafIds }),
     boundsWithheld,
     encodedMetrics: out.view().subarray(start),
   };

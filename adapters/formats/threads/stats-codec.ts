@@ -9,7 +9,8 @@
 //   encodedMetrics: i32 len (-1 = absent), then the bytes
 //   boundsWithheld: i32 n (-1 = absent), then n × (u32 key, u8 len, ASCII reason)
 //   u32 len, UTF-8 JSON of the fileColumns, or len 0 when absent (most replies: worker.ts
-//   sends a file's column paths only when they differ from the previous file's)
+//   sends a file's column paths only when they differ from the previous file's); a file with
+//   embedded field ids sends {"c": paths, "i": ids} instead
 import type { FileStats } from '../../../core/storage/file-stats';
 
 const utf8 = new TextEncoder();
@@ -19,6 +20,9 @@ type NumMap = ReadonlyMap<number, number> | undefined;
 type BytesMap = ReadonlyMap<number, Uint8Array> | undefined;
 
 const NONE = new Uint8Array(0);
+
+/** The column paths as sent: an array, or with the file's embedded field ids beside them. */
+type WireColumns = string[][] | { c: string[][] | undefined; i: (number | null)[][] };
 
 function reasonBytes(why: string): number {
   // Reasons are short ASCII codes (parquet/bounds.ts Withheld); anything else is refused, not mangled.
@@ -30,7 +34,8 @@ function reasonBytes(why: string): number {
 export function encodeFileStats(s: FileStats): Uint8Array {
   const nums: NumMap[] = [s.columnSizes, s.valueCounts, s.nullValueCounts];
   const bytes: BytesMap[] = [s.lowerBounds, s.upperBounds];
-  const extra = s.fileColumns === undefined ? NONE : utf8.encode(JSON.stringify(s.fileColumns));
+  const columns = s.fileFieldIds === undefined ? s.fileColumns : { c: s.fileColumns, i: s.fileFieldIds };
+  const extra = columns === undefined ? NONE : utf8.encode(JSON.stringify(columns));
   let size = 8 + 4 * 8 + 4 + extra.length + (s.splitOffsets?.length ?? 0) * 12 + (s.encodedMetrics?.length ?? 0);
   s.boundsWithheld?.forEach((why) => (size += 5 + reasonBytes(why)));
   for (const m of nums) size += (m?.size ?? 0) * 12;
@@ -143,7 +148,9 @@ export function decodeFileStats(buf: Uint8Array): FileStats {
     }
   }
   const len = v.getUint32(at, true);
-  const fileColumns = len === 0 ? undefined : (JSON.parse(fromUtf8.decode(buf.subarray(at + 4, at + 4 + len))) as string[][]);
+  const parsed = len === 0 ? undefined : (JSON.parse(fromUtf8.decode(buf.subarray(at + 4, at + 4 + len))) as WireColumns);
+  const fileColumns = parsed === undefined || Array.isArray(parsed) ? parsed : parsed.c;
+  const fileFieldIds = parsed === undefined || Array.isArray(parsed) ? undefined : parsed.i;
   const [columnSizes, valueCounts, nullValueCounts] = nums;
   const [lowerBounds, upperBounds] = bytes;
   // Absent fields stay absent (not present-and-undefined); set one by one, no spread per field.
@@ -155,6 +162,7 @@ export function decodeFileStats(buf: Uint8Array): FileStats {
   if (upperBounds !== undefined) out.upperBounds = upperBounds;
   if (split !== undefined) out.splitOffsets = split;
   if (fileColumns !== undefined) out.fileColumns = fileColumns;
+  if (fileFieldIds !== undefined) out.fileFieldIds = fileFieldIds;
   if (encodedMetrics !== undefined) out.encodedMetrics = encodedMetrics;
   if (boundsWithheld !== undefined) out.boundsWithheld = boundsWithheld;
   return out;

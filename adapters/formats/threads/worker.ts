@@ -97,7 +97,9 @@ function statsOf(m: StatsRequest, ctx: FooterContext | undefined, bytes: Uint8Ar
   if (!inOrder) return { reply: { id: m.id, at: 0, len: 0, remote: true }, part: encodeFileStats(stats) };
   // `sameColumns`: the file's column paths equal the last ones sent for this context; the main
   // thread attaches the array it kept (pool.ts), so FileStats stay complete.
-  const same = stats.fileColumns !== undefined && samePaths(lastColumns.get(m.ctxId), stats.fileColumns);
+  // A file with embedded ids always carries them (not kept per context: rare in Hive tables).
+  const same =
+    stats.fileColumns !== undefined && stats.fileFieldIds === undefined && samePaths(lastColumns.get(m.ctxId), stats.fileColumns);
   if (stats.fileColumns !== undefined && !same) lastColumns.set(m.ctxId, stats.fileColumns);
   const sent: FileStats = same
     ? {

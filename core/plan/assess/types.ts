@@ -95,6 +95,18 @@ export const AssessCode = {
    * 0.12 fails the whole read ("Could not find field with name: …"). Effect warn. docs/readers.md.
    */
   READER_UNDECLARED_FILE_COLUMN: 'READER_UNDECLARED_FILE_COLUMN',
+  /**
+   * Storage sample: the sampled files carry Iceberg field ids (an Iceberg writer's files, put into
+   * Hive by a rollback or copied in) that agree with each other and with the Hive columns; apply
+   * adopts them into the schema (readers resolve such files by id). Effect info.
+   */
+  FIELD_IDS_ADOPTED: 'FIELD_IDS_ADOPTED',
+  /**
+   * Storage sample: the sampled files carry field ids that cannot hold in one schema (one id for two
+   * columns, two ids for one column, a group id'd where Hive has a primitive). Metadata-only would
+   * make readers read one column as another; apply refuses it (FIELD_IDS_INCONSISTENT). Effect rewrite.
+   */
+  FIELD_IDS_INCONSISTENT: 'FIELD_IDS_INCONSISTENT',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 
