@@ -191,4 +191,6 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Rewrite the named partition with the column cast to the table’s type (or plan the table with --rewrite: the Spark job reads it as Hive does), then convert again.',
   VIEW_CHECK_FAILED:
     'Read the view check job’s log (the message names it): check rewrite.command (spark-submit, the Iceberg runtime jar with its SQL extensions, S3 settings) and retry; the view was dropped by the undo. `rewrite.viewCheck: false` turns the check off.',
+  CONVERT_READER_MISREAD:
+    'Plan the table with --rewrite (the Spark job rewrites the files in an encoding every reader reads), or — if the named reader will never read the table — drop it from readers.required and convert again (docs/readers.md).',
 };

@@ -234,6 +234,8 @@ export const ErrorCode = {
   CONVERT_PARTITION_TYPE_INCOMPATIBLE: 'CONVERT_PARTITION_TYPE_INCOMPATIBLE',
   /** A created view's Spark check (jobs/view_check.py) could not start, exited non-zero, left no result, or refused its spec. */
   VIEW_CHECK_FAILED: 'VIEW_CHECK_FAILED',
+  /** A data file holds an encoding the reader matrix measures a required reader (`readers.required`) reading wrong: metadata-only would serve wrong values. */
+  CONVERT_READER_MISREAD: 'CONVERT_READER_MISREAD',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
