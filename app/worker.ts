@@ -64,6 +64,8 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
     viewSql: new NodeSqlViewParser(),
     rewrite: rewriteDepsOf(config),
+    // Conversion and sync refuse files a required reader misreads (engine/reader-guard.ts).
+    write: { readersRequired: config.readers?.required },
   });
 }
 
