@@ -12,12 +12,14 @@ import { classifyFile } from '../core/readers/classify';
 import { firstMisread } from '../core/readers/decide';
 import type { Reader } from '../core/readers/encodings';
 import { READERS } from '../core/readers/encodings';
+import type { MatrixRow } from '../core/readers/matrix';
+import { READER_MATRIX } from '../core/readers/matrix';
 import { isSchemaKey, keysToGuard } from '../core/readers/guard';
 import type { ObjectStore } from '../core/storage/object-store';
 import { readAvroFacts } from '../adapters/formats/avro-facts';
 import { readOrcFacts } from '../adapters/formats/orc/encoding-facts';
 import { decodeParquetFooterSync, readParquetFooterBytes } from '../adapters/formats/parquet';
-import { parquetFileFacts, parquetSchemaBytes } from '../adapters/formats/parquet/encoding-facts';
+import { parquetFileFacts, parquetSchemaBytes, readFirstPageType } from '../adapters/formats/parquet/encoding-facts';
 
 export interface ReaderGuard {
   /** Throws CONVERT_READER_MISREAD when the file holds a guarded key. */
@@ -25,11 +27,17 @@ export interface ReaderGuard {
 }
 
 /** The guard for a table of `schema`, or null when no required reader misreads anything it could hold. */
-export function readerGuard(store: ObjectStore, schema: Schema, required: readonly Reader[] = READERS): ReaderGuard | null {
-  const keys = keysToGuard(schema, required);
+export function readerGuard(
+  store: ObjectStore,
+  schema: Schema,
+  required: readonly Reader[] = READERS,
+  matrix: readonly MatrixRow[] = READER_MATRIX,
+): ReaderGuard | null {
+  const keys = keysToGuard(schema, required, matrix);
   if (keys.size === 0) return null;
   const formats = new Set([...keys].map((k) => k.split('.')[0]));
   const bySchema = [...keys].every(isSchemaKey);
+  const pages = [...keys].some((k) => k.startsWith('parquet.page.'));
   const cache: { bytes: Buffer; hits: readonly KeyHit[] }[] = [];
 
   const parquetHits = async (path: string, size: number): Promise<readonly KeyHit[]> => {
@@ -37,7 +45,8 @@ export function readerGuard(store: ObjectStore, schema: Schema, required: readon
     const sb = bySchema ? parquetSchemaBytes(meta) : undefined;
     const known = sb === undefined ? undefined : cache.find((c) => c.bytes.equals(sb));
     if (known !== undefined) return known.hits;
-    const hits = classifyFile(parquetFileFacts(meta, decodeParquetFooterSync(path, meta))).hits;
+    const md = decodeParquetFooterSync(path, meta);
+    const hits = classifyFile(parquetFileFacts(meta, md, pages ? await readFirstPageType(store, path, md) : undefined)).hits;
     if (sb !== undefined) {
       cache.unshift({ bytes: Buffer.from(sb), hits });
       if (cache.length > 8) cache.pop();
@@ -54,7 +63,7 @@ export function readerGuard(store: ObjectStore, schema: Schema, required: readon
           ? await parquetHits(path, size)
           : classifyFile(f === 'orc' ? await readOrcFacts(store, path, size) : await readAvroFacts(store, path, size)).hits;
       const seen = hits.filter((h) => keys.has(h.key)).map((h) => ({ ...h, file: path }));
-      const m = firstMisread(seen, required);
+      const m = firstMisread(seen, required, matrix);
       if (m === null) return;
       const col = m.seen.column === '' ? '' : ` (column ${m.seen.column})`;
       throw new MigrationError(

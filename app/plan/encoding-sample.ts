@@ -8,6 +8,7 @@ import { classifyFile } from '../../core/readers/classify';
 import type { KeySeen } from '../../core/readers/decide';
 import { decideReaders } from '../../core/readers/decide';
 import type { Reader } from '../../core/readers/encodings';
+import { READER_MATRIX } from '../../core/readers/matrix';
 import { readerEncodingFindings } from '../../core/plan/assess/rules/reader-encodings';
 import type { AssessFinding } from '../../core/plan/assess/types';
 import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
@@ -19,9 +20,14 @@ export function keysOf(facts: FileFacts, file: string): KeySeen[] {
   return classifyFile(facts).hits.map((h) => ({ key: h.key, file, column: h.column }));
 }
 
-/** The reader findings of a table's sampled keys (none when every key reads right everywhere). */
+/**
+ * The reader findings of a table's sampled keys (none when every key reads right everywhere). With no
+ * measured row at all (a build without the matrix) every key would be "unmeasured": that says nothing
+ * about the table, so it is left out.
+ */
 export function readerFindings(seen: readonly KeySeen[], required: readonly Reader[]): AssessFinding[] {
-  return readerEncodingFindings(decideReaders(seen, required));
+  const d = decideReaders(seen, required);
+  return readerEncodingFindings(READER_MATRIX.length === 0 ? { ...d, unmeasured: [] } : d);
 }
 
 /** ORC and Avro: read each sampled file's facts, then decide. Unreadable files are left to apply. */

@@ -28,7 +28,7 @@ import { PhysicalType } from '../../adapters/formats/parquet-thrift';
 import type { LocationListing } from '../../adapters/storage/list-partition';
 import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
 import { mapOrdered } from '../../engine/ordered-pool';
-import { parquetFileFacts } from '../../adapters/formats/parquet/encoding-facts';
+import { parquetFileFacts, readFirstPageType } from '../../adapters/formats/parquet/encoding-facts';
 import type { KeySeen } from '../../core/readers/decide';
 import type { Reader } from '../../core/readers/encodings';
 import { READERS } from '../../core/readers/encodings';
@@ -165,7 +165,7 @@ async function footerFindings(
     try {
       const meta = await readParquetFooterBytes(store, f.path, f.size);
       const md = decodeParquetFooterSync(f.path, meta);
-      seen.push(...keysOf(parquetFileFacts(meta, md), f.path));
+      seen.push(...keysOf(parquetFileFacts(meta, md, await readFirstPageType(store, f.path, md)), f.path));
       for (const e of md.schema) if (e.type === PhysicalType.INT96 && !int96.includes(e.name)) int96.push(e.name);
       for (const c of floatUnderDouble(md.schema, doubles)) if (!floats.includes(c)) floats.push(c);
       for (const c of undeclaredColumns(topLevelNames(md.schema), t)) if (!undeclared.includes(c)) undeclared.push(c);

@@ -4,6 +4,7 @@
 // which compact.ts skips — read here by a second pass over the same footer bytes, stopping after the
 // first row group. Footer bytes only: no page is read. Field ids: parquet-format's parquet.thrift.
 import type { FileFacts, ParquetChunk, ParquetLogical, ParquetNode } from '../../../core/readers/classify';
+import type { ObjectStore } from '../../../core/storage/object-store';
 import { CompactDecodeError, Reader, T } from './compact-reader';
 import type { FileMetaData, LogicalType, SchemaElement } from './thrift';
 
@@ -171,9 +172,32 @@ export function parquetFirstRowGroupChunks(meta: Uint8Array): ParquetChunk[] {
   return chunks;
 }
 
-/** FileFacts of a decoded footer `md` whose serialized FileMetaData is `meta`. */
-export function parquetFileFacts(meta: Uint8Array, md: FileMetaData): FileFacts {
-  return { format: 'parquet', fields: parquetSchemaTree(md.schema), chunks: parquetFirstRowGroupChunks(meta) };
+/**
+ * FileFacts of a decoded footer `md` whose serialized FileMetaData is `meta`. `firstPage`: the type of
+ * the first data page as its page header says (readFirstPageType) — parquet-cpp (pyarrow) records
+ * every data page as DATA_PAGE in encoding_stats, v2 pages included, so the footer alone cannot tell.
+ */
+export function parquetFileFacts(meta: Uint8Array, md: FileMetaData, firstPage?: string): FileFacts {
+  let chunks = parquetFirstRowGroupChunks(meta);
+  if (firstPage !== undefined) {
+    const data = (pe: string): string => (/^DATA_PAGE(_V2)?:/.test(pe) ? `${firstPage}:${pe.split(':')[1] ?? ''}` : pe);
+    chunks = chunks.map((c) => ({ ...c, pageEncodings: (c.pageEncodings ?? [`${firstPage}:`]).map(data) }));
+  }
+  return { format: 'parquet', fields: parquetSchemaTree(md.schema), chunks };
+}
+
+/** PageHeader.type (parquet.thrift field 1) of the first row group's first data page: one small ranged read. */
+export async function readFirstPageType(store: ObjectStore, path: string, md: FileMetaData): Promise<string | undefined> {
+  const at = md.rowGroups[0]?.columns[0]?.dataPageOffset;
+  if (at === undefined || at < 4) return undefined;
+  const head = await store.readRange(path, at, at + 16);
+  try {
+    const r = new Reader(head);
+    const t = r.field(0);
+    return r.fieldId === 1 && t === T.I32 ? nameOf(PAGE, r.int()) : undefined;
+  } catch {
+    return undefined; // a header this short read cannot hold: page version unknown, not a corrupt file
+  }
 }
 
 /** The serialized schema list of a FileMetaData (field 2), as a view: equal bytes, equal schema. */
