@@ -24,6 +24,7 @@ import { RestCatalog } from '../../adapters/catalog/rest';
 import { tableIdent } from '../../core/catalog/catalog';
 import { testStack } from '../../test/helpers/stack-env';
 import type { OursJob, OursResult } from './ours';
+import { auditLine, encodingAuditCost } from './encoding-audit';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -300,7 +301,10 @@ async function bench(b: Bench): Promise<void> {
   const peer = SKIP_PEER ? undefined : runPeer(b);
   const first = ours[0] as OursResult;
   if (peer && peer.rows !== first.records) throw new Error(`add_files counted ${peer.rows} rows, we counted ${first.records}`);
-  process.stdout.write(`${report(b, ours, peer).join('\n')}\n`);
+  // The plan's encoding audit (issue 30), on this run's variants: its cost per footer beside the conversion's.
+  const variants = b.gen.variants.map((v) => path.join(b.tmp, 'variants', v.name));
+  const audit = await encodingAuditCost(variants);
+  process.stdout.write(`${report(b, ours, peer).join('\n')}\n${auditLine(audit)}\n`);
 }
 
 async function main(): Promise<void> {

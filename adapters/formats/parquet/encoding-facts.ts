@@ -105,47 +105,53 @@ export function parquetSchemaTree(schema: readonly SchemaElement[]): ParquetNode
 function enumList(r: Reader, names: readonly string[]): string[] {
   const n = r.list();
   if (r.elementType !== T.I32) throw new CompactDecodeError('expected a list of i32');
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(nameOf(names, r.int()) ?? '');
+  const out = new Array<string>(n);
+  for (let i = 0; i < n; i++) out[i] = names[r.int()] ?? '?';
   return out;
 }
 
-/** ColumnMetaData fields 2 (encodings), 3 (path_in_schema), 4 (codec), 13 (encoding_stats). */
-function chunkMeta(r: Reader): ParquetChunk {
-  let encodings: string[] = [];
-  let path = '';
-  let codec = '';
-  let pageEncodings: string[] | undefined;
-  r.struct((id, t) => {
-    if (id === 2 && t === T.LIST) encodings = enumList(r, ENCODING);
-    else if (id === 3 && t === T.LIST) {
-      const n = r.list();
-      const parts: string[] = [];
-      for (let i = 0; i < n; i++) parts.push(r.string());
-      path = parts.join('.');
-    } else if (id === 4 && t === T.I32) codec = nameOf(CODEC, r.int()) ?? '';
-    else if (id === 13 && t === T.LIST) {
-      pageEncodings = r.structs(() => {
-        let page = -1;
-        let enc = -1;
-        r.struct((sid, st) => {
-          if (st !== T.I32 || (sid !== 1 && sid !== 2)) return false;
-          if (sid === 1) page = r.int();
-          else enc = r.int();
-          return true;
-        });
-        return `${nameOf(PAGE, page) ?? ''}:${nameOf(ENCODING, enc) ?? ''}`;
-      });
-    } else return false;
-    return true;
-  });
-  return { path, codec, encodings, ...(pageEncodings === undefined ? {} : { pageEncodings }) };
+/** encoding_stats: PageEncodingStats { 1: page_type, 2: encoding, 3: count } as `PAGE:ENCODING`. */
+function pageStats(r: Reader): string[] {
+  const n = r.list();
+  if (r.elementType !== T.STRUCT) throw new CompactDecodeError('encoding_stats is not a list of structs');
+  const out = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
+    let page = -1;
+    let enc = -1;
+    let id = 0;
+    for (let t = r.field(0); t !== T.STOP; t = r.field(id)) {
+      id = r.fieldId;
+      if (id === 1 && t === T.I32) page = r.int();
+      else if (id === 2 && t === T.I32) enc = r.int();
+      else r.skip(t);
+    }
+    out[i] = `${PAGE[page] ?? '?'}:${ENCODING[enc] ?? '?'}`;
+  }
+  return out;
 }
 
-/** The first row group's column chunks (FileMetaData field 4, element 0, field 1); the rest is not walked. */
-export function parquetFirstRowGroupChunks(meta: Uint8Array): ParquetChunk[] {
+/** ColumnMetaData fields 2 (encodings), 4 (codec), 13 (encoding_stats); the column is named by the caller. */
+function chunkMeta(r: Reader, path: string): ParquetChunk {
+  let encodings: string[] = [];
+  let codec = '';
+  let pageEncodings: string[] | undefined;
+  let id = 0;
+  for (let t = r.field(0); t !== T.STOP; t = r.field(id)) {
+    id = r.fieldId; // read first: nested structs overwrite it
+    if (id === 2 && t === T.LIST) encodings = enumList(r, ENCODING);
+    else if (id === 4 && t === T.I32) codec = CODEC[r.int()] ?? '?';
+    else if (id === 13 && t === T.LIST) pageEncodings = pageStats(r);
+    else r.skip(t);
+  }
+  return pageEncodings === undefined ? { path, codec, encodings } : { path, codec, encodings, pageEncodings };
+}
+
+/**
+ * The first row group's column chunks (FileMetaData field 4, element 0, field 1); the rest is not
+ * walked. `paths`: the leaf columns' dotted paths in schema order (column chunks follow it).
+ */
+export function parquetFirstRowGroupChunks(meta: Uint8Array, paths: readonly string[] = []): ParquetChunk[] {
   const r = new Reader(meta);
-  let chunks: ParquetChunk[] = [];
   for (let id = 0, t = r.field(0); t !== T.STOP; t = r.field(id)) {
     id = r.fieldId;
     if (id !== 4 || t !== T.LIST) {
@@ -154,22 +160,41 @@ export function parquetFirstRowGroupChunks(meta: Uint8Array): ParquetChunk[] {
     }
     if (r.list() === 0) return [];
     // Row group 0: its columns (field 1), each a ColumnChunk whose meta_data is field 3.
-    r.struct((gid, gt) => {
-      if (gid !== 1 || gt !== T.LIST) return false;
-      chunks = r.structs(() => {
+    let gid = 0;
+    for (let gt = r.field(0); gt !== T.STOP; gt = r.field(gid)) {
+      gid = r.fieldId;
+      if (gid !== 1 || gt !== T.LIST) {
+        r.skip(gt);
+        continue;
+      }
+      const n = r.list();
+      if (r.elementType !== T.STRUCT) throw new CompactDecodeError('row group columns are not structs');
+      const chunks = new Array<ParquetChunk>(n);
+      for (let i = 0; i < n; i++) {
         let c: ParquetChunk | undefined;
-        r.struct((cid, ct) => {
-          if (cid !== 3 || ct !== T.STRUCT) return false;
-          c = chunkMeta(r);
-          return true;
-        });
-        return c ?? { path: '', codec: '', encodings: [] };
-      });
-      return true;
-    });
-    return chunks;
+        let cid = 0;
+        for (let ct = r.field(0); ct !== T.STOP; ct = r.field(cid)) {
+          cid = r.fieldId;
+          if (cid === 3 && ct === T.STRUCT) c = chunkMeta(r, paths[i] ?? `column ${i}`);
+          else r.skip(ct);
+        }
+        chunks[i] = c ?? { path: paths[i] ?? `column ${i}`, codec: '', encodings: [] };
+      }
+      return chunks;
+    }
+    return [];
   }
-  return chunks;
+  return [];
+}
+
+/** The dotted paths of the leaves of `fields`, depth first (the order of a row group's column chunks). */
+function leafPaths(fields: readonly ParquetNode[], prefix: string, out: string[]): string[] {
+  for (const f of fields) {
+    const p = prefix === '' ? f.name : `${prefix}.${f.name}`;
+    if (f.children === undefined) out.push(p);
+    else leafPaths(f.children, p, out);
+  }
+  return out;
 }
 
 /**
@@ -178,12 +203,13 @@ export function parquetFirstRowGroupChunks(meta: Uint8Array): ParquetChunk[] {
  * every data page as DATA_PAGE in encoding_stats, v2 pages included, so the footer alone cannot tell.
  */
 export function parquetFileFacts(meta: Uint8Array, md: FileMetaData, firstPage?: string): FileFacts {
-  let chunks = parquetFirstRowGroupChunks(meta);
+  const fields = parquetSchemaTree(md.schema);
+  let chunks = parquetFirstRowGroupChunks(meta, leafPaths(fields, '', []));
   if (firstPage !== undefined) {
     const data = (pe: string): string => (/^DATA_PAGE(_V2)?:/.test(pe) ? `${firstPage}:${pe.split(':')[1] ?? ''}` : pe);
     chunks = chunks.map((c) => ({ ...c, pageEncodings: (c.pageEncodings ?? [`${firstPage}:`]).map(data) }));
   }
-  return { format: 'parquet', fields: parquetSchemaTree(md.schema), chunks };
+  return { format: 'parquet', fields, chunks };
 }
 
 /** PageHeader.type (parquet.thrift field 1) of the first row group's first data page: one small ranged read. */
