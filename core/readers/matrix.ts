@@ -24,4 +24,1042 @@ export const MATRIX_READERS: Readonly<Record<Reader, string>> = {
 };
 
 /** Measured rows; an encoding with no row has not been measured. */
-export const READER_MATRIX: readonly MatrixRow[] = [];
+export const READER_MATRIX: readonly MatrixRow[] = [
+  {
+    key: 'parquet.ts.int96',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.ts.int64-millis-utc',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'wrong',
+        detail:
+          'full read: id=1 v: got "1969-12-28T09:46:08.523123", want "1960-03-01T01:02:03.123000"; v > timestamp \'2024-06-04 00:00:00\': 0 rows, want 3',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.ts.int64-millis-local',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'wrong',
+        detail:
+          'full read: id=1 v: got "1969-12-28T09:46:08.523123", want "1960-03-01T01:02:03.123000"; v > timestamp \'2024-06-04 00:00:00\': 0 rows, want 3',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.ts.int64-micros-utc',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.ts.int64-micros-local',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.ts.int64-nanos-utc',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'wrong',
+        detail: 'values out of range: OverflowError: date value out of range',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.ts.int64-nanos-local',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'wrong',
+        detail: 'values out of range: OverflowError: date value out of range',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.ts.converted-millis',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'wrong',
+        detail:
+          'full read: id=1 v: got "1969-12-28T09:46:08.523123", want "1960-03-01T01:02:03.123000"; v > timestamp \'2024-06-04 00:00:00\': 0 rows, want 3',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.ts.converted-micros',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.date.int32',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.decimal.int32',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.decimal.int64',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.decimal.fixed',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.decimal.binary',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail: 'Caused by: java.lang.IllegalArgumentException: bitWidth invalid: 0',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.uint.8',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail: 'Caused by: java.lang.UnsupportedOperationException: Unsupported logical type: UINT_8',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.uint.16',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail: 'Caused by: java.lang.UnsupportedOperationException: Unsupported logical type: UINT_16',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.uint.32',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail: 'Caused by: java.lang.UnsupportedOperationException: Unsupported logical type: UINT_32',
+      },
+      trino: {
+        verdict: 'wrong',
+        detail:
+          "full read: id=5 v: got -2147483648, want 2147483648; v > bigint '2147483647': 0 rows, want 3; v < bigint '5': 5 rows, want 2",
+      },
+    },
+  },
+  {
+    key: 'parquet.uint.64',
+    cells: {
+      pyiceberg: {
+        verdict: 'fails',
+        detail:
+          "v > bigint '9223372036854775807': ArrowInvalid: Integer value 9223372036854775808 not in range: 0 to 9223372036854775807; v < bigint '5': ArrowInvalid: Integer value 9223372036854775808 not in range: 0 to 9223372036854775807",
+      },
+      spark: {
+        verdict: 'fails',
+        detail: 'Caused by: java.lang.UnsupportedOperationException: Unsupported logical type: UINT_64',
+      },
+      trino: {
+        verdict: 'wrong',
+        detail:
+          'full read: id=5 v: got "-9223372036854775808", want "9223372036854775808"; v > bigint \'9223372036854775807\': 0 rows, want 3; v < bigint \'5\': 5 rows, want 2',
+      },
+    },
+  },
+  {
+    key: 'parquet.string.enum',
+    cells: {
+      pyiceberg: {
+        verdict: 'fails',
+        detail: "v > string 'm': TypeError: Cannot convert StringLiteral into binary",
+      },
+      spark: {
+        verdict: 'fails',
+        detail:
+          "v > string 'm': Caused by: java.lang.ClassCastException: class java.nio.HeapByteBuffer cannot be cast to class java.lang.CharSequence (java.nio.HeapByteBuffer and java.lang.CharSequence are in module java.base of loader 'bootstrap')",
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.string.json',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail:
+          "v > string '[': Caused by: java.lang.ClassCastException: class java.nio.HeapByteBuffer cannot be cast to class java.lang.CharSequence (java.nio.HeapByteBuffer and java.lang.CharSequence are in module java.base of loader 'bootstrap')",
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.string.bson',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail: 'Caused by: java.lang.UnsupportedOperationException: Unsupported type: binary',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.list.3-level-element',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.list.3-level-item',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.list.3-level-bag',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.list.2-level-array',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail: 'Caused by: java.lang.IllegalArgumentException: Should not read definition, past page end',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.list.2-level-group',
+    cells: {
+      pyiceberg: {
+        verdict: 'wrong',
+        detail: 'full read: id=3 v: got [], want null',
+      },
+      spark: {
+        verdict: 'fails',
+        detail: 'Caused by: java.lang.IllegalArgumentException: Should not read definition, past page end',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.map.key_value',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.map.map',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.map.map-key-value',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 1 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.page.v1',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.page.v2',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.enc.dictionary',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.enc.plain',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.enc.delta-binary-packed',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.enc.delta-length-byte-array',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail:
+          'Caused by: java.lang.UnsupportedOperationException: Cannot support vectorized reads for column [s] optional binary s (STRING) = 3 with encoding DELTA_LENGTH_BYTE_ARRAY. Disable vectorized reads to read this table/file',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.enc.delta-byte-array',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail:
+          'Caused by: java.lang.UnsupportedOperationException: Cannot support vectorized reads for column [s] optional binary s (STRING) = 3 with encoding DELTA_BYTE_ARRAY. Disable vectorized reads to read this table/file',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.enc.byte-stream-split',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail:
+          'Caused by: java.lang.UnsupportedOperationException: Cannot support vectorized reads for column [d] optional double d = 4 with encoding BYTE_STREAM_SPLIT. Disable vectorized reads to read this table/file',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.codec.uncompressed',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.codec.snappy',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.codec.gzip',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.codec.zstd',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.codec.lz4',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'parquet.codec.lz4-raw',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'fails',
+        detail: 'TrinoError: GENERIC_INTERNAL_ERROR: Error reading dictionary page',
+      },
+    },
+  },
+  {
+    key: 'parquet.codec.brotli',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'fails',
+        detail: 'Caused by: java.lang.ClassNotFoundException: org.apache.hadoop.io.compress.BrotliCodec',
+      },
+      trino: {
+        verdict: 'fails',
+        detail: 'TrinoError: GENERIC_INTERNAL_ERROR: Error reading dictionary page',
+      },
+    },
+  },
+  {
+    key: 'orc.codec.zlib',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'orc.codec.snappy',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'orc.codec.zstd',
+    cells: {
+      pyiceberg: {
+        verdict: 'refused',
+        detail:
+          'exit 1: FORMAT_UNSUPPORTED: ORC file <file> ZSTD compression is not supported here (NONE, ZLIB, SNAPPY; ZSTD needs Node ≥ 22.15)',
+      },
+      spark: {
+        verdict: 'refused',
+        detail:
+          'exit 1: FORMAT_UNSUPPORTED: ORC file <file> ZSTD compression is not supported here (NONE, ZLIB, SNAPPY; ZSTD needs Node ≥ 22.15)',
+      },
+      trino: {
+        verdict: 'refused',
+        detail:
+          'exit 1: FORMAT_UNSUPPORTED: ORC file <file> ZSTD compression is not supported here (NONE, ZLIB, SNAPPY; ZSTD needs Node ≥ 22.15)',
+      },
+    },
+  },
+  {
+    key: 'orc.codec.lz4',
+    cells: {
+      pyiceberg: {
+        verdict: 'refused',
+        detail:
+          'exit 1: FORMAT_UNSUPPORTED: ORC file <file> LZ4 compression is not supported here (NONE, ZLIB, SNAPPY; ZSTD needs Node ≥ 22.15)',
+      },
+      spark: {
+        verdict: 'refused',
+        detail:
+          'exit 1: FORMAT_UNSUPPORTED: ORC file <file> LZ4 compression is not supported here (NONE, ZLIB, SNAPPY; ZSTD needs Node ≥ 22.15)',
+      },
+      trino: {
+        verdict: 'refused',
+        detail:
+          'exit 1: FORMAT_UNSUPPORTED: ORC file <file> LZ4 compression is not supported here (NONE, ZLIB, SNAPPY; ZSTD needs Node ≥ 22.15)',
+      },
+    },
+  },
+  {
+    key: 'orc.codec.none',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'orc.type.timestamp',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'orc.type.timestamp-local-tz',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'orc.type.char',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'wrong',
+        detail: 'full read: id=1 v: got "alpha", want "alpha "',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'orc.type.varchar',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'orc.type.decimal',
+    cells: {
+      pyiceberg: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'orc.type.union',
+    cells: {
+      pyiceberg: {
+        verdict: 'refused',
+        detail: "exit 1: ICEBERG_TYPE_UNSUPPORTED: column 'v' has type uniontype<int,string>: Iceberg has no union type",
+      },
+      spark: {
+        verdict: 'refused',
+        detail: "exit 1: ICEBERG_TYPE_UNSUPPORTED: column 'v' has type uniontype<int,string>: Iceberg has no union type",
+      },
+      trino: {
+        verdict: 'refused',
+        detail: "exit 1: ICEBERG_TYPE_UNSUPPORTED: column 'v' has type uniontype<int,string>: Iceberg has no union type",
+      },
+    },
+  },
+  {
+    key: 'avro.logical.date',
+    cells: {
+      pyiceberg: {
+        verdict: 'fails',
+        detail: 'ValueError: Unsupported file format: FileFormat.AVRO',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'avro.logical.timestamp-millis',
+    cells: {
+      pyiceberg: {
+        verdict: 'fails',
+        detail: 'ValueError: Unsupported file format: FileFormat.AVRO',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'fails',
+        detail: 'TrinoError: GENERIC_INTERNAL_ERROR: Unknown logical type: org.apache.avro.LogicalTypes$TimestampMillis@2cc4d31f',
+      },
+    },
+  },
+  {
+    key: 'avro.logical.timestamp-micros',
+    cells: {
+      pyiceberg: {
+        verdict: 'fails',
+        detail: 'ValueError: Unsupported file format: FileFormat.AVRO',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'avro.logical.decimal-bytes',
+    cells: {
+      pyiceberg: {
+        verdict: 'fails',
+        detail: 'ValueError: Unsupported file format: FileFormat.AVRO',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+  {
+    key: 'avro.logical.decimal-fixed',
+    cells: {
+      pyiceberg: {
+        verdict: 'fails',
+        detail: 'ValueError: Unsupported file format: FileFormat.AVRO',
+      },
+      spark: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+      trino: {
+        verdict: 'ok',
+        detail: 'checksum = Hive (8 rows); 2 predicate count(s) right',
+      },
+    },
+  },
+];

@@ -1,12 +1,14 @@
 // Generates the docs that follow the code: docs/configuration.md (the config schema),
-// docs/errors.md (every error code: exit code, retried, what to do) and docs/exit-codes.md (the one
-// exit-code table, per command, and the numeric flags).
+// docs/errors.md (every error code: exit code, retried, what to do), docs/exit-codes.md (the one
+// exit-code table, per command, and the numeric flags) and the reader-matrix section of
+// docs/readers.md (core/readers/matrix.ts; the rest of that page is written by hand).
 //   npx tsx dev/docs/gen.ts          rewrite them
 //   npx tsx dev/docs/gen.ts --check  exit 1 when a committed doc differs (test/unit/docs/generated-docs.test.ts does the same)
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configurationMd } from './configuration';
 import { errorsMd, exitCodesMd } from './errors';
+import { readersMd } from './readers';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -16,6 +18,7 @@ export function generatedDocs(): Map<string, string> {
     ['docs/configuration.md', configurationMd()],
     ['docs/errors.md', errorsMd()],
     ['docs/exit-codes.md', exitCodesMd()],
+    ['docs/readers.md', readersMd(readFileSync(path.join(ROOT, 'docs/readers.md'), 'utf8'))],
   ]);
 }
 

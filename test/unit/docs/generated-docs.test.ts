@@ -1,8 +1,8 @@
 // The docs generated from the code stay current and complete: docs/configuration.md (config schema),
-// docs/errors.md (error codes) and docs/exit-codes.md (the exit-code table) must equal what
-// dev/docs/gen.ts produces now; every error code has a meaning and a remedy; every config key a
-// description; every environment variable the doc names really sets that key; migrate.example.yaml
-// is a valid configuration with every section.
+// docs/errors.md (error codes), docs/exit-codes.md (the exit-code table) and the reader-matrix section
+// of docs/readers.md must equal what dev/docs/gen.ts produces now; every error code has a meaning and
+// a remedy; every config key a description; every environment variable the doc names really sets that
+// key; migrate.example.yaml is a valid configuration with every section.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../../cli/config';
