@@ -9,6 +9,7 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import type { Schema } from '../core/iceberg/types';
 import type { KeyHit } from '../core/readers/classify';
 import { classifyFile } from '../core/readers/classify';
+import type { ReaderVerdictHit } from '../core/readers/decide';
 import { firstMisread } from '../core/readers/decide';
 import type { Reader } from '../core/readers/encodings';
 import { READERS } from '../core/readers/encodings';
@@ -18,8 +19,11 @@ import { isSchemaKey, keysToGuard } from '../core/readers/guard';
 import type { ObjectStore } from '../core/storage/object-store';
 import { readAvroFacts } from '../adapters/formats/avro-facts';
 import { readOrcFacts } from '../adapters/formats/orc/encoding-facts';
-import { decodeParquetFooterSync, readParquetFooterBytes } from '../adapters/formats/parquet';
+import { decodeParquetFooterSync, readParquetFooterBytes, readParquetFooterBytesLocalSync } from '../adapters/formats/parquet';
 import { parquetFileFacts, parquetSchemaBytes, readFirstPageType } from '../adapters/formats/parquet/encoding-facts';
+
+const GUARD_TAIL_BYTES = 16 * 1024;
+type Misread = ReaderVerdictHit;
 
 export interface ReaderGuard {
   /** Throws CONVERT_READER_MISREAD when the file holds a guarded key. */
@@ -38,33 +42,48 @@ export function readerGuard(
   const formats = new Set([...keys].map((k) => k.split('.')[0]));
   const bySchema = [...keys].every(isSchemaKey);
   const pages = [...keys].some((k) => k.startsWith('parquet.page.'));
-  const cache: { bytes: Buffer; hits: readonly KeyHit[] }[] = [];
+  /** Per distinct schema (its bytes): the guarded keys it holds, decided once (null: none a required reader misreads). */
+  const cache: { bytes: Buffer; miss: Misread | null }[] = [];
+  const decide = (hits: readonly KeyHit[], path: string): Misread | null => {
+    const seen = hits.filter((h) => keys.has(h.key)).map((h) => ({ ...h, file: path }));
+    return seen.length === 0 ? null : firstMisread(seen, required, matrix);
+  };
 
-  const parquetHits = async (path: string, size: number): Promise<readonly KeyHit[]> => {
-    const meta = await readParquetFooterBytes(store, path, size);
+  // Footers of Hive-era files are small: a 16 KiB tail holds most (a larger one costs one more read).
+  const scratch = new Uint8Array(GUARD_TAIL_BYTES);
+  const parquetMisread = async (path: string, size: number): Promise<Misread | null> => {
+    // A local file: one blocking pread into the scratch buffer (a view, valid until the next await).
+    const local = store.localFile?.(path);
+    let meta =
+      local !== undefined
+        ? readParquetFooterBytesLocalSync(path, local, size, GUARD_TAIL_BYTES, scratch)
+        : await readParquetFooterBytes(store, path, size, GUARD_TAIL_BYTES);
     const sb = bySchema ? parquetSchemaBytes(meta) : undefined;
     const known = sb === undefined ? undefined : cache.find((c) => c.bytes.equals(sb));
-    if (known !== undefined) return known.hits;
+    if (known !== undefined) return known.miss;
+    // Copies: the scratch buffer is reused by the next check once this one awaits the page header.
+    meta = meta.slice();
+    const key = sb === undefined ? undefined : Buffer.from(sb);
     const md = decodeParquetFooterSync(path, meta);
     const hits = classifyFile(parquetFileFacts(meta, md, pages ? await readFirstPageType(store, path, md) : undefined)).hits;
-    if (sb !== undefined) {
-      cache.unshift({ bytes: Buffer.from(sb), hits });
+    const miss = decide(hits, path);
+    if (key !== undefined) {
+      cache.unshift({ bytes: key, miss });
       if (cache.length > 8) cache.pop();
     }
-    return hits;
+    return miss;
   };
 
   return {
     async check(path, size, format) {
       const f = format.toLowerCase();
       if (!formats.has(f)) return;
-      const hits =
+      const m =
         f === 'parquet'
-          ? await parquetHits(path, size)
-          : classifyFile(f === 'orc' ? await readOrcFacts(store, path, size) : await readAvroFacts(store, path, size)).hits;
-      const seen = hits.filter((h) => keys.has(h.key)).map((h) => ({ ...h, file: path }));
-      const m = firstMisread(seen, required, matrix);
+          ? await parquetMisread(path, size)
+          : decide(classifyFile(f === 'orc' ? await readOrcFacts(store, path, size) : await readAvroFacts(store, path, size)).hits, path);
       if (m === null) return;
+      // A cached decision names the file it was made on: this one holds the same schema.
       const col = m.seen.column === '' ? '' : ` (column ${m.seen.column})`;
       throw new MigrationError(
         ErrorCode.CONVERT_READER_MISREAD,
