@@ -93,6 +93,7 @@ const syncDeps = (c: Ctx, tableId: string) => ({
   ...c.deps,
   actor: { actor: c.deps.actor },
   footerConcurrency: c.deps.write?.footerConcurrency,
+  readersRequired: c.deps.write?.readersRequired,
   failpoint: (name: string) => c.failpoint(name, tableId),
   readLive: fencedReader(c),
 });

@@ -46,6 +46,7 @@ export function syncActivities(c: Ctx) {
       ...deps,
       actor: { actor: deps.actor },
       footerConcurrency: deps.write?.footerConcurrency,
+      readersRequired: deps.write?.readersRequired,
       failpoint: (name: string) => c.failpoint(name, tableId),
     };
     return deps.engine.syncMigratedTable(sync, await c.plan(planHash), rec);

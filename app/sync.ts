@@ -101,6 +101,7 @@ function syncRecord(ctx: Ctx, rec: TableRecord): Promise<TableSyncOutcome> {
     toolVersion: toolVersion(),
     actor: actorOf(),
     footerConcurrency: ctx.scope.footerConcurrency,
+    readersRequired: ctx.config.readers?.required,
   };
   return syncMigratedTable(deps, ctx.plan, rec);
 }

@@ -98,7 +98,11 @@ export async function migrateOneTable(
       target: t.target,
       dryRun: t.dryRun,
       allowUnbucketed: t.allowUnbucketed,
-      write: { footerConcurrency: t.footerConcurrency, ...(t.onProgress !== undefined ? { onProgress: t.onProgress } : {}) },
+      write: {
+        footerConcurrency: t.footerConcurrency,
+        readersRequired: config.readers?.required,
+        ...(t.onProgress !== undefined ? { onProgress: t.onProgress } : {}),
+      },
     });
     const ok = r.registration === 'dry-run' || r.validation?.ok === true;
     const summary = summaryOf(r, ok, `${t.db}.${t.tbl}`, `${catalog.name}:${formatTableIdent(t.target)}`, started);

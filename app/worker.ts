@@ -80,6 +80,8 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     approvalRules: approvalRulesOf(config.audit),
     ...planVerifierOf(config),
     ...(config.validation?.readBack === undefined ? {} : { readBack: config.validation.readBack }),
+    // Conversion and sync refuse files a required reader misreads (engine/reader-guard.ts).
+    write: { readersRequired: config.readers?.required },
   });
 }
 

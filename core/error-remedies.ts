@@ -203,4 +203,6 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'The Iceberg metadata reads the sampled files differently from Hive (a column bound to the wrong field, a wrong partition value or name mapping): the table was unregistered and its metadata deleted (data files untouched). Compare the two checksums and row counts in the validation record, check for a foreign commit to the catalog, and apply again.',
   READBACK_FAILED:
     'Read the read-back job’s log (the message names it and the exit code): check rewrite.command (spark-submit, the Iceberg runtime jar, S3 settings) and retry; `validation.readBack` unset turns the proof off.',
+  CONVERT_READER_MISREAD:
+    'Plan the table with --rewrite (the Spark job rewrites the files in an encoding every reader reads), or — if the named reader will never read the table — drop it from readers.required and convert again (docs/readers.md).',
 };

@@ -246,6 +246,8 @@ export const ErrorCode = {
   READBACK_MISMATCH: 'READBACK_MISMATCH',
   /** Read-back proof: the engine job (jobs/readback.py) could not start, exited non-zero, left no result, or refused its spec. */
   READBACK_FAILED: 'READBACK_FAILED',
+  /** A data file holds an encoding the reader matrix measures a required reader (`readers.required`) reading wrong: metadata-only would serve wrong values. */
+  CONVERT_READER_MISREAD: 'CONVERT_READER_MISREAD',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

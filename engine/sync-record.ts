@@ -25,6 +25,7 @@ import type { SyncResult } from './sync-table';
 import type { SyncValidation } from './sync-validate';
 import { syncTable } from './sync-table';
 import { validateCurrent } from './sync-validate';
+import type { Reader } from '../core/readers/encodings';
 
 export interface SyncRecordDeps {
   readonly state: StateStore;
@@ -36,6 +37,8 @@ export interface SyncRecordDeps {
   /** Who the audit event names (the CLI user, or `worker:<host>:<pid>`). */
   readonly actor: { readonly actor: string; readonly actorSource?: ActorSource };
   readonly footerConcurrency?: number;
+  /** `readers.required` (default all): added files a required reader misreads fail the sync (engine/reader-guard.ts). */
+  readonly readersRequired?: readonly Reader[];
   readonly now?: () => Date;
   /** Crash-test hook (engine/sync-table.ts SyncOptions.failpoint). */
   readonly failpoint?: (name: string) => void;
@@ -106,6 +109,7 @@ async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
     {
       now: () => now().getTime(),
       footerConcurrency: d.footerConcurrency,
+      readersRequired: d.readersRequired,
       failpoint: d.failpoint,
       recordedSnapshotId: rec.snapshotId ?? null,
     },

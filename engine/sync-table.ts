@@ -48,6 +48,8 @@ import { dataFileOf, defaultFooters, putOnceOutput } from './write-metadata';
 
 import type { Current } from './sync-read';
 import { listHive, readCurrent, tableShape } from './sync-read';
+import type { Reader } from '../core/readers/encodings';
+import { readerGuard } from './reader-guard';
 import { recoveredValidation, validateSync } from './sync-validate';
 
 export interface SyncOptions {
@@ -63,6 +65,8 @@ export interface SyncOptions {
    * before it is handed back for recording.
    */
   readonly recordedSnapshotId?: string | null;
+  /** The readers that must read the added files as Hive does (`readers.required`, default all): reader-guard.ts. */
+  readonly readersRequired?: readonly Reader[];
 }
 
 /**
@@ -144,10 +148,12 @@ async function writeAdded(
   const { schema, spec } = tableShape(p, m);
   const readers = { ...defaultFooters(store), ...o.footers };
   const ids = new IdLayouts();
+  const guard = readerGuard(store, schema, o.readersRequired);
   const files = mapOrdered(d.added, o.footerConcurrency ?? 32, async (h) => {
     const loc = p.locations[h.location];
     if (loc === undefined) throw new MigrationError(ErrorCode.INTERNAL, `no location ${h.location}`);
     const stats = await readers[loc.format].readStats(h.path, h.size, { schema: p.schema, nameMapping: p.baseNameMapping });
+    await guard?.check(h.path, h.size, loc.format);
     footerRows.set(samePath(h.path), stats.recordCount);
     ids.add(h.path, stats.fileColumns, stats.fileFieldIds);
     return dataFileOf(h, loc, stats);

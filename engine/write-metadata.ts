@@ -28,6 +28,8 @@ import { DEFAULT_TAIL_BYTES, ParquetFooterReader } from '../adapters/formats/par
 import type { ListingFinding, LocationListing } from '../adapters/storage/list-partition';
 import { ListingFindingCode, listPartition } from '../adapters/storage/list-partition';
 import { unreadableFileName } from '../core/storage/file-names';
+import type { Reader } from '../core/readers/encodings';
+import { readerGuard } from './reader-guard';
 import { mapOrdered } from './ordered-pool';
 import type { PutOutcome } from './put-once';
 import { putOnce } from './put-once';
@@ -54,6 +56,8 @@ export interface WriteOptions {
   readonly progressEvery?: number;
   /** Footer readers per format (default: ours over `store`). */
   readonly footers?: Partial<Record<DataFileFormat, FooterReader>>;
+  /** The readers that must read the table as Hive does (`readers.required`, default all): reader-guard.ts. */
+  readonly readersRequired?: readonly Reader[];
 }
 
 export interface WrittenFile {
@@ -243,6 +247,7 @@ async function writeAll(
   const dataColumnCount = p.schema.fields.length - p.spec.fields.length;
   const progress = { locationsListed: 0, locations: p.locations.length, filesListed: 0, footersRead: 0, bytesRead: 0 };
   const every = Math.max(1, opts.progressEvery ?? 500);
+  const guard = readerGuard(store, p.schema, opts.readersRequired);
 
   async function* listed(): AsyncGenerator<{ info: ObjectInfo; index: number }> {
     for await (const l of listTableFiles(store, p, opts)) {
@@ -268,6 +273,7 @@ async function writeAll(
     const loc = p.locations[index];
     if (loc === undefined) throw new MigrationError(ErrorCode.INTERNAL, `no location ${index}`);
     const stats = await readers[loc.format].readStats(info.path, info.size, { schema: p.schema, nameMapping: p.baseNameMapping });
+    await guard?.check(info.path, info.size, loc.format);
     if (stats.fileColumns !== undefined && stats.fileColumns !== merged) {
       footerAliases(p.schema, dataColumnCount, stats.fileColumns, aliases);
       merged = stats.fileColumns;

@@ -202,7 +202,7 @@ export async function sampleStorageFor(cfg: MigrateConfig, inventory: readonly T
   if (files === 0 || cfg.storage?.s3 === undefined) return new Map();
   const stores = openStores(cfg);
   try {
-    return await sampleStorage(stores.storeFor([]), inventory, { filesPerTable: files });
+    return await sampleStorage(stores.storeFor([]), inventory, { filesPerTable: files, readersRequired: cfg.readers?.required });
   } finally {
     stores.close();
   }

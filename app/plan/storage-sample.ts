@@ -31,12 +31,19 @@ import { ListingFindingCode, listPartition } from '../../adapters/storage/list-p
 import { mapOrdered } from '../../engine/ordered-pool';
 import type { FileIdLayout } from '../../core/iceberg/embedded-ids';
 import { fieldIdFindings, parquetIdLayout } from './field-id-sample';
+import { parquetFileFacts, readFirstPageType } from '../../adapters/formats/parquet/encoding-facts';
+import type { KeySeen } from '../../core/readers/decide';
+import type { Reader } from '../../core/readers/encodings';
+import { READERS } from '../../core/readers/encodings';
+import { keysOf, readerFindings, sampleOtherEncodings } from './encoding-sample';
 
 export interface StorageSampleOptions {
   readonly filesPerTable?: number;
   readonly concurrency?: number;
   /** Data files listed per table at most (default 10,000); a longer listing gives a lower bound. */
   readonly listLimit?: number;
+  /** The readers that must read a table as Hive does (`readers.required`; default all): the encoding audit's. */
+  readonly readersRequired?: readonly Reader[];
 }
 
 export const DEFAULT_LIST_LIMIT = 10_000;
@@ -141,7 +148,14 @@ function subtreeSize(schema: readonly SchemaElement[], at: number): number {
   return n;
 }
 
+/** Up to `n` files of a listing: the first, the last and the middle one. */
+export function pickSample(files: readonly ObjectInfo[], n: number): ObjectInfo[] {
+  const k = files.length;
+  return [...new Set([0, k - 1, Math.floor(k / 2)].slice(0, Math.max(1, n)))].map((i) => files[i]).filter((f) => f !== undefined);
+}
+
 /**
+ * The reader-matrix findings of the sampled footers' encodings (app/plan/encoding-sample.ts),
  * INT96 columns and FLOAT-stored double columns in the footers of up to `filesPerTable` Parquet
  * files; unreadable footers are FILE_UNREADABLE.
  */
@@ -151,12 +165,11 @@ async function footerFindings(
   loc: string,
   files: readonly ObjectInfo[],
   filesPerTable: number,
+  required: readonly Reader[],
   ids: FileIdLayout[] = [],
 ): Promise<AssessFinding[]> {
-  const n = files.length;
-  const picks = [...new Set([0, n - 1, Math.floor(n / 2)].slice(0, Math.max(1, filesPerTable)))]
-    .map((i) => files[i])
-    .filter((f) => f !== undefined);
+  const picks = pickSample(files, filesPerTable);
+  const seen: KeySeen[] = [];
   const int96: string[] = [];
   const floats: string[] = [];
   const doubles = doubleColumns(t.table.sd.columns);
@@ -164,7 +177,9 @@ async function footerFindings(
   const undeclared: string[] = [];
   for (const f of picks) {
     try {
-      const md = decodeParquetFooterSync(f.path, await readParquetFooterBytes(store, f.path, f.size));
+      const meta = await readParquetFooterBytes(store, f.path, f.size);
+      const md = decodeParquetFooterSync(f.path, meta);
+      seen.push(...keysOf(parquetFileFacts(meta, md, await readFirstPageType(store, f.path, md)), f.path));
       for (const e of md.schema) if (e.type === PhysicalType.INT96 && !int96.includes(e.name)) int96.push(e.name);
       for (const c of floatUnderDouble(md.schema, doubles)) if (!floats.includes(c)) floats.push(c);
       for (const c of undeclaredColumns(topLevelNames(md.schema), t)) if (!undeclared.includes(c)) undeclared.push(c);
@@ -176,7 +191,7 @@ async function footerFindings(
       unreadable.push(e.message);
     }
   }
-  const out: AssessFinding[] = [];
+  const out: AssessFinding[] = readerFindings(seen, required);
   if (int96.length > 0)
     out.push(
       finding(
@@ -234,7 +249,9 @@ async function acidSample(
     const sel = selectAcidFiles(loc, files, ids);
     const unknown = sel.leftOut.filter((x) => /above the high watermark/.test(x.why)).map((x) => x.dir);
     if (unknown.length === 0)
-      return format(t) === FileFormat.PARQUET && sel.files.length > 0 ? footerFindings(store, t, loc, sel.files, o.filesPerTable) : [];
+      return format(t) === FileFormat.PARQUET && sel.files.length > 0
+        ? footerFindings(store, t, loc, sel.files, o.filesPerTable, o.readersRequired)
+        : [];
     why = `${some(unknown)}: write ids above the metastore's high watermark ${ids.highWatermark} (never allocated by a transaction: Hive reads none of their files)`;
   } catch (e) {
     if (!(e instanceof MigrationError) || e.code !== ErrorCode.ACID_LAYOUT_UNSUPPORTED) throw e;
@@ -263,9 +280,14 @@ async function sampleOne(store: ObjectStore, t: TableInventory, o: Required<Stor
     if (t.writeIds !== undefined) return await acidSample(store, t, loc.replace(/\/+$/, ''), t.writeIds, o);
     const l = await listPartition(store, loc.replace(/\/+$/, ''), 0, { limit: o.listLimit });
     const out = listingFindings(t, loc, l);
-    if (format !== FileFormat.PARQUET) return out;
+    if (format !== FileFormat.PARQUET) {
+      const kind = format === FileFormat.ORC ? 'ORC' : 'AVRO';
+      if (l.files.length > 0)
+        out.push(...(await sampleOtherEncodings(store, kind, pickSample(l.files, o.filesPerTable), o.readersRequired)));
+      return out;
+    }
     const ids: FileIdLayout[] = [];
-    if (l.files.length > 0) out.push(...(await footerFindings(store, t, loc, l.files, o.filesPerTable, ids)));
+    if (l.files.length > 0) out.push(...(await footerFindings(store, t, loc, l.files, o.filesPerTable, o.readersRequired, ids)));
     // The newest partition too: where another engine's appends land (a rollback puts them back there).
     const last = t.partitions.length > 1 ? t.partitions[t.partitions.length - 1]?.sd.location : undefined;
     if (typeof last === 'string' && locationProblem(last) === null) ids.push(...(await sampledIds(store, last.replace(/\/+$/, ''), o)));
@@ -296,6 +318,7 @@ export async function sampleStorage(
     filesPerTable: o.filesPerTable ?? 3,
     concurrency: o.concurrency ?? 16,
     listLimit: o.listLimit ?? DEFAULT_LIST_LIMIT,
+    readersRequired: o.readersRequired ?? READERS,
   };
   for await (const [t, f] of mapOrdered(inventory, opts.concurrency, async (t) => [t, await sampleOne(store, t, opts)] as const)) {
     if (f.length > 0) out.set(`${t.table.database}.${t.table.name}`.toLowerCase(), f);

@@ -24,6 +24,7 @@ import { RestCatalog } from '../../adapters/catalog/rest';
 import { tableIdent } from '../../core/catalog/catalog';
 import { testStack } from '../../test/helpers/stack-env';
 import type { OursJob, OursResult } from './ours';
+import { auditLine, encodingAuditCost } from './encoding-audit';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,6 +43,8 @@ const PEER_WORKERS = arg('peer-workers', '');
 const CPU_PROF = process.argv.includes('--cpu-prof');
 /** `--warm`: each timed run follows an untimed 2-partition conversion in the same process (ours.ts). */
 const WARM = process.argv.includes('--warm');
+/** `--guard-ab`: each concurrency also without the conversion's reader guard (readers.required []), same peer. */
+const GUARD_AB = process.argv.includes('--guard-ab');
 /** `--transport a,b`: the footer threads' HTTP transports to alternate (HIM_THREAD_HTTP); none = as configured. */
 const TRANSPORTS = arg('transport', '')
   .split(',')
@@ -125,14 +128,15 @@ async function placeS3(b: Bench): Promise<void> {
   b.location = `s3://${BUCKET}/${prefix}`;
 }
 
-function runOurs(b: Bench, concurrency: number, transport?: string, round = 0): OursResult {
-  const name = `ours_c${concurrency}${transport === undefined ? '' : `_${transport}_${round}`}`;
+function runOurs(b: Bench, concurrency: number, transport?: string, round = 0, noGuard = false): OursResult {
+  const name = `ours_c${concurrency}${transport === undefined ? '' : `_${transport}_${round}`}${noGuard ? '_noguard' : ''}`;
   const job: OursJob = {
     location: b.location,
     columns: b.gen.columns,
     days: b.days.slice(0, Math.ceil(FILES / b.perPartition)),
     footerConcurrency: concurrency,
     ...(WARM ? { warm: 2 } : {}),
+    ...(noGuard ? { readersRequired: [] } : {}),
     // A distinct identity per run: distinct metadata file names, so no run finds another's files.
     planHash: `bench-${b.run}-${name}`,
     ...(LOCAL
@@ -297,10 +301,21 @@ async function bench(b: Bench): Promise<void> {
     log(`ours @ ${c}: ${r.seconds.toFixed(2)} s, CPU ${r.cpuSeconds.toFixed(2)} s, RSS ${r.maxRssMb} MB`);
     return { ...r, concurrency: c };
   });
+  const unguarded = GUARD_AB
+    ? CONCURRENCIES.map((c) => {
+        const r = runOurs(b, c, undefined, 0, true);
+        log(`ours without the reader guard @ ${c}: ${r.seconds.toFixed(2)} s, CPU ${r.cpuSeconds.toFixed(2)} s`);
+        return { ...r, concurrency: c };
+      })
+    : [];
   const peer = SKIP_PEER ? undefined : runPeer(b);
   const first = ours[0] as OursResult;
   if (peer && peer.rows !== first.records) throw new Error(`add_files counted ${peer.rows} rows, we counted ${first.records}`);
-  process.stdout.write(`${report(b, ours, peer).join('\n')}\n`);
+  // The plan's encoding audit (issue 30), on this run's variants: its cost per footer beside the conversion's.
+  const variants = b.gen.variants.map((v) => path.join(b.tmp, 'variants', v.name));
+  const audit = await encodingAuditCost(variants);
+  const ab = unguarded.length === 0 ? [] : ['without the reader guard (readers.required: []):', ...report(b, unguarded, peer)];
+  process.stdout.write(`${[...report(b, ours, peer), ...ab].join('\n')}\n${auditLine(audit)}\n`);
 }
 
 async function main(): Promise<void> {

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { writeIcebergMetadata } from '../../engine/write-metadata';
+import type { Reader } from '../../core/readers/encodings';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
@@ -29,6 +30,8 @@ export interface OursJob {
    * (untimed): footer threads started, code compiled, sockets open — a long-running worker's state.
    */
   readonly warm?: number;
+  /** `readers.required` for the conversion (default all three: the reader guard on when the matrix applies); `[]` turns it off. */
+  readonly readersRequired?: readonly Reader[];
 }
 
 export interface OursResult {
@@ -137,7 +140,11 @@ async function runOnce(job: OursJob): Promise<OursResult> {
     timestampMs: Date.now(),
     toolVersion: 'bench',
   });
-  const written = await writeIcebergMetadata(store, prepared, { footerConcurrency: job.footerConcurrency, listConcurrency: 16 });
+  const written = await writeIcebergMetadata(store, prepared, {
+    footerConcurrency: job.footerConcurrency,
+    listConcurrency: 16,
+    ...(job.readersRequired === undefined ? {} : { readersRequired: job.readersRequired }),
+  });
   let registered: string | null = null;
   if (job.register) {
     const catalog = await RestCatalog.connect({ uri: job.register.uri });

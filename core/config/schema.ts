@@ -2,6 +2,7 @@
 // starts; ARCHITECTURE.md "One config schema"). Pure; no I/O. Secrets are not part of it: S3 keys
 // come from the standard AWS environment, catalog tokens from the variable named here.
 import { z } from 'zod';
+import { readersSchema } from './readers';
 import { rewriteSchema } from './rewrite';
 
 const thriftUri = z.string().regex(/^thrift:\/\/[^:/]+:\d+$/, 'expected thrift://host:port');
@@ -389,6 +390,8 @@ export const auditSchema = z
   })
   .strict();
 
+export type { ReadersConfig } from './readers';
+export { readersSchema } from './readers';
 export type { RewriteConfig } from './rewrite';
 export { rewriteSchema } from './rewrite';
 
@@ -412,6 +415,8 @@ export const configSchema = z
     audit: auditSchema.optional(),
     /** The rewrite path through Spark for rewrite-required tables (opt-in). */
     rewrite: rewriteSchema.optional(),
+    /** The engines a migrated table must read as Hive does (the reader matrix, docs/readers.md). */
+    readers: readersSchema.optional(),
   })
   .strict()
   .superRefine((c, ctx) => {

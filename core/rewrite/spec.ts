@@ -32,6 +32,7 @@ const REWRITE_RESOLVES: ReadonlySet<string> = new Set<string>([
   AssessCode.SKEWED_SUBDIRECTORIES,
   AssessCode.PARTITION_TYPE_INCOMPATIBLE,
   AssessCode.PARTITION_SCHEMA_DRIFT,
+  AssessCode.READER_MISREAD,
 ]);
 
 /** Why the job cannot take this table (null: it can). Checked at plan time and again, live, before the job starts. */

@@ -30,6 +30,7 @@ const SOURCES: Record<string, { file: string; name: string }> = {
   validation: { file: 'core/config/schema.ts', name: 'validationSchema' },
   audit: { file: 'core/config/schema.ts', name: 'auditSchema' },
   rewrite: { file: 'core/config/rewrite.ts', name: 'rewriteSchema' },
+  readers: { file: 'core/config/readers.ts', name: 'readersSchema' },
 };
 
 /** Sub-schemas the config keeps as open records and the planner validates (their errors keep planner codes). */
@@ -156,7 +157,7 @@ export function configKeys(): ConfigKey[] {
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-const ORDER = ['hms', 'catalog', 'storage', 'temporal', 'state', 'plan', 'validation', 'audit', 'rewrite'];
+const ORDER = ['hms', 'catalog', 'storage', 'temporal', 'state', 'plan', 'validation', 'audit', 'rewrite', 'readers'];
 
 export function configurationMd(): string {
   const keys = configKeys();

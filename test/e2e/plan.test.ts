@@ -39,7 +39,9 @@ const EXPECTED: Record<string, [string, string[]]> = {
   [`${sales}.v_orders_eu`]: ['migrate-with-warnings', ['VIEW']],
   [`${sales}.v_orders_eu_big`]: ['migrate-with-warnings', ['VIEW']],
   [`${misc}.v_big_customers`]: ['migrate-with-warnings', ['VIEW']],
-  [`${misc}.events_avro`]: ['migrate', []],
+  // Its Avro files' `date` logical type: the reader matrix measures PyIceberg failing on Avro data files
+  // (core/readers/matrix.ts avro.logical.date), a reader limit (warn), docs/readers.md.
+  [`${misc}.events_avro`]: ['migrate-with-warnings', ['READER_ENCODING_LIMIT']],
   [`${misc}.metrics_orc`]: ['migrate', []],
   [`${misc}.ledger_csv`]: ['rewrite-required', ['UNSUPPORTED_FORMAT']],
   // The standalone HMS refuses transactional=true ORC (dev/seed/README.md); the seeder registers a

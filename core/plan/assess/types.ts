@@ -107,6 +107,15 @@ export const AssessCode = {
    * make readers read one column as another; apply refuses it (FIELD_IDS_INCONSISTENT). Effect rewrite.
    */
   FIELD_IDS_INCONSISTENT: 'FIELD_IDS_INCONSISTENT',
+  /**
+   * Reader matrix (core/readers/matrix.ts): a sampled file holds an encoding a required reader
+   * (`readers.required`) reads wrong. Not metadata-only: rewrite-required (the rewrite job reads it).
+   */
+  READER_MISREAD: 'READER_MISREAD',
+  /** Reader matrix: a reader fails on a sampled file's encoding, or a reader not required reads it wrong. Effect warn. */
+  READER_ENCODING_LIMIT: 'READER_ENCODING_LIMIT',
+  /** Reader matrix: a sampled file's encoding has no measured row. Effect info. */
+  READER_ENCODING_UNMEASURED: 'READER_ENCODING_UNMEASURED',
 } as const;
 export type AssessCode = (typeof AssessCode)[keyof typeof AssessCode];
 
