@@ -1,0 +1,91 @@
+// Per-suite wall times of a jest run (issue 32: measure first). Reads the JSON jest writes with
+// `--json --outputFile=<file>` (dev/test.sh writes it to $HIM_STATE_DIR/jest-results.json) and prints
+// a markdown table of the slowest suites with their test counts, the totals and the share of the
+// run the slowest take; `--write <title>` puts it into docs/timings.md (newest first, under the
+// heading line) instead of printing it. Dev tooling.
+//   npx tsx dev/tools/suite-timings.ts <jest-results.json> [--top 25] [--write "<title>"]
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+interface SuiteResult {
+  readonly name: string;
+  readonly startTime: number;
+  readonly endTime: number;
+  readonly status: string;
+  readonly assertionResults: readonly { readonly status: string }[];
+}
+interface JestJson {
+  readonly numTotalTests: number;
+  readonly numPassedTests: number;
+  readonly numFailedTests: number;
+  readonly numTotalTestSuites: number;
+  readonly startTime: number;
+  readonly testResults: readonly SuiteResult[];
+}
+
+export interface SuiteTiming {
+  readonly suite: string;
+  readonly seconds: number;
+  readonly tests: number;
+  readonly status: string;
+}
+
+/** Every suite's wall time (its end minus its start, as jest recorded them), slowest first. */
+export function suiteTimings(j: JestJson, root: string): SuiteTiming[] {
+  return j.testResults
+    .map((r) => ({
+      suite: path.relative(root, r.name),
+      seconds: Math.max(0, (r.endTime - r.startTime) / 1000),
+      tests: r.assertionResults.length,
+      status: r.status,
+    }))
+    .sort((a, b) => b.seconds - a.seconds || a.suite.localeCompare(b.suite));
+}
+
+const fmt = (s: number): string => (s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(1)} s`);
+
+/** The markdown table of the `top` slowest suites and a line of totals. */
+export function timingTable(j: JestJson, root: string, top: number): string {
+  const all = suiteTimings(j, root);
+  const total = all.reduce((n, s) => n + s.seconds, 0);
+  const shown = all.slice(0, top);
+  const shownTotal = shown.reduce((n, s) => n + s.seconds, 0);
+  const rows = shown.map((s, i) => `| ${i + 1} | \`${s.suite}\` | ${fmt(s.seconds)} | ${s.tests} | ${s.status} |`);
+  return [
+    '| # | suite | wall | tests | status |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+    `${j.numTotalTestSuites} suites, ${j.numTotalTests} tests (${j.numPassedTests} passed, ${j.numFailedTests} failed); ` +
+      `suites' wall summed ${fmt(total)}; the ${shown.length} slowest take ${fmt(shownTotal)} ` +
+      `(${total > 0 ? Math.round((100 * shownTotal) / total) : 0} %).`,
+  ].join('\n');
+}
+
+function main(argv: readonly string[]): number {
+  const file = argv[0];
+  if (file === undefined || file.startsWith('--')) {
+    process.stderr.write('usage: npx tsx dev/tools/suite-timings.ts <jest-results.json> [--top 25] [--write "<title>"]\n');
+    return 2;
+  }
+  const opt = (name: string): string | undefined => {
+    const i = argv.indexOf(`--${name}`);
+    return i > 0 ? argv[i + 1] : undefined;
+  };
+  const root = path.resolve(__dirname, '..', '..');
+  const table = timingTable(JSON.parse(readFileSync(file, 'utf8')) as JestJson, root, Number(opt('top') ?? '25'));
+  const title = opt('write');
+  if (title === undefined) {
+    process.stdout.write(`${table}\n`);
+    return 0;
+  }
+  const doc = path.join(root, 'docs', 'timings.md');
+  const text = readFileSync(doc, 'utf8');
+  const at = text.indexOf('\n## ');
+  const section = `\n## ${title}\n${table}\n`;
+  writeFileSync(doc, at < 0 ? `${text}${section}` : `${text.slice(0, at)}\n${section}${text.slice(at)}`);
+  process.stdout.write(`wrote docs/timings.md (${title})\n`);
+  return 0;
+}
+
+if (require.main === module) process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,40 @@
+// The per-suite timing table (dev/tools/suite-timings.ts) from a jest JSON result.
+import { suiteTimings, timingTable } from '../../../dev/tools/suite-timings';
+
+const suite = (name: string, start: number, end: number, tests: number, status = 'passed') => ({
+  name: `/repo/${name}`,
+  startTime: start,
+  endTime: end,
+  status,
+  assertionResults: Array.from({ length: tests }, () => ({ status })),
+});
+const run = {
+  numTotalTests: 6,
+  numPassedTests: 5,
+  numFailedTests: 1,
+  numTotalTestSuites: 3,
+  startTime: 0,
+  testResults: [
+    suite('test/a.test.ts', 0, 1500, 2),
+    suite('test/b.test.ts', 1500, 91_500, 3, 'failed'),
+    suite('test/c.test.ts', 91_500, 101_500, 1),
+  ],
+};
+
+describe('suite timings', () => {
+  it('orders suites by wall time, relative to the repo, with their test counts', () => {
+    expect(suiteTimings(run, '/repo')).toEqual([
+      { suite: 'test/b.test.ts', seconds: 90, tests: 3, status: 'failed' },
+      { suite: 'test/c.test.ts', seconds: 10, tests: 1, status: 'passed' },
+      { suite: 'test/a.test.ts', seconds: 1.5, tests: 2, status: 'passed' },
+    ]);
+  });
+
+  it('the table shows the top N and what share of the summed wall they take', () => {
+    const t = timingTable(run, '/repo', 2);
+    expect(t).toContain('| 1 | `test/b.test.ts` | 1 min 30 s | 3 | failed |');
+    expect(t).toContain('| 2 | `test/c.test.ts` | 10.0 s | 1 | passed |');
+    expect(t).not.toContain('test/a.test.ts');
+    expect(t).toContain("3 suites, 6 tests (5 passed, 1 failed); suites' wall summed 1 min 42 s; the 2 slowest take 1 min 40 s (99 %).");
+  });
+});
