@@ -104,9 +104,11 @@ function listLayout(n: ParquetNode, path: string, h: Hits): void {
     return h.add('parquet.list.2-level-group', path);
   }
   const el = rep.children[0]!.name;
+  // A struct element is its own row: PyIceberg reads a NULL list of structs differently (docs/readers.md).
+  const struct = rep.children[0]!.children !== undefined ? '-struct' : '';
   if (rep.name === 'bag' || el === 'array_element') h.add('parquet.list.3-level-bag', path);
-  else if (el === 'item') h.add('parquet.list.3-level-item', path);
-  else if (el === 'element') h.add('parquet.list.3-level-element', path);
+  else if (el === 'item') h.add(`parquet.list.3-level-item${struct}`, path);
+  else if (el === 'element') h.add(`parquet.list.3-level-element${struct}`, path);
   else h.note(`list ${path}: 3-level with element named ${el}`);
 }
 

@@ -339,6 +339,28 @@ def list_case(key: str, compliant: bool, layout: str) -> Case:
                 [Pred("id", ">", "4", "int")])
 
 
+def list_struct_case(key: str, compliant: bool) -> Case:
+    """3-level list of struct: `list`/`element` (compliant) or `list`/`item`; a NULL list, an empty one, NULL elements."""
+    files = two([[{"a": 1, "b": "x"}, None], [], None, [{"a": None, "b": "y"}]],
+                [[{"a": 10, "b": "z"}], None, [], [{"a": 11, "b": None}, {"a": 12, "b": "v"}]])
+    st = pa.struct([pa.field("a", pa.int32()), pa.field("b", pa.string())])
+    el = "element" if compliant else "item"
+
+    def write(rows: List[Row], _: int) -> bytes:
+        typ = pa.list_(pa.field(el, st, nullable=True))
+        t = pa.table({"id": pa.array([r["id"] for r in rows], pa.int32()), "v": pa.array([r["v"] for r in rows], typ)})
+        return pq_bytes(t, use_compliant_nested_type=compliant)
+
+    def verify(data: bytes) -> None:
+        fmd, schema = footer(data)
+        names = names_in(schema)
+        need(names[-5:] == ["v", "list", el, "a", "b"], f"{key}: schema names {names}")
+        chunk_of(fmd, ["v", "list", el, "a"])
+
+    return Case(key, "parquet", [("id", "int"), ("v", "array<struct<a:int,b:string>>")], files, write, verify,
+                [Pred("id", ">", "4", "int")])
+
+
 def list_group_case() -> Case:
     key = "parquet.list.2-level-group"
     files = two([[{"a": 1, "b": "x"}, {"a": None, "b": "y"}], [], None, [{"a": 3, "b": None}]],

@@ -18,7 +18,7 @@ import orc_footer as of
 import thrift_compact as tc
 from avro_writer import _bytes, _long
 from matrix_cases import (BYTE_ARRAY, CODECS, DOUBLE, ENC, INT32, INT64, STR_FILES, STR_PREDS, TS_FILES, TS_PREDS, Case, Pred, Row, annotated_string, chunk_of,
-                          decimal_binary_case, decimal_case, elem, footer, list_case, list_group_case, map_case, need, page_type, phys_check,
+                          decimal_binary_case, decimal_case, elem, footer, list_case, list_group_case, list_struct_case, map_case, need, page_type, phys_check,
                           pq_bytes, simple_case, ts_case, two, uint_case)
 
 D = decimal.Decimal
@@ -327,6 +327,8 @@ CASES: List[Case] = [
     annotated_string("parquet.string.bson", 13, 20, "binary"),
     list_case("parquet.list.3-level-element", True, "element"),
     list_case("parquet.list.3-level-item", False, "item"),
+    list_struct_case("parquet.list.3-level-element-struct", True),
+    list_struct_case("parquet.list.3-level-item-struct", False),
     list_case("parquet.list.3-level-bag", False, "bag"),
     list_case("parquet.list.2-level-array", True, "array"),
     list_group_case(),

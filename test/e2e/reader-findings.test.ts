@@ -33,6 +33,7 @@ const BUCKET = 'warehouse';
 const ROOT_KEY = `e2e/${prefix}`;
 const MILLIS_KEY = 'parquet.ts.int64-millis-local';
 const ITEM_KEY = 'parquet.list.3-level-item';
+const ITEM_STRUCT_KEY = 'parquet.list.3-level-item-struct';
 let dir = '';
 let baseCfg = '';
 
@@ -53,7 +54,11 @@ pq.write_table(pa.table({"id": pa.array(range(5), pa.int32()), "ts": pa.array(ts
 tags = pa.array([["a", "b"], None, [], ["c"]], pa.list_(pa.string()))
 pq.write_table(pa.table({"id": pa.array(range(4), pa.int32()), "tags": tags}), f"{out}/item.parquet",
                use_compliant_nested_type=False)
-for f in ("millis", "item"):
+st = pa.struct([pa.field("a", pa.int32()), pa.field("b", pa.string())])
+structs = pa.array([[{"a": 1, "b": "x"}], None, [], [{"a": None, "b": "y"}, None]], pa.list_(pa.field("item", st)))
+pq.write_table(pa.table({"id": pa.array(range(4), pa.int32()), "items": structs}), f"{out}/item_structs.parquet",
+               use_compliant_nested_type=False)
+for f in ("millis", "item", "item_structs"):
     print(f, pq.ParquetFile(f"{out}/{f}.parquet").schema)
 `;
 
@@ -146,6 +151,14 @@ beforeAll(async () => {
         [
           ['id', 'int'],
           ['tags', 'array<string>'],
+        ],
+      ],
+      [
+        'item_structs',
+        'item_structs.parquet',
+        [
+          ['id', 'int'],
+          ['items', 'array<struct<a:int,b:string>>'],
         ],
       ],
     ] as const) {
@@ -294,5 +307,30 @@ describe('reader findings from the matrix (issue 30, findings 1 and 3)', () => {
     expect(relaxed.findings.find((f) => f.code === 'READER_ENCODING_LIMIT')?.evidence).toContain(
       `pyiceberg reads wrong ${ITEM_KEY} (tags in s3a://`,
     );
+  }, 600_000);
+
+  it('finding 3 as measured: a list of structs (element `item`) holding a NULL list — PyIceberg reads it as [] — is READER_MISREAD while PyIceberg is required (refused, nothing registered) and a READER_ENCODING_LIMIT warning when it is not', async () => {
+    // The measured row, not a branch on it: PyIceberg alone reads this layout wrong.
+    expect(wrongReaders(ITEM_STRUCT_KEY)).toEqual(['pyiceberg']);
+    const t = (await assess(config('default-structs'))).get('item_structs')!;
+    expect(t.class).toBe('rewrite-required');
+    const misread = t.findings.find((f) => f.code === 'READER_MISREAD');
+    expect(misread?.evidence).toContain(
+      `pyiceberg reads ${ITEM_STRUCT_KEY} wrong (items in s3a://${BUCKET}/${ROOT_KEY}/${DB}/item_structs/`,
+    );
+    const m = await migrate(config('default-structs-table'), ['table', `${DB}.item_structs`, '--json']);
+    expect(m.code).toBe(1);
+    expect(`${m.stdout}${m.stderr}`).toContain('CONVERT_READER_MISREAD');
+    expect(await registered('item_structs')).toBe(false);
+
+    const relaxedCfg = config('structs-no-pyiceberg', ['spark', 'trino']);
+    const relaxed = (await assess(relaxedCfg)).get('item_structs')!;
+    expect(relaxed.findings.map((f) => f.code)).not.toContain('READER_MISREAD');
+    expect(relaxed.findings.find((f) => f.code === 'READER_ENCODING_LIMIT')?.evidence).toContain(
+      `pyiceberg reads wrong ${ITEM_STRUCT_KEY} (items in s3a://`,
+    );
+    const ok = await migrate(relaxedCfg, ['table', `${DB}.item_structs`, '--json']);
+    expect({ code: ok.code, stderr: ok.stderr }).toMatchObject({ code: 0 });
+    expect(await registered('item_structs')).toBe(true);
   }, 600_000);
 });

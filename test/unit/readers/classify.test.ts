@@ -13,6 +13,7 @@ const chunk = (c: Partial<ParquetChunk>): ParquetChunk => ({
 });
 const pq = (fields: ParquetNode[], chunks: ParquetChunk[] = []): FileFacts => ({ format: 'parquet', fields, chunks });
 const list = (rep: ParquetNode, name = 'xs'): ParquetNode => ({ name, repetition: 'optional', converted: 'LIST', children: [rep] });
+const group = (name: string, children: ParquetNode[]): ParquetNode => ({ name, repetition: 'optional', children });
 const map = (rep: ParquetNode, converted = 'MAP'): ParquetNode => ({ name: 'm', repetition: 'optional', converted, children: [rep] });
 const kv = (name: string, extra: Partial<ParquetNode> = {}): ParquetNode => ({
   name,
@@ -50,6 +51,12 @@ const CASES: Record<string, FileFacts> = {
     list({ name: 'list', repetition: 'repeated', children: [leaf({ name: 'element', physical: 'INT32' })] }),
   ]),
   'parquet.list.3-level-item': pq([list({ name: 'list', repetition: 'repeated', children: [leaf({ name: 'item', physical: 'INT32' })] })]),
+  'parquet.list.3-level-element-struct': pq([
+    list({ name: 'list', repetition: 'repeated', children: [group('element', [leaf({ name: 'a', physical: 'INT32' })])] }),
+  ]),
+  'parquet.list.3-level-item-struct': pq([
+    list({ name: 'list', repetition: 'repeated', children: [group('item', [leaf({ name: 'a', physical: 'INT32' })])] }),
+  ]),
   'parquet.list.3-level-bag': pq([
     list({ name: 'bag', repetition: 'repeated', children: [leaf({ name: 'array_element', physical: 'INT32' })] }),
   ]),
