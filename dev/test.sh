@@ -42,4 +42,7 @@ step "build"
 ./node_modules/.bin/tsx dev/build.ts
 
 step "tests"
-./node_modules/.bin/jest --ci --runInBand --forceExit
+# Every suite's wall time goes to jest-results.json in the state directory (npx tsx
+# dev/tools/suite-timings.ts <that file> prints the slowest: docs/timings.md).
+mkdir -p "${HIM_STATE_DIR:-.stack}"
+./node_modules/.bin/jest --ci --runInBand --forceExit --json --outputFile="${HIM_STATE_DIR:-.stack}/jest-results.json"
