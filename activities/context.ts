@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { AuditAction, AuditEventInput } from '../core/audit/chain';
+import { idempotencyKey } from '../core/audit/idempotency';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { parseTableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
@@ -129,6 +130,23 @@ export function runOf(): string | undefined {
   }
 }
 
+/**
+ * The idempotency key of an event this activity appends (core/audit/idempotency.ts): the workflow
+ * run, the activity id (the same for every attempt), the action and object, and `discriminator`
+ * for a step that records one action on one object more than once. Null outside a worker.
+ */
+export function stepKey(action: string, object: string, discriminator?: string | null): string | null {
+  let info: Context['info'];
+  try {
+    info = Context.current().info;
+  } catch {
+    return null;
+  }
+  const run = info.workflowExecution;
+  if (run === undefined) return null;
+  return idempotencyKey({ workflowId: run.workflowId, runId: run.runId, activityId: info.activityId, action, object, discriminator });
+}
+
 /** True when the record already shows this forward step (a retry after the step was recorded; core/state/status.ts). */
 export const reached = (rec: TableRecord, step: ForwardStatus): boolean => reachedStep(rec.status, step);
 
@@ -154,7 +172,20 @@ export function activityContext(deps: ActivityDeps) {
     after: string | null,
     details: Record<string, unknown> = {},
     actor = deps.actor,
-  ): AuditEventInput => ({ at: now(), actor, action, object, planHash, beforeDigest: before, afterDigest: after, details });
+  ): AuditEventInput => {
+    const key = stepKey(action, object);
+    return {
+      at: now(),
+      actor,
+      action,
+      object,
+      planHash,
+      beforeDigest: before,
+      afterDigest: after,
+      details,
+      ...(key === null ? {} : { idempotencyKey: key }),
+    };
+  };
   const audit = (...args: Parameters<typeof event>): Promise<unknown> => deps.state.appendAudit(event(...args));
   const target = (tableId: string): TableIdent => targetOf(tableId, deps.namespacePrefix);
   /** The conversion of a table whose original is saved (forward steps only: undo uses recorded facts). */
