@@ -94,16 +94,22 @@ export interface TableRef {
  * `cutover-after-rename`, `cutover-before-fenced-record`, `cutover-before-mark`; rollback's put-back
  * `put-back-after-add`, `put-back-before-drop`) makes the
  * worker SIGKILL itself at that point, once per (point, table), remembered as marker files in
- * `HIM_FAILPOINT_DIR`. Unset (always, outside tests): no effect.
+ * `HIM_FAILPOINT_DIR`; `stop:<point>` freezes it there instead (SIGSTOP, until SIGCONT: a worker
+ * paused past its activity timeouts, e.g. apply's `before-validated-record`). Unset (always,
+ * outside tests): no effect.
  */
 export function failpoint(name: string, tableId: string, env: NodeJS.ProcessEnv = process.env): void {
   const points = (env.HIM_FAILPOINTS ?? '').split(',').filter(Boolean);
   const dir = env.HIM_FAILPOINT_DIR;
-  if (!points.includes(name) || dir === undefined) return;
+  const stop = points.includes(`stop:${name}`);
+  if ((!points.includes(name) && !stop) || dir === undefined) return;
   const marker = path.join(dir, `${name}--${tableId}`);
   if (existsSync(marker)) return;
   writeFileSync(marker, `${process.pid}\n`);
-  process.kill(process.pid, 'SIGKILL');
+  if (!stop) process.kill(process.pid, 'SIGKILL');
+  // `stop:<name>`: the worker freezes (SIGSTOP) until the test sends SIGCONT, then goes on; `.resumed` says it did.
+  process.kill(process.pid, 'SIGSTOP');
+  writeFileSync(`${marker}.resumed`, `${process.pid}\n`);
 }
 
 /** The table's fingerprint exactly as `migrate plan` computed it (core/hive/fingerprint.ts). */
