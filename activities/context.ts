@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { AuditAction, AuditEventInput } from '../core/audit/chain';
+import { idempotencyKey } from '../core/audit/idempotency';
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { parseTableIdent } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
@@ -93,16 +94,22 @@ export interface TableRef {
  * `cutover-after-rename`, `cutover-before-fenced-record`, `cutover-before-mark`; rollback's put-back
  * `put-back-after-add`, `put-back-before-drop`) makes the
  * worker SIGKILL itself at that point, once per (point, table), remembered as marker files in
- * `HIM_FAILPOINT_DIR`. Unset (always, outside tests): no effect.
+ * `HIM_FAILPOINT_DIR`; `stop:<point>` freezes it there instead (SIGSTOP, until SIGCONT: a worker
+ * paused past its activity timeouts, e.g. apply's `before-validated-record`). Unset (always,
+ * outside tests): no effect.
  */
 export function failpoint(name: string, tableId: string, env: NodeJS.ProcessEnv = process.env): void {
   const points = (env.HIM_FAILPOINTS ?? '').split(',').filter(Boolean);
   const dir = env.HIM_FAILPOINT_DIR;
-  if (!points.includes(name) || dir === undefined) return;
+  const stop = points.includes(`stop:${name}`);
+  if ((!points.includes(name) && !stop) || dir === undefined) return;
   const marker = path.join(dir, `${name}--${tableId}`);
   if (existsSync(marker)) return;
   writeFileSync(marker, `${process.pid}\n`);
-  process.kill(process.pid, 'SIGKILL');
+  if (!stop) process.kill(process.pid, 'SIGKILL');
+  // `stop:<name>`: the worker freezes (SIGSTOP) until the test sends SIGCONT, then goes on; `.resumed` says it did.
+  process.kill(process.pid, 'SIGSTOP');
+  writeFileSync(`${marker}.resumed`, `${process.pid}\n`);
 }
 
 /** The table's fingerprint exactly as `migrate plan` computed it (core/hive/fingerprint.ts). */
@@ -127,6 +134,23 @@ export function runOf(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The idempotency key of an event this activity appends (core/audit/idempotency.ts): the workflow
+ * run, the activity id (the same for every attempt), the action and object, and `discriminator`
+ * for a step that records one action on one object more than once. Null outside a worker.
+ */
+export function stepKey(action: string, object: string, discriminator?: string | null): string | null {
+  let info: Context['info'];
+  try {
+    info = Context.current().info;
+  } catch {
+    return null;
+  }
+  const run = info.workflowExecution;
+  if (run === undefined) return null;
+  return idempotencyKey({ workflowId: run.workflowId, runId: run.runId, activityId: info.activityId, action, object, discriminator });
 }
 
 /** True when the record already shows this forward step (a retry after the step was recorded; core/state/status.ts). */
@@ -154,7 +178,20 @@ export function activityContext(deps: ActivityDeps) {
     after: string | null,
     details: Record<string, unknown> = {},
     actor = deps.actor,
-  ): AuditEventInput => ({ at: now(), actor, action, object, planHash, beforeDigest: before, afterDigest: after, details });
+  ): AuditEventInput => {
+    const key = stepKey(action, object);
+    return {
+      at: now(),
+      actor,
+      action,
+      object,
+      planHash,
+      beforeDigest: before,
+      afterDigest: after,
+      details,
+      ...(key === null ? {} : { idempotencyKey: key }),
+    };
+  };
   const audit = (...args: Parameters<typeof event>): Promise<unknown> => deps.state.appendAudit(event(...args));
   const target = (tableId: string): TableIdent => targetOf(tableId, deps.namespacePrefix);
   /** The conversion of a table whose original is saved (forward steps only: undo uses recorded facts). */

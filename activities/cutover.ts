@@ -14,6 +14,7 @@ import { isLive } from '../core/state/status';
 import type { TableRecord } from '../core/state/store';
 import type { SyncValidation } from '../engine/sync-validate';
 import type { Ctx, TableRef } from './context';
+import { stepKey } from './context';
 import { fenceHiveTable, fenceSide, unfenceHiveTable } from './fence';
 import { refuseBlockedRollback } from './put-back';
 
@@ -92,6 +93,7 @@ async function fencedRecord(c: Ctx, ref: TableRef, doing: string): Promise<Table
 const syncDeps = (c: Ctx, tableId: string) => ({
   ...c.deps,
   actor: { actor: c.deps.actor },
+  stepKey,
   footerConcurrency: c.deps.write?.footerConcurrency,
   readersRequired: c.deps.write?.readersRequired,
   failpoint: (name: string) => c.failpoint(name, tableId),

@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import { MigrationError } from '../core/errors';
 import type { TableSyncOutcome } from '../engine/sync-record';
 import type { Ctx } from './context';
-import { heartbeatWith } from './context';
+import { heartbeatWith, stepKey } from './context';
 
 export type { TableSyncOutcome };
 
@@ -45,6 +45,7 @@ export function syncActivities(c: Ctx) {
     const sync = {
       ...deps,
       actor: { actor: deps.actor },
+      stepKey,
       footerConcurrency: deps.write?.footerConcurrency,
       readersRequired: deps.write?.readersRequired,
       failpoint: (name: string) => c.failpoint(name, tableId),

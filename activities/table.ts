@@ -236,6 +236,7 @@ async function validateTable(c: Ctx, ref: TableRef): Promise<{ ok: boolean; snap
   // What went in compared with the plan: partitions added since (named), partitions and files converted.
   const since = sincePlan(await planEntry(c, ref), original, ev.files.listed);
   const validation = { ...ev, sincePlan: since };
+  c.failpoint('before-validated-record', ref.tableId);
   if (!reached(rec, 'migrated')) {
     await deps.state.recordStep(
       ref.planHash,

@@ -55,3 +55,25 @@ export function auditStateOptions(
       warn(`warning: audit event ${seq} is recorded but its anchor could not be written to ${anchor.location}: ${(e as Error).message}\n`),
   };
 }
+
+/**
+ * A worker's start-up check (app/worker.ts): with audit.keyEnv configured, the chain's newest event
+ * must be keyed (or the chain empty: the first append activates the key). Otherwise every append
+ * would be refused mid-migration, after the step's work was done; AUDIT_KEY_NOT_ACTIVE now, before
+ * the worker polls.
+ */
+export async function assertAuditKeyActive(
+  config: MigrateConfig,
+  env: NodeJS.ProcessEnv,
+  state: { auditHead(): Promise<{ seq: number; alg: string } | null> },
+): Promise<void> {
+  if (chainKeyOf(config, env) === undefined) return;
+  const head = await state.auditHead();
+  if (head === null || head.alg === 'hmac-sha256') return;
+  throw new MigrationError(
+    ErrorCode.AUDIT_KEY_NOT_ACTIVE,
+    `the worker does not start: audit.keyEnv is configured but the audit chain's newest event (${head.seq}) is not keyed, so every step's audit event would be refused. Run \`migrate audit verify\`; when it is intact and the key is new, \`migrate audit activate-key\` once, then start the worker`,
+    { seq: head.seq, path: 'audit.keyEnv' },
+    { retryable: false },
+  );
+}

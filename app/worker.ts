@@ -16,6 +16,7 @@ import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectEr
 import type { TemporalSettings } from './temporal-connect';
 import { rewriteDepsOf } from './rewrite-config';
 import { approvalRulesOf } from '../core/audit/approval';
+import { assertAuditKeyActive } from './audit-setup';
 import { reservedLocationsOf } from '../core/plan/assess/rules/location-reserved';
 import { verifyPlanSignature } from '../core/plan/signing';
 import { openPlanSigning } from '../adapters/crypto/signing';
@@ -52,6 +53,8 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
   closers.push(() => stores.close());
   const state = await openState(config);
   closers.push(() => state.close());
+  // A keyed worker in front of an unkeyed chain head would have every append refused: refuse now, before polling.
+  await assertAuditKeyActive(config, process.env, state);
   const catalog = await openCatalog(config, process.env, stores);
   const hms = openHmsReader(config);
   closers.push(

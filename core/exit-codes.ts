@@ -90,7 +90,7 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
   },
   worker: {
     0: 'stopped by SIGINT or SIGTERM',
-    1: 'Temporal or the state DB unreachable, or Temporal refused our TLS certificate or API key (TEMPORAL_TLS_*, TEMPORAL_AUTH_FAILED)',
+    1: "Temporal or the state DB unreachable, Temporal refused our TLS certificate or API key (TEMPORAL_TLS_*, TEMPORAL_AUTH_FAILED), or audit.keyEnv is configured but the audit chain's newest event is not keyed (AUDIT_KEY_NOT_ACTIVE; checked before polling)",
     2: 'bad flag or configuration',
   },
   apply: {

@@ -36,6 +36,8 @@ export interface SyncRecordDeps {
   readonly toolVersion: string;
   /** Who the audit event names (the CLI user, or `worker:<host>:<pid>`). */
   readonly actor: { readonly actor: string; readonly actorSource?: ActorSource };
+  /** The idempotency key of the audit event (an activity's: activities/context.ts stepKey); unset or null: none. */
+  readonly stepKey?: (action: string, object: string, discriminator?: string | null) => string | null;
   readonly footerConcurrency?: number;
   /** `readers.required` (default all): added files a required reader misreads fail the sync (engine/reader-guard.ts). */
   readonly readersRequired?: readonly Reader[];
@@ -206,6 +208,7 @@ async function recordSync(
       beforeDigest: rec.originalDigest,
       afterDigest: digestOf(details),
       details,
+      idempotencyKey: d.stepKey?.(AuditAction.TABLE_SYNCED, `hms:${rec.tableId}`, r.snapshotId) ?? null,
     },
     // Compare-and-swap on the record: exactly one attempt records (and audits) this snapshot.
     { snapshotId: rec.snapshotId ?? null },

@@ -7,15 +7,14 @@
 import pg from 'pg';
 import type { AuditAnchor } from '../../core/audit/anchor';
 import type { AuditEvent, AuditEventInput } from '../../core/audit/chain';
-import { AuditAction, GENESIS_HASH, chainEvent } from '../../core/audit/chain';
 import type { ChainKey } from '../../core/audit/keyed';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { PlanFile } from '../../core/plan/plan-file';
 import type { LocationClaim, StateStore, TableRecord, TableStatus, TableSummary, TableUpdate } from '../../core/state/store';
+import { appendChained, eventByKey, headEvent, rowToEvent } from './audit-append';
 import { refused, unreachable } from './pg-errors';
 import { COLUMNS, JSON_COLUMNS, rowToRecord, rowToSummary, SCHEMA, SUMMARY_COLUMNS } from './schema';
 
-const AUDIT_LOCK = 0x68696d61; // 'hima'
 // The record types are the port's (core/state/store.ts); re-exported for the adapter's callers.
 export type { TableRecord, TableStatus, TableUpdate };
 
@@ -232,6 +231,10 @@ export class PostgresStateStore implements StateStore {
   ): Promise<AuditEvent> {
     const client = await this.pool.connect().catch((x: unknown) => Promise.reject(unreachable(x)));
     try {
+      // Recorded by an earlier attempt of this step: its event back, the record left as it is now
+      // (checked again under the append lock, which decides; this only spares a stale attempt its fences).
+      const prior = await eventByKey(client, e.idempotencyKey);
+      if (prior !== null) return prior;
       await client.query('BEGIN');
       if (step !== null) {
         const sets: string[] = [];
@@ -276,49 +279,12 @@ export class PostgresStateStore implements StateStore {
           );
         }
       }
-      await client.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
-      const last = await client.query<{ seq: string; hash: string; alg: string | null }>(
-        'SELECT seq, hash, alg FROM him_audit ORDER BY seq DESC LIMIT 1',
-      );
-      let seq = last.rows[0] === undefined ? 1 : Number(last.rows[0].seq) + 1;
-      let prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
-      // Normalise the instant to what timestamptz gives back (ms ISO), so verification re-hashes alike.
-      const at = new Date(e.at).toISOString();
-      const key = this.opts.key;
-      const head = last.rows[0];
-      if (key !== undefined && head !== undefined && head.alg !== 'hmac-sha256' && e.action !== AuditAction.AUDIT_KEY_ACTIVATED) {
+      const { event: ev, existing } = await appendChained(client, e, this.opts.key);
+      if (existing) {
+        // An earlier attempt of this step recorded it (its key is in the chain): nothing more, its event back.
         await client.query('ROLLBACK');
-        throw new MigrationError(
-          ErrorCode.AUDIT_KEY_NOT_ACTIVE,
-          `audit.keyEnv is configured but the audit chain's newest event (${head.seq}) is not keyed: the key was never activated on this chain, or its keyed events were rewritten without the key. Run \`migrate audit verify\`; when it is intact and the key is new, \`migrate audit activate-key\` once; nothing recorded`,
-          { seq: Number(head.seq) },
-          { retryable: false },
-        );
+        return ev;
       }
-      if (key !== undefined && head === undefined && e.action !== AuditAction.AUDIT_KEY_ACTIVATED) {
-        // A new chain with a key starts with the key's activation: from there on, every event is keyed.
-        const activation = chainEvent(
-          seq,
-          prevHash,
-          {
-            at,
-            actor: e.actor,
-            ...(e.actorSource === undefined ? {} : { actorSource: e.actorSource }),
-            action: AuditAction.AUDIT_KEY_ACTIVATED,
-            object: `audit:key:${key.id}`,
-            planHash: null,
-            beforeDigest: null,
-            afterDigest: null,
-            details: { keyId: key.id, afterSeq: seq - 1 },
-          },
-          key,
-        );
-        await insertEvent(client, activation);
-        seq++;
-        prevHash = activation.hash;
-      }
-      const ev = chainEvent(seq, prevHash, { ...e, at }, key);
-      await insertEvent(client, ev);
       await client.query('COMMIT');
       await this.anchorHead(ev);
       return ev;
@@ -341,6 +307,11 @@ export class PostgresStateStore implements StateStore {
     }
   }
 
+  /** The chain's newest event, or null when it is empty (the worker's start-up key check). */
+  async auditHead(): Promise<AuditEvent | null> {
+    return headEvent(this.pool).catch((x: unknown) => Promise.reject(unreachable(x)));
+  }
+
   /** The whole chain in seq order (paged, so it streams for long logs). A missing audit table is AUDIT_ANCHOR_MISMATCH. */
   async *readAudit(pageSize = 5_000): AsyncGenerator<AuditEvent> {
     let after = 0;
@@ -358,51 +329,10 @@ export class PostgresStateStore implements StateStore {
         },
       );
       for (const row of r.rows) {
-        const at = row.at instanceof Date ? row.at.toISOString() : String(row.at);
-        yield {
-          seq: Number(row.seq),
-          at,
-          actor: row.actor,
-          action: row.action,
-          object: row.object,
-          planHash: row.plan_hash,
-          beforeDigest: row.before_digest,
-          afterDigest: row.after_digest,
-          details: row.details,
-          prevHash: row.prev_hash,
-          hash: row.hash,
-          v: Number(row.v ?? 1),
-          alg: row.alg ?? 'sha256',
-          keyId: row.key_id ?? null,
-          ...(row.actor_source === null || row.actor_source === undefined ? {} : { actorSource: row.actor_source }),
-        } as AuditEvent;
+        yield rowToEvent(row);
         after = Number(row.seq);
       }
       if (r.rows.length < pageSize) return;
     }
   }
-}
-
-/** One chained event into him_audit (inside the caller's transaction, under the append lock). */
-async function insertEvent(client: pg.PoolClient, ev: AuditEvent): Promise<void> {
-  await client.query(
-    'INSERT INTO him_audit (seq, at, actor, action, object, plan_hash, before_digest, after_digest, details, prev_hash, hash, v, actor_source, alg, key_id) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)',
-    [
-      ev.seq,
-      ev.at,
-      ev.actor,
-      ev.action,
-      ev.object,
-      ev.planHash,
-      ev.beforeDigest,
-      ev.afterDigest,
-      JSON.stringify(ev.details),
-      ev.prevHash,
-      ev.hash,
-      ev.v,
-      ev.actorSource,
-      ev.alg,
-      ev.keyId,
-    ],
-  );
 }

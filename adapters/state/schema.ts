@@ -84,6 +84,9 @@ DO $$ BEGIN
     ALTER TABLE him_audit ADD COLUMN v smallint NOT NULL DEFAULT 1, ADD COLUMN actor_source text,
       ADD COLUMN alg text NOT NULL DEFAULT 'sha256', ADD COLUMN key_id text;
   END IF;
+  -- Idempotent appends (docs/audit.md): one event per step key; older rows have none (NULLs never collide).
+  ALTER TABLE him_audit ADD COLUMN IF NOT EXISTS idempotency_key text;
+  CREATE UNIQUE INDEX IF NOT EXISTS him_audit_idempotency_key ON him_audit (idempotency_key);
 END $$;
 `;
 

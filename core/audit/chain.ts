@@ -94,6 +94,12 @@ export interface AuditEventInput {
   readonly beforeDigest: string | null;
   readonly afterDigest: string | null;
   readonly details: Readonly<Record<string, unknown>>;
+  /**
+   * The same for every attempt of one logical step (./idempotency.ts): the store appends at most
+   * one event per key and returns the existing one to a later attempt. Not part of the hashed
+   * content (docs/audit.md "Idempotent appends"); null or absent: always appended.
+   */
+  readonly idempotencyKey?: string | null;
 }
 
 /**

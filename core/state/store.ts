@@ -116,8 +116,14 @@ export interface StateStore {
   getValidationRows(runId: string): Promise<unknown[]>;
   finishValidationRun(runId: string, status: string, resultsLocation: string): Promise<void>;
 
-  /** Append one event to the chain (serialised: one writer at a time). */
+  /**
+   * Append one event to the chain (serialised: one writer at a time). An event whose
+   * `idempotencyKey` is already in the chain is not appended again: the existing one is returned
+   * (and with recordStep, the state change is not made: the earlier attempt made it).
+   */
   appendAudit(e: AuditEventInput): Promise<AuditEvent>;
+  /** The chain's newest event, or null when it is empty (the worker refuses to start keyed in front of an unkeyed head). */
+  auditHead(): Promise<AuditEvent | null>;
   /** The whole chain in seq order (paged). */
   readAudit(pageSize?: number): AsyncGenerator<AuditEvent>;
   /** Where each new chain head is anchored, if anywhere (for `audit verify`). */
