@@ -94,6 +94,7 @@ const syncDeps = (c: Ctx, tableId: string) => ({
   actor: { actor: c.deps.actor },
   footerConcurrency: c.deps.write?.footerConcurrency,
   readersRequired: c.deps.write?.readersRequired,
+  locationFence: c.deps.assessOptions?.locationFence,
   failpoint: (name: string) => c.failpoint(name, tableId),
   readLive: fencedReader(c),
 });

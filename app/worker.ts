@@ -16,7 +16,7 @@ import { connectionOptions, preCheckTemporal, resolveTemporal, temporalConnectEr
 import type { TemporalSettings } from './temporal-connect';
 import { rewriteDepsOf } from './rewrite-config';
 import { approvalRulesOf } from '../core/audit/approval';
-import { reservedLocationsOf } from '../core/plan/assess/rules/location-reserved';
+import { assessOptionsOf } from './assess-options';
 import { verifyPlanSignature } from '../core/plan/signing';
 import { openPlanSigning } from '../adapters/crypto/signing';
 
@@ -70,7 +70,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     toolVersion: toolVersion(),
     resultsLocation: config.validation?.resultsLocation,
     // Apply re-checks each table with this worker's own assessment options and target (issue 18).
-    assessOptions: { allowUnbucketed: config.plan?.assess.allowUnbucketed ?? false, reservedLocations: reservedLocationsOf(config) },
+    assessOptions: assessOptionsOf(config),
     targetConfig: targetConfigOf(config),
     engine: createEngine(),
     // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
