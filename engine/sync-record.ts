@@ -106,7 +106,7 @@ async function liveSource(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
 }
 
 /** The live table and every partition (those added since apply too) inside the location fence, or LOCATION_NOT_ALLOWED. */
-function assertFenced(tableId: string, live: TableInventory, fence: LocationFence | undefined): void {
+export function assertFenced(tableId: string, live: TableInventory, fence: LocationFence | undefined): void {
   if (fence === undefined) return;
   const places = [
     { what: 'the table', location: live.table.sd.location },
