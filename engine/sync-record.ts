@@ -27,7 +27,7 @@ import { syncTable } from './sync-table';
 import { validateCurrent } from './sync-validate';
 import type { Reader } from '../core/readers/encodings';
 import type { LocationFence } from '../core/storage/location-fence';
-import { fenceViolations } from '../core/storage/location-fence';
+import { fenceRefusal } from '../core/storage/location-fence';
 
 export interface SyncRecordDeps {
   readonly state: StateStore;
@@ -107,19 +107,8 @@ async function liveSource(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
 
 /** The live table and every partition (those added since apply too) inside the location fence, or LOCATION_NOT_ALLOWED. */
 export function assertFenced(tableId: string, live: TableInventory, fence: LocationFence | undefined): void {
-  if (fence === undefined) return;
-  const places = [
-    { what: 'the table', location: live.table.sd.location },
-    ...live.partitions.map((p) => ({ what: `partition ${p.name}`, location: p.sd.location })),
-  ];
-  const hits = fenceViolations(places, fence);
-  if (hits.length === 0) return;
-  throw new MigrationError(
-    ErrorCode.LOCATION_NOT_ALLOWED,
-    `${tableId}: ${hits.slice(0, 5).join('; ')}${hits.length > 5 ? ` (+${hits.length - 5} more)` : ''}; the sync listed and wrote nothing`,
-    { table: tableId, locations: hits.length },
-    { retryable: false },
-  );
+  const refused = fenceRefusal(tableId, live, fence, 'the sync listed and wrote nothing');
+  if (refused !== null) throw refused;
 }
 
 async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncResult> {

@@ -5,6 +5,8 @@
 // local path is compared after normalising what could escape a root: percent-encoding, `.`/`..`
 // segments, repeated or trailing slashes, and — through the injected `realpath` (the only I/O, done
 // by the caller's adapter) — symlinked prefixes. Pure; no I/O.
+import { ErrorCode, MigrationError } from '../errors';
+import type { TableInventory } from '../hive/model';
 /** The schemes the storage adapter reads as an object store (adapters/storage/routing-store.ts). */
 export const OBJECT_STORE_SCHEMES: readonly string[] = ['s3', 's3a', 's3n'];
 
@@ -102,4 +104,26 @@ export function fenceViolations(
     if (why !== null) out.push(`${p.what} at ${p.location ?? ''}: ${why}`);
   }
   return out;
+}
+
+/**
+ * LOCATION_NOT_ALLOWED (not retryable) when the table or one of its partitions is outside `fence`,
+ * else null (also without a fence). `after` says what was not done (`nothing was written`).
+ */
+export function fenceRefusal(tableId: string, inv: TableInventory, fence: LocationFence | undefined, after: string): MigrationError | null {
+  if (fence === undefined) return null;
+  const hits = fenceViolations(
+    [
+      { what: 'the table', location: inv.table.sd.location },
+      ...inv.partitions.map((p) => ({ what: `partition ${p.name}`, location: p.sd.location })),
+    ],
+    fence,
+  );
+  if (hits.length === 0) return null;
+  return new MigrationError(
+    ErrorCode.LOCATION_NOT_ALLOWED,
+    `${tableId}: ${hits.slice(0, 5).join('; ')}${hits.length > 5 ? ` (+${hits.length - 5} more)` : ''}; ${after}`,
+    { table: tableId, locations: hits.length },
+    { retryable: false },
+  );
 }
