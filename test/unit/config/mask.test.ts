@@ -4,6 +4,7 @@ import { maskSecrets, maskUri } from '../../../core/mask';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import { redactUrl } from '../../../adapters/hms/db/session';
 import { redact } from '../../../adapters/state/pg-probe';
+import { maskedLogLine } from '../../../app/worker';
 
 const SECRET = 'S3cr3t-Pa55';
 
@@ -72,5 +73,18 @@ describe('maskUri', () => {
     );
     expect(e.message).not.toContain(SECRET);
     expect(e.message).toBe('catalog jdbc:postgresql://ice:***@db/cat?password=***: refused');
+  });
+
+  it('a worker log line (activity failure with its error) carries no URI secret', () => {
+    const line = maskedLogLine({
+      level: 'WARN',
+      message: `Activity failed: connect postgres://him:${SECRET}@db/state`,
+      timestampNanos: 1_700_000_000_000_000_000n,
+      meta: { error: `jdbc:mysql://db/cat?password=${SECRET}` },
+    });
+    expect(line).not.toContain(SECRET);
+    expect(line).toContain('postgres://him:***@db/state');
+    expect(line).toContain('password=***');
+    expect(line.startsWith('2023-11-14T22:13:20.000Z [WARN] Activity failed')).toBe(true);
   });
 });
