@@ -96,6 +96,7 @@ const syncDeps = (c: Ctx, tableId: string) => ({
   stepKey,
   footerConcurrency: c.deps.write?.footerConcurrency,
   readersRequired: c.deps.write?.readersRequired,
+  locationFence: c.deps.assessOptions?.locationFence,
   failpoint: (name: string) => c.failpoint(name, tableId),
   readLive: fencedReader(c),
 });

@@ -6,6 +6,7 @@
 // table); a retry finds the table committed with our marker (the job resumes at its checks) or
 // nothing committed (the killed run's files under that location are deleted first). Its inverse
 // drops the table (no purge) and deletes only what the job wrote there — never the source.
+import { fenceRefusal } from '../core/storage/location-fence';
 import { Context } from '@temporalio/activity';
 import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
@@ -65,6 +66,9 @@ async function liveSource(c: Ctx, ref: TableRef): Promise<TableInventory> {
     );
   const changed = sourceChange(ref.tableId, entry, inv);
   if (changed !== null) throw changed;
+  // The job would read the table's locations: the worker's location fence first (an edited plan cannot route /etc to Spark).
+  const fenced = fenceRefusal(ref.tableId, inv, c.deps.assessOptions?.locationFence, 'the rewrite job was not started');
+  if (fenced !== null) throw fenced;
   return inv;
 }
 

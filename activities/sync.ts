@@ -48,6 +48,7 @@ export function syncActivities(c: Ctx) {
       stepKey,
       footerConcurrency: deps.write?.footerConcurrency,
       readersRequired: deps.write?.readersRequired,
+      locationFence: deps.assessOptions?.locationFence,
       failpoint: (name: string) => c.failpoint(name, tableId),
     };
     return deps.engine.syncMigratedTable(sync, await c.plan(planHash), rec);

@@ -119,7 +119,7 @@ function catalogProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.Process
     const detail = `GET /v1/config ok (${Object.keys(p.defaults).length} defaults, ${Object.keys(p.overrides).length} overrides)`;
     return [...token, { check: 'reachable', latencyMs: p.latencyMs, detail }];
   };
-  const endpoint = `${c.name} (${c.type}) ${c.type === 'jdbc' ? redact(c.uri) : c.uri}`;
+  const endpoint = `${c.name} (${c.type}) ${redact(c.uri)}`;
   return [{ component: 'catalog', endpoint, remedy: catalogRemedy(c), run }];
 }
 

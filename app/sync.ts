@@ -13,6 +13,7 @@ import { mapOrdered } from '../engine/ordered-pool';
 import type { TableSyncOutcome } from '../engine/sync-record';
 import { syncMigratedTable } from '../engine/sync-record';
 import { actorOf } from './identity';
+import { locationFenceOf } from './assess-options';
 import type { Stores } from './runtime';
 import { withMigratedTables } from './plan-tables';
 import { toolVersion } from './runtime';
@@ -102,6 +103,7 @@ function syncRecord(ctx: Ctx, rec: TableRecord): Promise<TableSyncOutcome> {
     actor: actorOf(),
     footerConcurrency: ctx.scope.footerConcurrency,
     readersRequired: ctx.config.readers?.required,
+    locationFence: locationFenceOf(ctx.config),
   };
   return syncMigratedTable(deps, ctx.plan, rec);
 }

@@ -14,6 +14,28 @@ export type { ConvertProgress };
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
 import { openCatalog, openHmsReader, openStores, toolVersion } from './runtime';
 import { withWriteIds } from './plan/walk';
+import { assessOptionsOf } from './assess-options';
+import type { TableInventory } from '../core/hive/model';
+import { locationFenceRule } from '../core/plan/assess/rules/location-fence';
+import { locationReservedRule } from '../core/plan/assess/rules/location-reserved';
+
+/**
+ * The location checks plan and apply make, for the one table (no plan here): inside the location
+ * fence (LOCATION_NOT_ALLOWED) and clear of this tool's own locations (LOCATION_RESERVED). Before
+ * anything is listed, written or registered.
+ */
+function assertLocationsAllowed(config: MigrateConfig, id: string, inv: TableInventory): void {
+  const options = assessOptionsOf(config);
+  const [first, ...rest] = [...locationFenceRule(inv, options), ...locationReservedRule(inv, options)];
+  if (first === undefined) return;
+  const all = [first, ...rest].map((f) => `${f.code}: ${f.evidence}`).join('; ');
+  throw new MigrationError(
+    first.code as ErrorCode,
+    `${id} cannot be migrated from where it is (${all}); nothing was listed, written or registered. ${first.remediation}`,
+    { tableId: id, findings: [first, ...rest].map((f) => f.code) },
+    { retryable: false },
+  );
+}
 
 export interface OneTable {
   readonly db: string;
@@ -85,6 +107,7 @@ export async function migrateOneTable(
     // An insert-only ACID table converts from its committed writes (its valid write ids, read now).
     const inv = read === undefined ? undefined : await withWriteIds(hms, read);
     if (inv === undefined) throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${t.db}.${t.tbl} not found in HMS`);
+    assertLocationsAllowed(config, `${t.db}.${t.tbl}`, inv);
     catalog = await openCatalog(config, process.env, stores);
     const fingerprint = tableFingerprint(inv);
     const timestampMs = Math.max(1, (Number(inv.table.parameters.transient_lastDdlTime ?? 0) || inv.table.createTime || 1) * 1000);

@@ -3,7 +3,10 @@
 // threads, and a Temporal worker for the workflows and/or the activities of the task queue.
 import os from 'node:os';
 import path from 'node:path';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { format } from 'node:util';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { LogEntry } from '@temporalio/worker';
+import { maskSecrets } from '../core/mask';
 import type { MigrateConfig } from '../core/config/schema';
 import { targetConfigOf } from '../core/plan/target';
 import { workerActivities } from '../activities/index';
@@ -17,7 +20,7 @@ import type { TemporalSettings } from './temporal-connect';
 import { rewriteDepsOf } from './rewrite-config';
 import { approvalRulesOf } from '../core/audit/approval';
 import { assertAuditKeyActive } from './audit-setup';
-import { reservedLocationsOf } from '../core/plan/assess/rules/location-reserved';
+import { assessOptionsOf } from './assess-options';
 import { verifyPlanSignature } from '../core/plan/signing';
 import { openPlanSigning } from '../adapters/crypto/signing';
 
@@ -73,7 +76,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     toolVersion: toolVersion(),
     resultsLocation: config.validation?.resultsLocation,
     // Apply re-checks each table with this worker's own assessment options and target (issue 18).
-    assessOptions: { allowUnbucketed: config.plan?.assess.allowUnbucketed ?? false, reservedLocations: reservedLocationsOf(config) },
+    assessOptions: assessOptionsOf(config),
     targetConfig: targetConfigOf(config),
     engine: createEngine(),
     // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
@@ -110,10 +113,26 @@ export function workflowCode(compiled = __filename.endsWith('.js')): { workflowB
   return { workflowsPath: require.resolve('../workflows/index') };
 }
 
+/** One line of the worker's log (Temporal's default form), with every URI secret masked (core/mask.ts). */
+export function maskedLogLine(e: LogEntry): string {
+  const at = new Date(Number(e.timestampNanos / 1_000_000n)).toISOString();
+  return maskSecrets(`${at} [${e.level}] ${e.message}${e.meta === undefined ? '' : ` ${format(e.meta)}`}\n`);
+}
+
+/** The worker's logs (activity failures, retries) through the masking; a Runtime made earlier in this process keeps its own. */
+function installMaskedLogs(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('INFO', (e) => void process.stderr.write(maskedLogLine(e))) });
+  } catch {
+    // Already instantiated (in-process tests, benches): nothing to change.
+  }
+}
+
 const closeAll = (closers: Closer[]): Promise<unknown> => Promise.allSettled(closers.reverse().map(async (c) => c()));
 
 /** A worker for `config`'s task queue, connected and ready to run. */
 export async function createWorker(config: MigrateConfig, opts: WorkerOptions): Promise<MigrationWorker> {
+  installMaskedLogs();
   const t = resolveTemporal(config);
   const withActivities = opts.role !== 'workflows';
   // No workflow tasks here: footer threads may take every CPU.

@@ -3,6 +3,7 @@
 // JSON, and exit through one place with a documented code (STYLE.md §10). Starts fast: every
 // command registers with its flags and help only; its application module (app/*, and with it
 // Temporal, the AWS SDK, the SQL parser, zod) is imported when the command runs.
+import { maskSecrets } from '../core/mask';
 import { Command, CommanderError } from 'commander';
 import { ErrorCode, isMigrationError } from '../core/errors';
 import { ExitCode } from '../core/exit-codes';
@@ -94,7 +95,8 @@ export function buildProgram(io: IO, json = false): Command {
 /** Run one command line with `io` and return its exit code: every outcome and error leaves here. */
 export async function runCli(argv: readonly string[], out: Pick<IO, 'out' | 'err'>): Promise<number> {
   let code: number = ExitCode.OK;
-  const io: IO = { out: out.out, err: out.err, setExit: (c) => (code = c) };
+  // Everything printed goes through the one masking (core/mask.ts): no URI's secret reaches stdout or stderr.
+  const io: IO = { out: (s) => out.out(maskSecrets(s)), err: (s) => out.err(maskSecrets(s)), setExit: (c) => (code = c) };
   const json = argv.includes('--json');
   const program = buildProgram(io, json);
   try {

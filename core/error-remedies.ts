@@ -149,6 +149,10 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   WAVE_ALREADY_RAN: 'Nothing to approve: the wave already ran (`migrate status <plan-id>`).',
   LOCATION_SHARED: 'Two tables share a location: migrate one of them only (exclude the other), or give them separate locations in Hive.',
   LOCATION_INVALID: 'Give the table or partition a non-empty, absolute location in Hive, or exclude it from the plan.',
+  LOCATION_NOT_ALLOWED:
+    'Keep the table’s data in an object store (s3://, s3a://, s3n://); for a local-disk warehouse list its directories in storage.localRoots on the worker (and the client), or exclude the table.',
+  LOCATION_RESERVED:
+    'Move audit.anchorLocation / validation.resultsLocation to a prefix no table uses (a bucket of their own is best), or exclude the table.',
   PARTITION_VALUE_INVALID: 'Fix or drop the partition whose value does not parse as its declared type (named in the context).',
   AUDIT_CHAIN_BROKEN:
     'Someone edited the audit table: treat it as an incident; the message names the first broken event. See docs/audit.md.',

@@ -1,5 +1,6 @@
 // One error base with a closed set of codes and retryability on the error (STYLE.md §5).
 // Pure; no I/O. Adapters translate foreign errors (Thrift, S3, HTTP, SQL) into these.
+import { maskSecrets } from './mask';
 
 export const ErrorCode = {
   /** The configuration (file, MIGRATE__* environment, --set) does not match the schema; the message names each path and where its value came from. */
@@ -184,6 +185,10 @@ export const ErrorCode = {
   LOCATION_SHARED: 'LOCATION_SHARED',
   /** Apply's live re-check: an empty, missing or relative table/partition location. */
   LOCATION_INVALID: 'LOCATION_INVALID',
+  /** Apply's live re-check (or `migrate table`, or sync's added partitions): a table/partition location outside the location fence (not s3/s3a/s3n, or a local path not under storage.localRoots). */
+  LOCATION_NOT_ALLOWED: 'LOCATION_NOT_ALLOWED',
+  /** `migrate table`: the table's or a partition's location overlaps where this tool writes its own objects (audit.anchorLocation, validation.resultsLocation). */
+  LOCATION_RESERVED: 'LOCATION_RESERVED',
   /** Apply's live re-check: a partition value that does not parse as its declared type. */
   PARTITION_VALUE_INVALID: 'PARTITION_VALUE_INVALID',
   /** `audit verify`: an audit event was edited, removed, reordered or re-hashed (the chain itself is broken). */
@@ -271,7 +276,8 @@ export class MigrationError extends Error {
     readonly context: Readonly<Record<string, unknown>> = {},
     options: { retryable?: boolean; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Messages are printed, logged and recorded: a URI's secret never goes with them (core/mask.ts).
+    super(maskSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'MigrationError';
     this.retryable = options.retryable ?? RETRYABLE.has(code);
   }

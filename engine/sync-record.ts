@@ -26,6 +26,8 @@ import type { SyncValidation } from './sync-validate';
 import { syncTable } from './sync-table';
 import { validateCurrent } from './sync-validate';
 import type { Reader } from '../core/readers/encodings';
+import type { LocationFence } from '../core/storage/location-fence';
+import { fenceRefusal } from '../core/storage/location-fence';
 
 export interface SyncRecordDeps {
   readonly state: StateStore;
@@ -49,6 +51,11 @@ export interface SyncRecordDeps {
    * the fenced table, seen as the table it was (activities/cutover.ts).
    */
   readonly readLive?: (tableId: string) => Promise<TableInventory | undefined>;
+  /**
+   * Where the live table's files may be (core/storage/location-fence.ts): a partition added since apply
+   * outside it fails the sync (LOCATION_NOT_ALLOWED) before anything is listed. Unset: not checked.
+   */
+  readonly locationFence?: LocationFence;
 }
 
 /** A table's sync as both paths report it: the result without its file list (payload-sized), or the refusal's code. */
@@ -96,7 +103,14 @@ async function liveSource(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): 
       `${rec.tableId} was converted in place: its Hive name is the Iceberg table, so no Hive writer can change it; there is nothing to sync`,
       { table: rec.tableId },
     );
+  assertFenced(rec.tableId, live, d.locationFence);
   return live;
+}
+
+/** The live table and every partition (those added since apply too) inside the location fence, or LOCATION_NOT_ALLOWED. */
+export function assertFenced(tableId: string, live: TableInventory, fence: LocationFence | undefined): void {
+  const refused = fenceRefusal(tableId, live, fence, 'the sync listed and wrote nothing');
+  if (refused !== null) throw refused;
 }
 
 async function syncRecord(d: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncResult> {

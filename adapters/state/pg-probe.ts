@@ -4,6 +4,7 @@
 // ask for INSERT on the state tables that already exist. Nothing is left behind.
 import { Client } from 'pg';
 import { ErrorCode, MigrationError } from '../../core/errors';
+import { maskUri } from '../../core/mask';
 import { refused, unreachable, where } from './pg-errors';
 
 /** The tables the state store writes (adapters/state/schema.ts). */
@@ -61,5 +62,5 @@ export async function probePostgres(url: string, timeoutMs: number): Promise<Pos
 
 /** Never print a password that a URL may carry. */
 export function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+  return maskUri(url);
 }

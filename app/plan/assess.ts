@@ -1,7 +1,7 @@
 // `assess`, and the front half of `plan`: inventory (any HmsReader: Thrift, or the backing database
 // when hms.db is configured) → the assessment rules (core/plan/assess) with the findings only
 // outside systems can give (storage sample, target catalog) → PlanTables + view edges.
-import { reservedLocationsOf } from '../../core/plan/assess/rules/location-reserved';
+import { assessOptionsOf } from '../assess-options';
 import { rewritable } from '../../core/rewrite/spec';
 import type { MigrateConfig } from '../../core/config/schema';
 import { MigrationError } from '../../core/errors';
@@ -212,7 +212,7 @@ export async function sampleStorageFor(cfg: MigrateConfig, inventory: readonly T
 export function assessSettings(cfg: MigrateConfig): { options: AssessOptions; ownership: Ownership } {
   const plan = cfg.plan;
   return {
-    options: { allowUnbucketed: plan?.assess.allowUnbucketed ?? false, reservedLocations: reservedLocationsOf(cfg) },
+    options: assessOptionsOf(cfg),
     ownership: withPrefix('plan.ownership', () => parseOwnership(plan?.ownership ?? {})),
   };
 }

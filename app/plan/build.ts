@@ -1,5 +1,6 @@
 // `plan`: the warehouse (app/plan/assess.ts) → dependency graph → waves → the plan file, and its
 // outputs (report, graph) written all or nothing.
+import { maskUri } from '../../core/mask';
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { MigrateConfig } from '../../core/config/schema';
@@ -110,7 +111,7 @@ export async function buildPlanFromHms(
   } finally {
     await reader.close();
   }
-  return planFromAssessment(cfg, s, assessed, { now: o.now, source: { uri: endpoint, label: source } });
+  return planFromAssessment(cfg, s, assessed, { now: o.now, source: { uri: maskUri(endpoint), label: source } });
 }
 
 /** The back half of `plan`, pure over the assessment: graph → waves → the plan file (not yet signed). */

@@ -208,6 +208,12 @@ export const catalogSchema = z
 
 export const storageSchema = z
   .object({
+    /**
+     * Absolute local directories whose `file:` (or bare `/…`) table locations may be migrated; unset or empty: none —
+     * only object-store locations (s3, s3a, s3n) are planned and applied (LOCATION_NOT_ALLOWED). Compared after
+     * percent-decoding, `..` and symlink resolution; set it on the workers too (apply re-checks with their config).
+     */
+    localRoots: z.array(z.string().regex(/^\//, 'an absolute directory (starting with /)')).optional(),
     /** S3 or an S3-compatible server (credentials from the standard AWS environment). */
     s3: z
       .object({

@@ -1,6 +1,7 @@
 // The Markdown report of a plan, for review before `apply`: a waves × teams matrix (tables per team
 // per wave, with each wave's estimates), each wave's tables with class, path (path.ts) and assessment codes, what
 // is not planned and why, and the planner's findings. Pure; no I/O; deterministic for one input.
+import { maskUri } from '../mask';
 import type { PlanFile } from './plan-file';
 import { migrationPath } from './path';
 import type { TableKind } from './types';
@@ -85,7 +86,7 @@ export function reportModel(plan: PlanFile, tables: readonly ReportTable[]): Rep
   return {
     title: 'Migration plan',
     facts: [
-      `source: ${plan.source.uri}${plan.source.label ? ` (${plan.source.label})` : ''}`,
+      `source: ${maskUri(plan.source.uri)}${plan.source.label ? ` (${plan.source.label})` : ''}`,
       `target catalog: ${plan.targetCatalog}`,
       `created: ${plan.createdAt} by ${plan.toolVersion} · plan hash ${plan.hash}`,
       `${plan.waves.length} wave(s), ${planned} table(s) planned, ${plan.notPlanned.length} not planned`,

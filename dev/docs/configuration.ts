@@ -201,5 +201,13 @@ endpoints of those present. \`migrate.example.yaml\` has every section.
   the file or with \`--set\` (\`--set plan.waves.maxTablesPerWave=50\`). \`—\`: not from the environment.
 - Secrets are never configuration values: the catalog token, the plan-signing HMAC key and the audit
   chain key are read from the environment variables the config *names*; S3 credentials come from the
-  standard AWS environment (variables, profile, instance or pod role).
+  standard AWS environment (variables, profile, instance or pod role). A URI that carries one anyway
+  (a jdbc \`catalog.uri\` or \`state.url\` with \`user:password@\` or \`?password=\`, an endpoint with
+  user-info) is printed masked (\`user:***@\`, \`password=***\`) everywhere: human and \`--json\`
+  output, \`doctor\`, plan headers and reports, and every coded error message (core/mask.ts).
+- Table locations are fenced (\`LOCATION_NOT_ALLOWED\`): only object stores (\`s3://\`, \`s3a://\`,
+  \`s3n://\`) unless \`storage.localRoots\` lists the local directories \`file:\` locations may lie under
+  (compared after percent-decoding, \`..\` and symlinks; \`/data\` does not admit \`/data2\`). Every
+  other scheme (\`hdfs:\`, \`viewfs:\`, \`wasb:\`, \`gs:\`, \`http:\`, …) is refused. Set it on the workers
+  too: apply, sync and \`migrate table\` check with their own config.
 `;

@@ -3,6 +3,7 @@
 // Postgres and MySQL/MariaDB implement it (postgres.ts, mysql.ts); the queries live in reader.ts,
 // row-path.ts and pg-json.ts, and run through queries.ts.
 import { ErrorCode, MigrationError } from '../../../core/errors';
+import { maskUri } from '../../../core/mask';
 
 export type Row = Record<string, unknown>;
 
@@ -45,7 +46,7 @@ export const DEFAULT_DB_OPTIONS = {
 
 /** A URL without its password, for messages. */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+  return maskUri(url);
 }
 
 /** Error shape both drivers share: Node socket errors and server errors carry `code`, mysql2 also `errno`. */

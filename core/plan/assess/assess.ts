@@ -19,6 +19,7 @@ import { statsMissingRule } from './rules/stats-missing';
 import { alreadyIcebergRule, storageHandlerRule } from './rules/storage-handler';
 import { temporaryRule, viewRule } from './rules/view';
 import { locationReservedRule } from './rules/location-reserved';
+import { locationFenceRule } from './rules/location-fence';
 import { sizeOf, withStorageSize } from './stats';
 import type { AssessFinding, AssessOptions, Rule } from './types';
 import { DEFAULT_ASSESS_OPTIONS, isView } from './types';
@@ -36,6 +37,7 @@ export const RULES: readonly Rule[] = [
   managedRule,
   locationInvalidRule,
   locationReservedRule,
+  locationFenceRule,
   partitionLocationRule,
   partitionValueRule,
   schemaDriftRule,

@@ -2,6 +2,7 @@
 // severity, evidence and remediation; the rule signature and options. Pure; no I/O.
 import { TableType } from '../../hive/model';
 import type { TableInventory } from '../../hive/model';
+import type { LocationFence } from '../../storage/location-fence';
 
 /** Stable codes: tests, reports and users key on these; add, never rename. */
 export const AssessCode = {
@@ -47,6 +48,11 @@ export const AssessCode = {
   LOCATION_INVALID: 'LOCATION_INVALID',
   /** The table's or a partition's location overlaps where this tool writes its own objects (audit anchors, validation results). */
   LOCATION_RESERVED: 'LOCATION_RESERVED',
+  /**
+   * The table's or a partition's location is outside the location fence: a scheme other than s3/s3a/s3n
+   * (hdfs:, gs:, http:, …), or a local path (file:, bare /…) not under storage.localRoots.
+   */
+  LOCATION_NOT_ALLOWED: 'LOCATION_NOT_ALLOWED',
   /** A partition value does not parse as its partition column's declared type (e.g. int `abc`). */
   PARTITION_VALUE_INVALID: 'PARTITION_VALUE_INVALID',
   /** Storage sample: a zero-byte data file; apply leaves it out and lists it in the validation record. */
@@ -165,6 +171,8 @@ export interface AssessOptions {
   readonly rewrite?: boolean;
   /** Locations this tool writes its own objects to (audit anchors, validation results): no table may overlap them. */
   readonly reservedLocations?: readonly { readonly what: string; readonly location: string }[];
+  /** Where table files may be (object stores; local paths under storage.localRoots): LOCATION_NOT_ALLOWED outside. Unset: not checked. */
+  readonly locationFence?: LocationFence;
 }
 
 export const DEFAULT_ASSESS_OPTIONS: AssessOptions = { allowUnbucketed: false };
