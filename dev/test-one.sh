@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm run test:one -- <test file> [jest options]`: one suite in seconds, against the stack that is
 # already running (brought up with `npm run stack -- up <components>` and the same HIM_STATE_DIR /
-# HIM_PORT_OFFSET). It never starts components: global setup is limited to the ones running and
-# healthy (HIM_TEST_COMPONENTS, unless set). dist/ is rebuilt only when stale (bin/migrate's rule).
+# HIM_PORT_OFFSET). It starts no new components: global setup is limited to the ones running
+# (HIM_TEST_COMPONENTS, unless set) and checks their health. dist/ is rebuilt only when stale
+# (bin/migrate's rule).
 # A unit suite (test/unit, test/workflows) needs no stack and runs in the unit project.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ case "$file" in
 esac
 if [ -z "${HIM_TEST_COMPONENTS:-}" ]; then
   HIM_TEST_COMPONENTS=$(./node_modules/.bin/tsx dev/stack/main.ts status --json 2>/dev/null |
-    node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>{const rows=JSON.parse(s||"[]");process.stdout.write(rows.filter((r)=>r.pid!==null&&r.health.ok).map((r)=>r.name).join(","))})' || true)
+    node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>{const rows=JSON.parse(s||"[]");process.stdout.write(rows.filter((r)=>r.running).map((r)=>r.name).join(","))})' || true)
   if [ -z "$HIM_TEST_COMPONENTS" ]; then
     echo "test:one: no component of the stack in ${HIM_STATE_DIR:-.stack} is running; start what the suite needs first," >&2
     echo "  e.g. npm run stack -- up postgres s3 temporal hms-pg iceberg-rest   (same HIM_STATE_DIR / HIM_PORT_OFFSET)" >&2
