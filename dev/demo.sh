@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 [ -f node_modules/.package-lock.json ] || npm ci --no-audit --no-fund
 stack() { ./node_modules/.bin/tsx dev/stack/main.ts "$@"; }
-stack up
+# Only what the demo uses, so a first run installs just these (docs/timings.md); the verifier venv
+# is the seed's pyarrow. `npm run stack -- up` with no names brings up the whole stack (the tests).
+DEMO_COMPONENTS=(postgres s3 temporal hms-pg iceberg-rest verifier)
+stack up "${DEMO_COMPONENTS[@]}"
 eval "$(stack env)"
 ./bin/migrate doctor --config "$HIM_STATE_DIR/migrate.yaml" || { echo "doctor found a problem; see above" >&2; exit 1; }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`). On a fresh clone it installs everything the tests need
-# (npm packages; the stack's components into the cache outside the clone), brings the local stack
-# up, runs lint and every test (unit + integration + e2e against the real components), and exits
-# non-zero on any failure. It stops the stack afterwards when it was the one that started it
+# (npm packages; the stack's components into the cache outside the clone), then fails fast: lint
+# and the unit project (no components) run first and a failure there exits before the stack is
+# touched. Then it brings the local stack up and runs the stack-bound project (integration +
+# adapters + e2e against the real components), and exits non-zero on any failure. It stops the stack afterwards when it was the one that started it
 # (HIM_KEEP_STACK=1 keeps it running).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,15 @@ if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_m
   npm ci --no-audit --no-fund
   cp package-lock.json node_modules/.package-lock.json.src
 fi
+
+# Until the stack is involved, an early failure only reports itself.
+trap 'rc=$?; step "done, exit $rc"; exit "$rc"' EXIT
+
+step "lint"
+npm run -s lint
+
+step "unit tests (no components)"
+./node_modules/.bin/jest --ci --selectProjects unit
 
 stack() { ./node_modules/.bin/tsx dev/stack/main.ts "$@"; }
 started_here=0
@@ -33,16 +43,13 @@ trap cleanup EXIT
 step "stack up (installs into the cache on first use)"
 stack up
 
-step "lint"
-npm run -s lint
-
 # Once, before the tests: they run bin/migrate, which runs the compiled dist/ (and would otherwise
 # build it on its first call, inside a test's time budget).
 step "build"
 ./node_modules/.bin/tsx dev/build.ts
 
-step "tests"
+step "stack-bound tests (integration, adapters, e2e)"
 # Every suite's wall time goes to jest-results.json in the state directory (npx tsx
 # dev/tools/suite-timings.ts <that file> prints the slowest: docs/timings.md).
 mkdir -p "${HIM_STATE_DIR:-.stack}"
-./node_modules/.bin/jest --ci --runInBand --forceExit --json --outputFile="${HIM_STATE_DIR:-.stack}/jest-results.json"
+./node_modules/.bin/jest --ci --runInBand --forceExit --selectProjects integration --json --outputFile="${HIM_STATE_DIR:-.stack}/jest-results.json"

@@ -5,6 +5,29 @@ import path from 'node:path';
 import type { StackContext } from './types';
 import { run, which, StackError } from './util';
 
+/**
+ * One install tool at a time in this process: installs run in parallel lanes (stack.ts), but Go
+ * builds each saturate the cores, Maven 3.8 has no cross-process locking of its local repository,
+ * and apt/dpkg hold a system lock. A lane that needs a busy tool waits here; pip, unzip, javac and
+ * everything else overlap freely.
+ */
+const toolQueues = new Map<string, Promise<void>>();
+export async function exclusive<T>(tool: 'go' | 'mvn' | 'apt', fn: () => Promise<T>): Promise<T> {
+  const prev = toolQueues.get(tool) ?? Promise.resolve();
+  let release: () => void = () => undefined;
+  const mine = new Promise<void>((r) => (release = r));
+  toolQueues.set(
+    tool,
+    prev.then(() => mine),
+  );
+  await prev;
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
 /** Go's module and build caches live in our cache too, so deleting it gives a truly cold install. */
 export function goEnv(ctx: StackContext): NodeJS.ProcessEnv {
   return {
@@ -23,10 +46,12 @@ export async function goInstall(ctx: StackContext, binDir: string, pkgs: readonl
       'go is not on PATH: install Go >= 1.25 (the Temporal CLI and versitygw are built from Go modules)',
     );
   await fs.mkdir(binDir, { recursive: true });
-  await run('go', ['install', `-ldflags=${ldflags}`, ...pkgs], {
-    env: { ...goEnv(ctx), GOBIN: binDir },
-    logTo: path.join(ctx.cacheDir, 'install.log'),
-  });
+  await exclusive('go', () =>
+    run('go', ['install', `-ldflags=${ldflags}`, ...pkgs], {
+      env: { ...goEnv(ctx), GOBIN: binDir },
+      logTo: path.join(ctx.cacheDir, 'install.log'),
+    }),
+  );
 }
 
 export function mavenRepo(ctx: StackContext): string {
@@ -37,6 +62,10 @@ export function mavenRepo(ctx: StackContext): string {
 export async function mavenCopy(ctx: StackContext, artifacts: readonly string[], destDir: string): Promise<void> {
   if (!(await which('mvn'))) throw new StackError('TOOL_MISSING', 'mvn is not on PATH: install Maven (apt-get install maven)');
   await fs.mkdir(destDir, { recursive: true });
+  await exclusive('mvn', () => mavenCopyEach(ctx, artifacts, destDir));
+}
+
+async function mavenCopyEach(ctx: StackContext, artifacts: readonly string[], destDir: string): Promise<void> {
   for (const a of artifacts) {
     // dependency:copy wants g:a:v[:packaging[:classifier]] like dependency:get's order:
     // g:a:v:type:classifier → g:a:v:type:classifier is accepted as "artifact" by both goals.
@@ -65,17 +94,19 @@ export async function mavenCopyDependencies(ctx: StackContext, pomXml: string, d
   await fs.mkdir(work, { recursive: true });
   await fs.writeFile(path.join(work, 'pom.xml'), pomXml);
   await fs.mkdir(destDir, { recursive: true });
-  await run(
-    'mvn',
-    [
-      '-B',
-      '-q',
-      `-Dmaven.repo.local=${mavenRepo(ctx)}`,
-      'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies',
-      `-DoutputDirectory=${destDir}`,
-      '-DincludeScope=runtime',
-    ],
-    { cwd: work, logTo: path.join(ctx.cacheDir, 'install.log') },
+  await exclusive('mvn', () =>
+    run(
+      'mvn',
+      [
+        '-B',
+        '-q',
+        `-Dmaven.repo.local=${mavenRepo(ctx)}`,
+        'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies',
+        `-DoutputDirectory=${destDir}`,
+        '-DincludeScope=runtime',
+      ],
+      { cwd: work, logTo: path.join(ctx.cacheDir, 'install.log') },
+    ),
   );
 }
 
@@ -83,6 +114,11 @@ let aptUpdated = false;
 /** Install Debian packages when `probe` (a binary path) is missing. Needs root (as on CI). */
 export async function aptEnsure(ctx: StackContext, probe: string, packages: readonly string[]): Promise<void> {
   if (existsSync(probe)) return;
+  await exclusive('apt', () => aptInstall(ctx, probe, packages));
+}
+
+async function aptInstall(ctx: StackContext, probe: string, packages: readonly string[]): Promise<void> {
+  if (existsSync(probe)) return; // another lane installed it while this one waited
   if (process.getuid?.() !== 0) {
     throw new StackError('TOOL_MISSING', `${probe} is missing and we are not root: run 'sudo apt-get install -y ${packages.join(' ')}'`);
   }

@@ -9,17 +9,19 @@ import { stackEnv } from './env';
 const USAGE = `usage: npm run stack -- <command> [components...] [--json]
 
 commands:
-  up [c...]        install (once, into the cache) and start components and their dependencies; idempotent
+  up [c...]        install (once, into the cache) and start components and their dependencies; idempotent;
+                   no names = every component
   down [c...]      stop the components this stack started (all by default)
   status [--json]  version, ports, pid and health of each component; exit 1 if any is down
   logs <c> [-n N]  the last N (default 80) lines of a component's log
-  install [c...]   install into the cache without starting
+  install [c...]   install into the cache (components and their dependencies) without starting
   env [--json]     connection settings of the stack as shell exports (or JSON)
 
 environment:
   HIM_STATE_DIR    runtime state (data, pids, logs); default <repo>/.stack
   HIM_CACHE_DIR    install cache; default \${XDG_CACHE_HOME:-~/.cache}/hms-iceberg-migrator
   HIM_PORT_OFFSET  added to every default port (run two stacks side by side)
+  HIM_STACK_JOBS   installs/starts running at once (default 3; Go builds one at a time regardless)
   HIM_<C>_PORT     move one component's port (see temporal-dev.yml)
 
 examples:

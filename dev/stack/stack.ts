@@ -5,41 +5,91 @@ import { migrateConfigYaml } from './env';
 import type { Health, StackContext } from './types';
 import { loadComponent, startOrder } from './manifest';
 import { runningPid, readPid } from './util';
+import { laneWidth, runLanes, type LaneJob } from './lanes';
+
+const secs = (t0: number): string => ((Date.now() - t0) / 1000).toFixed(1);
+const isGo = (ctx: StackContext, n: string): boolean => typeof ctx.manifest.components[n]?.settings.goModule === 'string';
 
 /**
- * Two lanes: Go builds (CPU-bound, each saturates the cores) one after another, and everything
- * else (apt, Maven, pip: mostly network and disk) one after another beside them. Within a lane
- * installs stay sequential so tools sharing a cache (mvn's local repo, apt's lock) never race.
+ * Install one component. Its own progress messages go to <cache>/install.log; the terminal gets one
+ * line when it starts real work and one when it is done (nothing when it was already installed).
  */
-export async function installAll(ctx: StackContext, names?: readonly string[]): Promise<void> {
-  const order = startOrder(ctx.manifest, names);
-  const isGo = (n: string): boolean => typeof ctx.manifest.components[n]?.settings.goModule === 'string';
-  const lane = async (members: string[]): Promise<void> => {
-    for (const n of members) await loadComponent(n).install(ctx);
+async function installOne(ctx: StackContext, n: string): Promise<void> {
+  const t0 = Date.now();
+  const log = path.join(ctx.cacheDir, 'install.log');
+  let announced = false;
+  const laneCtx: StackContext = {
+    ...ctx,
+    log(msg) {
+      if (!announced) ctx.log(`install ${n}: started`);
+      announced = true;
+      void fs
+        .mkdir(ctx.cacheDir, { recursive: true })
+        .then(() => fs.appendFile(log, `# ${new Date().toISOString()} ${n}: ${msg}\n`))
+        .catch(() => undefined);
+    },
   };
-  await Promise.all([lane(order.filter(isGo)), lane(order.filter((n) => !isGo(n)))]);
+  try {
+    await loadComponent(n).install(laneCtx);
+  } catch (e) {
+    ctx.log(`install ${n}: FAILED after ${secs(t0)} s (commands and output in ${log})`);
+    throw e;
+  }
+  if (announced) ctx.log(`install ${n}: done in ${secs(t0)} s`);
 }
 
-/** Idempotent: installs what is missing, starts what is not running, and waits for health. */
+/**
+ * Install jobs, in the order lanes pick them: the first Go build at once (minutes of CPU), then the
+ * downloads and unpacks beside it (apt, Maven, pip), then the other Go builds (group 'go': one at a
+ * time). Tools that cannot share (mvn's local repo, apt's lock) also serialise in installers.ts.
+ */
+function installJobs(ctx: StackContext, order: readonly string[]): LaneJob[] {
+  const go = order.filter((n) => isGo(ctx, n));
+  const sorted = [...go.slice(0, 1), ...order.filter((n) => !isGo(ctx, n)), ...go.slice(1)];
+  return sorted.map((n) => ({ name: `install:${n}`, after: [], group: isGo(ctx, n) ? 'go' : undefined, run: () => installOne(ctx, n) }));
+}
+
+/** Installs into the cache, HIM_STACK_JOBS (default 3) at a time; no names = every component. */
+export async function installAll(ctx: StackContext, names?: readonly string[]): Promise<void> {
+  const order = startOrder(ctx.manifest, names);
+  const t0 = Date.now();
+  await runLanes(installJobs(ctx, order), laneWidth());
+  ctx.log(`install: ${order.length} component(s) ready in ${secs(t0)} s`);
+}
+
+async function startOne(ctx: StackContext, n: string): Promise<void> {
+  const c = loadComponent(n);
+  if (runningPid(ctx, n) !== undefined) {
+    const h = await c.health(ctx);
+    if (h.ok) {
+      ctx.log(`${n}: already running (${h.detail})`);
+      return;
+    }
+    ctx.log(`${n}: running but unhealthy (${h.detail}); restarting`);
+    await c.stop(ctx);
+  }
+  const t0 = Date.now();
+  await c.start(ctx);
+  ctx.log(`${n}: up in ${secs(t0)} s`);
+}
+
+/**
+ * Idempotent: installs what is missing, starts what is not running, and waits for health. Installs
+ * and starts share the lanes: a component starts as soon as it is installed and its dependencies
+ * are up (postgres and Temporal run while versitygw still builds).
+ */
 export async function up(ctx: StackContext, names?: readonly string[]): Promise<void> {
   await fs.mkdir(ctx.stateDir, { recursive: true });
   const order = startOrder(ctx.manifest, names);
-  await installAll(ctx, order);
-  for (const n of order) {
-    const c = loadComponent(n);
-    if (runningPid(ctx, n) !== undefined) {
-      const h = await c.health(ctx);
-      if (h.ok) {
-        ctx.log(`${n}: already running (${h.detail})`);
-        continue;
-      }
-      ctx.log(`${n}: running but unhealthy (${h.detail}); restarting`);
-      await c.stop(ctx);
-    }
-    const t0 = Date.now();
-    await c.start(ctx);
-    ctx.log(`${n}: up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  }
+  const t0 = Date.now();
+  const starts: LaneJob[] = order.map((n) => ({
+    name: `start:${n}`,
+    after: [`install:${n}`, ...(ctx.manifest.components[n]?.dependsOn ?? []).map((d) => `start:${d}`)],
+    run: () => startOne(ctx, n),
+  }));
+  // Starts first in the list: once ready, a start goes before any install still waiting.
+  await runLanes([...starts, ...installJobs(ctx, order)], laneWidth());
+  ctx.log(`up: ${order.join(', ')} in ${secs(t0)} s`);
   // A ready-made config pointing `migrate` at this stack (migrate doctor -c .stack/migrate.yaml).
   await fs.writeFile(path.join(ctx.stateDir, 'migrate.yaml'), migrateConfigYaml(ctx));
 }

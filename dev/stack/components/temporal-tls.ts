@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Component, Health, StackContext } from '../types';
 import { versionOf } from '../manifest';
-import { goEnv } from '../installers';
+import { exclusive, goEnv } from '../installers';
 import { installDir } from '../env';
 import { assertPortsFree, cachedInstall, run, spawnDaemon, stopPid, StackError, waitFor, which } from '../util';
 import { makeCertificates, TLS_COMPONENT, tlsFiles } from '../temporal-tls-certs';
@@ -27,11 +27,13 @@ async function install(ctx: StackContext): Promise<void> {
     if ((await which(tool)) === undefined) throw new StackError('TOOL_MISSING', `${NAME}: needs ${tool} on PATH`);
   await cachedInstall(ctx, NAME, versionOf(ctx, NAME), async (tmp) => {
     const src = path.join(ctx.repoRoot, 'dev', 'stack', 'tls-proxy');
-    await run('go', ['build', '-ldflags=-s -w', '-o', path.join(tmp, 'bin', 'tls-proxy'), '.'], {
-      cwd: src,
-      env: goEnv(ctx),
-      logTo: path.join(ctx.cacheDir, 'install.log'),
-    });
+    await exclusive('go', () =>
+      run('go', ['build', '-ldflags=-s -w', '-o', path.join(tmp, 'bin', 'tls-proxy'), '.'], {
+        cwd: src,
+        env: goEnv(ctx),
+        logTo: path.join(ctx.cacheDir, 'install.log'),
+      }),
+    );
   });
 }
 
