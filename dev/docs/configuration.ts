@@ -18,7 +18,7 @@ const SOURCES: Record<string, { file: string; name: string }> = {
   '': { file: 'core/config/schema.ts', name: 'configSchema' },
   hms: { file: 'core/config/schema.ts', name: 'hmsSchema' },
   catalog: { file: 'core/config/schema.ts', name: 'catalogSchema' },
-  'catalog.auth': { file: 'core/config/schema.ts', name: 'catalogAuthSchema' },
+  'catalog.auth': { file: 'core/config/catalog-auth.ts', name: 'catalogAuthSchema' },
   storage: { file: 'core/config/schema.ts', name: 'storageSchema' },
   temporal: { file: 'core/config/schema.ts', name: 'temporalSchema' },
   state: { file: 'core/config/schema.ts', name: 'stateSchema' },
