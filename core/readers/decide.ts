@@ -2,9 +2,11 @@
 // its files) looked up in the reader matrix (core/readers/matrix.ts). A required reader that reads a
 // key `wrong` makes the table not metadata-only (the assessment classes it rewrite-required, the
 // conversion refuses the file); a non-required reader that is `wrong`, or any reader that `fails`, is
-// a limit to warn about; a key the matrix has no row for is unmeasured. Pure; no I/O.
+// a limit to warn about; a key the matrix has no row for is unmeasured. A key whose `wrong` needs certain values (a NULL list
+// of structs: EncodingDef.wrongOnlyWith) is a limit naming them, never a refusal: the footers cannot
+// say whether the files hold such values (the read-back proof, validation.readBack, can). Pure; no I/O.
 import type { Reader } from './encodings';
-import { READERS } from './encodings';
+import { ENCODINGS, READERS } from './encodings';
 import type { MatrixRow } from './matrix';
 import { READER_MATRIX } from './matrix';
 
@@ -20,6 +22,8 @@ export interface ReaderVerdictHit {
   readonly reader: Reader;
   readonly detail: string;
   readonly seen: KeySeen;
+  /** The values the wrong answer needs (EncodingDef.wrongOnlyWith), when it is not the layout alone. */
+  readonly onlyWith?: string;
 }
 
 export interface ReaderDecision {
@@ -46,6 +50,7 @@ export function decideReaders(
   const limits: (ReaderVerdictHit & { verdict: 'wrong' | 'fails' })[] = [];
   const unmeasured: KeySeen[] = [];
   const done = new Set<string>();
+  const conditional = new Map(ENCODINGS.filter((e) => e.wrongOnlyWith !== undefined).map((e) => [e.key, e.wrongOnlyWith as string]));
   for (const s of seen) {
     if (done.has(s.key)) continue;
     done.add(s.key);
@@ -56,8 +61,9 @@ export function decideReaders(
     }
     for (const reader of READERS) {
       const cell = row.cells[reader];
-      const hit = { key: s.key, reader, detail: cell.detail, seen: s };
-      if (cell.verdict === 'wrong' && req.has(reader)) misread.push(hit);
+      const onlyWith = conditional.get(s.key);
+      const hit = { key: s.key, reader, detail: cell.detail, seen: s, ...(onlyWith === undefined ? {} : { onlyWith }) };
+      if (cell.verdict === 'wrong' && req.has(reader) && onlyWith === undefined) misread.push(hit);
       else if (cell.verdict === 'wrong' || cell.verdict === 'fails') limits.push({ ...hit, verdict: cell.verdict });
     }
   }

@@ -25,6 +25,12 @@ export interface EncodingDef {
   readonly key: string;
   readonly format: FileFormatKey;
   readonly what: string;
+  /**
+   * When a reader's `wrong` on this key depends on the values, not the layout: the condition (e.g.
+   * "a NULL list"). Footers cannot tell whether a file holds such values, so a wrong reader is a
+   * warning naming the condition (READER_ENCODING_LIMIT), not a refusal, even when required.
+   */
+  readonly wrongOnlyWith?: string;
 }
 
 const p = (key: string, what: string): EncodingDef => ({ key: `parquet.${key}`, format: 'parquet', what });
@@ -56,8 +62,14 @@ export const ENCODINGS: readonly EncodingDef[] = [
   p('string.bson', 'BINARY annotated BSON'),
   p('list.3-level-element', 'LIST, 3-level, repeated group `list` with field `element` (the spec form), primitive element'),
   p('list.3-level-item', 'LIST, 3-level, primitive element named `item` (parquet-mr, older Hive, pyarrow use_compliant_nested_type=False)'),
-  p('list.3-level-element-struct', 'LIST, 3-level, element `element` is a struct (the spec form, list of struct)'),
-  p('list.3-level-item-struct', 'LIST, 3-level, element `item` is a struct (pyarrow use_compliant_nested_type=False, parquet-mr)'),
+  {
+    ...p('list.3-level-element-struct', 'LIST, 3-level, element `element` is a struct (the spec form, list of struct)'),
+    wrongOnlyWith: 'a NULL list (read as [])',
+  },
+  {
+    ...p('list.3-level-item-struct', 'LIST, 3-level, element `item` is a struct (pyarrow use_compliant_nested_type=False, parquet-mr)'),
+    wrongOnlyWith: 'a NULL list (read as [])',
+  },
   p('list.3-level-bag', 'LIST, repeated group `bag` with field `array_element` (Hive < 1.2)'),
   p('list.2-level-array', 'LIST, 2-level: `repeated <primitive> array` (parquet-avro, old Hive)'),
   p('list.2-level-group', 'LIST, 2-level: a repeated group of several fields is the element struct'),

@@ -67,6 +67,19 @@ describe('decideReaders (synthetic matrix)', () => {
     );
   });
 
+  it('a wrong that needs certain values (a NULL list of structs) is a limit naming them, never a misread', () => {
+    const key = 'parquet.list.3-level-item-struct';
+    expect(ENCODINGS.find((e) => e.key === key)?.wrongOnlyWith).toBe('a NULL list (read as [])');
+    const d = decideReaders([at(key, 'items')], READERS, [row(key, { pyiceberg: 'wrong' })]);
+    expect(d.misread).toEqual([]);
+    expect(firstMisread([at(key, 'items')], READERS, [row(key, { pyiceberg: 'wrong' })])).toBeNull();
+    const f = readerEncodingFindings(d);
+    expect(f.map((x) => [x.code, x.effect])).toEqual([['READER_ENCODING_LIMIT', 'warn']]);
+    expect(f[0]!.evidence).toContain(
+      `pyiceberg reads wrong ${key} (items in s3://b/t/f.parquet): pyiceberg on ${key} — only where the column holds a NULL list (read as []); the footers cannot tell whether it does`,
+    );
+  });
+
   it('readers.required defaults to every reader and takes []', () => {
     expect(readersSchema.parse({}).required).toEqual([...READERS]);
     expect(readersSchema.parse({ required: [] }).required).toEqual([]);
@@ -85,9 +98,11 @@ describe('decideReaders over READER_MATRIX, every key x reader', () => {
       expect(d.misread).toEqual([]);
       return;
     }
-    expect(d.misread.map((h) => h.reader)).toEqual(r.cells[reader].verdict === 'wrong' ? [reader] : []);
+    // A wrong that needs certain values (wrongOnlyWith) is a limit even for the required reader.
+    const conditional = ENCODINGS.find((e) => e.key === key)?.wrongOnlyWith !== undefined;
+    expect(d.misread.map((h) => h.reader)).toEqual(r.cells[reader].verdict === 'wrong' && !conditional ? [reader] : []);
     const others = READERS.filter((o) => o !== reader && (r.cells[o].verdict === 'wrong' || r.cells[o].verdict === 'fails'));
-    const selfFails = r.cells[reader].verdict === 'fails' ? [reader] : [];
+    const selfFails = r.cells[reader].verdict === 'fails' || (conditional && r.cells[reader].verdict === 'wrong') ? [reader] : [];
     expect(d.limits.map((h) => h.reader).sort()).toEqual([...others, ...selfFails].sort());
   });
 });

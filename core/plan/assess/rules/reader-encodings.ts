@@ -32,9 +32,13 @@ export function readerEncodingFindings(d: ReaderDecision): AssessFinding[] {
         AssessCode.READER_ENCODING_LIMIT,
         'warn',
         d.limits
-          .map((h) => `${h.reader} ${h.verdict === 'fails' ? 'fails on' : 'reads wrong'} ${h.key} (${where(h)}): ${h.detail}`)
+          .map(
+            (h) =>
+              `${h.reader} ${h.verdict === 'fails' ? 'fails on' : 'reads wrong'} ${h.key} (${where(h)}): ${h.detail}` +
+              (h.onlyWith === undefined ? '' : ` — only where the column holds ${h.onlyWith}; the footers cannot tell whether it does`),
+          )
           .join('; '),
-        'migrates as is: the named reader(s) fail or answer wrong on these files (docs/readers.md); rewrite the table if they must read it',
+        'migrates as is: the named reader(s) fail or answer wrong on these files (docs/readers.md); rewrite the table if they must read it, or prove it with the read-back (validation.readBack) where the wrong answer needs certain values',
       ),
     );
   }
