@@ -72,7 +72,10 @@ export const ENCODINGS: readonly EncodingDef[] = [
   },
   p('list.3-level-bag', 'LIST, repeated group `bag` with field `array_element` (Hive < 1.2)'),
   p('list.2-level-array', 'LIST, 2-level: `repeated <primitive> array` (parquet-avro, old Hive)'),
-  p('list.2-level-group', 'LIST, 2-level: a repeated group of several fields is the element struct'),
+  {
+    ...p('list.2-level-group', 'LIST, 2-level: a repeated group of several fields is the element struct'),
+    wrongOnlyWith: 'a NULL list (read as [])',
+  },
   p('map.key_value', 'MAP, repeated group `key_value` (the spec form)'),
   p('map.map', 'MAP, repeated group named `map` (older writers)'),
   p('map.map-key-value', 'MAP annotated MAP_KEY_VALUE on the repeated group (Hive, parquet-mr < 1.x)'),
