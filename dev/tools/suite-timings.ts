@@ -30,11 +30,19 @@ export interface SuiteTiming {
   readonly status: string;
 }
 
+/** A suite's path in the repo: relative to `root`, or from its `test/` folder when it ran in another clone. */
+function suiteName(file: string, root: string): string {
+  const rel = path.relative(root, file);
+  if (!rel.startsWith('..')) return rel;
+  const i = file.indexOf(`${path.sep}test${path.sep}`);
+  return i < 0 ? rel : file.slice(i + 1);
+}
+
 /** Every suite's wall time (its end minus its start, as jest recorded them), slowest first. */
 export function suiteTimings(j: JestJson, root: string): SuiteTiming[] {
   return j.testResults
     .map((r) => ({
-      suite: path.relative(root, r.name),
+      suite: suiteName(r.name, root),
       seconds: Math.max(0, (r.endTime - r.startTime) / 1000),
       tests: r.assertionResults.length,
       status: r.status,

@@ -30,6 +30,14 @@ describe('suite timings', () => {
     ]);
   });
 
+  it('a run from another clone is named from its test/ folder', () => {
+    const other = {
+      ...run,
+      testResults: [suite('test/a.test.ts', 0, 1000, 1)].map((r) => ({ ...r, name: `/elsewhere/clone${r.name.slice(5)}` })),
+    };
+    expect(suiteTimings(other, '/repo').map((s) => s.suite)).toEqual(['test/a.test.ts']);
+  });
+
   it('the table shows the top N and what share of the summed wall they take', () => {
     const t = timingTable(run, '/repo', 2);
     expect(t).toContain('| 1 | `test/b.test.ts` | 1 min 30 s | 3 | failed |');
