@@ -26,11 +26,11 @@ const fence = (extra) => ({
   'no-restricted-imports': [
     'error',
     {
-      paths: builtins.map((name) => ({ name, message: 'core/ and workflows/ are pure: no Node built-ins (ARCHITECTURE.md).' })),
+      paths: builtins.map((name) => ({ name, message: 'core/ and workflows/ are pure: no Node built-ins (docs/architecture.md).' })),
       patterns: [
-        { group: ['**/adapters/**', '**/adapters'], message: 'core/ and workflows/ must not import adapters (ARCHITECTURE.md).' },
+        { group: ['**/adapters/**', '**/adapters'], message: 'core/ and workflows/ must not import adapters (docs/architecture.md).' },
         { group: ['**/cli/**', '**/app/**', '**/dev/**'], message: 'core/ and workflows/ must not import cli/, app/ or dev/.' },
-        { group: ioLibraries, message: 'core/ and workflows/ must not import I/O libraries (ARCHITECTURE.md).' },
+        { group: ioLibraries, message: 'core/ and workflows/ must not import I/O libraries (docs/architecture.md).' },
         ...extra,
       ],
     },
@@ -143,7 +143,7 @@ export default tseslint.config(
       ],
     },
   },
-  // Small functions (STYLE.md §11): the guide is 40 lines; this is the hard ceiling where the
+  // Small functions (docs/architecture.md "Habits" 11): the guide is 40 lines; this is the hard ceiling where the
   // orchestration and the work on one table live.
   {
     files: ['cli/**/*.ts', 'app/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'engine/**/*.ts'],

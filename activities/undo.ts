@@ -1,4 +1,4 @@
-// The inverses (STYLE.md §8) and rollback. An undo does only what its forward step did, with the
+// The inverses (docs/architecture.md "Habits" 8) and rollback. An undo does only what its forward step did, with the
 // facts recorded at that step (our metadata location and the files we wrote): it never re-runs
 // preparation or validation, so what refused a table cannot also refuse its cleanup. Nothing here
 // touches a catalog entry whose metadata this tool did not record for the table.

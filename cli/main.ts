@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `migrate`: the command-line entry point. Thin: parse, resolve config once, run, render text or
-// JSON, and exit through one place with a documented code (STYLE.md §10). Starts fast: every
+// JSON, and exit through one place with a documented code (docs/architecture.md "Habits" 10). Starts fast: every
 // command registers with its flags and help only; its application module (app/*, and with it
 // Temporal, the AWS SDK, the SQL parser, zod) is imported when the command runs.
 import { maskSecrets } from '../core/mask';

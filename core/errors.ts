@@ -1,4 +1,4 @@
-// One error base with a closed set of codes and retryability on the error (STYLE.md §5).
+// One error base with a closed set of codes and retryability on the error (docs/architecture.md "Habits" 5).
 // Pure; no I/O. Adapters translate foreign errors (Thrift, S3, HTTP, SQL) into these.
 import { maskSecrets } from './mask';
 

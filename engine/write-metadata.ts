@@ -1,4 +1,4 @@
-// Steps 2-5 of a table's conversion (ARCHITECTURE.md flow): list every partition location, read
+// Steps 2-5 of a table's conversion (docs/architecture.md flow): list every partition location, read
 // the footers at bounded concurrency (in listing order, so a rerun writes the same bytes), stream
 // the data files into manifests as they come, then the manifest list and metadata.json. Every file
 // goes to the table's metadata directory with a create-only put; a rerun finds identical files and

@@ -1,4 +1,4 @@
-// Deterministic orchestration only (ARCHITECTURE.md): the workflow functions the worker registers
+// Deterministic orchestration only (docs/architecture.md): the workflow functions the worker registers
 // and the names clients use. migrationWorkflow (plan.ts) runs a plan's waves in order behind an
 // approval gate; waveWorkflow (wave.ts) runs its tables as child tableWorkflows (table.ts) in a
 // sliding window (window.ts); rollbackWaveWorkflow (rollback.ts) undoes one wave;

@@ -1,4 +1,4 @@
-// One table's steps with their compensations (STYLE.md §8): save the HMS original and write our
+// One table's steps with their compensations (docs/architecture.md "Habits" 8): save the HMS original and write our
 // metadata, register, validate; on any failure — or a cancellation — the compensations run in
 // reverse, in a scope that cannot be cancelled, and the table ends `failed` with its code.
 // A compensation that cannot finish does not throw the workflow out: the table ends failed with

@@ -1,4 +1,4 @@
-// The state store (ARCHITECTURE.md "Plans travel by reference", "Originals are saved before
+// The state store (docs/architecture.md "Plans travel by reference", "Originals are saved before
 // mutation"): plans, per-table migration records and the append-only, hash-chained audit log, in
 // Postgres. The audit table refuses UPDATE, DELETE and TRUNCATE (triggers); appends are serialised
 // with an advisory lock so the chain has no forks, keyed when a chain key is given, and each new

@@ -1,4 +1,4 @@
-// Translation of S3 SDK and filesystem errors into MigrationError STORAGE_* codes (STYLE.md §5):
+// Translation of S3 SDK and filesystem errors into MigrationError STORAGE_* codes (docs/architecture.md "Habits" 5):
 // nothing above adapters/ sees an SDK error or an errno.
 import { ErrorCode, MigrationError } from '../../core/errors';
 

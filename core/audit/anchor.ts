@@ -39,7 +39,7 @@ export interface AuditAnchor {
 }
 
 /**
- * Anchor object formats (STYLE.md §7), told apart by `v`: 1 — {v, seq, hash, at}; 2 — the same plus
+ * Anchor object formats (docs/architecture.md "Habits" 7), told apart by `v`: 1 — {v, seq, hash, at}; 2 — the same plus
  * {prevHash} and, on keyed chains, {keyId, mac}. New anchors are written in the newest format.
  */
 export const ANCHOR_FORMAT_VERSION = 2;

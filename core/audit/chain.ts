@@ -103,7 +103,7 @@ export interface AuditEventInput {
 }
 
 /**
- * Event formats (STYLE.md §7), kept per event so old chains stay verifiable:
+ * Event formats (docs/architecture.md "Habits" 7), kept per event so old chains stay verifiable:
  * 1 — sha256 of {seq, prevHash, at, actor, action, object, planHash, beforeDigest, afterDigest, details};
  * 2 — the same plus {v, actorSource, alg, keyId}, hashed with `alg` (sha256, or HMAC-SHA256 with the key `keyId`).
  * New events are always written as the newest format. Formats may interleave while old and new

@@ -2,9 +2,9 @@
 // the pure rules every adapter shares — identifiers, the register outcome decision and the
 // vended-credential holder. Pure; no I/O. Adapters: adapters/catalog/*.
 //
-// Steps are declared with their inverses (STYLE.md §8): createNamespace/dropNamespace,
+// Steps are declared with their inverses (docs/architecture.md "Habits" 8): createNamespace/dropNamespace,
 // registerTable/unregisterTable. No operation can ask for a purge: dropping a table only removes
-// the catalog entry (ARCHITECTURE.md "Never delete data"; iceberg.md §7, §9.5).
+// the catalog entry (docs/architecture.md "Never delete data"; iceberg.md §7, §9.5).
 import type { HiveTable } from '../hive/model';
 import { ErrorCode, MigrationError } from '../errors';
 import type { Snapshot, TableMetadata } from '../iceberg/metadata';

@@ -1,5 +1,5 @@
 // The one configuration schema (YAML file + environment + flags merge into this before any work
-// starts; ARCHITECTURE.md "One config schema"). Pure; no I/O. Secrets are not part of it: S3 keys
+// starts; docs/architecture.md "One config schema"). Pure; no I/O. Secrets are not part of it: S3 keys
 // come from the standard AWS environment, catalog tokens from the variable named here.
 import { z } from 'zod';
 import { readersSchema } from './readers';

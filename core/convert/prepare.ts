@@ -1,6 +1,6 @@
 // Everything about one table's conversion that can be decided before any I/O: the Iceberg schema,
 // identity partition spec, base name mapping, the typed partition tuple and file format of every
-// location to list, the deterministic ids and file names (ARCHITECTURE.md "Idempotent steps"), and
+// location to list, the deterministic ids and file names (docs/architecture.md "Idempotent steps"), and
 // the table properties with provenance. Pure; no I/O, no clock: time and identity come in.
 // A table this step refuses never gets a byte written for it.
 import { ErrorCode, MigrationError } from '../errors';

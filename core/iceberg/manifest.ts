@@ -1,6 +1,6 @@
 // Model of what manifests and manifest lists hold (spec "Manifests", "Manifest Lists"): data files,
 // and per-manifest metadata with partition field summaries. Pure; no I/O. Avro shapes live in
-// adapters/avro (STYLE.md §3).
+// adapters/avro (docs/architecture.md "Habits" 3).
 import { compareBytes, toBytes } from './bounds';
 import type { PrimitiveType, PrimitiveValue } from './types';
 

@@ -1,6 +1,6 @@
 // Wire (JSON) shapes of schemas, types, partition specs and sort orders (spec Appendix C "JSON
 // serialization"; SchemaParser/PartitionSpecParser/SortOrderParser). Pure; no I/O. The model in
-// types.ts never carries these key names (STYLE.md §3).
+// types.ts never carries these key names (docs/architecture.md "Habits" 3).
 import { ErrorCode, MigrationError } from '../errors';
 import type { PartitionField, PartitionSpec } from './partition-spec';
 import type { IcebergType, NestedField, PrimitiveType, Schema } from './types';

@@ -1,4 +1,4 @@
-// Iceberg spec numbers, named as the spec names them, in one place (STYLE.md §4). Pure; no I/O.
+// Iceberg spec numbers, named as the spec names them, in one place (docs/architecture.md "Habits" 4). Pure; no I/O.
 // Sources: apache/iceberg format/spec.md ("Manifests", "Manifest Lists", "Partitioning",
 // "Table Metadata Fields", Appendix A/C/D/F) and the Java writers V2Metadata.java, PartitionSpec.java,
 // TableProperties.java. We write format version 2 only.

@@ -1,5 +1,5 @@
 // The Iceberg type model (spec "Schemas and Data Types"), v2 types only. Pure; no I/O.
-// Model shapes only: JSON key names live in schema-json.ts, Avro shapes in adapters/avro (STYLE.md §3).
+// Model shapes only: JSON key names live in schema-json.ts, Avro shapes in adapters/avro (docs/architecture.md "Habits" 3).
 
 export type PrimitiveType =
   | { readonly kind: 'boolean' }

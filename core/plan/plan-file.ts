@@ -1,4 +1,4 @@
-// The plan file (ARCHITECTURE.md "migrate apply accepts only a plan file"): strict zod schema with
+// The plan file (docs/architecture.md "migrate apply accepts only a plan file"): strict zod schema with
 // `version: z.literal(3)`, canonical JSON, and a sha256 over the canonical JSON of everything but
 // `hash` and `signature`, so any edit after planning is detected (and, with plan.signing, any edit
 // at all is refused: docs/plan-signing.md). Version 2 pins the target (core/plan/target.ts); version 3

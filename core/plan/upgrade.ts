@@ -1,4 +1,4 @@
-// Plan file upgrade chain (STYLE.md §7): a map from version n to the function that turns an n
+// Plan file upgrade chain (docs/architecture.md "Habits" 7): a map from version n to the function that turns an n
 // document into an n+1 document. Pure; no I/O.
 //   1 → 2: version 2 pins the target (`target`: catalog, type, mode, namespace prefix) and may carry
 //          a `signature`. A version 1 plan never pinned its target, so it upgrades to `target: null`

@@ -1,6 +1,6 @@
 // The ObjectStore port (S3 and local filesystem adapters implement it) plus the pure rules every
 // implementation shares: storage URI parsing and the "Never delete data" mutation guard
-// (ARCHITECTURE.md Decisions). Pure; no I/O.
+// (docs/architecture.md Decisions). Pure; no I/O.
 import { ErrorCode, MigrationError } from '../errors';
 
 /** A listed or HEAD-ed object. `path` keeps the scheme it was asked with (s3a:// stays s3a://). */

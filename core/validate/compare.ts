@@ -1,4 +1,4 @@
-// The comparisons that decide "migrated" (ARCHITECTURE.md "Validation decides success"): exact row
+// The comparisons that decide "migrated" (docs/architecture.md "Validation decides success"): exact row
 // counts across every source that has one, the exact file manifest (storage listing = data files
 // in our manifests, by path, size and partition tuple), and every Hive column mapped (the type tree: schema-tree.ts). Pure; no I/O.
 // Each disagreement is a finding with a stable code and the evidence; no finding = validated.

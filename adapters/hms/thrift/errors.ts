@@ -1,4 +1,4 @@
-// Translation of everything a Thrift call to HMS can fail with into MigrationError (STYLE.md §5).
+// Translation of everything a Thrift call to HMS can fail with into MigrationError (docs/architecture.md "Habits" 5).
 // Adapter code: nothing above adapters/ sees a Thrift exception type.
 import thrift from 'thrift';
 import { ErrorCode, MigrationError } from '../../../core/errors';
