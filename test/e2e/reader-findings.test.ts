@@ -124,6 +124,23 @@ async function assess(cfg: string): Promise<Map<string, Assessed>> {
 const row = (key: string) => READER_MATRIX.find((r) => r.key === key);
 const wrongReaders = (key: string): Reader[] => READERS.filter((r) => row(key)?.cells[r].verdict === 'wrong');
 
+/** PyIceberg's read of one migrated table of ours: its row count and up to 10 rows. */
+async function pyicebergRead(name: string): Promise<{ rows: number; sample: Record<string, unknown>[]; error?: string }> {
+  const r = await run(env.HIM_VERIFIER_PYTHON as string, [
+    path.join(ROOT, 'dev/verifier/read_tables.py'),
+    '--engines',
+    'pyiceberg',
+    '--catalog-uri',
+    env.HIM_ICEBERG_REST_URI as string,
+    '--s3-endpoint',
+    env.HIM_S3_ENDPOINT as string,
+    '--sample',
+    '10',
+    `${nsPrefix}${DB}.${name}`,
+  ]);
+  return JSON.parse(r.stdout.trim()) as { rows: number; sample: Record<string, unknown>[]; error?: string };
+}
+
 async function registered(name: string): Promise<boolean> {
   const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
   return catalog.tableExists(tableIdent([`${nsPrefix}${DB}`], name));
@@ -269,19 +286,7 @@ describe('reader findings from the matrix (issue 30, findings 1 and 3)', () => {
       expect(t.findings.filter((f) => f.evidence.includes(ITEM_KEY))).toEqual([]);
       const m = await migrate(config('default-item-table'), ['table', `${DB}.item_list`, '--json']);
       expect({ code: m.code, stderr: m.stderr }).toMatchObject({ code: 0 });
-      const r = await run(env.HIM_VERIFIER_PYTHON as string, [
-        path.join(ROOT, 'dev/verifier/read_tables.py'),
-        '--engines',
-        'pyiceberg',
-        '--catalog-uri',
-        env.HIM_ICEBERG_REST_URI as string,
-        '--s3-endpoint',
-        env.HIM_S3_ENDPOINT as string,
-        '--sample',
-        '10',
-        `${nsPrefix}${DB}.item_list`,
-      ]);
-      const read = JSON.parse(r.stdout.trim()) as { rows: number; sample: { id: number; tags: unknown }[]; error?: string };
+      const read = await pyicebergRead('item_list');
       expect(read.error).toBeUndefined();
       expect(read.rows).toBe(4);
       expect(read.sample.find((x) => x.id === 1)?.tags).toBeNull();
@@ -324,19 +329,7 @@ describe('reader findings from the matrix (issue 30, findings 1 and 3)', () => {
     const m = await migrate(config('default-structs-table'), ['table', `${DB}.item_structs`, '--json']);
     expect({ code: m.code, stderr: m.stderr }).toMatchObject({ code: 0 });
     // What the flag warns of is real: PyIceberg returns [] where Hive has NULL (id 1), and [] for [] (id 2).
-    const r = await run(env.HIM_VERIFIER_PYTHON as string, [
-      path.join(ROOT, 'dev/verifier/read_tables.py'),
-      '--engines',
-      'pyiceberg',
-      '--catalog-uri',
-      env.HIM_ICEBERG_REST_URI as string,
-      '--s3-endpoint',
-      env.HIM_S3_ENDPOINT as string,
-      '--sample',
-      '10',
-      `${nsPrefix}${DB}.item_structs`,
-    ]);
-    const read = JSON.parse(r.stdout.trim()) as { rows: number; sample: { id: number; items: unknown }[]; error?: string };
+    const read = await pyicebergRead('item_structs');
     expect(read.error).toBeUndefined();
     expect(read.rows).toBe(4);
     expect(read.sample.find((x) => x.id === 1)?.items).toEqual([]);
