@@ -165,6 +165,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Create the database (createdb -h <host> -p <port> -U <user> <name>, or CREATE DATABASE) or fix the name in state.url; migrate creates its tables on first use, never the database.',
   STATE_DB_NOT_WRITABLE:
     'Point state.url at the primary (not a standby), and let the role create tables in its schema (or create them once as the owner) and SELECT/INSERT/UPDATE them.',
+  STATE_DB_BUSY:
+    'Retried by workers. When it persists, find the session that holds the lock (pg_stat_activity, state "idle in transaction") and the process behind it; the server ends a session idle in its transaction after 30 s.',
   PLAN_UNSIGNED: 'Plan signing is configured (plan.signing): sign it by re-running `migrate plan` with the key. See docs/plan-signing.md.',
   PLAN_SIGNATURE_INVALID:
     'The plan was edited after signing or signed with another key: plan again, or add the old public key to previousPublicKeyFiles / previousKeyEnvs.',

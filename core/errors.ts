@@ -205,6 +205,8 @@ export const ErrorCode = {
   STATE_DB_NOT_FOUND: 'STATE_DB_NOT_FOUND',
   /** The state database refuses writes: a read-only server or standby (25006), or a role without CREATE/INSERT (42501). */
   STATE_DB_NOT_WRITABLE: 'STATE_DB_NOT_WRITABLE',
+  /** A state-database statement waited past its limit for a lock another session holds (55P03, 57014, or no answer in time): a process stalled mid-transaction; Postgres ends such a session after 30 s idle in its transaction (retryable). */
+  STATE_DB_BUSY: 'STATE_DB_BUSY',
   /** Plan signing is configured and the plan file carries no signature. */
   PLAN_UNSIGNED: 'PLAN_UNSIGNED',
   /** The plan's signature does not verify (edited after signing, another key, unknown key id). */
@@ -266,6 +268,7 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ErrorCode.STORAGE_UNREACHABLE,
   ErrorCode.TEMPORAL_UNREACHABLE,
   ErrorCode.STATE_DB_UNREACHABLE,
+  ErrorCode.STATE_DB_BUSY,
 ]);
 
 export class MigrationError extends Error {

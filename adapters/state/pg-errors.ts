@@ -46,12 +46,30 @@ export function refused(e: unknown, url: string): MigrationError | undefined {
   return undefined;
 }
 
+/**
+ * Limits every state-store session runs with. A worker frozen (SIGSTOP, a VM pause, a GC stall)
+ * inside a transaction holds its locks — the audit append lock among them — until the server ends
+ * the session: 30 s idle in a transaction does that, and its transaction rolls back (nothing half
+ * recorded; the stalled attempt fails when it wakes). A statement waits at most 30 s for a lock.
+ */
+export const SESSION_LIMITS = { idle_in_transaction_session_timeout: 30_000, lock_timeout: 30_000 } as const;
+
 export function unreachable(e: unknown): MigrationError {
   if (e instanceof MigrationError) return e;
   const msg = (e as Error).message ?? String(e);
   const code = (e as { code?: string }).code;
   const connection =
     code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === '57P01' || /Connection terminated/.test(msg);
+  // 55P03 lock_not_available (lock_timeout), 57014 query_canceled (statement_timeout), or the
+  // client's own query timeout: a session holds what we wait for (SESSION_LIMITS).
+  if (code === '55P03' || code === '57014' || /Query read timeout/.test(msg)) {
+    return new MigrationError(
+      ErrorCode.STATE_DB_BUSY,
+      `state store: ${msg} (another session holds a lock this statement needs: a process stalled mid-transaction is ended by the server after ${SESSION_LIMITS.idle_in_transaction_session_timeout / 1000} s)`,
+      { pgCode: code },
+      { cause: e },
+    );
+  }
   return new MigrationError(
     connection ? ErrorCode.STATE_DB_UNREACHABLE : ErrorCode.INTERNAL,
     `state store: ${msg}`,

@@ -12,7 +12,7 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import type { PlanFile } from '../../core/plan/plan-file';
 import type { LocationClaim, StateStore, TableRecord, TableStatus, TableSummary, TableUpdate } from '../../core/state/store';
 import { appendChained, eventByKey, headEvent, rowToEvent } from './audit-append';
-import { refused, unreachable } from './pg-errors';
+import { refused, SESSION_LIMITS, unreachable } from './pg-errors';
 import { COLUMNS, JSON_COLUMNS, rowToRecord, rowToSummary, SCHEMA, SUMMARY_COLUMNS } from './schema';
 
 // The record types are the port's (core/state/store.ts); re-exported for the adapter's callers.
@@ -39,7 +39,13 @@ export class PostgresStateStore implements StateStore {
   ) {}
 
   static async open(url: string, opts: StateStoreOptions = {}): Promise<PostgresStateStore> {
-    const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, connectionTimeoutMillis: 10_000, query_timeout: 60_000 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: opts.max ?? 4,
+      connectionTimeoutMillis: 10_000,
+      query_timeout: 60_000,
+      ...SESSION_LIMITS,
+    });
     pool.on('error', () => undefined);
     const s = new PostgresStateStore(pool, opts);
     try {

@@ -5,6 +5,11 @@ import type { TableRecord, TableStatus, TableSummary, TableUpdate } from '../../
 import type { SyncMark } from '../../core/sync/lag';
 
 /**
+ * Every change below is guarded by a catalog check, so opening a current schema takes no lock on a
+ * him_* table: ALTER TABLE … IF NOT EXISTS and CREATE INDEX IF NOT EXISTS lock the table even when
+ * there is nothing to do, and a process stalled mid-transaction holding a row of him_tables made
+ * every later open wait (a worker's start-up failed with "Query read timeout" in CI).
+ *
  * Held while the schema is created: CREATE TABLE IF NOT EXISTS is not safe against itself in
  * Postgres (two processes opening a fresh state database at once — apply and a worker — fail with
  * 23505 on pg_type_typname_nsp_index). The schema text runs as one simple query, i.e. one implicit
@@ -73,20 +78,32 @@ DO $$ BEGIN
     CREATE TRIGGER him_audit_no_truncate BEFORE TRUNCATE ON him_audit FOR EACH STATEMENT EXECUTE FUNCTION him_audit_append_only();
   END IF;
   -- Apply's location claims (activities/table.ts): the comparable key of a table's location.
-  ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS location_key text;
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_tables' AND column_name = 'location_key') THEN
+    ALTER TABLE him_tables ADD COLUMN location_key text;
+  END IF;
   -- The table workflow run that owns the record's forward steps (activities/table.ts).
-  ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS owner_run text;
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_tables' AND column_name = 'owner_run') THEN
+    ALTER TABLE him_tables ADD COLUMN owner_run text;
+  END IF;
   -- The last sync's mark (core/sync/lag.ts SyncMark), shown by migrate status.
-  ALTER TABLE him_tables ADD COLUMN IF NOT EXISTS sync jsonb;
-  CREATE INDEX IF NOT EXISTS him_tables_location_key ON him_tables (location_key text_pattern_ops);
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_tables' AND column_name = 'sync') THEN
+    ALTER TABLE him_tables ADD COLUMN sync jsonb;
+  END IF;
+  IF to_regclass('him_tables_location_key') IS NULL THEN
+    CREATE INDEX him_tables_location_key ON him_tables (location_key text_pattern_ops);
+  END IF;
   -- Event format 2 (core/audit/chain.ts): rows written before it keep v = 1 and verify as before.
   IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_audit' AND column_name = 'v') THEN
     ALTER TABLE him_audit ADD COLUMN v smallint NOT NULL DEFAULT 1, ADD COLUMN actor_source text,
       ADD COLUMN alg text NOT NULL DEFAULT 'sha256', ADD COLUMN key_id text;
   END IF;
   -- Idempotent appends (docs/audit.md): one event per step key; older rows have none (NULLs never collide).
-  ALTER TABLE him_audit ADD COLUMN IF NOT EXISTS idempotency_key text;
-  CREATE UNIQUE INDEX IF NOT EXISTS him_audit_idempotency_key ON him_audit (idempotency_key);
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_audit' AND column_name = 'idempotency_key') THEN
+    ALTER TABLE him_audit ADD COLUMN idempotency_key text;
+  END IF;
+  IF to_regclass('him_audit_idempotency_key') IS NULL THEN
+    CREATE UNIQUE INDEX him_audit_idempotency_key ON him_audit (idempotency_key);
+  END IF;
 END $$;
 `;
 
