@@ -50,9 +50,10 @@ export function refused(e: unknown, url: string): MigrationError | undefined {
  * Limits every state-store session runs with. A worker frozen (SIGSTOP, a VM pause, a GC stall)
  * inside a transaction holds its locks — the audit append lock among them — until the server ends
  * the session: 30 s idle in a transaction does that, and its transaction rolls back (nothing half
- * recorded; the stalled attempt fails when it wakes). A statement waits at most 30 s for a lock.
+ * recorded; the stalled attempt fails when it wakes). A statement waits at most 45 s for a lock:
+ * longer than a stalled holder can keep it.
  */
-export const SESSION_LIMITS = { idle_in_transaction_session_timeout: 30_000, lock_timeout: 30_000 } as const;
+export const SESSION_LIMITS = { idle_in_transaction_session_timeout: 30_000, lock_timeout: 45_000 } as const;
 
 export function unreachable(e: unknown): MigrationError {
   if (e instanceof MigrationError) return e;
