@@ -10,10 +10,11 @@ const common = {
   // ESM on Node 20 (tsx/node can). Point it at the top-level uuid@11 CommonJS build (thrift only
   // uses parse/stringify, for the UUID wire type HMS does not use).
   moduleNameMapper: { '^uuid$': require.resolve('uuid') },
-
 };
 module.exports = {
   testTimeout: 180000,
+  // test/schedule.txt's slow suites first (dev/test.sh runs the stack-bound project in parallel).
+  testSequencer: '<rootDir>/test/helpers/sequencer.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/workflows/**/*.test.ts'] },
     {

@@ -3,7 +3,8 @@
 // a markdown table of the slowest suites with their test counts, the totals and the share of the
 // run the slowest take; `--write <title>` puts it into docs/timings.md (newest first, under the
 // heading line) instead of printing it. Dev tooling.
-//   npx tsx dev/tools/suite-timings.ts <jest-results.json> [--top 25] [--write "<title>"]
+// Several files (dev/test.sh's parallel and serial batches) count as one run.
+//   npx tsx dev/tools/suite-timings.ts <jest-results.json>... [--top 25] [--write "<title>"]
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -70,10 +71,25 @@ export function timingTable(j: JestJson, root: string, top: number): string {
   ].join('\n');
 }
 
+/** Several jest JSON results (batches of one run) as one. */
+export function mergeResults(runs: readonly JestJson[]): JestJson {
+  const sum = (k: 'numTotalTests' | 'numPassedTests' | 'numFailedTests' | 'numTotalTestSuites'): number =>
+    runs.reduce((n, r) => n + r[k], 0);
+  return {
+    numTotalTests: sum('numTotalTests'),
+    numPassedTests: sum('numPassedTests'),
+    numFailedTests: sum('numFailedTests'),
+    numTotalTestSuites: sum('numTotalTestSuites'),
+    startTime: Math.min(...runs.map((r) => r.startTime)),
+    testResults: runs.flatMap((r) => r.testResults),
+  };
+}
+
 function main(argv: readonly string[]): number {
-  const file = argv[0];
-  if (file === undefined || file.startsWith('--')) {
-    process.stderr.write('usage: npx tsx dev/tools/suite-timings.ts <jest-results.json> [--top 25] [--write "<title>"]\n');
+  const firstOpt = argv.findIndex((a) => a.startsWith('--'));
+  const files = argv.slice(0, firstOpt < 0 ? argv.length : firstOpt);
+  if (files.length === 0) {
+    process.stderr.write('usage: npx tsx dev/tools/suite-timings.ts <jest-results.json>... [--top 25] [--write "<title>"]\n');
     return 2;
   }
   const opt = (name: string): string | undefined => {
@@ -81,7 +97,8 @@ function main(argv: readonly string[]): number {
     return i > 0 ? argv[i + 1] : undefined;
   };
   const root = path.resolve(__dirname, '..', '..');
-  const table = timingTable(JSON.parse(readFileSync(file, 'utf8')) as JestJson, root, Number(opt('top') ?? '25'));
+  const runs = files.map((f) => JSON.parse(readFileSync(f, 'utf8')) as JestJson);
+  const table = timingTable(mergeResults(runs), root, Number(opt('top') ?? '25'));
   const title = opt('write');
   if (title === undefined) {
     process.stdout.write(`${table}\n`);

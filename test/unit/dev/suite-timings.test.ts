@@ -1,5 +1,5 @@
 // The per-suite timing table (dev/tools/suite-timings.ts) from a jest JSON result.
-import { suiteTimings, timingTable } from '../../../dev/tools/suite-timings';
+import { mergeResults, suiteTimings, timingTable } from '../../../dev/tools/suite-timings';
 
 const suite = (name: string, start: number, end: number, tests: number, status = 'passed') => ({
   name: `/repo/${name}`,
@@ -44,5 +44,19 @@ describe('suite timings', () => {
     expect(t).toContain('| 2 | `test/c.test.ts` | 10.0 s | 1 | passed |');
     expect(t).not.toContain('test/a.test.ts');
     expect(t).toContain("3 suites, 6 tests (5 passed, 1 failed); suites' wall summed 1 min 42 s; the 2 slowest take 1 min 40 s (99 %).");
+  });
+
+  it('two batches of one run (parallel, then serial) count as one run', () => {
+    const serial = { ...run, numTotalTests: 1, numPassedTests: 1, numFailedTests: 0, numTotalTestSuites: 1, startTime: 200_000 };
+    const both = mergeResults([run, { ...serial, testResults: [suite('test/d.test.ts', 200_000, 230_000, 1)] }]);
+    expect([both.numTotalTestSuites, both.numTotalTests, both.numPassedTests, both.numFailedTests, both.startTime]).toEqual([
+      4, 7, 6, 1, 0,
+    ]);
+    expect(suiteTimings(both, '/repo').map((s) => s.suite)).toEqual([
+      'test/b.test.ts',
+      'test/d.test.ts',
+      'test/c.test.ts',
+      'test/a.test.ts',
+    ]);
   });
 });
