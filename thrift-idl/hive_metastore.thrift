@@ -1,9 +1,8 @@
 // The subset of the Hive Metastore Thrift IDL that hms-iceberg-migrator uses.
 //
 // Source: apache/hive standalone-metastore/metastore-common/src/main/thrift/hive_metastore.thrift
-// at Hive 4.0.1, checked against ../shared/reference/hms-idl/hive_metastore-4.0.1.thrift (reconstructed
-// from the generated classes in hive-standalone-metastore-common-4.0.1.jar: field ids, types and
-// requiredness exact). Defaults (e.g. writeId=-1, max_parts=-1) are taken from the upstream text.
+// at Hive 4.0.1, checked against an IDL reconstructed from the generated classes in
+// hive-standalone-metastore-common-4.0.1.jar (field ids, types and requiredness exact). Defaults (e.g. writeId=-1, max_parts=-1) are taken from the upstream text.
 //
 // Rules for editing this file:
 // - Field ids, names, types and requiredness stay exactly as upstream; never renumber.

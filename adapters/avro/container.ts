@@ -1,7 +1,7 @@
 // Avro object container files (Avro spec "Object Container Files") written through an OutputFile
 // we control. Records are encoded by avsc (a Type with a bigint-capable long, so 63-bit snapshot
 // ids and long partition values stay exact); the header carries the schema JSON exactly as given,
-// field ids included (iceberg.md §9). Blocks are flushed at `blockBytes`, so memory stays flat.
+// field ids included (docs/design/iceberg-spec.md §9). Blocks are flushed at `blockBytes`, so memory stays flat.
 // The sync marker is derived from the file path: the same inputs give byte-identical files.
 //
 // Why not avsc's BlockEncoder: given a schema object it cannot take our long type (it calls

@@ -1,5 +1,5 @@
 // Rewrite of one manifest for a snapshot that removes files (spec "Manifests", "Sequence Number
-// Inheritance"; iceberg.md §2): every live entry is kept — the removed ones as DELETED with the new
+// Inheritance"; docs/design/iceberg-spec.md §2): every live entry is kept — the removed ones as DELETED with the new
 // snapshot's id, the others as EXISTING with the snapshot that added them — and both carry their
 // data and file sequence numbers explicitly (inherited ones are taken from the manifest list
 // record). Entries already DELETED in the source are dropped, as Java's ManifestFilterManager does.

@@ -1,8 +1,8 @@
 // Avro writer schemas of manifests and manifest lists, exactly as Java's V2Metadata writes them:
 // field ids on every field (`field-id`, and `element-id` on arrays), optional fields as
 // ["null", T] with default null, int-keyed maps as arrays of `k<key>_v<value>` records with
-// logicalType "map", nested records named r<fieldId> (spec Appendix A; iceberg.md §2.1).
-// These are plain JSON objects: the file header must carry them verbatim (iceberg.md §9: avsc drops
+// logicalType "map", nested records named r<fieldId> (spec Appendix A; docs/design/iceberg-spec.md §2.1).
+// These are plain JSON objects: the file header must carry them verbatim (docs/design/iceberg-spec.md §9: avsc drops
 // field ids when it re-exports a parsed Type).
 import { partitionType } from '../../core/iceberg/partition-spec';
 import type { PartitionSpec } from '../../core/iceberg/partition-spec';

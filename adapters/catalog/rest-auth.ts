@@ -1,4 +1,4 @@
-// Authorization for the Iceberg REST catalog (iceberg.md §6 "Auth"): none, a static bearer token,
+// Authorization for the Iceberg REST catalog (docs/design/iceberg-spec.md §6 "Auth"): none, a static bearer token,
 // SigV4 (rest-sigv4.ts), or OAuth2 client credentials (form POST to the token endpoint — configured, or announced by the
 // server as `oauth2-server-uri`, else `<uri>/v1/oauth/tokens`), cached until shortly before it
 // expires and shared by concurrent callers. Tokens and secrets never appear in errors or logs.

@@ -3,7 +3,7 @@
 // retried on 5xx/429/timeouts/connection failures with capped exponential backoff and jitter
 // (Retry-After honoured); mutations are never retried here — the caller decides what an unknown
 // outcome means (reload and compare). A 401 with an OAuth2 token refreshes it once (and resends once). Every non-2xx
-// becomes a MigrationError (the REST error model, iceberg.md §6 "Errors"); headers — tokens — never
+// becomes a MigrationError (the REST error model, docs/design/iceberg-spec.md §6 "Errors"); headers — tokens — never
 // enter an error.
 import * as http from 'node:http';
 import * as https from 'node:https';

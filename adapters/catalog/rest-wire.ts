@@ -1,4 +1,4 @@
-// The REST catalog's wire forms (apache/iceberg open-api, iceberg.md §6), shared by the table
+// The REST catalog's wire forms (apache/iceberg open-api, docs/design/iceberg-spec.md §6), shared by the table
 // client (rest.ts) and the view client (rest-views.ts): JSON bodies parsed with core/iceberg/json
 // (63-bit ids stay exact), LoadTableResult with its credentials split off, paged listings, and a
 // commit's schema update as requirements + updates. A body that is not what the spec says is

@@ -1,4 +1,4 @@
-// Iceberg REST catalog client (apache/iceberg open-api, iceberg.md §6) implementing the
+// Iceberg REST catalog client (apache/iceberg open-api, docs/design/iceberg-spec.md §6) implementing the
 // IcebergCatalog port: /v1/config (defaults < client < overrides; `prefix`, `endpoints`,
 // `oauth2-server-uri`, `header.*`), namespaces, tables, register with assert-create semantics and
 // drop that never purges. Responses are parsed with core/iceberg/json (63-bit ids stay exact).
@@ -247,7 +247,7 @@ export class RestCatalog implements IcebergCatalog {
   }
 
   /**
-   * POST …/tables/{table} (CommitTableRequest, iceberg.md §6): requirements assert-table-uuid and
+   * POST …/tables/{table} (CommitTableRequest, docs/design/iceberg-spec.md §6): requirements assert-table-uuid and
    * assert-ref-snapshot-id(main, base), updates add-snapshot + set-snapshot-ref(main). 409
    * CommitFailed → reload: at our snapshot → already-committed, else CATALOG_CONFLICT. 5xx/timeout
    * → reload and compare; still at the base → the original (retryable) error, nothing landed.
@@ -311,7 +311,7 @@ export class RestCatalog implements IcebergCatalog {
   }
 
   async dropTable(ident: TableIdent): Promise<{ dropped: boolean }> {
-    // purgeRequested=false always: a purge deletes every data file the table references (iceberg.md §7).
+    // purgeRequested=false always: a purge deletes every data file the table references (docs/design/iceberg-spec.md §7).
     const res = await this.http.call({ method: 'DELETE', path: this.tablePath(ident), query: { purgeRequested: 'false' }, pass: [404] });
     return { dropped: res.status !== 404 };
   }

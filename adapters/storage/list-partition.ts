@@ -3,7 +3,7 @@
 // TableMigrationUtil.listPartition: immediate files only by default, names starting with `_` or
 // `.` skipped (Hive's hidden-file filter: _SUCCESS, .crc, _temporary, .hive-staging…). What a
 // metadata-only migration would silently lose or misread is reported as coded findings
-// (iceberg.md §9.6): sub-directories (not imported unless `recursive`), zero-byte files (excluded:
+// (docs/design/iceberg-spec.md §9.6): sub-directories (not imported unless `recursive`), zero-byte files (excluded:
 // no footer to read; Hive reads them as empty) and locations with no files at all.
 import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
 

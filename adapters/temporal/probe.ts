@@ -2,7 +2,7 @@
 // port fails in milliseconds with its cause, instead of the gRPC client's "Failed to connect before
 // the deadline" after the full timeout), then GetSystemInfo + DescribeNamespace, the custom search
 // attributes the workflows set, and the pollers on the task queue. Every call has a deadline (a
-// blackholed connection otherwise hangs for minutes; stack.md §1).
+// blackholed connection otherwise hangs for minutes; docs/design/stack-components.md §1).
 import { Connection } from '@temporalio/client';
 import type { ConnectionOptions } from '@temporalio/client';
 import { ErrorCode, MigrationError } from '../../core/errors';

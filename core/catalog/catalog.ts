@@ -4,7 +4,7 @@
 //
 // Steps are declared with their inverses (docs/architecture.md "Habits" 8): createNamespace/dropNamespace,
 // registerTable/unregisterTable. No operation can ask for a purge: dropping a table only removes
-// the catalog entry (docs/architecture.md "Never delete data"; iceberg.md §7, §9.5).
+// the catalog entry (docs/architecture.md "Never delete data"; docs/design/iceberg-spec.md §7, §9.5).
 import type { HiveTable } from '../hive/model';
 import { ErrorCode, MigrationError } from '../errors';
 import type { Snapshot, TableMetadata } from '../iceberg/metadata';
@@ -219,7 +219,7 @@ export interface IcebergViewCatalog {
   dropView(ident: TableIdent): Promise<{ dropped: boolean }>;
 }
 
-// No control characters: 0x1F separates REST namespace levels (iceberg.md §6).
+// No control characters: 0x1F separates REST namespace levels (docs/design/iceberg-spec.md §6).
 // eslint-disable-next-line no-control-regex
 const LEVEL = /^[^\u0000-\u001f]+$/;
 
@@ -266,7 +266,7 @@ export function existingEntryOutcome(ident: TableIdent, existingLocation: string
 }
 
 /**
- * Pick vended credentials for `location` (iceberg.md §6): the longest `storage-credentials` prefix
+ * Pick vended credentials for `location` (docs/design/iceberg-spec.md §6): the longest `storage-credentials` prefix
  * that `location` starts with; none → the table `config` entries that are storage credentials.
  */
 export function pickCredentials(

@@ -1,4 +1,4 @@
-// TableMetadata v2 model (spec "Table Metadata Fields", iceberg.md §1) and the builder of a new
+// TableMetadata v2 model (spec "Table Metadata Fields", docs/design/iceberg-spec.md §1) and the builder of a new
 // table's first metadata. Pure; no I/O, no clock: time and ids come in as arguments. Wire JSON in
 // metadata-json.ts. The builder returns the changes it made (docs/architecture.md "Habits" 9) — REST update actions —
 // for the audit trail and the dry-run diff.

@@ -1,6 +1,6 @@
 // `schema.name-mapping.default`: the name → field-id mapping readers use for files written without
 // field ids (every Hive file). Pure; no I/O. Model here, wire JSON in nameMappingToJson.
-// Layout as MappingUtil.create (spec "Name Mapping Serialization", iceberg.md §4): one entry per
+// Layout as MappingUtil.create (spec "Name Mapping Serialization", docs/design/iceberg-spec.md §4): one entry per
 // field, nested `fields` for structs, a list's child is named `element`, a map's `key` and `value`.
 // Lookup is case-sensitive, so the exact spellings found in file footers (mixed case, Hive 1.x ORC
 // `_colN` positional names) are added as extra names.

@@ -1,6 +1,6 @@
 // Hive → Iceberg schema conversion with fresh field ids. Pure; no I/O.
 // Rules: apache/iceberg hive-metastore HiveSchemaConverter/HiveSchemaUtil with autoConvert on
-// (iceberg.md §3): tinyint/smallint → int, char/varchar → string, bigint → long, timestamp →
+// (docs/design/iceberg-spec.md §3): tinyint/smallint → int, char/varchar → string, bigint → long, timestamp →
 // timestamp (timestamptz with the option), `timestamp with local time zone` → timestamptz; nested
 // fields, list elements and map values optional, map keys required (Iceberg keys always are); every
 // top-level column optional with the Hive comment as doc. Partition keys follow the data columns.
@@ -8,7 +8,7 @@
 //
 // Id order = Java's TypeUtil.assignFreshIds (AssignFreshIds.struct): at each struct all of its own
 // fields are numbered first, then each child type is visited in field order; a list numbers its
-// element, a map its key then value, before descending. Example (iceberg.md §3): `a int,
+// element, a map its key then value, before descending. Example (docs/design/iceberg-spec.md §3): `a int,
 // s struct<x,y>, m map<string,struct<p>>`, partition `dt` → a=1 s=2 m=3 dt=4 x=5 y=6 key=7 value=8 p=9.
 import { ErrorCode, MigrationError } from '../errors';
 import type { HiveColumnInput, HiveTypeAst } from './hive-input';

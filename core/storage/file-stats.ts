@@ -1,4 +1,4 @@
-// The footer-reader port: per-file stats for an Iceberg data_file (iceberg.md §2.3), read from a
+// The footer-reader port: per-file stats for an Iceberg data_file (docs/design/iceberg-spec.md §2.3), read from a
 // data file's footer/tail. Pure; no I/O. Adapters: adapters/formats/{parquet,orc,avro}.ts.
 import type { NameMapping } from '../iceberg/name-mapping';
 import type { Schema } from '../iceberg/types';

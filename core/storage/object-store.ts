@@ -6,7 +6,7 @@ import { ErrorCode, MigrationError } from '../errors';
 /** A listed or HEAD-ed object. `path` keeps the scheme it was asked with (s3a:// stays s3a://). */
 export interface ObjectInfo {
   readonly path: string;
-  /** Exact size in bytes: what `file_size_in_bytes` must be (iceberg.md §9.7). */
+  /** Exact size in bytes: what `file_size_in_bytes` must be (docs/design/iceberg-spec.md §9.7). */
   readonly size: number;
   /** Epoch milliseconds. */
   readonly lastModified: number;
@@ -65,7 +65,7 @@ export interface SignedRead {
 export const S3_SCHEMES = ['s3', 's3a', 's3n'] as const;
 export type S3Scheme = (typeof S3_SCHEMES)[number];
 
-/** A parsed storage URI. s3/s3a/s3n address the same bucket and key (iceberg.md §9.13). */
+/** A parsed storage URI. s3/s3a/s3n address the same bucket and key (docs/design/iceberg-spec.md §9.13). */
 export type StorageLocation =
   | { readonly kind: 's3'; readonly scheme: S3Scheme; readonly bucket: string; readonly key: string }
   | { readonly kind: 'local'; readonly scheme: 'file' | ''; readonly path: string };

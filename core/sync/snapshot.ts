@@ -1,4 +1,4 @@
-// The snapshot a sync commits (spec "Snapshots", "Snapshot Summary"; iceberg.md §1): its
+// The snapshot a sync commits (spec "Snapshots", "Snapshot Summary"; docs/design/iceberg-spec.md §1): its
 // operation (append when it only adds, overwrite when it adds and removes, delete when it only
 // removes), a deterministic id and file names (a rerun after a crash finds its own files), the
 // summary (added/deleted counters and the new totals from the parent's), and the table metadata

@@ -42,7 +42,7 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     AWS_REGION: cred(ctx, 's3Region'),
     AWS_EC2_METADATA_DISABLED: 'true',
     ...S3_CHECKSUM_ENV,
-    // @aws-sdk/client-s3 is pinned (stack.md §3); its Node-22 notice is known and says nothing new.
+    // @aws-sdk/client-s3 is pinned (docs/design/stack-components.md §3); its Node-22 notice is known and says nothing new.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     HIM_S3_ENDPOINT: `http://127.0.0.1:${p('s3')}`,
     HIM_S3_STS_ENDPOINT: `http://127.0.0.1:${p('s3-sts')}`,

@@ -1,7 +1,7 @@
 // Hive Metastore (standalone, Thrift) for the local stack, 4.0.1 and 3.1.3: one shared install per
 // version (the Maven Central bin tarball + the Hadoop/JDBC/S3A jars it does not ship), and a
 // component factory used by components/hms-pg.ts, hms-mariadb.ts (4.0.1) and hms3-pg.ts (3.1.3).
-// Recipe: reference/stack.md §7. Dev tooling.
+// Recipe: docs/design/stack-components.md §7. Dev tooling.
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -26,7 +26,7 @@ type HmsSettings = z.infer<typeof Settings>;
 const HADOOP = '3.3.6';
 const MAIN_CLASS = 'org.apache.hadoop.hive.metastore.HiveMetaStore';
 
-/** What differs between the 3.x and 4.x standalone metastores (reference/hms.md §3.2, §3.3, §3.5). */
+/** What differs between the 3.x and 4.x standalone metastores (docs/design/hive-metastore.md §3.2, §3.3, §3.5). */
 interface Flavor {
   /** Maven coordinates of the bin tarball and the file mavenCopy writes. */
   readonly tarball: string;
@@ -67,7 +67,7 @@ const dep = (g: string, a: string, v: string, exclusions: ReadonlyArray<readonly
 /**
  * Hadoop artifacts come without logging backends (the tarball has log4j2 + its slf4j binding; a
  * second binding, slf4j-reload4j, arrives through mapreduce → yarn), web servers and coordination
- * clients. stack.md lists these for hadoop-common; hdfs-client and mapreduce-client-core drag the
+ * clients. docs/design/stack-components.md §7 lists these for hadoop-common; hdfs-client and mapreduce-client-core drag the
  * same ones in, so they get the same list.
  */
 const HADOOP_EXCLUSIONS: ReadonlyArray<readonly [string, string]> = [

@@ -1,4 +1,4 @@
-// HmsReader over the HMS backing database (schema: hms.md §4): the same core/hive model as the
+// HmsReader over the HMS backing database (schema: docs/design/hive-metastore.md §4): the same core/hive model as the
 // Thrift path, from batched SQL. Driver-neutral: a SqlSession supplies the connection (postgres.ts,
 // mysql.ts); queries.ts runs the statements. Tables here; partitions and storage descriptors by the
 // Postgres JSON path (pg-json.ts) or the portable row path (row-path.ts). Every raw → model rule is

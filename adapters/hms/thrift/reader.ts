@@ -1,7 +1,7 @@
 // ThriftHmsReader: the HmsReader port over the HMS Thrift API. Batched (get_table_objects_by_name_req,
 // get_partition_names + get_partitions_by_names), version-probing (get_partitions_by_names_req on
 // 4.x, the plain form on 3.1), sends INSERT_ONLY_TABLES client capabilities and no processor
-// capabilities (HMS 4's transformer then leaves tables as stored: reference/hms.md §1.6), and bounds
+// capabilities (HMS 4's transformer then leaves tables as stored: docs/design/hive-metastore.md §1.6), and bounds
 // calls per second, connections and tables in flight (client.ts). Adapter code.
 import { ErrorCode } from '../../../core/errors';
 import type { HiveDatabase, HivePartition, HiveTable, HmsReader, TableInventory } from '../../../core/hive/model';

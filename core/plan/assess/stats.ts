@@ -1,4 +1,4 @@
-// Files and bytes of a table from HMS fast stats (numFiles, totalSize; hms.md §6): per partition for
+// Files and bytes of a table from HMS fast stats (numFiles, totalSize; docs/design/hive-metastore.md §6): per partition for
 // partitioned tables, else the table's. Sizing hints only, never correctness. When they are absent
 // or zero on an unpartitioned table (usual for tables Spark wrote: HMS gathered nothing at create
 // time), the storage sample lists the location and its SIZE_FROM_STORAGE finding wins. Pure; no I/O.

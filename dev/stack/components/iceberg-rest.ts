@@ -49,7 +49,7 @@ async function installLauncher(ctx: StackContext, jar: string): Promise<string> 
 function serverEnv(ctx: StackContext): NodeJS.ProcessEnv {
   const s = settings(ctx, NAME, Settings);
   // CATALOG_* → catalog properties: prefix dropped, `__` → `-`, `_` → `.`, lower-cased
-  // (RCKUtils.environmentCatalogConfig; see reference/iceberg.md §7).
+  // (RCKUtils.environmentCatalogConfig; see docs/design/iceberg-spec.md §7).
   return {
     CATALOG_URI: `jdbc:sqlite:file:${path.join(dataDir(ctx, NAME), 'catalog.db')}`,
     // As the upstream Docker image: namespaces exist only when created, not implied by tables.

@@ -1,5 +1,5 @@
 // Temporal dev server (Temporal CLI built from Go modules) on a SQLite file, with the embedded Web
-// UI and our custom search attributes. Dev tooling; recipe in reference/stack.md §1.
+// UI and our custom search attributes. Dev tooling; recipe in docs/design/stack-components.md §1.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -32,7 +32,7 @@ const uiUrl = (ctx: StackContext): string => `http://127.0.0.1:${ctx.port(NAME, 
 
 /** The first start on a fresh db file runs the schema setup; later starts take < 1 s. */
 const START_TIMEOUT_MS = 90_000;
-/** Per-probe budget: a blackholed port must not hang `status` (stack.md §1: a call hung 74 s). */
+/** Per-probe budget: a blackholed port must not hang `status` (docs/design/stack-components.md §1: a call hung 74 s). */
 const PROBE_TIMEOUT_MS = 3_000;
 
 async function install(ctx: StackContext): Promise<void> {
@@ -154,7 +154,7 @@ export const component: Component = {
   install,
   start,
   health,
-  // SIGTERM: the dev server flushes SQLite and exits in ~4 s (stack.md §1).
+  // SIGTERM: the dev server flushes SQLite and exits in ~4 s (docs/design/stack-components.md §1).
   stop: (ctx) => stopPid(ctx, NAME),
   endpoints: (ctx) => ({ grpc: grpcAddress(ctx), ui: uiUrl(ctx) }),
 };

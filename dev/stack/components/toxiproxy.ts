@@ -1,6 +1,6 @@
 // Toxiproxy fault-injection proxy (server + cli built from Go modules). Proxies live in memory:
 // tests create what they need through the HTTP API (test/helpers/toxiproxy.ts). Dev tooling;
-// recipe in reference/stack.md §2.
+// recipe in docs/design/stack-components.md §2.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';

@@ -56,7 +56,7 @@ function send(res: ServerResponse, status: number, body: unknown, extra: Record<
   res.end(JSON.stringify(body));
 }
 
-/** The REST spec's error model (iceberg.md §6 "Errors"). */
+/** The REST spec's error model (docs/design/iceberg-spec.md §6 "Errors"). */
 function refuse(res: ServerResponse, status: 401 | 403, type: string, message: string): void {
   send(
     res,

@@ -140,7 +140,7 @@ async function writeAll(base: string): Promise<{ listPath: string; manifests: st
   return { listPath, manifests: result.manifests.map((m) => m.path) };
 }
 
-/** Every field of a written Avro schema carries field-id; arrays carry element-id (iceberg.md §9). */
+/** Every field of a written Avro schema carries field-id; arrays carry element-id (docs/design/iceberg-spec.md §9). */
 function assertIds(schema: unknown, path: string, missing: string[]): void {
   if (Array.isArray(schema)) return schema.forEach((s) => assertIds(s, path, missing));
   if (typeof schema !== 'object' || schema === null) return;

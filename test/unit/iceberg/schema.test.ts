@@ -69,7 +69,7 @@ describe('Hive → Iceberg types', () => {
 });
 
 describe('fresh ids in AssignFreshIds order, partition columns last', () => {
-  // iceberg.md §3: a=1, s=2, m=3, dt=4, x=5, y=6, m.key=7, m.value=8, p=9
+  // docs/design/iceberg-spec.md §3: a=1, s=2, m=3, dt=4, x=5, y=6, m.key=7, m.value=8, p=9
   const columns = [c('a', p('int'), 'the a'), c('s', p("struct<x:int,y:string comment 'why'>")), c('m', p('map<string,struct<p:bigint>>'))];
   const r = convertHiveSchemaOrThrow(columns, [c('dt', p('string'))]);
 

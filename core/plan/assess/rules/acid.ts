@@ -1,4 +1,4 @@
-// Rule: transactional tables (hms.md §5). Insert-only (micro-managed) tables whose valid write ids
+// Rule: transactional tables (docs/design/hive-metastore.md §5). Insert-only (micro-managed) tables whose valid write ids
 // were read convert metadata-only from the files of committed writes (core/hive/acid.ts); without
 // them (the backing-DB reader) they stay rewrite-required. Full ACID tables stay refused: their files
 // carry the ACID row struct (operation, originalTransaction, bucket, rowId, currentTransaction, row),

@@ -1,4 +1,4 @@
-// Rule: Hive bucketing has no Iceberg equivalent (hms.md §5: bucket hashing differs from
+// Rule: Hive bucketing has no Iceberg equivalent (docs/design/hive-metastore.md §5: bucket hashing differs from
 // bucket[N]); rewrite, unless the operator opts in to migrating as unbucketed. Pure; no I/O.
 import type { Rule } from '../types';
 import { AssessCode, finding, isView } from '../types';

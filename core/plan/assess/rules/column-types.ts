@@ -1,6 +1,6 @@
 // Rule: every column type must parse (core/hive/types.ts) and have an Iceberg equivalent: uniontype,
 // interval_* and void have none (rewrite); char/varchar become string and tinyint/smallint widen to
-// int (warn) (hms.md §5 "Types"). Pure; no I/O.
+// int (warn) (docs/design/hive-metastore.md §5 "Types"). Pure; no I/O.
 import type { HiveColumn } from '../../../hive/model';
 import type { HiveType } from '../../../hive/types';
 import { parseHiveType } from '../../../hive/types';

@@ -1,5 +1,5 @@
 // Rule: an empty table (no partitions, or zero files by HMS fast stats) migrates trivially; reported
-// as info so nobody wonders why nothing was registered (hms.md §6: stats are hints). An unpartitioned
+// as info so nobody wonders why nothing was registered (docs/design/hive-metastore.md §6: stats are hints). An unpartitioned
 // table's numFiles=0 is only a claim: when storage is sampled, the listing confirms or replaces it
 // (stats.ts withStorageSize). Pure; no I/O.
 import type { Rule } from '../types';

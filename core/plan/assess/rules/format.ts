@@ -1,4 +1,4 @@
-// Rule: only Parquet, ORC and Avro files can be registered (hms.md §5, TableMigrationUtil); a table
+// Rule: only Parquet, ORC and Avro files can be registered (docs/design/hive-metastore.md §5, TableMigrationUtil); a table
 // or any partition in another format needs a rewrite. Storage-handler tables are left to their own
 // rule. Pure; no I/O.
 import { detectFormat, STORAGE_HANDLER_PARAM } from '../../../hive/formats';

@@ -1,5 +1,5 @@
 // Rule: managed (non-external) tables: dropping the Hive table after migration deletes the data, and
-// Hive's own convert refuses them (hms.md §5). Pure; no I/O.
+// Hive's own convert refuses them (docs/design/hive-metastore.md §5). Pure; no I/O.
 import { TableType } from '../../../hive/model';
 import type { Rule } from '../types';
 import { AssessCode, finding, paramTrue } from '../types';

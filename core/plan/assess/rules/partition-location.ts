@@ -1,5 +1,5 @@
 // Rule: partitions outside the table location register fine (absolute paths) but location-scoped
-// maintenance (orphan cleanup, purge) will not cover them (hms.md §5). Pure; no I/O.
+// maintenance (orphan cleanup, purge) will not cover them (docs/design/hive-metastore.md §5). Pure; no I/O.
 import type { Rule } from '../types';
 import { AssessCode, finding, isView } from '../types';
 

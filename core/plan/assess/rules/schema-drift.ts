@@ -1,7 +1,7 @@
 // Rule: partitions whose columns differ from the table's (a different CD) are mapped by name into
 // one Iceberg schema (warn); a same-named column whose partition type cannot be promoted to the
 // table's type (Iceberg spec "Schema Evolution", through nested structs, lists and maps:
-// core/hive/promotion.ts) would be misread, so that needs a rewrite (hms.md §5). Pure; no I/O.
+// core/hive/promotion.ts) would be misread, so that needs a rewrite (docs/design/hive-metastore.md §5). Pure; no I/O.
 import type { HiveColumn } from '../../../hive/model';
 import { promotionProblem } from '../../../hive/promotion';
 import type { AssessFinding, Rule } from '../types';

@@ -1,5 +1,5 @@
 // Rule: skewed / list-bucketed tables keep files in sub-directories that non-recursive listers miss
-// (hms.md §5). Pure; no I/O.
+// (docs/design/hive-metastore.md §5). Pure; no I/O.
 import type { Rule } from '../types';
 import { AssessCode, finding, isView } from '../types';
 

@@ -1,4 +1,4 @@
-// Rule: without HMS fast stats (numFiles/totalSize, hms.md §6) the wave caps and estimates undercount
+// Rule: without HMS fast stats (numFiles/totalSize, docs/design/hive-metastore.md §6) the wave caps and estimates undercount
 // this table, and an empty table cannot be told from an unanalysed one. Info only. Pure; no I/O.
 import type { Rule } from '../types';
 import { AssessCode, finding, isView } from '../types';

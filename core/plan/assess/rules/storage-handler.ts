@@ -1,5 +1,5 @@
 // Rule: tables served by a storage handler (HBase, JDBC, Kafka, Druid…), already-Iceberg tables and
-// other table formats (Delta, Hudi) are not file tables to migrate: skip (hms.md §5). Pure; no I/O.
+// other table formats (Delta, Hudi) are not file tables to migrate: skip (docs/design/hive-metastore.md §5). Pure; no I/O.
 import { STORAGE_HANDLER_PARAM } from '../../../hive/formats';
 import type { Rule } from '../types';
 import { AssessCode, finding } from '../types';

@@ -1,5 +1,5 @@
 // Rule: views hold no data files; a virtual view needs an Iceberg view translation of its Hive SQL and
-// is planned after what it reads; materialized views are skipped (hms.md §5). Pure; no I/O.
+// is planned after what it reads; materialized views are skipped (docs/design/hive-metastore.md §5). Pure; no I/O.
 import { TableType } from '../../../hive/model';
 import type { Rule } from '../types';
 import { AssessCode, finding } from '../types';
