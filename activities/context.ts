@@ -31,7 +31,7 @@ import type { WriteOptions } from '../engine/write-metadata';
 export interface ActivityDeps {
   readonly state: StateStore;
   readonly hms: HmsReader;
-  /** HMS writes: cutover's fence and rollback's unfence (alter_table, register mode), rollback's put-back (add_partitions); unset: those steps refuse (a descendant entry: ROLLBACK_REFUSED as before). */
+  /** HMS writes: cutover's fence and rollback's unfence (alter_table, register mode), rollback's put-back (add_partitions); unset: those steps refuse (a descendant entry: ROLLBACK_REFUSED, nothing put back). */
   readonly hmsWriter?: HmsTableWriter & HmsPartitionWriter;
   readonly catalog: IcebergCatalog;
   /** The work on one table: metadata writing, validation, drift checks, results file (engine/). */

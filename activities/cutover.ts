@@ -1,4 +1,4 @@
-// `migrate cutover`'s steps per table (issue 22, item 3), each an activity that first finds out
+// `migrate cutover`'s steps per table, each an activity that first finds out
 // whether it already happened (a retried or killed step ends as one clean run): fence the Hive
 // writers (register mode: activities/fence.ts; in place the name already serves the Iceberg table:
 // recorded as a fence that was not needed) → the final sync (engine/sync-record.ts, reading the

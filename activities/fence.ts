@@ -1,4 +1,4 @@
-// The Hive side of cutover in register mode (issue 22, item 3): fence — the table made EXTERNAL and
+// The Hive side of cutover in register mode: fence — the table made EXTERNAL and
 // marked (so HMS's rename moves no directory), then renamed to its fenced name (core/cutover/fence.ts),
 // the table's and partitions' locations checked unchanged — and its inverse, unfence. Each call reads
 // where the table stands first (open, marked, fenced), so a step killed halfway resumes where it

@@ -1,4 +1,4 @@
-// Rollback's put-back (issue 22, item 4): a register-mode table whose Iceberg entry holds appends
+// Rollback's put-back: a register-mode table whose Iceberg entry holds appends
 // other engines made after our last snapshot gets those files back into Hive before the entry is
 // dropped. The plan comes from the engine (engine/put-back.ts: every commit since ours an append of
 // Parquet/ORC data files under our spec, each file where Hive reads it; else ROLLBACK_BLOCKED with
@@ -133,7 +133,7 @@ export async function putBackTable(
  * A descendant entry at rollback: put its appends back into Hive, then drop the entry without purge
  * (audited). null when there is no put-back to do here — an in-place catalog (its Hive name is the
  * Iceberg table), a worker without an HMS writer, or a blocked put-back under --force (the caller
- * drops it as before); blocked without --force throws ROLLBACK_BLOCKED.
+ * drops the entry without putting anything back); blocked without --force throws ROLLBACK_BLOCKED.
  */
 export async function putBackAndDrop(
   c: Ctx,

@@ -1,4 +1,4 @@
-// Orphans (issue 18 §4): metadata this tool wrote for tables that did not end `migrated` — a child
+// Orphans: metadata this tool wrote for tables that did not end `migrated` — a child
 // workflow terminated mid-step, or a compensation that could not finish. findOrphans reports what
 // is left per table (our metadata files that still exist, a catalog entry that points at OUR
 // metadata, an in-place Hive table still in our Iceberg form); repairOrphans undoes exactly that, in

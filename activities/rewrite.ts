@@ -1,4 +1,4 @@
-// The rewrite path of one table (issue 23 item 4): the shipped Spark job reads the Hive table and
+// The rewrite path of one table: the shipped Spark job reads the Hive table and
 // writes a NEW Iceberg table under the target name (CTAS, committed once by Iceberg's staged create),
 // then checks rows and content checksums on both sides. The activity starts the job as a child
 // process (deps.engine.runRewriteJob), heartbeats its progress, kills it on cancel, and records the

@@ -1,4 +1,4 @@
-// A created Iceberg view, run (issue 23 item 2): when the worker has a `rewrite:` section (the
+// A created Iceberg view, run: when the worker has a `rewrite:` section (the
 // spark-submit command line) the shipped job jobs/view_check.py runs the view in Spark through the
 // target catalog and the Hive view's SQL over the Hive tables' own files (every Hive view it reads
 // registered from its own SQL, in dependency order), and returns both sides' rows and content

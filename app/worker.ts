@@ -75,7 +75,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     actor: `worker:${os.hostname()}:${process.pid}`,
     toolVersion: toolVersion(),
     resultsLocation: config.validation?.resultsLocation,
-    // Apply re-checks each table with this worker's own assessment options and target (issue 18).
+    // Apply re-checks each table with this worker's own assessment options and target, not the client's.
     assessOptions: assessOptionsOf(config),
     targetConfig: targetConfigOf(config),
     engine: createEngine(),
@@ -106,7 +106,7 @@ async function connect(s: TemporalSettings): Promise<NativeConnection> {
  * The workflow code a worker runs. Compiled (dist/: bin/migrate, an installed `migrate`): the bundle
  * dev/build.ts made ahead of time with bundleWorkflowCode over workflows/index.ts (the same call
  * Worker.create makes for `workflowsPath`), so the worker compiles nothing at start. From the
- * TypeScript sources (tests, benches): the path, bundled by the worker as before.
+ * TypeScript sources (tests, benches): the path, bundled by the worker at start.
  */
 export function workflowCode(compiled = __filename.endsWith('.js')): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
   if (compiled) return { workflowBundle: { codePath: path.join(__dirname, '..', 'workflow-bundle.js') } };

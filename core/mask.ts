@@ -1,4 +1,4 @@
-// The one masking of secrets in anything this tool prints (issue 31): every URI in a text — state
+// The one masking of secrets in anything this tool prints: every URI in a text — state
 // and HMS database URLs, catalog.uri (REST, JDBC), S3 endpoints, the Temporal address, Thrift URIs,
 // table locations — keeps its shape with the secrets replaced by `***`: the password of a
 // `user:password@` user-info, the value of a secret-named query or JDBC property (`?password=`,

@@ -1,4 +1,4 @@
-// Reading what a rollback would put back into Hive (issue 22, item 4): the catalog entry's
+// Reading what a rollback would put back into Hive: the catalog entry's
 // snapshots since our last one (core/sync/put-back.ts `snapshotsSinceOurs`), each one's manifest
 // list and the entries of the manifests it added (adapters/avro/manifest-reader.ts), classified
 // (`classifySince`) and placed against the Hive table as saved (`placeFiles`). Reads only: the

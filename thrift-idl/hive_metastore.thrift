@@ -318,7 +318,7 @@ struct GetPartitionsByNamesResult {
   2: optional ObjectDictionary dictionary,
 }
 
-// Transactions (insert-only ACID tables, issue 23): the reader's snapshot and a table's valid write
+// Transactions (insert-only ACID tables): the reader's snapshot and a table's valid write
 // ids; the seed (dev/seed/acid.ts) writes through open/allocate/commit/abort as Hive does. Fields
 // trimmed to what we send or read; ids as upstream (4.0.1).
 struct GetOpenTxnsResponse {

@@ -1,4 +1,4 @@
-// Apply benchmark (issue 7): N tables × M files end to end through Temporal on this machine — the
+// Apply benchmark: N tables × M files end to end through Temporal on this machine — the
 // real CLI (`migrate plan`, `migrate worker` processes, `migrate apply --auto-approve --wait`)
 // against the stack. Prints wall time, tables/s, files/s, and the share of table-workflow time
 // spent outside activities (from the histories of a sample of table workflows). Goal: 1,000 × 20 in

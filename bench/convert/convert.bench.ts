@@ -1,4 +1,4 @@
-// Conversion benchmark (issue 5): N small Parquet files in a Hive layout (`dt=<day>/part-<i>.parquet`,
+// Conversion benchmark: N small Parquet files in a Hive layout (`dt=<day>/part-<i>.parquet`,
 // the partition column also stored in each file so that PyIceberg add_files is correct), on the
 // stack's S3 server or on local disk. Ours (bench/convert/ours.ts, one fresh process per footer
 // concurrency): prepare + list + footers + manifests + metadata.json (+ REST register on S3), timed,
@@ -311,7 +311,7 @@ async function bench(b: Bench): Promise<void> {
   const peer = SKIP_PEER ? undefined : runPeer(b);
   const first = ours[0] as OursResult;
   if (peer && peer.rows !== first.records) throw new Error(`add_files counted ${peer.rows} rows, we counted ${first.records}`);
-  // The plan's encoding audit (issue 30), on this run's variants: its cost per footer beside the conversion's.
+  // The plan's encoding audit, on this run's variants: its cost per footer beside the conversion's.
   const variants = b.gen.variants.map((v) => path.join(b.tmp, 'variants', v.name));
   const audit = await encodingAuditCost(variants);
   const ab = unguarded.length === 0 ? [] : ['without the reader guard (readers.required: []):', ...report(b, unguarded, peer)];

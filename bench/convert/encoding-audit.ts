@@ -1,4 +1,4 @@
-// The encoding audit's cost per footer (issue 30): what `migrate plan`'s storage sample adds per
+// The encoding audit's cost per footer: what `migrate plan`'s storage sample adds per
 // sampled Parquet file to read its encodings — the footer's codecs/encodings/encoding_stats walk and
 // schema tree (adapters/formats/parquet/encoding-facts.ts), classification into encoding keys
 // (core/readers/classify.ts) and the decision against the reader matrix (core/readers/decide.ts) —

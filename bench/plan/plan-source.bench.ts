@@ -1,4 +1,4 @@
-// `plan` by HMS source (issue 19): the whole plan pipeline (plan-pipeline.ts: read → assess → graph
+// `plan` by HMS source (Thrift or the backing DB): the whole plan pipeline (plan-pipeline.ts: read → assess → graph
 // → waves → build + serialize) over one scale warehouse, in one run, from each source in its own
 // child process (peak RSS is its own): Thrift with the product's defaults (ThriftHmsReader pool 4,
 // 200 calls/s, as app/runtime.ts openHmsReader), Thrift unlimited (pool 4, no calls/s limit),

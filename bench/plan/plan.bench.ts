@@ -1,6 +1,6 @@
 // Planner benchmark: 10,000 tables / 50,000 edges (seeded, so every run plans the same warehouse),
 // timing graph build, wave planning and plan serialization (canonical JSON + pure-TS sha256), with
-// peak RSS; and a naive repeated-scan peer for a ratio. Goal (issue 6): ≤ 10 s.
+// peak RSS; and a naive repeated-scan peer for a ratio. Goal: ≤ 10 s.
 // Run: npx tsx bench/plan/plan.bench.ts
 import { performance } from 'node:perf_hooks';
 import { buildGraph } from '../../core/plan/graph';

@@ -1,4 +1,4 @@
-// Read-back proof benchmark (issue 30 item 3): the cost of `validation.readBack` at the default
+// Read-back proof benchmark: the cost of `validation.readBack` at the default
 // sample (2 files per table) beside the apply of the same wave, in the same run, through the real
 // CLI and worker: `migrate plan`, one `migrate worker` whose `rewrite:` section is the stack's
 // spark-submit (the verifier venv, local[*]), `migrate apply --auto-approve --wait`. Uses the scale

@@ -1,4 +1,4 @@
-// Rewrite-path benchmark (issue 23 item 4): the shipped Spark job (jobs/rewrite.py) on a CSV text
+// Rewrite-path benchmark: the shipped Spark job (jobs/rewrite.py) on a CSV text
 // table of --mb MiB (LazySimpleSerDe, ',' delimited, one header line per file) on the stack:
 // read from S3A, CTAS into a new Iceberg table through the REST catalog, row count + canonical content
 // checksum on both sides. Timed end to end (spark-submit start → result) through the same

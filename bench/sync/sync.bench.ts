@@ -1,4 +1,4 @@
-// Sync benchmark (issue 22): N migrated tables, each given one new Hive partition of M Parquet
+// Sync benchmark: N migrated tables, each given one new Hive partition of M Parquet
 // files, then `migrate sync <plan>` of all of them end to end through Temporal (a real `migrate
 // worker`; CLI start → result) — and, in the same run, the peer: `migrate sync --direct` (the same
 // per-table code in the CLI's process) on the next new partition. Afterwards every table must have

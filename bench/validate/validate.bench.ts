@@ -3,7 +3,7 @@
 // REST catalog, then the nightly checks of every table (engine/drift-check.ts: HMS
 // object + partitions, catalog entry, our metadata files, listing of every partition, manifests
 // read back, footer record counts) timed at bounded concurrency. Prints wall time, tables/s,
-// files/s and peak RSS; goal (issue 8): 1,000 × 20 in ≤ 2 min. A peer for the same job does not
+// files/s and peak RSS; goal: 1,000 × 20 in ≤ 2 min. A peer for the same job does not
 // exist in the field (UCX checks once, the Spark procedures not at all), so the ratio printed is
 // against the time budget. Run:
 //   npx tsx bench/validate/validate.bench.ts [--tables 1000] [--files 20] [--concurrency 16] [--prefix benchval]

@@ -1,4 +1,4 @@
-// The cutover fence of a register-mode table (issue 22, item 3), pure: the deterministic name the
+// The cutover fence of a register-mode table, pure: the deterministic name the
 // Hive table is moved aside to, the fenced form of the Hive object (EXTERNAL, so HMS's rename moves
 // no directory, with markers that say what it was) and the way back from it. After the rename a
 // writer using the old name — add_partition(s), INSERT, ALTER — gets "table not found". No I/O;

@@ -1,4 +1,4 @@
-// Which path a planned table takes through apply, as the plan report shows it (issue 23 item 5):
+// Which path a planned table takes through apply, as the plan report shows it:
 // metadata-only (files stay, Iceberg metadata over them), view (a Hive view becomes an Iceberg
 // view), insert-only (the committed writes of an insert-only ACID table, metadata-only), rewrite
 // (the Spark job writes a new Iceberg table). A table not planned is left out, with its reason.

@@ -1,4 +1,4 @@
-// Where a table's files may be: the location fence (issue 31). A table or partition location is
+// Where a table's files may be: the location fence. A table or partition location is
 // listed, read and registered into a shared catalog, so it must name an object store this tool
 // reads (s3, s3a, s3n) — or, only where the operator allowed it, a local directory under one of
 // `storage.localRoots`. Any other scheme (hdfs:, viewfs:, wasb:, gs:, http:, …) is refused, and a

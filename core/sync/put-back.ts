@@ -1,4 +1,4 @@
-// The way back that keeps new data (issue 22, item 4): which commits other engines made on top of
+// The way back that keeps new data: which commits other engines made on top of
 // our last snapshot can be registered back into Hive, and where their files go. Two decisions:
 // `classifySince` — every snapshot since ours must be an `append` of data files (content 0) in
 // Parquet or ORC, under our partition spec and a schema with our columns, with no delete files and
@@ -22,7 +22,7 @@ import type { PrimitiveType, PrimitiveValue, Schema } from '../iceberg/types';
 import { samePath, tupleKey } from './diff';
 import { isOurSnapshot } from './snapshot';
 
-/** The data file formats Hive reads back from a put-back (the brief of issue 22: Parquet, ORC). */
+/** The data file formats Hive reads back from a put-back: Parquet and ORC, the formats Hive tables are read back in here. */
 export const PUT_BACK_FORMATS: ReadonlySet<string> = new Set(['PARQUET', 'ORC']);
 
 /** A commit (or a file of one) that stops the put-back, and why. */

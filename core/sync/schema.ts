@@ -1,4 +1,4 @@
-// Schema additions a sync carries (issue 22, item 2): columns Hive gained at the end of the table
+// Schema additions a sync carries: columns Hive gained at the end of the table
 // (ALTER TABLE … ADD COLUMNS) become new optional fields of a new current schema — the Iceberg
 // table's fields as they are, then the new ones with fresh ids after `last-column-id` (top-level
 // first, then nested, as Java's AssignFreshIds numbers them) — and the name mapping

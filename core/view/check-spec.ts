@@ -1,4 +1,4 @@
-// The view check's pure decisions (issue 23 item 2): the spec of the shipped Spark job
+// The view check's pure decisions: the spec of the shipped Spark job
 // jobs/view_check.py, which runs a created Iceberg view through the catalog and the Hive view's SQL
 // over the Hive tables' own files and returns both sides' rows and content checksums; the order its
 // inputs are registered in (every Hive view after what it reads); and what the two sides' results

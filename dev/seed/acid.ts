@@ -1,4 +1,4 @@
-// Seed the insert-only ACID warehouse (issue 23 item 3) in a database of its own (default `lb_acid`):
+// Seed the insert-only ACID warehouse in a database of its own (default `lb_acid`):
 // insert-only Parquet tables created through Thrift and written through the metastore's real
 // transaction API, as Hive writes them: open_txns → allocate_table_write_ids → the write's files
 // into `delta_<w>_<w>_0000/` (Parquet from acid_files.py) → commit_txn, or abort_txns with the files

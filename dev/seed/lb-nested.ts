@@ -1,4 +1,4 @@
-// The nested schema evolution warehouse (issue 23 item 1, `dev/seed/main.ts --left-behind nested`):
+// The nested schema evolution warehouse (`dev/seed/main.ts --left-behind nested`):
 // lb_nested.py writes Parquet tables whose old partition keeps an older nested schema (struct field
 // added / reordered / promoted, list and map value structs that gained a field, a case-variant
 // nested name, an undeclared footer column, one incompatible change) with each table's Hive content

@@ -1,4 +1,4 @@
-// The rewrite path's warehouse (issue 23 item 4): database `lb_rewrite` with tables only a rewrite
+// The rewrite path's warehouse: database `lb_rewrite` with tables only a rewrite
 // migrates — a '|'-delimited text table with a header line (partitioned), a bucketed text table with
 // Hive's default ^A delimiter, an OpenCSVSerde table whose files sit in sub-directories, and a JSON
 // table. Deterministic rows; each table's expected row count and canonical.py content checksum are

@@ -1,4 +1,4 @@
-// The left-behind warehouse (issue 23's acceptance, `dev/seed/main.ts --left-behind warehouse`): ONE
+// The left-behind warehouse (every kind of table a metadata-only migration leaves behind, `dev/seed/main.ts --left-behind warehouse`): ONE
 // database, `lb_warehouse`, holding every kind of table the issue leaves behind, made by the existing
 // seed modules given this database: views.ts (two Parquet tables, a CSV table, a view, a view over it,
 // a view over the CSV table), acid.ts (insert-only ACID tables with committed and aborted writes),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The nested schema evolution warehouse (issue 23 item 1, `dev/seed/main.ts --left-behind nested`):
+"""The nested schema evolution warehouse (`dev/seed/main.ts --left-behind nested`):
 database lb_nested, Parquet tables partitioned by `p`, whose old partition (p=1) keeps an older
 nested schema in HMS and in its files while p=2 has the table's:
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The left-behind warehouse's Python half (issue 23 acceptance; dev/seed/lb-warehouse.ts drives it):
+"""The left-behind warehouse's Python half (dev/seed/lb-warehouse.ts drives it):
 
 1. writes the nested-evolution table `nested_events`: Parquet, partitioned by `dt`; its two OLD
    partitions' files (and HMS partition schema) have `s struct<a:int>`, the table and its newest

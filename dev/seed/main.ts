@@ -40,11 +40,11 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
                       open writes through the metastore's transaction API) into --database (default lb_acid);
                       prints their manifest as JSON (and writes it to --manifest when given)
   --database D        the database of --left-behind acid
-  --left-behind warehouse  (re)seed database lb_warehouse: every kind of table issue 23 leaves behind in one
+  --left-behind warehouse  (re)seed database lb_warehouse: every kind of table a migration leaves behind, in one
                       database (nested struct evolution, views, insert-only ACID, CSV with a header,
                       bucketed, sub-directories, a union-typed table left out; dev/seed/lb-warehouse.ts); prints per table its
                       expected path, rows, checksum and source files as JSON (--manifest FILE writes it too)
-  --views DB          seed the views warehouse instead (issue 23 item 2): database DB with two Parquet
+  --views DB          seed the views warehouse instead: database DB with two Parquet
                       tables, a CSV table and three Hive views; prints its tables as JSON (--manifest FILE
                       writes them there too)
 `;

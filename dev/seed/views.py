@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The views warehouse (issue 23 item 2): two Parquet base tables, a CSV table, and three Hive views —
+"""The views warehouse: two Parquet base tables, a CSV table, and three Hive views —
 one over a table, one over that view joined with the other table, one over the CSV table (which does
 not migrate). Writes the files under OUT/files/<key> and OUT/tables.json (SeedTable entries,
 dev/seed/manifest.ts). Deterministic. Dev tooling.

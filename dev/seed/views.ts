@@ -1,4 +1,4 @@
-// The views warehouse (issue 23 item 2, `dev/seed/main.ts --views <db>`): views.py writes two Parquet
+// The views warehouse (`dev/seed/main.ts --views <db>`): views.py writes two Parquet
 // tables, a CSV table and three Hive views (one over a table, one over that view and the other
 // table, one over the CSV table); this uploads the files and registers them in HMS, tables before
 // views. Re-seeding drops the database first (deleteData=false) and its own S3 prefix. Dev tooling.

@@ -1,4 +1,4 @@
-// Per-suite wall times of a jest run (issue 32: measure first). Reads the JSON jest writes with
+// Per-suite wall times of a jest run (measure before speeding a run up). Reads the JSON jest writes with
 // `--json --outputFile=<file>` (dev/test.sh writes it to $HIM_STATE_DIR/jest-results.json) and prints
 // a markdown table of the slowest suites with their test counts, the totals and the share of the
 // run the slowest take; `--write <title>` puts it into docs/timings.md (newest first, under the

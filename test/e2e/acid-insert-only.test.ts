@@ -1,4 +1,4 @@
-// Insert-only ACID tables (issue 23 item 3) on the real stack: a database of its own seeded through
+// Insert-only ACID tables on the real stack: a database of its own seeded through
 // the metastore's transaction API (dev/seed/acid.ts: committed, aborted and open writes) → plan:
 // the insert-only tables are planned metadata-only (INSERT_ONLY_METADATA; the one with an open write
 // warned INSERT_ONLY_WRITE_OPEN) → a write committed after the plan → apply: the committed writes'

@@ -1,4 +1,4 @@
-// Waves always end (issue 18): with S3 slowed down by Toxiproxy so tables are in flight,
+// Waves always end: with S3 slowed down by Toxiproxy so tables are in flight,
 // (1) `migrate cancel` of a running wave ends the plan `cancelled` within one step timeout, every
 // table in flight ran its compensations (failed CANCELLED: no catalog entry, no metadata file),
 // tables never started stay pending, migrated ones stay migrated; (2) a table workflow terminated

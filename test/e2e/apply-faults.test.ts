@@ -64,7 +64,7 @@ beforeAll(async () => {
     .replace(/uri: thrift:\/\/[^\n]+/, `uri: thrift://${hms}`)
     .replace(/uri: http:\/\/127\.0\.0\.1:\d+\n/, `uri: http://${rest}\n`)
     // S3 requests time out well inside the first stall, so the steps in flight then fail and are
-    // retried by Temporal (every step heartbeats, so a stall alone no longer times a step out).
+    // retried by Temporal (every step heartbeats, so a stall alone does not time a step out).
     .replace(/endpoint: http:\/\/[^\n]+/, `endpoint: http://${s3}\n    requestTimeoutMs: 4000`)
     .replace(/namespace: default/, `namespace: default\n  taskQueue: him-faults-${prefix}`);
   cfg = path.join(dir, 'migrate.yaml');

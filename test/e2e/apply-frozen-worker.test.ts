@@ -1,5 +1,5 @@
 // A worker frozen past its activity timeouts (a real SIGSTOP) and resumed after the plan finished
-// elsewhere (issue 31 item 4). Worker A freezes itself right before it records a table's
+// elsewhere. Worker A freezes itself right before it records a table's
 // validation (failpoint `stop:before-validated-record`): its attempt has read the record, run the
 // validation, and is about to append `table.validated`. Temporal's heartbeat timeout hands the
 // step (and A's other steps in flight) to worker B, which finishes the whole plan. Then A gets

@@ -1,4 +1,4 @@
-// Plans that stay valid (issue 22, item 1): tables seeded and planned (plan file version 3, one
+// Plans that stay valid: tables seeded and planned (plan file version 3, one
 // conversion pin per table); between plan and apply the warehouse moves on the way live tables do —
 // new partitions with data files (orders, special_parts), table stats refreshed (numRows,
 // transient_lastDdlTime: orders, customers) — and one table's column type is changed (all_types).

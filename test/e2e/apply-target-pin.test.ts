@@ -1,4 +1,4 @@
-// The plan pins its target (issue 18): a plan made with one `catalog.namespacePrefix`, applied by a
+// The plan pins its target: a plan made with one `catalog.namespacePrefix`, applied by a
 // worker configured with another, is refused table by table with TARGET_MISMATCH before any write —
 // nothing registered under either prefix, no metadata file, data untouched, the plan ends failed
 // (exit 1) instead of half-registering under the worker's own settings. A worker whose config

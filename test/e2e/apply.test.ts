@@ -91,7 +91,7 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     await sleep(500);
     if (worker && worker.exitCode === null) worker.kill('SIGKILL');
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
-    // The seed's views became Iceberg views (issue 23 item 2): dropped too, or the namespaces stay.
+    // The seed's views became Iceberg views: dropped too, or the namespaces stay.
     for (const v of manifest.tables.filter((t) => t.kind === 'view'))
       await catalog.views.dropView(tableIdent([`${nsPrefix}${v.db}`], v.name)).catch(() => undefined);
     for (const db of [`${prefix}_sales`, `${prefix}_misc`]) {

@@ -1,4 +1,4 @@
-// `migrate assess` and `plan` on the odd tables apply would trip on (issue 18 point 5), made in the
+// `migrate assess` and `plan` on the odd tables apply would trip on, made in the
 // stack's HMS (hms-pg) and S3: an int partition whose value is `abc`, an empty and a relative
 // location (HMS refuses both over Thrift, so they are set in its backing database, as a direct edit or
 // another tool would leave them), tables sharing one location (s3a/s3 spellings, one nested), a
@@ -89,7 +89,7 @@ beforeAll(async () => {
   await put('int_abc/p=abc/part-0.parquet', parquet);
   await hms.createDatabase({
     name: db,
-    description: 'issue 18 odd tables',
+    description: 'odd tables',
     locationUri: loc(''),
     parameters: {},
     owner: 'him-test',

@@ -134,7 +134,7 @@ describe('catalog auth: OAuth2 client credentials (Keycloak) through the verifyi
     const cfg = config('doctor-oauth2', oauthCatalog('him-migrator'));
     const ok = await migrate(cfg, ['doctor', '--json']);
     expect(catalogCheck(ok, 'auth')).toMatchObject({ status: 'ok' });
-    // The realm issues 10 s tokens; doctor prints what is left when it renders (a loaded machine takes seconds).
+    // The realm hands out 10 s tokens; doctor prints what is left when it renders (a loaded machine takes seconds).
     expect(catalogCheck(ok, 'auth')?.detail).toMatch(
       new RegExp(
         `^oauth2 client credentials at ${tokenEndpoint}: client him-migrator, subject [0-9a-f-]{36}, scope catalog; token expires in ([1-9]|10) s`,

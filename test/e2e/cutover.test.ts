@@ -1,4 +1,4 @@
-// `migrate cutover` (issue 22, item 3) and its undo in rollback, on the stack: tables seeded,
+// `migrate cutover` and its undo in rollback, on the stack: tables seeded,
 // planned and applied through a real `migrate worker` (REST catalog, register mode). orders gets a
 // new daily partition on the Hive side; `migrate cutover --wave 1 --table orders` runs under a
 // worker that SIGKILLs itself after the fence's rename, after the final sync's commit and before the

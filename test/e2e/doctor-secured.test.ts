@@ -1,4 +1,4 @@
-// `migrate doctor` against every secured endpoint of the stack at once (issue 21's acceptance): one
+// `migrate doctor` against every secured endpoint of the stack at once: one
 // config whose metastore is the Kerberized hms-krb (keytab), whose catalog is the OAuth2-checking
 // catalog-gateway (Keycloak client credentials), whose storage is the s3-sts server with STS session
 // credentials and whose Temporal is the temporal-tls API key port (mTLS + API key). Every check passes

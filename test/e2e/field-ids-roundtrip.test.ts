@@ -1,4 +1,4 @@
-// Embedded field ids (issue 30, finding 2) on the stack: orders planned and applied through a real
+// Field ids embedded in the data files, on the stack: orders planned and applied through a real
 // `migrate worker` (REST catalog, HMS, S3); Hive gains a column `note` at the end (after the
 // partition keys in Iceberg's order) and `migrate sync` adds it; the wave is cut over; Spark sets
 // write.data.path to the Hive location and appends a new partition — its Parquet files carry

@@ -1,4 +1,4 @@
-// The packed tool installs and runs without the repo (issue 20). `npm pack` (prepack builds dist/),
+// The packed tool installs and runs without the repo. `npm pack` (prepack builds dist/),
 // then `npm install -g --prefix <tmp>` of the tarball from a directory outside the checkout; the
 // installed `migrate` then runs with an environment that cannot reach the repo's node_modules (cwd
 // in the temporary directory, NODE_PATH unset, PATH = the prefix's bin and Node's own directory,

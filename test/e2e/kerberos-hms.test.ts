@@ -1,4 +1,4 @@
-// A Kerberized Hive Metastore (issue 21): the stack's MIT KDC (realm HIM.TEST) and hms-krb (HMS 4.0.1
+// A Kerberized Hive Metastore: the stack's MIT KDC (realm HIM.TEST) and hms-krb (HMS 4.0.1
 // with hive.metastore.sasl.enabled, sharing hms-pg's backing database). A tiny warehouse seeded
 // through the plain HMS is read through hms-krb: `migrate doctor` reports the method and identity,
 // `inventory`, `plan` and `apply` (a real worker, the stack's REST catalog) work with a ticket from a

@@ -1,5 +1,5 @@
-// Issue 23's acceptance in ONE warehouse, through ONE plan (REST catalog, a real worker, Temporal, Spark
-// for the rewrite jobs; PyIceberg, Spark and Trino as readers): `lb_warehouse` (dev/seed/lb-warehouse.ts)
+// Every kind of table a metadata-only migration leaves behind, in ONE warehouse, through ONE plan
+// (REST catalog, a real worker, Temporal, Spark for the rewrite jobs; PyIceberg, Spark and Trino as readers): `lb_warehouse` (dev/seed/lb-warehouse.ts)
 // holds a nested struct evolution across partitions, two Parquet tables with a view and a view over that
 // view, a CSV table with a view over it, an insert-only ACID table with committed and aborted writes (two),
 // a '|'-delimited CSV table with a header line, a bucketed table, a table with data in sub-directories,

@@ -1,4 +1,4 @@
-// Nested schema evolution in place in the Hive catalog (issue 23 item 1), on HMS 3.1.3 (hms3-pg:
+// Nested schema evolution in place in the Hive catalog, on HMS 3.1.3 (hms3-pg:
 // source and catalog are the same metastore): the lb_nested seed (dev/seed/lb-nested.ts) in database
 // lb_nested_hive; two of its tables — a struct field added in the old partition, and old files that
 // spell nested names in another case (`A`, `SKU` in a list element) — go through plan → apply in

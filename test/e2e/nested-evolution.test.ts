@@ -1,4 +1,4 @@
-// Nested schema evolution, end to end (issue 23 item 1), on the real stack (HMS, S3, the REST
+// Nested schema evolution, end to end, on the real stack (HMS, S3, the REST
 // catalog, Temporal, a real `migrate worker`, PyIceberg, Spark and Trino as readers): seed
 // `lb_nested` (dev/seed/lb-nested.ts) — Parquet tables whose old partition keeps an older nested
 // schema in HMS and in its files (a struct field added, struct fields reordered, int→bigint and

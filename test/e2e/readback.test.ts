@@ -1,4 +1,4 @@
-// The read-back proof (issue 30 item 3: `validation.readBack`) on the real stack: HMS, S3, the REST
+// The read-back proof (`validation.readBack`) on the real stack: HMS, S3, the REST
 // catalog, Temporal, a real `migrate worker` whose `rewrite:` section is the verifier venv's
 // spark-submit. Seed `<prefix>_sales` (partitioned and unpartitioned Parquet tables, INT96, decimals,
 // a managed table, views) →

@@ -1,5 +1,5 @@
-// Issue 30, findings 1 and 3, against the reader matrix (core/readers/matrix.ts, measured by
-// test/e2e/reader-matrix.test.ts), on the real stack (HMS, S3, the REST catalog; pyarrow in the
+// Two reader findings, INT64 millisecond timestamps and NULL lists, against the reader matrix
+// (core/readers/matrix.ts, measured by test/e2e/reader-matrix.test.ts), on the real stack (HMS, S3, the REST catalog; pyarrow in the
 // verifier venv writes the files): a Hive `timestamp` table whose Parquet files are INT64
 // TIMESTAMP(MILLIS) and a Hive `array<string>` table whose Parquet lists are the non-compliant
 // 3-level form (element named `item`) holding a NULL list. assess/plan read the footers, classify them
@@ -209,7 +209,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
-describe('reader findings from the matrix (issue 30, findings 1 and 3)', () => {
+describe('reader findings from the matrix (INT64 millisecond timestamps, NULL lists)', () => {
   it('finding 1: INT64 TIMESTAMP(MILLIS) under a Hive timestamp follows the matrix row: a required reader that reads it wrong makes the table rewrite-required (READER_MISREAD naming reader and key), not planned, and `migrate table` refuses it coded, registering nothing', async () => {
     const cfg = config('default');
     const t = (await assess(cfg)).get('millis')!;

@@ -1,4 +1,4 @@
-// The rewrite path through Spark (issue 23 item 4) on the real stack (REST catalog): database
+// The rewrite path through Spark on the real stack (REST catalog): database
 // lb_rewrite (dev/seed/lb-rewrite.ts: a '|'-delimited text table with a header line, a bucketed ^A
 // table, an OpenCSVSerde table with its files in sub-directories, a JSON table). Without --rewrite
 // they stay "not planned"; with it they are planned on the rewrite path, applied by a worker that is

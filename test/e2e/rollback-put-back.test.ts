@@ -1,4 +1,4 @@
-// A way back that keeps new data (issue 22, item 4) on the stack: tables seeded, planned and applied
+// A way back that keeps new data, on the stack: tables seeded, planned and applied
 // through a real `migrate worker` (REST catalog, HMS, S3), then the wave cut over (`migrate cutover`:
 // both Hive tables fenced under their fenced names). Then Spark — an engine we did not write —
 // sets write.data.path on orders to the Hive location (as docs/migrating.md tells operators to at
@@ -143,7 +143,7 @@ interface RollbackBody {
   }[];
 }
 
-describe('rollback puts back appends other engines made (issue 22, item 4)', () => {
+describe('rollback puts back appends other engines made', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'him-putback-'));
     failpointDir = path.join(dir, 'failpoints');

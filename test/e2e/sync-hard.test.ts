@@ -1,4 +1,4 @@
-// Sync the hard way (issue 22, item 2): through Temporal with a real `migrate worker`, the stack's
+// Sync the hard way: through Temporal with a real `migrate worker`, the stack's
 // REST catalog, HMS and S3. A worker SIGKILLed at every step boundary of a sync (engine
 // SYNC_FAILPOINTS: after the manifests, the manifest list, the metadata, before and after the
 // commit, before and after the state record), restarted each time → exactly once: one new

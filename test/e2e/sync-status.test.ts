@@ -1,4 +1,4 @@
-// Sync lag in `migrate status` (issue 22, item 5), on the stack: orders seeded, planned and applied
+// Sync lag in `migrate status`, on the stack: orders seeded, planned and applied
 // through Temporal (a real `migrate worker`). Status shows it migrated and never synced, the live
 // check (--lag) nothing behind. Then a new partition lands on the Hive side → `status --lag` shows
 // the table behind by one partition and its files (text and --json), the wave counts say so →

@@ -1,4 +1,4 @@
-// Catch-up sync (issue 22, item 2, the core): tables seeded, planned and applied through Temporal (a
+// Catch-up sync, the core path: tables seeded, planned and applied through Temporal (a
 // real `migrate worker`, the stack's REST catalog, HMS and S3). Then the Hive side moves on the way
 // live tables do: orders gets two new partitions with new Parquet files and one partition
 // overwritten (new files written, the old ones deleted, as INSERT OVERWRITE does). `migrate sync`

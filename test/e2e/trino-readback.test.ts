@@ -1,4 +1,4 @@
-// Trino 476 as a third reader (issue 23 item 6), on the seeded e2e warehouse (dev/seed, the same
+// Trino 476 as a third reader, on the seeded e2e warehouse (dev/seed, the same
 // tables apply.test.ts migrates) plus `<prefix>_lb_readers` (seed --readers): every table `migrate
 // table` migrates is read by Trino through the stack's REST catalog with the Hive source's content
 // checksum (the seed manifest's, canonical.py); filtered queries on partition and non-partition

@@ -1,4 +1,4 @@
-// Apply checks each created Iceberg view by RUNNING it (issue 23 item 2), on the real stack (HMS, S3,
+// Apply checks each created Iceberg view by RUNNING it, on the real stack (HMS, S3,
 // the REST catalog with views, Temporal, a real `migrate worker` with the stack's `rewrite:` section —
 // the verifier venv's spark-submit, local[*]): seed `lb_viewcheck` (two Parquet tables, a view over
 // one, a view over that view and the other table, a view over a CSV table left out) → plan + apply:

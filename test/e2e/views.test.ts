@@ -1,4 +1,4 @@
-// Hive views → Iceberg views (issue 23 item 2), on the real stack (HMS, S3, the REST catalog over
+// Hive views → Iceberg views, on the real stack (HMS, S3, the REST catalog over
 // JdbcCatalog with view support, Temporal, a real `migrate worker`): seed `lb_views` (two Parquet
 // tables, a CSV table, a view over a table, a view over that view and the other table, a view over
 // the CSV table) → plan: the two views come after their sources, the third is skipped with

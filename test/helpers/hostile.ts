@@ -1,4 +1,4 @@
-// Shared invariants of the hostile corpus (issue 18 point 8): the coded error of a CLI run, the
+// Shared invariants of the hostile corpus: the coded error of a CLI run, the
 // sha256 of every data file under a prefix, "no catalog entry", "no metadata file", `audit verify`,
 // configs that point the CLI at the stack (or at nothing, to prove a check ran before connecting),
 // and a `migrate worker` on a task queue of its own, stopped by its pid.

@@ -25,7 +25,7 @@ describe('workflow replay', () => {
       'waveWorkflow',
     ]);
     expect(files).toEqual(expect.arrayContaining(['tableWorkflow-failed-compensated.json', 'tableWorkflow-view-skipped.json']));
-    // Since patch iceberg-views a view becomes an Iceberg view (issue 23 item 2): created, validated, rolled back.
+    // Since patch iceberg-views a view becomes an Iceberg view: created, validated, rolled back.
     const created = readFileSync(path.join(dir, 'v0.3-tableWorkflow-view-created.json'), 'utf8');
     expect([created.includes('"createIcebergView"'), created.includes('"validateIcebergView"')]).toEqual([true, true]);
     expect(readFileSync(path.join(dir, 'v0.3-rollbackWaveWorkflow-view.json'), 'utf8')).toContain('"rollbackTable"');

@@ -5,8 +5,8 @@
 // far below 2^53; a larger varint is rejected as corrupt rather than rounded).
 //
 // Wire format: Thrift compact protocol (thrift/doc/specs/thrift-compact-protocol.md); field ids:
-// parquet-format's parquet.thrift. Produces the same FileMetaData shape as before (thrift.ts),
-// so the stats mapping is unchanged; test/adapters/formats/parquet.test.ts checks it against
+// parquet-format's parquet.thrift. Produces the same FileMetaData shape as the generated decoder
+// (thrift.ts), so one stats mapping serves both; test/adapters/formats/parquet.test.ts checks it against
 // the generic decoder on pyarrow-written footers.
 import { CompactDecodeError, Reader, T as TYPES } from './compact-reader';
 import type { ColumnChunk, FileMetaData, LogicalType, RawStatistics, RowGroup, SchemaElement } from './thrift';

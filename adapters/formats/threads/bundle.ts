@@ -10,7 +10,7 @@
 // rebuilt when any file that went into it changes (size and mtime of each, recorded beside the
 // bundle). Node modules stay external (required from the project's node_modules at run time).
 // Anything unexpected (no esbuild, a read-only tree, a build error) → null: the caller starts the
-// thread through its tsx entry instead, as before. HIM_THREAD_BUNDLE=0 forces that.
+// thread through its tsx entry instead (slower to start, same behaviour). HIM_THREAD_BUNDLE=0 forces that.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import path from 'node:path';

@@ -10,5 +10,5 @@
 //   entry.cjs        from the sources, fallback worker entry through tsx when no bundle can be had
 //   http.ts          the worker's ranged GET of a signed S3 read: transport selection (raw default)
 //   raw-http.ts      the raw-socket HTTP/1.1 client behind the default transport
-// Imported by the rest of the repo through ../footer-threads.ts (kept as the old path).
+// Imported by the rest of the repo through ../footer-threads.ts, its one entry point.
 export { FooterThreads, footerThreadStart, footerThreadsOnEveryCpu, sharedFooterThreads, startFooterThread } from './pool';

@@ -1,4 +1,4 @@
-// Trino 476 as a third independent reader of the migrated tables (issue 23 item 6): the server tarball
+// Trino 476 as a third independent reader of the migrated tables: the server tarball
 // from Maven (sha256 pinned in the manifest), only the Iceberg plugin extracted, run with Java 25 on
 // 127.0.0.1 with one catalog `iceberg` on the stack's REST catalog and S3. Dev tooling; the product
 // never talks to Trino. Queried by dev/verifier/trino_client.py (HTTP client protocol).

@@ -1,4 +1,4 @@
-// Hostile corpus (issue 18 point 8), concurrency and ids of live plans, on a small warehouse of good
+// Hostile corpus, concurrency and ids of live plans, on a small warehouse of good
 // tables and one worker: the same plan applied twice at once (one run, each table registered once),
 // rollback --wave 99, two rollbacks of one wave at once (no duplicate audit events), approve --wave
 // 99 of a running plan, approving twice ("already approved", exit 0), rollback during apply of the

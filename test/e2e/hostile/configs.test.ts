@@ -1,4 +1,4 @@
-// Hostile corpus (issue 18 point 8), configuration files: YAML syntax errors, unknown keys, wrong
+// Hostile corpus, configuration files: YAML syntax errors, unknown keys, wrong
 // types, a typo in an environment override, an empty file and a binary file are each CONFIG_INVALID
 // (exit 2), named precisely, before any connection (every endpoint of the base config is dead).
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Hostile corpus (issue 18 point 8), flags: every bad flag value, unknown flag, missing argument and
+// Hostile corpus, flags: every bad flag value, unknown flag, missing argument and
 // unusable `-c` is a coded usage error (exit 2) found before any connection. The config points every
 // endpoint at a dead port, so a command that connected first would fail with another code (or time
 // out) instead of USAGE. No stack component is needed.

@@ -1,4 +1,4 @@
-// Hostile corpus (issue 31 item 4), names and locations fenced: a partitioned table one of whose
+// Hostile corpus, names and locations fenced: a partitioned table one of whose
 // partitions HMS says is at file:///etc/ssl/certs, and a table at a local directory outside the
 // configured storage.localRoots. assess/plan refuse both (LOCATION_NOT_ALLOWED, skip: not in a
 // wave); a plan edited to put them into a wave anyway (re-hashed with the project's own function) is
@@ -147,7 +147,7 @@ afterAll(async () => {
 
 const findingsOf = (name: string): string[] => assessed.find((a) => a.id === id(name))?.findings.map((f) => f.code) ?? [];
 
-describe('locations fenced (issue 31)', () => {
+describe('locations fenced', () => {
   it('assess: file:///etc/ssl/certs and a local path outside storage.localRoots are LOCATION_NOT_ALLOWED (skip); the s3a table is not', () => {
     const cls = (name: string) => assessed.find((a) => a.id === id(name))?.class;
     expect([cls('certs'), findingsOf('certs')]).toEqual(['skip', expect.arrayContaining(['LOCATION_NOT_ALLOWED'])]);

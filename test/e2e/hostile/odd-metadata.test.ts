@@ -1,4 +1,4 @@
-// Hostile corpus (issue 18 point 8), odd HMS metadata and corrupt files, through one apply: a bucketed
+// Hostile corpus, odd HMS metadata and corrupt files, through one apply: a bucketed
 // table forged into a wave (the fingerprint and pin `assess --json` prints, the plan re-hashed with the
 // project's own function), an int partition whose value is `abc`, an empty and a relative location,
 // two tables sharing one location, a partition directory with no files, a view without text, a table

@@ -1,4 +1,4 @@
-// Hostile corpus (issue 18 point 8), plan files given to `migrate apply`: missing, truncated, binary,
+// Hostile corpus, plan files given to `migrate apply`: missing, truncated, binary,
 // empty, edited (with and without re-hashing), unsigned while signing is configured, from the
 // future, with an overflowing wave number, no waves, a duplicate table, a `__proto__` key, 100 MB.
 // Each is a coded error with exit 2, found before any connection (every endpoint is dead).

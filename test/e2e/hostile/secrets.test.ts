@@ -1,4 +1,4 @@
-// Issue 31: credentials in a URI are never printed. The real binary against the real stack: a jdbc
+// Credentials in a URI are never printed. The real binary against the real stack: a jdbc
 // catalog.uri and a state.url carrying a password in user-info and in `?password=` (the stack's
 // Postgres trusts local connections, so both are used: the state database connects, the catalog's
 // database does not exist), an S3 endpoint with user-info — `doctor` (human and --json) reports each

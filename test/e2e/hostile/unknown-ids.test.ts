@@ -1,4 +1,4 @@
-// Hostile corpus (issue 18 point 8), unknown plan ids: approve, pause, resume, cancel, status and
+// Hostile corpus, unknown plan ids: approve, pause, resume, cancel, status and
 // rollback of a plan id that was never applied are each a coded usage-class error (exit 2), not an
 // internal error and not a silent success. The stack's Temporal and state DB, no worker.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Rules enforced where the work happens (issue 31 point 1): a worker configured with approvers and
+// Rules enforced where the work happens: a worker configured with approvers and
 // with plan signing decides, whatever the client that talks to Temporal sent. A raw Temporal update
 // (no CLI), and `migrate approve` from a config without approvers, are refused by the worker and
 // audited as refusals; `--auto-approve` does not stand in for the worker's approvers; malformed actors

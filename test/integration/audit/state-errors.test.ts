@@ -1,4 +1,4 @@
-// State-DB connection refusals are coded with their remedy (issue 18): a wrong password is
+// State-DB connection refusals are coded with their remedy: a wrong password is
 // STATE_DB_AUTH_FAILED and a missing database STATE_DB_NOT_FOUND (exit 1, --json error), never
 // [INTERNAL]. The wrong password needs a server that checks passwords: the stack's Postgres trusts
 // 127.0.0.1, so this test starts a private cluster with scram-sha-256 (same binaries, own port, own

@@ -1,4 +1,4 @@
-// `migrate audit verify` against an operator with database access (issue 18 point 7): deleting the
+// `migrate audit verify` against an operator with database access: deleting the
 // newest events, TRUNCATE, DROP TABLE and a rewrite with the chain recomputed each fail, coded
 // (exit 1, never 70); an untouched chain verifies intact. Real Postgres and S3 of the stack; a
 // fresh state database and anchor location per test; the real CLI binary.

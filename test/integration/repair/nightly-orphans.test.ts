@@ -1,4 +1,4 @@
-// The nightly validation reports orphans (issue 18): on real components (hms-pg, S3, the REST
+// The nightly validation reports orphans: on real components (hms-pg, S3, the REST
 // catalog, a state database of its own, the stack's Temporal for "is its workflow running"), one
 // table is taken to `written` by the real activities and then left (a terminated run), another is
 // fully migrated. The published run's report lists the orphan with `migrate repair`, its audit

@@ -1,4 +1,4 @@
-// Issue 31: a secret in any configured URI — the jdbc catalog's password (user-info and query), the
+// A secret in any configured URI — the jdbc catalog's password (user-info and query), the
 // state database's (user-info and query), an S3 endpoint's user-info — never reaches stdout or stderr,
 // whatever the command prints (doctor's endpoints, coded errors, --json). Every endpoint is a port
 // nothing listens on: each command fails at its first connection and prints what it tried.

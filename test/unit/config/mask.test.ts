@@ -60,7 +60,7 @@ describe('maskUri', () => {
     expect(maskSecrets(once)).toBe(once);
   });
 
-  it('the older redactors are the same function', () => {
+  it('the state-DB and HMS-DB redactors are the same function', () => {
     const u = `jdbc:postgresql://db/cat?password=${SECRET}`;
     expect(redactUrl(u)).toBe(maskUri(u));
     expect(redact(u)).toBe(maskUri(u));

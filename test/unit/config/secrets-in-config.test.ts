@@ -1,4 +1,4 @@
-// Secrets never sit in the clear in a config (issue 31 point 4): a catalog uri with user info or a
+// Secrets never sit in the clear in a config: a catalog uri with user info or a
 // token-like query parameter, and rewrite.env variables named like secrets, are refused as
 // CONFIG_INVALID by the schema, with the path and what to do instead.
 import { configSchema, uriSecret } from '../../../core/config/schema';

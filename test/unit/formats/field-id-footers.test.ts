@@ -1,4 +1,4 @@
-// Field ids read out of footers (issue 30, item 1): Parquet field_id on every schema element, nested
+// Field ids read out of footers: Parquet field_id on every schema element, nested
 // included, carried beside the column paths through the stats and the footer threads' codec; Avro
 // field-id / element-id / key-id / value-id; the plan's sample of the same ids; and a prepared
 // conversion renumbered by them (the spec follows its source column to the adopted id).

@@ -166,7 +166,7 @@ describe('sourceChange (apply)', () => {
     expect((e?.context['differences'] as string[]).length).toBe(30);
   });
 
-  it('unpinned (a version 2 plan): the whole inventory fingerprint, as before — a stats refresh is a change', () => {
+  it('unpinned (a version 2 plan): the whole inventory fingerprint — a stats refresh is a change', () => {
     const planned = base();
     const entry = { fingerprint: tableFingerprint(planned), pin: null };
     expect(sourceChange('db.t', entry, base())).toBeNull();

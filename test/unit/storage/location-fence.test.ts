@@ -1,4 +1,4 @@
-// The location fence (issue 31): object stores always, local paths only under storage.localRoots,
+// The location fence: object stores always, local paths only under storage.localRoots,
 // every other scheme refused — and none of the ways a path can escape a root gets through: `..`,
 // percent-encoded `%2e%2e`, `file:/x` vs `file:///x`, an uppercase scheme, a sibling with the same
 // prefix (/data vs /data2), a trailing slash, a host in a file: URI, a symlinked prefix.

@@ -1,4 +1,4 @@
-// `migrate status`'s tables (issue 22, item 5): the mark a sync leaves (core/sync/lag.ts syncMarkOf),
+// `migrate status`'s tables: the mark a sync leaves (core/sync/lag.ts syncMarkOf),
 // the live lag (Hive's partitions now against the last synced state: new, dropped, rewritten), the
 // phase of a table (migrated / syncing / anything else as recorded, e.g. a cut-over table from
 // another branch), the per-wave counts, and how cli/render-tables.ts writes all of it.

@@ -1,4 +1,4 @@
-// Sync (issue 31): a partition added in Hive since apply is listed by the next sync, so the live
+// Sync and the location fence: a partition added in Hive since apply is listed by the next sync, so the live
 // table goes through the location fence first — a new partition at file:///etc/ssl/certs, or on
 // hdfs:, fails the sync LOCATION_NOT_ALLOWED (not retryable) before anything is listed.
 import { assertFenced } from '../../../engine/sync-record';

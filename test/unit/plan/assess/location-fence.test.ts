@@ -1,4 +1,4 @@
-// LOCATION_NOT_ALLOWED (issue 31): a table or partition outside the location fence is not planned
+// LOCATION_NOT_ALLOWED: a table or partition outside the location fence is not planned
 // (effect skip), and apply's live re-check with the worker's options refuses it with the same code —
 // so an edited plan that lists it anyway writes nothing.
 import { assertMigratable } from '../../../../activities/gate';

@@ -1,4 +1,4 @@
-// The plan-time checks for tables apply would trip on (issue 18 point 5): missing/empty/relative
+// The plan-time checks for tables apply would trip on: missing/empty/relative
 // locations, partition values that do not parse as their type, locations shared across tables,
 // sizes from the storage listing when HMS has no stats, and apply's live re-check (liveBlockers).
 import { assessTable } from '../../../../core/plan/assess/assess';

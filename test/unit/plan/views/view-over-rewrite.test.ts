@@ -1,7 +1,7 @@
 // Plan time with the rewrite path on (`plan --rewrite`): a view over a rewrite-required table the job
 // takes (a CSV table) migrates like a view over any migrating table — it is ordered after it and keeps
 // its class; a view over a table no rewrite takes (a uniontype column) is still VIEW_BASE_NOT_MIGRATED.
-// Without --rewrite both views are skipped (issue 23's combined warehouse found the first case).
+// Without --rewrite both views are skipped (the left-behind warehouse holds the first case).
 import { assessWarehouse } from '../../../../app/plan/assess';
 import { parseOwnership } from '../../../../core/plan/ownership';
 import { inv, table } from '../assess/fixture';
@@ -67,7 +67,7 @@ describe('views over rewrite tables (plan --rewrite)', () => {
     }
   });
 
-  it('without the rewrite path, the views over the CSV table are skipped as before', () => {
+  it('without the rewrite path, the views over the CSV table are skipped', () => {
     const r = assessed(false);
     expect([r.get('db.v_csv')?.class, r.get('db.v_on_v_csv')?.class]).toEqual(['skip', 'skip']);
   });
