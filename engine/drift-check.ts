@@ -1,4 +1,4 @@
-// One migrated table's nightly checks (issue: nightly validation): the HMS object and partitions
+// One migrated table's nightly checks: the HMS object and partitions
 // now vs the saved original, the catalog entry, commits after ours, our metadata files, storage vs
 // our snapshot's files, and the row counts at our snapshot (manifests, summary, footers re-read).
 // Listing + footers only, no data scans. A check that cannot run yields a `failed` row with

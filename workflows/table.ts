@@ -1,6 +1,7 @@
 // One table's steps with their compensations (docs/architecture.md "Habits" 8): save the HMS original and write our
 // metadata, register, validate; on any failure — or a cancellation — the compensations run in
-// reverse, in a scope that cannot be cancelled, and the table ends `failed` with its code.
+// reverse, in a scope that cannot be cancelled (docs/design/temporal-rules.md §4 "Saga"), and the
+// table ends `failed` with its code.
 // A compensation that cannot finish does not throw the workflow out: the table ends failed with
 // COMPENSATION_INCOMPLETE and what is left (migrate repair removes it).
 import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';

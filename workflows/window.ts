@@ -1,5 +1,6 @@
 // A bounded set of running promises keyed by id, settled one at a time in completion order: the
-// sliding window the wave and the nightly validation run their tables in. Deterministic.
+// sliding window the wave and the nightly validation run their tables in, far below Temporal's
+// 2,000 pending activities/children per execution (docs/design/temporal-rules.md §0, §4). Deterministic.
 // Every promise added is first given a recovery, so none can reject unobserved (an unhandled
 // rejection fails the workflow task, which Temporal then retries for ever).
 

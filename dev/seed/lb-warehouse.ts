@@ -1,5 +1,5 @@
-// The left-behind warehouse (every kind of table a metadata-only migration leaves behind, `dev/seed/main.ts --left-behind warehouse`): ONE
-// database, `lb_warehouse`, holding every kind of table the issue leaves behind, made by the existing
+// The left-behind warehouse (`dev/seed/main.ts --left-behind warehouse`): ONE database, `lb_warehouse`,
+// holding every kind of table a metadata-only migration leaves behind, made by the existing
 // seed modules given this database: views.ts (two Parquet tables, a CSV table, a view, a view over it,
 // a view over the CSV table), acid.ts (insert-only ACID tables with committed and aborted writes),
 // lb-rewrite.ts (a '|'-delimited CSV table with a header line, a bucketed table, a table with data in

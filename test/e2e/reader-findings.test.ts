@@ -44,7 +44,7 @@ const s3 = s3Client({
   secretAccessKey: env.AWS_SECRET_ACCESS_KEY as string,
 });
 
-/** pyarrow writes the files the way the issue found them. */
+/** pyarrow writes the files the way the writers in the field do. */
 const WRITER = `
 import datetime as dt, sys, pyarrow as pa, pyarrow.parquet as pq
 out = sys.argv[1]
@@ -221,7 +221,7 @@ describe('reader findings from the matrix (INT64 millisecond timestamps, NULL li
       expect(unmeasured).toBe(READER_MATRIX.length > 0);
       return;
     }
-    expect(wrong.length).toBeGreaterThan(0); // the issue: Spark reads millis as micros
+    expect(wrong.length).toBeGreaterThan(0); // the finding: Spark reads millis as micros
     const misread = t.findings.find((f) => f.code === 'READER_MISREAD');
     expect(t.class).toBe('rewrite-required');
     expect(misread?.effect).toBe('rewrite');

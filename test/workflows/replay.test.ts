@@ -1,6 +1,7 @@
 // Recorded histories (test/fixtures/histories/, recorded from a real apply on the dev server with
 // dev/tools/record-histories.ts) replay against today's workflow code without nondeterminism
-// errors: a change to workflows/ that would break running migrations fails here first. Also
+// errors: a change to workflows/ that would break running migrations fails here first (changes go
+// behind `patched`, docs/design/temporal-rules.md §2 (l)). Also
 // checks that a deliberately changed workflow does fail replay (the test can fail).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -139,7 +139,7 @@ describe('the worker decides approvals', () => {
 
     const h = new Client({ connection: temporal }).workflow.getHandle(`migrate/${p.id}`);
     const update = (arg: Record<string, unknown>): Promise<unknown> => h.executeUpdate('approve', { args: [arg] });
-    // A raw update as the issue's operator sent it: alice's name, no source → nothing vouches for it.
+    // A raw update as an operator with Temporal access can send it: alice's name, no source → nothing vouches for it.
     await expect(update({ wave: 1, by: 'alice@jump-host-1' })).rejects.toMatchObject({
       cause: { type: 'AUDIT_APPROVER_REFUSED', message: expect.stringContaining('no stated source') },
     });
