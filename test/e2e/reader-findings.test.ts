@@ -210,7 +210,7 @@ afterAll(async () => {
 }, 120_000);
 
 describe('reader findings from the matrix (INT64 millisecond timestamps, NULL lists)', () => {
-  it('finding 1: INT64 TIMESTAMP(MILLIS) under a Hive timestamp follows the matrix row: a required reader that reads it wrong makes the table rewrite-required (READER_MISREAD naming reader and key), not planned, and `migrate table` refuses it coded, registering nothing', async () => {
+  it('INT64 TIMESTAMP(MILLIS) under a Hive timestamp follows the matrix row: a required reader that reads it wrong makes the table rewrite-required (READER_MISREAD naming reader and key), not planned, and `migrate table` refuses it coded, registering nothing', async () => {
     const cfg = config('default');
     const t = (await assess(cfg)).get('millis')!;
     const wrong = wrongReaders(MILLIS_KEY);
@@ -252,7 +252,7 @@ describe('reader findings from the matrix (INT64 millisecond timestamps, NULL li
     expect(await registered('millis')).toBe(false);
   }, 600_000);
 
-  it('finding 1 with readers.required excluding the readers that misread it: planned with a READER_ENCODING_LIMIT warning naming them, and `migrate table` converts it', async () => {
+  it('INT64 TIMESTAMP(MILLIS) with readers.required excluding the readers that misread it: planned with a READER_ENCODING_LIMIT warning naming them, and `migrate table` converts it', async () => {
     const wrong = wrongReaders(MILLIS_KEY);
     const required = READERS.filter((r) => !wrong.includes(r));
     const cfg = config('no-spark', required);
@@ -272,7 +272,7 @@ describe('reader findings from the matrix (INT64 millisecond timestamps, NULL li
     expect(await registered('millis')).toBe(true);
   }, 600_000);
 
-  it('finding 3: a non-compliant 3-level list (element `item`) holding a NULL list is flagged for the readers the matrix measures wrong: refused while they are required, a warning when they are not', async () => {
+  it('a non-compliant 3-level list (element `item`) holding a NULL list is flagged for the readers the matrix measures wrong: refused while they are required, a warning when they are not', async () => {
     const wrong = wrongReaders(ITEM_KEY);
     const t = (await assess(config('default-item'))).get('item_list')!;
     if (row(ITEM_KEY) === undefined) {
@@ -314,7 +314,7 @@ describe('reader findings from the matrix (INT64 millisecond timestamps, NULL li
     );
   }, 600_000);
 
-  it('finding 3 as measured: a list of structs (element `item`) — PyIceberg reads a NULL list of structs as [] — is flagged for PyIceberg with the condition (READER_ENCODING_LIMIT, the footers cannot tell NULL lists), migrates, and PyIceberg does read [] for the NULL list', async () => {
+  it('NULL lists, as measured: a list of structs (element `item`) — PyIceberg reads a NULL list of structs as [] — is flagged for PyIceberg with the condition (READER_ENCODING_LIMIT, the footers cannot tell NULL lists), migrates, and PyIceberg does read [] for the NULL list', async () => {
     // The measured row, not a branch on it: PyIceberg alone reads this layout wrong, and only for NULL lists.
     expect(wrongReaders(ITEM_STRUCT_KEY)).toEqual(['pyiceberg']);
     const t = (await assess(config('default-structs'))).get('item_structs')!;
