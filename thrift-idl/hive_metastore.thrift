@@ -2,7 +2,9 @@
 //
 // Source: apache/hive standalone-metastore/metastore-common/src/main/thrift/hive_metastore.thrift
 // at Hive 4.0.1, checked against an IDL reconstructed from the generated classes in
-// hive-standalone-metastore-common-4.0.1.jar (field ids, types and requiredness exact). Defaults (e.g. writeId=-1, max_parts=-1) are taken from the upstream text.
+// hive-standalone-metastore-common-4.0.1.jar (field ids, types and requiredness exact). Defaults
+// (e.g. writeId=-1, max_parts=-1) are taken from the upstream text. Which methods a migration needs,
+// what Hive 4 removed and what 3.1 lacks: docs/design/hive-metastore.md §1.3, §1.4.
 //
 // Rules for editing this file:
 // - Field ids, names, types and requiredness stay exactly as upstream; never renumber.
