@@ -29,6 +29,15 @@ export const SOURCE_DIRS = ['core', 'adapters', 'engine', 'activities', 'workflo
 /** The footer threads' body, bundled into one file beside its compiled pool (pool.ts starts threads from it). */
 const THREAD_ENTRY = 'adapters/formats/threads/worker.ts';
 const THREAD_BUNDLE = 'adapters/formats/threads/worker.bundle.js';
+/**
+ * Modules compiled with a package inlined (its runtime code in the module's own dist file), so that
+ * package is a dev dependency only: the view SQL parser's Hive grammar (node-sql-parser's per-dialect
+ * build and its big-integer; the whole package is 89 MB installed). Each may import nothing else at
+ * run time (checked: the build fails when the bundle holds another input).
+ */
+const INLINED: readonly { readonly entry: string; readonly packages: readonly string[] }[] = [
+  { entry: 'adapters/sql/view-deps.ts', packages: ['node-sql-parser', 'big-integer'] },
+];
 /** Files whose change also makes dist/ stale (dependencies end up in the workflow bundle). Keep in step with bin/migrate. */
 export const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'dev/build.ts'] as const;
 
@@ -119,6 +128,23 @@ async function compile(out: string): Promise<number> {
     target: 'node20',
     logLevel: 'warning',
   });
+  for (const { entry, packages } of INLINED) {
+    const r = await build({
+      entryPoints: [path.join(ROOT, entry)],
+      outfile: path.join(out, entry.replace(/\.ts$/, '.js')),
+      absWorkingDir: ROOT,
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      legalComments: 'inline',
+      banner: { js: `// Inlined by dev/build.ts: ${packages.map(inlinedNotice).join('; ')}.` },
+      metafile: true,
+      logLevel: 'warning',
+    });
+    const others = Object.keys(r.metafile.inputs).filter((i) => i !== entry && !packages.some((p) => i.includes(`node_modules/${p}/`)));
+    if (others.length > 0) throw new Error(`${entry}: inlined with ${packages.join(', ')} but also imports ${others.join(', ')}`);
+  }
   for (const f of sources.filter((s) => s.endsWith('.js'))) {
     const to = path.join(out, path.relative(ROOT, f));
     fs.mkdirSync(path.dirname(to), { recursive: true });
@@ -134,6 +160,15 @@ export async function buildWorkflowBundle(): Promise<string> {
     logger: { trace() {}, debug() {}, info() {}, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m), log() {} },
   });
   return code;
+}
+
+/** `name version (license)` of an inlined package, for the banner of the file that carries it. */
+function inlinedNotice(name: string): string {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+    version: string;
+    license?: string;
+  };
+  return `${name} ${pkg.version} (${pkg.license ?? 'see its package'})`;
 }
 
 async function workflowBundle(out: string): Promise<number> {

@@ -122,8 +122,29 @@ describe('the packed tarball, installed into a temporary prefix', () => {
       'LICENSE',
     ])
       expect(existsSync(path.join(installDir, f))).toBe(true);
-    for (const f of ['cli/main.ts', 'bin/migrate', 'dev', 'test', 'node_modules/tsx', 'node_modules/esbuild'])
+    // node-sql-parser is inlined (its Hive grammar only) into the compiled view parser: a dev dependency.
+    for (const f of [
+      'cli/main.ts',
+      'bin/migrate',
+      'dev',
+      'test',
+      'node_modules/tsx',
+      'node_modules/esbuild',
+      'node_modules/node-sql-parser',
+    ])
       expect(existsSync(path.join(installDir, f))).toBe(false);
+  });
+
+  it("reads views' SQL with the inlined Hive grammar: assess finds the view-on-view edge", async () => {
+    const r = await outside(bin, ['assess', '-c', cfg, '--database', sales, '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { edges: { from: string; to: string; reason: string }[] };
+    expect(out.edges).toEqual(
+      expect.arrayContaining([
+        { from: `${sales}.orders`, to: `${sales}.v_orders_eu`, reason: 'view' },
+        { from: `${sales}.v_orders_eu`, to: `${sales}.v_orders_eu_big`, reason: 'view' },
+      ]),
+    );
   });
 
   it('migrate --version names the tool, Node, Temporal SDK and HMS IDL versions', async () => {
