@@ -1,7 +1,9 @@
 // `doctor`: what `apply` will need, checked with real round trips to every configured endpoint:
 // reachable (version, latency), the catalog token variable set (or the catalog.auth method and
 // identity: app/doctor-catalog.ts), the Temporal namespace's search
-// attributes and the workers polling the task queue, the state database writable. Each check is
+// attributes and the workers polling the task queue, the state database writable, the audit anchor
+// and validation results locations writable (app/doctor-locations.ts); `--role` narrows the checks
+// to what one kind of process needs. Each check is
 // ok, warn (apply can start, something is likely wrong: no worker polls yet) or fail, with the
 // remedy. Never throws for an unhealthy endpoint.
 import type { MigrateConfig } from '../core/config/schema';
@@ -20,11 +22,12 @@ import { refusedOutcome, temporalConnectionOutcomes, temporalSettingsOf, unresol
 import { connectionOptions } from './temporal-connect';
 import { restAuthOutcomes } from './doctor-catalog';
 import type { CheckStatus, Outcome } from './doctor-outcome';
+import { locationsOf, probeLocation } from './doctor-locations';
 
 export type { CheckStatus };
 
 export interface Check {
-  readonly component: 'hms' | 'catalog' | 'storage' | 'temporal' | 'state';
+  readonly component: 'hms' | 'catalog' | 'storage' | 'temporal' | 'state' | 'audit' | 'validation';
   /** What was checked: `reachable`, `token`, `search attributes`, `workers`, `writable`. */
   readonly check: string;
   readonly endpoint: string;
@@ -254,14 +257,34 @@ function failed(p: Probe, e: unknown): Check {
   };
 }
 
-/** Runs every probe concurrently; never throws for an unhealthy endpoint. */
-export async function runDoctor(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<Check[]> {
+/**
+ * Which process the checks are for (docs/deploying.md): a workflow worker only talks to Temporal;
+ * an activity worker to everything, and writes validation results; the CLI to everything but the
+ * results location. `all` (the default) checks every configured endpoint.
+ */
+export const DOCTOR_ROLES = ['all', 'workflows', 'activities', 'client'] as const;
+export type DoctorRole = (typeof DOCTOR_ROLES)[number];
+
+function locationProbes(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.ProcessEnv, role: DoctorRole): Probe[] {
+  const which = { anchor: role !== 'workflows', results: role === 'all' || role === 'activities' };
+  return locationsOf(cfg, which).map((l) => ({
+    component: l.check === 'audit anchor' ? 'audit' : 'validation',
+    endpoint: l.location,
+    remedy: `Check ${l.location} and the storage credentials.`,
+    run: async () => [await probeLocation(cfg, l, timeoutMs, env)],
+  }));
+}
+
+/** Runs every probe of `role` concurrently; never throws for an unhealthy endpoint. */
+export async function runDoctor(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.ProcessEnv, role: DoctorRole = 'all'): Promise<Check[]> {
+  const workflowsOnly = role === 'workflows';
   const all = [
-    ...hmsProbe(cfg, timeoutMs),
-    ...catalogProbe(cfg, timeoutMs, env),
-    ...storageProbe(cfg, timeoutMs, env),
+    ...(workflowsOnly ? [] : hmsProbe(cfg, timeoutMs)),
+    ...(workflowsOnly ? [] : catalogProbe(cfg, timeoutMs, env)),
+    ...(workflowsOnly ? [] : storageProbe(cfg, timeoutMs, env)),
     ...temporalProbe(cfg, timeoutMs, env),
-    ...stateProbe(cfg, timeoutMs),
+    ...(workflowsOnly ? [] : stateProbe(cfg, timeoutMs)),
+    ...locationProbes(cfg, timeoutMs, env, role),
   ];
   const results = await Promise.all(
     all.map(async (p): Promise<Check[]> => {

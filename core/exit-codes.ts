@@ -74,7 +74,7 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
   doctor: {
     0: 'every check passed (warnings, such as no worker polling the task queue, are shown but do not fail)',
     1: 'a check failed',
-    2: 'bad flag or configuration',
+    2: 'bad flag or configuration, or nothing to check (no configuration, or none for --role)',
   },
   inventory: { 0: 'counted', 1: 'the HMS cannot be read (an unknown database: HMS_NOT_FOUND)', 2: 'bad flag or configuration' },
   assess: { 0: 'assessed (whatever the classes)', 1: 'the HMS cannot be read', 2: 'bad configuration' },

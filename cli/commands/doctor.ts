@@ -1,9 +1,12 @@
 // `migrate doctor`: what apply needs, checked with real round trips (app/doctor.ts): version,
 // latency, and for a failure or a warning its code and remedy. Exit 1 when any check fails; a
-// warning (no worker polls the task queue yet) is shown and counted but does not change the exit code.
+// warning (no worker polls the task queue yet) is shown and counted but does not change the exit
+// code. Nothing to check (no config) is exit 2: a deployment gate that checks nothing must not pass.
 import type { Command } from 'commander';
+import { Option } from 'commander';
+import { ErrorCode, MigrationError } from '../../core/errors';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
-import type { Check } from '../../app/doctor';
+import type { Check, DoctorRole } from '../../app/doctor';
 import { FLAG_RANGES, intFlag } from '../flags';
 import type { IO } from '../output';
 import { configOf } from '../output';
@@ -11,9 +14,6 @@ import { configOf } from '../output';
 const LABEL = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
 
 export function renderDoctor(checks: readonly Check[]): string {
-  if (checks.length === 0) {
-    return 'Nothing to check: the configuration names no endpoint. Pass --config migrate.yaml (see migrate.example.yaml).\n';
-  }
   const lines = checks.map((c) => {
     const head = `${LABEL[c.status]}  ${c.component.padEnd(8)} ${c.check.padEnd(17)} ${c.endpoint}`;
     const meta = [c.version ? `version ${c.version}` : undefined, c.latencyMs !== undefined ? `${c.latencyMs} ms` : undefined, c.detail]
@@ -38,6 +38,14 @@ export function registerDoctor(program: Command, io: IO): void {
       'check what apply needs: every endpoint (HMS, Iceberg catalog, S3, Temporal, state DB) reachable, the catalog token set, the Temporal search attributes and workers, the state DB writable',
     )
     .option('--json', 'machine-readable output')
+    .addOption(
+      new Option(
+        '--role <role>',
+        'check only what one process needs: workflows (Temporal), activities (everything), client (all but the results location)',
+      )
+        .choices(['all', 'workflows', 'activities', 'client'])
+        .default('all'),
+    )
     .option(
       '--timeout <ms>',
       `per-check timeout in milliseconds (${FLAG_RANGES.doctorTimeoutMs.min}-${FLAG_RANGES.doctorTimeoutMs.max})`,
@@ -50,15 +58,22 @@ export function registerDoctor(program: Command, io: IO): void {
 Examples:
   migrate doctor --config migrate.yaml
   migrate doctor --config .stack/migrate.yaml --json
+  migrate doctor -c /etc/migrate/migrate.yaml --role workflows   # a workflow worker's init container: Temporal only
   MIGRATE__TEMPORAL__ADDRESS=temporal.internal:7233 migrate doctor -c prod.yaml --timeout 3000
 
 Each check prints ok, warn or FAIL; warn and FAIL carry a code (docs/errors.md) and a fix.
 A warning (no worker polls the task queue) does not change the exit code; --json has "warnings": n.
 ${exitHelp('doctor')}`,
     )
-    .action(async (opts: { json?: boolean; timeout: number }, cmd: Command) => {
+    .action(async (opts: { json?: boolean; timeout: number; role: DoctorRole }, cmd: Command) => {
       const { runDoctor } = await import('../../app/doctor');
-      const checks = await runDoctor(await configOf(cmd), opts.timeout, process.env);
+      const checks = await runDoctor(await configOf(cmd), opts.timeout, process.env, opts.role);
+      // A gate that checks nothing must not pass: no config (or none for this role) is a usage error.
+      if (checks.length === 0)
+        throw new MigrationError(
+          ErrorCode.USAGE,
+          `nothing to check${opts.role === 'all' ? '' : ` for --role ${opts.role}`}: the configuration names no endpoint. Pass --config migrate.yaml (or set MIGRATE_CONFIG; see migrate.example.yaml).`,
+        );
       const warnings = checks.filter((c) => c.status === 'warn').length;
       io.out(opts.json ? `${JSON.stringify({ ok: checks.every((c) => c.ok), warnings, checks }, null, 2)}\n` : renderDoctor(checks));
       io.setExit(checks.every((c) => c.ok) ? ExitCode.OK : ExitCode.FAILED);

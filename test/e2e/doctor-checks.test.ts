@@ -164,3 +164,45 @@ describe('doctor: state database and catalog token', () => {
     expect(find(report(set), 'catalog', 'token')).toMatchObject({ status: 'ok', detail: 'HIM_DOCTOR_TOKEN is set' });
   });
 });
+
+describe('doctor: the locations it writes besides tables, and --role', () => {
+  const NO_S3_CREDENTIALS = {
+    AWS_ACCESS_KEY_ID: '',
+    AWS_SECRET_ACCESS_KEY: '',
+    AWS_SESSION_TOKEN: '',
+    AWS_PROFILE: '',
+    AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials',
+    AWS_CONFIG_FILE: '/nonexistent/config',
+    AWS_CONTAINER_CREDENTIALS_FULL_URI: '',
+    AWS_EC2_METADATA_DISABLED: 'true',
+  };
+
+  it('the stack anchor location passes with a probe object created and deleted; a missing bucket fails coded', async () => {
+    const good = await doctor([]);
+    expect(find(report(good), 'audit', 'audit anchor')).toMatchObject({ status: 'ok' });
+    expect(find(report(good), 'audit', 'audit anchor')?.detail).toContain('created and deleted a probe object');
+    const bucket = uniqueName('him-no-bucket').replace(/_/g, '-');
+    const missing = await doctor([`audit.anchorLocation=s3://${bucket}/anchors/`]);
+    const a = find(report(missing), 'audit', 'audit anchor');
+    expect(a).toMatchObject({ status: 'fail', code: 'STORAGE_NOT_FOUND' });
+    expect(a?.remedy).toContain('audit.anchorLocation');
+    // Everything else in the report still passes: the bucket is what fails the gate.
+    expect(
+      report(missing)
+        .checks.filter((c) => c.status === 'fail')
+        .map((c) => c.component),
+    ).toEqual(['audit']);
+    expect(missing.code).toBe(1);
+    const results = await doctor([`validation.resultsLocation=s3://${bucket}/results/`]);
+    expect(find(report(results), 'validation', 'validation results')).toMatchObject({ status: 'fail', code: 'STORAGE_NOT_FOUND' });
+  });
+
+  it('--role workflows passes without S3 credentials (Temporal only); the same environment fails the full check', async () => {
+    const wf = await run(MIGRATE, ['doctor', '--config', cfg, '--json', '--role', 'workflows'], 120_000, NO_S3_CREDENTIALS);
+    expect([...new Set(report(wf).checks.map((c) => c.component))]).toEqual(['temporal']);
+    expect(wf.code).toBe(0);
+    const all = await run(MIGRATE, ['doctor', '--config', cfg, '--json'], 120_000, NO_S3_CREDENTIALS);
+    expect(find(report(all), 'storage', 'auth')).toMatchObject({ status: 'fail' });
+    expect(all.code).toBe(1);
+  });
+});
