@@ -185,7 +185,7 @@ function temporalProbe(cfg: MigrateConfig, timeoutMs: number, env: NodeJS.Proces
     {
       component: 'temporal',
       endpoint: s === undefined ? 'temporal (unresolved)' : `${s.address.value} (namespace ${s.namespace.value})`,
-      remedy: `Check that a Temporal frontend listens on ${s?.address.value ?? 'temporal.address'} and namespace '${s?.namespace.value ?? 'default'}' exists (local: npm run stack -- up temporal); set temporal.address.`,
+      remedy: `Check that a Temporal frontend listens on ${s?.address.value ?? 'temporal.address'} and namespace '${s?.namespace.value ?? 'default'}' exists (temporal operator namespace create --namespace <name>); set temporal.address / temporal.namespace.`,
       run: async () => {
         if (s === undefined) return [unresolvedOutcome(error)];
         const pre = await temporalConnectionOutcomes(s, timeoutMs);

@@ -7,7 +7,8 @@ import { maskSecrets } from '../core/mask';
 import { Command, CommanderError } from 'commander';
 import { ErrorCode, isMigrationError } from '../core/errors';
 import { ExitCode } from '../core/exit-codes';
-import { errorJson, renderError, renderUsage } from './output';
+import { errorJson, renderError, renderUsage, setHintConfig } from './output';
+import type { GlobalOpts } from './output';
 import { versionInfo } from '../app/version';
 import type { IO } from './output';
 import { registerDoctor } from './commands/doctor';
@@ -72,6 +73,7 @@ export function buildProgram(io: IO, json = false): Command {
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => (json ? undefined : write(s)) })
     .addHelpText('after', `${WORKFLOW}${EXIT_HELP}`);
+  program.hook('preAction', (_program, action) => setHintConfig(action.optsWithGlobals<GlobalOpts>().config));
   program.on('option:version', () => {
     io.out(renderVersion(json));
     throw new CommanderError(ExitCode.OK, 'commander.version', 'version printed');
@@ -99,6 +101,7 @@ export async function runCli(argv: readonly string[], out: Pick<IO, 'out' | 'err
   const io: IO = { out: (s) => out.out(maskSecrets(s)), err: (s) => out.err(maskSecrets(s)), setExit: (c) => (code = c) };
   const json = argv.includes('--json');
   const program = buildProgram(io, json);
+  setHintConfig(undefined);
   try {
     if (argv.length === 0) {
       program.outputHelp();

@@ -18,6 +18,18 @@ export interface GlobalOpts {
   set: string[];
 }
 
+let hintConfig = '';
+
+/** Before each command's action (cli/main.ts): the next-step hints repeat `-c <file>` when --config was given. */
+export function setHintConfig(file: string | undefined): void {
+  hintConfig = file === undefined ? '' : ` -c ${/^[\w@%+=:,./-]+$/.test(file) ? file : `'${file.replace(/'/g, `'\\''`)}'`}`;
+}
+
+/** A `migrate …` command line for a next-step hint, with the --config this command was given (copy-paste runs it). */
+export function hint(command: string): string {
+  return `${command}${hintConfig}`;
+}
+
 /** The one resolved config of a command (--config, MIGRATE__* environment, --set); the YAML and schema code loads on first use. */
 export async function configOf(cmd: Command): Promise<MigrateConfig> {
   const g = cmd.optsWithGlobals<GlobalOpts>();

@@ -3,6 +3,7 @@ import { ExitCode } from '../core/exit-codes';
 import { planId } from '../core/plan/ids';
 import type { MigrationStatus, Outcome } from '../app/plan-workflow';
 import type { WaveCutover } from '../app/status';
+import { plural } from './render-tables';
 
 /** `wave N: cut over …; fenced …` lines (migrate cutover), after the waves. */
 export function renderCutover(cut: readonly WaveCutover[] | undefined): string {
@@ -22,7 +23,7 @@ export function renderStatus(s: MigrationStatus, o: Outcome): string {
       ...(w.skipped ? [`${w.skipped} view(s) unchanged`] : []),
       ...(w.failed.length ? [`${w.failed.length} failed: ${w.failed.map((f) => `${f.tableId} (${f.code})`).join(', ')}`] : []),
     ];
-    lines.push(`  wave ${w.wave}: ${w.status} (${w.tables} tables) — ${parts.join(', ')}`);
+    lines.push(`  wave ${w.wave}: ${w.status} (${plural(w.tables, 'table')}) — ${parts.join(', ')}`);
   }
   if (o.note !== undefined) lines.push(o.note);
   else if (o.failedTables > 0) lines.push(`${o.failedTables} table${o.failedTables === 1 ? '' : 's'} failed`);

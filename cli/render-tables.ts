@@ -7,7 +7,8 @@ import type { SyncMark, TableLag, TableStatusRow, WaveTableCounts } from '../cor
 /** Tables listed one per line when the plan (or the selection) has at most this many; otherwise only the ones needing attention, up to it. */
 export const TABLE_LINES = 50;
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+/** `1 table`, `2 tables`. */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** `2026-12-05T01:02:03.456Z` → `2026-12-05 01:02:03Z`. */
 const when = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 19)}Z`;

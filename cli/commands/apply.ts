@@ -6,7 +6,7 @@ import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
 import type { Applied } from '../../app/apply';
 import { FLAG_RANGES, intFlag } from '../flags';
-import { configOf } from '../output';
+import { configOf, hint } from '../output';
 import type { IO } from '../output';
 import { outcomeJson, renderStatus } from '../render-status';
 
@@ -86,6 +86,6 @@ function renderApplied(r: Applied, json: boolean, autoApprove: boolean): string 
       : `${renderStatus(result, outcome)}${ui ? `UI: ${ui}\n` : ''}`;
   }
   if (json) return `${JSON.stringify({ ok: true, plan: plan.hash, workflowId: r.workflowId, started: r.started, ui })}\n`;
-  const approve = autoApprove ? '' : ` · migrate approve ${planId(plan.hash)} --wave ${plan.waves[0]?.number ?? 1}`;
-  return `${r.started ? 'started' : 'already running'} ${r.workflowId}\n${ui ? `watch: ${ui}\n` : ''}next: migrate status ${planId(plan.hash)}${approve}\n`;
+  const approve = autoApprove ? '' : ` · ${hint(`migrate approve ${planId(plan.hash)} --wave ${plan.waves[0]?.number ?? 1}`)}`;
+  return `${r.started ? 'started' : 'already running'} ${r.workflowId}\n${ui ? `watch: ${ui}\n` : ''}next: ${hint(`migrate status ${planId(plan.hash)}`)}${approve}\n`;
 }

@@ -6,7 +6,7 @@ import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
 import type { Approval } from '../../app/approve';
 import { FLAG_RANGES, intFlag } from '../flags';
-import { configOf } from '../output';
+import { configOf, hint } from '../output';
 import type { IO } from '../output';
 
 const HELP = `
@@ -24,7 +24,7 @@ function renderApproval(a: Approval, plan: string): string {
   if (a.already) return `wave ${a.wave} of plan ${planId(plan)} was already approved (${so})\n`;
   if (a.preApproval)
     return `pre-approved wave ${a.wave} of plan ${planId(plan)}: it starts without asking once the waves before it have run (${so})\n`;
-  return `approved wave ${a.wave} (${so})\nnext: migrate status ${planId(plan)}\n`;
+  return `approved wave ${a.wave} (${so})\nnext: ${hint(`migrate status ${planId(plan)}`)}\n`;
 }
 
 export function registerApprove(program: Command, io: IO): void {

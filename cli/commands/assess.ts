@@ -8,8 +8,9 @@ import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { AssessResult } from '../../app/plan/assess';
 import type { HmsSource } from '../../app/runtime';
 import { collect } from '../flags';
-import { configOf } from '../output';
+import { configOf, hint } from '../output';
 import type { IO } from '../output';
+import { plural } from '../render-tables';
 
 export function renderAssess(r: AssessResult): string {
   const lines: string[] = [];
@@ -23,7 +24,11 @@ export function renderAssess(r: AssessResult): string {
     .sort(([a], [b]) => compareIds(a, b))
     .map(([c, n]) => `${c} ${n}`)
     .join(' · ');
-  lines.push('', `${r.tables.length} tables: ${summary || 'none'}`, 'next: migrate plan --out plan.json --report plan.md --graph plan.svg');
+  lines.push(
+    '',
+    `${plural(r.tables.length, 'table')}: ${summary || 'none'}`,
+    `next: ${hint('migrate plan --out plan.json --report plan.md --graph plan.svg')}`,
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { collect, FLAG_RANGES, intFlag } from '../flags';
-import { configOf } from '../output';
+import { configOf, hint } from '../output';
 import type { IO } from '../output';
 import type { CutoverProgress, CutoverStarted } from '../../app/cutover';
 
@@ -31,8 +31,8 @@ function render(s: CutoverStarted, r: Result): string {
   const head = `workflow ${s.workflowId}\nplan ${r.plan} wave ${r.wave}: ${ok}/${r.tables.length} table(s) cut over`;
   const next =
     ok === r.tables.length
-      ? `\nnext: point readers and writers at the Iceberg tables; to go back: migrate rollback ${r.plan} --wave ${r.wave}`
-      : `\nnext: fix what the refused tables name, then run migrate cutover ${r.plan} --wave ${r.wave} again (or migrate rollback to unfence)`;
+      ? `\nnext: point readers and writers at the Iceberg tables; to go back: ${hint(`migrate rollback ${r.plan} --wave ${r.wave}`)}`
+      : `\nnext: fix what the refused tables name, then run ${hint(`migrate cutover ${r.plan} --wave ${r.wave}`)} again (or migrate rollback to unfence)`;
   return `${[head, ...r.tables.map(line)].join('\n')}${next}\n`;
 }
 
@@ -59,7 +59,7 @@ async function action(cmd: Command, io: IO, plan: string, opts: CutoverOpts): Pr
     io.out(
       opts.json
         ? `${JSON.stringify({ ok: true, started: true, plan: s.plan, wave: s.wave, ...where })}\n`
-        : `started ${s.workflowId}${s.ui !== undefined ? `\n  ${s.ui}` : ''}\nnext: migrate status ${s.plan}, or watch it in the Temporal UI\n`,
+        : `started ${s.workflowId}${s.ui !== undefined ? `\n  ${s.ui}` : ''}\nnext: ${hint(`migrate status ${s.plan}`)}, or watch it in the Temporal UI\n`,
     );
     io.setExit(ExitCode.OK);
     return;

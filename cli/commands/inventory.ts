@@ -8,8 +8,9 @@ import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { TableType } from '../../core/hive/model';
 import type { Counts, InventoryReport, InventorySource, Progress } from '../../app/plan/inventory';
 import { collect, FLAG_RANGES, intFlag } from '../flags';
-import { configOf } from '../output';
+import { configOf, hint } from '../output';
 import type { IO } from '../output';
+import { plural } from '../render-tables';
 
 /** A one-line bar on a TTY, shown only once a run has lasted `delayMs`; nothing otherwise. */
 export function ttyProgress(stream: NodeJS.WriteStream, delayMs = 1_000): Progress {
@@ -57,8 +58,8 @@ export function renderInventory(r: InventoryReport): string {
     ...r.databases.map((d) => row(d.name, d)),
     row('total', r.totals),
     '',
-    `${r.totals.tables} tables and ${r.totals.partitions} partitions in ${r.databases.length} databases.`,
-    'next: migrate assess (planned) classifies each table; formats other than parquet/orc/avro need a rewrite.',
+    `${plural(r.totals.tables, 'table')} and ${plural(r.totals.partitions, 'partition')} in ${plural(r.databases.length, 'database')}.`,
+    `next: ${hint('migrate assess')} classifies each table; formats other than parquet/orc/avro need a rewrite.`,
   ];
   return `${lines.join('\n')}\n`;
 }

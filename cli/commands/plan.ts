@@ -7,7 +7,7 @@ import { diffPlans, isEmptyDiff } from '../../core/plan/diff';
 import type { PlanDiff } from '../../core/plan/diff';
 import type { HmsSource } from '../../app/runtime';
 import { collect } from '../flags';
-import { configOf } from '../output';
+import { configOf, hint } from '../output';
 import type { IO } from '../output';
 import { sourceOption } from './assess';
 
@@ -72,7 +72,7 @@ async function runPlanCommand(opts: PlanOpts, files: string[], cmd: Command, io:
   io.out(
     opts.json
       ? `${JSON.stringify({ ok: true, written, hash: p.hash, signature: p.signature ?? null, target: p.target, waves: p.waves.length, notPlanned: p.notPlanned.length, rewrite: rewrites.map((t) => ({ id: t.id, bytes: t.bytes })), findings: p.findings }, null, 2)}\n`
-      : `${summary}\nwrote ${written.join(', ')}\nnext: review ${opts.report ?? opts.out}, then migrate apply ${opts.out}\n`,
+      : `${summary}\nwrote ${written.join(', ')}\nnext: review ${opts.report ?? opts.out}, then ${hint(`migrate apply ${opts.out}`)}\n`,
   );
   io.setExit(ExitCode.OK);
 }

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
 import type { OrphanReport, RepairReport, TableLeftovers } from '../../app/repair';
-import { configOf } from '../output';
+import { configOf, hint } from '../output';
 import type { IO } from '../output';
 
 function leftoverText(t: TableLeftovers): string {
@@ -26,7 +26,7 @@ function renderFound(r: OrphanReport): string {
     `plan ${planId(r.planHash)}: ${orphans.length} orphan(s)${r.tables.some((t) => t.running) ? `, ${r.tables.filter((t) => t.running).length} still running` : ''}`,
   ];
   lines.push(...r.tables.map(leftoverText));
-  if (orphans.length > 0) lines.push(`next: migrate repair ${planId(r.planHash)} --apply`);
+  if (orphans.length > 0) lines.push(`next: ${hint(`migrate repair ${planId(r.planHash)} --apply`)}`);
   return `${lines.join('\n')}\n`;
 }
 

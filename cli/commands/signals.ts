@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { PlanSignal } from '../../app/plan-signals';
 import { PLAN_SIGNAL_HELP } from '../../app/plan-signals';
-import { configOf } from '../output';
+import { configOf, hint } from '../output';
 import type { IO } from '../output';
 
 const help = (name: string): string => `
@@ -29,7 +29,7 @@ export function registerSignals(program: Command, io: IO): void {
         io.out(
           opts.json
             ? `${JSON.stringify({ ok: true, signal: name, ...r })}\n`
-            : `${name}: sent to ${r.workflowId}\nnext: migrate status ${r.plan}\n`,
+            : `${name}: sent to ${r.workflowId}\nnext: ${hint(`migrate status ${r.plan}`)}\n`,
         );
         io.setExit(ExitCode.OK);
       });

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { collect, FLAG_RANGES, intFlag, intListFlag } from '../flags';
-import { configOf } from '../output';
+import { configOf, hint } from '../output';
 import type { IO } from '../output';
 import type { SyncReport, TableSyncOutcome } from '../../app/sync';
 import type { SyncProgress, SyncStarted } from '../../app/sync-workflow';
@@ -48,7 +48,9 @@ function render(report: SyncReport): string {
   const committed = report.tables.filter((t) => t.ok && t.result.commit !== null).length;
   const head = `plan ${report.plan}: ${report.tables.length} table(s), ${committed} snapshot(s) committed, ${failed} failed`;
   const next =
-    failed > 0 ? '\nnext: fix what the failed tables name, then run migrate sync again' : `\nnext: migrate validate ${report.plan}`;
+    failed > 0
+      ? '\nnext: fix what the failed tables name, then run migrate sync again'
+      : `\nnext: ${hint(`migrate validate ${report.plan}`)}`;
   return `${[head, ...report.tables.map(line)].join('\n')}${next}\n`;
 }
 
@@ -73,7 +75,7 @@ async function throughTemporal(cmd: Command, io: IO, plan: string, opts: SyncOpt
     io.out(
       opts.json
         ? `${JSON.stringify({ ok: true, started: true, plan: s.plan, ...where })}\n`
-        : `started ${s.workflowId}${s.ui !== undefined ? `\n  ${s.ui}` : ''}\nnext: migrate sync ${s.plan} --wait later, or watch it in the Temporal UI\n`,
+        : `started ${s.workflowId}${s.ui !== undefined ? `\n  ${s.ui}` : ''}\nnext: ${hint(`migrate sync ${s.plan} --wait`)} later, or watch it in the Temporal UI\n`,
     );
     io.setExit(ExitCode.OK);
     return;

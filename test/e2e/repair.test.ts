@@ -85,7 +85,8 @@ test('migrate repair lists, leaves a running table alone, removes the orphans, a
   const text = await migrate(['repair', id]);
   expect(text.code).toBe(1);
   expect(text.stdout).toContain(`${registered} (registered)`);
-  expect(text.stdout).toContain(`next: migrate repair ${id} --apply`);
+  // The hint repeats the --config this command was given: copied as printed, it runs.
+  expect(text.stdout).toContain(`next: migrate repair ${id} --apply -c ${fx.cfgFile}`);
   const applied = await migrate(['repair', id, '--apply']);
   expect(applied.code).toBe(0);
   expect(applied.stdout).toMatch(new RegExp(`${registered.replace('.', '\\.')}: \\d+ metadata file\\(s\\) deleted, unregistered`));
