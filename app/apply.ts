@@ -13,6 +13,9 @@ import type { Outcome } from './plan-workflow';
 import { CALL_MS, migrationWorkflowId, outcomeOf, planInput, planResult, temporalError } from './plan-workflow';
 import { openState, openTemporal } from './runtime';
 import type { TemporalHandle } from './runtime';
+import type { ProgressEvent } from '../core/apply/progress';
+import type { StateStore } from '../core/state/store';
+import { followPlan } from './apply-progress';
 
 export interface ApplyOptions {
   readonly autoApprove: boolean;
@@ -21,6 +24,8 @@ export interface ApplyOptions {
   readonly maxFailed: number;
   readonly stepTimeout: number;
   readonly heartbeatTimeout: number;
+  /** With `wait`: each wave start, approval awaited, table outcome and wave end as it happens (app/apply-progress.ts). */
+  readonly onProgress?: (e: ProgressEvent) => void;
 }
 
 export interface Applied {
@@ -64,9 +69,23 @@ async function startPlan(tmp: TemporalHandle, plan: PlanFile, o: ApplyOptions): 
   }
 }
 
-async function waitForPlan(tmp: TemporalHandle, plan: PlanFile, o: ApplyOptions, started: boolean): Promise<Applied['ended']> {
+async function waitForPlan(
+  tmp: TemporalHandle,
+  state: StateStore,
+  plan: PlanFile,
+  o: ApplyOptions,
+  started: boolean,
+): Promise<Applied['ended']> {
   const h = tmp.client.workflow.getHandle(migrationWorkflowId(plan.hash));
-  const result = await planResult(h);
+  const ended = planResult(h);
+  const following =
+    o.onProgress === undefined ? undefined : followPlan({ tmp, handle: h, state, planHash: plan.hash }, ended, o.onProgress);
+  let result: MigrationStatus;
+  try {
+    result = await ended;
+  } finally {
+    await following;
+  }
   // Attached to a run started earlier: its own --max-failed counts, not this command line's.
   const maxFailed = started ? o.maxFailed : ((await planInput(tmp, h))?.maxFailedPerWave ?? 0);
   return { result, outcome: outcomeOf(result, maxFailed) };
@@ -102,7 +121,7 @@ export async function applyPlan(config: MigrateConfig, file: string, o: ApplyOpt
         tmp.uiUrl === undefined
           ? undefined
           : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows?query=${encodeURIComponent(`MigrationPlan="${planId(plan.hash)}"`)}`;
-      const ended = o.wait ? await waitForPlan(tmp, plan, o, started) : undefined;
+      const ended = o.wait ? await waitForPlan(tmp, state, plan, o, started) : undefined;
       return { plan, workflowId, started, ui, ...(ended !== undefined ? { ended } : {}) };
     } finally {
       await tmp.close();

@@ -5,6 +5,8 @@ import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
 import type { Applied } from '../../app/apply';
+import type { ProgressEvent } from '../../core/apply/progress';
+import { progressLine } from '../../core/apply/progress';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf, hint } from '../output';
 import type { IO } from '../output';
@@ -25,6 +27,7 @@ Examples:
   migrate apply plan.json -c migrate.yaml
   migrate apply plan.json --auto-approve --wait
   migrate apply plan.json --auto-approve --wait --max-failed 2   # up to 2 failed tables per wave are allowed
+  migrate apply plan.json --wait --json 2> progress.jsonl        # events as JSON lines on stderr, the result on stdout
 
 ${exitHelp('apply')}`;
 
@@ -35,7 +38,10 @@ export function registerApply(program: Command, io: IO): void {
     .description('start migrating a reviewed plan file on Temporal (one workflow per plan, a child per wave)')
     .argument('<plan>', 'plan file written by migrate plan')
     .option('--auto-approve', 'do not wait for approval before each wave (demo)')
-    .option('--wait', 'wait for the plan to finish and print the per-wave result')
+    .option(
+      '--wait',
+      'wait for the plan to finish, print each wave, approval and table outcome on stderr as it happens, then the per-wave result',
+    )
     .option(
       '--concurrency <n>',
       `tables migrating at once per wave (${FLAG_RANGES.tableConcurrency.min}-${FLAG_RANGES.tableConcurrency.max})`,
@@ -71,10 +77,23 @@ export function registerApply(program: Command, io: IO): void {
         maxFailed: opts.maxFailed,
         stepTimeout: opts.stepTimeout,
         heartbeatTimeout: opts.heartbeatTimeout,
+        ...(opts.wait === true ? { onProgress: progressTo(io, opts.json === true) } : {}),
       });
       io.out(renderApplied(r, opts.json === true, opts.autoApprove === true));
       io.setExit(r.ended?.outcome.exit ?? ExitCode.OK);
     });
+}
+
+/**
+ * `--wait`: what happens while it waits goes to stderr, a line per event (JSON lines with --json), so
+ * stdout keeps only the result: a wave starts, a wave waits for approval (with the command that
+ * approves it), each table's outcome, a wave ends.
+ */
+function progressTo(io: IO, json: boolean): (e: ProgressEvent) => void {
+  return (e) => {
+    if (json) io.err(`${JSON.stringify(e)}\n`);
+    else io.err(`${progressLine(e, (plan, wave) => hint(`migrate approve ${plan} --wave ${wave}`))}\n`);
+  };
 }
 
 function renderApplied(r: Applied, json: boolean, autoApprove: boolean): string {

@@ -245,9 +245,18 @@ describe('the packed tarball, installed into a temporary prefix', () => {
     const worker = spawn(bin, ['worker', '-c', cfg, ...set], { cwd: tmp, env: outsideEnv(), stdio: 'ignore' });
     try {
       const a = await outside(bin, ['apply', planFile, '-c', cfg, ...set, '--auto-approve', '--wait', '--max-failed', '99', '--json']);
-      expect({ code: a.code, stderr: a.stderr }).toEqual({ code: 0, stderr: '' });
-      const body = JSON.parse(a.stdout) as { ok: boolean; result: { state: string } };
+      expect(a.code).toBe(0);
+      const body = JSON.parse(a.stdout) as { ok: boolean; result: { state: string; waves: unknown[] } };
       expect(body).toMatchObject({ ok: true, result: { state: 'succeeded' } });
+      // While it waited: one JSON line per event on stderr — each planned table's outcome once, each wave's start and end.
+      const events = a.stderr
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { event: string; table?: string });
+      const outcomes = events.filter((e) => e.event === 'table').map((e) => e.table);
+      expect([...outcomes].sort()).toEqual([...planned].sort());
+      expect(events.filter((e) => e.event === 'wave-ended')).toHaveLength(body.result.waves.length);
+      expect(events.filter((e) => e.event === 'wave-started')).toHaveLength(body.result.waves.length);
       const catalog = await RestCatalog.connect({ uri: stack.HIM_ICEBERG_REST_URI as string });
       const registered = (await catalog.listTables([`${nsPrefix}${sales}`])).map((t) => `${sales}.${t.name}`);
       // Planned views are skipped (nothing to register); every other planned table that did not fail is registered.
