@@ -67,7 +67,7 @@ describe('doctor: Temporal', () => {
     expect(lonely.code).toBe(0);
     const text = await run(MIGRATE, ['doctor', '--config', cfg, '--set', `temporal.taskQueue=${queue}`], 120_000);
     expect(text.stdout).toMatch(/^warn\s+temporal\s+workers\s/m);
-    expect(text.stdout).toContain('all 9 checks passed, 1 warning'); // storage: auth + reachable
+    expect(text.stdout).toContain('all 10 checks passed, 1 warning'); // storage: auth + reachable; the audit anchor location
 
     // One long poll of each task type (what a worker does), ended by its deadline.
     const c = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });

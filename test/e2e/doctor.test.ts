@@ -19,10 +19,11 @@ describe('migrate doctor', () => {
       expect(text).toContain(v);
   });
 
-  it('checks all five endpoints of the stack: ok, with versions and latencies, exit 0', async () => {
+  it('checks all five endpoints of the stack and its audit anchor location: ok, with versions and latencies, exit 0', async () => {
     const r = await migrate(['doctor', '--config', cfg, '--json']);
     const out = JSON.parse(r.stdout) as { ok: boolean; warnings: number; checks: Check[] };
     expect(out.checks.map((c) => `${c.component} ${c.check}`).sort()).toEqual([
+      'audit audit anchor',
       'catalog reachable',
       'hms reachable',
       'state reachable',
@@ -57,7 +58,7 @@ describe('migrate doctor', () => {
     expect(r.stdout).toContain('[TEMPORAL_UNREACHABLE]');
     expect(r.stdout).toContain('fix: Check that a Temporal frontend listens on 127.0.0.1:1');
     expect(r.stdout).toMatch(/^ok\s+hms\s/m);
-    expect(r.stdout).toContain('1 of 7 checks failed'); // storage: auth + reachable
+    expect(r.stdout).toContain('1 of 8 checks failed'); // storage: auth + reachable; the audit anchor location
   });
 
   it('a bad config value is a usage error naming the path, exit 2', async () => {
