@@ -1,13 +1,15 @@
 // What an owner sees in the Temporal UI, on the stack: Temporal's own visibility store (the list
 // the UI shows) is asked with the queries docs/migrating.md "What the Temporal UI shows" gives, after
-// three plans through a real `migrate worker` (REST catalog, HMS, S3): plan A (two tables of two
+// four plans through a real `migrate worker` (REST catalog, HMS, S3): plan A (two tables of two
 // teams) succeeds, is cut over and rolled back; plan B has a table that fails (a column added in HMS
-// between plan and apply: SOURCE_CHANGED), so the plan fails; plan C waits for approval and is cancelled. Every closed
-// workflow of the three plans carries its final MigrationStatus (none says `running`), a team's
+// between plan and apply: SOURCE_CHANGED), so the plan fails; plan C waits for approval and is
+// cancelled; plan D is cancelled while its table is being written (the worker frozen at the
+// failpoint after the write), so the table compensates and ends `cancelled`. Every closed
+// workflow of the four plans carries its final MigrationStatus (none says `running`), a team's
 // filter lists its table workflows with MigrationTable and how each ended, the plan and wave
 // workflows carry the plan's teams, and the cutover/rollback workflows the teams of their tables.
 // Visibility is eventually consistent: every query is polled against a deadline.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
@@ -31,6 +33,7 @@ const queue = `him-ui-${prefix}`;
 // Teams of this run only: a plain team filter finds nothing of other runs.
 const payments = `${prefix}-payments`;
 const crm = `${prefix}-crm`;
+const ops = `${prefix}-ops`;
 const SA = {
   plan: defineSearchAttributeKey('MigrationPlan', SearchAttributeType.KEYWORD),
   wave: defineSearchAttributeKey('MigrationWave', SearchAttributeType.INT),
@@ -152,13 +155,29 @@ describe('the Temporal UI tells the truth: MigrationStatus, MigrationTeam and Mi
     rmSync(dir, { recursive: true, force: true });
   }, 600_000);
 
-  it('succeeded, cut over, rolled back, failed and cancelled plans: every closed workflow carries its final status, a team filter lists its tables', async () => {
+  it('succeeded, cut over, rolled back, failed, cancelled while waiting and cancelled in flight: every closed workflow carries its final status, a team filter lists its tables', async () => {
     const a = await plan('a', sales, { orders: payments, customers: crm });
     const b = await plan('b', misc, { metrics_orc: payments, empty_pq: crm });
     const c = await plan('c', misc, { events_avro: crm });
+    const d = await plan('d', sales, { all_types: ops });
+    const [ida, idb, idc, idd] = [a.hash, b.hash, c.hash, d.hash].map((h) => h.slice(0, 12)) as [string, string, string, string];
+    const inPlans = `MigrationPlan IN ('${ida}', '${idb}', '${idc}', '${idd}')`;
+
+    // D: cancelled while its one table is in flight (the worker frozen right after the write step).
+    const failpoints = path.join(dir, 'failpoints');
+    mkdirSync(failpoints);
+    worker = superviseWorker(a.cfg, { HIM_FAILPOINTS: 'stop:after-write', HIM_FAILPOINT_DIR: failpoints });
+    expect((await migrateWith(d.cfg)(['apply', d.file, '--auto-approve', '--json'])).code).toBe(0);
+    const marker = path.join(failpoints, `after-write--${sales}.all_types`);
+    const frozenBy = Date.now() + 120_000;
+    while (!existsSync(marker) && Date.now() < frozenBy) await new Promise((r) => setTimeout(r, 200));
+    const frozen = Number(readFileSync(marker, 'utf8').trim());
+    const cancelD = await migrateWith(d.cfg)(['cancel', idd, '--json']);
+    process.kill(frozen, 'SIGCONT');
+    expect(cancelD.code).toBe(0);
+    await listUntil(`MigrationPlan = '${idd}' AND ExecutionStatus != 'Running'`, (r) => r.length === 3, 120_000);
+    await worker.stop();
     worker = superviseWorker(a.cfg);
-    const [ida, idb, idc] = [a.hash, b.hash, c.hash].map((h) => h.slice(0, 12)) as [string, string, string];
-    const inPlans = `MigrationPlan IN ('${ida}', '${idb}', '${idc}')`;
 
     // C: waits for the approval of its wave; the plan workflow says so, then is cancelled.
     const ac = await migrateWith(c.cfg)(['apply', c.file, '--json']);
@@ -178,9 +197,14 @@ describe('the Temporal UI tells the truth: MigrationStatus, MigrationTeam and Mi
     // B: metrics_orc gains a column after the plan (SOURCE_CHANGED): the table, its wave and the plan fail.
     await addColumn(misc, 'metrics_orc', 'late_column');
     const ab = await migrateWith(b.cfg)(['apply', b.file, '--auto-approve', '--wait', '--json'], 600_000);
-    expect([ab.code, (JSON.parse(ab.stdout) as { result?: { state: string } }).result?.state, ab.stdout]).toEqual([1, 'failed', ab.stdout]);
+    const rb2 = JSON.parse(ab.stdout) as { result?: { state: string; waves: { failed: { tableId: string; code: string }[] }[] } };
+    expect([ab.code, rb2.result?.state, rb2.result?.waves.flatMap((w) => w.failed)]).toEqual([
+      1,
+      'failed',
+      [{ tableId: `${misc}.metrics_orc`, code: 'SOURCE_CHANGED' }],
+    ]);
 
-    // Every workflow of the three plans, as the UI lists them: closed, each with its final status.
+    // Every workflow of the four plans, as the UI lists them: closed, each with its final status.
     const expected: Record<string, string> = {
       [planWorkflowId(a.hash)]: 'succeeded',
       [waveWorkflowId(a.hash, 1)]: 'succeeded',
@@ -193,6 +217,9 @@ describe('the Temporal UI tells the truth: MigrationStatus, MigrationTeam and Mi
       [tableWorkflowId(b.hash, 1, `${misc}.metrics_orc`)]: 'failed',
       [tableWorkflowId(b.hash, 1, `${misc}.empty_pq`)]: 'succeeded',
       [planWorkflowId(c.hash)]: 'cancelled',
+      [planWorkflowId(d.hash)]: 'cancelled',
+      [waveWorkflowId(d.hash, 1)]: 'cancelled',
+      [tableWorkflowId(d.hash, 1, `${sales}.all_types`)]: 'cancelled',
     };
     const want = JSON.stringify(Object.entries(expected).sort(([x], [y]) => x.localeCompare(y)));
     const all = await listUntil(inPlans, (r) => JSON.stringify(Object.entries(byId(r))) === want);
@@ -214,6 +241,13 @@ describe('the Temporal UI tells the truth: MigrationStatus, MigrationTeam and Mi
     for (const id of [planWorkflowId(a.hash), waveWorkflowId(a.hash, 1), cutoverWorkflowId(a.hash, 1), rollbackWorkflowId(a.hash, 1)])
       expect([id, [...(ofA[id]?.teams ?? [])].sort(), ofA[id]?.wave]).toEqual([id, [crm, payments].sort(), 1]);
     expect(ofA[tableWorkflowId(a.hash, 1, `${sales}.customers`)]).toMatchObject({ table: `${sales}.customers`, teams: [crm], wave: 1 });
+    // D's team: its plan, wave and table, all cancelled; the table named.
+    const opsSeen = await listUntil(`MigrationTeam = '${ops}'`, (r) => r.length === 3);
+    expect(opsSeen.map((s) => [s.type, s.status, s.table ?? null])).toEqual([
+      ['migrationWorkflow', 'cancelled', null],
+      ['waveWorkflow', 'cancelled', null],
+      ['tableWorkflow', 'cancelled', `${sales}.all_types`],
+    ]);
     const rolledBack = await list(`MigrationTeam = '${crm}' AND MigrationStatus = 'rolled-back'`);
     expect(rolledBack.map((s) => s.id)).toEqual([rollbackWorkflowId(a.hash, 1)]);
 

@@ -141,6 +141,11 @@ describe('workflow replay', () => {
     expect(statuses('v0.4-tableWorkflow-source-changed.json')).toEqual(['failed']);
     expect(statuses('v0.4-cutoverWorkflow-0.json')).toEqual(['cutting-over', 'cutover']);
     expect(statuses('v0.4-rollbackWaveWorkflow-0.json')).toEqual(['rolled-back']);
+    // Cancelled while its table was being written: the table compensates (deleteMetadata) and ends `cancelled`, as do its wave and plan.
+    expect(statuses('v0.4-tableWorkflow-cancelled.json')).toEqual(['cancelled']);
+    expect(readFileSync(path.join(dir, 'v0.4-tableWorkflow-cancelled.json'), 'utf8')).toContain('"deleteMetadata"');
+    expect(statuses('v0.4-waveWorkflow-cancelled.json')).toEqual(['running', 'cancelled']);
+    expect(statuses('v0.4-migrationWorkflow-cancelled-in-flight.json')).toEqual(['running', 'cancelled']);
     expect(upserts('v0.4-rollbackWaveWorkflow-0.json')[0]).toEqual({
       MigrationTeam: expect.arrayContaining([expect.stringMatching(/-crm$/)]),
     });
