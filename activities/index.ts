@@ -88,6 +88,20 @@ export function createActivities(deps: ActivityDeps) {
       return w.tables.map((t) => t.id);
     },
 
+    /** The wave's tables in plan order with their owning team (`unowned` without one), for search attributes. */
+    async waveMembers(planHash: string, wave: number): Promise<{ id: string; team: string }[]> {
+      const p = await c.plan(planHash);
+      const w = p.waves.find((x) => x.number === wave);
+      if (w === undefined)
+        throw new MigrationError(
+          ErrorCode.WAVE_UNKNOWN,
+          `plan ${planHash.slice(0, 12)} has no wave ${wave}`,
+          { wave },
+          { retryable: false },
+        );
+      return w.tables.map((t) => ({ id: t.id, team: t.team ?? 'unowned' }));
+    },
+
     async recordApproval(planHash: string, wave: number, by: string, source?: ActorSource): Promise<void> {
       await deps.state.appendAudit({
         ...c.event(A.WAVE_APPROVED, `wave:${wave}`, planHash, null, null, { wave }, by),

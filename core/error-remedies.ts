@@ -55,7 +55,7 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   TEMPORAL_NO_WORKER:
     'Start workers on temporal.taskQueue (`migrate worker -c <config>`, or one --role workflows and one --role activities); check they use the same namespace and task queue.',
   TEMPORAL_SEARCH_ATTRIBUTES_MISSING:
-    'Register the attributes once per namespace: temporal operator search-attribute create --namespace <ns> --name MigrationPlan --type Keyword --name MigrationWave --type Int --name MigrationTeam --type KeywordList --name MigrationStatus --type Keyword (Temporal Cloud: tcld or the web UI).',
+    'Register the attributes once per namespace: temporal operator search-attribute create --namespace <ns> --name MigrationPlan --type Keyword --name MigrationWave --type Int --name MigrationTeam --type KeywordList --name MigrationStatus --type Keyword --name MigrationTable --type Keyword (Temporal Cloud: tcld or the web UI).',
   TEMPORAL_WORKFLOW_ENDED:
     'Open the workflow in the Temporal UI (its id is in the message) to see why it failed, was terminated or timed out; `migrate status` and `migrate repair` show what the tables were left as.',
   STATE_DB_UNREACHABLE: 'Check state.url (host, port) and that this host may reach the Postgres server. Retried by workers.',

@@ -1,7 +1,7 @@
 // What every workflow shares: the search attributes, the activity proxies with their deadlines,
 // the plan id, and how a failure's code is found. Deterministic; imports only the workflow SDK.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { ActivityCancellationType, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities/index';
 
 export const SA = {
@@ -9,7 +9,22 @@ export const SA = {
   wave: defineSearchAttributeKey('MigrationWave', SearchAttributeType.INT),
   team: defineSearchAttributeKey('MigrationTeam', SearchAttributeType.KEYWORD_LIST),
   status: defineSearchAttributeKey('MigrationStatus', SearchAttributeType.KEYWORD),
+  /** A table workflow's table (`db.table`); a cutover of one table carries it too. */
+  table: defineSearchAttributeKey('MigrationTable', SearchAttributeType.KEYWORD),
 };
+
+/**
+ * Plan, wave and table workflows carry MigrationPlan/Wave/Team/Status (tables also MigrationTable)
+ * and update MigrationStatus at every transition, so a closed workflow never reads `running`
+ * (docs/migrating.md "What the Temporal UI shows"). Histories recorded before it replay without
+ * these upserts and without the extra team lookup.
+ */
+export const UI_TRUTH_PATCH = 'search-attributes-follow-status';
+
+/** The teams of a set of plan members, sorted, each once (a table without an owner is `unowned`). */
+export function teamsOf(members: readonly { readonly team: string }[]): string[] {
+  return [...new Set(members.map((m) => m.team))].sort();
+}
 
 /** Activity deadlines; a dead worker's activity is retried elsewhere after these. */
 export interface Timeouts {
@@ -69,4 +84,17 @@ export function failureOf(e: unknown): { code: string; message: string } {
 /** A failure raised to a client (update validators): coded, never retried. */
 export function refusal(type: string, message: string): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true });
+}
+
+/**
+ * MigrationTeam (the teams of `tables`) and, for a single table, MigrationTable on the running
+ * rollback or cutover workflow.
+ */
+export async function markTeams(planHash: string, wave: number, tables: readonly string[], timeouts?: Timeouts): Promise<void> {
+  const { short } = activities(timeouts);
+  const members = (await short.waveMembers(planHash, wave)).filter((m) => tables.includes(m.id));
+  upsertSearchAttributes([
+    { key: SA.team, value: teamsOf(members) },
+    ...(tables.length === 1 ? [{ key: SA.table, value: tables[0] as string }] : []),
+  ]);
 }

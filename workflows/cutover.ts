@@ -4,10 +4,10 @@
 // rerun (or a retried step after a killed worker) ends as one clean run; a table that is refused
 // stays where its last step left it (fenced: rerun cutover, or rollback to unfence) and the others
 // go on. Id `migrate/<plan id>/cutover-wave-<n>`; MigrationStatus 'cutover' when every table is.
-import { defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { CutoverStep } from '../activities/index';
 import type { Timeouts } from './common';
-import { activities, failureOf, planId, SA } from './common';
+import { activities, failureOf, markTeams, planId, SA, UI_TRUTH_PATCH } from './common';
 
 export interface CutoverInput {
   readonly planHash: string;
@@ -58,6 +58,7 @@ async function cutOne(input: CutoverInput, table: string): Promise<TableCutover>
 
 export async function cutoverWorkflow(input: CutoverInput): Promise<CutoverResult> {
   const { short } = activities(input.timeouts);
+  const truth = patched(UI_TRUTH_PATCH);
   const scope = await short.cutoverScope(input.planHash, input.wave, input.tables ?? []);
   const done: TableCutover[] = scope.refused.map((r) => ({
     table: r.tableId,
@@ -72,6 +73,7 @@ export async function cutoverWorkflow(input: CutoverInput): Promise<CutoverResul
     { key: SA.wave, value: input.wave },
     { key: SA.status, value: 'cutting-over' },
   ]);
+  if (truth) await markTeams(input.planHash, input.wave, [...scope.tables, ...scope.refused.map((r) => r.tableId)], input.timeouts);
   // One table at a time, in plan order: a cutover is rare and careful, like a rollback.
   for (const table of scope.tables) {
     setCurrentDetails(`Cutting over wave ${input.wave} of plan \`${planId(input.planHash)}\`: ${done.length}/${total} · now ${table}`);

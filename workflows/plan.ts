@@ -14,12 +14,13 @@ import {
   patched,
   setCurrentDetails,
   setHandler,
+  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { PlanOutline } from '../activities/index';
 import type { ActorSource } from '../core/audit/chain';
 import { approvalInputProblem, approvalRefusal, approversFor } from '../core/audit/approval';
 import type { Timeouts } from './common';
-import { activities, failureOf, planId, refusal, SA, waveWorkflowId } from './common';
+import { activities, failureOf, planId, refusal, SA, UI_TRUTH_PATCH, waveWorkflowId } from './common';
 import type { WaveResult } from './wave';
 import { waveWorkflow } from './wave';
 
@@ -70,6 +71,7 @@ export const statusQuery = defineQuery<MigrationStatus>('status');
 
 export async function migrationWorkflow(input: MigrationInput): Promise<MigrationStatus> {
   const { short } = activities(input.timeouts);
+  const truth = patched(UI_TRUTH_PATCH);
   const outline = await short.planOutline(input.planHash);
   const approved = new Set<number>();
   const results: WaveResult[] = [];
@@ -91,9 +93,15 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
     maxFailedPerWave: maxFailed,
     ...(reason === undefined ? {} : { reason }),
   });
+  const mark = truth ? planMarker(input, outline, status) : () => undefined;
+  const end = (s: MigrationStatus['state']): MigrationStatus => ((state = s), mark(), status());
   setHandler(statusQuery, status);
-  setHandler(pauseSignal, () => void (paused = true));
-  setHandler(resumeSignal, () => void (paused = false));
+  const pausing = (p: boolean) => (): void => {
+    paused = p;
+    mark();
+  };
+  setHandler(pauseSignal, pausing(true));
+  setHandler(resumeSignal, pausing(false));
   setHandler(cancelSignal, () => {
     cancelled = true;
     waveScope?.cancel();
@@ -103,6 +111,7 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
     current = w.number;
     if (!input.autoApprove && !approved.has(w.number)) {
       state = 'waiting-approval';
+      mark();
       setCurrentDetails(
         `Waiting for approval of wave ${w.number} (${w.tables} tables; teams ${w.teams.join(', ')}): \`migrate approve ${planId(input.planHash)} --wave ${w.number}\``,
       );
@@ -111,6 +120,7 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
       if (ruledWave(outline, w.number)) {
         // The worker's approvers hold this wave: --auto-approve cannot stand in for them.
         state = 'waiting-approval';
+        mark();
         setCurrentDetails(
           `Waiting for approval of wave ${w.number} by ${approversFor(outline.approval!, w.number).join(', ')} (the worker's approvers; --auto-approve does not count): \`migrate approve ${planId(input.planHash)} --wave ${w.number}\``,
         );
@@ -121,33 +131,54 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
       }
     }
     await condition(() => !paused || cancelled);
-    if (cancelled) {
-      state = 'cancelled';
-      return status();
-    }
+    if (cancelled) return end('cancelled');
     state = 'running';
-    setCurrentDetails(`Running wave ${w.number} of ${outline.waves.length}`);
+    mark();
+    setCurrentDetails(`Running wave ${w.number} of ${outline.waves.length} · ${progress(outline, results)}`);
     waveScope = new CancellationScope();
     const r = await runWave(input, outline, w, waveScope);
     waveScope = undefined;
     if ('reason' in r) {
       reason = r.reason;
-      state = 'failed';
-      return status();
+      return end('failed');
     }
     results.push(r);
-    if (cancelled || r.status === 'cancelled') {
-      state = 'cancelled';
-      return status();
-    }
-    if (r.failed.length > maxFailed) {
-      state = 'failed';
-      return status();
-    }
+    if (cancelled || r.status === 'cancelled') return end('cancelled');
+    if (r.failed.length > maxFailed) return end('failed');
   }
   current = null;
-  state = 'succeeded';
-  return status();
+  return end('succeeded');
+}
+
+/** Tables done of the plan's total, counted over the waves that ended. */
+function progress(outline: PlanOutline, results: readonly WaveResult[]): string {
+  const total = outline.waves.reduce((n, w) => n + w.tables, 0);
+  const done = results.reduce((n, r) => n + r.tables - (r.notStarted ?? 0), 0);
+  return `${done} of ${total} tables done`;
+}
+
+/**
+ * Keeps the plan's search attributes on its state: MigrationTeam (every team of the plan),
+ * MigrationWave (the wave it is at) and MigrationStatus (`paused` while paused), upserted only when
+ * they change; the current details say where the plan ended once it has.
+ */
+function planMarker(input: MigrationInput, outline: PlanOutline, status: () => MigrationStatus): () => void {
+  let last = '';
+  upsertSearchAttributes([{ key: SA.team, value: [...new Set(outline.waves.flatMap((w) => w.teams))].sort() }]);
+  return () => {
+    const s = status();
+    const key = `${s.state}/${s.currentWave ?? ''}`;
+    if (key === last) return;
+    last = key;
+    upsertSearchAttributes([
+      { key: SA.status, value: s.state },
+      ...(s.currentWave === null ? [] : [{ key: SA.wave, value: s.currentWave }]),
+    ]);
+    if (['succeeded', 'failed', 'cancelled'].includes(s.state))
+      setCurrentDetails(
+        `Plan \`${planId(input.planHash)}\` ${s.state} · ${progress(outline, s.waves)}, ${s.failedTables ?? 0} failed${s.reason === undefined ? '' : ` · ${s.reason}`}`,
+      );
+  };
 }
 
 type OutlineWave = PlanOutline['waves'][number];

@@ -3,10 +3,10 @@
 // unfenced first (activities/cutover.ts unfenceTable), then rolled back like any other; a table whose
 // Iceberg appends were put back into Hive is listed with what was put back (the rollbackTable
 // activity's result: the same commands).
-import { patched, upsertSearchAttributes } from '@temporalio/workflow';
+import { patched, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PutBackOutcome } from '../activities/undo';
 import type { Timeouts } from './common';
-import { activities, failureOf, SA } from './common';
+import { activities, failureOf, markTeams, planId, SA, UI_TRUTH_PATCH } from './common';
 
 export interface RollbackInput {
   readonly timeouts?: Timeouts;
@@ -29,12 +29,18 @@ export const UNFENCE_PATCH = 'rollback-unfence-before-undo';
 
 export async function rollbackWaveWorkflow(input: RollbackInput): Promise<RollbackResult> {
   const { short } = activities(input.timeouts);
+  const truth = patched(UI_TRUTH_PATCH);
   const tables = await short.migratedTables(input.planHash, input.wave);
+  // The tables' teams on this workflow: a team's filter finds the rollback of its tables.
+  if (truth) await markTeams(input.planHash, input.wave, tables, input.timeouts);
   const rolledBack: string[] = [];
   const refused: { tableId: string; code: string; message: string }[] = [];
   const putBack: ({ tableId: string } & PutBackOutcome)[] = [];
   // Reverse order of the wave (dependents first), one at a time: rollback is rare and careful.
   for (const tableId of [...tables].reverse()) {
+    setCurrentDetails(
+      `Rolling back wave ${input.wave} of plan \`${planId(input.planHash)}\`: ${rolledBack.length + refused.length} of ${tables.length} tables done · now ${tableId}`,
+    );
     try {
       // A fenced or cut-over table (migrate cutover): its Hive table back under its name first.
       if (patched(UNFENCE_PATCH)) await short.unfenceTable({ planHash: input.planHash, tableId }, input.by, input.force);
@@ -45,6 +51,10 @@ export async function rollbackWaveWorkflow(input: RollbackInput): Promise<Rollba
       refused.push({ tableId, ...failureOf(e) });
     }
   }
-  upsertSearchAttributes([{ key: SA.status, value: refused.length === 0 ? 'rolled-back' : 'rollback-incomplete' }]);
+  const status = refused.length === 0 ? 'rolled-back' : 'rollback-incomplete';
+  upsertSearchAttributes([{ key: SA.status, value: status }]);
+  setCurrentDetails(
+    `Wave ${input.wave} of plan \`${planId(input.planHash)}\` ${status}: ${rolledBack.length} of ${tables.length} tables rolled back`,
+  );
   return { wave: input.wave, rolledBack, refused, putBack };
 }

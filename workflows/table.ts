@@ -4,10 +4,10 @@
 // table ends `failed` with its code.
 // A compensation that cannot finish does not throw the workflow out: the table ends failed with
 // COMPENSATION_INCOMPLETE and what is left (migrate repair removes it).
-import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import type { TableOutcome } from '../activities/index';
 import type { Timeouts } from './common';
-import { activities, activityOptions, failureOf } from './common';
+import { activities, activityOptions, failureOf, SA, UI_TRUTH_PATCH } from './common';
 
 export interface TableInput {
   readonly planHash: string;
@@ -17,7 +17,29 @@ export interface TableInput {
 
 export type Undo = { readonly what: string; readonly run: () => Promise<unknown> };
 
+/** A table's MigrationStatus once it ends: `succeeded`, `skipped` (a view left in Hive), `cancelled` or `failed`. */
+export function tableStatus(o: TableOutcome): string {
+  if (o.status === 'migrated') return 'succeeded';
+  if (o.status === 'skipped') return 'skipped';
+  return o.code === 'CANCELLED' ? 'cancelled' : 'failed';
+}
+
+/** The table's steps; then its MigrationStatus says how it ended (the wave started it `running`). */
 export async function tableWorkflow(input: TableInput): Promise<TableOutcome> {
+  const truth = patched(UI_TRUTH_PATCH);
+  let out: TableOutcome;
+  try {
+    out = await tableSteps(input);
+  } catch (e) {
+    // Ending without an outcome (its compensations' last step failed): not `running` once closed.
+    if (truth) upsertSearchAttributes([{ key: SA.status, value: 'failed' }]);
+    throw e;
+  }
+  if (truth) upsertSearchAttributes([{ key: SA.status, value: tableStatus(out) }]);
+  return out;
+}
+
+async function tableSteps(input: TableInput): Promise<TableOutcome> {
   const { short, long } = activities(input.timeouts);
   const o = activityOptions(input.timeouts);
   const ref = { planHash: input.planHash, tableId: input.tableId };

@@ -16,9 +16,10 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { TableOutcome } from '../activities/index';
 import type { Timeouts } from './common';
-import { activities, failureOf, planId, SA, tableWorkflowId } from './common';
+import { activities, failureOf, planId, SA, tableWorkflowId, UI_TRUTH_PATCH } from './common';
 import { readBackWave } from './readback';
 import { tableWorkflow } from './table';
 import { SlidingWindow, windowLimit } from './window';
@@ -57,9 +58,35 @@ const ended = (tableId: string, e: unknown): TableOutcome => {
   return { tableId, status: 'failed', code, message: `table workflow ended without an outcome: ${f.message}`, ended: true };
 };
 
+/**
+ * The wave's tables in plan order, and each one's search attributes at start (plan, wave, its team,
+ * its name, `running`): none for histories recorded before UI_TRUTH_PATCH.
+ */
+async function waveMembers(input: WaveInput): Promise<{ tables: string[]; childOptions: (tableId: string) => ChildExtras }> {
+  const { short } = activities(input.timeouts);
+  if (!patched(UI_TRUTH_PATCH)) return { tables: await short.waveTables(input.planHash, input.wave), childOptions: () => ({}) };
+  const members = await short.waveMembers(input.planHash, input.wave);
+  const team = new Map(members.map((m) => [m.id, m.team]));
+  return {
+    tables: members.map((m) => m.id),
+    childOptions: (tableId) => ({
+      typedSearchAttributes: [
+        { key: SA.plan, value: planId(input.planHash) },
+        { key: SA.wave, value: input.wave },
+        { key: SA.team, value: [team.get(tableId) ?? 'unowned'] },
+        { key: SA.table, value: tableId },
+        { key: SA.status, value: 'running' },
+      ],
+      staticDetails: `Table \`${tableId}\` (team \`${team.get(tableId) ?? 'unowned'}\`) of wave ${input.wave} of plan \`${planId(input.planHash)}\``,
+    }),
+  };
+}
+
+type ChildExtras = { typedSearchAttributes?: SearchAttributePair[]; staticDetails?: string };
+
 export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
   const { short } = activities(input.timeouts);
-  const tables = await short.waveTables(input.planHash, input.wave);
+  const { tables, childOptions } = await waveMembers(input);
   let cursor = input.cursor ?? 0;
   let done = input.done ?? 0;
   let skipped = input.skipped ?? 0;
@@ -72,7 +99,7 @@ export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
   upsertSearchAttributes([{ key: SA.status, value: 'running' }]);
   const details = (): void =>
     setCurrentDetails(
-      `**Wave ${input.wave}** of plan \`${planId(input.planHash)}\`\n\n| tables | migrated | views (unchanged) | failed | running |\n|---|---|---|---|---|\n| ${tables.length} | ${done - failed.length - skipped} | ${skipped} | ${failed.length} | ${window.size} |\n${
+      `**Wave ${input.wave}** of plan \`${planId(input.planHash)}\`: ${done} of ${tables.length} tables done\n\n| tables | migrated | views (unchanged) | failed | running |\n|---|---|---|---|---|\n| ${tables.length} | ${done - failed.length - skipped} | ${skipped} | ${failed.length} | ${window.size} |\n${
         failed.length > 0
           ? `\nFailed: ${failed
               .slice(0, 20)
@@ -99,6 +126,7 @@ export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
           args: [{ planHash: input.planHash, tableId, timeouts: input.timeouts }],
           workflowId: tableWorkflowId(input.planHash, input.wave, tableId),
           staticSummary: `migrate ${tableId}`,
+          ...childOptions(tableId),
           // Closing or cancelling the wave asks each table to stop, and waits for its compensations.
           cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

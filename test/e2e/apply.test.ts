@@ -2,7 +2,7 @@
 // rows → rollback of the last wave → catalog entries gone, HMS objects equal the saved originals,
 // every data file's sha256 unchanged, `migrate audit verify` passes. The real CLI binary, a real
 // `migrate worker` process, the stack's Temporal dev server, REST catalog, HMS and S3. Also: the
-// wave workflows are findable by MigrationPlan/MigrationStatus, tables whose data cannot convert
+// wave workflows are findable by MigrationPlan/MigrationStatus, each table's workflow by its MigrationTable with its final status, tables whose data cannot convert
 // (skewed sub-directories) end failed with their code and compensated while the wave completes,
 // and no secret from the environment appears in any workflow history.
 import { spawn } from 'node:child_process';
@@ -23,6 +23,7 @@ import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWithPyIceberg } from '../helpers/verifier';
+import { SA } from '../../workflows/common';
 
 const root = ROOT;
 const env = testStack();
@@ -168,9 +169,21 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
     const client = new Client({ connection });
     const found: string[] = [];
-    for await (const w of client.workflow.list({ query: `MigrationPlan = '${id}' AND MigrationStatus IN ('succeeded', 'failed')` }))
-      found.push(w.workflowId);
+    const waves = `MigrationPlan = '${id}' AND WorkflowType = 'waveWorkflow' AND MigrationStatus IN ('succeeded', 'failed')`;
+    for await (const w of client.workflow.list({ query: waves })) found.push(w.workflowId);
     expect(found.sort()).toEqual(plan.waves.map((w) => `migrate/${id}/wave-${w.number}`).sort());
+    // Each table's workflow: its name and how it ended (the failed ones are the plan's failed tables).
+    const ended: [string, string][] = [];
+    for await (const w of client.workflow.list({ query: `MigrationPlan = '${id}' AND WorkflowType = 'tableWorkflow'` }))
+      ended.push([w.typedSearchAttributes.get(SA.table) ?? '', w.typedSearchAttributes.get(SA.status) ?? '']);
+    expect(ended.map(([t]) => t).sort()).toEqual([...planned].sort());
+    expect(
+      ended
+        .filter(([, s]) => s === 'failed')
+        .map(([t]) => t)
+        .sort(),
+    ).toEqual(failed.map((f) => f.tableId).sort());
+    expect(ended.every(([, s]) => ['succeeded', 'skipped', 'failed'].includes(s))).toBe(true);
 
     // No secret from the environment in any history of this plan.
     const secret = env.AWS_SECRET_ACCESS_KEY as string;

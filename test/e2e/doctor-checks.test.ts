@@ -46,7 +46,7 @@ describe('doctor: Temporal', () => {
     expect(before.code).toBe(1);
     const sa = find(report(before), 'temporal', 'search attributes');
     expect(sa).toMatchObject({ status: 'fail', ok: false, code: 'TEMPORAL_SEARCH_ATTRIBUTES_MISSING' });
-    for (const name of ['MigrationPlan', 'MigrationWave', 'MigrationTeam', 'MigrationStatus'])
+    for (const name of ['MigrationPlan', 'MigrationWave', 'MigrationTeam', 'MigrationStatus', 'MigrationTable'])
       expect(sa?.detail).toContain(`${name} missing`);
     // The remedy is a command line: run it as printed (the address comes from the stack).
     const cmd = /temporal (operator search-attribute create .*?) \(/.exec(sa?.remedy ?? '')?.[1];

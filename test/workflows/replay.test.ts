@@ -110,6 +110,50 @@ describe('workflow replay', () => {
     expect(read('syncWorkflow-0.json')).not.toContain('"syncTables"');
   });
 
+  it('covers the search attributes that follow the status (patch search-attributes-follow-status): every workflow ends on its final MigrationStatus', () => {
+    // The upserts as recorded: each event's attributes, their values JSON payloads in base64.
+    const upserts = (f: string): Record<string, unknown>[] => {
+      const h = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as {
+        events: {
+          eventType: string;
+          upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes: { indexedFields: Record<string, { data: string }> } };
+        }[];
+      };
+      return h.events
+        .filter((e) => e.eventType === 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')
+        .map((e) =>
+          Object.fromEntries(
+            Object.entries(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes.indexedFields ?? {}).map(([k, v]) => [
+              k,
+              JSON.parse(Buffer.from(v.data, 'base64').toString('utf8')) as unknown,
+            ]),
+          ),
+        )
+        .filter((u) => !('TemporalChangeVersion' in u));
+    };
+    const statuses = (f: string): unknown[] => upserts(f).flatMap((u) => ('MigrationStatus' in u ? [u.MigrationStatus] : []));
+    expect(statuses('v0.4-migrationWorkflow-succeeded.json')).toEqual(['running', 'succeeded']);
+    expect(statuses('v0.4-migrationWorkflow-failed.json')).toEqual(['running', 'failed']);
+    expect(statuses('v0.4-migrationWorkflow-cancelled-waiting.json')).toEqual(['waiting-approval', 'cancelled']);
+    expect(statuses('v0.4-waveWorkflow-succeeded.json')).toEqual(['running', 'succeeded']);
+    expect(statuses('v0.4-waveWorkflow-failed.json')).toEqual(['running', 'failed']);
+    expect(statuses('v0.4-tableWorkflow-succeeded.json')).toEqual(['succeeded']);
+    expect(statuses('v0.4-tableWorkflow-source-changed.json')).toEqual(['failed']);
+    expect(statuses('v0.4-cutoverWorkflow-0.json')).toEqual(['cutting-over', 'cutover']);
+    expect(statuses('v0.4-rollbackWaveWorkflow-0.json')).toEqual(['rolled-back']);
+    // Cancelled while its table was being written: the table compensates (deleteMetadata) and ends `cancelled`, as do its wave and plan.
+    expect(statuses('v0.4-tableWorkflow-cancelled.json')).toEqual(['cancelled']);
+    expect(readFileSync(path.join(dir, 'v0.4-tableWorkflow-cancelled.json'), 'utf8')).toContain('"deleteMetadata"');
+    expect(statuses('v0.4-waveWorkflow-cancelled.json')).toEqual(['running', 'cancelled']);
+    expect(statuses('v0.4-migrationWorkflow-cancelled-in-flight.json')).toEqual(['running', 'cancelled']);
+    expect(upserts('v0.4-rollbackWaveWorkflow-0.json')[0]).toEqual({
+      MigrationTeam: expect.arrayContaining([expect.stringMatching(/-crm$/)]),
+    });
+    // The histories from before the patch upsert no MigrationStatus in tables and never move a plan's.
+    expect(statuses('v0.3-tableWorkflow-cancelled-compensated.json')).toEqual([]);
+    expect(statuses('v0.3-migrationWorkflow-cancelled.json')).toEqual([]);
+  });
+
   it.each(files)(
     '%s replays without nondeterminism',
     async (file) => {

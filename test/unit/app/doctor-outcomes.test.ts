@@ -7,12 +7,13 @@ const t = { address: 'temporal:7233', namespace: 'ns', taskQueue: 'q' };
 const probe = { latencyMs: 3, version: '1.29.1', missingAttributes: [], wrongTypes: [], pollers: { workflow: 1, activity: 1 } };
 
 describe('doctor: Temporal outcomes', () => {
-  it('the attributes doctor asks for are the four the workflows set, with their types', () => {
+  it('the attributes doctor asks for are the five the workflows set, with their types', () => {
     expect(SEARCH_ATTRIBUTES).toEqual([
       { name: 'MigrationPlan', type: 'KEYWORD' },
       { name: 'MigrationWave', type: 'INT' },
       { name: 'MigrationTeam', type: 'KEYWORD_LIST' },
       { name: 'MigrationStatus', type: 'KEYWORD' },
+      { name: 'MigrationTable', type: 'KEYWORD' },
     ]);
   });
 
@@ -36,6 +37,14 @@ describe('doctor: Temporal outcomes', () => {
     expect(sa?.detail).toBe('namespace ns: MigrationTeam missing; MigrationWave: has KEYWORD, needs INT');
     expect(sa?.remedy).toContain('--namespace ns --name MigrationTeam --type KeywordList');
     expect(sa?.remedy).not.toContain('--name MigrationWave');
+  });
+
+  it('a namespace registered before MigrationTable existed: only that one is missing, and the remedy creates only it', () => {
+    const sa = temporalOutcomes({ ...probe, missingAttributes: ['MigrationTable'] }, t, 'temporal').find(
+      (o) => o.check === 'search attributes',
+    );
+    expect([sa?.status, sa?.detail]).toEqual(['fail', 'namespace ns: MigrationTable missing']);
+    expect(sa?.remedy).toContain('--namespace ns --name MigrationTable --type Keyword (');
   });
 
   it('workflow workers but no activity worker: a warning naming the missing role', () => {
