@@ -56,6 +56,13 @@ export type TableOutcome =
 
 export function createActivities(deps: ActivityDeps) {
   const c = activityContext(deps);
+  /** The plan's wave `wave`, or WAVE_UNKNOWN (not retryable). */
+  const waveOf = async (planHash: string, wave: number) => {
+    const w = (await c.plan(planHash)).waves.find((x) => x.number === wave);
+    if (w === undefined)
+      throw new MigrationError(ErrorCode.WAVE_UNKNOWN, `plan ${planHash.slice(0, 12)} has no wave ${wave}`, { wave }, { retryable: false });
+    return w;
+  };
   const planActs = {
     async planOutline(planHash: string): Promise<PlanOutline> {
       const { p, signer } = await verifiedPlan(c, deps, planHash);
@@ -76,30 +83,12 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     async waveTables(planHash: string, wave: number): Promise<string[]> {
-      const p = await c.plan(planHash);
-      const w = p.waves.find((x) => x.number === wave);
-      if (w === undefined)
-        throw new MigrationError(
-          ErrorCode.WAVE_UNKNOWN,
-          `plan ${planHash.slice(0, 12)} has no wave ${wave}`,
-          { wave },
-          { retryable: false },
-        );
-      return w.tables.map((t) => t.id);
+      return (await waveOf(planHash, wave)).tables.map((t) => t.id);
     },
 
     /** The wave's tables in plan order with their owning team (`unowned` without one), for search attributes. */
     async waveMembers(planHash: string, wave: number): Promise<{ id: string; team: string }[]> {
-      const p = await c.plan(planHash);
-      const w = p.waves.find((x) => x.number === wave);
-      if (w === undefined)
-        throw new MigrationError(
-          ErrorCode.WAVE_UNKNOWN,
-          `plan ${planHash.slice(0, 12)} has no wave ${wave}`,
-          { wave },
-          { retryable: false },
-        );
-      return w.tables.map((t) => ({ id: t.id, team: t.team ?? 'unowned' }));
+      return (await waveOf(planHash, wave)).tables.map((t) => ({ id: t.id, team: t.team ?? 'unowned' }));
     },
 
     async recordApproval(planHash: string, wave: number, by: string, source?: ActorSource): Promise<void> {
