@@ -25,7 +25,7 @@ import type { TableInventory } from '../../core/hive/model';
 import type { SeedFile, SeedManifest, SeedTable } from '../../dev/seed/manifest';
 import { ROOT, run } from '../helpers/cli';
 import type { SupervisedWorker } from '../helpers/e2e-suite';
-import { dropNamespace, migrateWith, planAndApply, superviseWorker } from '../helpers/e2e-suite';
+import { dropNamespace, dropSeed, migrateWith, planAndApply, superviseWorker } from '../helpers/e2e-suite';
 import { hiveContent, liveConfig, seedPartition, seedWarehouse } from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWithPyIceberg } from '../helpers/verifier';
@@ -158,14 +158,7 @@ describe('rollback puts back appends other engines made', () => {
   afterAll(async () => {
     await worker?.stop();
     await dropNamespace(ns);
-    await run(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [
-      'dev/seed/main.ts',
-      '--hms',
-      env.HIM_HMS_PG_URI as string,
-      '--prefix',
-      prefix,
-      '--drop',
-    ]);
+    await dropSeed(prefix);
     store.destroy();
     rmSync(dir, { recursive: true, force: true });
   }, 600_000);

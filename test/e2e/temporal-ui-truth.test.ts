@@ -18,9 +18,8 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
 import { cutoverWorkflowId, planWorkflowId, rollbackWorkflowId, tableWorkflowId, waveWorkflowId } from '../../core/plan/ids';
-import { ROOT, run } from '../helpers/cli';
 import type { SupervisedWorker } from '../helpers/e2e-suite';
-import { dropNamespace, migrateWith, suiteConfig, superviseWorker } from '../helpers/e2e-suite';
+import { dropNamespace, dropSeed, migrateWith, suiteConfig, superviseWorker } from '../helpers/e2e-suite';
 import { seedWarehouse } from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
@@ -144,14 +143,7 @@ describe('the Temporal UI tells the truth: MigrationStatus, MigrationTeam and Mi
     await connection?.close();
     await dropNamespace(`${nsPrefix}${sales}`);
     await dropNamespace(`${nsPrefix}${misc}`);
-    await run(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [
-      'dev/seed/main.ts',
-      '--hms',
-      env.HIM_HMS_PG_URI as string,
-      '--prefix',
-      prefix,
-      '--drop',
-    ]);
+    await dropSeed(prefix);
     rmSync(dir, { recursive: true, force: true });
   }, 600_000);
 

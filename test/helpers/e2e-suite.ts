@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import type { Run } from './cli';
-import { MIGRATE, run } from './cli';
+import { MIGRATE, TSX, run } from './cli';
 import type { WorkerProc } from './hostile';
 import { startWorker } from './hostile';
 import { testStack } from './stack-env';
@@ -93,4 +93,9 @@ export async function dropNamespace(ns: string): Promise<void> {
   const catalog = await RestCatalog.connect({ uri: testStack().HIM_ICEBERG_REST_URI as string });
   for (const t of await catalog.listTables([ns]).catch(() => [])) await catalog.dropTable(t);
   await catalog.dropNamespace([ns]).catch(() => undefined);
+}
+
+/** Drop what `dev/seed` seeded under `prefix` on the stack's hms-pg (its databases and S3 files). */
+export async function dropSeed(prefix: string): Promise<void> {
+  await run(TSX, ['dev/seed/main.ts', '--hms', testStack().HIM_HMS_PG_URI as string, '--prefix', prefix, '--drop']);
 }
