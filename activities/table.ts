@@ -222,6 +222,13 @@ async function registerTable(c: Ctx, ref: TableRef): Promise<{ outcome: string }
 async function validateTable(c: Ctx, ref: TableRef): Promise<{ ok: boolean; snapshotId: string | null }> {
   const { deps } = c;
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  const done = recordedValidation(rec);
+  // A retry after the passing validation was recorded (the worker died before Temporal heard of it):
+  // the transition is made, and its evidence is the answer. Validating again could only fail a table
+  // the record already calls migrated, and the table workflow's compensation would then unregister
+  // it while the record still says migrated. What changed since is the read-back's and the nightly
+  // validation's to find.
+  if (done !== null) return done;
   const p = await c.prepared(ref, rec);
   const original = rec.original as TableInventory;
   const ev = await deps.engine.validateConversion(
@@ -266,6 +273,14 @@ async function validateTable(c: Ctx, ref: TableRef): Promise<{ ok: boolean; snap
     );
   }
   return { ok: true, snapshotId: ev.snapshotId };
+}
+
+/** A passing validation already recorded for a migrated table (or later on its path), else null. */
+function recordedValidation(rec: TableRecord): { ok: true; snapshotId: string | null } | null {
+  if (!reached(rec, 'migrated')) return null;
+  const v = rec.validation as { ok?: unknown; snapshotId?: unknown } | null;
+  if (v === null || typeof v !== 'object' || v.ok !== true) return null;
+  return { ok: true, snapshotId: typeof v.snapshotId === 'string' ? v.snapshotId : null };
 }
 
 /** The forward steps as activities (names are what the workflows call: never rename). */

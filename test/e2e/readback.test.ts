@@ -66,17 +66,23 @@ const bucketKey = (uri: string): { Bucket: string; Key: string } => {
   return { Bucket: m[1] as string, Key: m[2] as string };
 };
 
-/** Rewrite the table's metadata.json in place: the name mapping sends `customer` to a field id no column has. */
+/**
+ * Rewrite the table's metadata.json in place: the name mapping sends `customer` to a field id no
+ * column has. Only that property's string is replaced in the raw text: parsing the whole document
+ * as JS numbers would round its 64-bit snapshot ids (a different table, not a tampered mapping).
+ */
 async function tamper(metadataLocation: string): Promise<string> {
   const loc = bucketKey(metadataLocation);
   const body = await (await s3.send(new GetObjectCommand(loc))).Body!.transformToString();
-  const m = JSON.parse(body) as { properties: Record<string, string> };
-  const mapping = JSON.parse(m.properties['schema.name-mapping.default'] as string) as { 'field-id': number; names: string[] }[];
+  const m = /"schema\.name-mapping\.default"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(body);
+  if (m === null) throw new Error('no schema.name-mapping.default property');
+  const mapping = JSON.parse(JSON.parse(m[1] as string) as string) as { 'field-id': number; names: string[] }[];
   const entry = mapping.find((e) => e.names.includes('customer'));
   if (entry === undefined) throw new Error('no name-mapping entry for customer');
   entry['field-id'] = 9999;
-  m.properties['schema.name-mapping.default'] = JSON.stringify(mapping);
-  await s3.send(new PutObjectCommand({ ...loc, Body: JSON.stringify(m) }));
+  const start = m.index + m[0].length - (m[1] as string).length;
+  const tampered = body.slice(0, start) + JSON.stringify(JSON.stringify(mapping)) + body.slice(start + (m[1] as string).length);
+  await s3.send(new PutObjectCommand({ ...loc, Body: tampered }));
   return body;
 }
 
@@ -225,7 +231,11 @@ describe('validation.readBack: sampled files read through Iceberg and Hive in Sp
       JSON.parse(apply.stdout) as { result: { waves: { wave: number; status: string; failed: { tableId: string; code: string }[] }[] } }
     ).result;
     const failed = result.waves.flatMap((w) => w.failed);
-    expect(failed.filter((f) => f.code.startsWith('READBACK_'))).toEqual([{ tableId: ORDERS, code: 'READBACK_MISMATCH' }]);
+    // On a wrong code, the recorded message says why (the assertion prints it).
+    const rb = failed.filter((f) => f.code.startsWith('READBACK_'));
+    const why = await withState(async (s) => (await s.getTable(hash, ORDERS)).errorMessage);
+    const right = rb.length === 1 && rb[0]?.code === 'READBACK_MISMATCH';
+    expect({ rb, why: right ? '' : why }).toEqual({ rb: [{ tableId: ORDERS, code: 'READBACK_MISMATCH' }], why: '' });
 
     await withState(async (s) => {
       const after = await s.getTable(hash, ORDERS);
