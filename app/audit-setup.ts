@@ -5,7 +5,7 @@ import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { ChainKey } from '../core/audit/keyed';
 import { chainKeyFrom, MIN_KEY_BYTES } from '../core/audit/keyed';
-import { utf8 } from '../core/plan/hash';
+import { utf8 } from '../core/hash';
 import type { StateStoreOptions } from '../adapters/state/postgres';
 import type { ObjectStore } from '../core/storage/object-store';
 import { ObjectStoreAuditAnchor } from '../adapters/storage/audit-anchor';

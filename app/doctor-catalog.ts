@@ -4,7 +4,8 @@
 // the AWS chain gave the credentials; bearer: the variable — then `reachable` with GET /v1/config
 // through that authorization. Each failure carries its code and a remedy for that method. Never a
 // secret, token or full key id in the output.
-import type { RequestAuth, TokenIdentity } from '../adapters/catalog/rest-auth';
+import type { RequestAuth } from '../adapters/catalog/request-auth';
+import type { TokenIdentity } from '../adapters/catalog/rest-auth';
 import { createRequestAuth, TokenSource } from '../adapters/catalog/rest-auth';
 import { probeRestCatalog } from '../adapters/catalog/rest-probe';
 import type { SigV4Auth } from '../adapters/catalog/rest-sigv4';

@@ -51,23 +51,7 @@ import { listHive, readCurrent, tableShape } from './sync-read';
 import type { Reader } from '../core/readers/encodings';
 import { readerGuard } from './reader-guard';
 import { recoveredValidation, validateSync } from './sync-validate';
-
-export interface SyncOptions {
-  readonly footerConcurrency?: number;
-  readonly footers?: Partial<Record<DataFileFormat, FooterReader>>;
-  /** The new snapshot's timestamp (epoch ms); raised above the table's last update when needed. */
-  readonly now: () => number;
-  /** Crash-test hook at every step boundary (`SYNC_FAILPOINTS`; activities/context.ts failpoint). */
-  readonly failpoint?: (name: string) => void;
-  /**
-   * The snapshot the table's record knows. When the table is in sync on another snapshot of ours (a
-   * killed run committed it and did not record it), that snapshot is validated like a fresh commit
-   * before it is handed back for recording.
-   */
-  readonly recordedSnapshotId?: string | null;
-  /** The readers that must read the added files as Hive does (`readers.required`, default all): reader-guard.ts. */
-  readonly readersRequired?: readonly Reader[];
-}
+import type { SyncOptions, SyncTarget } from './sync-options';
 
 /**
  * The step boundaries a crash test can kill a sync at, in order (engine/sync-record.ts adds the two
@@ -228,11 +212,6 @@ async function putMetadata(store: ObjectStore, path: string, md: TableMetadata, 
     w.push({ path, bytes: size, outcome: 'identical' });
     return existing;
   }
-}
-
-export interface SyncTarget {
-  readonly prepared: PreparedConversion;
-  readonly ident: TableIdent;
 }
 
 /** The metadata the new snapshot goes on: the base, with the columns Hive gained at the end as a new current schema. */

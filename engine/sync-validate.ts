@@ -10,7 +10,7 @@ import { diffFiles, isInSync, samePath } from '../core/sync/diff';
 import { mapOrdered } from './ordered-pool';
 import { defaultFooters } from './write-metadata';
 
-import type { SyncOptions, SyncTarget } from './sync-table';
+import type { SyncOptions, SyncTarget } from './sync-options';
 import type { Current, ManifestCache } from './sync-read';
 import { listHive, snapshotFiles } from './sync-read';
 

@@ -4,7 +4,7 @@
 import type { HiveTable } from '../../core/hive/model';
 import type { TableMetadata } from '../../core/iceberg/metadata';
 import type { IcebergType } from '../../core/iceberg/types';
-import { canonicalJson } from '../../core/plan/hash';
+import { canonicalJson } from '../../core/hash';
 
 export const ICEBERG_TABLE_TYPE = 'ICEBERG';
 export const FILE_INPUT = 'org.apache.hadoop.mapred.FileInputFormat';

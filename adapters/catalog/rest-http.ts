@@ -8,7 +8,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import type { RequestAuth } from './rest-auth';
+import type { RequestAuth } from './request-auth';
 import { causeText } from './rest-auth';
 
 export interface HttpSettings {

@@ -3,7 +3,7 @@
 // retries: `migrate doctor` reports what it sees.
 import { parseJson } from '../../core/iceberg/json';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import type { RequestAuth } from './rest-auth';
+import type { RequestAuth } from './request-auth';
 import { TokenSource } from './rest-auth';
 import { DEFAULT_HTTP, RestHttp } from './rest-http';
 

@@ -4,7 +4,7 @@
 // before they expire. Secrets never enter an error; `identity()` names the key id's prefix only.
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { ErrorCode, MigrationError } from '../../core/errors';
-import type { AuthRequest, RequestAuth } from './rest-auth';
+import type { AuthRequest, RequestAuth } from './request-auth';
 import type { AwsCredentials } from './sigv4';
 import { signRequest } from './sigv4';
 

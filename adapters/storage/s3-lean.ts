@@ -7,7 +7,6 @@
 import * as crypto from 'node:crypto';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { S3RangedGet } from './s3-ranged-get';
 
 /** One page of a ListObjectsV2 answer, as the store needs it. */
 export interface ListPage {
@@ -130,10 +129,28 @@ function statusError(status: number, body: Buffer): Error {
   return sdkLikeError(status, code, message);
 }
 
-/** Requests through S3RangedGet's signer, agent and timeout. */
+/** One request to sign (S3RangedGet.signed implements RequestSigner). */
+export interface SignedRequest {
+  readonly method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
+  readonly bucket: string;
+  /** The object key ('' for a bucket request such as ListObjectsV2). */
+  readonly key: string;
+  readonly query?: readonly (readonly [string, string])[];
+  /** Extra headers to send and sign (lower-case names). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Hex SHA-256 of the body (default UNSIGNED-PAYLOAD). */
+  readonly payloadHash?: string;
+}
+
+/** What S3Lean needs of a signer: a SigV4-signed request line and headers (s3-ranged-get.ts S3RangedGet). */
+export interface RequestSigner {
+  signed(req: SignedRequest): Promise<{ origin: string; path: string; pathAndQuery: string; headers: Record<string, string> }>;
+}
+
+/** Requests through a signer (S3RangedGet's), an agent and a timeout. */
 export class S3Lean {
   constructor(
-    private readonly g: S3RangedGet,
+    private readonly g: RequestSigner,
     private readonly agent: http.Agent,
     private readonly timeoutMs: number,
   ) {}

@@ -12,6 +12,7 @@ import type { LookupFunction } from 'node:net';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { S3Addressing, encodeKey, encodeSegment } from './s3-addressing';
 import { RefreshingCredentials } from './s3-credentials';
+import type { SignedRequest } from './s3-lean';
 import { S3Lean } from './s3-lean';
 import type { S3CredentialProvider } from './s3-credentials';
 
@@ -60,19 +61,6 @@ function sdkLikeError(status: number | undefined, name: string, message: string,
   e.$metadata = { httpStatusCode: status };
   if (code !== undefined) e.code = code;
   return e;
-}
-
-/** One request for S3RangedGet.signed. */
-export interface SignedRequest {
-  readonly method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
-  readonly bucket: string;
-  /** The object key ('' for a bucket request such as ListObjectsV2). */
-  readonly key: string;
-  readonly query?: readonly (readonly [string, string])[];
-  /** Extra headers to send and sign (lower-case names). */
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Hex SHA-256 of the body (default UNSIGNED-PAYLOAD). */
-  readonly payloadHash?: string;
 }
 
 export class S3RangedGet {

@@ -15,7 +15,7 @@ import { tableFingerprint } from '../../core/hive/fingerprint';
 import { plannedPartitions } from '../../core/plan/partition-set';
 import type { PlannedPartitions } from '../../core/plan/partition-set';
 import { conversionPin } from '../../core/plan/pin';
-import type { ConversionPin } from '../../core/plan/pin';
+import type { ConversionPin } from '../../core/plan/types';
 import { parseOwnership, teamOf } from '../../core/plan/ownership';
 import type { Ownership } from '../../core/plan/ownership';
 import type { PlanEdge, PlanTable } from '../../core/plan/types';

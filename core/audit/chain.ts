@@ -4,7 +4,7 @@
 // HMAC-SHA256, so a rewrite cannot recompute it; an external anchor (./anchor.ts) pins the head,
 // so deleting the newest events or emptying the table is found too. Pure; no I/O; time comes in
 // with the event.
-import { canonicalJson, sha256Hex } from '../plan/hash';
+import { canonicalJson, sha256Hex } from '../hash';
 import { ErrorCode } from '../errors';
 import type { AnchorRecord } from './anchor';
 import { anchorMacValid } from './anchor';

@@ -3,7 +3,7 @@
 // worker frozen past its heartbeat or start-to-close timeout, Temporal retrying elsewhere) appends
 // nothing more when it is resumed. The state store appends "at most once per key" under the lock
 // that computes the chain link. Pure; no I/O.
-import { canonicalJson, sha256Hex } from '../plan/hash';
+import { canonicalJson, sha256Hex } from '../hash';
 
 /** Where an activity's event comes from: the workflow run and the activity, as Temporal names them (never the attempt). */
 export interface StepIdentity {

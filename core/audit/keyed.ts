@@ -1,6 +1,6 @@
 // HMAC-SHA256 (RFC 2104, FIPS 198-1) over the pure SHA-256 of core/plan/hash, for the keyed audit
 // chain: without the key, nobody can recompute the hashes of rewritten events. Pure; no I/O.
-import { sha256Hex, utf8 } from '../plan/hash';
+import { sha256Hex, utf8 } from '../hash';
 
 /** RFC 2104 §2: SHA-256 works on 64-byte blocks. */
 const BLOCK = 64;

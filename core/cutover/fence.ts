@@ -4,7 +4,7 @@
 // writer using the old name — add_partition(s), INSERT, ALTER — gets "table not found". No I/O;
 // the HMS calls are activities/cutover.ts over the HmsTableWriter port.
 import type { HiveTable, TableInventory } from '../hive/model';
-import { sha256Hex } from '../plan/hash';
+import { sha256Hex } from '../hash';
 
 export const FENCED_SUFFIX = '__him_fenced';
 /** Hive's identifier limit (HMS 3 and 4 store 256, Hive's parser and many tools stop at 128): the fenced name stays within it. */

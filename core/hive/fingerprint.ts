@@ -5,7 +5,7 @@
 // records it per table; apply refuses a table whose live fingerprint differs (SOURCE_CHANGED);
 // rollback checks the HMS object equals the saved original by it. Pure; no I/O.
 import type { TableInventory } from './model';
-import { canonicalJson, sha256Hex } from '../plan/hash';
+import { canonicalJson, sha256Hex } from '../hash';
 
 export function tableFingerprint(inv: TableInventory): string {
   // An insert-only table's valid write ids are the metastore's transaction state, not the table

@@ -6,7 +6,7 @@
 //                 a random UUID the same way: SnapshotIdGeneratorUtil); never 0.
 import { ErrorCode, MigrationError } from '../errors';
 import { uuidFromBytes, uuidToBytes } from './bounds';
-import { sha256Hex } from '../plan/hash';
+import { sha256Hex } from '../hash';
 
 const utf8 = new TextEncoder();
 

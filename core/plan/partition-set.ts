@@ -8,7 +8,7 @@
 // from the same metastore clock. Bounded: the first MAX_NAMES names and a count. Pure; no I/O.
 import { z } from 'zod';
 import type { TableInventory } from '../hive/model';
-import { canonicalJson, sha256Hex } from './hash';
+import { canonicalJson, sha256Hex } from '../hash';
 
 /** The most partition names a validation record lists (the count is always exact). */
 export const MAX_NAMES = 1000;

@@ -7,13 +7,12 @@
 // DDL times, owners, comments, and the partitions themselves (new partitions and files are converted
 // as they are at apply; a partition that changes a pinned fact — another format, a location outside
 // the table's, a value that does not parse — shows up as a finding code). Pure; no I/O.
-import { z } from 'zod';
 import { detectFormat } from '../hive/formats';
 import type { HiveColumn, TableInventory } from '../hive/model';
 import { RULES, classify } from './assess/assess';
 import { AssessCode } from './assess/types';
 import { DEFAULT_ASSESS_OPTIONS } from './assess/types';
-import { TableClass } from './types';
+import type { ConversionPin } from './types';
 
 /**
  * Finding codes that describe how much data a table holds, not how it converts: a table that was
@@ -26,35 +25,6 @@ const VOLUME_CODES: ReadonlySet<string> = new Set([
   // with its own code (ACID_WRITE_OPEN); new committed writes are new files, converted as they are.
   AssessCode.INSERT_ONLY_WRITE_OPEN,
 ]);
-
-const pinColumnSchema = z.object({ name: z.string(), type: z.string() }).strict();
-
-export const conversionPinSchema = z
-  .object({
-    tableType: z.string(),
-    columns: z.array(pinColumnSchema),
-    partitionKeys: z.array(pinColumnSchema),
-    location: z.string().nullable(),
-    /** The table's file format as core/hive/formats.ts detects it. */
-    format: z.string(),
-    /** The formats its partitions have other than `format`, distinct and sorted (usually []). */
-    partitionFormats: z.array(z.string()),
-    inputFormat: z.string().nullable(),
-    outputFormat: z.string().nullable(),
-    serde: z.string().nullable(),
-    bucketing: z.object({ buckets: z.number().int(), columns: z.array(z.string()) }).strict(),
-    /** A view's expanded text (null for tables). */
-    viewText: z.string().nullable(),
-    /** The per-table rules' class and codes (default options), without the data-volume codes (VOLUME_CODES). */
-    assessment: z
-      .object({
-        class: z.enum([TableClass.MIGRATE, TableClass.MIGRATE_WITH_WARNINGS, TableClass.REWRITE_REQUIRED, TableClass.SKIP]),
-        findings: z.array(z.string()),
-      })
-      .strict(),
-  })
-  .strict();
-export type ConversionPin = z.output<typeof conversionPinSchema>;
 
 const pinColumns = (cols: readonly HiveColumn[]): ConversionPin['columns'] => cols.map((c) => ({ name: c.name, type: c.type.trim() }));
 const trimSlash = (s: string | null): string | null => (s === null ? null : s.replace(/\/+$/, ''));

@@ -8,7 +8,7 @@ import { ErrorCode, MigrationError } from '../errors';
 import { tableFingerprint } from '../hive/fingerprint';
 import type { HiveColumn, TableInventory } from '../hive/model';
 import { AssessCode } from './assess/types';
-import type { ConversionPin } from './pin';
+import type { ConversionPin } from './types';
 import { conversionPin, diffPins } from './pin';
 
 /** The most differences a message lists (the context carries them all). */

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { ErrorCode, MigrationError } from '../errors';
 import { compareIds } from './compare-ids';
 import type { PlannedPartitions } from './partition-set';
-import type { ConversionPin } from './pin';
 
 /** `database.table`, lower-case as HMS stores it. */
 export type TableId = string;
@@ -16,6 +15,36 @@ export const TableClass = {
   SKIP: 'skip',
 } as const;
 export type TableClass = (typeof TableClass)[keyof typeof TableClass];
+
+/** The conversion pin's shape (plan file version 3; what it holds and how it is made: pin.ts). */
+const pinColumnSchema = z.object({ name: z.string(), type: z.string() }).strict();
+
+export const conversionPinSchema = z
+  .object({
+    tableType: z.string(),
+    columns: z.array(pinColumnSchema),
+    partitionKeys: z.array(pinColumnSchema),
+    location: z.string().nullable(),
+    /** The table's file format as core/hive/formats.ts detects it. */
+    format: z.string(),
+    /** The formats its partitions have other than `format`, distinct and sorted (usually []). */
+    partitionFormats: z.array(z.string()),
+    inputFormat: z.string().nullable(),
+    outputFormat: z.string().nullable(),
+    serde: z.string().nullable(),
+    bucketing: z.object({ buckets: z.number().int(), columns: z.array(z.string()) }).strict(),
+    /** A view's expanded text (null for tables). */
+    viewText: z.string().nullable(),
+    /** The per-table rules' class and codes (default options), without the data-volume codes (VOLUME_CODES). */
+    assessment: z
+      .object({
+        class: z.enum([TableClass.MIGRATE, TableClass.MIGRATE_WITH_WARNINGS, TableClass.REWRITE_REQUIRED, TableClass.SKIP]),
+        findings: z.array(z.string()),
+      })
+      .strict(),
+  })
+  .strict();
+export type ConversionPin = z.output<typeof conversionPinSchema>;
 
 export type Risk = 'low' | 'medium' | 'high';
 export type TableKind = 'table' | 'view';

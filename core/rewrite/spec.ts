@@ -3,7 +3,7 @@
 // it: source storage, target, catalog properties). Pure; no I/O. Secrets never go in a spec.
 import { ErrorCode, MigrationError } from '../errors';
 import type { HiveColumn, TableInventory } from '../hive/model';
-import { sha256Hex } from '../plan/hash';
+import { sha256Hex } from '../hash';
 import type { AssessFinding } from '../plan/assess/types';
 import { AssessCode } from '../plan/assess/types';
 

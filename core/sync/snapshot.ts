@@ -9,7 +9,7 @@ import { ErrorCode, MigrationError } from '../errors';
 import { nameBasedUuid, MIGRATOR_NAMESPACE, positiveLongFromName } from '../iceberg/ids';
 import type { Snapshot, SnapshotSummary, TableMetadata } from '../iceberg/metadata';
 import { MAIN_BRANCH, SnapshotOperation } from '../iceberg/spec-constants';
-import { sha256Hex } from '../plan/hash';
+import { sha256Hex } from '../hash';
 import type { SyncDiff } from './diff';
 import { samePath } from './diff';
 

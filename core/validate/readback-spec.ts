@@ -6,7 +6,7 @@
 // column to the wrong field; only reading values through both sides proves them. Pure; no I/O.
 // Secrets never go in a spec (S3 keys come from the job's environment).
 import type { TableInventory } from '../hive/model';
-import { sha256Hex } from '../plan/hash';
+import { sha256Hex } from '../hash';
 import type { RewriteSpec } from '../rewrite/spec';
 import type { RowInput } from './drift';
 import { DriftCheck, DriftCode } from './drift';

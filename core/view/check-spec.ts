@@ -4,7 +4,7 @@
 // inputs are registered in (every Hive view after what it reads); and what the two sides' results
 // mean. Pure; no I/O. Secrets never go in a spec (S3 keys come from the job's environment).
 import type { TableInventory } from '../hive/model';
-import { sha256Hex } from '../plan/hash';
+import { sha256Hex } from '../hash';
 import type { RewriteSpec } from '../rewrite/spec';
 import { REWRITE_SERDES, rewriteSource } from '../rewrite/spec';
 

@@ -17,7 +17,7 @@ import { PostgresStateStore } from '../../adapters/state/postgres';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { HivePartition } from '../../core/hive/model';
-import { canonicalJson, sha256Hex } from '../../core/plan/hash';
+import { canonicalJson, sha256Hex } from '../../core/hash';
 import type { SincePlan } from '../../core/plan/partition-set';
 import type { SeedManifest } from '../../dev/seed/manifest';
 import type { Run } from '../helpers/cli';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { PostgresStateStore } from '../../adapters/state/postgres';
-import { canonicalJson, sha256Hex } from '../../core/plan/hash';
+import { canonicalJson, sha256Hex } from '../../core/hash';
 import type { Run } from '../helpers/cli';
 import { MIGRATE, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';

@@ -174,7 +174,7 @@ describe('audit verify with a keyed chain', () => {
     await f.sql(`CREATE TABLE him_audit (seq bigint PRIMARY KEY, at timestamptz NOT NULL, actor text NOT NULL, action text NOT NULL, object text NOT NULL, plan_hash text,
       before_digest text, after_digest text, details jsonb NOT NULL, prev_hash text NOT NULL, hash text NOT NULL UNIQUE)`);
     // The previous build's hash: sha256 of the content without format-2 fields.
-    const { canonicalJson, sha256Hex } = await import('../../../core/plan/hash');
+    const { canonicalJson, sha256Hex } = await import('../../../core/hash');
     let prev = GENESIS_HASH;
     for (const seq of [1, 2]) {
       const c = {

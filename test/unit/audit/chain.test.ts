@@ -2,7 +2,7 @@ import { chainEvent, GENESIS_HASH, verifyChain } from '../../../core/audit/chain
 import type { AuditEvent, AuditEventInput } from '../../../core/audit/chain';
 import { chainKeyFrom } from '../../../core/audit/keyed';
 import { ErrorCode } from '../../../core/errors';
-import { canonicalJson, sha256Hex } from '../../../core/plan/hash';
+import { canonicalJson, sha256Hex } from '../../../core/hash';
 
 const input = (i: number): AuditEventInput => ({
   at: `2026-12-03T00:00:0${i}.000Z`,

@@ -11,7 +11,7 @@ import { fromMetadataJson, toMetadataJson } from '../../../core/iceberg/metadata
 import { buildNameMapping, nameMappingToJson } from '../../../core/iceberg/name-mapping';
 import { identitySpec, UNPARTITIONED_SPEC } from '../../../core/iceberg/partition-spec';
 import { convertHiveSchemaOrThrow } from '../../../core/iceberg/schema';
-import { sha256Hex } from '../../../core/plan/hash';
+import { sha256Hex } from '../../../core/hash';
 
 const DIR = join(__dirname, '../../fixtures/iceberg/metadata');
 const golden = (name: string, text: string): void => {

@@ -4,7 +4,8 @@
 // strict fingerprint rule.
 import type { HivePartition, HiveTable, StorageDescriptor, TableInventory } from '../../../core/hive/model';
 import { tableFingerprint } from '../../../core/hive/fingerprint';
-import { conversionPin, conversionPinSchema, diffPins } from '../../../core/plan/pin';
+import { conversionPin, diffPins } from '../../../core/plan/pin';
+import { conversionPinSchema } from '../../../core/plan/types';
 import { sourceChange } from '../../../core/plan/source-check';
 import { PARQUET_SD, TEXT_SD, inv, partition, table } from './assess/fixture';
 

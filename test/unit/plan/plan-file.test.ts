@@ -3,7 +3,7 @@
 // the hash) and a recorded version 2 plan read as unpinned.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { canonicalJson, sha256Hex } from '../../../core/plan/hash';
+import { canonicalJson, sha256Hex } from '../../../core/hash';
 import { buildGraph } from '../../../core/plan/graph';
 import { buildPlan, parsePlan, planHash, serializePlan } from '../../../core/plan/plan-file';
 import type { PlanFile } from '../../../core/plan/plan-file';

@@ -2,7 +2,7 @@
 // and canonical JSON ordering/format.
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { canonicalJson, sha256Hex, utf8 } from '../../../core/plan/hash';
+import { canonicalJson, sha256Hex, utf8 } from '../../core/hash';
 
 const nodeSha = (s: string | Uint8Array): string => createHash('sha256').update(s).digest('hex');
 
