@@ -9,14 +9,13 @@
 // check (sync-validate.ts validateSync; reads through sync-read.ts): the listing = the new snapshot's files, the added files' footer rows = their
 // entries, the live files' rows = total-records (a recovered commit and cutover's validateCurrent read
 // every live file's footer). Data files are never touched. No change → no commit.
-import type { CommitOutcome, IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import type { CommitOutcome, IcebergCatalog } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { PreparedConversion } from '../core/convert/prepare';
 import type { ManifestFileEntry } from '../core/iceberg/manifest';
 import { addedManifestEntry } from '../core/iceberg/manifest';
 import type { Snapshot, TableMetadata } from '../core/iceberg/metadata';
 import { fromMetadataJson, toMetadataJson } from '../core/iceberg/metadata-json';
-import type { FooterReader } from '../core/storage/file-stats';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { HiveFile, SyncDiff } from '../core/sync/diff';
 import type { SchemaAddition } from '../core/sync/schema';
@@ -40,7 +39,6 @@ import {
 import { writeManifestList } from '../adapters/avro/manifest-list-writer';
 import { rewriteManifest } from '../adapters/avro/manifest-rewrite';
 import { writeManifests } from '../adapters/avro/manifest-writer';
-import type { DataFileFormat } from '../core/convert/prepare';
 import { mapOrdered } from './ordered-pool';
 import { putOnce } from './put-once';
 import type { WrittenFile } from './write-metadata';
@@ -48,7 +46,6 @@ import { dataFileOf, defaultFooters, putOnceOutput } from './write-metadata';
 
 import type { Current } from './sync-read';
 import { listHive, readCurrent, tableShape } from './sync-read';
-import type { Reader } from '../core/readers/encodings';
 import { readerGuard } from './reader-guard';
 import { recoveredValidation, validateSync } from './sync-validate';
 import type { SyncOptions, SyncTarget } from './sync-options';

@@ -5,7 +5,7 @@
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { SigV4Settings } from './rest-sigv4';
 import { SigV4Auth } from './rest-sigv4';
-import type { AuthRequest, RequestAuth } from './request-auth';
+import type { RequestAuth } from './request-auth';
 
 /** Who the last token says we are (decoded for display only, never verified here): doctor shows it. */
 export interface TokenIdentity {
