@@ -65,6 +65,7 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     HIM_CATALOG_GATEWAY_SIGV4_URI: `http://127.0.0.1:${p('catalog-gateway', 'sigv4')}`,
     HIM_TRINO_URI: `http://127.0.0.1:${p('trino')}`,
     HIM_VERIFIER_PYTHON: path.join(installDir(ctx, 'verifier'), 'venv', 'bin', 'python'),
+    HIM_CHROMIUM: String(ctx.manifest.components['browser']?.settings['binary'] ?? 'chromium-headless-shell'),
     HIM_SPARK_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'jars'),
     // The rewrite job's extra jars (S3A): with HIM_SPARK_JARS_DIR, the stack's spark-submit classpath.
     HIM_SPARK_REWRITE_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'rewrite-jars'),

@@ -1,10 +1,11 @@
 // A PNG of the Temporal Web UI's workflow list filtered by a visibility query, with the Migration*
 // search attributes as columns, taken by a headless Chromium through the DevTools protocol (the
 // column choice lives in the UI's localStorage, so it is set there before the list loads).
-// Dev tooling: npx tsx dev/tools/ui-screenshot.ts "<query>" <out.png> [--width 1800] [--height 900]
-// with HIM_TEMPORAL_UI (eval "$(npm run -s stack -- env)") and a Chromium on PATH
-// (chromium-headless-shell or chromium; HIM_CHROMIUM names another). On Node 20 run it with
-// NODE_OPTIONS=--experimental-websocket.
+// Dev tooling: npx tsx dev/tools/ui-screenshot.ts "<query>" <out.png> [--text <out.txt>] [--width 1800]
+// [--height 900] with HIM_TEMPORAL_UI (eval "$(npm run -s stack -- env)") and the stack's `browser`
+// component (HIM_CHROMIUM; else chromium-headless-shell on PATH). `--text` also writes the page's
+// text as the UI rendered it (what test/e2e/temporal-ui-truth.test.ts asserts on). On Node 20 run
+// it with NODE_OPTIONS=--experimental-websocket.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -40,16 +41,17 @@ async function devtools(url: string): Promise<{ send: Send; close: () => void }>
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function main(): Promise<void> {
-  const [query, out] = process.argv.slice(2);
-  const ui = process.env.HIM_TEMPORAL_UI;
-  if (query === undefined || out === undefined || ui === undefined)
-    throw new Error('usage: ui-screenshot.ts "<query>" <out.png> (with HIM_TEMPORAL_UI set)');
-  const flag = (name: string, d: number): number => {
-    const i = process.argv.indexOf(name);
-    return i > 0 ? Number(process.argv[i + 1]) : d;
-  };
-  const [width, height] = [flag('--width', 1800), flag('--height', 900)];
+export interface Shot {
+  readonly ui: string;
+  readonly query: string;
+  readonly out: string;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The workflow list filtered by `query`, as a PNG at `out`; returns the page's rendered text. */
+export async function shootWorkflowList(o: Shot): Promise<string> {
+  const { ui, query, out, width, height } = o;
   const profile = mkdtempSync(path.join(os.tmpdir(), 'him-ui-shot-'));
   const chrome = spawn(
     process.env.HIM_CHROMIUM ?? 'chromium-headless-shell',
@@ -62,8 +64,11 @@ async function main(): Promise<void> {
       `--user-data-dir=${profile}`,
       'about:blank',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // Its own process group: the shell's helper processes go with it (a SIGTERM to the shell alone
+    // left it running, holding the stderr pipe and this process open).
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
+  const exited = new Promise<void>((r) => chrome.once('exit', () => r()));
   try {
     const browser = await new Promise<string>((ok, fail) => {
       let err = '';
@@ -96,16 +101,59 @@ async function main(): Promise<void> {
     await sleep(1000);
     const shot = (await send('Page.captureScreenshot', { format: 'png' })) as { data: string };
     writeFileSync(out, Buffer.from(shot.data, 'base64'));
-    process.stdout.write(`${out}\n`);
+    const rendered = await text();
     close();
+    return rendered;
   } finally {
-    chrome.kill('SIGTERM');
-    await sleep(300);
+    try {
+      process.kill(-(chrome.pid as number), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    await Promise.race([exited, sleep(5000)]);
+    chrome.stderr.destroy();
     rmSync(profile, { recursive: true, force: true });
   }
 }
 
-void main().catch((e: unknown) => {
-  process.stderr.write(`${String(e)}\n`);
-  process.exit(1);
-});
+/**
+ * The rows of the list as the UI rendered them (its text, columns in COLUMNS order: a row is a
+ * line of tab-separated cells after the checkbox): workflow id → MigrationStatus.
+ */
+export function listedStatuses(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const cells = line.split('\t');
+    // '' (the checkbox cell), Workflow ID, MigrationStatus, MigrationTable, MigrationWave, MigrationTeam, Type
+    if (cells.length !== 7 || cells[0] !== '' || !/Workflow$/.test(cells[6] ?? '')) continue;
+    out[cells[1] as string] = cells[2] as string;
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const [query, out] = process.argv.slice(2);
+  const ui = process.env.HIM_TEMPORAL_UI;
+  if (query === undefined || out === undefined || ui === undefined)
+    throw new Error('usage: ui-screenshot.ts "<query>" <out.png> [--text <out.txt>] (with HIM_TEMPORAL_UI set)');
+  const flag = (name: string): string | undefined => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? process.argv[i + 1] : undefined;
+  };
+  const rendered = await shootWorkflowList({
+    ui,
+    query,
+    out,
+    width: Number(flag('--width') ?? 1800),
+    height: Number(flag('--height') ?? 900),
+  });
+  const textFile = flag('--text');
+  if (textFile !== undefined) writeFileSync(textFile, rendered);
+  process.stdout.write(`${out}\n`);
+}
+
+if (require.main === module)
+  void main().catch((e: unknown) => {
+    process.stderr.write(`${String(e)}\n`);
+    process.exit(1);
+  });

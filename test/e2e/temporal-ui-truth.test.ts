@@ -8,7 +8,9 @@
 // workflow of the four plans carries its final MigrationStatus (none says `running`), a team's
 // filter lists its table workflows with MigrationTable and how each ended, the plan and wave
 // workflows carry the plan's teams, and the cutover/rollback workflows the teams of their tables.
-// Visibility is eventually consistent: every query is polled against a deadline.
+// Visibility is eventually consistent: every query is polled against a deadline. Last, the UI itself
+// (a headless Chromium) renders the four plans' list: a PNG kept as an artefact, and its text shows
+// every workflow with its final status.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +22,9 @@ import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
 import { cutoverWorkflowId, planWorkflowId, rollbackWorkflowId, tableWorkflowId, waveWorkflowId } from '../../core/plan/ids';
 import type { SupervisedWorker } from '../helpers/e2e-suite';
 import { dropNamespace, dropSeed, migrateWith, suiteConfig, superviseWorker } from '../helpers/e2e-suite';
+import { createContext } from '../../dev/stack/manifest';
+import { listedStatuses } from '../../dev/tools/ui-screenshot';
+import { ROOT, TSX, run } from '../helpers/cli';
 import { seedWarehouse } from '../helpers/live-tables';
 import { testStack, uniqueName } from '../helpers/stack-env';
 
@@ -250,6 +255,22 @@ describe('the Temporal UI tells the truth: MigrationStatus, MigrationTeam and Mi
     expect(meta.currentDetails).toBe(`Plan \`${ida}\` succeeded · 2 of 2 tables done, 0 failed`);
     const desc = await client.workflow.getHandle(tableWorkflowId(b.hash, 1, `${misc}.metrics_orc`)).describe();
     expect(await desc.staticDetails()).toContain(`(team \`${payments}\`)`);
+
+    // What the owner sees: the UI's list filtered by the four plans, rendered by a headless browser
+    // (the stack's `browser`). The PNG stays with the run's artefacts (<state dir>/artifacts/); the
+    // text it rendered lists every workflow of the four plans with its final MigrationStatus.
+    const shots = path.join(createContext().stateDir, 'artifacts');
+    mkdirSync(shots, { recursive: true });
+    const png = path.join(shots, `temporal-ui-${ida}.png`);
+    const txt = path.join(dir, 'ui.txt');
+    const shot = await run(TSX, [path.join(ROOT, 'dev/tools/ui-screenshot.ts'), inPlans, png, '--text', txt], 300_000, {
+      NODE_OPTIONS: '--experimental-websocket',
+    });
+    expect({ code: shot.code, err: shot.code === 0 ? '' : shot.stderr.slice(-2000) }).toEqual({ code: 0, err: '' });
+    const image = readFileSync(png);
+    expect([image.subarray(1, 4).toString('latin1'), image.readUInt32BE(16), image.readUInt32BE(20)]).toEqual(['PNG', 1800, 900]);
+    expect(image.length).toBeGreaterThan(20_000); // a rendered list, not a blank page
+    expect(JSON.stringify(Object.entries(listedStatuses(readFileSync(txt, 'utf8'))).sort(([x], [y]) => x.localeCompare(y)))).toBe(want);
     expect(worker.kills()).toBe(0);
   }, 1_500_000);
 });
