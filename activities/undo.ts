@@ -9,7 +9,7 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
 import { isLive, nothingToRollBack } from '../core/state/status';
 import type { Ctx, TableRef } from './context';
-import { fingerprintOf, reached } from './context';
+import { fingerprintOf, reached, runOf } from './context';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import type { PutBackSummary } from '../engine/put-back';
 import { holder, putBackAndDrop } from './put-back';
@@ -128,13 +128,18 @@ async function deleteMetadata(c: Ctx, ref: TableRef): Promise<{ deleted: number 
 }
 
 /**
- * A table's end when its steps failed; a table already migrated stays migrated. The record is
- * fenced (no owning run): a step of the ended run still running somewhere records nothing.
+ * A table's end when its steps failed. The record is fenced (no owning run): a step of the ended
+ * run still running somewhere records nothing. A table another run migrated (or a fenced, cut-over
+ * one) stays as it is. A table this very run recorded migrated is failed too: its compensation has
+ * just unregistered it and deleted its metadata (a cancellation that arrived after the validation
+ * was recorded but before Temporal heard of it), so `migrated` would no longer be true.
  */
 async function markFailed(c: Ctx, ref: TableRef, code: string, message: string): Promise<void> {
   const { deps } = c;
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-  if (rec.status === 'failed' || isLive(rec.status)) return;
+  const run = runOf();
+  const undoneByThisRun = rec.status === 'migrated' && run !== undefined && rec.ownerRun === run;
+  if (rec.status === 'failed' || (isLive(rec.status) && !undoneByThisRun)) return;
   await deps.state.recordStep(
     ref.planHash,
     ref.tableId,
