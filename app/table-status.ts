@@ -1,8 +1,10 @@
 // `migrate status`'s tables: where each table of a plan stands (migrated / syncing / cut over / …),
 // its last sync (the mark engine/sync-record.ts leaves on the record) and, with `--lag`, the live
 // check: Hive's partitions now (read in batches per database) against the last synced state, files
-// counted by listing only the new partitions. Without --lag it is one light state-store query (no
-// HMS, no storage, no catalog): fast for thousands of tables.
+// counted by listing only the new partitions — never exact, since a file added to an existing
+// partition does not show in HMS; with --list-storage every location is listed and compared with the
+// table's current snapshot (engine/storage-lag.ts): exact. Without --lag it is one light state-store
+// query (no HMS, no storage, no catalog): fast for thousands of tables.
 import { listPartition } from '../adapters/storage/list-partition';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
@@ -12,10 +14,13 @@ import { planId } from '../core/plan/ids';
 import type { SincePlan } from '../core/plan/partition-set';
 import type { StateStore, TableSummary } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
-import type { TableLag, TableStatusRow, WaveTableCounts } from '../core/sync/lag';
+import type { StorageLag, TableLag, TableStatusRow, WaveTableCounts } from '../core/sync/lag';
 import { newPartitions, partitionLag, tablePhase, waveCounts } from '../core/sync/lag';
 import { mapOrdered } from '../engine/ordered-pool';
-import { openHmsReader, openState, openStores } from './runtime';
+import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
+import { createEngine } from '../engine/engine';
+import type { IcebergCatalog } from '../core/catalog/catalog';
+import type { PlanFile } from '../core/plan/plan-file';
 
 export type { TableStatusRow, WaveTableCounts };
 
@@ -29,6 +34,8 @@ export interface TablesStatus {
 export interface TablesStatusOptions {
   /** Run the live lag check (HMS partitions now, and a listing of the new ones). */
   readonly lag: boolean;
+  /** With `lag`: list every location and compare with the current snapshot (exact). */
+  readonly listStorage?: boolean;
   /** Only this `db.table` (with its validation's `sincePlan`). */
   readonly table?: string;
   /** Tables checked at once with --lag. */
@@ -83,6 +90,7 @@ async function withLag(
   else for (const r of await state.listTables(planHash)) if (live.some((x) => x.table === r.tableId)) synced.set(r.tableId, r.original);
   const hms = openHmsReader(config);
   const stores = openStores(config);
+  let catalog: IcebergCatalog | undefined;
   try {
     const now = await hiveNow(
       hms,
@@ -90,17 +98,30 @@ async function withLag(
     );
     const store = stores.storeFor([]);
     const at = o.now?.() ?? new Date();
+    let listing: Listing | null = null;
+    if (o.listStorage === true) {
+      catalog = await openCatalog(config, process.env, stores);
+      const deps = { store, catalog, namespacePrefix: config.catalog?.namespacePrefix ?? '', toolVersion: toolVersion() };
+      listing = { plan: await state.getPlan(planHash), run: (p, t, l) => createEngine().storageLag(deps, p, t, l) };
+    }
     const lags = new Map<string, Pick<TableStatusRow, 'lag' | 'lagError'>>();
     for await (const [table, l] of mapOrdered(live, o.concurrency ?? 8, async (r) => {
-      const res = await lagOf(store, synced.get(r.table) ?? null, now.get(r.table), at).catch(failed);
+      const res = await lagOf(store, r.table, synced.get(r.table) ?? null, now.get(r.table), at, listing).catch(failed);
       return [r.table, res] as const;
     }))
       lags.set(table, l);
     return rows.map((r) => ({ ...r, ...lags.get(r.table) }));
   } finally {
+    await catalog?.close?.();
     await hms.close();
     stores.close();
   }
+}
+
+/** `--list-storage`: the plan and the engine's storage listing of one table. */
+interface Listing {
+  readonly plan: PlanFile;
+  readonly run: (plan: PlanFile, tableId: string, live: TableInventory) => Promise<StorageLag>;
 }
 
 const failed = (e: unknown): Pick<TableStatusRow, 'lag' | 'lagError'> => {
@@ -121,9 +142,11 @@ async function hiveNow(hms: ReturnType<typeof openHmsReader>, tables: readonly s
 
 async function lagOf(
   store: ObjectStore,
+  tableId: string,
   synced: TableInventory | null,
   live: TableInventory | undefined,
   at: Date,
+  listing: Listing | null,
 ): Promise<Pick<TableStatusRow, 'lag' | 'lagError'>> {
   if (live === undefined) return { lag: null, lagError: { code: ErrorCode.HMS_NOT_FOUND, message: 'not in HMS any more' } };
   if (synced === null) return { lag: null, lagError: { code: ErrorCode.USAGE, message: 'the record holds no synced state' } };
@@ -131,6 +154,7 @@ async function lagOf(
   let files = 0;
   for (const p of newPartitions(synced, live))
     if (p.sd.location !== null) files += (await listPartition(store, p.sd.location)).files.length;
-  const lag: TableLag = partitionLag(synced, live, files, at);
+  const storage = listing === null ? null : await listing.run(listing.plan, tableId, live);
+  const lag: TableLag = partitionLag(synced, live, files, at, storage);
   return { lag };
 }

@@ -3,6 +3,7 @@
 // (or with --table), else the ones behind or refused first, up to a limit (--json has them all).
 import type { SincePlan } from '../core/plan/partition-set';
 import type { SyncMark, TableLag, TableStatusRow, WaveTableCounts } from '../core/sync/lag';
+import { isBehind } from '../core/sync/lag';
 
 /** Tables listed one per line when the plan (or the selection) has at most this many; otherwise only the ones needing attention, up to it. */
 export const TABLE_LINES = 50;
@@ -43,8 +44,15 @@ export function lagText(l: TableLag): string {
     ...(l.partitionsChanged.count > 0 ? [`${plural(l.partitionsChanged.count, 'changed partition')}`] : []),
     ...(l.partitionsDropped.count > 0 ? [`${plural(l.partitionsDropped.count, 'dropped partition')}`] : []),
   ];
-  if (parts.length === 0) return `lag: none (checked ${when(l.checkedAt)})`;
-  return `lag: ${parts.join(', ')}${l.exact ? '' : ' — the next sync works out the files'} (checked ${when(l.checkedAt)})`;
+  if (l.storage !== null)
+    parts.push(
+      l.storage.filesAdded + l.storage.filesRemoved === 0
+        ? 'storage listed: in sync'
+        : `storage listed: ${plural(l.storage.filesAdded, 'file')} to add${l.storage.filesRemoved > 0 ? `, ${l.storage.filesRemoved} to remove` : ''}`,
+    );
+  const how = l.exact ? '' : ' (from HMS; --list-storage for files added to existing partitions)';
+  if (parts.length === 0) return `lag: none${how} (checked ${when(l.checkedAt)})`;
+  return `lag: ${parts.join(', ')}${how} (checked ${when(l.checkedAt)})`;
 }
 
 export function tableLine(r: TableStatusRow, width: number): string {
@@ -63,11 +71,7 @@ export function tableLine(r: TableStatusRow, width: number): string {
 }
 
 const needsAttention = (r: TableStatusRow): boolean =>
-  (r.lag !== undefined &&
-    r.lag !== null &&
-    r.lag.partitionsNew.count + r.lag.partitionsDropped.count + r.lag.partitionsChanged.count > 0) ||
-  r.lastSync?.outcome === 'refused' ||
-  r.lagError !== undefined;
+  (r.lag !== undefined && r.lag !== null && isBehind(r.lag)) || r.lastSync?.outcome === 'refused' || r.lagError !== undefined;
 
 export function sincePlanText(s: SincePlan): string[] {
   const added = s.partitions.added;

@@ -27,6 +27,9 @@ import type { ValidateOptions, ValidationEvidence } from './validate-conversion'
 import { validateConversion } from './validate-conversion';
 import type { SyncRecordDeps, TableSyncOutcome } from './sync-record';
 import { syncMigratedTable, validateSyncedTable } from './sync-record';
+import type { StorageLagDeps } from './storage-lag';
+import { storageLag } from './storage-lag';
+import type { StorageLag } from '../core/sync/lag';
 import type { SyncValidation } from './sync-validate';
 import type { PutBackPlan } from './put-back';
 import { planPutBack } from './put-back';
@@ -51,6 +54,8 @@ export interface ConversionEngine {
   writeResults(store: ObjectStore, location: string, plan: string, runId: string, rows: readonly ValidationRow[]): Promise<string>;
   /** One migrated table's catch-up sync, audited (sync-record.ts; `migrate sync --direct` calls the same). */
   syncMigratedTable(deps: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<TableSyncOutcome>;
+  /** `status --lag --list-storage`: the files a sync of the table would add and remove now (storage-lag.ts). Reads only. */
+  storageLag(deps: StorageLagDeps, plan: PlanFile, tableId: string, live: TableInventory): Promise<StorageLag>;
   /** Cutover's final validation: the Hive side (deps.readLive) and the current snapshot hold the same files and rows. */
   validateSyncedTable(deps: SyncRecordDeps, plan: PlanFile, rec: TableRecord): Promise<SyncValidation>;
   /** Rollback: what the commits since ours would put back into Hive (`original`: the Hive table as saved), or what blocks it (put-back.ts). Reads only. */
@@ -86,6 +91,7 @@ export function createEngine(): ConversionEngine {
     checkTableDrift,
     writeResults,
     syncMigratedTable,
+    storageLag,
     validateSyncedTable,
     planPutBack,
     runRewriteJob,

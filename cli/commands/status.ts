@@ -17,11 +17,16 @@ Examples:
   migrate status 3f2a9c1b7d4e -c migrate.yaml
   migrate status 3f2a9c1b7d4e --lag                      # how far each migrated table is behind Hive now
   migrate status 3f2a9c1b7d4e --table sales.orders --lag # one table: last sync, lag, partitions added since the plan
+  migrate status 3f2a9c1b7d4e --lag --list-storage       # exact: every location listed against the current snapshot
   migrate status 3f2a9c1b7d4e --watch
   migrate status 3f2a9c1b7d4e --json
 
 Tables: "migrated" (never synced), "syncing" (synced at least once: last sync time, outcome and
 snapshot), "cut over", or their status as recorded. Without --lag only the state store is read.
+--lag reads HMS: new, dropped and rewritten partitions, and the files of the new ones. It is never
+exact: a file added to an existing partition does not show in HMS when its writer leaves the
+partition's statistics alone. --list-storage lists every location and compares it with the table's
+current snapshot, as a sync would: the files it would add and remove (exact: true).
 
 ${exitHelp('status')}`;
 
@@ -29,6 +34,7 @@ interface StatusOpts {
   json?: boolean;
   watch?: boolean;
   lag?: boolean;
+  listStorage?: boolean;
   table?: string;
   lagConcurrency: number;
 }
@@ -40,7 +46,8 @@ export function registerStatus(program: Command, io: IO): void {
     .argument('<plan>', 'plan id')
     .option('--json', 'machine-readable output')
     .option('--watch', 'refresh every 2 s until the plan ends')
-    .option('--lag', 'check live how far each migrated table is behind Hive (HMS partitions, files in new partitions)')
+    .option('--lag', 'check live how far each migrated table is behind Hive (HMS partitions, files in new partitions; not exact)')
+    .option('--list-storage', 'with --lag: list every location of each table and compare with its current snapshot (exact; slower)')
     .option('--table <db.t>', 'only this table, with the partitions added since the plan')
     .option(
       '--lag-concurrency <n>',
@@ -54,11 +61,17 @@ export function registerStatus(program: Command, io: IO): void {
       const { tablesStatus } = await import('../../app/table-status');
       const plan = planArg(planText);
       const config = await configOf(cmd);
-      const asked = opts.lag === true || opts.table !== undefined;
+      const lag = opts.lag === true || opts.listStorage === true;
+      const asked = lag || opts.table !== undefined;
       // The tables come from the state store: when it cannot answer, the plan's status still shows
       // (with the reason), unless --lag or --table asked for the tables.
       const tables = () =>
-        tablesStatus(config, plan, { lag: opts.lag === true, table: opts.table, concurrency: opts.lagConcurrency }).catch((e: unknown) => {
+        tablesStatus(config, plan, {
+          lag,
+          listStorage: opts.listStorage === true,
+          table: opts.table,
+          concurrency: opts.lagConcurrency,
+        }).catch((e: unknown) => {
           if (asked || !(e instanceof MigrationError)) throw e;
           return { error: { code: e.code, message: e.message } };
         });

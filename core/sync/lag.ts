@@ -36,8 +36,23 @@ export interface TableLag {
   readonly partitionsChanged: { readonly count: number; readonly names: readonly string[] };
   /** Files listed under the new partitions. */
   readonly filesInNewPartitions: number;
-  /** True when the counts are the whole lag: no dropped or changed partition (whose files only a sync works out). */
+  /**
+   * With `--list-storage`: every location of the table listed and compared with the table's current
+   * snapshot, as a sync would: the files it would add and remove. Null when storage was not listed.
+   */
+  readonly storage: StorageLag | null;
+  /**
+   * True only when storage was listed (`storage` is then the whole lag). From HMS alone a file added
+   * to an existing partition is invisible when its writer does not update the partition's
+   * statistics (writers other than Hive rarely do), so an HMS-only check is never exact.
+   */
   readonly exact: boolean;
+}
+
+/** What listing every location of a migrated table found against its current snapshot. */
+export interface StorageLag {
+  readonly filesAdded: number;
+  readonly filesRemoved: number;
 }
 
 /** Where a table stands: migrated (never synced), syncing (synced at least once), or its record status as it is (cut over, failed, …). */
@@ -105,6 +120,7 @@ export function partitionLag(
   live: Pick<TableInventory, 'partitions'>,
   filesInNew: number,
   at: Date,
+  storage: StorageLag | null = null,
 ): TableLag {
   const before = new Map(synced.partitions.map((p) => [p.name, statsOf(p)]));
   const now = new Set(live.partitions.map((p) => p.name));
@@ -117,7 +133,8 @@ export function partitionLag(
     partitionsDropped: named(dropped),
     partitionsChanged: named(changed),
     filesInNewPartitions: filesInNew,
-    exact: dropped.length === 0 && changed.length === 0,
+    storage,
+    exact: storage !== null,
   };
 }
 
@@ -128,7 +145,13 @@ export function newPartitions(synced: Pick<TableInventory, 'partitions'>, live: 
 }
 
 /** True when the lag shows anything behind. */
-export const isBehind = (l: TableLag): boolean => l.partitionsNew.count + l.partitionsDropped.count + l.partitionsChanged.count > 0;
+export const isBehind = (l: TableLag): boolean =>
+  l.partitionsNew.count +
+    l.partitionsDropped.count +
+    l.partitionsChanged.count +
+    (l.storage?.filesAdded ?? 0) +
+    (l.storage?.filesRemoved ?? 0) >
+  0;
 
 /** One table's line in the status (what the state store and, with --lag, the live check say). */
 export interface TableStatusRow {

@@ -28,7 +28,8 @@ const lagOf = (newCount: number, files: number, o: Partial<TableLag> = {}): Tabl
   partitionsDropped: { count: 0, names: [] },
   partitionsChanged: { count: 0, names: [] },
   filesInNewPartitions: files,
-  exact: true,
+  storage: null,
+  exact: false,
   ...o,
 });
 
@@ -78,12 +79,22 @@ describe('live lag', () => {
       partitionsDropped: { count: 0, names: [] },
       partitionsChanged: { count: 0, names: [] },
       filesInNewPartitions: 20,
-      exact: true,
+      storage: null,
+      exact: false,
     });
     expect(isBehind(l)).toBe(true);
   });
 
-  it('a dropped partition and a rewritten one (file statistics changed) make the lag inexact', () => {
+  it('exact only when storage was listed: files added to an existing partition show there and nowhere in HMS', () => {
+    const hmsOnly = partitionLag(synced, synced, 0, T1);
+    expect([isBehind(hmsOnly), hmsOnly.exact]).toEqual([false, false]);
+    const listed = partitionLag(synced, synced, 0, T1, { filesAdded: 3, filesRemoved: 0 });
+    expect([listed.storage, listed.exact, isBehind(listed)]).toEqual([{ filesAdded: 3, filesRemoved: 0 }, true, true]);
+    const inSync = partitionLag(synced, synced, 0, T1, { filesAdded: 0, filesRemoved: 0 });
+    expect([inSync.exact, isBehind(inSync)]).toEqual([true, false]);
+  });
+
+  it('a dropped partition and a rewritten one (file statistics changed): named, not exact', () => {
     const live = { partitions: [synced.partitions[0], partition('dt=2', stats('3'))].map((p) => p as (typeof synced.partitions)[number]) };
     const l = partitionLag(synced, live, 0, T1);
     expect([l.partitionsDropped, l.partitionsChanged, l.exact]).toEqual([
@@ -134,13 +145,20 @@ describe('wave counts and rendering', () => {
   it('a table line: its last sync and lag; a refusal; a failed table its code', () => {
     expect(syncText(null)).toBe('never synced');
     expect(syncText(mark)).toBe('last sync 2026-12-05 01:02:03Z (committed +20 files, 1 partition), snapshot 42');
-    expect(lagText(lagOf(2, 40))).toBe('lag: 2 new partitions (40 files) (checked 2026-12-05 02:00:00Z)');
-    expect(lagText(lagOf(0, 0))).toBe('lag: none (checked 2026-12-05 02:00:00Z)');
-    expect(lagText(lagOf(0, 0, { partitionsChanged: { count: 1, names: ['dt=2'] }, exact: false }))).toBe(
-      'lag: 1 changed partition — the next sync works out the files (checked 2026-12-05 02:00:00Z)',
+    const hms = ' (from HMS; --list-storage for files added to existing partitions)';
+    expect(lagText(lagOf(2, 40))).toBe(`lag: 2 new partitions (40 files)${hms} (checked 2026-12-05 02:00:00Z)`);
+    expect(lagText(lagOf(0, 0))).toBe(`lag: none${hms} (checked 2026-12-05 02:00:00Z)`);
+    expect(lagText(lagOf(0, 0, { partitionsChanged: { count: 1, names: ['dt=2'] } }))).toBe(
+      `lag: 1 changed partition${hms} (checked 2026-12-05 02:00:00Z)`,
+    );
+    expect(lagText(lagOf(0, 0, { storage: { filesAdded: 0, filesRemoved: 0 }, exact: true }))).toBe(
+      'lag: storage listed: in sync (checked 2026-12-05 02:00:00Z)',
+    );
+    expect(lagText(lagOf(1, 2, { storage: { filesAdded: 5, filesRemoved: 1 }, exact: true }))).toBe(
+      'lag: 1 new partition (2 files), storage listed: 5 files to add, 1 to remove (checked 2026-12-05 02:00:00Z)',
     );
     expect(tableLine(rows[1] as TableStatusRow, 3)).toBe(
-      '    s.b  syncing   last sync 2026-12-05 01:02:03Z (committed +20 files, 1 partition), snapshot 42 · lag: 2 new partitions (40 files) (checked 2026-12-05 02:00:00Z)',
+      '    s.b  syncing   last sync 2026-12-05 01:02:03Z (committed +20 files, 1 partition), snapshot 42 · lag: 2 new partitions (40 files) (from HMS; --list-storage for files added to existing partitions) (checked 2026-12-05 02:00:00Z)',
     );
     expect(tableLine(rows[3] as TableStatusRow, 3)).toBe('    s.d  cut over  snapshot 1');
     expect(tableLine(rows[4] as TableStatusRow, 3)).toBe('    s.e  failed    SOURCE_CHANGED: column a: int → bigint');
