@@ -1,7 +1,7 @@
 // `apply`, client side: a reviewed plan file (size, schema, hash, signature: app/plan-input.ts) is
 // stored in the state store (recorded once, with the submitter) and its workflow `migrate/<plan id>`
 // started — or attached to when the same plan is already running; with `wait`, its outcome.
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AuditAction } from '../core/audit/chain';
 import type { MigrateConfig } from '../core/config/schema';
 import type { PlanFile } from '../core/plan/plan-file';
@@ -37,6 +37,30 @@ export interface Applied {
   readonly ui: string | undefined;
   /** With `wait`: how the plan ended. */
   readonly ended?: { readonly result: MigrationStatus; readonly outcome: Outcome };
+  /** Set when the plan had already succeeded: nothing was started (a no-op, exit 0). */
+  readonly alreadySucceeded?: { readonly closedAt: string | null };
+}
+
+/**
+ * The plan's last run when it succeeded with no failed table and no table of it was rolled back
+ * since: applying it again has nothing to do (as applying a saved Terraform plan twice). A run that
+ * failed, was cancelled, had failures --max-failed allowed, or a rolled-back wave may run again.
+ */
+async function succeededBefore(tmp: TemporalHandle, state: StateStore, plan: PlanFile): Promise<Applied['alreadySucceeded']> {
+  const h = tmp.client.workflow.getHandle(migrationWorkflowId(plan.hash));
+  let d: Awaited<ReturnType<typeof h.describe>>;
+  try {
+    d = await tmp.deadline(CALL_MS, () => h.describe());
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError) return undefined;
+    throw temporalError(e, tmp, `describe ${h.workflowId}`);
+  }
+  if (d.status.name !== 'COMPLETED') return undefined;
+  const result = await tmp.deadline(CALL_MS, () => planResult(h));
+  if (result.state !== 'succeeded' || result.waves.some((w) => w.failed.length > 0)) return undefined;
+  const tables = await state.listTableSummaries(plan.hash);
+  if (tables.some((t) => t.status === 'rolled-back' || t.status === 'failed')) return undefined;
+  return { closedAt: d.closeTime?.toISOString() ?? null };
 }
 
 /** Start the plan's workflow; false when it is already running (the same plan applied again attaches to it). */
@@ -91,6 +115,13 @@ async function waitForPlan(
   return { result, outcome: outcomeOf(result, maxFailed) };
 }
 
+/** The Temporal UI's list of the plan's workflows, when temporal.uiUrl is set. */
+function uiOf(tmp: TemporalHandle, plan: PlanFile): string | undefined {
+  return tmp.uiUrl === undefined
+    ? undefined
+    : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows?query=${encodeURIComponent(`MigrationPlan="${planId(plan.hash)}"`)}`;
+}
+
 /** Submit `file` (refused before anything is stored when it fails its checks) and start its workflow. */
 export async function applyPlan(config: MigrateConfig, file: string, o: ApplyOptions): Promise<Applied> {
   // Size, UTF-8, schema, version, hash, signature (when plan.signing is configured), waves: exit 2.
@@ -99,6 +130,10 @@ export async function applyPlan(config: MigrateConfig, file: string, o: ApplyOpt
   try {
     const tmp = await openTemporal(config);
     try {
+      const workflowId = migrationWorkflowId(plan.hash);
+      const ui = uiOf(tmp, plan);
+      const already = await succeededBefore(tmp, state, plan);
+      if (already !== undefined) return { plan, workflowId, started: false, ui, alreadySucceeded: already };
       const { created } = await state.submitPlan(plan);
       const by = actorOf();
       const tables = plan.waves.reduce((n, w) => n + w.tables.length, 0);
@@ -116,11 +151,6 @@ export async function applyPlan(config: MigrateConfig, file: string, o: ApplyOpt
           details,
         });
       const started = await startPlan(tmp, plan, o);
-      const workflowId = migrationWorkflowId(plan.hash);
-      const ui =
-        tmp.uiUrl === undefined
-          ? undefined
-          : `${tmp.uiUrl}/namespaces/${tmp.namespace}/workflows?query=${encodeURIComponent(`MigrationPlan="${planId(plan.hash)}"`)}`;
       const ended = o.wait ? await waitForPlan(tmp, state, plan, o, started) : undefined;
       return { plan, workflowId, started, ui, ...(ended !== undefined ? { ended } : {}) };
     } finally {

@@ -94,7 +94,7 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
     2: 'bad flag or configuration',
   },
   apply: {
-    0: 'started; with --wait, succeeded with no failed table (or failures --max-failed allowed, which the output says)',
+    0: 'started; with --wait, succeeded with no failed table (or failures --max-failed allowed, which the output says); a plan that already succeeded: nothing started (a no-op, which the output says)',
     1: 'with --wait, the plan failed, was cancelled or ended without a result, or a table failed that --max-failed did not allow; Temporal or the state DB unreachable',
     2: 'bad flag or configuration, or a plan file that fails its size, schema, version, hash or signature (PLAN_HASH_MISMATCH, ...), or is unreadable',
   },

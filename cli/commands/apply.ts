@@ -28,6 +28,7 @@ Examples:
   migrate apply plan.json --auto-approve --wait
   migrate apply plan.json --auto-approve --wait --max-failed 2   # up to 2 failed tables per wave are allowed
   migrate apply plan.json --wait --json 2> progress.jsonl        # events as JSON lines on stderr, the result on stdout
+  migrate apply plan.json                                        # again after it succeeded: a no-op (exit 0), no new run
 
 ${exitHelp('apply')}`;
 
@@ -98,6 +99,12 @@ function progressTo(io: IO, json: boolean): (e: ProgressEvent) => void {
 
 function renderApplied(r: Applied, json: boolean, autoApprove: boolean): string {
   const { plan, ui } = r;
+  if (r.alreadySucceeded !== undefined) {
+    const { closedAt } = r.alreadySucceeded;
+    if (json)
+      return `${JSON.stringify({ ok: true, plan: plan.hash, workflowId: r.workflowId, started: false, alreadySucceeded: true, closedAt, ui })}\n`;
+    return `plan ${planId(plan.hash)} already succeeded (${r.workflowId} completed${closedAt ? ` ${closedAt}` : ''}); nothing to apply, no new run started\nsee: ${hint(`migrate status ${planId(plan.hash)}`)}\n`;
+  }
   if (r.ended !== undefined) {
     const { result, outcome } = r.ended;
     return json
