@@ -16,6 +16,9 @@ import type { TemporalHandle } from './runtime';
 import type { ProgressEvent } from '../core/apply/progress';
 import type { StateStore } from '../core/state/store';
 import { followPlan } from './apply-progress';
+import type { StaleCheck } from './apply-stale';
+import { checkStale } from './apply-stale';
+import { planStaleError } from '../core/plan/stale';
 
 export interface ApplyOptions {
   readonly autoApprove: boolean;
@@ -24,6 +27,8 @@ export interface ApplyOptions {
   readonly maxFailed: number;
   readonly stepTimeout: number;
   readonly heartbeatTimeout: number;
+  /** Start even when the pre-check finds stale tables (they fail on their own in the run). */
+  readonly acceptStale: boolean;
   /** With `wait`: each wave start, approval awaited, table outcome and wave end as it happens (app/apply-progress.ts). */
   readonly onProgress?: (e: ProgressEvent) => void;
 }
@@ -39,6 +44,8 @@ export interface Applied {
   readonly ended?: { readonly result: MigrationStatus; readonly outcome: Outcome };
   /** Set when the plan had already succeeded: nothing was started (a no-op, exit 0). */
   readonly alreadySucceeded?: { readonly closedAt: string | null };
+  /** The stale-plan pre-check (absent when the plan was already running: this call attached to it). */
+  readonly staleCheck?: StaleCheck;
 }
 
 /**
@@ -46,21 +53,54 @@ export interface Applied {
  * since: applying it again has nothing to do (as applying a saved Terraform plan twice). A run that
  * failed, was cancelled, had failures --max-failed allowed, or a rolled-back wave may run again.
  */
-async function succeededBefore(tmp: TemporalHandle, state: StateStore, plan: PlanFile): Promise<Applied['alreadySucceeded']> {
+async function lastRun(
+  tmp: TemporalHandle,
+  state: StateStore,
+  plan: PlanFile,
+): Promise<{ running: boolean; already?: Applied['alreadySucceeded'] }> {
   const h = tmp.client.workflow.getHandle(migrationWorkflowId(plan.hash));
   let d: Awaited<ReturnType<typeof h.describe>>;
   try {
     d = await tmp.deadline(CALL_MS, () => h.describe());
   } catch (e) {
-    if (e instanceof WorkflowNotFoundError) return undefined;
+    if (e instanceof WorkflowNotFoundError) return { running: false };
     throw temporalError(e, tmp, `describe ${h.workflowId}`);
   }
-  if (d.status.name !== 'COMPLETED') return undefined;
+  if (d.status.name !== 'COMPLETED') return { running: d.status.name === 'RUNNING' };
   const result = await tmp.deadline(CALL_MS, () => planResult(h));
-  if (result.state !== 'succeeded' || result.waves.some((w) => w.failed.length > 0)) return undefined;
+  if (result.state !== 'succeeded' || result.waves.some((w) => w.failed.length > 0)) return { running: false };
   const tables = await state.listTableSummaries(plan.hash);
-  if (tables.some((t) => t.status === 'rolled-back' || t.status === 'failed')) return undefined;
-  return { closedAt: d.closeTime?.toISOString() ?? null };
+  if (tables.some((t) => t.status === 'rolled-back' || t.status === 'failed')) return { running: false };
+  return { running: false, already: { closedAt: d.closeTime?.toISOString() ?? null } };
+}
+
+/** The stale-plan pre-check: PLAN_STALE naming every stale table, unless `acceptStale` (then the caller reports them). */
+async function preCheck(config: MigrateConfig, state: StateStore, plan: PlanFile, acceptStale: boolean): Promise<StaleCheck> {
+  const check = await checkStale(config, state, plan);
+  if (check.stale.length > 0 && !acceptStale) throw planStaleError(planId(plan.hash), check.stale, check.checked);
+  return check;
+}
+
+/** PLAN_SUBMITTED, once: when this call stored the plan. */
+async function auditSubmitted(
+  state: StateStore,
+  plan: PlanFile,
+  o: ApplyOptions,
+  signer: ReturnType<typeof readPlanForApply>['signer'],
+): Promise<void> {
+  const by = actorOf();
+  const tables = plan.waves.reduce((n, w) => n + w.tables.length, 0);
+  await state.appendAudit({
+    at: new Date().toISOString(),
+    actor: by.actor,
+    actorSource: by.actorSource,
+    action: AuditAction.PLAN_SUBMITTED,
+    object: `plan:${plan.hash}`,
+    planHash: plan.hash,
+    beforeDigest: null,
+    afterDigest: plan.hash,
+    details: { waves: plan.waves.length, tables, autoApprove: o.autoApprove, signer },
+  });
 }
 
 /** Start the plan's workflow; false when it is already running (the same plan applied again attaches to it). */
@@ -132,27 +172,15 @@ export async function applyPlan(config: MigrateConfig, file: string, o: ApplyOpt
     try {
       const workflowId = migrationWorkflowId(plan.hash);
       const ui = uiOf(tmp, plan);
-      const already = await succeededBefore(tmp, state, plan);
-      if (already !== undefined) return { plan, workflowId, started: false, ui, alreadySucceeded: already };
+      const last = await lastRun(tmp, state, plan);
+      if (last.already !== undefined) return { plan, workflowId, started: false, ui, alreadySucceeded: last.already };
+      // Before anything is stored or started; a running plan is attached to, not checked (its tables are its own).
+      const staleCheck = last.running ? undefined : await preCheck(config, state, plan, o.acceptStale);
       const { created } = await state.submitPlan(plan);
-      const by = actorOf();
-      const tables = plan.waves.reduce((n, w) => n + w.tables.length, 0);
-      const details = { waves: plan.waves.length, tables, autoApprove: o.autoApprove, signer };
-      if (created)
-        await state.appendAudit({
-          at: new Date().toISOString(),
-          actor: by.actor,
-          actorSource: by.actorSource,
-          action: AuditAction.PLAN_SUBMITTED,
-          object: `plan:${plan.hash}`,
-          planHash: plan.hash,
-          beforeDigest: null,
-          afterDigest: plan.hash,
-          details,
-        });
+      if (created) await auditSubmitted(state, plan, o, signer);
       const started = await startPlan(tmp, plan, o);
       const ended = o.wait ? await waitForPlan(tmp, state, plan, o, started) : undefined;
-      return { plan, workflowId, started, ui, ...(ended !== undefined ? { ended } : {}) };
+      return { plan, workflowId, started, ui, ...(staleCheck ? { staleCheck } : {}), ...(ended !== undefined ? { ended } : {}) };
     } finally {
       await tmp.close();
     }
