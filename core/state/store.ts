@@ -62,7 +62,11 @@ export interface TableRecord {
 export type TableSummary = Pick<
   TableRecord,
   'planHash' | 'tableId' | 'wave' | 'status' | 'snapshotId' | 'errorCode' | 'errorMessage' | 'sync'
->;
+> &
+  Partial<Pick<TableRecord, 'target' | 'metadataLocation'>> & {
+    /** When the record last changed (ISO-8601); absent from stores that do not keep it. */
+    readonly updatedAt?: string;
+  };
 
 export type TableUpdate = Partial<Omit<TableRecord, 'planHash' | 'tableId' | 'wave'>>;
 
