@@ -89,6 +89,12 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
     1: 'refused, failed, or validation failed (then nothing stays registered), or an endpoint cannot be reached',
     2: 'bad flag, configuration or table name',
   },
+  plans: { 0: 'listed (also when no plan is stored yet)', 1: 'the state DB or Temporal unreachable', 2: 'bad configuration' },
+  show: {
+    0: 'rendered: the report on stdout, or the files written (byte-identical to what migrate plan wrote)',
+    1: 'the state DB unreachable (a plan id)',
+    2: 'bad flag, configuration or output path, a plan file that fails its size, schema, version or hash, an unknown plan id (PLAN_INVALID), or a plan without its review section',
+  },
   worker: {
     0: 'stopped by SIGINT or SIGTERM',
     1: "Temporal or the state DB unreachable, Temporal refused our TLS certificate or API key (TEMPORAL_TLS_*, TEMPORAL_AUTH_FAILED), or audit.keyEnv is configured but the audit chain's newest event is not keyed (AUDIT_KEY_NOT_ACTIVE; checked before polling)",
