@@ -7,6 +7,7 @@ import { chunks, mapLimit } from '../adapters/hms/thrift/limits';
 import type { IcebergCatalog } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import type { MigrateConfig } from '../core/config/schema';
+import { ErrorCode, MigrationError } from '../core/errors';
 import { dbOf, nameOf, targetOf } from '../core/convert/plan-conversion';
 import type { HmsReader, TableInventory } from '../core/hive/model';
 import { TableType } from '../core/hive/model';
@@ -33,12 +34,31 @@ type Entry = PlanFile['waves'][number]['tables'][number];
 const isView = (t: TableInventory): boolean =>
   t.table.tableType === TableType.VIRTUAL_VIEW || t.table.tableType === TableType.MATERIALIZED_VIEW;
 
+const notFound = (e: unknown): boolean => e instanceof MigrationError && e.code === ErrorCode.HMS_NOT_FOUND;
+
+/**
+ * One batch of a database's tables. A reader that refuses the whole batch when one table (or the
+ * database) is gone (Thrift: HMS_NOT_FOUND) is asked table by table, a missing one left out.
+ */
+async function readBatch(hms: HmsReader, db: string, names: readonly string[]): Promise<TableInventory[]> {
+  try {
+    return await hms.getTables(db, names);
+  } catch (e) {
+    if (!notFound(e) || names.length === 1) {
+      if (notFound(e)) return [];
+      throw e;
+    }
+    const one = await mapLimit(names, PARALLEL, (n) => readBatch(hms, db, [n]));
+    return one.flat();
+  }
+}
+
 /** Every table of `entries` as HMS has it now, by id; a dropped table is absent. */
 async function readLive(hms: HmsReader, entries: readonly Entry[]): Promise<Map<string, TableInventory>> {
   const byDb = new Map<string, string[]>();
   for (const e of entries) byDb.set(dbOf(e.id), [...(byDb.get(dbOf(e.id)) ?? []), nameOf(e.id)]);
   const reads = [...byDb].flatMap(([db, names]) => chunks(names, BATCH).map((part) => [db, part] as const));
-  const got = await mapLimit(reads, PARALLEL, ([db, part]) => hms.getTables(db, part));
+  const got = await mapLimit(reads, PARALLEL, ([db, part]) => readBatch(hms, db, part));
   const live = new Map<string, TableInventory>();
   for (const inv of got.flat()) live.set(`${inv.table.database}.${inv.table.name}`.toLowerCase(), inv);
   return live;
