@@ -10,7 +10,7 @@ import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
-import { planId } from '../core/plan/ids';
+import { planId, tableWorkflowId } from '../core/plan/ids';
 import type { SincePlan } from '../core/plan/partition-set';
 import type { StateStore, TableSummary } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
@@ -53,6 +53,10 @@ const rowOf = (s: TableSummary): TableStatusRow => ({
   phase: tablePhase(s.status, s.sync),
   snapshotId: s.snapshotId,
   lastSync: s.sync ?? null,
+  target: s.target ?? null,
+  metadataLocation: s.metadataLocation ?? null,
+  ...(s.updatedAt !== undefined ? { updatedAt: s.updatedAt } : {}),
+  workflowId: tableWorkflowId(s.planHash, s.wave, s.tableId),
   ...(s.errorCode !== null ? { error: { code: s.errorCode, message: s.errorMessage ?? '' } } : {}),
 });
 

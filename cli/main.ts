@@ -15,6 +15,7 @@ import { registerDoctor } from './commands/doctor';
 import { registerInventory } from './commands/inventory';
 import { registerAssess } from './commands/assess';
 import { registerPlan } from './commands/plan';
+import { registerPlans } from './commands/plans';
 import { registerTable } from './commands/table';
 import { registerOrchestration } from './commands/orchestrate';
 import { registerValidation } from './commands/validate';
@@ -83,6 +84,7 @@ export function buildProgram(io: IO, json = false): Command {
   registerInventory(program, io);
   registerAssess(program, io);
   registerPlan(program, io);
+  registerPlans(program, io);
   registerTable(program, io);
   registerOrchestration(program, io);
   registerValidation(program, io);

@@ -174,6 +174,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   PLAN_EMPTY: 'The plan has no waves: nothing was migratable in scope. Check `migrate assess` and plan.databases.',
   TARGET_MISMATCH:
     'The worker’s catalog differs from the target pinned in the plan: run workers with the plan’s catalog config, or plan again for this catalog.',
+  PLAN_STALE:
+    'The warehouse moved since the plan was made (the message names each table and what changed: dropped, changed in a way that changes its conversion, or its target already registered, e.g. by another plan). Run `migrate plan` again and apply the new plan; or, to run this plan anyway and let those tables fail on their own, `migrate apply <plan> --accept-stale`.',
   PLAN_FINISHED: 'The plan’s workflow has ended: `migrate status <plan-id>` shows how; apply a new plan to go on.',
   TABLE_RUN_FENCED:
     'A newer run owns the table’s record (this one was terminated or superseded): nothing to do; the newer run’s outcome counts.',

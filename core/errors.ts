@@ -219,6 +219,8 @@ export const ErrorCode = {
   TARGET_MISMATCH: 'TARGET_MISMATCH',
   /** The plan's workflow has already ended: nothing left to approve, pause, resume or cancel; exit 2. */
   PLAN_FINISHED: 'PLAN_FINISHED',
+  /** Apply's pre-check: a table of the plan changed in HMS, is gone, or its target is registered since the plan was made; nothing started; exit 2. */
+  PLAN_STALE: 'PLAN_STALE',
   /** A step of a table workflow run that no longer owns the table's record (terminated, superseded): not recorded. */
   TABLE_RUN_FENCED: 'TABLE_RUN_FENCED',
   /** An insert-only ACID table has a write open (a transaction not committed or aborted yet): its files are not final. */

@@ -21,7 +21,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   0: 'ok: the command did what it was asked (including "already approved", and failed tables that `--max-failed` explicitly allowed: the output then says so)',
   1: 'a check or an operation failed: a failed table, a failed or cancelled plan, a plan workflow that ended without a result, an endpoint that cannot be reached (`*_UNREACHABLE`, `TEMPORAL_NO_WORKER`) or refuses our certificate or key (`TEMPORAL_TLS_*`, `TEMPORAL_AUTH_FAILED`): every coded error not listed under 2',
-  2: 'usage, configuration or input file: nothing was attempted (bad flag, bad config, a plan file that fails its size, schema, version, hash or signature, unknown plan, unknown wave, a plan that already finished)',
+  2: 'usage, configuration or input file: nothing was attempted (bad flag, bad config, a plan file that fails its size, schema, version, hash or signature, a stale plan, unknown plan, unknown wave, a plan that already finished)',
   3: '`validate` only: the checks ran and found drift',
   70: 'a bug (an error nobody anticipated, shown as `INTERNAL`); the message asks for a report. Never an operator mistake',
 };
@@ -49,6 +49,7 @@ export const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ErrorCode.WAVE_UNKNOWN,
   ErrorCode.WAVE_ALREADY_RAN,
   ErrorCode.PLAN_FINISHED,
+  ErrorCode.PLAN_STALE,
   ErrorCode.SYNC_CUT_OVER,
   ...PLAN_INPUT_CODES,
 ]);
@@ -88,15 +89,21 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
     1: 'refused, failed, or validation failed (then nothing stays registered), or an endpoint cannot be reached',
     2: 'bad flag, configuration or table name',
   },
+  plans: { 0: 'listed (also when no plan is stored yet)', 1: 'the state DB or Temporal unreachable', 2: 'bad configuration' },
+  show: {
+    0: 'rendered: the report on stdout, or the files written (byte-identical to what migrate plan wrote)',
+    1: 'the state DB unreachable (a plan id)',
+    2: 'bad flag, configuration or output path, a plan file that fails its size, schema, version or hash, an unknown plan id (PLAN_INVALID), or a plan without its review section',
+  },
   worker: {
     0: 'stopped by SIGINT or SIGTERM',
     1: "Temporal or the state DB unreachable, Temporal refused our TLS certificate or API key (TEMPORAL_TLS_*, TEMPORAL_AUTH_FAILED), or audit.keyEnv is configured but the audit chain's newest event is not keyed (AUDIT_KEY_NOT_ACTIVE; checked before polling)",
     2: 'bad flag or configuration',
   },
   apply: {
-    0: 'started; with --wait, succeeded with no failed table (or failures --max-failed allowed, which the output says)',
+    0: 'started; with --wait, succeeded with no failed table (or failures --max-failed allowed, which the output says); a plan that already succeeded: nothing started (a no-op, which the output says)',
     1: 'with --wait, the plan failed, was cancelled or ended without a result, or a table failed that --max-failed did not allow; Temporal or the state DB unreachable',
-    2: 'bad flag or configuration, or a plan file that fails its size, schema, version, hash or signature (PLAN_HASH_MISMATCH, ...), or is unreadable',
+    2: 'bad flag or configuration, a plan file that fails its size, schema, version, hash or signature (PLAN_HASH_MISMATCH, ...), or is unreadable, or a stale plan (PLAN_STALE: a table dropped or changed in HMS, or its target already registered, since the plan was made; nothing started; --accept-stale runs it anyway)',
   },
   approve: {
     0: 'approved, pre-approved (a later wave), or already approved',

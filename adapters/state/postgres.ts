@@ -10,7 +10,7 @@ import type { AuditEvent, AuditEventInput } from '../../core/audit/chain';
 import type { ChainKey } from '../../core/audit/keyed';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { PlanFile } from '../../core/plan/plan-file';
-import type { LocationClaim, StateStore, TableRecord, TableStatus, TableSummary, TableUpdate } from '../../core/state/store';
+import type { LocationClaim, StateStore, StoredPlan, TableRecord, TableStatus, TableSummary, TableUpdate } from '../../core/state/store';
 import { appendChained, eventByKey, headEvent, rowToEvent } from './audit-append';
 import { refused, SESSION_LIMITS, unreachable } from './pg-errors';
 import { COLUMNS, JSON_COLUMNS, rowToRecord, rowToSummary, SCHEMA, SUMMARY_COLUMNS } from './schema';
@@ -122,6 +122,26 @@ export class PostgresStateStore implements StateStore {
     if (r.rows.length > 1)
       throw new MigrationError(ErrorCode.USAGE, `'${prefix}' matches more than one plan; give more characters`, { prefix });
     return (r.rows[0] as { plan_hash: string }).plan_hash;
+  }
+
+  async listPlans(): Promise<StoredPlan[]> {
+    const r = await this.q(
+      `SELECT p.plan_hash, p.plan->>'createdAt' AS created_at, p.submitted_at, jsonb_array_length(p.plan->'waves') AS waves,
+              COALESCE((SELECT jsonb_object_agg(s.status, s.n) FROM (SELECT status, count(*)::int AS n FROM him_tables t
+                        WHERE t.plan_hash = p.plan_hash GROUP BY status) s), '{}'::jsonb) AS statuses
+         FROM him_plans p ORDER BY p.submitted_at DESC, p.plan_hash`,
+    );
+    return r.rows.map((row: Record<string, unknown>) => {
+      const statuses = row.statuses as Record<string, number>;
+      return {
+        planHash: row.plan_hash as string,
+        createdAt: row.created_at as string,
+        submittedAt: (row.submitted_at as Date).toISOString(),
+        waves: row.waves as number,
+        tables: Object.values(statuses).reduce((n, c) => n + c, 0),
+        statuses,
+      };
+    });
   }
 
   async getTable(planHash: string, tableId: string): Promise<TableRecord> {

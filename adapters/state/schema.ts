@@ -146,7 +146,8 @@ export function rowToRecord(r: Record<string, unknown>): TableRecord {
 }
 
 /** The columns of a TableSummary (listTableSummaries). */
-export const SUMMARY_COLUMNS = 'plan_hash, table_id, wave, status, snapshot_id, error_code, error_message, sync';
+export const SUMMARY_COLUMNS =
+  'plan_hash, table_id, wave, status, snapshot_id, error_code, error_message, sync, target, metadata_location, updated_at';
 
 export function rowToSummary(r: Record<string, unknown>): TableSummary {
   return {
@@ -158,5 +159,8 @@ export function rowToSummary(r: Record<string, unknown>): TableSummary {
     errorCode: (r.error_code as string | null) ?? null,
     errorMessage: (r.error_message as string | null) ?? null,
     sync: (r.sync as SyncMark | null) ?? null,
+    target: (r.target as string | null) ?? null,
+    metadataLocation: (r.metadata_location as string | null) ?? null,
+    ...(r.updated_at instanceof Date ? { updatedAt: r.updated_at.toISOString() } : {}),
   };
 }

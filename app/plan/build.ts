@@ -132,7 +132,11 @@ export function planFromAssessment(
     target: pinnedTarget(cfg),
     throughput: s.throughput,
   };
-  return { plan: buildPlan(header, waves), assessed, edges };
+  const review = {
+    tables: assessed.tables.map((t) => ({ id: t.id, class: t.class, kind: t.kind, codes: t.findings.map((f) => f.code) })),
+    edges: edges.map((e) => ({ from: e.from, to: e.to, reason: e.reason })),
+  };
+  return { plan: buildPlan(header, waves, review), assessed, edges };
 }
 
 /** Render every output in memory; only then write each to a temp file and rename them all. */
@@ -140,11 +144,12 @@ export function planFromAssessment(
  * Refuses, before any work, an output path the plan could not be written to: a directory, something
  * that is not a regular file, or a parent directory that does not exist (USAGE, exit 2).
  */
-export function checkOutputPaths(outs: PlanOutputs): void {
+export function checkOutputPaths(outs: Partial<PlanOutputs> & { readonly html?: string }): void {
   for (const [flag, f] of [
     ['--out', outs.out],
     ['--report', outs.report],
     ['--graph', outs.graph],
+    ['--html', outs.html],
   ] as const) {
     if (f === undefined) continue;
     const dir = path.dirname(path.resolve(f));
@@ -163,17 +168,38 @@ export function checkOutputPaths(outs: PlanOutputs): void {
   }
 }
 
-export async function writePlanOutputs(built: BuiltPlan, outs: PlanOutputs): Promise<string[]> {
-  const files: [string, string][] = [[outs.out, `${serializePlan(built.plan)}\n`]];
-  if (outs.report !== undefined) {
-    const rt = built.assessed.tables.map((t) => ({ id: t.id, class: t.class, kind: t.kind, codes: t.findings.map((f) => f.code) }));
-    files.push([outs.report, reportKind(outs.report) === 'html' ? renderReportHtml(built.plan, rt) : renderReport(built.plan, rt)]);
-  }
-  if (outs.graph !== undefined) {
-    const input = { waves: built.plan.waves, edges: built.edges };
+/**
+ * The report and graph of a plan, rendered from the plan alone (its `review`): what `plan` writes and
+ * `migrate show` re-renders from the saved plan, byte for byte. A plan without a review has none.
+ */
+export async function renderReviewOutputs(plan: PlanFile, outs: Omit<PlanOutputs, 'out'>): Promise<[string, string][]> {
+  const review = plan.review;
+  if (review === undefined && (outs.report !== undefined || outs.graph !== undefined))
+    throw new MigrationError(
+      ErrorCode.USAGE,
+      `plan ${plan.hash.slice(0, 12)} carries no review section (made by an earlier version): its report and graph cannot be rendered from it; run migrate plan again`,
+    );
+  const files: [string, string][] = [];
+  if (outs.report !== undefined && review !== undefined)
+    files.push([
+      outs.report,
+      reportKind(outs.report) === 'html' ? renderReportHtml(plan, review.tables) : renderReport(plan, review.tables),
+    ]);
+  if (outs.graph !== undefined && review !== undefined) {
+    const input = { waves: plan.waves, edges: review.edges };
     const kind = graphKind(outs.graph);
     files.push([outs.graph, kind === 'mmd' ? toMermaid(input) : kind === 'dot' ? toDot(input) : await dotToSvg(toDot(input))]);
   }
+  return files;
+}
+
+/** Render every output in memory; only then write each to a temp file and rename them all. */
+export async function writePlanOutputs(built: Pick<BuiltPlan, 'plan'>, outs: PlanOutputs): Promise<string[]> {
+  return writeAll([[outs.out, `${serializePlan(built.plan)}\n`], ...(await renderReviewOutputs(built.plan, outs))]);
+}
+
+/** Each file to a temp file, then all renamed (all or nothing). */
+export function writeAll(files: readonly [string, string][]): string[] {
   const temps = files.map(([f]) => `${f}.tmp-${process.pid}`);
   try {
     files.forEach(([, text], i) => writeFileSync(temps[i]!, text));

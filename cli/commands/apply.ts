@@ -19,6 +19,7 @@ interface ApplyOpts {
   maxFailed: number;
   stepTimeout: number;
   heartbeatTimeout: number;
+  acceptStale?: boolean;
   json?: boolean;
 }
 
@@ -28,6 +29,8 @@ Examples:
   migrate apply plan.json --auto-approve --wait
   migrate apply plan.json --auto-approve --wait --max-failed 2   # up to 2 failed tables per wave are allowed
   migrate apply plan.json --wait --json 2> progress.jsonl        # events as JSON lines on stderr, the result on stdout
+  migrate apply plan.json                                        # again after it succeeded: a no-op (exit 0), no new run
+  migrate apply plan.json --accept-stale --max-failed 10         # a stale plan (PLAN_STALE) anyway: its stale tables fail on their own
 
 ${exitHelp('apply')}`;
 
@@ -66,6 +69,10 @@ export function registerApply(program: Command, io: IO): void {
       intFlag('--heartbeat-timeout', t),
       20,
     )
+    .option(
+      '--accept-stale',
+      'start even when the pre-check finds tables dropped or changed in HMS, or their targets registered, since the plan was made (those tables fail on their own)',
+    )
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (file: string, opts: ApplyOpts, cmd: Command) => {
@@ -77,8 +84,14 @@ export function registerApply(program: Command, io: IO): void {
         maxFailed: opts.maxFailed,
         stepTimeout: opts.stepTimeout,
         heartbeatTimeout: opts.heartbeatTimeout,
+        acceptStale: opts.acceptStale === true,
         ...(opts.wait === true ? { onProgress: progressTo(io, opts.json === true) } : {}),
       });
+      const stale = r.staleCheck?.stale ?? [];
+      if (stale.length > 0 && opts.json !== true)
+        io.err(
+          `warning: --accept-stale: started with ${stale.length} stale finding(s):\n${stale.map((s) => `  ${s.tableId}: ${s.reason}: ${s.detail}`).join('\n')}\n`,
+        );
       io.out(renderApplied(r, opts.json === true, opts.autoApprove === true));
       io.setExit(r.ended?.outcome.exit ?? ExitCode.OK);
     });
@@ -98,13 +111,25 @@ function progressTo(io: IO, json: boolean): (e: ProgressEvent) => void {
 
 function renderApplied(r: Applied, json: boolean, autoApprove: boolean): string {
   const { plan, ui } = r;
+  if (r.alreadySucceeded !== undefined) {
+    const { closedAt } = r.alreadySucceeded;
+    if (json)
+      return `${JSON.stringify({ ok: true, plan: plan.hash, workflowId: r.workflowId, started: false, alreadySucceeded: true, closedAt, ui })}\n`;
+    return `plan ${planId(plan.hash)} already succeeded (${r.workflowId} completed${closedAt ? ` ${closedAt}` : ''}); nothing to apply, no new run started\nsee: ${hint(`migrate status ${planId(plan.hash)}`)}\n`;
+  }
   if (r.ended !== undefined) {
     const { result, outcome } = r.ended;
     return json
-      ? `${JSON.stringify({ ...outcomeJson(outcome), result, ui })}\n`
+      ? `${JSON.stringify({ ...outcomeJson(outcome), result, ui, ...staleJson(r) })}\n`
       : `${renderStatus(result, outcome)}${ui ? `UI: ${ui}\n` : ''}`;
   }
-  if (json) return `${JSON.stringify({ ok: true, plan: plan.hash, workflowId: r.workflowId, started: r.started, ui })}\n`;
+  if (json) return `${JSON.stringify({ ok: true, plan: plan.hash, workflowId: r.workflowId, started: r.started, ui, ...staleJson(r) })}\n`;
   const approve = autoApprove ? '' : ` · ${hint(`migrate approve ${planId(plan.hash)} --wave ${plan.waves[0]?.number ?? 1}`)}`;
   return `${r.started ? 'started' : 'already running'} ${r.workflowId}\n${ui ? `watch: ${ui}\n` : ''}next: ${hint(`migrate status ${planId(plan.hash)}`)}${approve}\n`;
+}
+
+/** The pre-check in --json: tables checked, its wall time, and with --accept-stale what it accepted. */
+function staleJson(r: Applied): Record<string, unknown> {
+  const c = r.staleCheck;
+  return c === undefined ? {} : { staleCheck: { checked: c.checked, ms: c.ms, stale: c.stale } };
 }

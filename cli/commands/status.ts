@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { intFlag, FLAG_RANGES } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
-import { outcomeJson, renderCutover, renderStatus } from '../render-status';
+import { outcomeJson, renderCutover, renderStatus, wavesJson } from '../render-status';
 import { renderTables } from '../render-tables';
 
 const HELP = `
@@ -59,6 +59,7 @@ export function registerStatus(program: Command, io: IO): void {
     .action(async (planText: string, opts: StatusOpts, cmd: Command) => {
       const { planArg, watchPlan } = await import('../../app/status');
       const { tablesStatus } = await import('../../app/table-status');
+      const { withTableRuns } = await import('../../app/table-runs');
       const plan = planArg(planText);
       const config = await configOf(cmd);
       const lag = opts.lag === true || opts.listStorage === true;
@@ -71,10 +72,13 @@ export function registerStatus(program: Command, io: IO): void {
           listStorage: opts.listStorage === true,
           table: opts.table,
           concurrency: opts.lagConcurrency,
-        }).catch((e: unknown) => {
-          if (asked || !(e instanceof MigrationError)) throw e;
-          return { error: { code: e.code, message: e.message } };
-        });
+        }).then(
+          async (t) => (opts.json ? { ...t, rows: await withTableRuns(config, plan, t.rows) } : t),
+          (e: unknown) => {
+            if (asked || !(e instanceof MigrationError)) throw e;
+            return { error: { code: e.code, message: e.message } };
+          },
+        );
       const last = await watchPlan(config, plan, { watch: opts.watch === true }, async ({ status, outcome, cutover }) => {
         const t = await tables();
         const cut = cutover === undefined ? {} : { cutover };
@@ -82,10 +86,12 @@ export function registerStatus(program: Command, io: IO): void {
           'error' in t
             ? { tablesError: t.error }
             : { tables: t.rows, tableCounts: t.counts, ...(t.sincePlan !== undefined ? { sincePlan: t.sincePlan } : {}) };
-        if (opts.json) io.out(`${JSON.stringify({ ...status, ...outcomeJson(outcome), ...cut, ...body })}\n`);
+        const rows = 'error' in t ? undefined : t.rows;
+        const waves = rows === undefined || opts.table !== undefined ? {} : { waves: wavesJson(status, rows) };
+        if (opts.json) io.out(`${JSON.stringify({ ...status, ...waves, ...outcomeJson(outcome), ...cut, ...body })}\n`);
         else
           io.out(
-            `${renderStatus(status, outcome)}${renderCutover(cutover)}${'error' in t ? `tables: not available (${t.error.code}: ${t.error.message})\n` : renderTables(t.rows, t.counts, t.sincePlan)}`,
+            `${renderStatus(status, outcome, opts.table === undefined ? rows : undefined)}${renderCutover(cutover)}${'error' in t ? `tables: not available (${t.error.code}: ${t.error.message})\n` : renderTables(t.rows, t.counts, t.sincePlan)}`,
           );
       });
       io.setExit(last.outcome.exit);

@@ -55,6 +55,23 @@ const waveSchema = z
   })
   .strict();
 
+/**
+ * What the plan's report and graph are rendered from besides the waves (`migrate plan --report/--graph`,
+ * and `migrate show` from the saved plan, byte for byte): every assessed table's class, kind and
+ * finding codes, and the dependency edges. Optional: plans made without it show nothing more.
+ */
+export const planReviewSchema = z
+  .object({
+    tables: z
+      .array(
+        z.object({ id: z.string(), class: z.string(), kind: z.enum(['table', 'view']).optional(), codes: z.array(z.string()) }).strict(),
+      )
+      .max(2 * MAX_PLAN_TABLES),
+    edges: z.array(z.object({ from: z.string(), to: z.string(), reason: z.enum(['view', 'lineage']) }).strict()),
+  })
+  .strict();
+export type PlanReview = z.output<typeof planReviewSchema>;
+
 const findingSchema = z
   .object({ code: z.enum(values(FindingCode)), severity: z.enum(['info', 'warning']), message: z.string(), tables: z.array(z.string()) })
   .strict();
@@ -73,6 +90,7 @@ export const planFileSchema = z
     waves: z.array(waveSchema).max(MAX_WAVES),
     notPlanned: z.array(z.object({ id: tableId, reason: z.enum(values(NotPlannedReason)) }).strict()).max(MAX_PLAN_TABLES),
     findings: z.array(findingSchema),
+    review: planReviewSchema.optional(),
     hash: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits'),
     /** Present when plan.signing was configured at plan time; not covered by `hash` (it signs it). */
     signature: planSignatureSchema.optional(),
@@ -117,7 +135,7 @@ export interface PlanHeader {
 }
 
 /** Assemble the plan document from a wave plan: per-wave estimates, table entries, findings. */
-export function buildPlan(header: PlanHeader, plan: WavePlan): PlanFile {
+export function buildPlan(header: PlanHeader, plan: WavePlan, review?: PlanReview): PlanFile {
   const throughput: Throughput = parseThroughput(header.throughput);
   const body: UnhashedPlan = {
     version: 3,
@@ -144,11 +162,23 @@ export function buildPlan(header: PlanHeader, plan: WavePlan): PlanFile {
     })),
     notPlanned: plan.notPlanned.map((n) => ({ id: n.id, reason: n.reason })),
     findings: plan.findings.map((f) => ({ code: f.code, severity: f.severity, message: f.message, tables: [...f.tables] })),
+    ...(review === undefined ? {} : { review: canonicalReview(review) }),
   };
   const hash = planHash(body);
   const parsed = planFileSchema.safeParse({ ...body, hash });
   if (!parsed.success) throw issuesError('the plan does not match the plan file schema', parsed.error.issues, () => ErrorCode.PLAN_INVALID);
   return parsed.data;
+}
+
+/** The review in one order whatever order the warehouse was read in (tables by id, edges by from, to, reason). */
+function canonicalReview(r: PlanReview): PlanReview {
+  const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  return {
+    tables: [...r.tables]
+      .sort((a, b) => cmp(a.id, b.id))
+      .map((t) => ({ id: t.id, class: t.class, ...(t.kind !== undefined ? { kind: t.kind } : {}), codes: [...t.codes] })),
+    edges: [...r.edges].sort((a, b) => cmp(a.from, b.from) || cmp(a.to, b.to) || cmp(a.reason, b.reason)).map((e) => ({ ...e })),
+  };
 }
 
 /** sha256 of the canonical JSON of the document without its `hash` and `signature` members. */

@@ -62,7 +62,11 @@ export interface TableRecord {
 export type TableSummary = Pick<
   TableRecord,
   'planHash' | 'tableId' | 'wave' | 'status' | 'snapshotId' | 'errorCode' | 'errorMessage' | 'sync'
->;
+> &
+  Partial<Pick<TableRecord, 'target' | 'metadataLocation'>> & {
+    /** When the record last changed (ISO-8601); absent from stores that do not keep it. */
+    readonly updatedAt?: string;
+  };
 
 export type TableUpdate = Partial<Omit<TableRecord, 'planHash' | 'tableId' | 'wave'>>;
 
@@ -73,6 +77,18 @@ export interface LocationClaim {
   readonly status: string;
 }
 
+/** A submitted plan as `migrate plans` lists it. */
+export interface StoredPlan {
+  readonly planHash: string;
+  /** The plan's createdAt (when `migrate plan` made it) and when apply first stored it. */
+  readonly createdAt: string;
+  readonly submittedAt: string;
+  readonly waves: number;
+  readonly tables: number;
+  /** Its tables counted by status (pending, migrated, rolled-back, …). */
+  readonly statuses: Readonly<Record<string, number>>;
+}
+
 export interface StateStore {
   /** Store the plan and one pending record per table; a plan already stored is kept as it was. */
   submitPlan(plan: PlanFile): Promise<{ created: boolean }>;
@@ -80,6 +96,8 @@ export interface StateStore {
   getPlan(planHash: string): Promise<PlanFile>;
   /** Resolve a unique prefix of a plan hash (users type the first 12 characters). */
   resolvePlan(prefix: string): Promise<string>;
+  /** Every submitted plan, newest first: its header facts and its tables counted by status (`migrate plans`). */
+  listPlans(): Promise<StoredPlan[]>;
 
   /** PLAN_UNKNOWN_TABLE when the table is not in the plan. */
   getTable(planHash: string, tableId: string): Promise<TableRecord>;

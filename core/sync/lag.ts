@@ -165,6 +165,24 @@ export interface TableStatusRow {
   readonly lag?: TableLag | null;
   readonly lagError?: { readonly code: string; readonly message: string };
   readonly error?: { readonly code: string; readonly message: string };
+  /** The Iceberg identifier it is (or was) registered under, and its current metadata file (null before). */
+  readonly target?: string | null;
+  readonly metadataLocation?: string | null;
+  /** When its record last changed. */
+  readonly updatedAt?: string;
+  /** Its table workflow (core/plan/ids.ts tableWorkflowId) and, when Temporal answered, its last run. */
+  readonly workflowId?: string;
+  readonly run?: TableRun;
+}
+
+/** A table workflow's last run as Temporal lists it: times, duration (closed runs) and its page in the Temporal UI. */
+export interface TableRun {
+  readonly runId: string;
+  readonly status: string;
+  readonly startedAt: string;
+  readonly closedAt: string | null;
+  readonly durationMs: number | null;
+  readonly ui: string | null;
 }
 
 export interface WaveTableCounts {

@@ -145,7 +145,16 @@ describe('apply of a plan whose tables changed since (conversion pins)', () => {
     await sleep(1100); // new partitions get a createTime (seconds) after the newest planned one
     const rowsNow = await moveTheWarehouseOn();
 
-    const a = await migrate(['apply', planFile, '--auto-approve', '--wait', '--max-failed', '3', '--json'], 600_000);
+    // The stale-plan pre-check: only all_types changes its conversion (new partitions and stats pass its pin); nothing started.
+    const refused = await migrate(['apply', planFile, '--auto-approve', '--json']);
+    const err = (JSON.parse(refused.stdout) as { error?: { code: string; context: { stale: { tableId: string; reason: string }[] } } })
+      .error;
+    expect([refused.code, err?.code, err?.context.stale.map((x) => [x.tableId, x.reason])]).toEqual([
+      2,
+      'PLAN_STALE',
+      [[`${sales}.all_types`, 'changed']],
+    ]);
+    const a = await migrate(['apply', planFile, '--accept-stale', '--auto-approve', '--wait', '--max-failed', '3', '--json'], 600_000);
     if (a.stdout === '') throw new Error(`apply printed nothing: ${a.stderr}\nworker:\n${worker?.log().slice(-4000) ?? ''}`);
     const body = JSON.parse(a.stdout) as ApplyBody;
     expect(body.result.waves.flatMap((w) => w.failed)).toEqual([{ tableId: `${sales}.all_types`, code: 'SOURCE_CHANGED' }]);
@@ -201,7 +210,7 @@ describe('apply of a plan whose tables changed since (conversion pins)', () => {
     delete doc['hash'];
     const file = path.join(dir, 'plan-v2.json');
     writeFileSync(file, canonicalJson({ ...doc, hash: sha256Hex(canonicalJson(doc)) }));
-    const a = await migrate(['apply', file, '--auto-approve', '--wait', '--max-failed', '4', '--json'], 600_000);
+    const a = await migrate(['apply', file, '--accept-stale', '--auto-approve', '--wait', '--max-failed', '4', '--json'], 600_000);
     const body = JSON.parse(a.stdout) as ApplyBody;
     const failed = body.result.waves.flatMap((w) => w.failed);
     expect(failed.map((f) => [f.tableId.slice(f.tableId.indexOf('.') + 1), f.code]).sort()).toEqual(

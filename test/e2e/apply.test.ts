@@ -238,7 +238,7 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     firstPlan = { hash: plan.hash, waves: plan.waves };
   }, 900_000);
 
-  it('a plan made before the first one ran, applied after it: the tables the first migrated fail CATALOG_CONFLICT, their entries stay as they are, the plan ends failed (exit 1)', async () => {
+  it('a plan made before the first one ran, applied after it: refused PLAN_STALE before any workflow starts; with --accept-stale the tables the first migrated fail CATALOG_CONFLICT, their entries stay as they are, the plan ends failed (exit 1)', async () => {
     // Runs after the test above (its tables of the earlier waves are still registered).
     expect(firstPlan).toBeDefined();
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
@@ -251,7 +251,26 @@ describe('migrate apply / approve / status / rollback (Temporal, seeded warehous
     const planFile = path.join(dir, 'plan-early.json');
     const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string; waves: { number: number; tables: { id: string }[] }[] };
     expect(plan.hash).not.toBe(firstPlan?.hash); // another plan: its metadata files have other names
-    const a = await migrate(['apply', planFile, '--auto-approve', '--wait', '--json'], 480_000);
+    // The stale-plan pre-check refuses it before anything starts, naming each table the first plan registered.
+    const refused = await migrate(['apply', planFile, '--auto-approve', '--wait', '--json']);
+    const err = (JSON.parse(refused.stdout) as { error: { code: string; context: { stale: { tableId: string; reason: string }[] } } })
+      .error;
+    expect([refused.code, err.code]).toEqual([2, 'PLAN_STALE']);
+    const takenIds = [...before.keys()].map((k) => k.slice(nsPrefix.length)).sort();
+    expect(
+      err.context.stale
+        .filter((x) => x.reason === 'target-taken')
+        .map((x) => x.tableId)
+        .sort(),
+    ).toEqual(takenIds);
+    const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+    const client = new Client({ connection });
+    const none = [];
+    for await (const w of client.workflow.list({ query: `MigrationPlan = '${plan.hash.slice(0, 12)}'` })) none.push(w.workflowId);
+    await connection.close();
+    expect(none).toEqual([]);
+    // --accept-stale runs it anyway: those tables fail on their own.
+    const a = await migrate(['apply', planFile, '--accept-stale', '--auto-approve', '--wait', '--json'], 480_000);
     // A failed plan, reported as one (not a failed workflow / internal error).
     expect({ code: a.code, stderr: a.stderr.includes('internal error') }).toEqual({ code: 1, stderr: false });
     const body = JSON.parse(a.stdout) as { ok: boolean; result: StatusJson };

@@ -2,7 +2,8 @@
 // stack: 0 ok; 1 a check or operation failed (any failed table, unless --max-failed allowed it and
 // says so); 2 usage, configuration or input file; never 70 for an operator's mistake. A real
 // `migrate worker` on a task queue of this test only runs plans whose tables do not exist in HMS
-// (each fails HMS_NOT_FOUND), so every outcome is reached without touching a real table.
+// (each fails HMS_NOT_FOUND; applied with --accept-stale past the stale-plan pre-check), so every
+// outcome is reached without touching a real table.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
@@ -194,7 +195,7 @@ describe('plans on a worker: approve, status, apply --wait, rollback', () => {
   it('approve: early is a pre-approval, twice is "already approved" (exit 0, also after the plan ended), wave 99 is WAVE_UNKNOWN; pause/cancel of a finished plan is PLAN_FINISHED', async () => {
     const plan = writePlan('approve.json', 2);
     const id = plan.hash.slice(0, 12);
-    expect((await migrate(['apply', path.join(dir, 'approve.json')])).code).toBe(0);
+    expect((await migrate(['apply', path.join(dir, 'approve.json'), '--accept-stale'])).code).toBe(0);
     await waitUntil('waiting for approval', async () => {
       const s = await migrate(['status', id, '--json']);
       return s.code === 0 && (JSON.parse(s.stdout) as { state: string }).state === 'waiting-approval' ? true : undefined;
@@ -244,12 +245,20 @@ describe('plans on a worker: approve, status, apply --wait, rollback', () => {
 
   it('apply --wait: failed tables → exit 1; allowed by --max-failed → exit 0 and says so, and so does status', async () => {
     writePlan('strict.json', 1);
-    const strict = await migrate(['apply', path.join(dir, 'strict.json'), '--auto-approve', '--wait', '--json']);
+    const strict = await migrate(['apply', path.join(dir, 'strict.json'), '--accept-stale', '--auto-approve', '--wait', '--json']);
     expect(strict.code).toBe(1);
     expect(JSON.parse(strict.stdout)).toMatchObject({ ok: false, failedTables: 1, result: { state: 'failed' } });
 
     const plan = writePlan('lenient.json', 2);
-    const lenient = await migrate(['apply', path.join(dir, 'lenient.json'), '--auto-approve', '--wait', '--max-failed', '1']);
+    const lenient = await migrate([
+      'apply',
+      path.join(dir, 'lenient.json'),
+      '--accept-stale',
+      '--auto-approve',
+      '--wait',
+      '--max-failed',
+      '1',
+    ]);
     expect(lenient.code).toBe(0);
     expect(lenient.stdout).toContain('succeeded');
     expect(lenient.stdout).toContain('2 tables failed (allowed by --max-failed 1)');
@@ -276,7 +285,7 @@ describe('plans on a worker: approve, status, apply --wait, rollback', () => {
     // Cancelled: a plan waiting for approval, cancelled through Temporal.
     const plan = writePlan('cancel.json', 1);
     const cancelId = plan.hash.slice(0, 12);
-    expect((await migrate(['apply', path.join(dir, 'cancel.json')])).code).toBe(0);
+    expect((await migrate(['apply', path.join(dir, 'cancel.json'), '--accept-stale'])).code).toBe(0);
     await waitUntil('waiting for approval', async () =>
       (await migrate(['status', cancelId])).stdout.includes('waiting-approval') ? true : undefined,
     );

@@ -193,7 +193,7 @@ describe('the Temporal UI tells the truth: MigrationStatus, MigrationTeam and Mi
 
     // B: metrics_orc gains a column after the plan (SOURCE_CHANGED): the table, its wave and the plan fail.
     await addColumn(misc, 'metrics_orc', 'late_column');
-    const ab = await migrateWith(b.cfg)(['apply', b.file, '--auto-approve', '--wait', '--json'], 600_000);
+    const ab = await migrateWith(b.cfg)(['apply', b.file, '--accept-stale', '--auto-approve', '--wait', '--json'], 600_000);
     const rb2 = JSON.parse(ab.stdout) as { result?: { state: string; waves: { failed: { tableId: string; code: string }[] }[] } };
     expect([ab.code, rb2.result?.state, rb2.result?.waves.flatMap((w) => w.failed)]).toEqual([
       1,

@@ -68,8 +68,8 @@ async function makePlan(name: string, db: string): Promise<Plan> {
   return { file, hash, id: hash.slice(0, 12) };
 }
 
-const applyWait = (p: Plan): Promise<Run> =>
-  migrate(['apply', p.file, '--auto-approve', '--wait', '--json', '--step-timeout', '30', '-c', cfg], 300_000);
+const applyWait = (p: Plan, extra: readonly string[] = []): Promise<Run> =>
+  migrate(['apply', p.file, '--auto-approve', '--wait', '--json', '--step-timeout', '30', ...extra, '-c', cfg], 300_000);
 const resultOf = (r: Run): Status | undefined => {
   try {
     return (JSON.parse(r.stdout) as { result?: Status }).result;
@@ -242,7 +242,9 @@ describe('hostile concurrency and live ids', () => {
 
   it('two plans sharing tables, applied at once: each table registered by exactly one, the other fails it CATALOG_CONFLICT', async () => {
     const [c1, c2] = [plans.c1 as Plan, plans.c2 as Plan];
-    const runs = await Promise.all([applyWait(c1), applyWait(c2)]);
+    // --accept-stale: whichever pre-check runs after the other plan registered a table would refuse
+    // the plan (PLAN_STALE); what is proven here is the race inside the runs.
+    const runs = await Promise.all([applyWait(c1, ['--accept-stale']), applyWait(c2, ['--accept-stale'])]);
     const results = runs.map(resultOf);
     const failed = results.map((r) => (r?.waves ?? []).flatMap((w) => w.failed));
     runs.forEach((r, i) =>

@@ -133,7 +133,8 @@ beforeAll(async () => {
   worker = startWorker(cfg);
   // A wave that does not end within 4 minutes is a hang (the apply is killed: exit 143).
   apply = await migrate(
-    ['apply', planFile, '--auto-approve', '--wait', '--json', '--concurrency', '8', '--step-timeout', '30', '-c', cfg],
+    // --accept-stale: past the stale-plan pre-check (the dropped table), so each table fails in the run.
+    ['apply', planFile, '--accept-stale', '--auto-approve', '--wait', '--json', '--concurrency', '8', '--step-timeout', '30', '-c', cfg],
     240_000,
   );
   try {

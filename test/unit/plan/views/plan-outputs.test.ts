@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import type { BuiltPlan } from '../../../../app/plan/build';
-import { DEFAULT_THROUGHPUT, readLineage, writePlanOutputs } from '../../../../app/plan/build';
+import { DEFAULT_THROUGHPUT, readLineage, renderReviewOutputs, writePlanOutputs } from '../../../../app/plan/build';
 import { readPlanFile } from '../../../../app/plan-input';
 import { renderDiff } from '../../../../cli/commands/plan';
 import { buildGraph } from '../../../../core/plan/graph';
@@ -29,6 +29,13 @@ function built(): BuiltPlan {
       throughput: DEFAULT_THROUGHPUT,
     },
     waves,
+    {
+      tables: [
+        { id: 'db.v', class: 'migrate', kind: 'view', codes: ['VIEW'] },
+        { id: 'db.a', class: 'migrate', codes: [] },
+      ],
+      edges: edges.map((e) => ({ from: e.from, to: e.to, reason: e.reason })),
+    },
   );
   return { plan, edges, assessed: { tables: [], edges } };
 }
@@ -56,6 +63,19 @@ describe('writePlanOutputs', () => {
     expect(readdirSync(dir).sort()).toEqual(['g.mmd', 'p.json', 'r.md']);
     expect(readPlanFile(out).hash).toBe(b.plan.hash);
     expect(readFileSync(path.join(dir, 'r.md'), 'utf8')).toContain('db.v');
+  });
+
+  it('the report and graph re-rendered from the plan file read back (migrate show) are byte-identical to what was written', async () => {
+    const out = path.join(dir, 'p.json');
+    const [md, html, dot, mmd] = ['r.md', 'r.html', 'g.dot', 'g.mmd'].map((f) => path.join(dir, f)) as [string, string, string, string];
+    await writePlanOutputs(built(), { out, report: md, graph: dot });
+    await writePlanOutputs(built(), { out, report: html, graph: mmd });
+    const again = await renderReviewOutputs(readPlanFile(out), { report: md, graph: dot });
+    const again2 = await renderReviewOutputs(readPlanFile(out), { report: html, graph: mmd });
+    for (const [f, text] of [...again, ...again2]) expect([f, text]).toEqual([f, readFileSync(f, 'utf8')]);
+    expect(again.map(([f]) => f)).toEqual([md, dot]);
+    const bare = { ...built().plan, review: undefined };
+    await expect(renderReviewOutputs(bare, { report: md })).rejects.toMatchObject({ code: 'USAGE' });
   });
 
   it('a bad --graph extension writes nothing', async () => {
