@@ -14,9 +14,7 @@ import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import type { PutBackSummary } from '../engine/put-back';
 import { holder, putBackAndDrop } from './put-back';
 import { rollbackView } from './views';
-import { viewReferences } from '../core/plan/view-deps';
-import type { LiveView } from '../core/view/rollback-order';
-import { dependentViews, describeDependents } from '../core/view/rollback-order';
+import { dependentViews, describeDependents, liveViewsAfter } from '../core/view/rollback-order';
 
 /** Delete the files we recorded, newest first, each only inside our metadata directory. */
 async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { path: string }[]): Promise<number> {
@@ -273,14 +271,7 @@ async function rollbackOrder(c: Ctx, planHash: string, wave: number, withDepende
   const { deps } = c;
   const recs = await deps.state.listTables(planHash);
   const tables = recs.filter((t) => t.wave === wave && !nothingToRollBack(t)).map((t) => t.tableId);
-  const views: LiveView[] = recs
-    .filter((r) => r.wave > wave && !nothingToRollBack(r) && r.original?.table.tableType === 'VIRTUAL_VIEW')
-    .map((r) => {
-      const t = r.original!.table;
-      const refs = deps.viewSql === undefined ? null : viewReferences(deps.viewSql, t.database, t.viewExpandedText, t.viewOriginalText);
-      return { id: r.tableId, wave: r.wave, reads: refs?.ok === true ? refs.tables : null };
-    });
-  const first = dependentViews(wave, tables, views);
+  const first = dependentViews(wave, tables, liveViewsAfter(recs, wave, deps.viewSql));
   if (first.length > 0 && !withDependentViews)
     throw new MigrationError(
       ErrorCode.ROLLBACK_ORDER,

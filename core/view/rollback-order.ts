@@ -1,6 +1,10 @@
 // Rollback order of views: the still-migrated views of later waves that read a wave's tables,
 // directly or through one another, in the order they must be rolled back before it (latest wave
 // first, each wave's views in reverse order). Pure; no I/O.
+import type { TableRecord } from '../state/store';
+import { nothingToRollBack } from '../state/status';
+import type { ViewSqlParser } from '../plan/view-deps';
+import { viewReferences } from '../plan/view-deps';
 
 export interface LiveView {
   /** `db.view` */
@@ -27,6 +31,17 @@ export function dependentViews(wave: number, tables: readonly string[], views: r
     }
   }
   return out.sort((a, b) => b.wave - a.wave || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+/** The still-migrated views of waves after `wave` among a plan's records, with what their saved Hive SQL reads (`parser` unset: unknown). */
+export function liveViewsAfter(recs: readonly TableRecord[], wave: number, parser: ViewSqlParser | undefined): LiveView[] {
+  return recs
+    .filter((r) => r.wave > wave && !nothingToRollBack(r) && r.original?.table.tableType === 'VIRTUAL_VIEW')
+    .map((r) => {
+      const t = r.original!.table;
+      const refs = parser === undefined ? null : viewReferences(parser, t.database, t.viewExpandedText, t.viewOriginalText);
+      return { id: r.tableId, wave: r.wave, reads: refs?.ok === true ? refs.tables : null };
+    });
 }
 
 /** The refusal's text: each view with its wave. */

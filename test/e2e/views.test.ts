@@ -176,6 +176,23 @@ describe('Hive views become Iceberg views (REST catalog, view spec v1)', () => {
       const statuses = async (): Promise<string[]> =>
         Promise.all(plan.waves.flatMap((w) => w.tables.map(async (t) => `${t.id}=${(await state.getTable(plan.hash, t.id)).status}`)));
       const before = await statuses();
+      // --dry-run shows the order: the two views first, refused, or dropped with the flag.
+      const dry = await migrate(['rollback', id, '--wave', '1', '--dry-run', '--json'], 300_000);
+      const dryViews = (d: string): unknown[] =>
+        (JSON.parse(d) as { tables: { table: string; action: string; code?: string }[] }).tables
+          .slice(0, 2)
+          .map((t) => [t.table, t.action, t.code]);
+      expect([dry.code, ...dryViews(dry.stdout)]).toEqual([
+        1,
+        [`${DB}.v_eu_by_country`, 'refused', 'ROLLBACK_ORDER'],
+        [`${DB}.v_eu_orders`, 'refused', 'ROLLBACK_ORDER'],
+      ]);
+      const dryWith = await migrate(['rollback', id, '--wave', '1', '--dry-run', '--with-dependent-views', '--json'], 300_000);
+      expect([dryWith.code, ...dryViews(dryWith.stdout)]).toEqual([
+        0,
+        [`${DB}.v_eu_by_country`, 'drop', undefined],
+        [`${DB}.v_eu_orders`, 'drop', undefined],
+      ]);
       const refused = await migrate(['rollback', id, '--wave', '1', '--json'], 300_000);
       const err = (JSON.parse(refused.stdout) as { error: { code: string; message: string } }).error;
       expect([refused.code, err.code]).toEqual([2, 'ROLLBACK_ORDER']);

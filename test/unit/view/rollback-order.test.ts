@@ -1,5 +1,7 @@
 // Which still-migrated views of later waves read a wave, and in which order they roll back first.
-import { describeDependents, dependentViews } from '../../../core/view/rollback-order';
+import type { TableRecord } from '../../../core/state/store';
+import { NodeSqlViewParser } from '../../../adapters/sql/view-deps';
+import { describeDependents, dependentViews, liveViewsAfter } from '../../../core/view/rollback-order';
 
 const v = (id: string, wave: number, reads: string[] | null) => ({ id, wave, reads });
 
@@ -15,6 +17,36 @@ describe('dependentViews', () => {
     const views = [v('db.a', 1, ['db.orders']), v('db.b', 2, ['db.customers'])];
     expect(dependentViews(1, ['db.orders'], views)).toEqual([]);
     expect(dependentViews(2, ['db.orders'], [v('db.c', 1, ['db.orders'])])).toEqual([]);
+  });
+
+  it('liveViewsAfter: the still-migrated views of later waves with what their saved Hive SQL reads', () => {
+    const rec = (tableId: string, wave: number, status: string, sql: string | null): TableRecord =>
+      ({
+        tableId,
+        wave,
+        status,
+        original: {
+          table: {
+            database: 'db',
+            name: tableId.split('.')[1],
+            tableType: sql === null ? 'EXTERNAL_TABLE' : 'VIRTUAL_VIEW',
+            viewExpandedText: sql,
+            viewOriginalText: null,
+          },
+          partitions: [],
+        },
+      }) as unknown as TableRecord;
+    const recs = [
+      rec('db.orders', 1, 'migrated', null),
+      rec('db.v_eu', 2, 'view-created', 'SELECT `orders`.`id` FROM `db`.`orders`'),
+      rec('db.v_gone', 2, 'rolled-back', 'SELECT `orders`.`id` FROM `db`.`orders`'),
+      rec('db.v_bad', 3, 'view-created', 'SELEKT (('),
+    ];
+    expect(liveViewsAfter(recs, 1, new NodeSqlViewParser())).toEqual([
+      { id: 'db.v_eu', wave: 2, reads: ['db.orders'] },
+      { id: 'db.v_bad', wave: 3, reads: null },
+    ]);
+    expect(liveViewsAfter(recs, 1, undefined).map((v) => v.reads)).toEqual([null, null]);
   });
 
   it('counts a view whose reads are unknown as dependent, and orders one wave by reverse id', () => {
