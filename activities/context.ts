@@ -58,6 +58,8 @@ export interface ActivityDeps {
   readonly targetConfig?: TargetConfig;
   /** Reads a view's table references (adapters/sql); apply re-checks a view's SQL with it. Unset: views stay in Hive (VIEW_NOT_TRANSLATABLE). */
   readonly viewSql?: ViewSqlParser;
+  /** Trino's name for the target catalog (config `views.trinoCatalog`), for each view's `trino` representation; unset or null: none. */
+  readonly trinoCatalog?: string | null;
   /** The rewrite path (config `rewrite:`): the spark-submit argv, its environment, where new tables go; unset: rewrite tables fail REWRITE_NOT_CONFIGURED. */
   readonly rewrite?: {
     readonly command: readonly string[];

@@ -14,6 +14,7 @@ import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import type { PutBackSummary } from '../engine/put-back';
 import { holder, putBackAndDrop } from './put-back';
 import { rollbackView } from './views';
+import { dependentViews, describeDependents, liveViewsAfter } from '../core/view/rollback-order';
 
 /** Delete the files we recorded, newest first, each only inside our metadata directory. */
 async function deleteRecorded(c: Ctx, metadataDir: string, files: readonly { path: string }[]): Promise<number> {
@@ -265,6 +266,27 @@ async function migratedTables(c: Ctx, planHash: string, wave: number): Promise<s
   return recs.filter((t) => !nothingToRollBack(t)).map((t) => t.tableId);
 }
 
+/**
+ * The still-migrated views of later waves that read this wave's tables (through their saved Hive
+ * SQL, transitively), in the order they roll back first. Without `withDependentViews` any such view
+ * refuses the whole rollback with ROLLBACK_ORDER before anything changes: the rule holds for
+ * whoever starts the rollback workflow, not only `migrate rollback`.
+ */
+async function rollbackOrder(c: Ctx, planHash: string, wave: number, withDependentViews: boolean): Promise<string[]> {
+  const { deps } = c;
+  const recs = await deps.state.listTables(planHash);
+  const tables = recs.filter((t) => t.wave === wave && !nothingToRollBack(t)).map((t) => t.tableId);
+  const first = dependentViews(wave, tables, liveViewsAfter(recs, wave, deps.viewSql));
+  if (first.length > 0 && !withDependentViews)
+    throw new MigrationError(
+      ErrorCode.ROLLBACK_ORDER,
+      `wave ${wave} of plan ${planHash.slice(0, 12)}: still-migrated views of later waves read its tables: ${describeDependents(first)}; nothing was rolled back — roll back their waves first, or pass --with-dependent-views`,
+      { wave, views: first.map((v) => v.id) },
+      { retryable: false },
+    );
+  return first.map((v) => v.id);
+}
+
 /** These steps as activities (names are what the workflows call: never rename). */
 export function undoActivities(c: Ctx) {
   return {
@@ -273,5 +295,7 @@ export function undoActivities(c: Ctx) {
     markFailed: (ref: TableRef, code: string, message: string): Promise<void> => markFailed(c, ref, code, message),
     rollbackTable: (ref: TableRef, force: boolean, by: string): Promise<RollbackTableResult> => rollbackTable(c, ref, force, by),
     migratedTables: (planHash: string, wave: number): Promise<string[]> => migratedTables(c, planHash, wave),
+    rollbackOrder: (planHash: string, wave: number, withDependentViews: boolean): Promise<string[]> =>
+      rollbackOrder(c, planHash, wave, withDependentViews),
   };
 }

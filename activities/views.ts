@@ -24,6 +24,8 @@ export type ViewStep =
   | { readonly created: false; readonly code: string; readonly message: string };
 
 type Skip = { readonly code: AssessCode; readonly message: string };
+/** A coded warning recorded on a created view (validation.warnings) and in its audit events. */
+export type ViewWarning = { readonly code: AssessCode; readonly message: string };
 
 /** The Iceberg name of a table or view the view reads, when it has one now; null otherwise. */
 async function icebergNameOf(c: Ctx, ref: TableRef, base: string): Promise<TableIdent | null> {
@@ -35,7 +37,7 @@ async function icebergNameOf(c: Ctx, ref: TableRef, base: string): Promise<Table
 }
 
 /** The definition to create, or why the view stays in Hive. */
-async function definitionOf(c: Ctx, ref: TableRef, view: TableInventory): Promise<{ def: ViewDefinition } | Skip> {
+async function definitionOf(c: Ctx, ref: TableRef, view: TableInventory): Promise<{ def: ViewDefinition; warnings: ViewWarning[] } | Skip> {
   const { deps } = c;
   if (deps.catalog.views === undefined)
     return {
@@ -62,6 +64,7 @@ async function definitionOf(c: Ctx, ref: TableRef, view: TableInventory): Promis
     targets,
     defaultNamespace: ident.namespace,
     defaultCatalog: plan.targetCatalog,
+    trinoCatalog: deps.trinoCatalog ?? null,
     planHash: ref.planHash,
     toolVersion: deps.toolVersion,
   });
@@ -76,7 +79,11 @@ async function definitionOf(c: Ctx, ref: TableRef, view: TableInventory): Promis
   const want = [...targets.values()].map((i) => formatTableIdent(i).toLowerCase()).sort();
   if (!back.ok || JSON.stringify([...new Set(back.tables)].sort()) !== JSON.stringify([...new Set(want)]))
     return { code: AssessCode.VIEW_NOT_TRANSLATABLE, message: `the Spark SQL does not read exactly ${want.join(', ')}` };
-  return { def: built.definition };
+  const warnings =
+    built.trinoSkipped === null
+      ? []
+      : [{ code: AssessCode.VIEW_TRINO_UNTRANSLATED, message: `no trino representation: ${built.trinoSkipped.message}`.slice(0, 500) }];
+  return { def: built.definition, warnings };
 }
 
 async function skip(c: Ctx, ref: TableRef, s: Skip): Promise<ViewStep> {
@@ -125,11 +132,16 @@ async function createIcebergView(c: Ctx, ref: TableRef): Promise<ViewStep> {
   await deps.state.recordStep(
     ref.planHash,
     ref.tableId,
-    { status: 'view-created', target: name, validation: { view: { wanted: d.def, metadataLocation: view.metadataLocation } } },
+    {
+      status: 'view-created',
+      target: name,
+      validation: { view: { wanted: d.def, metadataLocation: view.metadataLocation }, warnings: d.warnings },
+    },
     c.event(A.VIEW_CREATED, name, ref.planHash, null, digestOf(d.def), {
       outcome,
       metadataLocation: view.metadataLocation,
       dialects: d.def.representations.map((r) => r.dialect),
+      warnings: d.warnings,
     }),
     { run: runOf() },
   );
@@ -138,6 +150,7 @@ async function createIcebergView(c: Ctx, ref: TableRef): Promise<ViewStep> {
 
 const wantedOf = (rec: TableRecord): ViewDefinition | null =>
   (rec.validation as { view?: { wanted?: ViewDefinition } } | null)?.view?.wanted ?? null;
+const warningsOf = (rec: TableRecord): ViewWarning[] => (rec.validation as { warnings?: ViewWarning[] } | null)?.warnings ?? [];
 
 function mismatch(ref: TableRef, differences: readonly string[], spark: SparkViewCheck): MigrationError | null {
   if (differences.length > 0)
@@ -182,6 +195,7 @@ async function validateIcebergView(c: Ctx, ref: TableRef): Promise<{ ok: true; m
     columns: loaded.schema.fields.length,
     differences,
     spark,
+    warnings: warningsOf(rec),
   };
   await deps.state.recordStep(
     ref.planHash,

@@ -3,8 +3,9 @@
 // drop the entry; commits since ours (a descendant) → the put-back plan (engine/put-back.ts: the
 // partitions to add and the ones already visible, files and rows per snapshot) or what blocks it
 // (ROLLBACK_BLOCKED with each snapshot; with --force: dropped with them); an entry we did not
-// register → ROLLBACK_NOT_OURS; no entry → nothing to unregister. Reads only: the state store, the
-// catalog and the manifests.
+// register → ROLLBACK_NOT_OURS; no entry → nothing to unregister. Still-migrated views of later
+// waves that read the wave come first: refused (ROLLBACK_ORDER) or, with --with-dependent-views,
+// previewed like the wave's own. Reads only: the state store, the catalog and the manifests.
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { parseTableIdent } from '../core/catalog/catalog';
 import type { MigrateConfig } from '../core/config/schema';
@@ -13,6 +14,8 @@ import { ErrorCode } from '../core/errors';
 import { planId } from '../core/plan/ids';
 import { nothingToRollBack } from '../core/state/status';
 import { isOurView } from '../core/view/iceberg-view';
+import { dependentViews, liveViewsAfter } from '../core/view/rollback-order';
+import { NodeSqlViewParser } from '../adapters/sql/view-deps';
 import type { TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
 import { createEngine } from '../engine/engine';
@@ -104,7 +107,7 @@ async function previewTable(r: Reach, rec: TableRecord): Promise<RollbackPreview
 export async function previewRollback(
   config: MigrateConfig,
   plan: string,
-  opts: { wave: number; force: boolean },
+  opts: { wave: number; force: boolean; withDependentViews?: boolean },
 ): Promise<RollbackPreview> {
   const state = await openState(config);
   const stores = openStores(config);
@@ -113,8 +116,27 @@ export async function previewRollback(
     const catalog = await openCatalog(config, process.env, stores);
     try {
       const r: Reach = { catalog, store: stores.storeFor([]), namespacePrefix: config.catalog?.namespacePrefix ?? '', force: opts.force };
-      const recs = (await state.listTables(planHash, opts.wave)).filter((t) => !nothingToRollBack(t)).reverse();
+      const all = await state.listTables(planHash);
+      const recs = all.filter((t) => t.wave === opts.wave && !nothingToRollBack(t)).reverse();
+      const first = dependentViews(
+        opts.wave,
+        recs.map((t) => t.tableId),
+        liveViewsAfter(all, opts.wave, new NodeSqlViewParser()),
+      );
       const tables: RollbackPreviewTable[] = [];
+      for (const v of first) {
+        const rec = all.find((t) => t.tableId === v.id)!;
+        tables.push(
+          opts.withDependentViews === true
+            ? await previewTable(r, rec)
+            : {
+                table: v.id,
+                action: 'refused',
+                code: ErrorCode.ROLLBACK_ORDER,
+                message: `a view of wave ${v.wave} that reads this wave: roll back its wave first, or pass --with-dependent-views`,
+              },
+        );
+      }
       for (const rec of recs) tables.push(await previewTable(r, rec));
       return { dryRun: true, plan: planId(planHash), wave: opts.wave, tables };
     } finally {

@@ -2,7 +2,7 @@
 // in flight run their compensations) — or, with `wait`, waited for — and then every table of the
 // wave is rolled back; the result says which. Two rollbacks of one wave at once attach to one
 // workflow run (fixed workflow id, USE_EXISTING), so no table is rolled back (or audited) twice.
-import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { RollbackResult } from '../workflows/index';
 import { cancelSignal, planId, planWorkflowId, rollbackWaveWorkflow, rollbackWorkflowId, SA, waveWorkflowId } from '../workflows/index';
 import type { MigrateConfig } from '../core/config/schema';
@@ -54,7 +54,15 @@ async function settleWave(tmp: Temporal, planHash: string, wave: number, mode: '
 
 export async function rollbackWave(
   tmp: Temporal,
-  req: { planHash: string; wave: number; force: boolean; by: string; whileApplying: 'cancel' | 'wait'; maxWaitMs: number },
+  req: {
+    planHash: string;
+    wave: number;
+    force: boolean;
+    by: string;
+    whileApplying: 'cancel' | 'wait';
+    maxWaitMs: number;
+    withDependentViews?: boolean;
+  },
 ): Promise<WaveRollback> {
   let applying: WaveRollback['applying'] = 'idle';
   if (await waveRunning(tmp, req.planHash, req.wave)) {
@@ -65,7 +73,15 @@ export async function rollbackWave(
     taskQueue: tmp.taskQueue,
     workflowId: rollbackWorkflowId(req.planHash, req.wave),
     workflowIdConflictPolicy: 'USE_EXISTING',
-    args: [{ planHash: req.planHash, wave: req.wave, force: req.force, by: req.by }],
+    args: [
+      {
+        planHash: req.planHash,
+        wave: req.wave,
+        force: req.force,
+        by: req.by,
+        ...(req.withDependentViews === true ? { withDependentViews: true } : {}),
+      },
+    ],
     typedSearchAttributes: [
       { key: SA.plan, value: planId(req.planHash) },
       { key: SA.wave, value: req.wave },
@@ -82,6 +98,8 @@ export interface RollbackOptions {
   /** A wave still applying: wait for it to end instead of cancelling it first. */
   readonly waitForWave: boolean;
   readonly maxWaitSeconds: number;
+  /** Roll back the still-migrated views of later waves that read the wave first (else they refuse it: ROLLBACK_ORDER). */
+  readonly withDependentViews?: boolean;
 }
 
 async function runRollback(tmp: TemporalHandle, planHash: string, wave: number, opts: RollbackOptions): Promise<WaveRollback> {
@@ -93,9 +111,13 @@ async function runRollback(tmp: TemporalHandle, planHash: string, wave: number, 
       by: who(),
       whileApplying: opts.waitForWave ? 'wait' : 'cancel',
       maxWaitMs: opts.maxWaitSeconds * 1000,
+      withDependentViews: opts.withDependentViews === true,
     });
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw temporalError(e, tmp, `rollback of wave ${wave}`);
+    // The workflow's own refusal (the worker's rule, whoever started it): the same code here.
+    if (e.cause instanceof ApplicationFailure && e.cause.type === ErrorCode.ROLLBACK_ORDER)
+      throw new MigrationError(ErrorCode.ROLLBACK_ORDER, e.cause.message, { wave }, { retryable: false });
     const why = e.cause?.message ?? e.message;
     throw new MigrationError(
       ErrorCode.TEMPORAL_WORKFLOW_ENDED,

@@ -81,6 +81,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     engine: createEngine(),
     // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
     viewSql: new NodeSqlViewParser(),
+    trinoCatalog: config.views?.trinoCatalog === undefined ? 'iceberg' : config.views.trinoCatalog,
     rewrite: rewriteDepsOf(config),
     // The rules are the worker's, whatever the client's config says (docs/audit.md, docs/plan-signing.md).
     approvalRules: approvalRulesOf(config.audit),

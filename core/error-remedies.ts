@@ -130,6 +130,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'Two attempts of one table’s sync overlapped (a step whose worker stalled past its heartbeat timeout ran on beside its retry) and the other recorded first: when it recorded the same snapshot nothing is lost (sync reports it as its own); otherwise run `migrate sync` again.',
   ROLLBACK_REFUSED:
     'The Iceberg table has commits after ours (or the wave is still running): rollback --force discards them (audited), or wait with --wait-for-wave.',
+  ROLLBACK_ORDER:
+    'Views of a later wave still read this wave’s tables (the message names them): roll back their waves first (`migrate rollback <plan> --wave <later>`), or run this rollback with --with-dependent-views to roll those views back first (their Iceberg views dropped, audited; the Hive views are never touched).',
   ROLLBACK_BLOCKED:
     'Commits since ours are not plain appends Hive can take back (deletes, updates, delete files, compaction, partition or schema evolution, Avro files, or files outside the Hive partition directories; the message names each snapshot). Roll back, rewrite or expire those snapshots in Iceberg first (e.g. rollback_to_snapshot to the last appends), or `rollback --force` to drop the Iceberg table with them (audited). `rollback --dry-run` shows what would be put back.',
   VALIDATION_ROW_COUNT_MISMATCH:

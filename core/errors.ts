@@ -145,6 +145,12 @@ export const ErrorCode = {
   ROLLBACK_REFUSED: 'ROLLBACK_REFUSED',
   /** Rollback refused: commits since ours that cannot be put back into Hive (not an append of Parquet/ORC data files under our spec, or files where Hive would not read them); the message lists each blocking snapshot id, its operation and why. */
   ROLLBACK_BLOCKED: 'ROLLBACK_BLOCKED',
+  /**
+   * Rollback refused before anything changed: views of a later wave that are still migrated read
+   * tables of this wave (directly or through other views); the message names them. Roll back their
+   * waves first, or pass --with-dependent-views to roll them back first within this rollback.
+   */
+  ROLLBACK_ORDER: 'ROLLBACK_ORDER',
   /** Sync refused: the Iceberg table's current snapshot was not committed by this tool (another writer committed: it was cut over). */
   SYNC_FOREIGN_COMMITS: 'SYNC_FOREIGN_COMMITS',
   /** Sync refused: a data file kept its path but changed its size (rewritten in place); a snapshot cannot both keep and replace one path. */

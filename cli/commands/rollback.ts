@@ -21,6 +21,8 @@ data files under our identity partitions, where Hive reads them) gets them back:
 lacks are added (metadata-only), then the entry is dropped. Any other commit (delete, overwrite,
 delete files, compaction, partition or schema evolution) blocks the table with ROLLBACK_BLOCKED and
 the snapshot ids; --force drops the entry with them (audited). --dry-run shows all of it, changing nothing.
+Views of a later wave still migrated that read this wave's tables refuse the rollback (ROLLBACK_ORDER,
+nothing changed); --with-dependent-views rolls those views back first, then the wave.
 ${exitHelp('rollback')}`;
 
 interface RollbackOpts {
@@ -30,6 +32,7 @@ interface RollbackOpts {
   maxWait: number;
   dryRun?: boolean;
   json?: boolean;
+  withDependentViews?: boolean;
 }
 
 export function registerRollback(program: Command, io: IO): void {
@@ -46,13 +49,21 @@ export function registerRollback(program: Command, io: IO): void {
       intFlag('--max-wait', FLAG_RANGES.timeoutSeconds),
       600,
     )
+    .option(
+      '--with-dependent-views',
+      'roll back first the still-migrated views of later waves that read this wave (else they refuse it: ROLLBACK_ORDER)',
+    )
     .option('--dry-run', 'show what would be dropped, put back into Hive (partitions, files, rows) or refused and why; change nothing')
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (plan: string, opts: RollbackOpts, cmd: Command) => {
       if (opts.dryRun === true) {
         const { previewRollback } = await import('../../app/rollback-preview');
-        const p = await previewRollback(await configOf(cmd), plan, { wave: opts.wave, force: opts.force === true });
+        const p = await previewRollback(await configOf(cmd), plan, {
+          wave: opts.wave,
+          force: opts.force === true,
+          withDependentViews: opts.withDependentViews === true,
+        });
         const refused = p.tables.filter((t) => t.action === 'blocked' || t.action === 'refused' || t.action === 'not-ours');
         io.out(opts.json ? `${JSON.stringify({ ok: refused.length === 0, ...p })}\n` : renderPreview(p));
         io.setExit(refused.length === 0 ? ExitCode.OK : ExitCode.FAILED);
@@ -64,6 +75,7 @@ export function registerRollback(program: Command, io: IO): void {
         force: opts.force === true,
         waitForWave: opts.waitForWave === true,
         maxWaitSeconds: opts.maxWait,
+        withDependentViews: opts.withDependentViews === true,
       });
       io.out(opts.json ? `${JSON.stringify({ ok: r.refused.length === 0, ...r })}\n` : renderRollback(r));
       io.setExit(r.refused.length === 0 ? ExitCode.OK : ExitCode.FAILED);
@@ -82,7 +94,8 @@ function renderRollback(r: WaveRollback): string {
     (p) =>
       `  ${p.tableId}: put back ${p.files} file(s), ${p.records} row(s) of snapshot(s) ${p.snapshots.join(', ')}; partitions added: ${p.partitionsAdded.join(', ') || 'none'}; already visible: ${p.partitionsVisible.join(', ') || 'none'}\n`,
   );
-  return `${before}wave ${r.wave}: rolled back ${r.rolledBack.length} table(s)${refused}\n${put.join('')}`;
+  const views = r.dependentViews?.length ? `first the views that read it: ${r.dependentViews.join(', ')}\n` : '';
+  return `${before}${views}wave ${r.wave}: rolled back ${r.rolledBack.length} table(s)${refused}\n${put.join('')}`;
 }
 
 const PREVIEW_WHAT: Readonly<Record<RollbackPreviewTable['action'], string>> = {

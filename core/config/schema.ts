@@ -330,6 +330,21 @@ export { readersSchema } from './readers';
 export type { RewriteConfig } from './rewrite';
 export { rewriteSchema } from './rewrite';
 
+export const viewsSchema = z
+  .object({
+    /**
+     * The name Trino's Iceberg connector has for the target catalog (its catalog properties file):
+     * each view's `trino` representation reads its tables as `<trinoCatalog>.<namespace>.<table>`.
+     * Default `iceberg`; null: views get no `trino` representation.
+     */
+    trinoCatalog: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/, 'lower-case letters, digits and underscores')
+      .nullable()
+      .default('iceberg'),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     /** Nightly validation: where results go. */
@@ -352,6 +367,8 @@ export const configSchema = z
     rewrite: rewriteSchema.optional(),
     /** The engines a migrated table must read as Hive does (the reader matrix, docs/readers.md). */
     readers: readersSchema.optional(),
+    /** Migrated Hive views (Iceberg views in a REST catalog). */
+    views: viewsSchema.optional(),
   })
   .strict()
   .superRefine((c, ctx) => {

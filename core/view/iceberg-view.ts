@@ -1,8 +1,10 @@
 // A Hive view as an Iceberg view (view spec v1, https://iceberg.apache.org/view-spec/): its schema
 // (the view's HMS columns as Iceberg types, fresh ids from 1), one version with a `hive`
-// representation (the expanded text HMS stored) and, when it translates, a `spark` one (the tables
-// renamed to their Iceberg names: translate.ts), default namespace and catalog, and our ownership
-// marker as view properties; and the check of a loaded view against what we asked for. Pure; no I/O.
+// representation (the expanded text HMS stored), a `spark` one (the tables renamed to their Iceberg
+// names: translate.ts) and, when it translates, a `trino` one (translate-trino.ts; when it does not,
+// the build says why and the view goes without it), default namespace and catalog, and our
+// ownership marker as view properties; and the check of a loaded view against what we asked for.
+// Pure; no I/O.
 import type { LoadedView, Namespace, TableIdent, ViewDefinition } from '../catalog/catalog';
 import { formatTableIdent } from '../catalog/catalog';
 import type { HiveTable } from '../hive/model';
@@ -11,11 +13,12 @@ import { convertHiveSchema } from '../iceberg/schema';
 import { typeToJson } from '../iceberg/schema-json';
 import { OUR_ENGINE_NAME } from '../sync/snapshot';
 import { toSparkSql } from './translate';
+import { toTrinoSql } from './translate-trino';
 
 /** View properties that say this tool created the view, for which Hive view, under which plan. */
 export const ViewMarker = { CREATED_BY: 'him.created-by', SOURCE: 'him.source.hms-view', PLAN: 'him.plan' } as const;
 /** Representation dialects (view spec: "dialect" names the engine SQL flavour). */
-export const Dialect = { HIVE: 'hive', SPARK: 'spark' } as const;
+export const Dialect = { HIVE: 'hive', SPARK: 'spark', TRINO: 'trino' } as const;
 
 /** Is `v` the view this tool created for Hive view `source` (`db.view`)? */
 export function isOurView(v: Pick<LoadedView, 'properties'>, source: string): boolean {
@@ -23,7 +26,13 @@ export function isOurView(v: Pick<LoadedView, 'properties'>, source: string): bo
 }
 
 export type ViewBuild =
-  | { readonly ok: true; readonly definition: ViewDefinition; readonly spark: boolean }
+  | {
+      readonly ok: true;
+      readonly definition: ViewDefinition;
+      readonly spark: boolean;
+      /** Why the view has no `trino` representation (null: it has one, or no Trino catalog is configured). */
+      readonly trinoSkipped: { readonly why: string; readonly message: string } | null;
+    }
   | { readonly ok: false; readonly why: 'no-sql' | 'type' | 'function' | 'unplaced' | 'unparseable'; readonly message: string };
 
 export interface ViewBuildInput {
@@ -32,6 +41,8 @@ export interface ViewBuildInput {
   readonly targets: ReadonlyMap<string, TableIdent>;
   readonly defaultNamespace: Namespace;
   readonly defaultCatalog: string | null;
+  /** Trino's name for the target catalog (config `views.trinoCatalog`); null: no `trino` representation. */
+  readonly trinoCatalog?: string | null;
   readonly planHash: string;
   readonly toolVersion: string;
 }
@@ -59,14 +70,20 @@ export function buildIcebergView(i: ViewBuildInput): ViewBuild {
   const spark = toSparkSql(hive, i.targets);
   if (!spark.ok) return { ok: false, why: spark.why, message: spark.message };
   const source = `${i.view.database}.${i.view.name}`.toLowerCase();
+  const trino =
+    i.trinoCatalog === undefined || i.trinoCatalog === null
+      ? null
+      : toTrinoSql(hive, i.targets, i.trinoCatalog, { name: i.view.name, columns: columns.map((c) => c.name) });
   return {
     ok: true,
     spark: true,
+    trinoSkipped: trino === null || trino.ok ? null : { why: trino.why, message: trino.message },
     definition: {
       schema: schema.schema,
       representations: [
         { sql: hive, dialect: Dialect.HIVE },
         { sql: spark.sql, dialect: Dialect.SPARK },
+        ...(trino?.ok === true ? [{ sql: trino.sql, dialect: Dialect.TRINO }] : []),
       ],
       defaultNamespace: i.defaultNamespace,
       defaultCatalog: i.defaultCatalog,

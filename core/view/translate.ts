@@ -33,12 +33,16 @@ export const HIVE_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
   'windowingtablefunction',
 ]);
 
-type Token =
+export type Token =
   | { readonly kind: 'ident'; readonly text: string; readonly value: string; readonly at: number }
   | { readonly kind: 'punct' | 'string' | 'number' | 'space'; readonly text: string; readonly at: number };
 
-/** Split SQL into tokens (quotes, backticks and comments respected); null when a quote never closes. */
-export function tokenize(sql: string): Token[] | null {
+/**
+ * Split SQL into tokens (quotes, backticks and comments respected); null when a quote never closes.
+ * `trino`: Trino's lexis — `"…"` is an identifier, quotes are escaped by doubling, never by a backslash.
+ */
+export function tokenize(sql: string, dialect: 'hive' | 'trino' = 'hive'): Token[] | null {
+  const trino = dialect === 'trino';
   const out: Token[] = [];
   let i = 0;
   while (i < sql.length) {
@@ -53,16 +57,27 @@ export function tokenize(sql: string): Token[] | null {
     } else if (c === '`' || c === "'" || c === '"') {
       i++;
       for (;;) {
-        while (i < sql.length && sql.charAt(i) !== c) i += sql.charAt(i) === '\\' && c !== '`' ? 2 : 1;
+        while (i < sql.length && sql.charAt(i) !== c) i += sql.charAt(i) === '\\' && c !== '`' && !trino ? 2 : 1;
         if (i >= sql.length) return null;
         i++;
-        // A doubled backtick inside a quoted identifier is one backtick (Hive, Spark).
-        if (c === '`' && sql.charAt(i) === '`') i++;
+        // A doubled backtick inside a quoted identifier is one backtick (Hive, Spark); Trino doubles every quote.
+        if ((c === '`' || trino) && sql.charAt(i) === c) i++;
         else break;
       }
       const text = sql.slice(start, i);
+      const ident = c === '`' || (trino && c === '"');
       out.push(
-        c === '`' ? { kind: 'ident', text, value: text.slice(1, -1).replace(/``/g, '`'), at: start } : { kind: 'string', text, at: start },
+        ident
+          ? {
+              kind: 'ident',
+              text,
+              value: text
+                .slice(1, -1)
+                .split(c + c)
+                .join(c),
+              at: start,
+            }
+          : { kind: 'string', text, at: start },
       );
     } else if (/[A-Za-z_]/.test(c)) {
       while (i < sql.length && /[A-Za-z0-9_$]/.test(sql.charAt(i))) i++;
@@ -104,14 +119,16 @@ export type SparkTranslation =
   | { readonly ok: true; readonly sql: string; readonly renamed: readonly string[] }
   | { readonly ok: false; readonly why: 'function' | 'unplaced' | 'unparseable'; readonly message: string };
 
-interface Ref {
+export interface Ref {
   readonly from: number;
   readonly to: number;
   readonly name: string;
 }
 
-/** The `db.table` references in table position: token index range and lower-case name. */
-function tableRefs(tokens: readonly Token[]): { refs: Ref[]; functions: string[] } {
+const quotedIdent = (t: Token): boolean => t.kind === 'ident' && (t.text.startsWith('`') || t.text.startsWith('"'));
+
+/** The dotted names (two parts or more) in table position: token index range and lower-case name; and the functions called. */
+export function tableRefs(tokens: readonly Token[]): { refs: Ref[]; functions: string[] } {
   const sig = tokens.map((t, i) => ({ t, i })).filter((x) => x.t.kind !== 'space');
   const refs: Ref[] = [];
   const functions: string[] = [];
@@ -119,7 +136,7 @@ function tableRefs(tokens: readonly Token[]): { refs: Ref[]; functions: string[]
   let depth = 0;
   for (let k = 0; k < sig.length; k++) {
     const { t } = sig[k]!;
-    const lower = t.kind === 'ident' && !t.text.startsWith('`') ? t.text.toLowerCase() : null;
+    const lower = t.kind === 'ident' && !quotedIdent(t) ? t.text.toLowerCase() : null;
     if (t.text === '(') depth++;
     else if (t.text === ')') {
       depth--;
@@ -134,10 +151,13 @@ function tableRefs(tokens: readonly Token[]): { refs: Ref[]; functions: string[]
     if (lower === 'from' && fromDepth[fromDepth.length - 1] !== depth) fromDepth.push(depth);
     const a = sig[k + 1];
     if (a?.t.kind !== 'ident') continue;
-    const dot = sig[k + 2];
-    const b = sig[k + 3];
-    if (dot?.t.text === '.' && b?.t.kind === 'ident')
-      refs.push({ from: a.i, to: b.i, name: `${(a.t as { value: string }).value}.${(b.t as { value: string }).value}`.toLowerCase() });
+    const parts = [(a.t as { value: string }).value];
+    let to = a.i;
+    for (let m = k + 2; sig[m]?.t.text === '.' && sig[m + 1]?.t.kind === 'ident'; m += 2) {
+      parts.push((sig[m + 1]!.t as { value: string }).value);
+      to = sig[m + 1]!.i;
+    }
+    if (parts.length >= 2) refs.push({ from: a.i, to, name: parts.join('.').toLowerCase() });
   }
   return { refs, functions };
 }

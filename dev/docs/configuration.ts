@@ -31,6 +31,7 @@ const SOURCES: Record<string, { file: string; name: string }> = {
   audit: { file: 'core/config/schema.ts', name: 'auditSchema' },
   rewrite: { file: 'core/config/rewrite.ts', name: 'rewriteSchema' },
   readers: { file: 'core/config/readers.ts', name: 'readersSchema' },
+  views: { file: 'core/config/schema.ts', name: 'viewsSchema' },
 };
 
 /** Sub-schemas the config keeps as open records and the planner validates (their errors keep planner codes). */
@@ -157,7 +158,7 @@ export function configKeys(): ConfigKey[] {
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-const ORDER = ['hms', 'catalog', 'storage', 'temporal', 'state', 'plan', 'validation', 'audit', 'rewrite', 'readers'];
+const ORDER = ['hms', 'catalog', 'storage', 'temporal', 'state', 'plan', 'validation', 'audit', 'rewrite', 'readers', 'views'];
 
 export function configurationMd(): string {
   const keys = configKeys();

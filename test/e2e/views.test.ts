@@ -2,12 +2,17 @@
 // JdbcCatalog with view support, Temporal, a real `migrate worker`): seed `lb_views` (two Parquet
 // tables, a CSV table, a view over a table, a view over that view and the other table, a view over
 // the CSV table) → plan: the two views come after their sources, the third is skipped with
-// VIEW_BASE_NOT_MIGRATED → apply: both views exist in the REST catalog with hive + spark
+// VIEW_BASE_NOT_MIGRATED → apply: both views exist in the REST catalog with hive + spark + trino
 // representations and our marker, and Spark running each Iceberg view returns the same rows
-// (content checksum) as its Hive SQL over the Hive tables' files → rollback of each wave, last
-// first: the views are dropped (audited), the tables unregistered, every HMS object equals its
+// (content checksum) as its Hive SQL over the Hive tables' files, and so does Trino (the stack's
+// `trino`, catalog `iceberg` on the same REST catalog) selecting from each view → rollback of wave 1,
+// which views of waves 2 and 3 read: refused (ROLLBACK_ORDER, exit 2) by the CLI and by the
+// workflow started directly in Temporal, nothing changed → with --with-dependent-views: both
+// views rolled back first (latest wave first), then the wave; waves 2 and 3 then have nothing
+// left. The views are dropped (audited), the tables unregistered, every HMS object equals its
 // saved original, every data file is byte-identical, the audit chain verifies.
 import { createHash } from 'node:crypto';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +24,7 @@ import { fingerprintOf } from '../../activities/index';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { ViewsSeed } from '../../dev/seed/views';
 import { ROOT, TSX, run } from '../helpers/cli';
+import { trinoSql } from '../helpers/verifier';
 import { dropNamespace, migrateWith, suiteConfig } from '../helpers/e2e-suite';
 import type { WorkerProc } from '../helpers/hostile';
 import { startWorker } from '../helpers/hostile';
@@ -87,7 +93,7 @@ describe('Hive views become Iceberg views (REST catalog, view spec v1)', () => {
     rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
-  it('plan → apply → two Iceberg views read like Hive in Spark, the third skipped → rollback of each wave', async () => {
+  it('plan → apply → two Iceberg views read like Hive in Spark and Trino, the third skipped → rollback of wave 1 refused while views read it, then views first', async () => {
     const planFile = path.join(dir, 'plan.json');
     expect((await migrate(['plan', '--out', planFile])).code).toBe(0);
     const plan = JSON.parse(readFileSync(planFile, 'utf8')) as PlanJson;
@@ -123,7 +129,9 @@ describe('Hive views become Iceberg views (REST catalog, view spec v1)', () => {
     const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
     const eu = await catalog.views.loadView(tableIdent([NS], 'v_eu_orders'));
     const byCountry = await catalog.views.loadView(tableIdent([NS], 'v_eu_by_country'));
-    expect(eu.representations.map((r) => r.dialect)).toEqual(['hive', 'spark']);
+    expect(eu.representations.map((r) => r.dialect)).toEqual(['hive', 'spark', 'trino']);
+    expect(byCountry.representations.map((r) => r.dialect)).toEqual(['hive', 'spark', 'trino']);
+    expect(byCountry.representations[2]?.sql).toContain(`FROM "iceberg"."${NS}"."v_eu_orders" "v" JOIN "iceberg"."${NS}"."customers" "c"`);
     expect(eu.representations[0]?.sql).toBe(expandedOf('v_eu_orders'));
     expect(eu.representations[1]?.sql).toBe(expandedOf('v_eu_orders').replace(`\`${DB}\`.\`orders\``, `\`${NS}\`.\`orders\``));
     expect(byCountry.representations[1]?.sql).toContain(`FROM \`${NS}\`.\`v_eu_orders\` \`v\` JOIN \`${NS}\`.\`customers\` \`c\``);
@@ -145,7 +153,8 @@ describe('Hive views become Iceberg views (REST catalog, view spec v1)', () => {
     try {
       for (const v of ['v_eu_orders', 'v_eu_by_country']) {
         const rec = await state.getTable(plan.hash, `${DB}.${v}`);
-        expect([rec.status, rec.target, (rec.validation as { ok: boolean }).ok]).toEqual(['view-created', `${CATALOG}:${NS}.${v}`, true]);
+        const val = rec.validation as { ok: boolean; warnings: unknown[] };
+        expect([rec.status, rec.target, val.ok, val.warnings]).toEqual(['view-created', `${CATALOG}:${NS}.${v}`, true, []]);
       }
 
       // Spark through the REST catalog vs the same SQL over the Hive tables' files: equal content.
@@ -156,12 +165,70 @@ describe('Hive views become Iceberg views (REST catalog, view spec v1)', () => {
       expect(c2.iceberg.rows).toBeGreaterThan(0);
       expect(c2.iceberg.checksum).toBe(c2.hive.checksum);
 
-      // Rollback, last wave first: views dropped (only ours), tables unregistered, HMS as saved.
+      // Trino reads each Iceberg view through its trino representation: Spark's rows and checksum.
+      const t1 = await trinoSql(`SELECT * FROM iceberg."${NS}"."v_eu_orders"`);
+      expect(t1).toMatchObject({ rows: c1.hive.rows, checksum: c1.hive.checksum });
+      const t2 = await trinoSql(`SELECT * FROM iceberg."${NS}"."v_eu_by_country"`);
+      expect(t2).toMatchObject({ rows: c2.hive.rows, checksum: c2.hive.checksum });
+
+      // Rollback of wave 1 while the views of waves 2 and 3 read it: refused, coded, nothing changed.
       const id = plan.hash.slice(0, 12);
-      for (const wave of [3, 2, 1]) {
+      const statuses = async (): Promise<string[]> =>
+        Promise.all(plan.waves.flatMap((w) => w.tables.map(async (t) => `${t.id}=${(await state.getTable(plan.hash, t.id)).status}`)));
+      const before = await statuses();
+      // --dry-run shows the order: the two views first, refused, or dropped with the flag.
+      const dry = await migrate(['rollback', id, '--wave', '1', '--dry-run', '--json'], 300_000);
+      const dryViews = (d: string): unknown[] =>
+        (JSON.parse(d) as { tables: { table: string; action: string; code?: string }[] }).tables
+          .slice(0, 2)
+          .map((t) => [t.table, t.action, t.code]);
+      expect([dry.code, ...dryViews(dry.stdout)]).toEqual([
+        1,
+        [`${DB}.v_eu_by_country`, 'refused', 'ROLLBACK_ORDER'],
+        [`${DB}.v_eu_orders`, 'refused', 'ROLLBACK_ORDER'],
+      ]);
+      const dryWith = await migrate(['rollback', id, '--wave', '1', '--dry-run', '--with-dependent-views', '--json'], 300_000);
+      expect([dryWith.code, ...dryViews(dryWith.stdout)]).toEqual([
+        0,
+        [`${DB}.v_eu_by_country`, 'drop', undefined],
+        [`${DB}.v_eu_orders`, 'drop', undefined],
+      ]);
+      const refused = await migrate(['rollback', id, '--wave', '1', '--json'], 300_000);
+      const err = (JSON.parse(refused.stdout) as { error: { code: string; message: string } }).error;
+      expect([refused.code, err.code]).toEqual([2, 'ROLLBACK_ORDER']);
+      expect(err.message).toContain(`${DB}.v_eu_by_country (wave 3), ${DB}.v_eu_orders (wave 2)`);
+      // The same refusal for a rollback workflow started directly in Temporal (the worker's rule).
+      const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+      try {
+        const direct = new Client({ connection }).workflow.execute('rollbackWaveWorkflow', {
+          taskQueue,
+          workflowId: `${nsPrefix}direct-rollback`,
+          args: [{ planHash: plan.hash, wave: 1, force: false, by: 'e2e' }],
+        });
+        const failure = await direct.then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(failure).toBeInstanceOf(WorkflowFailedError);
+        expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'ROLLBACK_ORDER' });
+      } finally {
+        await connection.close();
+      }
+      expect(await statuses()).toEqual(before);
+      expect(await catalog.views.viewExists(tableIdent([NS], 'v_eu_orders'))).toBe(true);
+      for (const t of ['orders', 'customers']) expect(await catalog.tableExists(tableIdent([NS], t))).toBe(true);
+
+      // With --with-dependent-views: the views first, latest wave first, then the wave's tables.
+      const rb1 = await migrate(['rollback', id, '--wave', '1', '--with-dependent-views', '--json'], 300_000);
+      expect({ code: rb1.code, stderr: rb1.code === 0 ? '' : rb1.stderr }).toEqual({ code: 0, stderr: '' });
+      const r1 = JSON.parse(rb1.stdout) as { refused: unknown[]; rolledBack: string[]; dependentViews: string[] };
+      expect(r1.refused).toEqual([]);
+      expect(r1.dependentViews).toEqual([`${DB}.v_eu_by_country`, `${DB}.v_eu_orders`]);
+      expect(r1.rolledBack).toEqual([`${DB}.v_eu_by_country`, `${DB}.v_eu_orders`, `${DB}.orders`, `${DB}.customers`]);
+      for (const wave of [3, 2]) {
         const rb = await migrate(['rollback', id, '--wave', String(wave), '--json'], 300_000);
-        expect({ wave, code: rb.code, stderr: rb.code === 0 ? '' : rb.stderr }).toEqual({ wave, code: 0, stderr: '' });
-        expect((JSON.parse(rb.stdout) as { refused: unknown[] }).refused).toEqual([]);
+        expect({ wave, code: rb.code }).toEqual({ wave, code: 0 });
+        expect(JSON.parse(rb.stdout) as { refused: unknown[]; rolledBack: unknown[] }).toMatchObject({ refused: [], rolledBack: [] });
       }
       expect(await catalog.views.viewExists(tableIdent([NS], 'v_eu_orders'))).toBe(false);
       expect(await catalog.views.viewExists(tableIdent([NS], 'v_eu_by_country'))).toBe(false);

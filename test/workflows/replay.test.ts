@@ -88,6 +88,28 @@ describe('workflow replay', () => {
     expect(read('rollbackWaveWorkflow-0.json')).not.toContain('unfenceTable');
   });
 
+  it('covers the rollback order (patch rollback-dependent-views-first): a refused rollback and one that takes the views first', () => {
+    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    const markers = (f: string): string[] =>
+      (
+        JSON.parse(read(f)) as {
+          events: { markerRecordedEventAttributes?: { details?: Record<string, { payloads: { data: string }[] }> } }[];
+        }
+      ).events
+        .flatMap((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads ?? [])
+        .map((p) => (JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')) as { id: string }).id);
+    // Recorded from test/e2e/views.test.ts: wave 1 read by the views of waves 2 and 3.
+    const refused = 'v0.5-rollbackWaveWorkflow-order-refused.json';
+    const first = 'v0.5-rollbackWaveWorkflow-views-first.json';
+    for (const f of [refused, first]) expect(markers(f)).toContain('rollback-dependent-views-first');
+    expect(read(refused)).toContain('"rollbackOrder"');
+    expect(read(refused)).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_FAILED');
+    expect(read(refused)).not.toContain('"rollbackTable"');
+    expect(read(first).match(/"rollbackTable"/g)).toHaveLength(4);
+    // Rollbacks recorded before the patch replay without the check.
+    expect(read('v0.3-rollbackWaveWorkflow-view.json')).not.toContain('"rollbackOrder"');
+  });
+
   it('covers a sync that continued as new: the first run (patch marker, then continue-as-new) and the run it started (carried tables)', () => {
     const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
     expect(files).toEqual(expect.arrayContaining(['syncWorkflow-continued-as-new.json', 'syncWorkflow-continued.json']));

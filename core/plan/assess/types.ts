@@ -93,6 +93,12 @@ export const AssessCode = {
   VIEW_NOT_TRANSLATABLE: 'VIEW_NOT_TRANSLATABLE',
   /** A view calling a function Spark does not have (a permanent Hive UDF, a Hive-only built-in): it stays a Hive view. */
   VIEW_FUNCTION_UNSUPPORTED: 'VIEW_FUNCTION_UNSUPPORTED',
+  /**
+   * Warning at apply: the view's SQL does not translate to Trino's (a function, operator or clause
+   * whose result differs, core/view/translate-trino.ts): the Iceberg view is created with its hive
+   * and spark representations only, and Trino cannot read it. Recorded on the table and audited.
+   */
+  VIEW_TRINO_UNTRANSLATED: 'VIEW_TRINO_UNTRANSLATED',
   /** The target catalog serves no Iceberg views (Hive, JDBC): the view stays a Hive view (apply skips it with this code). */
   VIEW_CATALOG_UNSUPPORTED: 'VIEW_CATALOG_UNSUPPORTED',
   /**

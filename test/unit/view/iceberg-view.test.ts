@@ -47,6 +47,22 @@ describe('buildIcebergView', () => {
     expect(isOurView({ properties: { ...d.properties, 'him.source.hms-view': 'lb.other' } }, 'lb.v_eu')).toBe(false);
   });
 
+  it('adds a trino representation when a Trino catalog is named and the SQL translates; says why not otherwise', () => {
+    const t = buildIcebergView({ ...input, trinoCatalog: 'iceberg' });
+    if (!t.ok) throw new Error(t.message);
+    expect(t.trinoSkipped).toBeNull();
+    expect(t.definition.representations.map((x) => x.dialect)).toEqual(['hive', 'spark', 'trino']);
+    expect(t.definition.representations[2]?.sql).toBe(
+      'SELECT * FROM (\nSELECT "orders"."id", "orders"."amount" FROM "iceberg"."ice_lb"."orders"\n) "v_eu" ("id", "amount")',
+    );
+    const cast = { ...hive, viewExpandedText: 'SELECT cast(`orders`.`id` AS bigint), `orders`.`amount` FROM `lb`.`orders`' };
+    const u = buildIcebergView({ ...input, view: cast, trinoCatalog: 'iceberg' });
+    if (!u.ok) throw new Error(u.message);
+    expect(u.definition.representations.map((x) => x.dialect)).toEqual(['hive', 'spark']);
+    expect(u.trinoSkipped).toMatchObject({ why: 'syntax', message: expect.stringMatching(/^CAST/) });
+    expect(r.ok && r.trinoSkipped).toBeNull();
+  });
+
   it('refuses a view without SQL and a column type without an Iceberg type', () => {
     expect(buildIcebergView({ ...input, view: { ...hive, viewExpandedText: null, viewOriginalText: ' ' } })).toMatchObject({
       ok: false,

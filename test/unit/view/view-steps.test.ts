@@ -22,6 +22,24 @@ describe('view steps', () => {
     expect(s.events.map((e) => e.action)).toEqual(['view.created', 'view.validated']);
   });
 
+  it('with a Trino catalog: a trino representation when the SQL translates; else created without one, VIEW_TRINO_UNTRANSLATED recorded and audited', async () => {
+    const s = setup({ extra: { trinoCatalog: 'iceberg' } });
+    expect(await s.acts.createIcebergView(s.ref)).toMatchObject({ created: true });
+    expect(s.views.created[0]!.representations.map((r) => r.dialect)).toEqual(['hive', 'spark', 'trino']);
+    expect(s.views.created[0]!.representations[2]?.sql).toContain('FROM "iceberg"."ice_lb"."orders"');
+    expect((s.rec().validation as { warnings: unknown[] }).warnings).toEqual([]);
+
+    const u = setup({ sql: 'SELECT `orders`.`id` / 2 AS `id` FROM `lb`.`orders`', extra: { trinoCatalog: 'iceberg' } });
+    expect(await u.acts.createIcebergView(u.ref)).toMatchObject({ created: true });
+    expect(u.views.created[0]!.representations.map((r) => r.dialect)).toEqual(['hive', 'spark']);
+    const warning = { code: 'VIEW_TRINO_UNTRANSLATED', message: expect.stringMatching(/^no trino representation: `\/`/) };
+    expect((u.rec().validation as { warnings: unknown[] }).warnings).toEqual([warning]);
+    expect(u.events[0]?.details.warnings).toEqual([warning]);
+    // The validation step keeps the warning on the record.
+    expect(await u.acts.validateIcebergView(u.ref)).toMatchObject({ ok: true });
+    expect((u.rec().validation as { warnings: unknown[] }).warnings).toEqual([warning]);
+  });
+
   it('an input migrated earlier (in the catalog, no record here) counts', async () => {
     const s = setup({ baseStatus: null, inCatalog: ['ice_lb.orders'] });
     expect(await s.acts.createIcebergView(s.ref)).toMatchObject({ created: true });
