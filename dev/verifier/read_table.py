@@ -8,7 +8,9 @@ Output: {"engine", "table", "rows", "checksum", "columns", "sample", "seconds", 
 canonical values are defined in canonical.py, so both engines print the same checksum for the same
 rows. S3 keys come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_REGION. Only the result
 goes to stdout; engine logs go to stderr. Dev/test tooling: run it with the verifier venv's python
-(HIM_VERIFIER_PYTHON), Spark jars from HIM_SPARK_JARS_DIR.
+(HIM_VERIFIER_PYTHON), Spark jars from HIM_SPARK_JARS_DIR. With HIM_SPARK_VERIFIER_URL set (the stack's
+env), --engine spark runs in the stack's long-lived Spark (spark_client.py, spark_server.py), and in
+this process whenever that cannot answer; the other Spark scripts here do the same.
 """
 from __future__ import annotations
 
