@@ -69,6 +69,9 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     HIM_SPARK_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'jars'),
     // The rewrite job's extra jars (S3A): with HIM_SPARK_JARS_DIR, the stack's spark-submit classpath.
     HIM_SPARK_REWRITE_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'rewrite-jars'),
+    // The long-lived Spark (component spark-verifier): the verifier scripts send it their Spark reads and
+    // run in their own process when it does not answer (dev/verifier/spark_client.py).
+    HIM_SPARK_VERIFIER_URL: `http://127.0.0.1:${p('spark-verifier')}`,
   };
 }
 

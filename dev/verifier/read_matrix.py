@@ -32,7 +32,8 @@ from typing import Any, Dict, List
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jobs"))  # canonical.py: the shipped definition
 from canonical import summary  # noqa: E402
-from read_table import SPARK_CATALOG, pyiceberg_catalog, spark_session, split_table  # noqa: E402
+from read_table import SPARK_CATALOG, open_spark, pyiceberg_catalog, split_table, stop_session  # noqa: E402
+from spark_client import delegate  # noqa: E402
 from trino_client import Rows, query as trino_query  # noqa: E402
 
 
@@ -138,11 +139,11 @@ def read_trino(args: argparse.Namespace, spec: List[Dict[str, Any]]) -> None:
 
 def read_spark(args: argparse.Namespace, spec: List[Dict[str, Any]]) -> None:
     scratch = tempfile.mkdtemp(prefix="him-spark-")
-    spark = spark_session(args, scratch, SPARK_CATALOG, {"type": "rest", "uri": args.catalog_uri})
+    spark, catalog = open_spark(args, scratch, SPARK_CATALOG, {"type": "rest", "uri": args.catalog_uri}, fixed_name=False)
     try:
         for t in spec:
             ns, name = split_table(t["table"])
-            ref = f"`{SPARK_CATALOG}`.`{ns}`.`{name}`"
+            ref = f"`{catalog}`.`{ns}`.`{name}`"
             try:
                 emit({**summary("spark", spark.table(ref).toArrow(), args.sample), "table": t["table"], "kind": "read"})
             except Exception as e:
@@ -154,7 +155,7 @@ def read_spark(args: argparse.Namespace, spec: List[Dict[str, Any]]) -> None:
                 except Exception as e:
                     emit({"engine": "spark", "table": t["table"], "kind": "count", "index": i, "error": first_line(e)})
     finally:
-        spark.stop()
+        stop_session(spark)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -174,6 +175,10 @@ def main(argv: List[str]) -> int:
     engines = [e for e in args.engines.split(",") if e]
     if "trino" in engines and not args.trino_uri:
         ap.error("--engines trino needs --trino-uri (or HIM_TRINO_URI)")
+    if "spark" in engines:
+        rc = delegate("read_matrix", argv)
+        if rc is not None:
+            return rc
     for engine, fn in (("pyiceberg", read_pyiceberg), ("trino", read_trino), ("spark", read_spark)):
         if engine in engines:
             fn(args, spec)

@@ -40,7 +40,8 @@ from typing import Any, Dict, List
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jobs"))  # canonical.py: the shipped definition
 from canonical import summary  # noqa: E402
-from read_table import SPARK_CATALOG, pyiceberg_catalog, spark_session, split_table  # noqa: E402
+from read_table import SPARK_CATALOG, open_spark, pyiceberg_catalog, split_table, stop_session  # noqa: E402
+from spark_client import delegate  # noqa: E402
 from trino_client import Rows, query as trino_query  # noqa: E402
 
 CATALOG_TYPES = ("rest", "jdbc", "hive")
@@ -111,6 +112,10 @@ def main(argv: List[str]) -> int:
         p.error("--engines trino reads through the REST catalog only and needs --trino-uri (or HIM_TRINO_URI)")
     for t in args.tables:
         split_table(t)
+    if "spark" in engines:
+        rc = delegate("read_tables", argv)
+        if rc is not None:
+            return rc
     if "pyiceberg" in engines:
         cat = pyiceberg_catalog(args.catalog_uri, args.s3_endpoint)
         for t in args.tables:
@@ -122,17 +127,18 @@ def main(argv: List[str]) -> int:
         read_trino(args.trino_uri, args.tables, args.sample)
     if "spark" in engines:
         scratch = tempfile.mkdtemp(prefix="him-spark-")
-        spark = spark_session(args, scratch, args.catalog_name, spark_catalog(args))
+        # A JdbcCatalog keeps only the rows of its own name: that name is fixed; a REST or Hive catalog's is not.
+        spark, name = open_spark(args, scratch, args.catalog_name, spark_catalog(args), fixed_name=args.catalog_type == "jdbc")
         try:
             for t in args.tables:
                 ns, tbl = split_table(t)
                 try:
-                    rows = spark.table(f"`{args.catalog_name}`.`{ns}`.`{tbl}`").toArrow()
+                    rows = spark.table(f"`{name}`.`{ns}`.`{tbl}`").toArrow()
                     emit({**summary("spark", rows, args.sample), "table": t})
                 except Exception as e:
                     emit({"engine": "spark", "table": t, "error": f"{type(e).__name__}: {str(e)[:2000]}"})
         finally:
-            spark.stop()
+            stop_session(spark)
             shutil.rmtree(scratch, ignore_errors=True)
     return 0
 

@@ -21,7 +21,8 @@ import tempfile
 from typing import List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_table import SPARK_CATALOG, spark_session  # noqa: E402
+from read_table import SPARK_CATALOG, spark_session, stop_session  # noqa: E402
+from spark_client import delegate  # noqa: E402
 
 
 def main(argv: List[str]) -> int:
@@ -33,6 +34,9 @@ def main(argv: List[str]) -> int:
     args = p.parse_args(argv)
     if not args.catalog_uri or not args.s3_endpoint:
         p.error("--catalog-uri and --s3-endpoint are required (or HIM_ICEBERG_REST_URI / HIM_S3_ENDPOINT)")
+    rc = delegate("spark_sql", argv)
+    if rc is not None:
+        return rc
     scratch = tempfile.mkdtemp(prefix="him-spark-sql-")
     spark = spark_session(args, scratch)
     try:
@@ -45,7 +49,7 @@ def main(argv: List[str]) -> int:
         sys.stdout.flush()
         return 0
     finally:
-        spark.stop()
+        stop_session(spark)
         shutil.rmtree(scratch, ignore_errors=True)
 
 

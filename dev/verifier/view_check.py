@@ -29,7 +29,8 @@ from typing import Any, Dict, List, Tuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jobs"))  # canonical.py: the shipped definition
 from canonical import summary  # noqa: E402
-from read_table import aws, split_table, spark_session  # noqa: E402
+from read_table import aws, spark_session, split_table, stop_session  # noqa: E402
+from spark_client import delegate  # noqa: E402
 
 
 def pair(text: str) -> Tuple[str, str]:
@@ -78,6 +79,9 @@ def main(argv: List[str]) -> int:
     p.add_argument("--hive-view", action="append", default=[], help="db.view=SQL (dependency order)")
     args = p.parse_args(argv)
     ns, view = split_table(args.view)
+    rc = delegate("view_check", argv)
+    if rc is not None:
+        return rc
     scratch = tempfile.mkdtemp(prefix="him-view-check-")
     extensions = {"spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"}
     spark = spark_session(args, scratch, catalog_name=args.catalog_name, extra=extensions)
@@ -109,7 +113,7 @@ def main(argv: List[str]) -> int:
         sys.stdout.flush()
         return 0
     finally:
-        spark.stop()
+        stop_session(spark)
         shutil.rmtree(scratch, ignore_errors=True)
 
 

@@ -1,6 +1,7 @@
 // Independent readers for tests: a Python venv with PyIceberg + pyarrow and PySpark, plus the Iceberg
 // Spark runtime and AWS bundle jars and the Postgres JDBC driver (for Spark's Iceberg JdbcCatalog).
-// No server: it is "up" when installed and importable.
+// No server of its own: it is "up" when installed and importable (the long-lived Spark over this venv is
+// the `spark-verifier` component).
 // Dev tooling; used by dev/verifier/*.py, never by the product.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -62,7 +63,7 @@ export const component: Component = {
     }
   },
   async start(ctx) {
-    // Nothing to run: readers are started per call by dev/verifier/read_table.py.
+    // Nothing to run: readers are started per call by dev/verifier/*.py (Spark reads through spark-verifier when it runs).
     const h = await this.health(ctx);
     if (!h.ok) throw new StackError('START_FAILED', `${NAME}: ${h.detail}`);
   },
