@@ -62,12 +62,13 @@ export function transitionRecord(e: TransitionEvent): LogRecord {
   };
 }
 
-/** Values JSON cannot carry as they are: bigint as a string, an Error as its name, message and code. */
+/** Values JSON cannot carry as they are: bigint as a string, an Error as its name, message and code (a Temporal failure's `type` is our error code). */
 function plain(_k: string, v: unknown): unknown {
   if (typeof v === 'bigint') return v.toString();
   if (v instanceof Error) {
-    const code = (v as { code?: unknown }).code;
-    return { name: v.name, message: v.message, ...(typeof code === 'string' ? { code } : {}) };
+    const e = v as { code?: unknown; type?: unknown };
+    const code = typeof e.code === 'string' ? e.code : typeof e.type === 'string' ? e.type : undefined;
+    return { name: v.name, message: v.message, ...(code === undefined ? {} : { code }) };
   }
   return v;
 }

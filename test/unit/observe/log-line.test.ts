@@ -62,6 +62,15 @@ describe('formatLine', () => {
     const r = JSON.parse(formatLine(messageRecord(at, 'error', 'x', { n: 10n, error: err }), 'json')) as Record<string, unknown>;
     expect(r.n).toBe('10');
     expect(r.error).toEqual({ name: 'Error', message: 'boom', code: 'ECONNRESET' });
+    // A Temporal ApplicationFailure carries our error code as its `type`.
+    const failure = Object.assign(new Error('changed'), { name: 'ApplicationFailure', type: 'SOURCE_CHANGED' });
+    expect(
+      (JSON.parse(formatLine(messageRecord(at, 'warn', 'Activity failed', { error: failure }), 'json')) as { error: unknown }).error,
+    ).toEqual({
+      name: 'ApplicationFailure',
+      message: 'changed',
+      code: 'SOURCE_CHANGED',
+    });
   });
 
   it('metadata cannot replace ts, level or msg', () => {
