@@ -116,7 +116,7 @@ export function transitionReporter(log: WorkerLog, metrics: WorkerMetrics): (e: 
   };
 }
 
-/** The same port with each method call counted (him_requests_total) and each failure by its code; an async iterable's failure counts when it is read. */
+/** The same port with each asynchronous call counted (him_requests_total) and each failure by its code; an async iterable counts when it has been read. */
 export function countedPort<T extends object>(port: T, system: System, metrics: WorkerMetrics): T {
   return new Proxy(port, {
     get: (target, prop, receiver) => {
@@ -140,7 +140,7 @@ export function countedPort<T extends object>(port: T, system: System, metrics: 
           );
         if (r !== null && typeof r === 'object' && Symbol.asyncIterator in r)
           return countedIterable(r as AsyncIterable<unknown>, system, prop, metrics);
-        metrics.request(system, prop, null);
+        // A synchronous answer (a local path, a name) is no request.
         return r;
       };
     },

@@ -170,8 +170,9 @@ export async function createWorker(config: MigrateConfig, opts: WorkerOptions): 
   const closers: Closer[] = [];
   try {
     const activities = withActivities ? await activitiesFor(config, closers, { log, metrics }) : undefined;
-    const server =
-      observe.metrics === undefined ? undefined : await serveMetrics(metrics.registry, observe.metrics.host, observe.metrics.port);
+    const m = observe.metrics;
+    // Our endpoint only with metrics.port (metrics.sdkPort alone: the SDK's endpoint only).
+    const server = m?.port === undefined ? undefined : await serveMetrics(metrics.registry, m.host, m.port);
     if (server !== undefined) closers.push(() => server.close());
     const connection = await connect(t);
     closers.push(() => connection.close());

@@ -20,11 +20,11 @@ export const loggingSchema = z
   })
   .strict();
 
-/** The worker's Prometheus endpoint (docs/deploying.md "Metrics"). Unset: no endpoint. */
+/** The worker's Prometheus endpoints (docs/deploying.md "Logs and metrics"). Unset: none. */
 export const metricsSchema = z
   .object({
-    /** The port of `GET /metrics` (0: any free port, printed at start). */
-    port,
+    /** The port of `GET /metrics` (0: any free port, printed at start). Unset: no endpoint of ours. */
+    port: port.optional(),
     /** The address it binds; the loopback by default (a scraper on another host needs e.g. 0.0.0.0). */
     host: host.default('127.0.0.1'),
     /** The Temporal SDK's own metrics (temporal_*: pollers, task slots, schedule-to-start latency) on a second port, on the same host. Unset: off. */

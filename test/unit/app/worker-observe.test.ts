@@ -159,6 +159,7 @@ describe('countedPort', () => {
         throw new Error('x');
       },
       close: async () => undefined,
+      localFile: (p: string) => `/data/${p}`,
       name: 'n',
     };
     const c = countedPort(port, 'hms', m);
@@ -170,6 +171,7 @@ describe('countedPort', () => {
       })(),
     ).rejects.toThrow('x');
     await c.close();
+    expect(c.localFile('x')).toBe('/data/x');
     expect(c.name).toBe('n');
     const text = m.registry.expose();
     expect(text).toContain('him_requests_total{system="hms",op="ok"} 1');
@@ -177,6 +179,7 @@ describe('countedPort', () => {
     expect(text).toContain('him_request_errors_total{system="hms",op="bad",code="HMS_TIMEOUT"} 1');
     expect(text).toContain('him_request_errors_total{system="hms",op="list",code="OTHER"} 1');
     expect(text).not.toContain('op="close"');
+    expect(text).not.toContain('op="localFile"');
   });
 });
 

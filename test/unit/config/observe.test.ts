@@ -46,10 +46,11 @@ describe('resolveObserve', () => {
     expect(e.context.paths).toEqual([path]);
   });
 
-  it('a bad value in the config itself names the config; metrics without a port is refused', () => {
+  it('a bad value in the config itself names the config; the SDK port alone is a valid section', () => {
     const e = refusal(() => resolveObserve({ logging: { level: 'loud' } }, {}));
     expect(e.message).toMatch(/logging\.level: .*\(from the config\)/);
-    expect(refusal(() => resolveObserve({ metrics: { host: '::1' } }, {})).context.paths).toEqual(['metrics.port']);
+    expect(refusal(() => resolveObserve({ metrics: { sdkPort: 0 } }, {})).context.paths).toEqual(['metrics.sdkPort']);
+    expect(resolveObserve({ metrics: { sdkPort: 9465 } }, {}).metrics).toEqual({ host: '127.0.0.1', sdkPort: 9465 });
   });
 });
 

@@ -38,7 +38,7 @@ describe('transitionRecord', () => {
   });
 
   it('a table that ends failed is an error line with outcome failed and its code', () => {
-    const r = transitionRecord({ ...ev, step: 'compensateTable', from: 'registered', to: 'failed', code: 'VALIDATION_ROW_COUNT_MISMATCH' });
+    const r = transitionRecord({ ...ev, step: 'markFailed', from: 'registered', to: 'failed', code: 'VALIDATION_ROW_COUNT_MISMATCH' });
     expect(r).toMatchObject({ level: 'error', outcome: 'failed', code: 'VALIDATION_ROW_COUNT_MISMATCH', from: 'registered', to: 'failed' });
     expect(transitionRecord({ ...ev, to: 'failed', code: null })).not.toHaveProperty('code');
   });
