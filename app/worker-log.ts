@@ -3,7 +3,9 @@
 // per line (core/observe/log-line.ts), at the configured level, to stderr or an appended file.
 import { openSync, writeSync } from 'node:fs';
 import type { LogLevel as SdkLevel, LogMetadata, Logger } from '@temporalio/common';
-import type { LogEntry } from '@temporalio/worker';
+import { makeTelemetryFilterString } from '@temporalio/worker';
+import type { LogEntry, RuntimeOptions } from '@temporalio/worker';
+import type { ObserveConfig } from '../core/config/observe';
 import type { LogFormat, LogLevel, LogRecord } from '../core/observe/log-line';
 import { formatLine, levelEnabled, levelOfSdk, messageRecord } from '../core/observe/log-line';
 
@@ -49,5 +51,25 @@ export function sdkLogger(log: WorkerLog): Logger {
     info: (m, meta) => emit('INFO', m, meta),
     warn: (m, meta) => emit('WARN', m, meta),
     error: (m, meta) => emit('ERROR', m, meta),
+  };
+}
+
+/** The SDK's Rust core at our level, but not chattier than WARN unless debug or trace was asked for. */
+const CORE_LEVEL: Record<LogLevel, SdkLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'WARN', warn: 'WARN', error: 'ERROR' };
+
+/**
+ * The Temporal Runtime's options for this worker: its logger is `log`, and the Rust core's lines are
+ * forwarded to it too (without `forward` the core writes its own text lines to stderr); with
+ * metrics.sdkPort, the SDK's Prometheus endpoint on metrics.host.
+ */
+export function runtimeOptions(log: WorkerLog, observe: ObserveConfig): RuntimeOptions {
+  const sdk = observe.metrics?.sdkPort;
+  const host = observe.metrics?.host ?? '127.0.0.1';
+  return {
+    logger: sdkLogger(log),
+    telemetryOptions: {
+      logging: { forward: {}, filter: makeTelemetryFilterString({ core: CORE_LEVEL[log.level], other: 'ERROR' }) },
+      ...(sdk === undefined ? {} : { metrics: { prometheus: { bindAddress: `${host.includes(':') ? `[${host}]` : host}:${sdk}` } } }),
+    },
   };
 }

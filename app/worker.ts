@@ -25,7 +25,7 @@ import { resolveObserve } from '../core/config/observe';
 import type { WorkerMetrics } from '../core/observe/worker-metrics';
 import { workerMetrics } from '../core/observe/worker-metrics';
 import type { WorkerLog } from './worker-log';
-import { openWorkerLog, sdkLogger } from './worker-log';
+import { openWorkerLog, runtimeOptions } from './worker-log';
 import { countedPort, observedEngine, observedState, stepInterceptor, transitionReporter } from './worker-observe';
 import { serveMetrics } from './metrics-server';
 
@@ -139,15 +139,8 @@ export function workflowCode(compiled = __filename.endsWith('.js')): { workflowB
  * process (in-process tests, benches) keeps its own.
  */
 function installRuntime(log: WorkerLog, observe: ObserveConfig): void {
-  const sdk = observe.metrics?.sdkPort;
-  const host = observe.metrics?.host ?? '127.0.0.1';
   try {
-    Runtime.install({
-      logger: sdkLogger(log),
-      ...(sdk === undefined
-        ? {}
-        : { telemetryOptions: { metrics: { prometheus: { bindAddress: `${host.includes(':') ? `[${host}]` : host}:${sdk}` } } } }),
-    });
+    Runtime.install(runtimeOptions(log, observe));
   } catch {
     // Already instantiated: nothing to change.
   }

@@ -207,6 +207,8 @@ describe('migrate worker: one JSON log line per table transition, Prometheus met
     // The log: every line JSON (logLines throws otherwise), the SDK's lines among them.
     const lines = logLines();
     expect(lines.every((l) => typeof l.ts === 'string' && !Number.isNaN(Date.parse(l.ts)) && typeof l.level === 'string')).toBe(true);
+    // Nothing of the worker's (the Rust core's lines included) bypassed the log file onto stdout/stderr.
+    expect((worker as WorkerProc).log().trim()).toBe('');
     // The SDK's own line of the refused activity, with the code as a field.
     const sdkFailure = lines.find((l) => l.src === 'temporal' && l.msg === 'Activity failed' && l.activityType === 'saveOriginalAndWrite');
     expect(sdkFailure).toMatchObject({ level: 'warn', error: { code: 'SOURCE_CHANGED' } });
