@@ -7,7 +7,6 @@ import type { WorkerRole } from '../../app/worker';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
-import { resolveObserve } from '../../core/config/observe';
 import type { ObserveFlags } from '../../core/config/observe';
 
 const HELP = `
@@ -49,6 +48,7 @@ export function registerWorker(program: Command, io: IO): void {
     .addHelpText('after', HELP)
     .action(async (opts: { concurrency: number; role: WorkerRole; json?: boolean } & ObserveFlags, cmd: Command) => {
       const { createWorker } = await import('../../app/worker');
+      const { resolveObserve } = await import('../../core/config/observe');
       const config = await configOf(cmd);
       const worker = await createWorker(config, { ...opts, observe: resolveObserve(config, opts) });
       const started = {
