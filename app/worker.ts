@@ -3,10 +3,7 @@
 // threads, and a Temporal worker for the workflows and/or the activities of the task queue.
 import os from 'node:os';
 import path from 'node:path';
-import { format } from 'node:util';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type { LogEntry } from '@temporalio/worker';
-import { maskSecrets } from '../core/mask';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { MigrateConfig } from '../core/config/schema';
 import { targetConfigOf } from '../core/plan/target';
 import { workerActivities } from '../activities/index';
@@ -23,6 +20,14 @@ import { assertAuditKeyActive } from './audit-setup';
 import { assessOptionsOf } from './assess-options';
 import { verifyPlanSignature } from '../core/plan/signing';
 import { openPlanSigning } from '../adapters/crypto/signing';
+import type { ObserveConfig } from '../core/config/observe';
+import { resolveObserve } from '../core/config/observe';
+import type { WorkerMetrics } from '../core/observe/worker-metrics';
+import { workerMetrics } from '../core/observe/worker-metrics';
+import type { WorkerLog } from './worker-log';
+import { openWorkerLog, runtimeOptions } from './worker-log';
+import { countedPort, observedEngine, observedState, stepInterceptor, transitionReporter } from './worker-observe';
+import { serveMetrics } from './metrics-server';
 
 /** With plan.signing configured, the worker verifies every plan it runs with its own keys (loaded now: a bad key fails the worker's start). */
 function planVerifierOf(config: MigrateConfig): { verifyPlan?: Parameters<typeof workerActivities>[0]['verifyPlan'] } {
@@ -38,6 +43,14 @@ type Closer = () => Promise<unknown> | void;
 export interface WorkerOptions {
   readonly concurrency: number;
   readonly role: WorkerRole;
+  /** Log and metrics settings (`logging:`/`metrics:` with the flags over them); default: the config's. */
+  readonly observe?: ObserveConfig;
+}
+
+/** What the worker reports through: its log and its metrics. */
+interface Observers {
+  readonly log: WorkerLog;
+  readonly metrics: WorkerMetrics;
 }
 
 export interface MigrationWorker {
@@ -46,16 +59,22 @@ export interface MigrationWorker {
   readonly address: string;
   readonly namespace: string;
   readonly concurrency: number;
+  /** Where `GET /metrics` answers (metrics.port set), else undefined. */
+  readonly metricsUrl: string | undefined;
+  /** The worker's log (the CLI writes its start-up line through it). */
+  readonly log: WorkerLog;
   /** Poll until shut down (SIGINT/SIGTERM: in-flight activities are handed back); closes everything it opened. */
   run(): Promise<void>;
 }
 
 /** The activities with their ports wired to this config's systems; what they open is added to `closers`. */
-async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<ReturnType<typeof workerActivities>> {
+async function activitiesFor(config: MigrateConfig, closers: Closer[], o: Observers): Promise<ReturnType<typeof workerActivities>> {
   const stores = openStores(config);
   closers.push(() => stores.close());
-  const state = await openState(config);
-  closers.push(() => state.close());
+  const opened = await openState(config);
+  closers.push(() => opened.close());
+  // Every table status change is logged and counted here, once, where it is recorded (app/worker-observe.ts).
+  const state = observedState(countedPort(opened, 'state', o.metrics), transitionReporter(o.log, o.metrics));
   // A keyed worker in front of an unkeyed chain head would have every append refused: refuse now, before polling.
   await assertAuditKeyActive(config, process.env, state);
   const catalog = await openCatalog(config, process.env, stores);
@@ -64,13 +83,14 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     () => hms.close(),
     async () => catalog.close?.(),
   );
+  const count = <T extends object>(port: T, system: Parameters<typeof countedPort>[1]): T => countedPort(port, system, o.metrics);
   return workerActivities({
     state,
-    hms,
+    hms: count(hms, 'hms'),
     // Cutover's fence, rollback's unfence and put-back alter the source HMS's tables (sharing the reader's connections).
     hmsWriter: new ThriftHmsWriter(hms.caller),
-    catalog,
-    storeFor: stores.storeFor,
+    catalog: count(catalog, 'catalog'),
+    storeFor: (prefixes) => count(stores.storeFor(prefixes), 'storage'),
     namespacePrefix: config.catalog?.namespacePrefix ?? '',
     actor: `worker:${os.hostname()}:${process.pid}`,
     toolVersion: toolVersion(),
@@ -78,7 +98,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[]): Promise<
     // Apply re-checks each table with this worker's own assessment options and target, not the client's.
     assessOptions: assessOptionsOf(config),
     targetConfig: targetConfigOf(config),
-    engine: createEngine(),
+    engine: observedEngine(createEngine(), o.metrics),
     // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
     viewSql: new NodeSqlViewParser(),
     trinoCatalog: config.views?.trinoCatalog === undefined ? 'iceberg' : config.views.trinoCatalog,
@@ -114,18 +134,16 @@ export function workflowCode(compiled = __filename.endsWith('.js')): { workflowB
   return { workflowsPath: require.resolve('../workflows/index') };
 }
 
-/** One line of the worker's log (Temporal's default form), with every URI secret masked (core/mask.ts). */
-export function maskedLogLine(e: LogEntry): string {
-  const at = new Date(Number(e.timestampNanos / 1_000_000n)).toISOString();
-  return maskSecrets(`${at} [${e.level}] ${e.message}${e.meta === undefined ? '' : ` ${format(e.meta)}`}\n`);
-}
-
-/** The worker's logs (activity failures, retries) through the masking; a Runtime made earlier in this process keeps its own. */
-function installMaskedLogs(): void {
+/**
+ * The process's Temporal Runtime: its logger is the worker's log (masked, leveled, one record per
+ * line) and, with metrics.sdkPort, the SDK's own Prometheus endpoint. A Runtime made earlier in this
+ * process (in-process tests, benches) keeps its own.
+ */
+function installRuntime(log: WorkerLog, observe: ObserveConfig): void {
   try {
-    Runtime.install({ logger: new DefaultLogger('INFO', (e) => void process.stderr.write(maskedLogLine(e))) });
+    Runtime.install(runtimeOptions(log, observe));
   } catch {
-    // Already instantiated (in-process tests, benches): nothing to change.
+    // Already instantiated: nothing to change.
   }
 }
 
@@ -133,7 +151,10 @@ const closeAll = (closers: Closer[]): Promise<unknown> => Promise.allSettled(clo
 
 /** A worker for `config`'s task queue, connected and ready to run. */
 export async function createWorker(config: MigrateConfig, opts: WorkerOptions): Promise<MigrationWorker> {
-  installMaskedLogs();
+  const observe = opts.observe ?? resolveObserve(config, {});
+  const log = openWorkerLog(observe.logging);
+  installRuntime(log, observe);
+  const metrics = workerMetrics({ role: opts.role, version: toolVersion(), startedAt: new Date() });
   const t = resolveTemporal(config);
   const withActivities = opts.role !== 'workflows';
   // No workflow tasks here: footer threads may take every CPU.
@@ -142,7 +163,11 @@ export async function createWorker(config: MigrateConfig, opts: WorkerOptions): 
   if (withActivities) sharedFooterThreads();
   const closers: Closer[] = [];
   try {
-    const activities = withActivities ? await activitiesFor(config, closers) : undefined;
+    const activities = withActivities ? await activitiesFor(config, closers, { log, metrics }) : undefined;
+    const m = observe.metrics;
+    // Our endpoint only with metrics.port (metrics.sdkPort alone: the SDK's endpoint only).
+    const server = m?.port === undefined ? undefined : await serveMetrics(metrics.registry, m.host, m.port);
+    if (server !== undefined) closers.push(() => server.close());
     const connection = await connect(t);
     closers.push(() => connection.close());
     const worker = await Worker.create({
@@ -150,7 +175,9 @@ export async function createWorker(config: MigrateConfig, opts: WorkerOptions): 
       namespace: t.namespace.value,
       taskQueue: t.taskQueue,
       ...(opts.role !== 'activities' ? workflowCode() : {}),
-      ...(activities !== undefined ? { activities, maxConcurrentActivityTaskExecutions: opts.concurrency } : {}),
+      ...(activities !== undefined
+        ? { activities, maxConcurrentActivityTaskExecutions: opts.concurrency, interceptors: { activity: [stepInterceptor(metrics)] } }
+        : {}),
     });
     const run = async (): Promise<void> => {
       try {
@@ -160,7 +187,7 @@ export async function createWorker(config: MigrateConfig, opts: WorkerOptions): 
       }
     };
     const where = { address: t.address.value, namespace: t.namespace.value };
-    return { role: opts.role, taskQueue: t.taskQueue, ...where, concurrency: opts.concurrency, run };
+    return { role: opts.role, taskQueue: t.taskQueue, ...where, concurrency: opts.concurrency, metricsUrl: server?.url, log, run };
   } catch (e) {
     await closeAll(closers);
     throw e;

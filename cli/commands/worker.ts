@@ -7,11 +7,16 @@ import type { WorkerRole } from '../../app/worker';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
+import type { ObserveFlags } from '../../core/config/observe';
 
 const HELP = `
 Examples:
   migrate worker -c migrate.yaml
   migrate worker -c migrate.yaml --role activities --concurrency 32   # more activity processes, one workflow process
+
+Logs one JSON object per line on stderr (or --log-file): one line per table status change
+(msg "table transition") and the Temporal SDK's lines, at --log-level. With --metrics-port,
+GET http://127.0.0.1:<port>/metrics answers Prometheus metrics (docs/deploying.md "Logs and metrics").
 
 Stops on SIGINT/SIGTERM after in-flight activities are handed back.
 Workflow tasks are short but latency-bound; the activities are CPU-bound (footer decoding). In one
@@ -31,11 +36,21 @@ export function registerWorker(program: Command, io: IO): void {
         .choices(['all', 'workflows', 'activities'])
         .default('all'),
     )
+    .option('--log-level <level>', 'lowest level logged: trace, debug, info, warn, error (default: logging.level, info)')
+    .option('--log-format <format>', 'json (one object per line) or text (default: logging.format, json)')
+    .option('--log-file <path>', 'append the log to this file instead of stderr (default: logging.file)')
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics on GET /metrics at this port, 0 for any free one (default: metrics.port; unset: off)',
+    )
+    .option('--metrics-host <host>', 'the address the metrics endpoint binds (default: metrics.host, 127.0.0.1)')
     .option('--json', 'the start-up line as JSON on stdout; errors as JSON')
     .addHelpText('after', HELP)
-    .action(async (opts: { concurrency: number; role: WorkerRole; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { concurrency: number; role: WorkerRole; json?: boolean } & ObserveFlags, cmd: Command) => {
       const { createWorker } = await import('../../app/worker');
-      const worker = await createWorker(await configOf(cmd), opts);
+      const { resolveObserve } = await import('../../core/config/observe');
+      const config = await configOf(cmd);
+      const worker = await createWorker(config, { ...opts, observe: resolveObserve(config, opts) });
       const started = {
         ok: true,
         role: worker.role,
@@ -43,9 +58,15 @@ export function registerWorker(program: Command, io: IO): void {
         address: worker.address,
         namespace: worker.namespace,
         concurrency: worker.concurrency,
+        metrics: worker.metricsUrl ?? null,
       };
       if (opts.json) io.out(`${JSON.stringify(started)}\n`);
-      else io.err(`worker (${worker.role}) polling ${worker.taskQueue} on ${worker.address} (namespace ${worker.namespace})\n`);
+      const metrics = worker.metricsUrl === undefined ? '' : `; metrics on ${worker.metricsUrl}`;
+      worker.log.line(
+        'info',
+        `worker (${worker.role}) polling ${worker.taskQueue} on ${worker.address} (namespace ${worker.namespace})${metrics}`,
+        started,
+      );
       await worker.run();
       io.setExit(ExitCode.OK);
     });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { readersSchema } from './readers';
 import { rewriteSchema } from './rewrite';
 import { catalogAuthSchema, uriSecret } from './catalog-auth';
+import { loggingSchema, metricsSchema } from './observe';
 
 const thriftUri = z.string().regex(/^thrift:\/\/[^:/]+:\d+$/, 'expected thrift://host:port');
 const httpUrl = z.string().regex(/^https?:\/\/[^/]+/, 'expected http(s)://host[:port][/path]');
@@ -369,6 +370,10 @@ export const configSchema = z
     readers: readersSchema.optional(),
     /** Migrated Hive views (Iceberg views in a REST catalog). */
     views: viewsSchema.optional(),
+    /** `migrate worker`'s log: level, format (json or text), file. */
+    logging: loggingSchema.optional(),
+    /** `migrate worker`'s Prometheus endpoint (and the Temporal SDK's). */
+    metrics: metricsSchema.optional(),
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -32,6 +32,8 @@ const SOURCES: Record<string, { file: string; name: string }> = {
   rewrite: { file: 'core/config/rewrite.ts', name: 'rewriteSchema' },
   readers: { file: 'core/config/readers.ts', name: 'readersSchema' },
   views: { file: 'core/config/schema.ts', name: 'viewsSchema' },
+  logging: { file: 'core/config/observe.ts', name: 'loggingSchema' },
+  metrics: { file: 'core/config/observe.ts', name: 'metricsSchema' },
 };
 
 /** Sub-schemas the config keeps as open records and the planner validates (their errors keep planner codes). */
@@ -158,10 +160,27 @@ export function configKeys(): ConfigKey[] {
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-const ORDER = ['hms', 'catalog', 'storage', 'temporal', 'state', 'plan', 'validation', 'audit', 'rewrite', 'readers', 'views'];
+const ORDER = [
+  'hms',
+  'catalog',
+  'storage',
+  'temporal',
+  'state',
+  'plan',
+  'validation',
+  'audit',
+  'rewrite',
+  'readers',
+  'views',
+  'logging',
+  'metrics',
+];
 
 export function configurationMd(): string {
   const keys = configKeys();
+  // A section of the schema missing here would be left out of the page without a word.
+  const missing = keys.filter((k) => !k.path.includes('.') && !ORDER.includes(k.path)).map((k) => k.path);
+  if (missing.length > 0) throw new Error(`dev/docs/configuration.ts ORDER lacks the section(s) ${missing.join(', ')}`);
   const sections = ORDER.map((section) => {
     const rows = keys.filter((k) => k.path.startsWith(`${section}.`) || k.path === section);
     const head = rows.find((k) => k.path === section);

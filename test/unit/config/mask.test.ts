@@ -4,7 +4,8 @@ import { maskSecrets, maskUri } from '../../../core/mask';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import { redactUrl } from '../../../adapters/hms/db/session';
 import { redact } from '../../../adapters/state/pg-probe';
-import { maskedLogLine } from '../../../app/worker';
+import { sdkRecord } from '../../../app/worker-log';
+import { formatLine } from '../../../core/observe/log-line';
 
 const SECRET = 'S3cr3t-Pa55';
 
@@ -75,16 +76,21 @@ describe('maskUri', () => {
     expect(e.message).toBe('catalog jdbc:postgresql://ice:***@db/cat?password=***: refused');
   });
 
-  it('a worker log line (activity failure with its error) carries no URI secret', () => {
-    const line = maskedLogLine({
-      level: 'WARN',
-      message: `Activity failed: connect postgres://him:${SECRET}@db/state`,
-      timestampNanos: 1_700_000_000_000_000_000n,
-      meta: { error: `jdbc:mysql://db/cat?password=${SECRET}` },
-    });
+  it.each(['json', 'text'] as const)('a worker log line (activity failure with its error, %s) carries no URI secret', (format) => {
+    const line = formatLine(
+      sdkRecord({
+        level: 'WARN',
+        message: `Activity failed: connect postgres://him:${SECRET}@db/state`,
+        timestampNanos: 1_700_000_000_000_000_000n,
+        meta: { error: `jdbc:mysql://db/cat?password=${SECRET}` },
+      }),
+      format,
+    );
     expect(line).not.toContain(SECRET);
     expect(line).toContain('postgres://him:***@db/state');
     expect(line).toContain('password=***');
-    expect(line.startsWith('2023-11-14T22:13:20.000Z [WARN] Activity failed')).toBe(true);
+    expect(line.split('\n')).toEqual([expect.any(String), '']);
+    if (format === 'json') expect(JSON.parse(line)).toMatchObject({ ts: '2023-11-14T22:13:20.000Z', level: 'warn', src: 'temporal' });
+    else expect(line.startsWith('2023-11-14T22:13:20.000Z WARN Activity failed')).toBe(true);
   });
 });
