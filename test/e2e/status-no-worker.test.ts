@@ -71,7 +71,8 @@ test('apply --wait: a plan workflow terminated while waiting → TEMPORAL_WORKFL
     writeFileSync(planFile, serializePlan(plan));
     const cfgFile = path.join(dir, 'migrate.yaml');
     writeFileSync(cfgFile, readFileSync(cfg, 'utf8').replace(/namespace: default/, `namespace: default\n  taskQueue: nobody-polls-${id}`));
-    const apply = run(MIGRATE, ['apply', planFile, '--wait', '--json', '--config', cfgFile], 120_000);
+    // --accept-stale: the tables need not exist (the stale check would refuse them before anything starts).
+    const apply = run(MIGRATE, ['apply', planFile, '--wait', '--json', '--accept-stale', '--config', cfgFile], 120_000);
     const h = client.workflow.getHandle(`migrate/${planId(plan.hash)}`);
     const deadline = Date.now() + 60_000;
     for (;;) {

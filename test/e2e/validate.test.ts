@@ -243,7 +243,8 @@ print(json.dumps({"schema": [f"{f.name}:{f.type}" for f in t.schema], "rows": ou
 
   it('rollback refuses a table with Iceberg commits after ours unless --force (audited); HMS objects changed by others are reported, not overwritten', async () => {
     const wave = 1;
-    const r1 = await migrate(['rollback', id, '--wave', String(wave), '--json']);
+    // The plan's views (later waves) read wave 1: they go first (else ROLLBACK_ORDER refuses the wave).
+    const r1 = await migrate(['rollback', id, '--wave', String(wave), '--with-dependent-views', '--json']);
     expect(r1.code).toBe(1);
     const j1 = JSON.parse(r1.stdout) as { rolledBack: string[]; refused: { tableId: string; code: string; message: string }[] };
     const refused = Object.fromEntries(j1.refused.map((x) => [x.tableId.split('.')[1], x.code]));
@@ -255,7 +256,7 @@ print(json.dumps({"schema": [f"{f.name}:{f.type}" for f in t.schema], "rows": ou
     expect(await catalog.tableExists({ namespace: [`${nsPrefix}${sales}`], name: 'customers' })).toBe(true);
     expect(j1.rolledBack.map((x) => x.split('.')[1])).toEqual(expect.arrayContaining(['all_types', 'metrics_orc']));
 
-    const r2 = await migrate(['rollback', id, '--wave', String(wave), '--force', '--json']);
+    const r2 = await migrate(['rollback', id, '--wave', String(wave), '--with-dependent-views', '--force', '--json']);
     const j2 = JSON.parse(r2.stdout) as { rolledBack: string[]; refused: { tableId: string; code: string }[] };
     expect(j2.rolledBack.map((x) => x.split('.')[1])).toContain('customers');
     expect(await catalog.tableExists({ namespace: [`${nsPrefix}${sales}`], name: 'customers' })).toBe(false);
