@@ -7,30 +7,13 @@ import type { ActivityDeps } from '../../../activities/context';
 import { activityContext } from '../../../activities/context';
 import { undoActivities } from '../../../activities/undo';
 import type { TableRecord, TableUpdate } from '../../../core/state/store';
-import { inv, table } from '../plan/assess/fixture';
+import { PLAN, migratedRecord } from './record';
 
-const PLAN = 'p'.repeat(64);
 /** The run id MockActivityEnvironment gives the activity's workflow. */
 const THIS_RUN = '00000000-0000-0000-0000-000000000000';
 
 function setup(o: Partial<TableRecord>) {
-  let rec = {
-    planHash: PLAN,
-    tableId: 'db.t',
-    wave: 1,
-    status: 'migrated',
-    original: inv(table({ database: 'db', name: 't' })),
-    originalDigest: 'd',
-    target: 'lake:ice_db.t',
-    metadataLocation: 's3://w/ice_db/t/metadata/v1.metadata.json',
-    snapshotId: '42',
-    writtenFiles: [],
-    validation: { ok: true },
-    errorCode: null,
-    errorMessage: null,
-    ownerRun: THIS_RUN,
-    ...o,
-  } as TableRecord;
+  let rec = migratedRecord({ ownerRun: THIS_RUN, ...o });
   const events: string[] = [];
   const deps = {
     namespacePrefix: 'ice_',

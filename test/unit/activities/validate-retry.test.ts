@@ -6,28 +6,10 @@ import type { ActivityDeps } from '../../../activities/context';
 import { activityContext } from '../../../activities/context';
 import { tableActivities } from '../../../activities/table';
 import type { TableRecord } from '../../../core/state/store';
-import { inv, table } from '../plan/assess/fixture';
+import { PLAN, migratedRecord } from './record';
 
-const PLAN = 'p'.repeat(64);
-
-function record(o: Partial<TableRecord>): TableRecord {
-  return {
-    planHash: PLAN,
-    tableId: 'db.t',
-    wave: 1,
-    status: 'migrated',
-    original: inv(table({ database: 'db', name: 't' })),
-    originalDigest: 'd',
-    target: 'lake:ice_db.t',
-    metadataLocation: 's3://w/ice_db/t/metadata/v1.metadata.json',
-    snapshotId: '42',
-    writtenFiles: [],
-    validation: { ok: true, snapshotId: '7855056398878505237' },
-    errorCode: null,
-    errorMessage: null,
-    ...o,
-  } as TableRecord;
-}
+const record = (o: Partial<TableRecord>): TableRecord =>
+  migratedRecord({ validation: { ok: true, snapshotId: '7855056398878505237' }, ...o });
 
 function setup(rec: TableRecord) {
   let validations = 0;

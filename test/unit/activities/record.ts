@@ -1,0 +1,24 @@
+// A migrated table record `db.t` of plan 'p'×64 for the activity unit tests, with overrides.
+import type { TableRecord } from '../../../core/state/store';
+import { inv, table } from '../plan/assess/fixture';
+
+export const PLAN = 'p'.repeat(64);
+
+export function migratedRecord(o: Partial<TableRecord> = {}): TableRecord {
+  return {
+    planHash: PLAN,
+    tableId: 'db.t',
+    wave: 1,
+    status: 'migrated',
+    original: inv(table({ database: 'db', name: 't' })),
+    originalDigest: 'd',
+    target: 'lake:ice_db.t',
+    metadataLocation: 's3://w/ice_db/t/metadata/v1.metadata.json',
+    snapshotId: '42',
+    writtenFiles: [],
+    validation: { ok: true },
+    errorCode: null,
+    errorMessage: null,
+    ...o,
+  } as TableRecord;
+}
