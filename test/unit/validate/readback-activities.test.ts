@@ -8,30 +8,13 @@ import { activityContext } from '../../../activities/context';
 import { readBackActivities } from '../../../activities/readback';
 import type { TableRecord, TableUpdate } from '../../../core/state/store';
 import type { ReadBackEvidence } from '../../../core/validate/readback-spec';
+import { PLAN, migratedRecord } from '../activities/record';
 import { inv, table } from '../plan/assess/fixture';
 
-const PLAN = 'p'.repeat(64);
 const side = { rows: 3, checksum: 'a'.repeat(64) };
 const other = { rows: 3, checksum: 'b'.repeat(64) };
 
-function record(name: string, o: Partial<TableRecord> = {}): TableRecord {
-  return {
-    planHash: PLAN,
-    tableId: `db.${name}`,
-    wave: 1,
-    status: 'migrated',
-    original: inv(table({ database: 'db', name })),
-    originalDigest: 'd',
-    target: `lake:ice_db.${name}`,
-    metadataLocation: `s3://w/ice_db/${name}/metadata/v1.metadata.json`,
-    snapshotId: '1',
-    writtenFiles: [],
-    validation: { ok: true },
-    errorCode: null,
-    errorMessage: null,
-    ...o,
-  } as TableRecord;
-}
+const record = (name: string, o: Partial<TableRecord> = {}): TableRecord => migratedRecord({ snapshotId: '1', ...o }, name);
 
 function setup(
   recs: TableRecord[],
