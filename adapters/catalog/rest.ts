@@ -146,12 +146,20 @@ export class RestCatalog implements IcebergCatalog {
 
   async createNamespace(ns: Namespace, properties: Readonly<Record<string, string>> = {}): Promise<{ created: boolean }> {
     checkNamespace(ns);
-    const res = await this.http.call({
-      method: 'POST',
-      path: `${this.root()}/namespaces`,
-      body: JSON.stringify({ namespace: ns, properties }),
-      pass: [409],
-    });
+    let res;
+    try {
+      res = await this.http.call({
+        method: 'POST',
+        path: `${this.root()}/namespaces`,
+        body: JSON.stringify({ namespace: ns, properties }),
+        pass: [409],
+      });
+    } catch (e) {
+      // Two creators at once: the reference JDBC catalog answers the loser with a 500 (a duplicate
+      // key on its properties table), not a 409. The namespace is then there: nothing to do.
+      if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_SERVER_ERROR && (await this.namespaceExists(ns))) return { created: false };
+      throw e;
+    }
     return { created: res.status !== 409 };
   }
 

@@ -71,6 +71,17 @@ export function unreachable(e: unknown): MigrationError {
       { cause: e },
     );
   }
+  // pg-pool's own wait: every pooled session of this process is in use (typically each waits for a
+  // lock a stalled session holds) for longer than the pool's connection timeout. Not a dead server
+  // (that is "Connection terminated due to connection timeout"): busy, and retryable.
+  if (/timeout exceeded when trying to connect/.test(msg)) {
+    return new MigrationError(
+      ErrorCode.STATE_DB_BUSY,
+      `state store: ${msg} (every pooled session of this process is in use, e.g. waiting for a lock a stalled session holds; Postgres ends a session idle in its transaction after ${SESSION_LIMITS.idle_in_transaction_session_timeout / 1000} s)`,
+      {},
+      { cause: e },
+    );
+  }
   return new MigrationError(
     connection ? ErrorCode.STATE_DB_UNREACHABLE : ErrorCode.INTERNAL,
     `state store: ${msg}`,

@@ -50,6 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const t of cleanupTables) await catalog.dropTable(t);
   await catalog.dropNamespace([...ns, 'sub']);
+  await catalog.dropNamespace([...ns, 'raced']);
   await catalog.dropNamespace(ns);
   for (const p of cleanupPrefixes) await deletePrefix(s3, p);
   s3.destroy();
@@ -74,6 +75,17 @@ test('namespaces: create is idempotent, HEAD exists, multi-level names travel as
   expect(await catalog.dropNamespace(sub)).toEqual({ dropped: false });
   expect(await catalog.namespaceExists(['him_missing_ns_x'])).toBe(false);
   expect((await codeOf(catalog.listTables(['him_missing_ns_x']))).code).toBe(ErrorCode.CATALOG_NOT_FOUND);
+});
+
+test('namespaces: creators racing on one name all succeed, exactly one of them created it', async () => {
+  const raced = [...ns, 'raced'];
+  try {
+    const results = await Promise.all(Array.from({ length: 8 }, () => catalog.createNamespace(raced, { owner: 'race' })));
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(await catalog.namespaceExists(raced)).toBe(true);
+  } finally {
+    await catalog.dropNamespace(raced);
+  }
 });
 
 test('load: a PyIceberg-made table comes back with its schema, spec, snapshot and exact 63-bit ids', async () => {

@@ -256,4 +256,19 @@ describe('retries and unknown outcomes', () => {
     expect(await failure(c.dropTable(ident))).toMatchObject({ code: ErrorCode.CATALOG_SERVER_ERROR, retryable: true });
     expect(stub.requests('DELETE', '/tables/t')).toHaveLength(2); // the first drop + exactly one attempt now
   });
+
+  test('create namespace: a 500 (a racing creator won) with the namespace there → not created; absent → the retryable 500', async () => {
+    let exists = true;
+    stub.handler = (r) =>
+      r.method === 'POST' && r.url.endsWith('/namespaces')
+        ? { status: 500, body: { error: { message: 'UncheckedSQLException: Failed to execute: INSERT INTO iceberg_namespace_properties', code: 500 } } }
+        : r.method === 'HEAD'
+          ? { status: exists ? 204 : 404 }
+          : undefined;
+    const c = await connect();
+    expect(await c.createNamespace(['db', 'inner'], { owner: 'x' })).toEqual({ created: false });
+    expect(stub.requests('POST', '/namespaces')).toHaveLength(1); // a mutation: sent once, never retried
+    exists = false;
+    expect(await failure(c.createNamespace(['db', 'inner']))).toMatchObject({ code: ErrorCode.CATALOG_SERVER_ERROR, retryable: true });
+  });
 });

@@ -10,6 +10,7 @@ import { AUDIT_LOCK } from '../../../adapters/state/audit-append';
 import { SESSION_LIMITS } from '../../../adapters/state/pg-errors';
 import { PostgresStateStore } from '../../../adapters/state/postgres';
 import { verifyChain } from '../../../core/audit/chain';
+import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { AuditEvent } from '../../../core/audit/chain';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
@@ -64,17 +65,27 @@ test('a session stalled mid-transaction blocks neither opening the store nor, pa
   const openMs = Date.now() - t0;
   try {
     expect(openMs).toBeLessThan(5_000);
-    // The append waits for the lock until the server ends the stalled session, then goes on.
-    const appended = await second.appendAudit(event('after'));
+    // The append waits for the lock until the server ends the stalled session, then goes on. A
+    // store whose single pooled session waits the same way makes its next caller wait for the
+    // pool: that caller gets a retryable STATE_DB_BUSY, never INTERNAL (seen in CI).
+    const appending = second.appendAudit(event('after'));
+    const narrow = await PostgresStateStore.open(url, { max: 1 });
+    const narrowAppend = narrow.appendAudit(event('narrow'));
+    const poolWait = await narrow.listPlans().then(
+      () => undefined,
+      (e: unknown) => e as MigrationError,
+    );
+    expect([poolWait?.code, poolWait?.retryable]).toEqual([ErrorCode.STATE_DB_BUSY, true]);
+    const appended = await Promise.all([appending, narrowAppend]).finally(() => narrow.close());
     const waited = Date.now() - stalledAt;
     expect(waited).toBeGreaterThanOrEqual(SESSION_LIMITS.idle_in_transaction_session_timeout - 1_000);
     expect(waited).toBeLessThan(SESSION_LIMITS.idle_in_transaction_session_timeout + 15_000);
-    expect(appended.seq).toBe(2);
+    expect(appended.map((a) => a.seq).sort()).toEqual([2, 3]);
     // The stalled transaction is gone: its commit fails, nothing of it stays.
     await expect(stalled.query('COMMIT')).rejects.toThrow();
     const events: AuditEvent[] = [];
     for await (const e of second.readAudit()) events.push(e);
-    expect(events.map((e) => e.object)).toEqual(['before', 'after']);
+    expect(events.map((e) => e.object).sort()).toEqual(['after', 'before', 'narrow']);
     expect(verifyChain(events).ok).toBe(true);
   } finally {
     await second.close();
