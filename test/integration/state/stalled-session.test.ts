@@ -10,7 +10,8 @@ import { AUDIT_LOCK } from '../../../adapters/state/audit-append';
 import { SESSION_LIMITS } from '../../../adapters/state/pg-errors';
 import { PostgresStateStore } from '../../../adapters/state/postgres';
 import { verifyChain } from '../../../core/audit/chain';
-import { ErrorCode, MigrationError } from '../../../core/errors';
+import type { MigrationError } from '../../../core/errors';
+import { ErrorCode } from '../../../core/errors';
 import type { AuditEvent } from '../../../core/audit/chain';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
