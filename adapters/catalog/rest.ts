@@ -157,7 +157,8 @@ export class RestCatalog implements IcebergCatalog {
     } catch (e) {
       // Two creators at once: the reference JDBC catalog answers the loser with a 500 (a duplicate
       // key on its properties table), not a 409. The namespace is then there: nothing to do.
-      if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_SERVER_ERROR && (await this.namespaceExists(ns))) return { created: false };
+      if (e instanceof MigrationError && e.code === ErrorCode.CATALOG_SERVER_ERROR && (await this.namespaceExists(ns)))
+        return { created: false };
       throw e;
     }
     return { created: res.status !== 409 };

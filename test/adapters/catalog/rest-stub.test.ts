@@ -261,7 +261,10 @@ describe('retries and unknown outcomes', () => {
     let exists = true;
     stub.handler = (r) =>
       r.method === 'POST' && r.url.endsWith('/namespaces')
-        ? { status: 500, body: { error: { message: 'UncheckedSQLException: Failed to execute: INSERT INTO iceberg_namespace_properties', code: 500 } } }
+        ? {
+            status: 500,
+            body: { error: { message: 'UncheckedSQLException: Failed to execute: INSERT INTO iceberg_namespace_properties', code: 500 } },
+          }
         : r.method === 'HEAD'
           ? { status: exists ? 204 : 404 }
           : undefined;
