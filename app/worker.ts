@@ -139,11 +139,12 @@ export function workflowCode(compiled = __filename.endsWith('.js')): { workflowB
  * line) and, with metrics.sdkPort, the SDK's own Prometheus endpoint. A Runtime made earlier in this
  * process (in-process tests, benches) keeps its own.
  */
-function installRuntime(log: WorkerLog, observe: ObserveConfig): void {
+function installRuntime(log: WorkerLog, observe: ObserveConfig): Runtime | undefined {
   try {
-    Runtime.install(runtimeOptions(log, observe));
+    return Runtime.install(runtimeOptions(log, observe));
   } catch {
     // Already instantiated: nothing to change.
+    return undefined;
   }
 }
 
@@ -153,7 +154,7 @@ const closeAll = (closers: Closer[]): Promise<unknown> => Promise.allSettled(clo
 export async function createWorker(config: MigrateConfig, opts: WorkerOptions): Promise<MigrationWorker> {
   const observe = opts.observe ?? resolveObserve(config, {});
   const log = openWorkerLog(observe.logging);
-  installRuntime(log, observe);
+  const runtime = installRuntime(log, observe);
   const metrics = workerMetrics({ role: opts.role, version: toolVersion(), startedAt: new Date() });
   const t = resolveTemporal(config);
   const withActivities = opts.role !== 'workflows';
@@ -190,6 +191,9 @@ export async function createWorker(config: MigrateConfig, opts: WorkerOptions): 
     return { role: opts.role, taskQueue: t.taskQueue, ...where, concurrency: opts.concurrency, metricsUrl: server?.url, log, run };
   } catch (e) {
     await closeAll(closers);
+    // The Runtime this call installed (its log forwarding keeps an in-process caller alive) goes
+    // with the worker that never started; a later createWorker installs a fresh one.
+    await runtime?.shutdown().catch(() => undefined);
     throw e;
   }
 }
