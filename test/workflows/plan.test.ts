@@ -11,7 +11,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SA } from '../../workflows/common';
 import type { MigrationInput, MigrationStatus } from '../../workflows/plan';
 import { approveUpdate, cancelSignal, migrationWorkflow, pauseSignal, resumeSignal, statusQuery } from '../../workflows/plan';
-import { coded, Fakes, PLAN } from './helpers/fake-activities';
+import { coded, Fakes, freshPlan } from './helpers/fake-activities';
 import type { World } from './helpers/fake-activities';
 import { timeSkippingEnv, withWorker } from './helpers/env';
 
@@ -47,7 +47,7 @@ async function withPlan<T>(
     const h = await env.client.workflow.start(migrationWorkflow, {
       taskQueue,
       workflowId: `plan-${++n}`,
-      args: [{ planHash: PLAN, autoApprove: false, ...over }],
+      args: [{ planHash: freshPlan(), autoApprove: false, ...over }],
     });
     return fn(h);
   });

@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SA, tableWorkflowId } from '../../workflows/common';
 import type { WaveInput, WaveResult } from '../../workflows/wave';
 import { waveStatusQuery, waveWorkflow } from '../../workflows/wave';
-import { coded, Fakes, PLAN } from './helpers/fake-activities';
+import { coded, Fakes, freshPlan } from './helpers/fake-activities';
 import type { World } from './helpers/fake-activities';
 import { timeSkippingEnv, withWorker } from './helpers/env';
 import { SUGGEST_AT_MEMO } from './helpers/suggest-continue-as-new';
@@ -25,6 +25,10 @@ const tables = (k: number): { id: string; team: string }[] =>
   Array.from({ length: k }, (_, i) => ({ id: `db.t${i + 1}`, team: i % 2 === 0 ? 'crm' : 'web' }));
 const worldOf = (k: number): World => ({ waves: [{ number: 1, tables: tables(k) }] });
 let n = 0;
+let PLAN = freshPlan();
+beforeEach(() => {
+  PLAN = freshPlan();
+});
 const input = (over: Partial<WaveInput> = {}): WaveInput => ({ planHash: PLAN, wave: 1, teams: ['crm', 'web'], concurrency: 8, ...over });
 
 /** A step that heartbeats until it is cancelled; `started` resolves when it runs. */

@@ -29,6 +29,16 @@ export function coded(code: string, opts: { retryable?: boolean; message?: strin
 
 export const PLAN = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2';
 
+let plans = 0;
+/**
+ * A plan hash of its own (a new plan id, so new plan, wave and table workflow ids): a test's
+ * workflows never meet those another test left running in the same environment.
+ */
+export function freshPlan(): string {
+  const prefix = `${(++plans).toString(16).padStart(4, '0')}${(process.pid % 0xffff).toString(16).padStart(4, '0')}`;
+  return prefix + PLAN.slice(prefix.length);
+}
+
 function subjectOf(args: readonly unknown[]): string {
   const [a, b] = args;
   if (typeof a === 'object' && a !== null && 'tableId' in a) return String((a as { tableId: string }).tableId);
