@@ -86,10 +86,14 @@ async function refusedWith(p: Promise<unknown>): Promise<string> {
 describe('migrationWorkflow in the time-skipping environment', () => {
   it('--auto-approve: each wave approved as auto-approve and run in order, wave 1 ended before wave 2 starts; succeeded', async () => {
     const f = new Fakes(world);
-    const { result, status } = await withPlan(f, { autoApprove: true }, async (h) => ({
+    const { result, status, attrs } = await withPlan(f, { autoApprove: true }, async (h) => ({
       result: await h.result(),
       status: await saStatus(h),
+      attrs: (await h.describe()).typedSearchAttributes,
     }));
+    // Every team of the plan, and the last wave it was at.
+    expect(attrs.get(SA.team)).toEqual(['crm', 'web']);
+    expect(attrs.get(SA.wave)).toBe(2);
     expect(result).toMatchObject({ state: 'succeeded', currentWave: null, approved: [1, 2], totalWaves: 2, failedTables: 0 });
     expect(result.waves.map((w) => [w.wave, w.status, w.migrated])).toEqual([
       [1, 'succeeded', 3],
@@ -223,6 +227,18 @@ describe('migrationWorkflow in the time-skipping environment', () => {
       },
     });
     expect(await withPlan(one, { autoApprove: true }, (h) => h.result())).toMatchObject({ state: 'failed', failedTables: 1 });
+  });
+
+  it('a wave workflow that ends without a result fails the plan with the reason (its code), before any later wave', async () => {
+    const f = new Fakes(world, {
+      waveMembers: async () => {
+        throw coded('STATE_DB_AUTH_FAILED', { message: 'password authentication failed' });
+      },
+    });
+    const r = await withPlan(f, { autoApprove: true }, (h) => h.result());
+    expect(r).toMatchObject({ state: 'failed', currentWave: 1, waves: [] });
+    expect(r.reason).toContain('wave 1 workflow ended without a result (STATE_DB_AUTH_FAILED: password authentication failed)');
+    expect(f.seq('waveMembers')).toEqual(['waveMembers wave 1']);
   });
 
   it('cancel while waiting for approval: nothing runs, the plan ends cancelled', async () => {

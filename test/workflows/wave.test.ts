@@ -239,4 +239,27 @@ describe('waveWorkflow in the time-skipping environment', () => {
       status: 'failed',
     });
   });
+
+  it('a read-back job that fails after its retries fails each table of its batch with that code, each compensated', async () => {
+    const f = new Fakes(worldOf(3), {
+      readBackBatches: async () => [['db.t1', 'db.t2'], ['db.t3']],
+      readBackTables: async (_p, ids) => {
+        if (ids.includes('db.t1')) throw coded('READBACK_FAILED', { message: 'spark job exited 1', retryable: true });
+        return { failures: [] };
+      },
+    });
+    const { result } = await runWave(f);
+    // Ten attempts of the failing batch (Temporal's retry policy; the backoff skipped), one of the other.
+    expect(f.seq('readBackTables')).toEqual([...Array<string>(10).fill('readBackTables db.t1,db.t2'), 'readBackTables db.t3']);
+    expect(f.seq('markReadBackFailed')).toEqual(['markReadBackFailed db.t1', 'markReadBackFailed db.t2']);
+    expect(f.of('markReadBackFailed')[0]?.args.slice(1)).toEqual(['READBACK_FAILED', 'db.t1: spark job exited 1']);
+    expect(result).toMatchObject({
+      migrated: 1,
+      failed: [
+        { tableId: 'db.t1', code: 'READBACK_FAILED' },
+        { tableId: 'db.t2', code: 'READBACK_FAILED' },
+      ],
+      status: 'failed',
+    });
+  });
 });
