@@ -13,7 +13,7 @@ import type { MigrationInput, MigrationStatus } from '../../workflows/plan';
 import { approveUpdate, cancelSignal, migrationWorkflow, pauseSignal, resumeSignal, statusQuery } from '../../workflows/plan';
 import { coded, Fakes, freshPlan } from './helpers/fake-activities';
 import type { World } from './helpers/fake-activities';
-import { timeSkippingEnv, withWorker } from './helpers/env';
+import { timeSkippingEnv, until, withWorker } from './helpers/env';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -270,6 +270,7 @@ describe('migrationWorkflow in the time-skipping environment', () => {
     const { r, s } = await withPlan(f, { autoApprove: true, concurrency: 1, timeouts: { heartbeatSeconds: 2 } }, async (h) => {
       await started;
       await h.signal(cancelSignal);
+      await until(() => f.of('markFailed').length > 0);
       return { r: await h.result(), s: await saStatus(h) };
     });
     expect(r.state).toBe('cancelled');

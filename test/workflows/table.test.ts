@@ -10,7 +10,7 @@ import type { TableInput } from '../../workflows/table';
 import { tableWorkflow } from '../../workflows/table';
 import { coded, Fakes, PLAN } from './helpers/fake-activities';
 import type { World } from './helpers/fake-activities';
-import { timeSkippingEnv, withWorker } from './helpers/env';
+import { timeSkippingEnv, until, withWorker } from './helpers/env';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -239,6 +239,7 @@ describe('tableWorkflow in the time-skipping environment', () => {
       });
       await writing;
       await h.cancel();
+      await until(() => f.of('markFailed').length > 0);
       const o = await h.result();
       return { out: o, status: (await h.describe()).typedSearchAttributes.get(SA.status) };
     });

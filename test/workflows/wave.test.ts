@@ -10,7 +10,7 @@ import type { WaveInput, WaveResult } from '../../workflows/wave';
 import { waveStatusQuery, waveWorkflow } from '../../workflows/wave';
 import { coded, Fakes, freshPlan } from './helpers/fake-activities';
 import type { World } from './helpers/fake-activities';
-import { timeSkippingEnv, withWorker } from './helpers/env';
+import { timeSkippingEnv, until, withWorker } from './helpers/env';
 import { SUGGEST_AT_MEMO } from './helpers/suggest-continue-as-new';
 
 let env: TestWorkflowEnvironment;
@@ -62,10 +62,15 @@ describe('waveWorkflow in the time-skipping environment', () => {
   it('runs its tables as child workflows, never more than `concurrency` at once, in plan order; all migrated', async () => {
     let inFlight = 0;
     let most = 0;
+    // Each write waits (up to 2 s of real time) for a third table in flight: the window's bound is
+    // reached however slowly the children start, and a window that admits more shows it.
+    let full: () => void = () => undefined;
+    const three = new Promise<void>((r) => (full = r));
     const f = new Fakes(worldOf(7), {
       saveOriginalAndWrite: async (ref) => {
         most = Math.max(most, ++inFlight);
-        await new Promise((r) => setTimeout(r, 30));
+        if (inFlight >= 3) full();
+        await Promise.race([three, new Promise((r) => setTimeout(r, 2_000))]);
         return { view: false, metadataLocation: `s3://w/${ref.tableId}`, dataFiles: 1, records: 1 };
       },
       validateTable: async () => {
@@ -170,6 +175,7 @@ describe('waveWorkflow in the time-skipping environment', () => {
       await b.started;
       expect(await h.query(waveStatusQuery)).toEqual({ wave: 1, tables: 3, done: 0, failed: 0, running: 1 });
       await h.cancel();
+      await until(() => f.of('markFailed').length > 0);
       const r = await h.result();
       return { result: r, status: (await h.describe()).typedSearchAttributes.get(SA.status) };
     });

@@ -93,3 +93,16 @@ export async function withWorker<T>(
   });
   return worker.runUntil(fn(taskQueue));
 }
+
+/**
+ * Wait in real time until `cond` holds (at most `ms`). The time-skipping client keeps the server's
+ * clock locked until a result is awaited: a cancellation that has to reach a heartbeating step is
+ * waited for here, so no skipped time can run out the step's heartbeat timeout meanwhile.
+ */
+export async function until(cond: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
