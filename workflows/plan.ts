@@ -64,6 +64,8 @@ export interface ApproveArgs {
 export const approveUpdate = defineUpdate<ApproveResult, [ApproveArgs]>('approve');
 /** Approvals are decided by the rules the worker recorded in the plan's outline, and refusals audited. */
 export const APPROVAL_RULES_PATCH = 'approval-rules-v1';
+/** A wave approved while the plan is paused shows `paused` (it showed `waiting-approval` until resume). */
+export const PAUSED_AFTER_APPROVAL_PATCH = 'paused-after-approval';
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
 export const cancelSignal = defineSignal('cancel');
@@ -129,6 +131,11 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
         approved.add(w.number);
         await short.recordApproval(input.planHash, w.number, 'auto-approve');
       }
+    }
+    if (paused && patched(PAUSED_AFTER_APPROVAL_PATCH)) {
+      // Approved while paused: the plan now waits for resume, not for approval, and says so.
+      state = 'running';
+      mark();
     }
     await condition(() => !paused || cancelled);
     if (cancelled) return end('cancelled');

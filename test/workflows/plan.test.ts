@@ -196,6 +196,23 @@ describe('migrationWorkflow in the time-skipping environment', () => {
     expect(f.of('saveOriginalAndWrite')).toHaveLength(4);
   });
 
+  it('paused while waiting for approval, then approved: status and MigrationStatus say paused until resume', async () => {
+    const f = new Fakes(world);
+    await withPlan(f, {}, async (h) => {
+      expect(await ready(h)).toMatchObject({ state: 'waiting-approval', currentWave: 1 });
+      await h.signal(pauseSignal);
+      expect(await h.executeUpdate(approveUpdate, { args: [{ wave: 1, by: 'alice' }] })).toEqual({ approved: [1] });
+      await env.sleep('1 day');
+      expect(await state(h)).toMatchObject({ state: 'paused', currentWave: 1, approved: [1] });
+      expect(await saStatus(h)).toBe('paused');
+      expect(f.seq('saveOriginalAndWrite')).toEqual([]);
+      await h.signal(resumeSignal);
+      await h.executeUpdate(approveUpdate, { args: [{ wave: 2, by: 'alice' }] });
+      expect(await h.result()).toMatchObject({ state: 'succeeded' });
+    });
+    expect(f.of('saveOriginalAndWrite')).toHaveLength(4);
+  });
+
   it('maxFailedPerWave: a wave with more failed tables than allowed ends the plan failed before the next wave', async () => {
     const failing = {
       validateTable: async (ref: { tableId: string }) => {
