@@ -112,19 +112,17 @@ export async function putBackTable(
     files: s.files,
     records: s.records,
   };
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { original: live, originalDigest: fingerprintOf(live), snapshotId: s.head },
-    c.event(
-      A.TABLE_PUT_BACK,
-      `hms:${ref.tableId}`,
-      ref.planHash,
-      rec.originalDigest,
-      fingerprintOf(live),
-      { ...details, digest: digestOf(details) },
-      by,
-    ),
+  await c.record(
+    ref,
+    rec,
+    'put-back',
+    {
+      set: { original: live, originalDigest: fingerprintOf(live), snapshotId: s.head },
+      before: rec.originalDigest,
+      after: fingerprintOf(live),
+      details: { ...details, digest: digestOf(details) },
+    },
+    by,
   );
   return s;
 }

@@ -141,16 +141,12 @@ async function markFailed(c: Ctx, ref: TableRef, code: string, message: string):
   const run = runOf();
   const undoneByThisRun = rec.status === 'migrated' && run !== undefined && rec.ownerRun === run;
   if (rec.status === 'failed' || (isLive(rec.status) && !undoneByThisRun)) return;
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000), ownerRun: null },
-    c.event(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, {
-      code,
-      message: message.slice(0, 500),
-      leftovers: (rec.writtenFiles ?? []).map((f) => f.path),
-    }),
-  );
+  await c.record(ref, rec, 'fail', {
+    set: { errorCode: code, errorMessage: message.slice(0, 2000), ownerRun: null },
+    before: null,
+    after: null,
+    details: { code, message: message.slice(0, 500), leftovers: (rec.writtenFiles ?? []).map((f) => f.path) },
+  });
 }
 
 /**
@@ -182,19 +178,21 @@ async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string):
       { retryable: false },
     );
   }
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'rolled-back', writtenFiles: [] },
-    c.event(
-      A.TABLE_ROLLED_BACK,
-      `hms:${ref.tableId}`,
-      ref.planHash,
-      r === null ? null : digestOf(r.metadataLocation),
-      rec.originalDigest,
-      { verified: true, metadataFilesDeleted: deleted, ...(put === null ? {} : { putBack: { head: put.head, files: put.files } }) },
-      by,
-    ),
+  await c.record(
+    ref,
+    rec,
+    'roll-back',
+    {
+      set: { writtenFiles: [] },
+      before: r === null ? null : digestOf(r.metadataLocation),
+      after: rec.originalDigest,
+      details: {
+        verified: true,
+        metadataFilesDeleted: deleted,
+        ...(put === null ? {} : { putBack: { head: put.head, files: put.files } }),
+      },
+    },
+    by,
   );
   return { status: 'rolled-back', ...(put === null ? {} : { putBack: putBackOutcome(put) }) };
 }
@@ -216,19 +214,12 @@ async function rollbackRewrite(c: Ctx, ref: TableRef, by: string): Promise<Rollb
       { tableId: ref.tableId },
       { retryable: false },
     );
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'rolled-back', writtenFiles: [] },
-    c.event(
-      A.TABLE_ROLLED_BACK,
-      `hms:${ref.tableId}`,
-      ref.planHash,
-      null,
-      rec.originalDigest,
-      { verified: true, path: 'rewrite', ...out },
-      by,
-    ),
+  await c.record(
+    ref,
+    rec,
+    'rewrite-roll-back',
+    { set: { writtenFiles: [] }, before: null, after: rec.originalDigest, details: { verified: true, path: 'rewrite', ...out } },
+    by,
   );
   return { status: 'rolled-back' };
 }
