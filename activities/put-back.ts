@@ -22,13 +22,14 @@ import { hivePartitionOf, putBackBlocked } from '../core/sync/put-back';
 import type { PutBackSummary } from '../engine/put-back';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf } from './context';
+import { hmsTable } from './hms-read';
 
 const sameValues = (a: readonly (string | null)[], b: readonly (string | null)[]): boolean =>
   a.length === b.length && a.every((v, i) => v === b[i]);
 const trim = (s: string | null): string => samePath(s ?? '').replace(/\/+$/, '');
 
 async function liveTable(c: Ctx, tableId: string): Promise<TableInventory> {
-  const [live] = await c.deps.hms.getTables(dbOf(tableId), [nameOf(tableId)]);
+  const live = await hmsTable(c.deps.hms, tableId);
   if (live === undefined)
     throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${tableId} is not in HMS any more; nothing put back`, { tableId });
   return live;

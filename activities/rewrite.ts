@@ -11,7 +11,6 @@ import { Context } from '@temporalio/activity';
 import { digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import type { TableIdent } from '../core/catalog/catalog';
-import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
 import { REWRITE_MARKER, rewriteJobId, rewriteLocation, rewriteSpec } from '../core/rewrite/spec';
@@ -21,6 +20,7 @@ import type { TableRecord } from '../core/state/store';
 import type { RewriteResult } from '../engine/rewrite-job';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, runOf } from './context';
+import { hmsTable } from './hms-read';
 
 /** What a rewrite record keeps under `validation.rewrite` (the job's result without its file list). */
 export interface RewriteFacts {
@@ -56,7 +56,7 @@ async function liveSource(c: Ctx, ref: TableRef): Promise<TableInventory> {
       { tableId: ref.tableId },
       { retryable: false },
     );
-  const [inv] = await c.deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+  const inv = await hmsTable(c.deps.hms, ref.tableId);
   if (inv === undefined)
     throw new MigrationError(
       ErrorCode.HMS_NOT_FOUND,

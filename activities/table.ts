@@ -11,6 +11,7 @@ import type { PlanFile } from '../core/plan/plan-file';
 import type { TableRecord } from '../core/state/store';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached, runOf } from './context';
+import { hmsTable } from './hms-read';
 import { assertMigratable, assertNoOpenWrite, withLiveWriteIds } from './gate';
 import { siblingCheck } from './siblings';
 import { locationKey } from '../core/plan/assess/shared-locations';
@@ -83,7 +84,7 @@ async function liveOriginal(
 ): Promise<{ inv: TableInventory; digest: string }> {
   const { deps } = c;
   const entry = await planEntry(c, ref);
-  const [read] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+  const read = await hmsTable(deps.hms, ref.tableId);
   const inv = read === undefined ? undefined : await withLiveWriteIds(deps.hms, read);
   if (inv === undefined)
     throw new MigrationError(

@@ -9,8 +9,8 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
 import { isLive, nothingToRollBack } from '../core/state/status';
 import type { Ctx, TableRef } from './context';
-import { fingerprintOf, reached, runOf } from './context';
-import { dbOf, nameOf } from '../core/convert/plan-conversion';
+import { reached, runOf } from './context';
+import { assertHmsUnchanged } from './hms-read';
 import type { PutBackSummary } from '../engine/put-back';
 import { holder, putBackAndDrop } from './put-back';
 import { rollbackView } from './views';
@@ -168,16 +168,7 @@ async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string):
   const deleted = r === null ? 0 : await deleteRecorded(c, r.metadataDir, r.files);
   if (deleted > 0)
     await c.audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(rec.writtenFiles), null, { files: deleted }, by);
-  const [now_] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
-  const digest = now_ === undefined ? null : fingerprintOf(now_);
-  if (digest !== rec.originalDigest) {
-    throw new MigrationError(
-      ErrorCode.SOURCE_CHANGED,
-      `${ref.tableId}: the HMS object no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)})`,
-      { tableId: ref.tableId },
-      { retryable: false },
-    );
-  }
+  await assertHmsUnchanged(deps.hms, ref.tableId, rec.originalDigest, { what: 'the HMS object' });
   await c.record(
     ref,
     rec,
@@ -205,15 +196,10 @@ async function rollbackRewrite(c: Ctx, ref: TableRef, by: string): Promise<Rollb
   const { deps } = c;
   const out = await dropRewrite(c, ref, by);
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-  const [now_] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
-  const digest = now_ === undefined ? null : fingerprintOf(now_);
-  if (digest !== rec.originalDigest)
-    throw new MigrationError(
-      ErrorCode.SOURCE_CHANGED,
-      `${ref.tableId}: the HMS object no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)}); the rewritten table was dropped`,
-      { tableId: ref.tableId },
-      { retryable: false },
-    );
+  await assertHmsUnchanged(deps.hms, ref.tableId, rec.originalDigest, {
+    what: 'the HMS object',
+    after: '; the rewritten table was dropped',
+  });
   await c.record(
     ref,
     rec,

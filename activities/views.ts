@@ -6,7 +6,6 @@
 import { AuditAction as A, digestOf } from '../core/audit/chain';
 import type { LoadedView, TableIdent, ViewDefinition } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
-import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
 import { AssessCode } from '../core/plan/assess/types';
@@ -17,7 +16,7 @@ import { ViewMarker, buildIcebergView, isOurView, viewDifferences } from '../cor
 import type { Ctx, TableRef } from './context';
 import type { SparkViewCheck } from './view-check';
 import { sparkCheckView } from './view-check';
-import { fingerprintOf } from './context';
+import { assertHmsUnchanged } from './hms-read';
 
 export type ViewStep =
   | { readonly created: true; readonly target: string }
@@ -240,15 +239,7 @@ export async function rollbackView(c: Ctx, ref: TableRef, rec: TableRecord, by: 
       { tableId: ref.tableId },
       { retryable: false },
     );
-  const [now] = await c.deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
-  const digest = now === undefined ? null : fingerprintOf(now);
-  if (digest !== rec.originalDigest)
-    throw new MigrationError(
-      ErrorCode.SOURCE_CHANGED,
-      `${ref.tableId}: the Hive view no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)})`,
-      { tableId: ref.tableId },
-      { retryable: false },
-    );
+  await assertHmsUnchanged(c.deps.hms, ref.tableId, rec.originalDigest, { what: 'the Hive view' });
   await c.record(ref, rec, 'view-roll-back', { before: null, after: rec.originalDigest, details: { verified: true, view: outcome } }, by);
   return { status: 'rolled-back' };
 }
