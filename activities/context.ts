@@ -24,6 +24,8 @@ import type { ObjectStore } from '../core/storage/object-store';
 import type { ForwardStatus } from '../core/state/status';
 import { reached as reachedStep } from '../core/state/status';
 import type { StateStore, TableRecord } from '../core/state/store';
+import type { Recorder, TableStep, TransitionFacts } from '../core/state/lifecycle';
+import { recordTransition } from '../engine/record-transition';
 import { conversionFor, targetOf } from '../core/convert/plan-conversion';
 import type { ConversionEngine } from '../engine/engine';
 import type { WriteOptions } from '../engine/write-metadata';
@@ -195,6 +197,11 @@ export function activityContext(deps: ActivityDeps) {
     };
   };
   const audit = (...args: Parameters<typeof event>): Promise<unknown> => deps.state.appendAudit(event(...args));
+  /** Who records this activity's transitions: now, `by` (default the worker), its workflow run, its step key. */
+  const recorder = (by?: string): Recorder => ({ at: now(), actor: by === undefined ? deps.actor : by, run: runOf(), key: stepKey });
+  /** Record a table transition (its row in core/state/lifecycle.ts) of a record the step read as `rec`. */
+  const record = (ref: TableRef, rec: Pick<TableRecord, 'status' | 'snapshotId'>, step: TableStep, facts: TransitionFacts, by?: string) =>
+    recordTransition(deps.state, ref, rec, step, facts, recorder(by));
   const target = (tableId: string): TableIdent => targetOf(tableId, deps.namespacePrefix);
   /** The conversion of a table whose original is saved (forward steps only: undo uses recorded facts). */
   const prepared = async (ref: TableRef, rec: TableRecord): Promise<PreparedConversion> => {
@@ -237,7 +244,7 @@ export function activityContext(deps: ActivityDeps) {
       );
   };
   const hook = deps.failpoint ?? ((name: string, tableId: string) => failpoint(name, tableId));
-  return { deps, now, plan, event, audit, target, recordedTarget, assertTarget, prepared, catalogOf, recorded, failpoint: hook };
+  return { deps, now, plan, event, audit, record, target, recordedTarget, assertTarget, prepared, catalogOf, recorded, failpoint: hook };
 }
 
 /** On a signing worker: the stored plan's content matches its hash and its signature verifies with this worker's keys (non-retryable otherwise). */

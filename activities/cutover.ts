@@ -4,8 +4,8 @@
 // recorded as a fence that was not needed) → the final sync (engine/sync-record.ts, reading the
 // fenced table) → the final validation (Hive files and rows = the current snapshot's) → mark the
 // table cut over. And rollback's first step on such a table: unfence. Each state change and its
-// audit event are one StateStore.recordStep.
-import { AuditAction as A, digestOf } from '../core/audit/chain';
+// audit event are one transition (core/state/lifecycle.ts).
+import { digestOf } from '../core/audit/chain';
 import { fencedName, unfencedInventory } from '../core/cutover/fence';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import { ErrorCode, MigrationError } from '../core/errors';
@@ -38,14 +38,14 @@ async function fenceTable(c: Ctx, ref: TableRef, by: string): Promise<CutoverSte
   const rec = await c.deps.state.getTable(ref.planHash, ref.tableId);
   if (rec.status === 'fenced' || rec.status === 'cutover') return { done: 'already', detail: rec.status };
   if (rec.status !== 'migrated') throw notMigrated(rec, 'fenced');
-  const object = `hms:${ref.tableId}`;
   if (inPlace(c, rec)) {
     const why = 'converted in place: the Hive name already serves the Iceberg table, so there is no Hive table to fence';
-    await c.deps.state.recordStep(
-      ref.planHash,
-      ref.tableId,
-      { status: 'fenced' },
-      c.event(A.TABLE_FENCED, object, ref.planHash, rec.originalDigest, rec.originalDigest, { mode: 'in-place', fence: 'none', why }, by),
+    await c.record(
+      ref,
+      rec,
+      'fence',
+      { before: rec.originalDigest, after: rec.originalDigest, details: { mode: 'in-place', fence: 'none', why } },
+      by,
     );
     return { done: 'not-needed', detail: why };
   }
@@ -62,12 +62,7 @@ async function fenceTable(c: Ctx, ref: TableRef, by: string): Promise<CutoverSte
     partitions: fenced.partitions.length,
     steps,
   };
-  await c.deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'fenced' },
-    c.event(A.TABLE_FENCED, object, ref.planHash, rec.originalDigest, digestOf(fenced.table), details, by),
-  );
+  await c.record(ref, rec, 'fence', { before: rec.originalDigest, after: digestOf(fenced.table), details }, by);
   return { done: 'now', detail: `renamed to ${to}` };
 }
 
@@ -136,12 +131,7 @@ async function markCutOver(c: Ctx, ref: TableRef, validation: SyncValidation | C
     mode: inPlace(c, rec) ? 'in-place' : 'register',
     validation,
   };
-  await c.deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'cutover' },
-    c.event(A.TABLE_CUTOVER, `hms:${ref.tableId}`, ref.planHash, rec.originalDigest, digestOf(rec.metadataLocation), details, by),
-  );
+  await c.record(ref, rec, 'cutover', { before: rec.originalDigest, after: digestOf(rec.metadataLocation), details }, by);
   return { done: 'now', detail: `snapshot ${rec.snapshotId ?? 'none'}` };
 }
 
@@ -156,26 +146,15 @@ async function unfenceTable(c: Ctx, ref: TableRef, by: string, force = false): P
   // Still `migrated`, yet a cutover killed between its rename and its record may have left the fence in HMS.
   if (!recorded && !['marked', 'fenced'].includes((await fenceSide(c, ref.tableId)).position))
     return { done: 'not-needed', detail: rec.status };
-  const object = `hms:${ref.tableId}`;
   if (inPlace(c, rec)) {
-    await c.deps.state.recordStep(
-      ref.planHash,
-      ref.tableId,
-      { status: 'migrated' },
-      c.event(A.TABLE_UNFENCED, object, ref.planHash, null, rec.originalDigest, { mode: 'in-place', from: rec.status }, by),
-    );
+    await c.record(ref, rec, 'unfence', { before: null, after: rec.originalDigest, details: { mode: 'in-place', from: rec.status } }, by);
     return { done: 'not-needed', detail: 'converted in place: nothing was fenced' };
   }
   // A rollback that would be refused leaves the table fenced: Iceberg stays the only writable side.
   await refuseBlockedRollback(c, ref, rec, force);
   const { restored, steps } = await unfenceHiveTable(c, ref.tableId);
   const details = { mode: 'register', from: rec.status, name: ref.tableId, tableType: restored.table.tableType, steps };
-  await c.deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'migrated' },
-    c.event(A.TABLE_UNFENCED, object, ref.planHash, null, digestOf(restored.table), details, by),
-  );
+  await c.record(ref, rec, 'unfence', { before: null, after: digestOf(restored.table), details }, by);
   return { done: steps.length > 0 ? 'now' : 'already', detail: steps.join(', ') || 'already under its name' };
 }
 

@@ -22,13 +22,14 @@ import { hivePartitionOf, putBackBlocked } from '../core/sync/put-back';
 import type { PutBackSummary } from '../engine/put-back';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf } from './context';
+import { hmsTable } from './hms-read';
 
 const sameValues = (a: readonly (string | null)[], b: readonly (string | null)[]): boolean =>
   a.length === b.length && a.every((v, i) => v === b[i]);
 const trim = (s: string | null): string => samePath(s ?? '').replace(/\/+$/, '');
 
 async function liveTable(c: Ctx, tableId: string): Promise<TableInventory> {
-  const [live] = await c.deps.hms.getTables(dbOf(tableId), [nameOf(tableId)]);
+  const live = await hmsTable(c.deps.hms, tableId);
   if (live === undefined)
     throw new MigrationError(ErrorCode.HMS_NOT_FOUND, `${tableId} is not in HMS any more; nothing put back`, { tableId });
   return live;
@@ -112,19 +113,17 @@ export async function putBackTable(
     files: s.files,
     records: s.records,
   };
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { original: live, originalDigest: fingerprintOf(live), snapshotId: s.head },
-    c.event(
-      A.TABLE_PUT_BACK,
-      `hms:${ref.tableId}`,
-      ref.planHash,
-      rec.originalDigest,
-      fingerprintOf(live),
-      { ...details, digest: digestOf(details) },
-      by,
-    ),
+  await c.record(
+    ref,
+    rec,
+    'put-back',
+    {
+      set: { original: live, originalDigest: fingerprintOf(live), snapshotId: s.head },
+      before: rec.originalDigest,
+      after: fingerprintOf(live),
+      details: { ...details, digest: digestOf(details) },
+    },
+    by,
   );
   return s;
 }

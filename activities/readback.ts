@@ -5,7 +5,7 @@
 // under `validation.readBack` with a `table.read-back` audit event; and the end of a table the proof
 // failed: unregistered and its metadata deleted by the undo activities, then recorded failed here.
 import { Context } from '@temporalio/activity';
-import { AuditAction as A, digestOf } from '../core/audit/chain';
+import { digestOf } from '../core/audit/chain';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
 import type { ReadBackEvidence } from '../core/validate/readback-spec';
@@ -38,16 +38,12 @@ function currentContext(): Context | undefined {
 async function record(c: Ctx, planHash: string, rec: TableRecord, evidence: ReadBackEvidence): Promise<void> {
   const validation = { ...((rec.validation as Record<string, unknown> | null) ?? {}), readBack: evidence };
   const verdict = readBackVerdict(rec.tableId, evidence);
-  await c.deps.state.recordStep(
-    planHash,
-    rec.tableId,
-    { validation },
-    c.event(A.TABLE_READ_BACK, `hms:${rec.tableId}`, planHash, null, digestOf(evidence), {
-      ok: verdict === null,
-      ...(verdict === null ? {} : { code: verdict.code }),
-      ...evidence,
-    }),
-  );
+  await c.record({ planHash, tableId: rec.tableId }, rec, 'read-back', {
+    set: { validation },
+    before: null,
+    after: digestOf(evidence),
+    details: { ok: verdict === null, ...(verdict === null ? {} : { code: verdict.code }), ...evidence },
+  });
 }
 
 /** Run the batch's job (tables with evidence already recorded — a retry — are not read again). */
@@ -103,17 +99,12 @@ async function readBackTables(c: Ctx, planHash: string, tableIds: readonly strin
 async function markReadBackFailed(c: Ctx, ref: TableRef, code: string, message: string): Promise<void> {
   const rec = await c.deps.state.getTable(ref.planHash, ref.tableId);
   if (rec.status !== 'migrated') return;
-  await c.deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000), ownerRun: null },
-    c.event(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, {
-      code,
-      message: message.slice(0, 500),
-      step: 'read-back',
-      leftovers: (rec.writtenFiles ?? []).map((f) => f.path),
-    }),
-  );
+  await c.record(ref, rec, 'read-back-fail', {
+    set: { errorCode: code, errorMessage: message.slice(0, 2000), ownerRun: null },
+    before: null,
+    after: null,
+    details: { code, message: message.slice(0, 500), step: 'read-back', leftovers: (rec.writtenFiles ?? []).map((f) => f.path) },
+  });
 }
 
 export function readBackActivities(c: Ctx) {

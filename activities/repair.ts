@@ -19,6 +19,7 @@ import type { ObjectStore } from '../core/storage/object-store';
 import { inFlight } from '../core/state/status';
 import type { StateStore, TableRecord, TableStatus } from '../core/state/store';
 import { conversionFor, targetOf } from '../core/convert/plan-conversion';
+import { recordTransition } from '../engine/record-transition';
 
 export interface RepairDeps {
   readonly state: StateStore;
@@ -273,16 +274,18 @@ async function repairOne(deps: RepairDeps, plan: PlanFile, rec: TableRecord, t: 
     if (left.files.length > 0 || left.entry?.state === 'ours' || left.entry?.state === 'unreadable')
       return { tableId: rec.tableId, removed: { files: deleted, entry }, left, ok: false };
     const message = `repaired by ${by} at ${at()}: ${deleted.length} metadata file(s) deleted${entry === null ? '' : `, ${entry}`}; was ${rec.status}${rec.errorCode === null ? '' : ` (${rec.errorCode}: ${rec.errorMessage ?? ''})`}`;
-    await deps.state.recordStep(
-      rec.planHash,
-      rec.tableId,
-      { status: 'failed', errorCode: closedCode(rec), errorMessage: message.slice(0, 2000), writtenFiles: null },
-      ev(AuditAction.TABLE_REPAIRED, `hms:${rec.tableId}`, digestOf(t), null, {
-        previousStatus: rec.status,
-        previousCode: rec.errorCode,
-        filesDeleted: deleted.length,
-        entry,
-      }),
+    await recordTransition(
+      deps.state,
+      rec,
+      rec,
+      'repair',
+      {
+        set: { errorCode: closedCode(rec), errorMessage: message.slice(0, 2000), writtenFiles: null },
+        before: digestOf(t),
+        after: null,
+        details: { previousStatus: rec.status, previousCode: rec.errorCode, filesDeleted: deleted.length, entry },
+      },
+      { at: at(), actor: by },
     );
     return { tableId: rec.tableId, removed: { files: deleted, entry }, left: null, ok: true };
   } catch (e) {

@@ -8,10 +8,9 @@
 // drops the table (no purge) and deletes only what the job wrote there — never the source.
 import { fenceRefusal } from '../core/storage/location-fence';
 import { Context } from '@temporalio/activity';
-import { AuditAction as A, digestOf } from '../core/audit/chain';
+import { digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import type { TableIdent } from '../core/catalog/catalog';
-import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
 import { REWRITE_MARKER, rewriteJobId, rewriteLocation, rewriteSpec } from '../core/rewrite/spec';
@@ -21,6 +20,7 @@ import type { TableRecord } from '../core/state/store';
 import type { RewriteResult } from '../engine/rewrite-job';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, runOf } from './context';
+import { hmsTable } from './hms-read';
 
 /** What a rewrite record keeps under `validation.rewrite` (the job's result without its file list). */
 export interface RewriteFacts {
@@ -56,7 +56,7 @@ async function liveSource(c: Ctx, ref: TableRef): Promise<TableInventory> {
       { tableId: ref.tableId },
       { retryable: false },
     );
-  const [inv] = await c.deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+  const inv = await hmsTable(c.deps.hms, ref.tableId);
   if (inv === undefined)
     throw new MigrationError(
       ErrorCode.HMS_NOT_FOUND,
@@ -169,15 +169,12 @@ async function rewriteTable(c: Ctx, ref: TableRef): Promise<{ status: string; ro
   if (rec.original === null) {
     const inv = await liveSource(c, ref);
     const digest = fingerprintOf(inv);
-    await deps.state.recordStep(
-      ref.planHash,
-      ref.tableId,
-      { status: 'original-saved', original: inv, originalDigest: digest },
-      c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, {
-        partitions: inv.partitions.length,
-        path: 'rewrite',
-      }),
-    );
+    await c.record(ref, rec, 'rewrite-save-original', {
+      set: { original: inv, originalDigest: digest },
+      before: null,
+      after: digest,
+      details: { partitions: inv.partitions.length, path: 'rewrite' },
+    });
     rec = await deps.state.getTable(ref.planHash, ref.tableId);
   }
   const ident = c.target(ref.tableId);
@@ -199,17 +196,12 @@ async function rewriteTable(c: Ctx, ref: TableRef): Promise<{ status: string; ro
   const res = await startJob(c, ref, spec);
   const facts = await checkResult(c, ref, ident, spec, res);
   const files = (res.files ?? []).map((f) => ({ path: f.path, bytes: f.bytes, outcome: 'rewritten' }));
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'migrated', target: facts.target, snapshotId: res.snapshotId ?? null, writtenFiles: files, validation: { rewrite: facts } },
-    c.event(A.TABLE_REWRITTEN, `hms:${ref.tableId}`, ref.planHash, rec.originalDigest, digestOf(files), {
-      ...facts,
-      files: files.length,
-      resumed: res.status === 'resumed',
-    }),
-    run === undefined ? undefined : { run },
-  );
+  await c.record(ref, rec, 'rewrite', {
+    set: { target: facts.target, snapshotId: res.snapshotId ?? null, writtenFiles: files, validation: { rewrite: facts } },
+    before: rec.originalDigest,
+    after: digestOf(files),
+    details: { ...facts, files: files.length, resumed: res.status === 'resumed' },
+  });
   return { status: 'migrated', rows: facts.written.rows, bytesWritten: facts.bytesWritten };
 }
 
@@ -236,19 +228,17 @@ export async function dropRewrite(c: Ctx, ref: TableRef, by?: string): Promise<{
     deleted++;
   }
   deleted += await deleteJobLocation(c, location);
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { writtenFiles: [], snapshotId: null },
-    c.event(
-      A.TABLE_REWRITE_DROPPED,
-      `hms:${ref.tableId}`,
-      ref.planHash,
-      digestOf(rec.writtenFiles),
-      null,
-      { dropped, deleted, location, jobId },
-      by,
-    ),
+  await c.record(
+    ref,
+    rec,
+    'rewrite-drop',
+    {
+      set: { writtenFiles: [], snapshotId: null },
+      before: digestOf(rec.writtenFiles),
+      after: null,
+      details: { dropped, deleted, location, jobId },
+    },
+    by,
   );
   return { dropped, deleted };
 }

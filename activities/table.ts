@@ -3,7 +3,7 @@
 // missing, so a retry or a worker killed mid-step ends in the same state as one clean run.
 import { TableClass } from '../core/plan/types';
 import { Context } from '@temporalio/activity';
-import { AuditAction as A, digestOf } from '../core/audit/chain';
+import { digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
@@ -11,6 +11,7 @@ import type { PlanFile } from '../core/plan/plan-file';
 import type { TableRecord } from '../core/state/store';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, reached, runOf } from './context';
+import { hmsTable } from './hms-read';
 import { assertMigratable, assertNoOpenWrite, withLiveWriteIds } from './gate';
 import { siblingCheck } from './siblings';
 import { locationKey } from '../core/plan/assess/shared-locations';
@@ -83,7 +84,7 @@ async function liveOriginal(
 ): Promise<{ inv: TableInventory; digest: string }> {
   const { deps } = c;
   const entry = await planEntry(c, ref);
-  const [read] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
+  const read = await hmsTable(deps.hms, ref.tableId);
   const inv = read === undefined ? undefined : await withLiveWriteIds(deps.hms, read);
   if (inv === undefined)
     throw new MigrationError(
@@ -122,13 +123,12 @@ async function snapshotOriginal(
   }
   const { inv, digest } = await liveOriginal(c, ref, sharesNoLocation);
   const locationKey = isView(inv) ? null : keyOf(inv);
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'original-saved', original: inv, originalDigest: digest, locationKey },
-    c.event(A.TABLE_ORIGINAL_SAVED, `hms:${ref.tableId}`, ref.planHash, null, digest, { partitions: inv.partitions.length }),
-    { run },
-  );
+  await c.record(ref, rec, 'save-original', {
+    set: { original: inv, originalDigest: digest, locationKey },
+    before: null,
+    after: digest,
+    details: { partitions: inv.partitions.length },
+  });
   // Checked after the claim is recorded: two tables of one location racing here both see each other.
   if (!isView(inv)) await assertLocationOwn(deps, ref, inv);
   return { digest, view: isView(inv) };
@@ -165,8 +165,7 @@ async function writeMetadata(c: Ctx, ref: TableRef): Promise<{ metadataLocation:
     onProgress: (pr) => ctx.heartbeat(pr),
   });
   const files = w.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome }));
-  const update = {
-    status: 'written' as const,
+  const set = {
     metadataLocation: w.metadataLocation,
     snapshotId: w.snapshotId?.toString() ?? null,
     writtenFiles: files,
@@ -174,18 +173,12 @@ async function writeMetadata(c: Ctx, ref: TableRef): Promise<{ metadataLocation:
   };
   if (reached(rec, 'written')) await deps.state.updateTable(ref.planHash, ref.tableId, { writtenFiles: files });
   else
-    await deps.state.recordStep(
-      ref.planHash,
-      ref.tableId,
-      update,
-      c.event(A.TABLE_METADATA_WRITTEN, `hms:${ref.tableId}`, ref.planHash, null, digestOf(files), {
-        metadataLocation: w.metadataLocation,
-        dataFiles: w.dataFiles,
-        records: w.records,
-        files: files.length,
-      }),
-      { run: runOf() },
-    );
+    await c.record(ref, rec, 'write-metadata', {
+      set,
+      before: null,
+      after: digestOf(files),
+      details: { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records, files: files.length },
+    });
   c.failpoint('after-write', ref.tableId);
   return { metadataLocation: w.metadataLocation, dataFiles: w.dataFiles, records: w.records };
 }
@@ -202,17 +195,12 @@ async function registerTable(c: Ctx, ref: TableRef): Promise<{ outcome: string }
   const { outcome } = await catalog.registerTable(ident, p.metadataLocation);
   // Recorded once: by the attempt that registered, or by the retry that found its entry after a crash.
   if (!reached(rec, 'registered')) {
-    await deps.state.recordStep(
-      ref.planHash,
-      ref.tableId,
-      { status: 'registered' },
-      c.event(A.TABLE_REGISTERED, `${deps.catalog.name}:${formatTableIdent(ident)}`, ref.planHash, null, digestOf(p.metadataLocation), {
-        metadataLocation: p.metadataLocation,
-        outcome,
-        ...inPlaceDetails(deps, ref, rec),
-      }),
-      { run: runOf() },
-    );
+    await c.record(ref, rec, 'register', {
+      target: `${deps.catalog.name}:${formatTableIdent(ident)}`,
+      before: null,
+      after: digestOf(p.metadataLocation),
+      details: { metadataLocation: p.metadataLocation, outcome, ...inPlaceDetails(deps, ref, rec) },
+    });
   }
   c.failpoint('after-register', ref.tableId);
   return { outcome };
@@ -245,20 +233,19 @@ async function validateTable(c: Ctx, ref: TableRef): Promise<{ ok: boolean; snap
   const validation = { ...ev, sincePlan: since };
   c.failpoint('before-validated-record', ref.tableId);
   if (!reached(rec, 'migrated')) {
-    await deps.state.recordStep(
-      ref.planHash,
-      ref.tableId,
-      { validation, ...(ev.ok ? { status: 'migrated' as const } : {}) },
-      c.event(A.TABLE_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(validation), {
+    await c.record(ref, rec, ev.ok ? 'validate' : 'validate-refused', {
+      set: { validation },
+      before: null,
+      after: digestOf(validation),
+      details: {
         ok: ev.ok,
         snapshotId: ev.snapshotId,
         rows: ev.rows.footers,
         files: ev.files.listed,
         findings: ev.findings.length,
         sincePlan: since,
-      }),
-      { run: runOf() },
-    );
+      },
+    });
   }
   if (!ev.ok) {
     const first = ev.findings.find((f) => f.severity !== 'warning');

@@ -9,8 +9,8 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
 import { isLive, nothingToRollBack } from '../core/state/status';
 import type { Ctx, TableRef } from './context';
-import { fingerprintOf, reached, runOf } from './context';
-import { dbOf, nameOf } from '../core/convert/plan-conversion';
+import { reached, runOf } from './context';
+import { assertHmsUnchanged } from './hms-read';
 import type { PutBackSummary } from '../engine/put-back';
 import { holder, putBackAndDrop } from './put-back';
 import { rollbackView } from './views';
@@ -141,16 +141,12 @@ async function markFailed(c: Ctx, ref: TableRef, code: string, message: string):
   const run = runOf();
   const undoneByThisRun = rec.status === 'migrated' && run !== undefined && rec.ownerRun === run;
   if (rec.status === 'failed' || (isLive(rec.status) && !undoneByThisRun)) return;
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'failed', errorCode: code, errorMessage: message.slice(0, 2000), ownerRun: null },
-    c.event(A.TABLE_FAILED, `hms:${ref.tableId}`, ref.planHash, null, null, {
-      code,
-      message: message.slice(0, 500),
-      leftovers: (rec.writtenFiles ?? []).map((f) => f.path),
-    }),
-  );
+  await c.record(ref, rec, 'fail', {
+    set: { errorCode: code, errorMessage: message.slice(0, 2000), ownerRun: null },
+    before: null,
+    after: null,
+    details: { code, message: message.slice(0, 500), leftovers: (rec.writtenFiles ?? []).map((f) => f.path) },
+  });
 }
 
 /**
@@ -172,29 +168,22 @@ async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string):
   const deleted = r === null ? 0 : await deleteRecorded(c, r.metadataDir, r.files);
   if (deleted > 0)
     await c.audit(A.TABLE_METADATA_DELETED, `hms:${ref.tableId}`, ref.planHash, digestOf(rec.writtenFiles), null, { files: deleted }, by);
-  const [now_] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
-  const digest = now_ === undefined ? null : fingerprintOf(now_);
-  if (digest !== rec.originalDigest) {
-    throw new MigrationError(
-      ErrorCode.SOURCE_CHANGED,
-      `${ref.tableId}: the HMS object no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)})`,
-      { tableId: ref.tableId },
-      { retryable: false },
-    );
-  }
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'rolled-back', writtenFiles: [] },
-    c.event(
-      A.TABLE_ROLLED_BACK,
-      `hms:${ref.tableId}`,
-      ref.planHash,
-      r === null ? null : digestOf(r.metadataLocation),
-      rec.originalDigest,
-      { verified: true, metadataFilesDeleted: deleted, ...(put === null ? {} : { putBack: { head: put.head, files: put.files } }) },
-      by,
-    ),
+  await assertHmsUnchanged(deps.hms, ref.tableId, rec.originalDigest, { what: 'the HMS object' });
+  await c.record(
+    ref,
+    rec,
+    'roll-back',
+    {
+      set: { writtenFiles: [] },
+      before: r === null ? null : digestOf(r.metadataLocation),
+      after: rec.originalDigest,
+      details: {
+        verified: true,
+        metadataFilesDeleted: deleted,
+        ...(put === null ? {} : { putBack: { head: put.head, files: put.files } }),
+      },
+    },
+    by,
   );
   return { status: 'rolled-back', ...(put === null ? {} : { putBack: putBackOutcome(put) }) };
 }
@@ -207,28 +196,16 @@ async function rollbackRewrite(c: Ctx, ref: TableRef, by: string): Promise<Rollb
   const { deps } = c;
   const out = await dropRewrite(c, ref, by);
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-  const [now_] = await deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
-  const digest = now_ === undefined ? null : fingerprintOf(now_);
-  if (digest !== rec.originalDigest)
-    throw new MigrationError(
-      ErrorCode.SOURCE_CHANGED,
-      `${ref.tableId}: the HMS object no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)}); the rewritten table was dropped`,
-      { tableId: ref.tableId },
-      { retryable: false },
-    );
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'rolled-back', writtenFiles: [] },
-    c.event(
-      A.TABLE_ROLLED_BACK,
-      `hms:${ref.tableId}`,
-      ref.planHash,
-      null,
-      rec.originalDigest,
-      { verified: true, path: 'rewrite', ...out },
-      by,
-    ),
+  await assertHmsUnchanged(deps.hms, ref.tableId, rec.originalDigest, {
+    what: 'the HMS object',
+    after: '; the rewritten table was dropped',
+  });
+  await c.record(
+    ref,
+    rec,
+    'rewrite-roll-back',
+    { set: { writtenFiles: [] }, before: null, after: rec.originalDigest, details: { verified: true, path: 'rewrite', ...out } },
+    by,
   );
   return { status: 'rolled-back' };
 }

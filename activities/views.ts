@@ -6,7 +6,6 @@
 import { AuditAction as A, digestOf } from '../core/audit/chain';
 import type { LoadedView, TableIdent, ViewDefinition } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
-import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
 import { AssessCode } from '../core/plan/assess/types';
@@ -17,7 +16,7 @@ import { ViewMarker, buildIcebergView, isOurView, viewDifferences } from '../cor
 import type { Ctx, TableRef } from './context';
 import type { SparkViewCheck } from './view-check';
 import { sparkCheckView } from './view-check';
-import { fingerprintOf, runOf } from './context';
+import { assertHmsUnchanged } from './hms-read';
 
 export type ViewStep =
   | { readonly created: true; readonly target: string }
@@ -86,14 +85,13 @@ async function definitionOf(c: Ctx, ref: TableRef, view: TableInventory): Promis
   return { def: built.definition, warnings };
 }
 
-async function skip(c: Ctx, ref: TableRef, s: Skip): Promise<ViewStep> {
-  await c.deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'skipped', errorCode: s.code, errorMessage: s.message.slice(0, 2000) },
-    c.event(A.VIEW_SKIPPED, `hms:${ref.tableId}`, ref.planHash, null, null, { code: s.code, message: s.message.slice(0, 500) }),
-    { run: runOf() },
-  );
+async function skip(c: Ctx, ref: TableRef, rec: TableRecord, s: Skip): Promise<ViewStep> {
+  await c.record(ref, rec, 'view-skip', {
+    set: { errorCode: s.code, errorMessage: s.message.slice(0, 2000) },
+    before: null,
+    after: null,
+    details: { code: s.code, message: s.message.slice(0, 500) },
+  });
   return { created: false, code: s.code, message: s.message };
 }
 
@@ -116,7 +114,7 @@ async function createIcebergView(c: Ctx, ref: TableRef): Promise<ViewStep> {
   if (rec.status === 'view-created') return { created: true, target: name };
   if (rec.original === null) throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no saved original`, { tableId: ref.tableId });
   const d = await definitionOf(c, ref, rec.original);
-  if (!('def' in d)) return skip(c, ref, d);
+  if (!('def' in d)) return skip(c, ref, rec, d);
   const views = deps.catalog.views!;
   await deps.catalog.createNamespace(ident.namespace);
   if (await deps.catalog.tableExists(ident)) throw notOurs(ref, name, 'is a table');
@@ -125,26 +123,22 @@ async function createIcebergView(c: Ctx, ref: TableRef): Promise<ViewStep> {
   // Ours, from another plan (a view created earlier is left as it is, as a registered table is).
   const by = view.properties[ViewMarker.PLAN];
   if (outcome === 'exists' && by !== ref.planHash)
-    return skip(c, ref, {
+    return skip(c, ref, rec, {
       code: AssessCode.IN_TARGET_CATALOG,
       message: `${name} was created by plan ${String(by).slice(0, 12)}; left as it is`,
     });
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    {
-      status: 'view-created',
-      target: name,
-      validation: { view: { wanted: d.def, metadataLocation: view.metadataLocation }, warnings: d.warnings },
-    },
-    c.event(A.VIEW_CREATED, name, ref.planHash, null, digestOf(d.def), {
+  await c.record(ref, rec, 'view-create', {
+    set: { target: name, validation: { view: { wanted: d.def, metadataLocation: view.metadataLocation }, warnings: d.warnings } },
+    target: name,
+    before: null,
+    after: digestOf(d.def),
+    details: {
       outcome,
       metadataLocation: view.metadataLocation,
       dialects: d.def.representations.map((r) => r.dialect),
       warnings: d.warnings,
-    }),
-    { run: runOf() },
-  );
+    },
+  });
   return { created: true, target: name };
 }
 
@@ -197,18 +191,12 @@ async function validateIcebergView(c: Ctx, ref: TableRef): Promise<{ ok: true; m
     spark,
     warnings: warningsOf(rec),
   };
-  await deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { validation },
-    c.event(A.VIEW_VALIDATED, `hms:${ref.tableId}`, ref.planHash, null, digestOf(validation), {
-      ok: validation.ok,
-      dialects: validation.dialects,
-      differences,
-      spark,
-    }),
-    { run: runOf() },
-  );
+  await c.record(ref, rec, 'view-validate', {
+    set: { validation },
+    before: null,
+    after: digestOf(validation),
+    details: { ok: validation.ok, dialects: validation.dialects, differences, spark },
+  });
   if (failure !== null) throw failure;
   return { ok: true, metadataLocation: loaded.metadataLocation };
 }
@@ -251,21 +239,8 @@ export async function rollbackView(c: Ctx, ref: TableRef, rec: TableRecord, by: 
       { tableId: ref.tableId },
       { retryable: false },
     );
-  const [now] = await c.deps.hms.getTables(dbOf(ref.tableId), [nameOf(ref.tableId)]);
-  const digest = now === undefined ? null : fingerprintOf(now);
-  if (digest !== rec.originalDigest)
-    throw new MigrationError(
-      ErrorCode.SOURCE_CHANGED,
-      `${ref.tableId}: the Hive view no longer equals the saved original (digest ${String(digest).slice(0, 12)} ≠ ${String(rec.originalDigest).slice(0, 12)})`,
-      { tableId: ref.tableId },
-      { retryable: false },
-    );
-  await c.deps.state.recordStep(
-    ref.planHash,
-    ref.tableId,
-    { status: 'rolled-back' },
-    c.event(A.TABLE_ROLLED_BACK, `hms:${ref.tableId}`, ref.planHash, null, rec.originalDigest, { verified: true, view: outcome }, by),
-  );
+  await assertHmsUnchanged(c.deps.hms, ref.tableId, rec.originalDigest, { what: 'the Hive view' });
+  await c.record(ref, rec, 'view-roll-back', { before: null, after: rec.originalDigest, details: { verified: true, view: outcome } }, by);
   return { status: 'rolled-back' };
 }
 

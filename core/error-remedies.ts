@@ -181,6 +181,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
   PLAN_FINISHED: 'The plan’s workflow has ended: `migrate status <plan-id>` shows how; apply a new plan to go on.',
   TABLE_RUN_FENCED:
     'A newer run owns the table’s record (this one was terminated or superseded): nothing to do; the newer run’s outcome counts.',
+  TABLE_TRANSITION_REFUSED:
+    'Nothing was recorded and the record is as it was (`migrate status` shows where the table stands). When another run or command moved the table meanwhile (a terminated run, a concurrent rollback), nothing to do; otherwise it is a bug: report it with the message (docs/architecture.md "The table lifecycle").',
   ACID_WRITE_OPEN:
     'A transaction is writing to the insert-only table (its write id is open): wait until it commits or aborts (`SHOW TRANSACTIONS` in Hive; abort a stuck one with `ABORT TRANSACTIONS <id>`), then apply again. Nothing was written.',
   ACID_WRITE_IDS_UNAVAILABLE:

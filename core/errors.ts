@@ -229,6 +229,8 @@ export const ErrorCode = {
   PLAN_STALE: 'PLAN_STALE',
   /** A step of a table workflow run that no longer owns the table's record (terminated, superseded): not recorded. */
   TABLE_RUN_FENCED: 'TABLE_RUN_FENCED',
+  /** A step asked to record a table transition its row in core/state/lifecycle.ts does not allow (from that status, with those fields or details): not recorded. */
+  TABLE_TRANSITION_REFUSED: 'TABLE_TRANSITION_REFUSED',
   /** An insert-only ACID table has a write open (a transaction not committed or aborted yet): its files are not final. */
   ACID_WRITE_OPEN: 'ACID_WRITE_OPEN',
   /** An insert-only ACID table's valid write ids could not be read (the backing-DB reader: they need the metastore's Thrift API). */

@@ -4,11 +4,11 @@
 // must still hold (core/plan/source-check.ts: SOURCE_CHANGED naming the change) → register-mode
 // only (an in-place table's Hive name is the Iceberg table) → sync (sync-table.ts) → on a commit,
 // the record's metadata location and snapshot move on and a `table.synced` audit event is written
-// in the same transaction (StateStore.recordStep). Columns Hive gained at the end go in as a schema
+// in the same transaction (the `sync` row of core/state/lifecycle.ts, engine/record-transition.ts). Columns Hive gained at the end go in as a schema
 // update with the snapshot (core/plan/source-check.ts syncSourceChange; the event names them). A rerun after a crash finds its own files and
 // the catalog answers already-committed: the record and audit follow once.
 import type { ActorSource } from '../core/audit/chain';
-import { AuditAction, digestOf } from '../core/audit/chain';
+import { digestOf } from '../core/audit/chain';
 import type { IcebergCatalog } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { conversionFor, dbOf, nameOf, targetOf } from '../core/convert/plan-conversion';
@@ -25,6 +25,7 @@ import type { SyncResult } from './sync-table';
 import type { SyncValidation } from './sync-validate';
 import { syncTable } from './sync-table';
 import { validateCurrent } from './sync-validate';
+import { recordTransition } from './record-transition';
 import type { Reader } from '../core/readers/encodings';
 import type { LocationFence } from '../core/storage/location-fence';
 import { fenceRefusal } from '../core/storage/location-fence';
@@ -201,30 +202,31 @@ async function recordSync(
     hmsDigest: tableFingerprint(live),
   };
   const written = [...(rec.writtenFiles ?? []), ...r.written.filter((w) => !(rec.writtenFiles ?? []).some((o) => o.path === w.path))];
-  await d.state.recordStep(
-    rec.planHash,
-    rec.tableId,
+  // Compare-and-swap on the record (its row's fence): exactly one attempt records (and audits) this
+  // snapshot; the idempotency key carries the snapshot recorded.
+  await recordTransition(
+    d.state,
+    rec,
+    rec,
+    'sync',
     {
-      metadataLocation: r.metadataLocation,
-      snapshotId: r.snapshotId,
-      writtenFiles: written,
-      original: live,
-      originalDigest: tableFingerprint(live),
-      sync: mark,
+      set: {
+        metadataLocation: r.metadataLocation,
+        snapshotId: r.snapshotId,
+        writtenFiles: written,
+        original: live,
+        originalDigest: tableFingerprint(live),
+        sync: mark,
+      },
+      before: rec.originalDigest,
+      after: digestOf(details),
+      details,
     },
     {
       at: (d.now?.() ?? new Date()).toISOString(),
       actor: d.actor.actor,
-      ...(d.actor.actorSource !== undefined ? { actorSource: d.actor.actorSource } : {}),
-      action: AuditAction.TABLE_SYNCED,
-      object: `hms:${rec.tableId}`,
-      planHash: rec.planHash,
-      beforeDigest: rec.originalDigest,
-      afterDigest: digestOf(details),
-      details,
-      idempotencyKey: d.stepKey?.(AuditAction.TABLE_SYNCED, `hms:${rec.tableId}`, r.snapshotId) ?? null,
+      ...(d.actor.actorSource === undefined ? {} : { actorSource: d.actor.actorSource }),
+      ...(d.stepKey === undefined ? {} : { key: d.stepKey }),
     },
-    // Compare-and-swap on the record: exactly one attempt records (and audits) this snapshot.
-    { snapshotId: rec.snapshotId ?? null },
   );
 }

@@ -112,6 +112,18 @@ const probes: Probe[] = [
     expect: restricted('`import type` only'),
   },
   {
+    label: 'activities: the engine folder itself as a value',
+    folder: 'activities',
+    code: "import * as engine from '../engine';\nexport const x = engine;\n",
+    expect: restricted('import type'),
+  },
+  {
+    label: 'activities: engine/record-transition (the lifecycle recording function) as a value is allowed',
+    folder: 'activities',
+    code: "import { recordTransition } from '../engine/record-transition';\nexport const x = recordTransition;\n",
+    expect: null,
+  },
+  {
     label: 'activities: type-only engine import + core ports are allowed',
     folder: 'activities',
     code: "import type { ConversionEngine } from '../engine/engine';\nimport type { StateStore } from '../core/state/store';\nexport type D = { engine: ConversionEngine; state: StateStore };\n",
