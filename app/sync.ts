@@ -9,7 +9,7 @@ import type { HmsReader } from '../core/hive/model';
 import { planId } from '../core/plan/ids';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { StateStore, TableRecord } from '../core/state/store';
-import { mapOrdered } from '../engine/ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import type { TableSyncOutcome } from '../engine/sync-record';
 import { syncMigratedTable } from '../engine/sync-record';
 import { actorOf } from './identity';

@@ -16,7 +16,7 @@ import type { StateStore, TableSummary } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { StorageLag, TableLag, TableStatusRow, WaveTableCounts } from '../core/sync/lag';
 import { newPartitions, partitionLag, tablePhase, waveCounts } from '../core/sync/lag';
-import { mapOrdered } from '../engine/ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
 import { createEngine } from '../engine/engine';
 import type { IcebergCatalog } from '../core/catalog/catalog';

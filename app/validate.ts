@@ -11,7 +11,7 @@ import type { TableRecord } from '../core/state/store';
 import type { ValidationRow } from '../core/validate/drift';
 import { readBackRow } from '../core/validate/readback-spec';
 import { targetOf } from '../core/convert/plan-conversion';
-import { mapOrdered } from '../engine/ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { checkTableDrift } from '../engine/drift-check';
 import { proveReadBack } from '../engine/readback';
 import type { PlanTables } from './plan-tables';

@@ -20,7 +20,7 @@ import { AvroFooterReader } from '../adapters/formats/avro';
 import { OrcFooterReader } from '../adapters/formats/orc';
 import { ParquetFooterReader } from '../adapters/formats/parquet';
 import type { TableRecord } from '../core/state/store';
-import { mapOrdered } from './ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { IdLayouts } from '../core/convert/adopt-ids';
 import type { Schema } from '../core/iceberg/types';
 import { fieldIdMismatches } from '../core/validate/field-ids';

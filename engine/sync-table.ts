@@ -39,7 +39,7 @@ import {
 import { writeManifestList } from '../adapters/avro/manifest-list-writer';
 import { rewriteManifest } from '../adapters/avro/manifest-rewrite';
 import { writeManifests } from '../adapters/avro/manifest-writer';
-import { mapOrdered } from './ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { putOnce } from './put-once';
 import type { WrittenFile } from './write-metadata';
 import { dataFileOf, defaultFooters, putOnceOutput } from './write-metadata';

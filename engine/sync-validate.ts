@@ -7,7 +7,7 @@ import type { PreparedConversion } from '../core/convert/prepare';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { HiveFile, IcebergFile } from '../core/sync/diff';
 import { diffFiles, isInSync, samePath } from '../core/sync/diff';
-import { mapOrdered } from './ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { defaultFooters } from './write-metadata';
 
 import type { SyncOptions, SyncTarget } from './sync-options';

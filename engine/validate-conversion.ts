@@ -28,7 +28,7 @@ import { AvroFooterReader } from '../adapters/formats/avro';
 import { OrcFooterReader } from '../adapters/formats/orc';
 import { ParquetFooterReader } from '../adapters/formats/parquet';
 import { ListingFindingCode } from '../adapters/storage/list-partition';
-import { mapOrdered } from './ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { listTableFiles } from './write-metadata';
 
 export interface ValidationEvidence {

@@ -30,7 +30,7 @@ import { ListingFindingCode, listPartition } from '../adapters/storage/list-part
 import { unreadableFileName } from '../core/storage/file-names';
 import type { Reader } from '../core/readers/encodings';
 import { readerGuard } from './reader-guard';
-import { mapOrdered } from './ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import type { PutOutcome } from './put-once';
 import { putOnce } from './put-once';
 

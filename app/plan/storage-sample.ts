@@ -28,7 +28,7 @@ import type { SchemaElement } from '../../adapters/formats/parquet-thrift';
 import { PhysicalType } from '../../adapters/formats/parquet-thrift';
 import type { LocationListing } from '../../adapters/storage/list-partition';
 import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
-import { mapOrdered } from '../../engine/ordered-pool';
+import { mapOrdered } from '../../core/ordered-pool';
 import type { FileIdLayout } from '../../core/iceberg/embedded-ids';
 import { fieldIdFindings, parquetIdLayout } from './field-id-sample';
 import { parquetFileFacts, readFirstPageType } from '../../adapters/formats/parquet/encoding-facts';
