@@ -1,7 +1,8 @@
 // Lint with the architecture's import fences (docs/architecture.md "Layers"): core/ and
 // workflows/ are pure — no Node built-ins, no adapters, no engine, no I/O libraries — so workflow
-// code stays deterministic and the domain stays testable without components; activities/ reach
-// adapters and the engine only through injected ports.
+// code stays deterministic and the domain stays testable without components; activities/ and app/
+// reach the engine only through its port (core/engine-port/), constructed by one composition root,
+// cli/compose.ts.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
@@ -70,9 +71,11 @@ export default tseslint.config(
     ]),
   },
   // cli/ is thin: flags, the application layer (app/), rendering. It reaches no adapter, activity,
-  // workflow or I/O library directly (docs/architecture.md).
+  // workflow or I/O library directly (docs/architecture.md); the engine only through the composition
+  // root cli/compose.ts (below).
   {
     files: ['cli/**/*.ts'],
+    ignores: ['cli/compose.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -85,6 +88,50 @@ export default tseslint.config(
             {
               group: [...ioLibraries.filter((l) => l !== 'yaml' && l !== 'commander'), '@temporalio/*'],
               message: 'cli/ imports no I/O library: app/ owns the connections (docs/architecture.md).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // The composition root: the one module that constructs the conversion engine (engine/engine.ts)
+  // and hands it to app/. It imports that module and nothing else above core/ but app/.
+  {
+    files: ['cli/compose.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/adapters/**', '**/adapters', '**/activities/**', '**/workflows/**', '**/dev/**'],
+              message: 'cli/compose.ts constructs the engine and nothing else (docs/architecture.md).',
+            },
+            {
+              group: ['**/engine/**', '!**/engine/engine'],
+              message: 'cli/compose.ts constructs the engine through engine/engine.ts createEngine() only (docs/architecture.md).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // app/ reaches the engine through its port (core/engine-port/conversion-engine.ts), handed in by the
+  // composition root cli/compose.ts: no engine/ module, not even a type.
+  {
+    files: ['app/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/engine/**', '**/engine'],
+              message: 'app/ must not import engine/: the engine comes in through its port (core/engine-port/), built by cli/compose.ts.',
+            },
+            {
+              group: ['**/cli/**', '**/dev/**'],
+              message: 'app/ must not import the layer above it (cli/) or dev/.',
             },
           ],
         },

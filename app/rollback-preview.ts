@@ -1,6 +1,6 @@
 // `migrate rollback <plan> --wave N --dry-run`: what a rollback of the wave would do to each table,
 // changing nothing. Per table, like activities/undo.ts decides it: our metadata still current →
-// drop the entry; commits since ours (a descendant) → the put-back plan (engine/put-back.ts: the
+// drop the entry; commits since ours (a descendant) → the put-back plan (the engine port's planPutBack: the
 // partitions to add and the ones already visible, files and rows per snapshot) or what blocks it
 // (ROLLBACK_BLOCKED with each snapshot; with --force: dropped with them); an entry we did not
 // register → ROLLBACK_NOT_OURS; no entry → nothing to unregister. Still-migrated views of later
@@ -18,8 +18,8 @@ import { dependentViews, liveViewsAfter } from '../core/view/rollback-order';
 import { NodeSqlViewParser } from '../adapters/sql/view-deps';
 import type { TableRecord } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
-import { createEngine } from '../engine/engine';
-import type { PutBackSummary } from '../engine/put-back';
+import type { PutBackSummary } from '../core/engine-port/checks';
+import type { ConversionEngine } from '../core/engine-port/conversion-engine';
 import { planWithWave } from './rollback';
 import { openCatalog, openState, openStores } from './runtime';
 
@@ -42,6 +42,7 @@ export interface RollbackPreview {
 }
 
 interface Reach {
+  readonly engine: ConversionEngine;
   readonly catalog: IcebergCatalog;
   readonly store: ObjectStore;
   readonly namespacePrefix: string;
@@ -62,7 +63,7 @@ async function descendant(r: Reach, rec: TableRecord, ident: TableIdent, current
           code: ErrorCode.ROLLBACK_REFUSED,
           message: `commits after ours (now at ${current}); in place they cannot be put back`,
         };
-  const plan = await createEngine().planPutBack(r.store, r.catalog, ident, table, rec.original);
+  const plan = await r.engine.planPutBack(r.store, r.catalog, ident, table, rec.original);
   const s = plan.summary;
   if (s.blockers.length === 0) return { table, action: 'put-back', putBack: s };
   const blockers = s.blockers.map((b) => `snapshot ${b.snapshotId} (${b.operation}): ${b.reason}`).join(' | ');
@@ -108,6 +109,7 @@ export async function previewRollback(
   config: MigrateConfig,
   plan: string,
   opts: { wave: number; force: boolean; withDependentViews?: boolean },
+  engine: ConversionEngine,
 ): Promise<RollbackPreview> {
   const state = await openState(config);
   const stores = openStores(config);
@@ -115,7 +117,13 @@ export async function previewRollback(
     const planHash = await planWithWave(state, plan, opts.wave);
     const catalog = await openCatalog(config, process.env, stores);
     try {
-      const r: Reach = { catalog, store: stores.storeFor([]), namespacePrefix: config.catalog?.namespacePrefix ?? '', force: opts.force };
+      const r: Reach = {
+        engine,
+        catalog,
+        store: stores.storeFor([]),
+        namespacePrefix: config.catalog?.namespacePrefix ?? '',
+        force: opts.force,
+      };
       const all = await state.listTables(planHash);
       const recs = all.filter((t) => t.wave === opts.wave && !nothingToRollBack(t)).reverse();
       const first = dependentViews(

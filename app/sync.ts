@@ -1,6 +1,6 @@
 // `migrate sync --direct`, in this process (no Temporal): the migrated tables of a plan whose Hive
 // side kept changing get one new Iceberg snapshot each, metadata-only. The per-table work (source
-// check, sync, audited record) is engine/sync-record.ts, shared with the worker's syncTable activity
+// check, sync, audited record) is the engine port's syncMigratedTable (engine/sync-record.ts), shared with the worker's syncTable activity
 // (the default path: app/sync-workflow.ts). A table that fails does not stop the others.
 import type { IcebergCatalog } from '../core/catalog/catalog';
 import type { MigrateConfig } from '../core/config/schema';
@@ -9,9 +9,9 @@ import type { HmsReader } from '../core/hive/model';
 import { planId } from '../core/plan/ids';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { StateStore, TableRecord } from '../core/state/store';
-import { mapOrdered } from '../engine/ordered-pool';
-import type { TableSyncOutcome } from '../engine/sync-record';
-import { syncMigratedTable } from '../engine/sync-record';
+import { mapOrdered } from '../core/ordered-pool';
+import type { ConversionEngine } from '../core/engine-port/conversion-engine';
+import type { TableSyncOutcome } from '../core/engine-port/sync';
 import { actorOf } from './identity';
 import { locationFenceOf } from './assess-options';
 import type { Stores } from './runtime';
@@ -37,6 +37,7 @@ export interface SyncReport {
 
 interface Ctx {
   readonly config: MigrateConfig;
+  readonly engine: ConversionEngine;
   readonly state: StateStore;
   readonly hms: HmsReader;
   readonly stores: Stores;
@@ -70,12 +71,12 @@ export function inScope(records: readonly TableRecord[], planHash: string, scope
 }
 
 /** Sync every migrated table of `plan` in scope, in this process (`migrate sync --direct`). */
-export async function syncNow(config: MigrateConfig, plan: string, scope: SyncScope): Promise<SyncReport> {
+export async function syncNow(config: MigrateConfig, plan: string, scope: SyncScope, engine: ConversionEngine): Promise<SyncReport> {
   const any = (): boolean => true;
   return withMigratedTables(config, plan, any, async ({ state, hms, stores, catalog, planHash, plan: p, records }) => {
     const kept = inScope(records, planHash, scope);
     if (kept.length === 0) throw new MigrationError(ErrorCode.USAGE, `no migrated table of plan ${planId(planHash)} matches the scope`);
-    const ctx: Ctx = { config, state, hms, stores, catalog, plan: p, scope };
+    const ctx: Ctx = { config, engine, state, hms, stores, catalog, plan: p, scope };
     const tables: TableSyncOutcome[] = [];
     for await (const o of mapOrdered(kept, scope.concurrency, (rec) => syncOne(ctx, rec))) tables.push(o);
     return { plan: planId(planHash), tables };
@@ -105,5 +106,5 @@ function syncRecord(ctx: Ctx, rec: TableRecord): Promise<TableSyncOutcome> {
     readersRequired: ctx.config.readers?.required,
     locationFence: locationFenceOf(ctx.config),
   };
-  return syncMigratedTable(deps, ctx.plan, rec);
+  return ctx.engine.syncMigratedTable(deps, ctx.plan, rec);
 }

@@ -16,9 +16,9 @@ import type { StateStore, TableSummary } from '../core/state/store';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { StorageLag, TableLag, TableStatusRow, WaveTableCounts } from '../core/sync/lag';
 import { newPartitions, partitionLag, tablePhase, waveCounts } from '../core/sync/lag';
-import { mapOrdered } from '../engine/ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from './runtime';
-import { createEngine } from '../engine/engine';
+import type { ConversionEngine } from '../core/engine-port/conversion-engine';
 import type { IcebergCatalog } from '../core/catalog/catalog';
 import type { PlanFile } from '../core/plan/plan-file';
 
@@ -60,7 +60,12 @@ const rowOf = (s: TableSummary): TableStatusRow => ({
   ...(s.errorCode !== null ? { error: { code: s.errorCode, message: s.errorMessage ?? '' } } : {}),
 });
 
-export async function tablesStatus(config: MigrateConfig, plan: string, o: TablesStatusOptions): Promise<TablesStatus> {
+export async function tablesStatus(
+  config: MigrateConfig,
+  plan: string,
+  o: TablesStatusOptions,
+  engine: ConversionEngine,
+): Promise<TablesStatus> {
   const state = await openState(config);
   try {
     const planHash = await state.resolvePlan(plan);
@@ -69,7 +74,7 @@ export async function tablesStatus(config: MigrateConfig, plan: string, o: Table
       rows = rows.filter((r) => r.table === o.table);
       if (rows.length === 0) throw new MigrationError(ErrorCode.USAGE, `${o.table} is not a table of plan ${planId(planHash)}`);
     }
-    if (o.lag) rows = await withLag(config, state, planHash, rows, o);
+    if (o.lag) rows = await withLag(config, state, planHash, rows, o, engine);
     const sincePlan = o.table === undefined ? undefined : sinceOf((await state.getTable(planHash, o.table)).validation);
     return { rows, counts: waveCounts(rows), ...(sincePlan !== undefined ? { sincePlan } : {}) };
   } finally {
@@ -86,6 +91,7 @@ async function withLag(
   planHash: string,
   rows: TableStatusRow[],
   o: TablesStatusOptions,
+  engine: ConversionEngine,
 ): Promise<TableStatusRow[]> {
   const live = rows.filter((r) => r.phase === 'migrated' || r.phase === 'syncing');
   if (live.length === 0) return rows;
@@ -106,7 +112,7 @@ async function withLag(
     if (o.listStorage === true) {
       catalog = await openCatalog(config, process.env, stores);
       const deps = { store, catalog, namespacePrefix: config.catalog?.namespacePrefix ?? '', toolVersion: toolVersion() };
-      listing = { plan: await state.getPlan(planHash), run: (p, t, l) => createEngine().storageLag(deps, p, t, l) };
+      listing = { plan: await state.getPlan(planHash), run: (p, t, l) => engine.storageLag(deps, p, t, l) };
     }
     const lags = new Map<string, Pick<TableStatusRow, 'lag' | 'lagError'>>();
     for await (const [table, l] of mapOrdered(live, o.concurrency ?? 8, async (r) => {

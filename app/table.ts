@@ -1,14 +1,14 @@
 // One table end to end outside any workflow (`migrate table`), through the same engine the
-// workflows use: prepare → list → footers → manifests → metadata.json → register → validate. Ids
-// derive from (source fingerprint, target), so a rerun of an unchanged table writes the same files
-// and registers once.
+// workflows use, reached through its port (ConversionEngine.convertTable): prepare → list → footers
+// → manifests → metadata.json → register → validate. Ids derive from (source fingerprint, target),
+// so a rerun of an unchanged table writes the same files and registers once.
 import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 import { tableFingerprint } from '../core/hive/fingerprint';
-import { convertTable } from '../engine/convert-table';
-import type { ConvertProgress } from '../engine/write-metadata';
+import type { ConvertProgress, ConvertTableResult } from '../core/engine-port/conversion';
+import type { ConversionEngine } from '../core/engine-port/conversion-engine';
 
 export type { ConvertProgress };
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
@@ -74,7 +74,7 @@ export function startFooterThreads(): void {
 }
 
 /** What `migrate table` reports of one conversion (the JSON, and the text through renderTable). */
-function summaryOf(r: Awaited<ReturnType<typeof convertTable>>, ok: boolean, table: string, target: string, started: number) {
+function summaryOf(r: ConvertTableResult, ok: boolean, table: string, target: string, started: number) {
   return {
     ok,
     table,
@@ -98,6 +98,7 @@ function summaryOf(r: Awaited<ReturnType<typeof convertTable>>, ok: boolean, tab
 export async function migrateOneTable(
   config: MigrateConfig,
   t: OneTable,
+  engine: ConversionEngine,
 ): Promise<{ ok: boolean; summary: TableSummary; validationFindings: readonly { code: string; message: string }[] }> {
   const hms = openHmsReader(config);
   const stores = openStores(config);
@@ -113,7 +114,7 @@ export async function migrateOneTable(
     const timestampMs = Math.max(1, (Number(inv.table.parameters.transient_lastDdlTime ?? 0) || inv.table.createTime || 1) * 1000);
     const metadataDir = `${(inv.table.sd.location ?? '').replace(/\/+$/, '')}/metadata/`;
     const started = Date.now();
-    const r = await convertTable(stores.storeFor([metadataDir]), catalog, {
+    const r = await engine.convertTable(stores.storeFor([metadataDir]), catalog, {
       inventory: inv,
       identity: { planHash: `table:${fingerprint}`, table: `hms:${t.db}.${t.tbl}->${catalog.name}:${formatTableIdent(t.target)}` },
       timestampMs,

@@ -1,6 +1,6 @@
-// `validate` on demand, in this process: the nightly drift checks (engine/drift-check.ts) over the
-// migrated tables of a plan, scoped by wave and table; with `validation.readBack` configured, also
-// the read-back proof (engine/readback.ts) of the migrated tables in scope, one Spark job per
+// `validate` on demand, in this process: the nightly drift checks (the engine port's checkTableDrift)
+// over the migrated tables of a plan, scoped by wave and table; with `validation.readBack` configured,
+// also the read-back proof (the port's proveReadBack) of the migrated tables in scope, one Spark job per
 // `tablesPerJob` tables, as one `read-back` row per table. Reports only: nothing is rolled back here.
 import { rewriteFactsOf } from '../activities/rewrite';
 import { parseTableIdent } from '../core/catalog/catalog';
@@ -11,9 +11,8 @@ import type { TableRecord } from '../core/state/store';
 import type { ValidationRow } from '../core/validate/drift';
 import { readBackRow } from '../core/validate/readback-spec';
 import { targetOf } from '../core/convert/plan-conversion';
-import { mapOrdered } from '../engine/ordered-pool';
-import { checkTableDrift } from '../engine/drift-check';
-import { proveReadBack } from '../engine/readback';
+import { mapOrdered } from '../core/ordered-pool';
+import type { ConversionEngine } from '../core/engine-port/conversion-engine';
 import type { PlanTables } from './plan-tables';
 import { withMigratedTables } from './plan-tables';
 import { rewriteDepsOf } from './rewrite-config';
@@ -26,7 +25,7 @@ export interface ValidateScope {
 }
 
 /** The read-back rows of the metadata-only tables in scope (rewritten tables and views have no metadata of ours to prove). */
-async function readBackRows(config: MigrateConfig, t: PlanTables, runId: string): Promise<ValidationRow[]> {
+async function readBackRows(config: MigrateConfig, t: PlanTables, runId: string, engine: ConversionEngine): Promise<ValidationRow[]> {
   const rb = config.validation?.readBack;
   if (rb === undefined) return [];
   const r = rewriteDepsOf(config);
@@ -56,7 +55,7 @@ async function readBackRows(config: MigrateConfig, t: PlanTables, runId: string)
       rec.target === null ? targetOf(rec.tableId, prefix) : parseTableIdent(rec.target.slice(rec.target.indexOf(':') + 1));
     const targets = batch.map((rec) => ({ rec, ident: identOf(rec) }));
     const job = { command: r.command, env: r.env, workDir: r.workDir, timeoutMs: r.timeoutMinutes * 60_000 };
-    const found = await proveReadBack(deps, t.plan, targets, {
+    const found = await engine.proveReadBack(deps, t.plan, targets, {
       filesPerTable: rb.filesPerTable,
       catalogProperties: r.catalogProperties,
       job,
@@ -70,7 +69,12 @@ async function readBackRows(config: MigrateConfig, t: PlanTables, runId: string)
 }
 
 /** Every check's row for the migrated tables of `plan` in scope; none in scope is a USAGE error. */
-export async function validateNow(config: MigrateConfig, plan: string, scope: ValidateScope): Promise<ValidationRow[]> {
+export async function validateNow(
+  config: MigrateConfig,
+  plan: string,
+  scope: ValidateScope,
+  engine: ConversionEngine,
+): Promise<ValidationRow[]> {
   const inScope = (t: { wave: number; tableId: string }): boolean =>
     (scope.waves.length === 0 || scope.waves.includes(t.wave)) && (scope.tables.length === 0 || scope.tables.includes(t.tableId));
   return withMigratedTables(config, plan, inScope, async (t) => {
@@ -84,9 +88,9 @@ export async function validateNow(config: MigrateConfig, plan: string, scope: Va
       namespacePrefix: config.catalog?.namespacePrefix ?? '',
       toolVersion: toolVersion(),
     };
-    for await (const r of mapOrdered(records, scope.concurrency, (rec) => checkTableDrift(deps, p, rec, runId, () => new Date())))
+    for await (const r of mapOrdered(records, scope.concurrency, (rec) => engine.checkTableDrift(deps, p, rec, runId, () => new Date())))
       rows.push(...r);
-    rows.push(...(await readBackRows(config, t, runId)));
+    rows.push(...(await readBackRows(config, t, runId, engine)));
     return rows;
   });
 }

@@ -8,7 +8,7 @@ import type { TableRecord, StateStore, TableUpdate } from '../core/state/store';
 import type { TransitionEvent } from '../core/observe/log-line';
 import { transitionRecord } from '../core/observe/log-line';
 import type { System, WorkerMetrics } from '../core/observe/worker-metrics';
-import type { ConversionEngine } from '../engine/engine';
+import type { ConversionEngine } from '../core/engine-port/conversion-engine';
 import type { WorkerLog } from './worker-log';
 
 /** One running step: its activity and, per table, when its previous mark was and where it stood. */

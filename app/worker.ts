@@ -1,13 +1,15 @@
-// The worker's assembly (composition root): from the resolved config, the adapters every activity
-// reaches through `ActivityDeps` (state store, HMS reader, catalog, object stores), the footer
-// threads, and a Temporal worker for the workflows and/or the activities of the task queue.
+// The worker's assembly: from the resolved config, the adapters every activity reaches through
+// `ActivityDeps` (state store, HMS reader, catalog, object stores), the conversion engine it is
+// handed (the port core/engine-port/conversion-engine.ts, constructed by the composition root
+// cli/compose.ts), the footer threads, and a Temporal worker for the workflows and/or the
+// activities of the task queue.
 import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { MigrateConfig } from '../core/config/schema';
 import { targetConfigOf } from '../core/plan/target';
 import { workerActivities } from '../activities/index';
-import { createEngine } from '../engine/engine';
+import type { ConversionEngine } from '../core/engine-port/conversion-engine';
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
 import { ThriftHmsWriter } from '../adapters/hms/thrift/writer';
 import { NodeSqlViewParser } from '../adapters/sql/view-deps';
@@ -43,6 +45,8 @@ type Closer = () => Promise<unknown> | void;
 export interface WorkerOptions {
   readonly concurrency: number;
   readonly role: WorkerRole;
+  /** The conversion engine the activities hand their work on one table to (ActivityDeps.engine). */
+  readonly engine: ConversionEngine;
   /** Log and metrics settings (`logging:`/`metrics:` with the flags over them); default: the config's. */
   readonly observe?: ObserveConfig;
 }
@@ -68,7 +72,12 @@ export interface MigrationWorker {
 }
 
 /** The activities with their ports wired to this config's systems; what they open is added to `closers`. */
-async function activitiesFor(config: MigrateConfig, closers: Closer[], o: Observers): Promise<ReturnType<typeof workerActivities>> {
+async function activitiesFor(
+  config: MigrateConfig,
+  engine: ConversionEngine,
+  closers: Closer[],
+  o: Observers,
+): Promise<ReturnType<typeof workerActivities>> {
   const stores = openStores(config);
   closers.push(() => stores.close());
   const opened = await openState(config);
@@ -98,7 +107,7 @@ async function activitiesFor(config: MigrateConfig, closers: Closer[], o: Observ
     // Apply re-checks each table with this worker's own assessment options and target, not the client's.
     assessOptions: assessOptionsOf(config),
     targetConfig: targetConfigOf(config),
-    engine: observedEngine(createEngine(), o.metrics),
+    engine: observedEngine(engine, o.metrics),
     // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
     viewSql: new NodeSqlViewParser(),
     trinoCatalog: config.views?.trinoCatalog === undefined ? 'iceberg' : config.views.trinoCatalog,
@@ -164,7 +173,7 @@ export async function createWorker(config: MigrateConfig, opts: WorkerOptions): 
   if (withActivities) sharedFooterThreads();
   const closers: Closer[] = [];
   try {
-    const activities = withActivities ? await activitiesFor(config, closers, { log, metrics }) : undefined;
+    const activities = withActivities ? await activitiesFor(config, opts.engine, closers, { log, metrics }) : undefined;
     const m = observe.metrics;
     // Our endpoint only with metrics.port (metrics.sdkPort alone: the SDK's endpoint only).
     const server = m?.port === undefined ? undefined : await serveMetrics(metrics.registry, m.host, m.port);

@@ -2,29 +2,14 @@
 // write metadata (list, footers, manifests, manifest list, metadata.json) → namespace → register →
 // validate. A failed validation undoes what this call did (unregister, delete our metadata files);
 // a failure before registration leaves nothing registered. Data files are only ever read.
-import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
+import type { IcebergCatalog } from '../core/catalog/catalog';
 import type { PreparedConversion } from '../core/convert/prepare';
 import { prepareConversion } from '../core/convert/prepare';
-import type { PrepareInput } from '../core/convert/prepare';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { ObjectStore } from '../core/storage/object-store';
-import type { ValidationEvidence } from './validate-conversion';
 import { validateConversion } from './validate-conversion';
-import type { WriteOptions, WrittenMetadata } from './write-metadata';
 import { writeIcebergMetadata } from './write-metadata';
-
-export interface ConvertTableRequest extends PrepareInput {
-  readonly target: TableIdent;
-  readonly dryRun?: boolean;
-  readonly write?: WriteOptions;
-}
-
-export interface ConvertTableResult {
-  readonly prepared: PreparedConversion;
-  readonly written: WrittenMetadata | null;
-  readonly registration: 'registered' | 'already-registered' | 'dry-run' | 'undone';
-  readonly validation: ValidationEvidence | null;
-}
+import type { ConvertTableRequest, ConvertTableResult } from '../core/engine-port/conversion';
 
 /** Remove the metadata files of a prepared table (only inside its metadata directory). */
 export async function deleteOurMetadata(store: ObjectStore, p: PreparedConversion, files: readonly { path: string }[]): Promise<number> {

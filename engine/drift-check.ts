@@ -7,7 +7,7 @@ import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import { fromMetadataJson } from '../core/iceberg/metadata-json';
 import type { PreparedConversion } from '../core/convert/prepare';
-import type { HmsReader, TableInventory } from '../core/hive/model';
+import type { TableInventory } from '../core/hive/model';
 import type { PlanFile } from '../core/plan/plan-file';
 import { tableObjectDigest } from '../core/hive/fingerprint';
 import type { ObjectStore } from '../core/storage/object-store';
@@ -20,21 +20,13 @@ import { AvroFooterReader } from '../adapters/formats/avro';
 import { OrcFooterReader } from '../adapters/formats/orc';
 import { ParquetFooterReader } from '../adapters/formats/parquet';
 import type { TableRecord } from '../core/state/store';
-import { mapOrdered } from './ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { IdLayouts } from '../core/convert/adopt-ids';
 import type { Schema } from '../core/iceberg/types';
 import { fieldIdMismatches } from '../core/validate/field-ids';
 import { listTableFiles } from './write-metadata';
+import type { DriftDeps } from '../core/engine-port/checks';
 import { conversionFor, dbOf, nameOf, targetOf } from '../core/convert/plan-conversion';
-
-export interface DriftDeps {
-  readonly hms: HmsReader;
-  readonly catalog: IcebergCatalog;
-  readonly storeFor: (metadataPrefixes: readonly string[]) => ObjectStore;
-  readonly namespacePrefix: string;
-  readonly toolVersion: string;
-  readonly footerConcurrency?: number;
-}
 
 const failedRow = (check: RowInput['check'], e: unknown): RowInput => ({
   check,

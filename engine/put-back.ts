@@ -13,37 +13,9 @@ import type { ObjectStore } from '../core/storage/object-store';
 import type { AppendedFile, PartitionPutBack, PutBackBlocker, SnapshotFacts } from '../core/sync/put-back';
 import { classifySince, placeFiles, snapshotsSinceOurs } from '../core/sync/put-back';
 import { readManifest, readManifestList } from '../adapters/avro/manifest-reader';
+import type { PartitionReport, PutBackPlan, PutBackSummary } from '../core/engine-port/checks';
 
-/** One partition in a put-back, as reported (files by path; JSON-safe). */
-export interface PartitionReport {
-  readonly name: string;
-  readonly location: string;
-  readonly files: readonly string[];
-  readonly records: number;
-}
-
-/** What a rollback puts back for one table, or what blocks it (JSON-safe: activity result, --json). */
-export interface PutBackSummary {
-  readonly table: string;
-  /** Our last snapshot and the catalog's current one. */
-  readonly ours: string | null;
-  readonly head: string | null;
-  readonly metadataLocation: string;
-  readonly snapshots: readonly { snapshotId: string; operation: string; files: number; records: number }[];
-  /** Partitions Hive lacks, added metadata-only at the files' directory. */
-  readonly partitionsToAdd: readonly PartitionReport[];
-  /** Partitions (or the unpartitioned table, name '') whose directory already holds the appended files. */
-  readonly partitionsVisible: readonly PartitionReport[];
-  readonly files: number;
-  readonly records: number;
-  readonly blockers: readonly PutBackBlocker[];
-}
-
-export interface PutBackPlan {
-  readonly summary: PutBackSummary;
-  /** The partitions to add (values as Hive has them). */
-  readonly add: readonly PartitionPutBack[];
-}
+export type { PutBackSummary } from '../core/engine-port/checks';
 
 const report = (g: PartitionPutBack): PartitionReport => ({
   name: g.name,

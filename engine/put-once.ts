@@ -3,8 +3,7 @@
 // is a coded conflict and nothing is overwritten.
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { ObjectStore } from '../core/storage/object-store';
-
-export type PutOutcome = 'created' | 'identical';
+import type { PutOutcome } from '../core/engine-port/conversion';
 
 export async function putOnce(store: ObjectStore, path: string, bytes: Uint8Array): Promise<PutOutcome> {
   try {

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { ReadBackResult, ReadBackSpec } from '../core/validate/readback-spec';
-import type { RunJobOptions } from './rewrite-job';
+import type { RunJobOptions } from '../core/engine-port/jobs';
 import { runSparkJob } from './rewrite-job';
 
 /** Where the shipped job lives: `jobs/readback.py` beside `dist/` (packaged) or the source tree. */

@@ -5,36 +5,13 @@
 // sides' rows and checksums, the engine, the job, the time. Shared by apply (activities/readback.ts)
 // and `migrate validate` (app/validate.ts). A table whose files cannot be listed gets an `error`
 // evidence of its own; the job's failure is READBACK_FAILED for the whole batch.
-import type { IcebergCatalog, TableIdent } from '../core/catalog/catalog';
 import { conversionFor } from '../core/convert/plan-conversion';
 import type { PlanFile } from '../core/plan/plan-file';
-import type { TableRecord } from '../core/state/store';
-import type { ObjectStore } from '../core/storage/object-store';
 import type { ReadBackEvidence, ReadBackTableInput, ReadBackTableResult } from '../core/validate/readback-spec';
 import { readBackEqual, readBackSpec } from '../core/validate/readback-spec';
-import type { RunJobOptions } from './rewrite-job';
+import type { ReadBackDeps, ReadBackSettings, ReadBackTarget } from '../core/engine-port/checks';
 import { runReadBackJob } from './readback-job';
 import { snapshotFiles } from './sync-read';
-
-export interface ReadBackDeps {
-  readonly catalog: IcebergCatalog;
-  readonly storeFor: (metadataPrefixes: readonly string[]) => ObjectStore;
-  readonly namespacePrefix: string;
-  readonly toolVersion: string;
-}
-
-export interface ReadBackSettings {
-  readonly filesPerTable: number;
-  /** The Spark catalog's properties (app/rewrite-config.ts: derived from `catalog` and `storage.s3`). */
-  readonly catalogProperties: Readonly<Record<string, string>>;
-  readonly job: RunJobOptions;
-}
-
-/** One table of the batch: its record (saved original) and where the catalog holds it. */
-export interface ReadBackTarget {
-  readonly rec: TableRecord;
-  readonly ident: TableIdent;
-}
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e)).slice(0, 1000);
 

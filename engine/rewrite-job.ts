@@ -8,6 +8,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFi
 import path from 'node:path';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { RewriteSpec } from '../core/rewrite/spec';
+import type { RewriteResult, RunJobOptions } from '../core/engine-port/jobs';
 
 /** Where the shipped job lives: `jobs/rewrite.py` beside `dist/` (packaged) or the source tree. */
 export function rewriteJobPath(): string {
@@ -17,38 +18,7 @@ export function rewriteJobPath(): string {
   return found;
 }
 
-export interface RewriteFile {
-  readonly path: string;
-  readonly bytes: number;
-  readonly rows: number;
-}
-
-export interface RewriteResult {
-  readonly status: 'written' | 'resumed' | 'bad-spec' | 'target-taken';
-  readonly jobId?: string;
-  readonly target?: string;
-  readonly location?: string;
-  readonly snapshotId?: string | null;
-  readonly source?: { rows: number; checksum: string };
-  readonly written?: { rows: number; checksum: string };
-  readonly match?: boolean;
-  readonly files?: readonly RewriteFile[];
-  readonly bytesWritten?: number;
-  readonly seconds?: number;
-  readonly error?: string;
-  readonly marker?: string;
-}
-
-export interface RunJobOptions {
-  readonly command: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly workDir: string;
-  readonly timeoutMs: number;
-  readonly signal?: AbortSignal;
-  readonly onEvent?: (e: Record<string, unknown>) => void;
-  /** The job script (default: the shipped one). */
-  readonly job?: string;
-}
+export type { RewriteResult } from '../core/engine-port/jobs';
 
 function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;

@@ -4,21 +4,13 @@
 // remove. Reads only; HMS tells only which partitions exist, so without this listing a file added to
 // an existing partition stays invisible whenever its writer leaves the partition's statistics as
 // they were.
-import type { IcebergCatalog } from '../core/catalog/catalog';
 import { conversionFor, targetOf } from '../core/convert/plan-conversion';
 import type { TableInventory } from '../core/hive/model';
 import type { PlanFile } from '../core/plan/plan-file';
-import type { ObjectStore } from '../core/storage/object-store';
 import { diffFiles } from '../core/sync/diff';
 import type { StorageLag } from '../core/sync/lag';
 import { listHive, readCurrent } from './sync-read';
-
-export interface StorageLagDeps {
-  readonly store: ObjectStore;
-  readonly catalog: IcebergCatalog;
-  readonly namespacePrefix: string;
-  readonly toolVersion: string;
-}
+import type { StorageLagDeps } from '../core/engine-port/sync';
 
 /** The files a sync of `tableId` (of `plan`, Hive as `live` is now) would add and remove. */
 export async function storageLag(d: StorageLagDeps, plan: PlanFile, tableId: string, live: TableInventory): Promise<StorageLag> {

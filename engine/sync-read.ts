@@ -11,7 +11,7 @@ import type { HiveFile, IcebergFile } from '../core/sync/diff';
 import { tupleKey } from '../core/sync/diff';
 import { ourCurrentSnapshot } from '../core/sync/snapshot';
 import { readManifest, readManifestFiles } from '../adapters/avro/manifest-reader';
-import { mapOrdered } from './ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { listTableFiles } from './write-metadata';
 
 export interface Current {

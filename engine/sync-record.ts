@@ -7,62 +7,25 @@
 // in the same transaction (the `sync` row of core/state/lifecycle.ts, engine/record-transition.ts). Columns Hive gained at the end go in as a schema
 // update with the snapshot (core/plan/source-check.ts syncSourceChange; the event names them). A rerun after a crash finds its own files and
 // the catalog answers already-committed: the record and audit follow once.
-import type { ActorSource } from '../core/audit/chain';
 import { digestOf } from '../core/audit/chain';
-import type { IcebergCatalog } from '../core/catalog/catalog';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { conversionFor, dbOf, nameOf, targetOf } from '../core/convert/plan-conversion';
 import { ErrorCode, MigrationError } from '../core/errors';
 import { tableFingerprint } from '../core/hive/fingerprint';
-import type { HmsReader, TableInventory } from '../core/hive/model';
+import type { TableInventory } from '../core/hive/model';
 import type { PlanFile } from '../core/plan/plan-file';
 import { syncSourceChange } from '../core/plan/source-check';
-import type { StateStore, TableRecord } from '../core/state/store';
-import type { ObjectStore } from '../core/storage/object-store';
+import type { TableRecord } from '../core/state/store';
 import type { SyncMark } from '../core/sync/lag';
 import { syncMarkOf } from '../core/sync/lag';
-import type { SyncResult } from './sync-table';
-import type { SyncValidation } from './sync-validate';
+import type { SyncRecordDeps, SyncResult, SyncValidation, TableSyncOutcome } from '../core/engine-port/sync';
 import { syncTable } from './sync-table';
 import { validateCurrent } from './sync-validate';
 import { recordTransition } from './record-transition';
-import type { Reader } from '../core/readers/encodings';
 import type { LocationFence } from '../core/storage/location-fence';
 import { fenceRefusal } from '../core/storage/location-fence';
 
-export interface SyncRecordDeps {
-  readonly state: StateStore;
-  readonly hms: HmsReader;
-  readonly catalog: IcebergCatalog;
-  readonly storeFor: (metadataPrefixes: readonly string[]) => ObjectStore;
-  readonly namespacePrefix: string;
-  readonly toolVersion: string;
-  /** Who the audit event names (the CLI user, or `worker:<host>:<pid>`). */
-  readonly actor: { readonly actor: string; readonly actorSource?: ActorSource };
-  /** The idempotency key of the audit event (an activity's: activities/context.ts stepKey); unset or null: none. */
-  readonly stepKey?: (action: string, object: string, discriminator?: string | null) => string | null;
-  readonly footerConcurrency?: number;
-  /** `readers.required` (default all): added files a required reader misreads fail the sync (engine/reader-guard.ts). */
-  readonly readersRequired?: readonly Reader[];
-  readonly now?: () => Date;
-  /** Crash-test hook (engine/sync-table.ts SyncOptions.failpoint). */
-  readonly failpoint?: (name: string) => void;
-  /**
-   * Where the Hive side is read (default: the table under its own name). Cutover's final sync reads
-   * the fenced table, seen as the table it was (activities/cutover.ts).
-   */
-  readonly readLive?: (tableId: string) => Promise<TableInventory | undefined>;
-  /**
-   * Where the live table's files may be (core/storage/location-fence.ts): a partition added since apply
-   * outside it fails the sync (LOCATION_NOT_ALLOWED) before anything is listed. Unset: not checked.
-   */
-  readonly locationFence?: LocationFence;
-}
-
-/** A table's sync as both paths report it: the result without its file list (payload-sized), or the refusal's code. */
-export type TableSyncOutcome =
-  | { readonly table: string; readonly ok: true; readonly result: Omit<SyncResult, 'written'> }
-  | { readonly table: string; readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+export type { TableSyncOutcome } from '../core/engine-port/sync';
 
 /**
  * Sync the table of `rec` (migrated, of `plan`). A refusal (a MigrationError that is not retryable:

@@ -9,7 +9,7 @@
 // check (sync-validate.ts validateSync; reads through sync-read.ts): the listing = the new snapshot's files, the added files' footer rows = their
 // entries, the live files' rows = total-records (a recovered commit and cutover's validateCurrent read
 // every live file's footer). Data files are never touched. No change → no commit.
-import type { CommitOutcome, IcebergCatalog } from '../core/catalog/catalog';
+import type { IcebergCatalog } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { PreparedConversion } from '../core/convert/prepare';
 import type { ManifestFileEntry } from '../core/iceberg/manifest';
@@ -39,9 +39,10 @@ import {
 import { writeManifestList } from '../adapters/avro/manifest-list-writer';
 import { rewriteManifest } from '../adapters/avro/manifest-rewrite';
 import { writeManifests } from '../adapters/avro/manifest-writer';
-import { mapOrdered } from './ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { putOnce } from './put-once';
-import type { WrittenFile } from './write-metadata';
+import type { WrittenFile } from '../core/engine-port/conversion';
+import type { SyncResult } from '../core/engine-port/sync';
 import { dataFileOf, defaultFooters, putOnceOutput } from './write-metadata';
 
 import type { Current } from './sync-read';
@@ -63,29 +64,6 @@ export const SYNC_FAILPOINTS = [
   'sync-before-record',
   'sync-after-record',
 ] as const;
-
-export type SyncStatus = 'in-sync' | 'appended' | 'overwrote' | 'deleted';
-
-export interface SyncResult {
-  readonly status: SyncStatus;
-  /** The table's current snapshot after the sync (the unchanged one when in sync). */
-  readonly snapshotId: string | null;
-  readonly parentSnapshotId: string | null;
-  readonly metadataLocation: string;
-  readonly commit: CommitOutcome | null;
-  readonly filesAdded: number;
-  readonly filesRemoved: number;
-  readonly recordsAdded: number;
-  readonly recordsRemoved: number;
-  /** Distinct partitions of the added and removed files. */
-  readonly partitionsAdded: number;
-  readonly partitionsChanged: number;
-  readonly summary: Readonly<Record<string, string>> | null;
-  readonly written: readonly WrittenFile[];
-  readonly validation: { readonly files: number; readonly records: number } | null;
-  /** Columns Hive gained at the end that this sync's snapshot added to the schema (core/sync/schema.ts). */
-  readonly columnsAdded: readonly string[];
-}
 
 /**
  * The conversion as the table's current schema numbers it: footers are read against the table's

@@ -7,8 +7,9 @@ import type { PreparedConversion } from '../core/convert/prepare';
 import type { ObjectStore } from '../core/storage/object-store';
 import type { HiveFile, IcebergFile } from '../core/sync/diff';
 import { diffFiles, isInSync, samePath } from '../core/sync/diff';
-import { mapOrdered } from './ordered-pool';
+import { mapOrdered } from '../core/ordered-pool';
 import { defaultFooters } from './write-metadata';
+import type { SyncValidation } from '../core/engine-port/sync';
 
 import type { SyncOptions, SyncTarget } from './sync-options';
 import type { Current, ManifestCache } from './sync-read';
@@ -25,12 +26,7 @@ export async function recoveredValidation(store: ObjectStore, p: PreparedConvers
   return validateSync(store, p, cur.loaded, cur.snapshot.snapshotId, o);
 }
 
-/** What a validation of a table's current snapshot against its Hive side found (equal, else it threw). */
-export interface SyncValidation {
-  readonly snapshotId: string | null;
-  readonly files: number;
-  readonly records: number;
-}
+export type { SyncValidation } from '../core/engine-port/sync';
 
 /** The current snapshot against the Hive side now: listing = its live files, footer rows = its total-records (cutover's final check). */
 export async function validateCurrent(store: ObjectStore, catalog: IcebergCatalog, t: SyncTarget, o: SyncOptions): Promise<SyncValidation> {

@@ -27,33 +27,10 @@ import { readManifest, readManifestList } from '../adapters/avro/manifest-reader
 import { AvroFooterReader } from '../adapters/formats/avro';
 import { OrcFooterReader } from '../adapters/formats/orc';
 import { ParquetFooterReader } from '../adapters/formats/parquet';
-import { ListingFindingCode } from '../adapters/storage/list-partition';
-import { mapOrdered } from './ordered-pool';
+import { ListingFindingCode } from '../core/storage/listing';
+import { mapOrdered } from '../core/ordered-pool';
 import { listTableFiles } from './write-metadata';
-
-export interface ValidationEvidence {
-  readonly ok: boolean;
-  readonly table: string;
-  readonly catalogTable: string;
-  readonly metadataLocation: string | null;
-  readonly snapshotId: string | null;
-  readonly rows: { readonly footers: number; readonly snapshotTotal: number | null; readonly manifests: number; readonly hms?: number };
-  readonly files: { readonly listed: number; readonly inManifests: number; readonly bytes: number };
-  /** Files under the table's locations that are not data files of it: zero-byte files (no footer, no rows). */
-  readonly skipped: readonly SkippedFile[];
-  readonly findings: readonly ValidationFinding[];
-}
-
-export interface SkippedFile {
-  readonly path: string;
-  readonly reason: 'zero-byte';
-}
-
-export interface ValidateOptions {
-  readonly footerConcurrency?: number;
-  readonly listConcurrency?: number;
-  readonly recursive?: boolean;
-}
+import type { SkippedFile, ValidateOptions, ValidationEvidence } from '../core/engine-port/conversion';
 
 /** Σ numRows over the table (unpartitioned) or every partition, only when every one is marked accurate. */
 function hmsRows(table: HiveTable, partitions: readonly HivePartition[]): number | undefined {

@@ -25,62 +25,17 @@ import { AvroFooterReader } from '../adapters/formats/avro';
 import { OrcFooterReader } from '../adapters/formats/orc';
 import { sharedFooterThreads } from '../adapters/formats/footer-threads';
 import { DEFAULT_TAIL_BYTES, ParquetFooterReader } from '../adapters/formats/parquet';
-import type { ListingFinding, LocationListing } from '../adapters/storage/list-partition';
-import { ListingFindingCode, listPartition } from '../adapters/storage/list-partition';
+import type { LocationListing } from '../adapters/storage/list-partition';
+import { listPartition } from '../adapters/storage/list-partition';
+import type { ListingFinding } from '../core/storage/listing';
+import { ListingFindingCode } from '../core/storage/listing';
 import { unreadableFileName } from '../core/storage/file-names';
-import type { Reader } from '../core/readers/encodings';
 import { readerGuard } from './reader-guard';
-import { mapOrdered } from './ordered-pool';
-import type { PutOutcome } from './put-once';
+import { mapOrdered } from '../core/ordered-pool';
 import { putOnce } from './put-once';
+import type { WriteOptions, WrittenFile, WrittenMetadata } from '../core/engine-port/conversion';
 
-export interface ConvertProgress {
-  readonly locationsListed: number;
-  readonly locations: number;
-  readonly filesListed: number;
-  readonly footersRead: number;
-  readonly bytesRead: number;
-}
-
-export interface WriteOptions {
-  /** Footers read at once (default 32). */
-  readonly footerConcurrency?: number;
-  /** Partition locations listed at once (default 8). */
-  readonly listConcurrency?: number;
-  /** Data files per manifest (default 10,000). */
-  readonly maxEntriesPerManifest?: number;
-  /** Import files in sub-directories too (default false, as Iceberg's migrate). */
-  readonly recursive?: boolean;
-  /** Called at most every `progressEvery` footers and at the end. */
-  readonly onProgress?: (p: ConvertProgress) => void;
-  readonly progressEvery?: number;
-  /** Footer readers per format (default: ours over `store`). */
-  readonly footers?: Partial<Record<DataFileFormat, FooterReader>>;
-  /** The readers that must read the table as Hive does (`readers.required`, default all): reader-guard.ts. */
-  readonly readersRequired?: readonly Reader[];
-}
-
-export interface WrittenFile {
-  readonly path: string;
-  readonly bytes: number;
-  readonly outcome: PutOutcome;
-}
-
-export interface WrittenMetadata {
-  readonly metadataLocation: string;
-  /** null when the table has no data files (no snapshot is written). */
-  readonly snapshotId: bigint | null;
-  readonly dataFiles: number;
-  readonly records: number;
-  readonly dataBytes: number;
-  readonly partitions: number;
-  /** Every file this step wrote (or found identical), manifests first, metadata.json last. */
-  readonly files: readonly WrittenFile[];
-  readonly findings: readonly ListingFinding[];
-  /** Zero-byte files under the table's locations, left out of the manifests (no footer; no rows). */
-  readonly skippedFiles: readonly string[];
-  readonly metadata: TableMetadata;
-}
+export type { WriteOptions } from '../core/engine-port/conversion';
 
 /** An OutputFile that buffers one manifest and creates it once on close. */
 export function putOnceOutput(store: ObjectStore, path: string, written: WrittenFile[]): OutputFile {

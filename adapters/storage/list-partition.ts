@@ -4,25 +4,11 @@
 // `.` skipped (Hive's hidden-file filter: _SUCCESS, .crc, _temporary, .hive-staging…). What a
 // metadata-only migration would silently lose or misread is reported as coded findings
 // (docs/design/iceberg-spec.md §9.6): sub-directories (not imported unless `recursive`), zero-byte files (excluded:
-// no footer to read; Hive reads them as empty) and locations with no files at all.
+// no footer to read; Hive reads them as empty) and locations with no files at all (the findings'
+// codes: core/storage/listing.ts).
 import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
-
-export const ListingFindingCode = {
-  /** A non-hidden sub-directory of a partition location; its files are not imported (non-recursive). */
-  LISTING_SUBDIRECTORY: 'LISTING_SUBDIRECTORY',
-  /** A zero-byte file; excluded from the data files. */
-  LISTING_EMPTY_FILE: 'LISTING_EMPTY_FILE',
-  /** A location with no data files (missing, empty, or only hidden/empty files). */
-  LISTING_EMPTY_LOCATION: 'LISTING_EMPTY_LOCATION',
-} as const;
-export type ListingFindingCode = (typeof ListingFindingCode)[keyof typeof ListingFindingCode];
-
-export interface ListingFinding {
-  readonly code: ListingFindingCode;
-  readonly location: string;
-  readonly path: string;
-  readonly message: string;
-}
+import type { ListingFinding } from '../../core/storage/listing';
+import { ListingFindingCode } from '../../core/storage/listing';
 
 export interface LocationListing {
   /** Index of the location in the input. */

@@ -27,8 +27,9 @@ import { decodeParquetFooterSync, readParquetFooterBytes } from '../../adapters/
 import type { SchemaElement } from '../../adapters/formats/parquet-thrift';
 import { PhysicalType } from '../../adapters/formats/parquet-thrift';
 import type { LocationListing } from '../../adapters/storage/list-partition';
-import { ListingFindingCode, listPartition } from '../../adapters/storage/list-partition';
-import { mapOrdered } from '../../engine/ordered-pool';
+import { listPartition } from '../../adapters/storage/list-partition';
+import { ListingFindingCode } from '../../core/storage/listing';
+import { mapOrdered } from '../../core/ordered-pool';
 import type { FileIdLayout } from '../../core/iceberg/embedded-ids';
 import { fieldIdFindings, parquetIdLayout } from './field-id-sample';
 import { parquetFileFacts, readFirstPageType } from '../../adapters/formats/parquet/encoding-facts';

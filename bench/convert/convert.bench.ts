@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { mapOrdered } from '../../engine/ordered-pool';
+import { mapOrdered } from '../../core/ordered-pool';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { tableIdent } from '../../core/catalog/catalog';
 import { testStack } from '../../test/helpers/stack-env';

@@ -14,7 +14,7 @@ import * as net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { mapOrdered } from '../../engine/ordered-pool';
+import { mapOrdered } from '../../core/ordered-pool';
 import { S3RangedGet } from '../../adapters/storage/s3-ranged-get';
 import { testStack } from '../../test/helpers/stack-env';
 

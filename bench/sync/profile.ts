@@ -12,7 +12,7 @@ import { loadConfig } from '../../cli/config';
 import { withMigratedTables } from '../../app/plan-tables';
 import { toolVersion } from '../../app/runtime';
 import { addScalePartition } from '../../dev/seed/scale';
-import { mapOrdered } from '../../engine/ordered-pool';
+import { mapOrdered } from '../../core/ordered-pool';
 import { syncMigratedTable } from '../../engine/sync-record';
 import { testStack } from '../../test/helpers/stack-env';
 

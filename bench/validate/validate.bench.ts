@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { convertTable } from '../../engine/convert-table';
-import { mapOrdered } from '../../engine/ordered-pool';
+import { mapOrdered } from '../../core/ordered-pool';
 import { conversionFor, targetOf } from '../../core/convert/plan-conversion';
 import { checkTableDrift } from '../../engine/drift-check';
 import { RestCatalog } from '../../adapters/catalog/rest';

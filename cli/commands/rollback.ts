@@ -59,11 +59,17 @@ export function registerRollback(program: Command, io: IO): void {
     .action(async (plan: string, opts: RollbackOpts, cmd: Command) => {
       if (opts.dryRun === true) {
         const { previewRollback } = await import('../../app/rollback-preview');
-        const p = await previewRollback(await configOf(cmd), plan, {
-          wave: opts.wave,
-          force: opts.force === true,
-          withDependentViews: opts.withDependentViews === true,
-        });
+        const { conversionEngine } = await import('../compose');
+        const p = await previewRollback(
+          await configOf(cmd),
+          plan,
+          {
+            wave: opts.wave,
+            force: opts.force === true,
+            withDependentViews: opts.withDependentViews === true,
+          },
+          conversionEngine(),
+        );
         const refused = p.tables.filter((t) => t.action === 'blocked' || t.action === 'refused' || t.action === 'not-ours');
         io.out(opts.json ? `${JSON.stringify({ ok: refused.length === 0, ...p })}\n` : renderPreview(p));
         io.setExit(refused.length === 0 ? ExitCode.OK : ExitCode.FAILED);

@@ -59,6 +59,7 @@ export function registerStatus(program: Command, io: IO): void {
     .action(async (planText: string, opts: StatusOpts, cmd: Command) => {
       const { planArg, watchPlan } = await import('../../app/status');
       const { tablesStatus } = await import('../../app/table-status');
+      const { conversionEngine } = await import('../compose');
       const { withTableRuns } = await import('../../app/table-runs');
       const plan = planArg(planText);
       const config = await configOf(cmd);
@@ -67,12 +68,17 @@ export function registerStatus(program: Command, io: IO): void {
       // The tables come from the state store: when it cannot answer, the plan's status still shows
       // (with the reason), unless --lag or --table asked for the tables.
       const tables = () =>
-        tablesStatus(config, plan, {
-          lag,
-          listStorage: opts.listStorage === true,
-          table: opts.table,
-          concurrency: opts.lagConcurrency,
-        }).then(
+        tablesStatus(
+          config,
+          plan,
+          {
+            lag,
+            listStorage: opts.listStorage === true,
+            table: opts.table,
+            concurrency: opts.lagConcurrency,
+          },
+          conversionEngine(),
+        ).then(
           async (t) => (opts.json ? { ...t, rows: await withTableRuns(config, plan, t.rows) } : t),
           (e: unknown) => {
             if (asked || !(e instanceof MigrationError)) throw e;

@@ -87,12 +87,18 @@ async function throughTemporal(cmd: Command, io: IO, plan: string, opts: SyncOpt
 
 async function direct(cmd: Command, io: IO, plan: string, opts: SyncOpts): Promise<void> {
   const { syncNow } = await import('../../app/sync');
-  const report = await syncNow(await configOf(cmd), plan, {
-    waves: opts.wave,
-    tables: opts.table,
-    concurrency: opts.concurrency,
-    footerConcurrency: opts.footerConcurrency,
-  });
+  const { conversionEngine } = await import('../compose');
+  const report = await syncNow(
+    await configOf(cmd),
+    plan,
+    {
+      waves: opts.wave,
+      tables: opts.table,
+      concurrency: opts.concurrency,
+      footerConcurrency: opts.footerConcurrency,
+    },
+    conversionEngine(),
+  );
   io.out(opts.json ? json(report) : render(report));
   io.setExit(report.tables.every((t) => t.ok) ? ExitCode.OK : ExitCode.FAILED);
 }

@@ -85,6 +85,7 @@ ${exitHelp('table')}`,
     .action(async (name: string, opts: Opts, cmd: Command) => {
       const { migrateOneTable, startFooterThreads } = await import('../../app/table');
       startFooterThreads();
+      const { conversionEngine } = await import('../compose');
       const config = await configOf(cmd);
       const { db, tbl, target } = tableArgs(name, opts, config);
       let last = 0;
@@ -93,15 +94,19 @@ ${exitHelp('table')}`,
         last = Date.now();
         process.stderr.write(`\r  listed ${p.locationsListed}/${p.locations} locations, ${p.footersRead}/${p.filesListed} footers`);
       };
-      const r = await migrateOneTable(config, {
-        db,
-        tbl,
-        target,
-        dryRun: opts.dryRun === true,
-        allowUnbucketed: opts.allowUnbucketed === true,
-        footerConcurrency: opts.footerConcurrency,
-        onProgress,
-      });
+      const r = await migrateOneTable(
+        config,
+        {
+          db,
+          tbl,
+          target,
+          dryRun: opts.dryRun === true,
+          allowUnbucketed: opts.allowUnbucketed === true,
+          footerConcurrency: opts.footerConcurrency,
+          onProgress,
+        },
+        conversionEngine(),
+      );
       if (!opts.json && process.stderr.isTTY) process.stderr.write('\n');
       io.out(opts.json ? `${JSON.stringify(r.summary, null, 2)}\n` : renderTable(r.summary, r.validationFindings));
       io.setExit(r.ok ? ExitCode.OK : ExitCode.FAILED);

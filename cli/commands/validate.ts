@@ -41,7 +41,9 @@ export function registerValidation(program: Command, io: IO): void {
     )
     .action(async (plan: string, opts: { wave: number[]; table: string[]; concurrency: number; json?: boolean }, cmd: Command) => {
       const { validateNow } = await import('../../app/validate');
-      const rows = await validateNow(await configOf(cmd), plan, { waves: opts.wave, tables: opts.table, concurrency: opts.concurrency });
+      const { conversionEngine } = await import('../compose');
+      const scope = { waves: opts.wave, tables: opts.table, concurrency: opts.concurrency };
+      const rows = await validateNow(await configOf(cmd), plan, scope, conversionEngine());
       const s = runStatus(rows);
       io.out(opts.json ? `${JSON.stringify({ ok: s === 'validated', status: s, rows }, null, 2)}\n` : renderRows(rows));
       io.setExit(s === 'validated' ? ExitCode.OK : s === 'drifted' ? ExitCode.DRIFT : ExitCode.FAILED);

@@ -48,9 +48,10 @@ export function registerWorker(program: Command, io: IO): void {
     .addHelpText('after', HELP)
     .action(async (opts: { concurrency: number; role: WorkerRole; json?: boolean } & ObserveFlags, cmd: Command) => {
       const { createWorker } = await import('../../app/worker');
+      const { conversionEngine } = await import('../compose');
       const { resolveObserve } = await import('../../core/config/observe');
       const config = await configOf(cmd);
-      const worker = await createWorker(config, { ...opts, observe: resolveObserve(config, opts) });
+      const worker = await createWorker(config, { ...opts, engine: conversionEngine(), observe: resolveObserve(config, opts) });
       const started = {
         ok: true,
         role: worker.role,

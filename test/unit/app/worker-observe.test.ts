@@ -8,7 +8,7 @@ import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { TransitionEvent } from '../../../core/observe/log-line';
 import { workerMetrics } from '../../../core/observe/worker-metrics';
 import type { StateStore, TableRecord, TableStatus } from '../../../core/state/store';
-import type { ConversionEngine } from '../../../engine/engine';
+import type { ConversionEngine } from '../../../core/engine-port/conversion-engine';
 import { countedPort, observedEngine, observedState, stepInterceptor } from '../../../app/worker-observe';
 
 /** A state store holding status and wave per table; counts its reads. */

@@ -1,5 +1,5 @@
 // The import fences are a tool, not a promise: prove that lint rejects each kind of violation in
-// core/, workflows/ and activities/ (and an over-long function where the ceiling holds), and accepts
+// core/, workflows/, activities/, app/ and cli/ (and an over-long function where the ceiling holds), and accepts
 // the allowed forms. Probe files are written into the real
 // folders (type-aware lint needs them inside the tsconfig project), linted in ONE run of the real
 // eslint binary with the repo's config (as `npm run lint` does), and always removed.
@@ -128,6 +128,30 @@ const probes: Probe[] = [
     folder: 'activities',
     code: "import type { ConversionEngine } from '../engine/engine';\nimport type { StateStore } from '../core/state/store';\nexport type D = { engine: ConversionEngine; state: StateStore };\n",
     expect: null,
+  },
+  {
+    label: 'app: an engine value',
+    folder: 'app',
+    code: "import { createEngine } from '../engine/engine';\nexport const x = createEngine;\n",
+    expect: restricted('app/ must not import engine/'),
+  },
+  {
+    label: 'app: an engine module, even as a type',
+    folder: 'app',
+    code: "import type { SyncOptions } from '../engine/sync-options';\nexport type O = SyncOptions;\n",
+    expect: restricted('app/ must not import engine/'),
+  },
+  {
+    label: 'app: the engine port and the ordered pool in core/ are allowed',
+    folder: 'app',
+    code: "import type { ConversionEngine } from '../core/engine-port/conversion-engine';\nimport { mapOrdered } from '../core/ordered-pool';\nexport type E = ConversionEngine;\nexport const m = mapOrdered;\n",
+    expect: null,
+  },
+  {
+    label: 'cli: engine/ outside the composition root',
+    folder: 'cli',
+    code: "import { createEngine } from '../engine/engine';\nexport const x = createEngine;\n",
+    expect: restricted('only through app/'),
   },
   {
     label: 'engine: a function over 80 lines',

@@ -10,7 +10,7 @@ import type { BatchSyncOutcome } from '../../../activities/sync';
 import { syncActivities } from '../../../activities/sync';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { TableRecord } from '../../../core/state/store';
-import type { SyncRecordDeps, TableSyncOutcome } from '../../../engine/sync-record';
+import type { SyncRecordDeps, TableSyncOutcome } from '../../../core/engine-port/sync';
 
 const HASH = 'abcdef0123456789'.repeat(4);
 const rec = (tableId: string): TableRecord => ({ planHash: HASH, tableId, wave: 1, status: 'migrated', snapshotId: '1' }) as TableRecord;

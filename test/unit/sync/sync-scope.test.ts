@@ -7,7 +7,7 @@ import { syncActivities } from '../../../activities/sync';
 import { inScope } from '../../../app/sync';
 import { syncScheduleId, syncWorkflowId } from '../../../core/plan/ids';
 import type { TableRecord } from '../../../core/state/store';
-import type { SyncRecordDeps, TableSyncOutcome } from '../../../engine/sync-record';
+import type { SyncRecordDeps, TableSyncOutcome } from '../../../core/engine-port/sync';
 
 const HASH = 'abcdef0123456789'.repeat(4);
 const rec = (tableId: string, wave: number, status: TableRecord['status'] = 'migrated'): TableRecord =>

@@ -1,6 +1,7 @@
 // Bounded, order-preserving concurrent map over an async iterable: at most `concurrency` calls in
 // flight, results yielded in input order (so manifests list files in a deterministic order and a
-// rerun writes byte-identical files). Memory: at most `concurrency` pending results.
+// rerun writes byte-identical files). Memory: at most `concurrency` pending results. Pure: no I/O of
+// its own (the callers' functions do it), so engine/ and app/ both use it.
 
 /** Yields fn(item) for each item in input order, with at most `concurrency` calls running. */
 export async function* mapOrdered<T, R>(
