@@ -64,7 +64,10 @@ export interface ApproveArgs {
 export const approveUpdate = defineUpdate<ApproveResult, [ApproveArgs]>('approve');
 /** Approvals are decided by the rules the worker recorded in the plan's outline, and refusals audited. */
 export const APPROVAL_RULES_PATCH = 'approval-rules-v1';
-/** A wave approved while the plan is paused shows `paused` (it showed `waiting-approval` until resume). */
+/**
+ * A wave approved while the plan is paused shows `paused` (it showed `waiting-approval` until resume):
+ * the plan now waits for resume, not for approval, and says so.
+ */
 export const PAUSED_AFTER_APPROVAL_PATCH = 'paused-after-approval';
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
@@ -77,8 +80,7 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
   const outline = await short.planOutline(input.planHash);
   const approved = new Set<number>();
   const results: WaveResult[] = [];
-  let paused = false;
-  let cancelled = false;
+  let [paused, cancelled] = [false, false];
   let current: number | null = null;
   let state: MigrationStatus['state'] = 'running';
   let reason: string | undefined;
@@ -132,11 +134,8 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
         await short.recordApproval(input.planHash, w.number, 'auto-approve');
       }
     }
-    if (paused && patched(PAUSED_AFTER_APPROVAL_PATCH)) {
-      // Approved while paused: the plan now waits for resume, not for approval, and says so.
-      state = 'running';
-      mark();
-    }
+    if (paused && patched(PAUSED_AFTER_APPROVAL_PATCH)) state = 'running';
+    mark(); // a no-op unless the line above changed the state
     await condition(() => !paused || cancelled);
     if (cancelled) return end('cancelled');
     state = 'running';
