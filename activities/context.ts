@@ -27,8 +27,8 @@ import type { StateStore, TableRecord } from '../core/state/store';
 import type { Recorder, TableStep, TransitionFacts } from '../core/state/lifecycle';
 import { recordTransition } from '../engine/record-transition';
 import { conversionFor, targetOf } from '../core/convert/plan-conversion';
-import type { ConversionEngine } from '../engine/engine';
-import type { WriteOptions } from '../engine/write-metadata';
+import type { ConversionEngine } from '../core/engine-port/conversion-engine';
+import type { WriteOptions } from '../core/engine-port/conversion';
 
 export interface ActivityDeps {
   readonly state: StateStore;

@@ -12,7 +12,7 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
 import { isLive } from '../core/state/status';
 import type { TableRecord } from '../core/state/store';
-import type { SyncValidation } from '../engine/sync-validate';
+import type { SyncValidation } from '../core/engine-port/sync';
 import type { Ctx, TableRef } from './context';
 import { stepKey } from './context';
 import { fenceHiveTable, fenceSide, unfenceHiveTable } from './fence';

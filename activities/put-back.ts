@@ -19,7 +19,7 @@ import type { TableRecord } from '../core/state/store';
 import { samePath } from '../core/sync/diff';
 import type { PartitionPutBack } from '../core/sync/put-back';
 import { hivePartitionOf, putBackBlocked } from '../core/sync/put-back';
-import type { PutBackSummary } from '../engine/put-back';
+import type { PutBackSummary } from '../core/engine-port/checks';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf } from './context';
 import { hmsTable } from './hms-read';

@@ -17,7 +17,7 @@ import { REWRITE_MARKER, rewriteJobId, rewriteLocation, rewriteSpec } from '../c
 import type { RewriteSpec } from '../core/rewrite/spec';
 import { sourceChange } from '../core/plan/source-check';
 import type { TableRecord } from '../core/state/store';
-import type { RewriteResult } from '../engine/rewrite-job';
+import type { RewriteResult } from '../core/engine-port/jobs';
 import type { Ctx, TableRef } from './context';
 import { fingerprintOf, runOf } from './context';
 import { hmsTable } from './hms-read';

@@ -5,7 +5,7 @@
 // its own create-only files and the catalog's already-committed answer (one snapshot per change).
 import { Context } from '@temporalio/activity';
 import { MigrationError } from '../core/errors';
-import type { TableSyncOutcome } from '../engine/sync-record';
+import type { TableSyncOutcome } from '../core/engine-port/sync';
 import type { Ctx } from './context';
 import { heartbeatWith, stepKey } from './context';
 

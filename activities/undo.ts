@@ -11,7 +11,7 @@ import { isLive, nothingToRollBack } from '../core/state/status';
 import type { Ctx, TableRef } from './context';
 import { reached, runOf } from './context';
 import { assertHmsUnchanged } from './hms-read';
-import type { PutBackSummary } from '../engine/put-back';
+import type { PutBackSummary } from '../core/engine-port/checks';
 import { holder, putBackAndDrop } from './put-back';
 import { rollbackView } from './views';
 import { dependentViews, describeDependents, liveViewsAfter } from '../core/view/rollback-order';
