@@ -5,13 +5,14 @@
 // databases are covered by the state store's location claim (activities/table.ts).
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { HmsReader, TableInventory } from '../core/hive/model';
-import { sharedLocationFindings } from '../core/plan/assess/shared-locations';
+import type { LocationIndex } from '../core/plan/assess/shared-locations';
+import { locationIndex, sharedLocationsOf } from '../core/plan/assess/shared-locations';
 
 /** Long enough that a large database is read once per wave, short enough to see new tables. */
 const TTL_MS = 300_000;
 const CHUNK = 200;
 
-type Entry = { readonly at: number; readonly tables: Promise<TableInventory[]> };
+type Entry = { readonly at: number; readonly index: Promise<LocationIndex> };
 
 async function readDatabase(hms: HmsReader, db: string): Promise<TableInventory[]> {
   const names = await hms.listTables(db);
@@ -22,18 +23,19 @@ async function readDatabase(hms: HmsReader, db: string): Promise<TableInventory[
 
 export function siblingCheck(hms: HmsReader, now: () => number = Date.now) {
   const cache = new Map<string, Entry>();
-  const tablesOf = (db: string): Promise<TableInventory[]> => {
+  // The database's locations indexed once per read: each table is then checked in O(its locations).
+  const indexOf = (db: string): Promise<LocationIndex> => {
     const hit = cache.get(db);
-    if (hit !== undefined && now() - hit.at < TTL_MS) return hit.tables;
-    const tables = readDatabase(hms, db);
-    cache.set(db, { at: now(), tables });
-    tables.catch(() => cache.delete(db));
-    return tables;
+    if (hit !== undefined && now() - hit.at < TTL_MS) return hit.index;
+    const index = readDatabase(hms, db).then(locationIndex);
+    cache.set(db, { at: now(), index });
+    index.catch(() => cache.delete(db));
+    return index;
   };
   /** Throws LOCATION_SHARED when another table of `inv`'s database shares its location. */
   return async (tableId: string, inv: TableInventory): Promise<void> => {
-    const others = (await tablesOf(inv.table.database)).filter((t) => `${t.table.database}.${t.table.name}`.toLowerCase() !== tableId);
-    const shared = sharedLocationFindings([inv, ...others]).get(tableId) ?? [];
+    // The index holds this table too (as the database was read): its own locations are skipped by id.
+    const shared = sharedLocationsOf(await indexOf(inv.table.database), inv);
     const first = shared[0];
     if (first === undefined) return;
     throw new MigrationError(

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { testStack } from '../../test/helpers/stack-env';
+import { cpuDelta, cpuNow } from '../common/cpu';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -26,6 +27,8 @@ const PREFIX = arg('prefix', 'benchval');
 const SAMPLE = Number(arg('sample', '100'));
 // --split: one `--role workflows` process plus WORKERS `--role activities` processes.
 const SPLIT = process.argv.includes('--split');
+// --cpu-prof <dir>: the workers run under `node --cpu-prof` (a V8 profile per worker process, written when it stops).
+const CPU_PROF = arg('cpu-prof', '');
 const root = path.resolve(__dirname, '..', '..');
 
 const ms = (t: { seconds?: unknown; nanos?: unknown } | null | undefined): number =>
@@ -91,8 +94,17 @@ async function main(): Promise<void> {
     const log = openSync(logs[i] as string, 'w');
     workers.push(
       spawn(
-        path.join(root, 'bin', 'migrate'),
-        ['worker', '--config', cfg, '--role', role, '--concurrency', String(Math.max(16, CONCURRENCY))],
+        CPU_PROF === '' ? path.join(root, 'bin', 'migrate') : process.execPath,
+        [
+          ...(CPU_PROF === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`, path.join(root, 'dist', 'cli', 'main.js')]),
+          'worker',
+          '--config',
+          cfg,
+          '--role',
+          role,
+          '--concurrency',
+          String(Math.max(16, CONCURRENCY)),
+        ],
         { cwd: root, env: process.env, stdio: ['ignore', log, log], detached: true },
       ),
     );
@@ -116,9 +128,12 @@ async function main(): Promise<void> {
   const rss: number[] = workers.map(() => 0);
   const sampler = setInterval(() => workers.forEach((w, i) => (rss[i] = Math.max(rss[i] ?? 0, vmHwmMb(w.pid ?? 0)))), 2000);
 
+  const pids = workers.map((w) => w.pid ?? 0);
+  const cpu0 = cpuNow(env, pids);
   const t0 = performance.now();
   const out = migrate(['apply', path.join(dir, 'plan.json'), '--auto-approve', '--wait', '--concurrency', String(CONCURRENCY), '--json']);
   const wall = (performance.now() - t0) / 1000;
+  const cpu = cpuDelta(cpu0, cpuNow(env, pids), TABLES);
   clearInterval(sampler);
   workers.forEach((w, i) => (rss[i] = Math.max(rss[i] ?? 0, vmHwmMb(w.pid ?? 0))));
   const result = JSON.parse(out) as { ok: boolean; result: { state: string; waves: { migrated: number; failed: unknown[] }[] } };
@@ -177,6 +192,7 @@ async function main(): Promise<void> {
     `apply: ${TABLES} tables × ${FILES} files through Temporal, workers: ${roles.join(', ')}, table concurrency ${CONCURRENCY}`,
     `  state ${result.result.state}, migrated ${migrated}, failed ${result.result.waves.reduce((k, w) => k + w.failed.length, 0)}`,
     `  wall ${wall.toFixed(1)} s · ${(migrated / wall).toFixed(2)} tables/s · ${(files / wall).toFixed(0)} files/s · worker peak RSS ${rss.join('/')} MB`,
+    `  ${cpu}`,
     `  table workflows (sample ${Math.min(n, SAMPLE)}): ${(overhead * 100).toFixed(1)}% of their time outside activities; activity time by step: ${[...steps].map(([k, v]) => `${k} ${((v / Math.max(1, inActs)) * 100).toFixed(0)}%`).join(', ')}`,
     `  of the activity time, ${((actQueue / Math.max(1, inWf)) * 100).toFixed(1)}% of the workflows' time is activities waiting for a worker slot (scheduled → started); counted outside too, the overhead is ${((1 - (inActs - actQueue) / Math.max(1, inWf)) * 100).toFixed(1)}%`,
     `  outside activities: workflow tasks queued ${((wftQueue / Math.max(1, inWf)) * 100).toFixed(1)}%, processed by the worker ${((wftRun / Math.max(1, inWf)) * 100).toFixed(1)}%, other ${(((inWf - inActs - wftQueue - wftRun) / Math.max(1, inWf)) * 100).toFixed(1)}%`,
@@ -185,6 +201,8 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 
   stopWorkers();
+  // A profiled worker writes its profile as it exits: wait for that.
+  if (CPU_PROF !== '') await Promise.all(workers.map((w) => (w.exitCode !== null ? undefined : new Promise((r) => w.once('exit', r)))));
   const catalog = await RestCatalog.connect({ uri: env.HIM_ICEBERG_REST_URI as string });
   for (const t of await catalog.listTables([`${nsPrefix}${db}`]).catch(() => [])) await catalog.dropTable(t);
   await catalog.dropNamespace([`${nsPrefix}${db}`]).catch(() => undefined);

@@ -12,7 +12,7 @@
 // timed run adds partition p=<k+1> to every table first (not timed).
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +25,7 @@ import { tableIdent } from '../../core/catalog/catalog';
 import { addScalePartition } from '../../dev/seed/scale';
 import { mapLimit } from '../../dev/seed/s3';
 import { testStack } from '../../test/helpers/stack-env';
+import { cpuDelta, cpuNow } from '../common/cpu';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -264,58 +265,6 @@ async function addPartition(env: Record<string, string>, part: number): Promise<
   log(`partition p=${part} (${FILES} files) added to ${n} table(s) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
-/** CPU seconds so far of one process and its descendants (utime + stime, live ones; /proc). */
-function treeCpu(pid: number): number {
-  const kids = new Map<number, number[]>();
-  const ticks = new Map<number, number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(f[1]);
-      ticks.set(Number(d), Number(f[11]) + Number(f[12]));
-      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(d)]);
-    } catch {
-      /* gone */
-    }
-  }
-  const sum = (p: number): number => (ticks.get(p) ?? 0) + (kids.get(p) ?? []).reduce((s, k) => s + sum(k), 0);
-  return sum(pid) / 100;
-}
-
-/** The pid listening on 127.0.0.1:<port> (ss -ltnp). */
-function listener(port: string | undefined): number {
-  if (port === undefined) return 0;
-  const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`]).toString();
-  return Number(/pid=(\d+)/.exec(out)?.[1] ?? 0);
-}
-
-const portOf = (v: string | undefined): string | undefined => (v === undefined ? undefined : /:(\d+)(?:\/|$)/.exec(v)?.[1]);
-
-/** The stack's processes this bench drives, by what they are: CPU seconds of each (and its children) so far. */
-function cpuNow(env: Record<string, string>, workers: readonly ChildProcess[]): Record<string, number> {
-  const who: Record<string, number> = {
-    'worker (ours)': workers[0]?.pid ?? 0,
-    temporal: listener(portOf(env.HIM_TEMPORAL_ADDRESS)),
-    's3 (versitygw)': listener(portOf(env.HIM_S3_ENDPOINT)),
-    'iceberg-rest': listener(portOf(env.HIM_ICEBERG_REST_URI)),
-    'hms (thrift)': listener(portOf(env.HIM_HMS_PG_URI)),
-    'postgres (state + HMS db)': listener(portOf(env.HIM_POSTGRES_URL)),
-  };
-  const self = readFileSync('/proc/self/stat', 'utf8');
-  const f = self.slice(self.lastIndexOf(')') + 2).split(' ');
-  // The `migrate sync` CLI is this process's waited-for child: its CPU is in our cutime + cstime.
-  const cli = (Number(f[13]) + Number(f[14])) / 100;
-  return { 'migrate CLI': cli, ...Object.fromEntries(Object.entries(who).map(([k, pid]) => [k, pid > 0 ? treeCpu(pid) : NaN])) };
-}
-
-const cpuDelta = (a: Record<string, number>, b: Record<string, number>): string => {
-  const d = Object.entries(b).map(([k, v]) => [k, v - (a[k] ?? 0)] as const);
-  const total = d.reduce((s, [, v]) => s + (Number.isFinite(v) ? v : 0), 0);
-  return `CPU s: ${d.map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}; total ${total.toFixed(1)} (${((total * 1000) / TABLES).toFixed(0)} ms per table)`;
-};
-
 interface Run {
   readonly way: string;
   readonly wall: number;
@@ -337,7 +286,10 @@ async function timedSync(
   await addPartition(env, part);
   const before = await snapshots(catalog);
   const loadBefore = load();
-  const cpu0 = cpuNow(env, workers);
+  const cpu0 = cpuNow(
+    env,
+    workers.map((w) => w.pid ?? 0),
+  );
   const outFile = path.join(s.dir, `sync-${way}-p${part}.json`);
   const t0 = performance.now();
   s.migrate(
@@ -346,7 +298,14 @@ async function timedSync(
   );
   const wall = (performance.now() - t0) / 1000;
   const loadAfter = load();
-  const cpu = cpuDelta(cpu0, cpuNow(env, workers));
+  const cpu = cpuDelta(
+    cpu0,
+    cpuNow(
+      env,
+      workers.map((w) => w.pid ?? 0),
+    ),
+    TABLES,
+  );
   writeFileSync(next, String(part + 1));
   log(`${way}: sync of p=${part} in ${wall.toFixed(1)} s (load ${loadBefore} → ${loadAfter}); output ${outFile}`);
   const out = readFileSync(outFile, 'utf8');

@@ -44,6 +44,80 @@ function selfAndAncestors(key: string): string[] {
   return out;
 }
 
+/** The non-view tables' locations by key, and the keys sorted (to find the locations inside one). */
+export interface LocationIndex {
+  readonly byKey: ReadonlyMap<string, readonly Owned[]>;
+  readonly sorted: readonly string[];
+}
+
+/** Index the inventory's locations once; `sharedLocationsOf` then checks one table against it. */
+export function locationIndex(inventory: readonly TableInventory[]): LocationIndex {
+  const byKey = new Map<string, Owned[]>();
+  for (const t of inventory) {
+    if (isView(t)) continue;
+    for (const o of owned(t)) {
+      const key = locationKey(o.location);
+      if (key === null) continue;
+      const same = byKey.get(key);
+      if (same === undefined) byKey.set(key, [o]);
+      else same.push(o);
+    }
+  }
+  return { byKey, sorted: [...byKey.keys()].sort() };
+}
+
+/** The first index in `sorted` whose key is ≥ `key` (binary search). */
+function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * LOCATION_SHARED for one table against an index of the others (entries of its own id in the index
+ * are ignored): the same finding `sharedLocationFindings` gives it over the inventory with it, in
+ * O(its locations × (depth + log n)) instead of a pass over every location.
+ */
+export function sharedLocationsOf(index: LocationIndex, t: TableInventory): AssessFinding[] {
+  if (isView(t)) return [];
+  const texts = new Set<string>();
+  for (const o of owned(t)) {
+    const key = locationKey(o.location);
+    if (key === null) continue;
+    for (const k of selfAndAncestors(key)) {
+      for (const other of index.byKey.get(k) ?? []) {
+        if (other.tableId === o.tableId) continue;
+        texts.add(
+          `${o.what} location ${o.location} ${k === key ? 'is also' : 'lies inside'} the ${other.what} location of ${other.tableId}${k === key ? '' : ` (${other.location})`}`,
+        );
+      }
+    }
+    const below = `${key}/`;
+    for (let i = lowerBound(index.sorted, below); i < index.sorted.length && (index.sorted[i] as string).startsWith(below); i++) {
+      for (const other of index.byKey.get(index.sorted[i] as string) ?? []) {
+        if (other.tableId === o.tableId) continue;
+        texts.add(`${o.what} location ${o.location} contains the ${other.what} location of ${other.tableId} (${other.location})`);
+      }
+    }
+  }
+  return texts.size === 0 ? [] : [sharedFinding(texts)];
+}
+
+function sharedFinding(texts: ReadonlySet<string>): AssessFinding {
+  const list = [...texts].sort();
+  return finding(
+    AssessCode.LOCATION_SHARED,
+    'rewrite',
+    `${list.slice(0, 5).join('; ')}${list.length > 5 ? ` (+${list.length - 5} more)` : ''}`,
+    'give each table its own location (rewrite or move the data, or drop the duplicate HMS entry), then assess again; converting one would import or shadow the other’s files',
+  );
+}
+
 /** LOCATION_SHARED findings by table id (`db.table`, lower-case), for tables that overlap another. */
 export function sharedLocationFindings(inventory: readonly TableInventory[]): Map<string, AssessFinding[]> {
   const byKey = new Map<string, Owned[]>();
@@ -82,16 +156,6 @@ export function sharedLocationFindings(inventory: readonly TableInventory[]): Ma
     }
   }
   const out = new Map<string, AssessFinding[]>();
-  for (const [id, texts] of clashes) {
-    const list = [...texts].sort();
-    out.set(id, [
-      finding(
-        AssessCode.LOCATION_SHARED,
-        'rewrite',
-        `${list.slice(0, 5).join('; ')}${list.length > 5 ? ` (+${list.length - 5} more)` : ''}`,
-        'give each table its own location (rewrite or move the data, or drop the duplicate HMS entry), then assess again; converting one would import or shadow the other’s files',
-      ),
-    ]);
-  }
+  for (const [id, texts] of clashes) out.set(id, [sharedFinding(texts)]);
   return out;
 }
