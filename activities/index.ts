@@ -16,7 +16,9 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import type { ActivityDeps } from './context';
 import type { Ctx } from './context';
 import { activityContext, checkPlan, lastHeartbeatDetails } from './context';
-import { tableActivities } from './table';
+import { tableActivities, tableSteps } from './table';
+import { siblingCheck } from './siblings';
+import { applyBatchActivities } from './apply-batch';
 import { undoActivities } from './undo';
 import { syncActivities } from './sync';
 import { cutoverActivities } from './cutover';
@@ -27,6 +29,7 @@ import { readBackActivities } from './readback';
 
 export type { ActivityDeps, TableRef } from './context';
 export type { BatchSyncOutcome, TableSyncOutcome } from './sync';
+export type { BatchTableOutcome, TableOutcome } from './outcome';
 export type { CutoverStep } from './cutover';
 export { failpoint, fingerprintOf } from './context';
 
@@ -46,13 +49,6 @@ export interface PlanOutline {
     readonly expectedSeconds: number;
   }[];
 }
-
-export type TableOutcome =
-  | { readonly tableId: string; readonly status: 'migrated' }
-  /** Views hold no data: nothing is converted; they are planned only to order what reads them. */
-  | { readonly tableId: string; readonly status: 'skipped'; readonly reason: string }
-  /** `ended`: the table workflow ended without an outcome of its own (terminated, timed out). */
-  | { readonly tableId: string; readonly status: 'failed'; readonly code: string; readonly message: string; readonly ended?: boolean };
 
 export function createActivities(deps: ActivityDeps) {
   const c = activityContext(deps);
@@ -106,10 +102,14 @@ export function createActivities(deps: ActivityDeps) {
       });
     },
   };
+  // One location check (its per-database cache) for the table steps, alone or in batches.
+  const sharesNoLocation = siblingCheck(deps.hms);
+  const undo = undoActivities(c);
   return {
     ...planActs,
-    ...tableActivities(c),
-    ...undoActivities(c),
+    ...tableActivities(c, sharesNoLocation),
+    ...applyBatchActivities(c, tableSteps(c, sharesNoLocation), undo),
+    ...undo,
     ...validationActivities(c),
     ...syncActivities(c),
     ...cutoverActivities(c),

@@ -139,13 +139,21 @@ async function snapshotOriginal(
  * it is a view, write the metadata. Each half is idempotent and recorded on its own, so a retry
  * after a crash in either resumes where the record says.
  */
-async function saveOriginalAndWrite(c: Ctx, sharesNoLocation: ReturnType<typeof siblingCheck>, ref: TableRef): Promise<SaveAndWrite> {
+async function saveOriginalAndWrite(
+  c: Ctx,
+  sharesNoLocation: ReturnType<typeof siblingCheck>,
+  ref: TableRef,
+  progress?: Progress,
+): Promise<SaveAndWrite> {
   // A rewrite-required table in a wave takes the rewrite path (activities/rewrite.ts): nothing written here.
   if ((await planEntry(c, ref)).class === TableClass.REWRITE_REQUIRED) return { view: false, rewrite: true };
   const snap = await snapshotOriginal(c, sharesNoLocation, ref);
   if (snap.view) return { view: true };
-  return { view: false, ...(await writeMetadata(c, ref)) };
+  return { view: false, ...(await writeMetadata(c, ref, progress)) };
 }
+
+/** Where the write step's progress goes: the activity's heartbeat, unless a batch heartbeats its outcomes instead. */
+type Progress = (p: unknown) => void;
 
 async function markSkipped(c: Ctx, ref: TableRef, reason: string): Promise<void> {
   const { deps } = c;
@@ -153,16 +161,24 @@ async function markSkipped(c: Ctx, ref: TableRef, reason: string): Promise<void>
 }
 
 /** Steps 2-5: list, footers, manifests, manifest list, metadata.json (heartbeating progress). */
-async function writeMetadata(c: Ctx, ref: TableRef): Promise<{ metadataLocation: string; dataFiles: number; records: number }> {
+async function writeMetadata(
+  c: Ctx,
+  ref: TableRef,
+  progress?: Progress,
+): Promise<{ metadataLocation: string; dataFiles: number; records: number }> {
   const { deps } = c;
   await c.assertTarget(ref);
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
   const p = await c.prepared(ref, rec);
-  const ctx = Context.current();
+  let onProgress = progress;
+  if (onProgress === undefined) {
+    const ctx = Context.current();
+    onProgress = (pr) => ctx.heartbeat(pr);
+  }
   const w = await deps.engine.writeIcebergMetadata(deps.storeFor([p.metadataDir]), p, {
     ...deps.write,
     progressEvery: 200,
-    onProgress: (pr) => ctx.heartbeat(pr),
+    onProgress,
   });
   const files = w.files.map((f) => ({ path: f.path, bytes: f.bytes, outcome: f.outcome }));
   const set = {
@@ -270,9 +286,18 @@ function recordedValidation(rec: TableRecord): { ok: true; snapshotId: string | 
   return { ok: true, snapshotId: typeof v.snapshotId === 'string' ? v.snapshotId : null };
 }
 
+/** The forward steps as functions, for a batch of tables in one activity (activities/apply-batch.ts). */
+export function tableSteps(c: Ctx, sharesNoLocation: ReturnType<typeof siblingCheck>) {
+  return {
+    saveOriginalAndWrite: (ref: TableRef, progress: Progress): Promise<SaveAndWrite> =>
+      saveOriginalAndWrite(c, sharesNoLocation, ref, progress),
+    registerTable: (ref: TableRef): Promise<{ outcome: string }> => registerTable(c, ref),
+    validateTable: (ref: TableRef): Promise<{ ok: boolean; snapshotId: string | null }> => validateTable(c, ref),
+  };
+}
+
 /** The forward steps as activities (names are what the workflows call: never rename). */
-export function tableActivities(c: Ctx) {
-  const sharesNoLocation = siblingCheck(c.deps.hms);
+export function tableActivities(c: Ctx, sharesNoLocation: ReturnType<typeof siblingCheck> = siblingCheck(c.deps.hms)) {
   return {
     snapshotOriginal: (ref: TableRef): Promise<{ digest: string; view: boolean }> => snapshotOriginal(c, sharesNoLocation, ref),
     saveOriginalAndWrite: (ref: TableRef): Promise<SaveAndWrite> => saveOriginalAndWrite(c, sharesNoLocation, ref),

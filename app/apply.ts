@@ -24,6 +24,8 @@ export interface ApplyOptions {
   readonly autoApprove: boolean;
   readonly wait: boolean;
   readonly concurrency: number;
+  /** Tables per apply activity (1: each table in its own table workflow). */
+  readonly tablesPerActivity?: number;
   readonly maxFailed: number;
   readonly stepTimeout: number;
   readonly heartbeatTimeout: number;
@@ -115,6 +117,7 @@ async function startPlan(tmp: TemporalHandle, plan: PlanFile, o: ApplyOptions): 
             planHash: plan.hash,
             autoApprove: o.autoApprove,
             concurrency: o.concurrency,
+            ...((o.tablesPerActivity ?? 1) > 1 ? { tablesPerActivity: o.tablesPerActivity } : {}),
             maxFailedPerWave: o.maxFailed,
             timeouts: { stepSeconds: o.stepTimeout, heartbeatSeconds: o.heartbeatTimeout },
           },

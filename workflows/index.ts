@@ -10,7 +10,7 @@ export type { Timeouts } from './common';
 export { SA, planId, planWorkflowId, waveWorkflowId, tableWorkflowId, rollbackWorkflowId, cutoverWorkflowId } from './common';
 export type { TableInput } from './table';
 export { tableWorkflow } from './table';
-export type { WaveInput, WaveResult } from './wave';
+export type { WaveInput, WaveResult } from './wave-run';
 export { waveWorkflow, waveStatusQuery } from './wave';
 export type { ApproveResult, MigrationInput, MigrationStatus } from './plan';
 export { approveUpdate, cancelSignal, migrationWorkflow, pauseSignal, resumeSignal, statusQuery } from './plan';

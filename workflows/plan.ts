@@ -21,7 +21,7 @@ import type { ActorSource } from '../core/audit/chain';
 import { approvalInputProblem, approvalRefusal, approversFor } from '../core/audit/approval';
 import type { Timeouts } from './common';
 import { activities, failureOf, planId, refusal, SA, UI_TRUTH_PATCH, waveWorkflowId } from './common';
-import type { WaveResult } from './wave';
+import type { WaveResult } from './wave-run';
 import { waveWorkflow } from './wave';
 
 export interface MigrationInput {
@@ -30,6 +30,8 @@ export interface MigrationInput {
   /** Stop the plan when a wave has more failed tables than this (default 0: any failure stops). */
   readonly maxFailedPerWave?: number;
   readonly concurrency?: number;
+  /** Tables per apply activity (1 or unset: each table in its own table workflow; see WaveInput). */
+  readonly tablesPerActivity?: number;
   readonly timeouts?: Timeouts;
 }
 
@@ -199,7 +201,16 @@ async function runWave(
   try {
     return await scope.run(() =>
       executeChild(waveWorkflow, {
-        args: [{ planHash: input.planHash, wave: w.number, teams: w.teams, concurrency: input.concurrency ?? 8, timeouts: input.timeouts }],
+        args: [
+          {
+            planHash: input.planHash,
+            wave: w.number,
+            teams: w.teams,
+            concurrency: input.concurrency ?? 8,
+            timeouts: input.timeouts,
+            ...(input.tablesPerActivity === undefined ? {} : { tablesPerActivity: input.tablesPerActivity }),
+          },
+        ],
         workflowId: waveWorkflowId(input.planHash, w.number),
         typedSearchAttributes: [
           { key: SA.plan, value: planId(input.planHash) },

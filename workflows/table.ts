@@ -7,6 +7,7 @@
 import { CancellationScope, isCancellation, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import type { TableOutcome } from '../activities/index';
 import type { Timeouts } from './common';
+import { compensationEnd } from '../core/state/compensation';
 import { activities, activityOptions, failureOf, SA, UI_TRUTH_PATCH } from './common';
 
 export interface TableInput {
@@ -22,6 +23,24 @@ export function tableStatus(o: TableOutcome): string {
   if (o.status === 'migrated') return 'succeeded';
   if (o.status === 'skipped') return 'skipped';
   return o.code === 'CANCELLED' ? 'cancelled' : 'failed';
+}
+
+/** The inverses of the metadata-only path's forward steps: delete our metadata files, unregister (no purge). */
+export function forwardUndo(input: TableInput): { deleteOurs: Undo; unregister: Undo } {
+  const { short } = activities(input.timeouts);
+  const o = activityOptions(input.timeouts);
+  const ref = { planHash: input.planHash, tableId: input.tableId };
+  const t = input.tableId;
+  return {
+    deleteOurs: {
+      what: 'delete our metadata',
+      run: () => short.deleteMetadata.executeWithOptions({ ...o.short, summary: `undo: delete our metadata of ${t}` }, [ref]),
+    },
+    unregister: {
+      what: 'unregister',
+      run: () => short.unregisterTable.executeWithOptions({ ...o.short, summary: `undo: unregister ${t} (no purge)` }, [ref]),
+    },
+  };
 }
 
 /** The table's steps; then its MigrationStatus says how it ended (the wave started it `running`). */
@@ -45,10 +64,7 @@ async function tableSteps(input: TableInput): Promise<TableOutcome> {
   const ref = { planHash: input.planHash, tableId: input.tableId };
   const t = input.tableId;
   const undo: Undo[] = [];
-  const deleteOurs: Undo = {
-    what: 'delete our metadata',
-    run: () => short.deleteMetadata.executeWithOptions({ ...o.short, summary: `undo: delete our metadata of ${t}` }, [ref]),
-  };
+  const { deleteOurs, unregister } = forwardUndo(input);
   try {
     // Each step carries a one-line summary for the Temporal UI's event history and timeline.
     // Since 0.2 the original is saved inside the write step (one workflow task fewer per table);
@@ -79,10 +95,7 @@ async function tableSteps(input: TableInput): Promise<TableOutcome> {
         ref,
       ]);
     }
-    undo.push({
-      what: 'unregister',
-      run: () => short.unregisterTable.executeWithOptions({ ...o.short, summary: `undo: unregister ${t} (no purge)` }, [ref]),
-    });
+    undo.push(unregister);
     await short.registerTable.executeWithOptions({ ...o.short, summary: `register ${t} in the catalog` }, [ref]);
     await long.validateTable.executeWithOptions({ ...o.long, summary: `validate ${t}: rows, files, schema` }, [ref]);
     return { tableId: input.tableId, status: 'migrated' };
@@ -165,11 +178,7 @@ export async function compensate(
       incomplete.push(`${step.what}: ${c.code}: ${c.message}`);
     }
   }
-  const code = incomplete.length === 0 ? f.code : 'COMPENSATION_INCOMPLETE';
-  const message =
-    incomplete.length === 0
-      ? f.message
-      : `${f.code}: ${f.message} — then the undo could not finish (${incomplete.join('; ')}); run migrate repair ${input.planHash.slice(0, 12)}`;
+  const { code, message } = compensationEnd(f, incomplete, input.planHash);
   await short[mark].executeWithOptions({ ...o.short, summary: `${input.tableId} failed: ${code}` }, [ref, code, message]);
   return { tableId: input.tableId, status: 'failed', code, message };
 }

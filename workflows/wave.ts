@@ -4,59 +4,22 @@
 // in flight run their compensations, and ends `cancelled`.
 import {
   CancellationScope,
-  ChildWorkflowCancellationType,
   continueAsNew,
   defineQuery,
-  isCancellation,
-  ParentClosePolicy,
   patched,
-  setCurrentDetails,
   setHandler,
-  startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SearchAttributePair } from '@temporalio/common';
-import type { TableOutcome } from '../activities/index';
-import type { Timeouts } from './common';
-import { activities, failureOf, planId, SA, tableWorkflowId, UI_TRUTH_PATCH } from './common';
+import type { BatchTableOutcome } from '../activities/index';
+import { activities, planId, SA, UI_TRUTH_PATCH } from './common';
 import { readBackWave } from './readback';
-import { tableWorkflow } from './table';
+import { APPLY_BATCH_PATCH, batchedLoop } from './wave-batched';
+import type { ChildExtras, WaveInput, WaveResult, WaveRun } from './wave-run';
+import { details, startTable } from './wave-run';
 import { SlidingWindow, windowLimit } from './window';
 
-export interface WaveInput {
-  readonly planHash: string;
-  readonly wave: number;
-  readonly teams: readonly string[];
-  /** Tables migrating at once (sliding window of child workflows). */
-  readonly concurrency: number;
-  readonly timeouts?: Timeouts;
-  /** Carried across continue-as-new. */
-  readonly cursor?: number;
-  readonly done?: number;
-  readonly skipped?: number;
-  readonly failed?: readonly { tableId: string; code: string }[];
-}
-
-export interface WaveResult {
-  readonly wave: number;
-  readonly tables: number;
-  readonly migrated: number;
-  readonly skipped: number;
-  readonly failed: readonly { tableId: string; code: string }[];
-  /** Tables a cancellation kept from starting (nothing was written for them). */
-  readonly notStarted?: number;
-  readonly status: 'succeeded' | 'failed' | 'cancelled';
-}
-
 export const waveStatusQuery = defineQuery<{ wave: number; tables: number; done: number; failed: number; running: number }>('waveStatus');
-
-/** A child that ended without an outcome (terminated, timed out, failed outside its steps). */
-const ended = (tableId: string, e: unknown): TableOutcome => {
-  const f = failureOf(e);
-  const code = isCancellation(e) ? 'CANCELLED' : f.code === 'INTERNAL' ? 'TABLE_WORKFLOW_ENDED' : f.code;
-  return { tableId, status: 'failed', code, message: `table workflow ended without an outcome: ${f.message}`, ended: true };
-};
 
 /**
  * The wave's tables in plan order, and each one's search attributes at start (plan, wave, its team,
@@ -82,86 +45,94 @@ async function waveMembers(input: WaveInput): Promise<{ tables: string[]; childO
   };
 }
 
-type ChildExtras = { typedSearchAttributes?: SearchAttributePair[]; staticDetails?: string };
+/**
+ * One table per table workflow, `concurrency` at once. True when the run should continue as new
+ * (Temporal suggested it; the window is drained, tables are left).
+ */
+async function childLoop(run: WaveRun): Promise<boolean> {
+  const window = new SlidingWindow<BatchTableOutcome[]>(windowLimit(run.input.concurrency, 8));
+  const take = async (): Promise<void> => {
+    // Only table workflows' outcomes here (no batch hands a table back in this loop).
+    for (const o of await window.next()) {
+      run.running--;
+      if (o.status !== 'handoff' && o.status !== 'not-started') await run.settle(o);
+    }
+  };
+  while ((run.cursor < run.tables.length && !run.cancelled) || window.size > 0) {
+    while (!run.cancelled && run.cursor < run.tables.length && !window.full) {
+      const tableId = run.tables[run.cursor++] as string;
+      if (!(await startTable(run, window, tableId))) run.cursor--;
+    }
+    if (window.size === 0) continue;
+    await take();
+    run.details();
+    if (!run.cancelled && workflowInfo().continueAsNewSuggested && run.cursor < run.tables.length) {
+      // Drain the window, then start over with a cursor (the table list is re-read by reference).
+      while (window.size > 0) await take();
+      if (!run.cancelled) return true;
+    }
+  }
+  return false;
+}
 
 export async function waveWorkflow(input: WaveInput): Promise<WaveResult> {
   const { short } = activities(input.timeouts);
   const { tables, childOptions } = await waveMembers(input);
-  let cursor = input.cursor ?? 0;
-  let done = input.done ?? 0;
-  let skipped = input.skipped ?? 0;
-  let cancelled = false;
   const failed = [...(input.failed ?? [])];
-  const window = new SlidingWindow<TableOutcome>(windowLimit(input.concurrency, 8));
-  // Cancelling the wave cancels its children (they compensate); here it only stops new starts.
-  CancellationScope.current().cancelRequested.catch(() => void (cancelled = true));
-  setHandler(waveStatusQuery, () => ({ wave: input.wave, tables: tables.length, done, failed: failed.length, running: window.size }));
-  upsertSearchAttributes([{ key: SA.status, value: 'running' }]);
-  const details = (): void =>
-    setCurrentDetails(
-      `**Wave ${input.wave}** of plan \`${planId(input.planHash)}\`: ${done} of ${tables.length} tables done\n\n| tables | migrated | views (unchanged) | failed | running |\n|---|---|---|---|---|\n| ${tables.length} | ${done - failed.length - skipped} | ${skipped} | ${failed.length} | ${window.size} |\n${
-        failed.length > 0
-          ? `\nFailed: ${failed
-              .slice(0, 20)
-              .map((f) => `\`${f.tableId}\` (${f.code})`)
-              .join(', ')}\n`
-          : ''
-      }`,
-    );
-  const settle = async (r: TableOutcome): Promise<void> => {
-    done++;
-    if (r.status === 'failed') failed.push({ tableId: r.tableId, code: r.code });
-    if (r.status === 'skipped') skipped++;
-    // A child that ended without running its own failure path: its state record says so now.
-    if (r.status === 'failed' && r.ended === true) {
-      await CancellationScope.nonCancellable(() => short.markFailed({ planHash: input.planHash, tableId: r.tableId }, r.code, r.message));
-    }
-  };
-  details();
-  while ((cursor < tables.length && !cancelled) || window.size > 0) {
-    while (!cancelled && cursor < tables.length && !window.full) {
-      const tableId = tables[cursor++] as string;
-      try {
-        const handle = await startChild(tableWorkflow, {
-          args: [{ planHash: input.planHash, tableId, timeouts: input.timeouts }],
-          workflowId: tableWorkflowId(input.planHash, input.wave, tableId),
-          staticSummary: `migrate ${tableId}`,
-          ...childOptions(tableId),
-          // Closing or cancelling the wave asks each table to stop, and waits for its compensations.
-          cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-        });
-        window.add(tableId, handle.result(), (e) => ended(tableId, e));
-      } catch (e) {
-        if (isCancellation(e)) {
-          cancelled = true;
-          cursor--;
-        } else await settle(ended(tableId, e));
+  const run: WaveRun = {
+    input,
+    tables,
+    childOptions,
+    cursor: input.cursor ?? 0,
+    done: input.done ?? 0,
+    skipped: input.skipped ?? 0,
+    unstarted: 0,
+    running: 0,
+    cancelled: false,
+    failed,
+    settle: async (r) => {
+      run.done++;
+      if (r.status === 'failed') failed.push({ tableId: r.tableId, code: r.code });
+      if (r.status === 'skipped') run.skipped++;
+      // A table that ended without its failure recorded: its state record says so now.
+      if (r.status === 'failed' && r.ended === true) {
+        await CancellationScope.nonCancellable(() => short.markFailed({ planHash: input.planHash, tableId: r.tableId }, r.code, r.message));
       }
-    }
-    if (window.size === 0) continue;
-    await settle(await window.next());
-    details();
-    if (!cancelled && workflowInfo().continueAsNewSuggested && cursor < tables.length) {
-      // Drain the window, then start over with a cursor (the table list is re-read by reference).
-      while (window.size > 0) await settle(await window.next());
-      if (!cancelled) await continueAsNew<typeof waveWorkflow>({ ...input, cursor, done, skipped, failed });
-    }
+    },
+    details: () => details(run),
+  };
+  // Cancelling the wave cancels its children and activities (they compensate); here it only stops new starts.
+  CancellationScope.current().cancelRequested.catch(() => void (run.cancelled = true));
+  setHandler(waveStatusQuery, () => ({
+    wave: input.wave,
+    tables: tables.length,
+    done: run.done,
+    failed: failed.length,
+    running: run.running,
+  }));
+  upsertSearchAttributes([{ key: SA.status, value: 'running' }]);
+  run.details();
+  const batch = Math.min(input.tablesPerActivity ?? 1, 50);
+  // Checked only when batches were asked for: histories recorded before it (and one-table runs) replay unchanged.
+  const rotate = batch > 1 && patched(APPLY_BATCH_PATCH) ? await batchedLoop(run, batch) : await childLoop(run);
+  if (rotate) {
+    const { cursor, done, skipped } = run;
+    await continueAsNew<typeof waveWorkflow>({ ...input, cursor, done, skipped, failed });
   }
   // The read-back proof of the wave's migrated tables (validation.readBack; none when off); histories recorded before it skip it.
-  if (!cancelled && patched('readback-proof')) {
+  if (!run.cancelled && patched('readback-proof')) {
     const lost = await readBackWave(input.planHash, input.wave, input.timeouts);
     failed.push(...lost);
   }
-  const status = cancelled ? 'cancelled' : failed.length === 0 ? 'succeeded' : 'failed';
+  const status = run.cancelled ? 'cancelled' : failed.length === 0 ? 'succeeded' : 'failed';
   upsertSearchAttributes([{ key: SA.status, value: status }]);
-  details();
-  const notStarted = tables.length - cursor;
+  run.details();
+  const notStarted = tables.length - run.cursor + run.unstarted;
   return {
     wave: input.wave,
     tables: tables.length,
-    migrated: done - failed.length - skipped,
-    skipped,
+    migrated: run.done - failed.length - run.skipped,
+    skipped: run.skipped,
     failed,
     ...(notStarted > 0 ? { notStarted } : {}),
     status,

@@ -16,6 +16,7 @@ interface ApplyOpts {
   autoApprove?: boolean;
   wait?: boolean;
   concurrency: number;
+  tablesPerActivity: number;
   maxFailed: number;
   stepTimeout: number;
   heartbeatTimeout: number;
@@ -31,6 +32,7 @@ Examples:
   migrate apply plan.json --wait --json 2> progress.jsonl        # events as JSON lines on stderr, the result on stdout
   migrate apply plan.json                                        # again after it succeeded: a no-op (exit 0), no new run
   migrate apply plan.json --accept-stale --max-failed 10         # a stale plan (PLAN_STALE) anyway: its stale tables fail on their own
+  migrate apply plan.json --concurrency 32 --tables-per-activity 8   # a large wave: 8 tables per activity, 32 in flight
 
 ${exitHelp('apply')}`;
 
@@ -50,6 +52,12 @@ export function registerApply(program: Command, io: IO): void {
       `tables migrating at once per wave (${FLAG_RANGES.tableConcurrency.min}-${FLAG_RANGES.tableConcurrency.max})`,
       intFlag('--concurrency', FLAG_RANGES.tableConcurrency),
       8,
+    )
+    .option(
+      '--tables-per-activity <n>',
+      `tables one apply activity takes through their steps at once (${FLAG_RANGES.tablesPerActivity.min}-${FLAG_RANGES.tablesPerActivity.max}); 1 = each table in its own table workflow (the Temporal UI lists each table), more = batches, only a view, a rewrite-path table or a transient failure gets its own`,
+      intFlag('--tables-per-activity', FLAG_RANGES.tablesPerActivity),
+      1,
     )
     .option(
       '--max-failed <n>',
@@ -81,6 +89,7 @@ export function registerApply(program: Command, io: IO): void {
         autoApprove: opts.autoApprove === true,
         wait: opts.wait === true,
         concurrency: opts.concurrency,
+        tablesPerActivity: opts.tablesPerActivity,
         maxFailed: opts.maxFailed,
         stepTimeout: opts.stepTimeout,
         heartbeatTimeout: opts.heartbeatTimeout,

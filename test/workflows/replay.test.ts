@@ -32,6 +32,12 @@ describe('workflow replay', () => {
     expect(readFileSync(path.join(dir, 'v0.3-rollbackWaveWorkflow-view.json'), 'utf8')).toContain('"rollbackTable"');
   });
 
+  it('covers a wave whose tables went in batches (patch apply-batched-tables): applyTables activities, no table workflow', () => {
+    const wave = readFileSync(path.join(dir, 'v0.5-waveWorkflow-batched.json'), 'utf8');
+    expect(wave).toContain('"applyTables"');
+    expect(wave).not.toContain('"tableWorkflow"');
+  });
+
   it('covers both table-step versions: histories from before and after the original moved into the write step', () => {
     const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
     // Activity type names are plain strings in the history JSON.

@@ -5,6 +5,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Activities, PlanOutline } from '../../../activities/index';
 import type { ApprovalRules } from '../../../core/audit/approval';
+import { applyBatchActivities } from '../../../activities/apply-batch';
+import type { Ctx, TableRef } from '../../../activities/context';
+import { lastHeartbeatDetails } from '../../../activities/context';
+import { Context } from '@temporalio/activity';
 
 export interface World {
   readonly waves: readonly { readonly number: number; readonly tables: readonly { readonly id: string; readonly team?: string }[] }[];
@@ -102,8 +106,31 @@ export class Fakes {
   readonly calls: Call[] = [];
   readonly activities: Impl;
 
-  constructor(world: World, overrides: Impl = {}) {
+  constructor(world: World, overrides: Impl = {}, hooks: { failpoint?: (name: string, tableId: string) => void } = {}) {
     const all: Record<string, unknown> = { ...defaults(world), ...overrides };
+    // A batch is the real applyTables over these fakes' steps (each step call recorded as its own).
+    const step = (name: string) => (ref: TableRef) => (this.activities as Record<string, (r: TableRef) => Promise<never>>)[name]!(ref);
+    all.applyTables ??= applyBatchActivities(
+      { failpoint: hooks.failpoint ?? (() => undefined) } as unknown as Ctx,
+      { saveOriginalAndWrite: step('saveOriginalAndWrite'), registerTable: step('registerTable'), validateTable: step('validateTable') },
+      {
+        deleteMetadata: step('deleteMetadata'),
+        unregisterTable: step('unregisterTable'),
+        markFailed: (ref: TableRef, code: string, message: string) =>
+          (this.activities.markFailed as (r: TableRef, c: string, m: string) => Promise<void>)(ref, code, message),
+      } as never,
+    ).applyTables;
+    // As the worker runs it (activities/index.ts): heartbeating its last details while it runs.
+    const batch = all.applyTables as (...a: unknown[]) => Promise<unknown>;
+    all.applyTables = async (...a: unknown[]) => {
+      const ctx = Context.current();
+      const timer = setInterval(() => ctx.heartbeat(lastHeartbeatDetails.get(ctx)), 200);
+      try {
+        return await batch(...a);
+      } finally {
+        clearInterval(timer);
+      }
+    };
     this.activities = Object.fromEntries(
       Object.entries(all).map(([name, fn]) => [
         name,
