@@ -192,6 +192,20 @@ export default tseslint.config(
       ],
     },
   },
+  // engine/ modules export only what they define: the port's types are imported from core/engine-port/,
+  // the lifecycle's from core/state/lifecycle.ts, where they are defined.
+  {
+    files: ['engine/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ExportNamedDeclaration[source], ExportAllDeclaration',
+          message: 'engine/ re-exports nothing: import a type from the module that defines it (core/engine-port/, core/).',
+        },
+      ],
+    },
+  },
   // Small functions (docs/architecture.md "Habits" 11): the guide is 40 lines; this is the hard ceiling where the
   // orchestration and the work on one table live.
   {

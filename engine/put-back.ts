@@ -15,8 +15,6 @@ import { classifySince, placeFiles, snapshotsSinceOurs } from '../core/sync/put-
 import { readManifest, readManifestList } from '../adapters/avro/manifest-reader';
 import type { PartitionReport, PutBackPlan, PutBackSummary } from '../core/engine-port/checks';
 
-export type { PutBackSummary } from '../core/engine-port/checks';
-
 const report = (g: PartitionPutBack): PartitionReport => ({
   name: g.name,
   location: g.location,

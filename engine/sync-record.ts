@@ -25,8 +25,6 @@ import { recordTransition } from './record-transition';
 import type { LocationFence } from '../core/storage/location-fence';
 import { fenceRefusal } from '../core/storage/location-fence';
 
-export type { TableSyncOutcome } from '../core/engine-port/sync';
-
 /**
  * Sync the table of `rec` (migrated, of `plan`). A refusal (a MigrationError that is not retryable:
  * SYNC_FOREIGN_COMMITS, SOURCE_CHANGED, …) is an outcome; a retryable error is thrown (the
