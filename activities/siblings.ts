@@ -5,7 +5,7 @@
 // databases are covered by the state store's location claim (activities/table.ts).
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { HmsReader, TableInventory } from '../core/hive/model';
-import { sharedLocationFindings } from '../core/plan/assess/shared-locations';
+import { sharedLocationFindings } from '../core/assess/shared-locations';
 
 /** Long enough that a large database is read once per wave, short enough to see new tables. */
 const TTL_MS = 300_000;

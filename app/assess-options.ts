@@ -1,8 +1,8 @@
 // The assessment options a config gives — the client's for `assess`/`plan`, the worker's for apply's
 // live re-check and sync, `migrate table`'s own: one derivation so none can differ in what it fences.
 import type { MigrateConfig } from '../core/config/schema';
-import type { AssessOptions } from '../core/plan/assess/types';
-import { reservedLocationsOf } from '../core/plan/assess/rules/location-reserved';
+import type { AssessOptions } from '../core/assess/types';
+import { reservedLocationsOf } from '../core/assess/rules/location-reserved';
 import type { LocationFence } from '../core/storage/location-fence';
 import { realpathOfLongestExisting } from '../adapters/storage/local-realpath';
 

@@ -11,7 +11,7 @@ import { signingMessage } from '../../../core/plan/signing';
 import { planSigningKey, readPlanForApply, signBuiltPlan } from '../../../app/plan-input';
 import { conversionPin } from '../../../core/plan/pin';
 import { configWith, errorOf, makePlan, rehashed, tempDir, writePlan } from './plan-input-helpers';
-import { inv, table as hiveTable } from './assess/fixture';
+import { inv, table as hiveTable } from '../assess/fixture';
 
 const PIN = conversionPin(inv(hiveTable()));
 
