@@ -147,7 +147,7 @@ export default tseslint.config(
     ]),
   },
   // activities/ work over the ports in ActivityDeps: no adapter at all, and the conversion engine
-  // only as a type (the worker's assembly, app/worker.ts, injects it as ActivityDeps.engine).
+  // only as a type (the worker's assembly, app/worker/worker.ts, injects it as ActivityDeps.engine).
   {
     files: ['activities/**/*.ts'],
     rules: {

@@ -1,7 +1,7 @@
 // `assess`, and the front half of `plan`: inventory (any HmsReader: Thrift, or the backing database
 // when hms.db is configured) → the assessment rules (core/assess) with the findings only
 // outside systems can give (storage sample, target catalog) → PlanTables + view edges.
-import { assessOptionsOf } from '../assess-options';
+import { assessOptionsOf } from '../runtime/assess-options';
 import { rewritable } from '../../core/rewrite/spec';
 import type { MigrateConfig } from '../../core/config/schema';
 import { MigrationError } from '../../core/errors';
@@ -22,8 +22,8 @@ import type { PlanEdge, PlanTable } from '../../core/plan/types';
 import { compareIds } from '../../core/plan/types';
 import { TableClass } from '../../core/assess/types';
 import { viewDependencies } from '../../adapters/sql/view-deps';
-import type { HmsSource } from '../runtime';
-import { openCatalog, openStores, openWarehouseReader } from '../runtime';
+import type { HmsSource } from '../runtime/runtime';
+import { openCatalog, openStores, openWarehouseReader } from '../runtime/runtime';
 import { sampleStorage } from './storage-sample';
 import { targetCatalogFindings } from './catalog-presence';
 import { readWarehouse } from './walk';

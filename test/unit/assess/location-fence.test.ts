@@ -2,7 +2,7 @@
 // (effect skip), and apply's live re-check with the worker's options refuses it with the same code —
 // so an edited plan that lists it anyway writes nothing.
 import { assertMigratable } from '../../../activities/gate';
-import { assessOptionsOf } from '../../../app/assess-options';
+import { assessOptionsOf } from '../../../app/runtime/assess-options';
 import { assessTable } from '../../../core/assess/assess';
 import { liveBlockers } from '../../../core/assess/live-blockers';
 import { locationFenceRule } from '../../../core/assess/rules/location-fence';

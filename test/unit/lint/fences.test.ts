@@ -78,7 +78,7 @@ const probes: Probe[] = [
   {
     label: 'cli: app/ and core/ are allowed',
     folder: 'cli',
-    code: "import { runDoctor } from '../app/doctor';\nimport { ErrorCode } from '../core/errors';\nexport const x = [runDoctor, ErrorCode];\n",
+    code: "import { runDoctor } from '../app/doctor/doctor';\nimport { ErrorCode } from '../core/errors';\nexport const x = [runDoctor, ErrorCode];\n",
     expect: null,
   },
   {
@@ -186,13 +186,13 @@ const probes: Probe[] = [
   {
     label: 'activities: app/',
     folder: 'activities',
-    code: "import { createWorker } from '../app/worker';\nexport const x = createWorker;\n",
+    code: "import { createWorker } from '../app/worker/worker';\nexport const x = createWorker;\n",
     expect: restricted('layers above them'),
   },
   {
     label: 'core: app/',
     folder: 'core',
-    code: "import { createWorker } from '../app/worker';\nexport const x = createWorker;\n",
+    code: "import { createWorker } from '../app/worker/worker';\nexport const x = createWorker;\n",
     expect: restricted('app/'),
   },
   {
