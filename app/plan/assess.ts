@@ -19,7 +19,7 @@ import type { ConversionPin } from '../../core/plan/types';
 import { parseOwnership, teamOf } from '../../core/plan/ownership';
 import type { Ownership } from '../../core/plan/ownership';
 import type { PlanEdge, PlanTable } from '../../core/plan/types';
-import { compareIds } from '../../core/plan/types';
+import { compareIds } from '../../core/plan/compare-ids';
 import { TableClass } from '../../core/assess/types';
 import { viewDependencies } from '../../adapters/sql/view-deps';
 import type { HmsSource } from '../runtime/runtime';

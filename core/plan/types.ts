@@ -2,7 +2,6 @@
 // one helper that turns zod issues into path-precise MigrationErrors. Pure; no I/O.
 import { z } from 'zod';
 import { ErrorCode, MigrationError } from '../errors';
-import { compareIds } from './compare-ids';
 import type { PlannedPartitions } from './partition-set';
 import type { Risk, TableKind } from '../assess/types';
 import { TableClass } from '../assess/types';
@@ -124,9 +123,6 @@ export function issuesError(what: string, issues: readonly z.core.$ZodIssue[], c
   const code = codeFor(paths[0] ?? '');
   return new MigrationError(code, `${what}:\n${lines.join('\n')}`, { paths });
 }
-
-/** Table ids sort by UTF-16 code unit (core/plan/compare-ids.ts). */
-export { compareIds };
 
 /** A string that compiles as a JavaScript regular expression (scope and ownership patterns). */
 export const regexSchema = z.string().refine((s) => {

@@ -9,7 +9,8 @@ import { condense, cycleFindings, findCycles, stronglyConnected } from './graph'
 import { WaveLoads, componentLoad, pickCanary } from './wave-loads';
 import type { CompLoad } from './wave-loads';
 import type { Finding, NotPlannedReason, PlanTable, TableId, WaveOptions } from './types';
-import { FindingCode, NotPlannedReason as Reason, compareIds, formatPath, parseWaveOptions } from './types';
+import { FindingCode, NotPlannedReason as Reason, formatPath, parseWaveOptions } from './types';
+import { compareIds } from './compare-ids';
 import { TableClass } from '../assess/types';
 
 export interface Wave {

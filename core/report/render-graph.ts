@@ -3,7 +3,7 @@
 // DOT lives in adapters/graphviz. Pure; no I/O; output depends only on the input (sorted).
 import type { PlanEdge, TableId } from '../plan/types';
 import type { TableClass } from '../assess/types';
-import { compareIds } from '../plan/types';
+import { compareIds } from '../plan/compare-ids';
 
 export interface GraphTable {
   readonly id: TableId;

@@ -5,7 +5,7 @@ import { maskUri } from '../mask';
 import type { PlanFile } from '../plan/plan-file';
 import { migrationPath } from './path';
 import type { TableKind } from '../assess/types';
-import { compareIds } from '../plan/types';
+import { compareIds } from '../plan/compare-ids';
 
 /** Per-table assessment summary shown next to each table (planned or not). */
 export interface ReportTable {
