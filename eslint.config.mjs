@@ -147,7 +147,7 @@ export default tseslint.config(
     ]),
   },
   // activities/ work over the ports in ActivityDeps: no adapter at all, and the conversion engine
-  // only as a type (the worker's assembly, app/worker.ts, injects it as ActivityDeps.engine).
+  // only as a type (the worker's assembly, app/worker/worker.ts, injects it as ActivityDeps.engine).
   {
     files: ['activities/**/*.ts'],
     rules: {
@@ -188,6 +188,20 @@ export default tseslint.config(
               message: 'adapters/ and engine/ must not import the layers above them (activities/, workflows/, app/, cli/) or dev/.',
             },
           ],
+        },
+      ],
+    },
+  },
+  // engine/ modules export only what they define: the port's types are imported from core/engine-port/,
+  // the lifecycle's from core/state/lifecycle.ts, where they are defined.
+  {
+    files: ['engine/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ExportNamedDeclaration[source], ExportAllDeclaration',
+          message: 'engine/ re-exports nothing: import a type from the module that defines it (core/engine-port/, core/).',
         },
       ],
     },

@@ -4,9 +4,9 @@
 import { ErrorCode, MigrationError } from '../core/errors';
 import { isInsertOnly } from '../core/hive/acid';
 import type { HmsReader, TableInventory } from '../core/hive/model';
-import { liveBlockers } from '../core/plan/assess/live-blockers';
-import type { AssessFinding, AssessOptions } from '../core/plan/assess/types';
-import { AssessCode } from '../core/plan/assess/types';
+import { liveBlockers } from '../core/assess/live-blockers';
+import type { AssessFinding, AssessOptions } from '../core/assess/types';
+import { AssessCode } from '../core/assess/types';
 
 /** Finding codes with an apply error of their own; the rest fail as TABLE_NOT_MIGRATABLE. */
 const ERROR_OF: Readonly<Partial<Record<string, ErrorCode>>> = {

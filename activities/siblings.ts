@@ -5,8 +5,8 @@
 // databases are covered by the state store's location claim (activities/table.ts).
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { HmsReader, TableInventory } from '../core/hive/model';
-import type { LocationIndex } from '../core/plan/assess/shared-locations';
-import { locationIndex, sharedLocationsOf } from '../core/plan/assess/shared-locations';
+import type { LocationIndex } from '../core/assess/shared-locations';
+import { locationIndex, sharedLocationsOf } from '../core/assess/shared-locations';
 
 /** Long enough that a large database is read once per wave, short enough to see new tables. */
 const TTL_MS = 300_000;

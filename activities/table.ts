@@ -1,7 +1,7 @@
 // The forward steps of one table (apply): save the HMS original after re-checking it, write our
 // metadata, register, validate. Each step reads the table's record first and does only what is
 // missing, so a retry or a worker killed mid-step ends in the same state as one clean run.
-import { TableClass } from '../core/plan/types';
+import { TableClass } from '../core/assess/types';
 import { Context } from '@temporalio/activity';
 import { digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
@@ -14,7 +14,7 @@ import { fingerprintOf, reached, runOf } from './context';
 import { hmsTable } from './hms-read';
 import { assertMigratable, assertNoOpenWrite, withLiveWriteIds } from './gate';
 import { siblingCheck } from './siblings';
-import { locationKey } from '../core/plan/assess/shared-locations';
+import { locationKey } from '../core/assess/shared-locations';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import { sincePlan } from '../core/plan/partition-set';
 import { sourceChange } from '../core/plan/source-check';

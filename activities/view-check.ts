@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import type { TableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
-import { viewReferences } from '../core/plan/view-deps';
+import { viewReferences } from '../core/view/view-deps';
 import type { ViewCheckSide, ViewCheckSpec } from '../core/view/check-spec';
 import { inputOrder, viewCheckEqual, viewCheckSpec } from '../core/view/check-spec';
 import type { Ctx, TableRef } from './context';

@@ -8,8 +8,8 @@ import type { LoadedView, TableIdent, ViewDefinition } from '../core/catalog/cat
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
-import { AssessCode } from '../core/plan/assess/types';
-import { viewReferences } from '../core/plan/view-deps';
+import { AssessCode } from '../core/assess/types';
+import { viewReferences } from '../core/view/view-deps';
 import { isLive } from '../core/state/status';
 import type { TableRecord } from '../core/state/store';
 import { ViewMarker, buildIcebergView, isOurView, viewDifferences } from '../core/view/iceberg-view';

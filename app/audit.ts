@@ -8,9 +8,9 @@ import type { ChainKey } from '../core/audit/keyed';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { StateStore } from '../core/state/store';
-import { chainKeyOf } from './audit-setup';
-import { actorOf } from './identity';
-import { openState } from './runtime';
+import { chainKeyOf } from './runtime/audit-setup';
+import { actorOf } from './runtime/identity';
+import { openState } from './runtime/runtime';
 
 export interface AuditReport {
   readonly verdict: ChainVerdict;

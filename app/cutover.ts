@@ -9,9 +9,9 @@ import { isLive } from '../core/state/status';
 import type { StateStore } from '../core/state/store';
 import { cutoverStatusQuery, cutoverWorkflow, SA } from '../workflows/index';
 import type { CutoverResult } from '../workflows/index';
-import { CALL_MS, followWorkflow, temporalError, who } from './plan-workflow';
-import { openState, openTemporal } from './runtime';
-import type { TemporalHandle } from './runtime';
+import { CALL_MS, followWorkflow, temporalError, who } from './apply/plan-workflow';
+import { openState, openTemporal } from './runtime/runtime';
+import type { TemporalHandle } from './runtime/runtime';
 
 export type CutoverProgress = { tables: number; done: number; refused: number };
 

@@ -7,9 +7,9 @@ import { tableWorkflowId } from '../core/plan/ids';
 import type { OrphanReport, RepairReport } from '../activities/repair';
 import { findOrphans, repairOrphans } from '../activities/repair';
 import type { StateStore } from '../core/state/store';
-import { actorOf } from './identity';
-import type { TemporalHandle } from './runtime';
-import { openCatalog, openState, openStores, openTemporal, toolVersion } from './runtime';
+import { actorOf } from './runtime/identity';
+import type { TemporalHandle } from './runtime/runtime';
+import { openCatalog, openState, openStores, openTemporal, toolVersion } from './runtime/runtime';
 
 export type { OrphanReport, RepairReport, TableLeftovers } from '../activities/repair';
 

@@ -12,12 +12,12 @@ import type { ConversionEngine } from '../core/engine-port/conversion-engine';
 
 export type { ConvertProgress };
 import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
-import { openCatalog, openHmsReader, openStores, toolVersion } from './runtime';
+import { openCatalog, openHmsReader, openStores, toolVersion } from './runtime/runtime';
 import { withWriteIds } from './plan/walk';
-import { assessOptionsOf } from './assess-options';
+import { assessOptionsOf } from './runtime/assess-options';
 import type { TableInventory } from '../core/hive/model';
-import { locationFenceRule } from '../core/plan/assess/rules/location-fence';
-import { locationReservedRule } from '../core/plan/assess/rules/location-reserved';
+import { locationFenceRule } from '../core/assess/rules/location-fence';
+import { locationReservedRule } from '../core/assess/rules/location-reserved';
 
 /**
  * The location checks plan and apply make, for the one table (no plan here): inside the location

@@ -13,10 +13,10 @@ import { readBackRow } from '../core/validate/readback-spec';
 import { targetOf } from '../core/convert/plan-conversion';
 import { mapOrdered } from '../core/ordered-pool';
 import type { ConversionEngine } from '../core/engine-port/conversion-engine';
-import type { PlanTables } from './plan-tables';
-import { withMigratedTables } from './plan-tables';
-import { rewriteDepsOf } from './rewrite-config';
-import { toolVersion } from './runtime';
+import type { PlanTables } from './runtime/plan-tables';
+import { withMigratedTables } from './runtime/plan-tables';
+import { rewriteDepsOf } from './runtime/rewrite-config';
+import { toolVersion } from './runtime/runtime';
 
 export interface ValidateScope {
   readonly waves: readonly number[];

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, type MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError, isMigrationError } from '../core/errors';
-import { readYamlFile } from '../app/input-file';
+import { readYamlFile } from '../app/runtime/input-file';
 
 export interface ConfigSources {
   /** --config; else $MIGRATE_CONFIG; else ./migrate.yaml when it exists. */

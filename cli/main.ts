@@ -9,7 +9,7 @@ import { ErrorCode, isMigrationError } from '../core/errors';
 import { ExitCode } from '../core/exit-codes';
 import { errorJson, renderError, renderUsage, setHintConfig } from './output';
 import type { GlobalOpts } from './output';
-import { versionInfo } from '../app/version';
+import { versionInfo } from '../app/runtime/version';
 import type { IO } from './output';
 import { registerDoctor } from './commands/doctor';
 import { registerInventory } from './commands/inventory';

@@ -1,8 +1,8 @@
 // How a plan's status and outcome read on the terminal and in --json (apply --wait, status).
 import { ExitCode } from '../core/exit-codes';
 import { planId } from '../core/plan/ids';
-import type { MigrationStatus, Outcome } from '../app/plan-workflow';
-import type { WaveCutover } from '../app/status';
+import type { MigrationStatus, Outcome } from '../app/apply/plan-workflow';
+import type { WaveCutover } from '../app/status/status';
 import { plural } from './render-tables';
 import type { WaveTable } from '../core/state/wave-line';
 import { waveLine } from '../core/state/wave-line';

@@ -11,7 +11,7 @@
 //   process CPU instead of ~130 when each loads the one-to-one files (measured, 3 runs each).
 // - The Temporal workflow bundle built ahead of time (bundleWorkflowCode over workflows/index.ts,
 //   the very call Worker.create makes for `workflowsPath`) → dist/workflow-bundle.js, which the
-//   compiled app/worker.js hands to the worker as `workflowBundle`.
+//   compiled app/worker/worker.js hands to the worker as `workflowBundle`.
 // At run time nothing compiles. Parallel first calls of bin/migrate serialize on a lock directory
 // (dist.lock, owner pid inside; a dead owner's lock is taken over); the tree is built aside and
 // renamed into place, its stamp (dist/.built, mtime = build start) last written.

@@ -17,9 +17,6 @@ import { writeIcebergMetadata } from './write-metadata';
 import { convertTable } from './convert-table';
 import type { ConversionEngine } from '../core/engine-port/conversion-engine';
 
-// activities/context.ts names the port by this path.
-export type { ConversionEngine } from '../core/engine-port/conversion-engine';
-
 /** The engine over this repository's adapters (formats, Avro, storage listing, results Parquet). */
 export function createEngine(): ConversionEngine {
   return {

@@ -3,7 +3,7 @@
 // list and the entries of the manifests it added (adapters/avro/manifest-reader.ts), classified
 // (`classifySince`) and placed against the Hive table as saved (`placeFiles`). Reads only: the
 // rollback activity (activities/put-back.ts) adds the partitions, `migrate rollback --dry-run`
-// (app/rollback-preview.ts) prints the same plan. Data and metadata files are never written here.
+// (app/rollback/preview.ts) prints the same plan. Data and metadata files are never written here.
 import type { IcebergCatalog, LoadedTable, TableIdent } from '../core/catalog/catalog';
 import type { TableInventory } from '../core/hive/model';
 import type { TableMetadata } from '../core/iceberg/metadata';
@@ -14,8 +14,6 @@ import type { AppendedFile, PartitionPutBack, PutBackBlocker, SnapshotFacts } fr
 import { classifySince, placeFiles, snapshotsSinceOurs } from '../core/sync/put-back';
 import { readManifest, readManifestList } from '../adapters/avro/manifest-reader';
 import type { PartitionReport, PutBackPlan, PutBackSummary } from '../core/engine-port/checks';
-
-export type { PutBackSummary } from '../core/engine-port/checks';
 
 const report = (g: PartitionPutBack): PartitionReport => ({
   name: g.name,

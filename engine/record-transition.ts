@@ -8,8 +8,6 @@ import type { Recorder, TableStep, TransitionFacts } from '../core/state/lifecyc
 import { planTransition } from '../core/state/lifecycle';
 import type { StateStore, TableRecord } from '../core/state/store';
 
-export type { Recorder, TableStep, TransitionFacts } from '../core/state/lifecycle';
-
 /**
  * Record `step` of the table `ref`, whose record the step read as `rec`: TABLE_TRANSITION_REFUSED
  * (nothing recorded) when its row does not allow it; else the store's answer (TABLE_RUN_FENCED,

@@ -18,8 +18,6 @@ export function rewriteJobPath(): string {
   return found;
 }
 
-export type { RewriteResult } from '../core/engine-port/jobs';
-
 function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;
   try {

@@ -1,5 +1,5 @@
 // One migrated table's sync, from its state record to the audited commit: the per-table logic the
-// in-process `migrate sync --direct` (app/sync.ts) and the worker's `syncTable` activity
+// in-process `migrate sync --direct` (app/sync/direct.ts) and the worker's `syncTable` activity
 // (activities/sync.ts, through ActivityDeps.engine) share. HMS read live → the plan's conversion pin
 // must still hold (core/plan/source-check.ts: SOURCE_CHANGED naming the change) → register-mode
 // only (an in-place table's Hive name is the Iceberg table) → sync (sync-table.ts) → on a commit,
@@ -24,8 +24,6 @@ import { validateCurrent } from './sync-validate';
 import { recordTransition } from './record-transition';
 import type { LocationFence } from '../core/storage/location-fence';
 import { fenceRefusal } from '../core/storage/location-fence';
-
-export type { TableSyncOutcome } from '../core/engine-port/sync';
 
 /**
  * Sync the table of `rec` (migrated, of `plan`). A refusal (a MigrationError that is not retryable:

@@ -26,8 +26,6 @@ export async function recoveredValidation(store: ObjectStore, p: PreparedConvers
   return validateSync(store, p, cur.loaded, cur.snapshot.snapshotId, o);
 }
 
-export type { SyncValidation } from '../core/engine-port/sync';
-
 /** The current snapshot against the Hive side now: listing = its live files, footer rows = its total-records (cutover's final check). */
 export async function validateCurrent(store: ObjectStore, catalog: IcebergCatalog, t: SyncTarget, o: SyncOptions): Promise<SyncValidation> {
   const loaded = await catalog.loadTable(t.ident);

@@ -35,8 +35,6 @@ import { mapOrdered } from '../core/ordered-pool';
 import { putOnce } from './put-once';
 import type { WriteOptions, WrittenFile, WrittenMetadata } from '../core/engine-port/conversion';
 
-export type { WriteOptions } from '../core/engine-port/conversion';
-
 /** An OutputFile that buffers one manifest and creates it once on close. */
 export function putOnceOutput(store: ObjectStore, path: string, written: WrittenFile[]): OutputFile {
   const chunks: Uint8Array[] = [];

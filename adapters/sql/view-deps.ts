@@ -6,7 +6,7 @@
 // 89 MB); dev/build.ts bundles it into this module's compiled file, so the installed tool does not
 // depend on the package.
 import { Parser } from 'node-sql-parser/build/hive';
-import type { ViewReferences, ViewSqlParser } from '../../core/plan/view-deps';
+import type { ViewReferences, ViewSqlParser } from '../../core/view/view-deps';
 
 const DIALECT = { database: 'hive' } as const;
 

@@ -26,7 +26,7 @@ export interface TemporalProbe {
 
 export interface TemporalProbeRequest {
   readonly address: string;
-  /** TLS, API key and extra headers (app/temporal-connect.ts `connectionOptions`); unset: plain TCP. */
+  /** TLS, API key and extra headers (app/runtime/temporal-connect.ts `connectionOptions`); unset: plain TCP. */
   readonly connect?: Omit<ConnectionOptions, 'address'>;
   readonly namespace: string;
   readonly taskQueue: string;

@@ -1,16 +1,16 @@
 // `assess`, and the front half of `plan`: inventory (any HmsReader: Thrift, or the backing database
-// when hms.db is configured) → the assessment rules (core/plan/assess) with the findings only
+// when hms.db is configured) → the assessment rules (core/assess) with the findings only
 // outside systems can give (storage sample, target catalog) → PlanTables + view edges.
-import { assessOptionsOf } from '../assess-options';
+import { assessOptionsOf } from '../runtime/assess-options';
 import { rewritable } from '../../core/rewrite/spec';
 import type { MigrateConfig } from '../../core/config/schema';
 import { MigrationError } from '../../core/errors';
 import type { TableInventory } from '../../core/hive/model';
-import { assessTable } from '../../core/plan/assess/assess';
-import type { Assessment } from '../../core/plan/assess/assess';
-import { AssessCode, finding } from '../../core/plan/assess/types';
-import type { AssessFinding, AssessOptions } from '../../core/plan/assess/types';
-import { sharedLocationFindings } from '../../core/plan/assess/shared-locations';
+import { assessTable } from '../../core/assess/assess';
+import type { Assessment } from '../../core/assess/assess';
+import { AssessCode, finding } from '../../core/assess/types';
+import type { AssessFinding, AssessOptions } from '../../core/assess/types';
+import { sharedLocationFindings } from '../../core/assess/shared-locations';
 import { tableFingerprint } from '../../core/hive/fingerprint';
 import { plannedPartitions } from '../../core/plan/partition-set';
 import type { PlannedPartitions } from '../../core/plan/partition-set';
@@ -19,10 +19,11 @@ import type { ConversionPin } from '../../core/plan/types';
 import { parseOwnership, teamOf } from '../../core/plan/ownership';
 import type { Ownership } from '../../core/plan/ownership';
 import type { PlanEdge, PlanTable } from '../../core/plan/types';
-import { TableClass, compareIds } from '../../core/plan/types';
+import { compareIds } from '../../core/plan/compare-ids';
+import { TableClass } from '../../core/assess/types';
 import { viewDependencies } from '../../adapters/sql/view-deps';
-import type { HmsSource } from '../runtime';
-import { openCatalog, openStores, openWarehouseReader } from '../runtime';
+import type { HmsSource } from '../runtime/runtime';
+import { openCatalog, openStores, openWarehouseReader } from '../runtime/runtime';
 import { sampleStorage } from './storage-sample';
 import { targetCatalogFindings } from './catalog-presence';
 import { readWarehouse } from './walk';

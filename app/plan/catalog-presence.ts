@@ -7,8 +7,8 @@ import type { IcebergCatalog } from '../../core/catalog/catalog';
 import { formatTableIdent } from '../../core/catalog/catalog';
 import type { TableInventory } from '../../core/hive/model';
 import { TableType } from '../../core/hive/model';
-import type { AssessFinding } from '../../core/plan/assess/types';
-import { AssessCode, finding } from '../../core/plan/assess/types';
+import type { AssessFinding } from '../../core/assess/types';
+import { AssessCode, finding } from '../../core/assess/types';
 import { targetOf } from '../../core/convert/plan-conversion';
 
 const isView = (t: TableInventory): boolean =>

@@ -1,7 +1,7 @@
 // The storage sample's encoding audit: the encoding keys (core/readers/classify.ts) of a table's
 // sampled footers, decided against the reader matrix for the required readers (core/readers/decide.ts)
 // into READER_MISREAD / READER_ENCODING_LIMIT / READER_ENCODING_UNMEASURED findings
-// (core/plan/assess/rules/reader-encodings.ts). Parquet footers come from the sample's own read
+// (core/assess/rules/reader-encodings.ts). Parquet footers come from the sample's own read
 // (storage-sample.ts); ORC tails and Avro headers are read here.
 import type { FileFacts } from '../../core/readers/classify';
 import { classifyFile } from '../../core/readers/classify';
@@ -9,8 +9,8 @@ import type { KeySeen } from '../../core/readers/decide';
 import { decideReaders } from '../../core/readers/decide';
 import type { Reader } from '../../core/readers/encodings';
 import { READER_MATRIX } from '../../core/readers/matrix';
-import { readerEncodingFindings } from '../../core/plan/assess/rules/reader-encodings';
-import type { AssessFinding } from '../../core/plan/assess/types';
+import { readerEncodingFindings } from '../../core/assess/rules/reader-encodings';
+import type { AssessFinding } from '../../core/assess/types';
 import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
 import { readAvroFacts } from '../../adapters/formats/avro-facts';
 import { readOrcFacts } from '../../adapters/formats/orc/encoding-facts';

@@ -6,8 +6,8 @@ import { decideEmbeddedIds } from '../../core/iceberg/embedded-ids';
 import { convertHiveSchemaOrThrow } from '../../core/iceberg/schema';
 import { parseHiveType } from '../../core/hive/types';
 import type { TableInventory } from '../../core/hive/model';
-import type { AssessFinding } from '../../core/plan/assess/types';
-import { AssessCode, finding } from '../../core/plan/assess/types';
+import type { AssessFinding } from '../../core/assess/types';
+import { AssessCode, finding } from '../../core/assess/types';
 import type { SchemaElement } from '../../adapters/formats/parquet-thrift';
 
 /** Leaf paths of a flattened Parquet schema and the field_id at each level, or undefined without ids. */

@@ -1,5 +1,5 @@
 // `inventory`: what the Hive Metastore holds — per database, tables by kind and file format, and
-// partitions — read over Thrift or straight from the backing database (app/runtime.ts).
+// partitions — read over Thrift or straight from the backing database (app/runtime/runtime.ts).
 import type { MigrateConfig } from '../../core/config/schema';
 import { detectFormat } from '../../core/hive/formats';
 import type { TableInventory } from '../../core/hive/model';
@@ -7,8 +7,8 @@ import { TableType } from '../../core/hive/model';
 import type { HmsReader } from '../../core/hive/model';
 import type { MethodStats } from '../../adapters/hms/thrift/client';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
-import type { HmsSource } from '../runtime';
-import { openWarehouseReader } from '../runtime';
+import type { HmsSource } from '../runtime/runtime';
+import { openWarehouseReader } from '../runtime/runtime';
 import type { WalkProgress } from './walk';
 import { walkWarehouse } from './walk';
 

@@ -12,16 +12,11 @@ import type { ValidWriteIds } from '../../core/hive/acid';
 import { selectAcidFiles } from '../../core/hive/acid';
 import type { TableInventory } from '../../core/hive/model';
 import { FileFormat, TableType } from '../../core/hive/model';
-import { locationProblem } from '../../core/plan/assess/rules/location';
-import {
-  doubleColumns,
-  floatAsDoubleFinding,
-  undeclaredColumns,
-  undeclaredFileColumnFinding,
-} from '../../core/plan/assess/rules/reader-limits';
-import { needsStorageSize } from '../../core/plan/assess/stats';
-import type { AssessFinding, StorageSize } from '../../core/plan/assess/types';
-import { AssessCode, finding } from '../../core/plan/assess/types';
+import { locationProblem } from '../../core/assess/rules/location';
+import { doubleColumns, floatAsDoubleFinding, undeclaredColumns, undeclaredFileColumnFinding } from '../../core/assess/rules/reader-limits';
+import { needsStorageSize } from '../../core/assess/stats';
+import type { AssessFinding, StorageSize } from '../../core/assess/types';
+import { AssessCode, finding } from '../../core/assess/types';
 import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
 import { decodeParquetFooterSync, readParquetFooterBytes } from '../../adapters/formats/parquet';
 import type { SchemaElement } from '../../adapters/formats/parquet-thrift';

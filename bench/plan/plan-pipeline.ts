@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { assessWarehouse, readWarehouse, toPlanTable } from '../../app/plan/assess';
 import type { AssessResult } from '../../app/plan/assess';
 import { DEFAULT_THROUGHPUT, DEFAULT_WAVES } from '../../app/plan/build';
-import { toolVersion } from '../../app/runtime';
+import { toolVersion } from '../../app/runtime/runtime';
 import type { HmsReader, TableInventory } from '../../core/hive/model';
 import { buildGraph } from '../../core/plan/graph';
 import { parseOwnership } from '../../core/plan/ownership';

@@ -1,7 +1,7 @@
 // `plan` by HMS source (Thrift or the backing DB): the whole plan pipeline (plan-pipeline.ts: read → assess → graph
 // → waves → build + serialize) over one scale warehouse, in one run, from each source in its own
 // child process (peak RSS is its own): Thrift with the product's defaults (ThriftHmsReader pool 4,
-// 200 calls/s, as app/runtime.ts openHmsReader), Thrift unlimited (pool 4, no calls/s limit),
+// 200 calls/s, as app/runtime/runtime.ts openHmsReader), Thrift unlimited (pool 4, no calls/s limit),
 // and the HMS backing database (PostgresHmsReader). Prints per source the time of each step,
 // tables/s, peak RSS, client and server CPU seconds, the ratios DB vs Thrift, and whether every
 // source gave the same plan (table ids, kind, class, risk, fingerprint, files, bytes, team, finding

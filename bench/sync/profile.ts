@@ -9,8 +9,8 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../cli/config';
-import { withMigratedTables } from '../../app/plan-tables';
-import { toolVersion } from '../../app/runtime';
+import { withMigratedTables } from '../../app/runtime/plan-tables';
+import { toolVersion } from '../../app/runtime/runtime';
 import { addScalePartition } from '../../dev/seed/scale';
 import { mapOrdered } from '../../core/ordered-pool';
 import { syncMigratedTable } from '../../engine/sync-record';

@@ -1,10 +1,10 @@
 // `migrate apply`: store a reviewed plan file (hash checked) in the state store and start its
-// workflow `migrate/<plan id>` (app/apply.ts); with --wait, the per-wave result and the outcome's
+// workflow `migrate/<plan id>` (app/apply/apply.ts); with --wait, the per-wave result and the outcome's
 // exit code.
 import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
-import type { Applied } from '../../app/apply';
+import type { Applied } from '../../app/apply/apply';
 import type { ProgressEvent } from '../../core/apply/progress';
 import { progressLine } from '../../core/apply/progress';
 import { FLAG_RANGES, intFlag } from '../flags';
@@ -84,7 +84,7 @@ export function registerApply(program: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (file: string, opts: ApplyOpts, cmd: Command) => {
-      const { applyPlan } = await import('../../app/apply');
+      const { applyPlan } = await import('../../app/apply/apply');
       const r = await applyPlan(await configOf(cmd), file, {
         autoApprove: opts.autoApprove === true,
         wait: opts.wait === true,

@@ -1,10 +1,10 @@
-// `migrate approve <plan> --wave N`: the plan workflow's `approve` update (app/approve.ts),
+// `migrate approve <plan> --wave N`: the plan workflow's `approve` update (app/apply/approve.ts),
 // recorded in the audit log with who approved. Idempotent: a wave approved before (or already run)
 // is "already approved".
 import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { planId } from '../../core/plan/ids';
-import type { Approval } from '../../app/approve';
+import type { Approval } from '../../app/apply/approve';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf, hint } from '../output';
 import type { IO } from '../output';
@@ -36,7 +36,7 @@ export function registerApprove(program: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', HELP)
     .action(async (planText: string, opts: { wave: number; json?: boolean }, cmd: Command) => {
-      const [{ approvePlanWave }, { planArg }] = await Promise.all([import('../../app/approve'), import('../../app/status')]);
+      const [{ approvePlanWave }, { planArg }] = await Promise.all([import('../../app/apply/approve'), import('../../app/status/status')]);
       const plan = planArg(planText);
       const a = await approvePlanWave(await configOf(cmd), plan, opts.wave);
       io.out(opts.json ? `${JSON.stringify({ ok: true, plan: planId(plan), ...a })}\n` : renderApproval(a, plan));

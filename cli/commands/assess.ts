@@ -6,7 +6,7 @@ import { Option } from 'commander';
 import { compareIds } from '../../core/plan/compare-ids';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import type { AssessResult } from '../../app/plan/assess';
-import type { HmsSource } from '../../app/runtime';
+import type { HmsSource } from '../../app/runtime/runtime';
 import { collect } from '../flags';
 import { configOf, hint } from '../output';
 import type { IO } from '../output';

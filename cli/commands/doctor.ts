@@ -1,4 +1,4 @@
-// `migrate doctor`: what apply needs, checked with real round trips (app/doctor.ts): version,
+// `migrate doctor`: what apply needs, checked with real round trips (app/doctor/doctor.ts): version,
 // latency, and for a failure or a warning its code and remedy. Exit 1 when any check fails; a
 // warning (no worker polls the task queue yet) is shown and counted but does not change the exit
 // code. Nothing to check (no config) is exit 2: a deployment gate that checks nothing must not pass.
@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
-import type { Check, DoctorRole } from '../../app/doctor';
+import type { Check, DoctorRole } from '../../app/doctor/doctor';
 import { FLAG_RANGES, intFlag } from '../flags';
 import type { IO } from '../output';
 import { configOf } from '../output';
@@ -66,7 +66,7 @@ A warning (no worker polls the task queue) does not change the exit code; --json
 ${exitHelp('doctor')}`,
     )
     .action(async (opts: { json?: boolean; timeout: number; role: DoctorRole }, cmd: Command) => {
-      const { runDoctor } = await import('../../app/doctor');
+      const { runDoctor } = await import('../../app/doctor/doctor');
       const checks = await runDoctor(await configOf(cmd), opts.timeout, process.env, opts.role);
       // A gate that checks nothing must not pass: no config (or none for this role) is a usage error.
       if (checks.length === 0)

@@ -1,6 +1,6 @@
 // The Temporal-backed commands: worker, apply, approve, pause/resume/cancel, status and rollback,
 // one file each in cli/commands/ (`audit verify` is in ./audit.ts). apply accepts only a plan file
-// (read by app/plan-input.ts: size, hash, signature), stores it in the state store and starts `migrate/<plan>`; everything else
+// (read by app/plan/plan-input.ts: size, hash, signature), stores it in the state store and starts `migrate/<plan>`; everything else
 // addresses that workflow by the plan id (first 12 hex).
 import type { Command } from 'commander';
 import type { IO } from '../output';

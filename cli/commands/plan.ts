@@ -5,7 +5,7 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { diffPlans, isEmptyDiff } from '../../core/plan/diff';
 import type { PlanDiff } from '../../core/plan/diff';
-import type { HmsSource } from '../../app/runtime';
+import type { HmsSource } from '../../app/runtime/runtime';
 import { collect } from '../flags';
 import { configOf, hint } from '../output';
 import type { IO } from '../output';
@@ -37,7 +37,7 @@ interface PlanOpts {
 
 async function runPlanCommand(opts: PlanOpts, files: string[], cmd: Command, io: IO): Promise<void> {
   const [{ buildPlanFromHms, checkOutputPaths, graphKind, reportKind, writePlanOutputs }, { planSigningKey, readPlanFile, signBuiltPlan }] =
-    await Promise.all([import('../../app/plan/build'), import('../../app/plan-input')]);
+    await Promise.all([import('../../app/plan/build'), import('../../app/plan/plan-input')]);
   const config = await configOf(cmd);
   if (opts.diff) {
     if (files.length !== 2) throw new MigrationError(ErrorCode.USAGE, '--diff takes two plan files: migrate plan --diff old.json new.json');

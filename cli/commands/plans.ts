@@ -1,10 +1,10 @@
 // `migrate plans` (the submitted plans, newest first, with where each stands) and `migrate show`
 // (a saved plan re-rendered: report, HTML report and graph exactly as `migrate plan` wrote them),
-// over app/plans.ts.
+// over app/plan/plans.ts.
 import type { Command } from 'commander';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
-import type { ListedPlan } from '../../app/plans';
+import type { ListedPlan } from '../../app/plan/plans';
 import { configOf, hint } from '../output';
 import type { IO } from '../output';
 
@@ -44,7 +44,7 @@ export function registerPlans(program: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', PLANS_HELP)
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const { listPlans } = await import('../../app/plans');
+      const { listPlans } = await import('../../app/plan/plans');
       const plans = await listPlans(await configOf(cmd));
       if (opts.json) io.out(`${JSON.stringify({ ok: true, plans })}\n`);
       else if (plans.length === 0) io.out(`no plans stored yet; next: ${hint('migrate apply plan.json')}\n`);
@@ -65,7 +65,7 @@ export function registerPlans(program: Command, io: IO): void {
       if (opts.html !== undefined && !/\.html?$/i.test(opts.html))
         throw new MigrationError(ErrorCode.USAGE, `--html: ${opts.html} must end in .html`);
       const [{ loadSavedPlan, reportText, writeShown }, { checkOutputPaths, graphKind, reportKind }] = await Promise.all([
-        import('../../app/plans'),
+        import('../../app/plan/plans'),
         import('../../app/plan/build'),
       ]);
       if (opts.report !== undefined) reportKind(opts.report);

@@ -1,9 +1,9 @@
-// `migrate rollback <plan> --wave N`: undo one wave through rollbackWaveWorkflow (app/rollback.ts).
+// `migrate rollback <plan> --wave N`: undo one wave through rollbackWaveWorkflow (app/rollback/rollback.ts).
 // The plan and the wave are checked against the state store before anything starts.
 import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
-import type { WaveRollback } from '../../app/rollback';
-import type { RollbackPreview, RollbackPreviewTable } from '../../app/rollback-preview';
+import type { WaveRollback } from '../../app/rollback/rollback';
+import type { RollbackPreview, RollbackPreviewTable } from '../../app/rollback/preview';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -58,7 +58,7 @@ export function registerRollback(program: Command, io: IO): void {
     .addHelpText('after', HELP)
     .action(async (plan: string, opts: RollbackOpts, cmd: Command) => {
       if (opts.dryRun === true) {
-        const { previewRollback } = await import('../../app/rollback-preview');
+        const { previewRollback } = await import('../../app/rollback/preview');
         const { conversionEngine } = await import('../compose');
         const p = await previewRollback(
           await configOf(cmd),
@@ -75,7 +75,7 @@ export function registerRollback(program: Command, io: IO): void {
         io.setExit(refused.length === 0 ? ExitCode.OK : ExitCode.FAILED);
         return;
       }
-      const { rollbackPlanWave } = await import('../../app/rollback');
+      const { rollbackPlanWave } = await import('../../app/rollback/rollback');
       const r = await rollbackPlanWave(await configOf(cmd), plan, {
         wave: opts.wave,
         force: opts.force === true,

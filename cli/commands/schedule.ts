@@ -1,11 +1,11 @@
 // `migrate schedule create|list|describe|pause|unpause|delete|trigger`: the Temporal Schedules of a
 // plan — nightlyValidationWorkflow (`validate/<plan id>`), or with --sync syncWorkflow
-// (`sync/<plan id>`) (app/schedule.ts).
+// (`sync/<plan id>`) (app/schedule/schedule.ts).
 import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
-import type { ScheduleDescription } from '../../app/schedule';
-import type { ScheduleAction } from '../../app/schedule-actions';
-import { SCHEDULE_ACTIONS } from '../../app/schedule-actions';
+import type { ScheduleDescription } from '../../app/schedule/schedule';
+import type { ScheduleAction } from '../../app/schedule/actions';
+import { SCHEDULE_ACTIONS } from '../../app/schedule/actions';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -50,7 +50,7 @@ function registerCreate(schedule: Command, io: IO): void {
     )
     .action(async (plan: string, opts: CreateOpts, cmd: Command) => {
       const paused = opts.paused === true;
-      const { createValidationSchedule } = await import('../../app/schedule');
+      const { createValidationSchedule } = await import('../../app/schedule/schedule');
       const r = await createValidationSchedule(await configOf(cmd), plan, { ...opts, paused }, kindOf(opts));
       io.out(
         opts.json
@@ -67,7 +67,7 @@ function registerList(schedule: Command, io: IO): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', `\n${exitHelp('schedule list')}`)
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const { listValidationSchedules } = await import('../../app/schedule');
+      const { listValidationSchedules } = await import('../../app/schedule/schedule');
       const out = await listValidationSchedules(await configOf(cmd));
       io.out(
         opts.json
@@ -93,7 +93,7 @@ function registerActions(schedule: Command, io: IO): void {
       .option('--json', 'machine-readable output')
       .addHelpText('after', `\n${exitHelp(`schedule ${name}`)}`)
       .action(async (plan: string, opts: { json?: boolean; sync?: boolean }, cmd: Command) => {
-        const { scheduleAction } = await import('../../app/schedule');
+        const { scheduleAction } = await import('../../app/schedule/schedule');
         const r = await scheduleAction(await configOf(cmd), plan, name, kindOf(opts));
         if (r.description !== undefined) io.out(opts.json ? `${JSON.stringify(r.description)}\n` : renderDescription(r.description));
         else io.out(opts.json ? `${JSON.stringify({ ok: true, action: name, scheduleId: r.scheduleId })}\n` : `${name}: ${r.scheduleId}\n`);

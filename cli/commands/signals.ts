@@ -1,10 +1,10 @@
-// `migrate pause|resume|cancel <plan>`: signals to a running plan workflow (app/status.ts). An
+// `migrate pause|resume|cancel <plan>`: signals to a running plan workflow (app/status/status.ts). An
 // unknown plan is a usage error and a finished one PLAN_FINISHED (exit 2), both checked before the
 // signal is sent.
 import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
-import type { PlanSignal } from '../../app/plan-signals';
-import { PLAN_SIGNAL_HELP } from '../../app/plan-signals';
+import type { PlanSignal } from '../../app/status/signals';
+import { PLAN_SIGNAL_HELP } from '../../app/status/signals';
 import { configOf, hint } from '../output';
 import type { IO } from '../output';
 
@@ -24,7 +24,7 @@ export function registerSignals(program: Command, io: IO): void {
       .option('--json', 'machine-readable output')
       .addHelpText('after', help(name))
       .action(async (planText: string, opts: { json?: boolean }, cmd: Command) => {
-        const { planArg, signalPlan } = await import('../../app/status');
+        const { planArg, signalPlan } = await import('../../app/status/status');
         const r = await signalPlan(await configOf(cmd), planArg(planText), name);
         io.out(
           opts.json

@@ -1,5 +1,5 @@
-// `migrate status <plan>`: where a plan is (app/status.ts) and where each of its tables stands
-// (app/table-status.ts: migrated / syncing with the last sync / cut over; `--lag`: the live check of
+// `migrate status <plan>`: where a plan is (app/status/status.ts) and where each of its tables stands
+// (app/status/table-status.ts: migrated / syncing with the last sync / cut over; `--lag`: the live check of
 // how far each is behind Hive), and the outcome's exit code: 1 when the plan failed, was cancelled,
 // ended without a result (failed, terminated, timed out), or a table failed that its --max-failed
 // did not allow.
@@ -57,10 +57,10 @@ export function registerStatus(program: Command, io: IO): void {
     )
     .addHelpText('after', HELP)
     .action(async (planText: string, opts: StatusOpts, cmd: Command) => {
-      const { planArg, watchPlan } = await import('../../app/status');
-      const { tablesStatus } = await import('../../app/table-status');
+      const { planArg, watchPlan } = await import('../../app/status/status');
+      const { tablesStatus } = await import('../../app/status/table-status');
       const { conversionEngine } = await import('../compose');
-      const { withTableRuns } = await import('../../app/table-runs');
+      const { withTableRuns } = await import('../../app/status/table-runs');
       const plan = planArg(planText);
       const config = await configOf(cmd);
       const lag = opts.lag === true || opts.listStorage === true;

@@ -1,14 +1,14 @@
 // `migrate sync`: the migrated tables of a plan catch up with their Hive side, one snapshot each,
-// metadata-only — by default through Temporal (syncWorkflow on the worker: app/sync-workflow.ts),
-// with --direct in this process (app/sync.ts). Both report the same per-table outcomes. Exit codes
+// metadata-only — by default through Temporal (syncWorkflow on the worker: app/sync/workflow.ts),
+// with --direct in this process (app/sync/direct.ts). Both report the same per-table outcomes. Exit codes
 // of sync: 0 every table in sync, 1 a table was refused or failed (the others were still synced), 2 usage.
 import type { Command } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
 import { collect, FLAG_RANGES, intFlag, intListFlag } from '../flags';
 import { configOf, hint } from '../output';
 import type { IO } from '../output';
-import type { SyncReport, TableSyncOutcome } from '../../app/sync';
-import type { SyncProgress, SyncStarted } from '../../app/sync-workflow';
+import type { SyncReport, TableSyncOutcome } from '../../app/sync/direct';
+import type { SyncProgress, SyncStarted } from '../../app/sync/workflow';
 
 interface SyncOpts {
   wave: number[];
@@ -63,7 +63,7 @@ const progressLine = (p: SyncProgress): string =>
 
 /** The workflow path: started (and with --wait followed to its result). */
 async function throughTemporal(cmd: Command, io: IO, plan: string, opts: SyncOpts): Promise<void> {
-  const { startSync } = await import('../../app/sync-workflow');
+  const { startSync } = await import('../../app/sync/workflow');
   const scope = { waves: opts.wave, tables: opts.table, concurrency: opts.concurrency, footerConcurrency: opts.footerConcurrency };
   const progress = (p: SyncProgress): void => {
     if (opts.json !== true) io.err(progressLine(p));
@@ -86,7 +86,7 @@ async function throughTemporal(cmd: Command, io: IO, plan: string, opts: SyncOpt
 }
 
 async function direct(cmd: Command, io: IO, plan: string, opts: SyncOpts): Promise<void> {
-  const { syncNow } = await import('../../app/sync');
+  const { syncNow } = await import('../../app/sync/direct');
   const { conversionEngine } = await import('../compose');
   const report = await syncNow(
     await configOf(cmd),

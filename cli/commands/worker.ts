@@ -1,9 +1,9 @@
 // `migrate worker`: a Temporal worker for the migration workflows and/or the per-table activities
-// (assembled by app/worker.ts).
+// (assembled by app/worker/worker.ts).
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { ExitCode, exitHelp } from '../../core/exit-codes';
-import type { WorkerRole } from '../../app/worker';
+import type { WorkerRole } from '../../app/worker/worker';
 import { FLAG_RANGES, intFlag } from '../flags';
 import { configOf } from '../output';
 import type { IO } from '../output';
@@ -47,7 +47,7 @@ export function registerWorker(program: Command, io: IO): void {
     .option('--json', 'the start-up line as JSON on stdout; errors as JSON')
     .addHelpText('after', HELP)
     .action(async (opts: { concurrency: number; role: WorkerRole; json?: boolean } & ObserveFlags, cmd: Command) => {
-      const { createWorker } = await import('../../app/worker');
+      const { createWorker } = await import('../../app/worker/worker');
       const { conversionEngine } = await import('../compose');
       const { resolveObserve } = await import('../../core/config/observe');
       const config = await configOf(cmd);

@@ -1,6 +1,6 @@
 // What `apply --wait` prints while a plan runs: the events between two snapshots of it (the plan
 // workflow's status query and the state store's table records). Pure; the caller polls
-// (app/apply-progress.ts) and renders (cli/commands/apply.ts).
+// (app/apply/progress.ts) and renders (cli/commands/apply.ts).
 import type { TableStatus } from '../state/store';
 
 /** Statuses after which apply does nothing more to a table (rollback and cutover are other commands). */

@@ -26,7 +26,7 @@ export interface ReadBackDeps {
 
 export interface ReadBackSettings {
   readonly filesPerTable: number;
-  /** The Spark catalog's properties (app/rewrite-config.ts: derived from `catalog` and `storage.s3`). */
+  /** The Spark catalog's properties (app/runtime/rewrite-config.ts: derived from `catalog` and `storage.s3`). */
   readonly catalogProperties: Readonly<Record<string, string>>;
   readonly job: RunJobOptions;
 }

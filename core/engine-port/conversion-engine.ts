@@ -5,7 +5,7 @@
 // put-back of other engines' appends, run the Spark jobs. Pure types, like the other ports here
 // (object store, catalog, state store, HMS reader); the implementation is engine/engine.ts
 // `createEngine()`, constructed only by the composition root cli/compose.ts, which hands it to the
-// worker's assembly (app/worker.ts → ActivityDeps.engine) and to the in-process commands.
+// worker's assembly (app/worker/worker.ts → ActivityDeps.engine) and to the in-process commands.
 import type { IcebergCatalog, TableIdent } from '../catalog/catalog';
 import type { PreparedConversion } from '../convert/prepare';
 import type { HivePartition, HiveTable, TableInventory } from '../hive/model';

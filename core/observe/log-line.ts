@@ -1,6 +1,6 @@
 // The worker's log lines: one record shape for a table's status transition and for every other
 // line (the Temporal SDK's included), rendered as one JSON object per line or as one text line.
-// Pure; no I/O (app/worker-log.ts writes them).
+// Pure; no I/O (app/worker/log.ts writes them).
 import { maskSecrets } from '../mask';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;

@@ -1,5 +1,5 @@
 // A small metrics registry and its Prometheus text exposition (format 0.0.4): counters, gauges and
-// histograms with labels, no dependency. Pure; no I/O (app/metrics-server.ts serves `expose()`).
+// histograms with labels, no dependency. Pure; no I/O (app/worker/metrics-server.ts serves `expose()`).
 
 type Labels = Readonly<Record<string, string>>;
 

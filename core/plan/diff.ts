@@ -1,7 +1,8 @@
 // Plan diff for `migrate plan --diff old.json new.json`: tables added, removed, moved between
 // waves, and class or fingerprint changes. Pure; no I/O; every list sorted by table id.
 import type { PlanFile } from './plan-file';
-import type { NotPlannedReason, TableClass, TableId } from './types';
+import type { NotPlannedReason, TableId } from './types';
+import type { TableClass } from '../assess/types';
 import { compareIds } from './compare-ids';
 
 type PlanLike = Pick<PlanFile, 'waves' | 'notPlanned'>;

@@ -3,7 +3,8 @@
 // Pure; no I/O. Tables are indexed in id order so every result is independent of input order.
 import { ErrorCode, MigrationError } from '../errors';
 import type { Finding, PlanEdge, PlanTable, TableId } from './types';
-import { FindingCode, compareIds, formatPath } from './types';
+import { FindingCode, formatPath } from './types';
+import { compareIds } from './compare-ids';
 
 /** Compressed sparse rows: the neighbours of v are targets[offsets[v] .. offsets[v+1]). */
 export interface Csr {

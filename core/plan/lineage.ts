@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { ErrorCode } from '../errors';
 import type { PlanEdge } from './types';
-import { compareIds, issuesError } from './types';
+import { issuesError } from './types';
+import { compareIds } from './compare-ids';
 
 const tableRef = z.string().regex(/^[^.\s]+\.[^.\s]+$/, 'expected db.table');
 

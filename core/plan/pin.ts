@@ -9,9 +9,9 @@
 // the table's, a value that does not parse — shows up as a finding code). Pure; no I/O.
 import { detectFormat } from '../hive/formats';
 import type { HiveColumn, TableInventory } from '../hive/model';
-import { RULES, classify } from './assess/assess';
-import { AssessCode } from './assess/types';
-import { DEFAULT_ASSESS_OPTIONS } from './assess/types';
+import { RULES, classify } from '../assess/assess';
+import { AssessCode } from '../assess/types';
+import { DEFAULT_ASSESS_OPTIONS } from '../assess/types';
 import type { ConversionPin } from './types';
 
 /**

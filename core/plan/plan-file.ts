@@ -18,7 +18,8 @@ import type { PlanTarget } from './target';
 import type { PlanDocument } from './upgrade';
 import { upgradePlanDocument } from './upgrade';
 import type { WavePlan } from './waves';
-import { FindingCode, NotPlannedReason, TableClass, issuesError, waveOptionsSchema } from './types';
+import { FindingCode, NotPlannedReason, issuesError, waveOptionsSchema } from './types';
+import { TableClass } from '../assess/types';
 
 /** Safe integers only (zod's int()): counts never lose precision or overflow. */
 const count = z.number().int().nonnegative();

@@ -7,7 +7,7 @@
 import { ErrorCode, MigrationError } from '../errors';
 import { tableFingerprint } from '../hive/fingerprint';
 import type { HiveColumn, TableInventory } from '../hive/model';
-import { AssessCode } from './assess/types';
+import { AssessCode } from '../assess/types';
 import type { ConversionPin } from './types';
 import { conversionPin, diffPins } from './pin';
 

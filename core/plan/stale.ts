@@ -1,7 +1,7 @@
 // Apply's pre-check of a whole plan before any workflow starts (as a saved Terraform plan is refused
 // when the state moved under it): per table, is it still in HMS, does it still convert as planned
 // (its pin or fingerprint: core/plan/source-check.ts), and is its target name still free in the
-// catalog. The reads are app/apply-stale.ts; the verdict and the PLAN_STALE error are here. Pure; no I/O.
+// catalog. The reads are app/apply/stale.ts; the verdict and the PLAN_STALE error are here. Pure; no I/O.
 import { ErrorCode, MigrationError } from '../errors';
 import type { TableInventory } from '../hive/model';
 import type { PlannedSource } from './source-check';

@@ -2,19 +2,12 @@
 // one helper that turns zod issues into path-precise MigrationErrors. Pure; no I/O.
 import { z } from 'zod';
 import { ErrorCode, MigrationError } from '../errors';
-import { compareIds } from './compare-ids';
 import type { PlannedPartitions } from './partition-set';
+import type { Risk, TableKind } from '../assess/types';
+import { TableClass } from '../assess/types';
 
 /** `database.table`, lower-case as HMS stores it. */
 export type TableId = string;
-
-export const TableClass = {
-  MIGRATE: 'migrate',
-  MIGRATE_WITH_WARNINGS: 'migrate-with-warnings',
-  REWRITE_REQUIRED: 'rewrite-required',
-  SKIP: 'skip',
-} as const;
-export type TableClass = (typeof TableClass)[keyof typeof TableClass];
 
 /** The conversion pin's shape (plan file version 3; what it holds and how it is made: pin.ts). */
 const pinColumnSchema = z.object({ name: z.string(), type: z.string() }).strict();
@@ -45,9 +38,6 @@ export const conversionPinSchema = z
   })
   .strict();
 export type ConversionPin = z.output<typeof conversionPinSchema>;
-
-export type Risk = 'low' | 'medium' | 'high';
-export type TableKind = 'table' | 'view';
 
 /** One table as the planner sees it: the assessment's verdict plus what sizes a wave. */
 export interface PlanTable {
@@ -133,9 +123,6 @@ export function issuesError(what: string, issues: readonly z.core.$ZodIssue[], c
   const code = codeFor(paths[0] ?? '');
   return new MigrationError(code, `${what}:\n${lines.join('\n')}`, { paths });
 }
-
-/** Table ids sort by UTF-16 code unit (core/plan/compare-ids.ts). */
-export { compareIds };
 
 /** A string that compiles as a JavaScript regular expression (scope and ownership patterns). */
 export const regexSchema = z.string().refine((s) => {

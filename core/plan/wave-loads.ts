@@ -2,7 +2,8 @@
 // cap and blast-radius checks, first-fit search and canary choice. Pure; no I/O.
 import type { Components, Csr } from './graph';
 import type { PlanTable, WaveOptions } from './types';
-import { TableClass, compareIds } from './types';
+import { compareIds } from './compare-ids';
+import { TableClass } from '../assess/types';
 
 /** What one component (a table, or a cycle of tables) adds to a wave. Tables without a team are not counted per team. */
 export interface CompLoad {

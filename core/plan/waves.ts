@@ -9,7 +9,9 @@ import { condense, cycleFindings, findCycles, stronglyConnected } from './graph'
 import { WaveLoads, componentLoad, pickCanary } from './wave-loads';
 import type { CompLoad } from './wave-loads';
 import type { Finding, NotPlannedReason, PlanTable, TableId, WaveOptions } from './types';
-import { FindingCode, NotPlannedReason as Reason, TableClass, compareIds, formatPath, parseWaveOptions } from './types';
+import { FindingCode, NotPlannedReason as Reason, formatPath, parseWaveOptions } from './types';
+import { compareIds } from './compare-ids';
+import { TableClass } from '../assess/types';
 
 export interface Wave {
   readonly number: number;

@@ -4,8 +4,8 @@
 import { ErrorCode, MigrationError } from '../errors';
 import type { HiveColumn, TableInventory } from '../hive/model';
 import { sha256Hex } from '../hash';
-import type { AssessFinding } from '../plan/assess/types';
-import { AssessCode } from '../plan/assess/types';
+import type { AssessFinding } from '../assess/types';
+import { AssessCode } from '../assess/types';
 
 export const REWRITE_SPEC_VERSION = 1;
 /** The table property the job sets on the table it creates: its job id (jobs/rewrite.py MARKER). */

@@ -80,7 +80,7 @@ export interface Transition {
 }
 
 const INFLIGHT = ['original-saved', 'written', 'registered'] as const;
-/** A table apply runs again: failed, or rolled back (app/apply.ts); a view also from skipped. */
+/** A table apply runs again: failed, or rolled back (app/apply/apply.ts); a view also from skipped. */
 const AGAIN = ['failed', 'rolled-back'] as const;
 const FAILED = ['errorCode', 'errorMessage', 'ownerRun'] as const;
 const READ_BACK = ['ok', 'code?', 'skipped?', 'engine?', 'jobId?', 'files?', 'iceberg?', 'hive?', 'equal?', 'seconds?', 'error?'];
@@ -129,7 +129,7 @@ export const TRANSITIONS: readonly Transition[] = [
 
 /**
  * The transitions that leave a terminal status for another, and why: apply again after a failure or
- * a rollback (app/apply.ts re-runs such a plan), a skipped view created when its inputs have Iceberg
+ * a rollback (app/apply/apply.ts re-runs such a plan), a skipped view created when its inputs have Iceberg
  * names now, the end of a table apply runs again, rollback of a failed table whose undo did not
  * finish, and rollback's unfence of a cut-over table. Nothing else leaves one.
  */

@@ -46,7 +46,7 @@ export interface TableRecord {
   readonly validation: unknown;
   readonly errorCode: string | null;
   readonly errorMessage: string | null;
-  /** The comparable key of the table's location (core/plan/assess/shared-locations.ts), set with the original. */
+  /** The comparable key of the table's location (core/assess/shared-locations.ts), set with the original. */
   readonly locationKey?: string | null;
   /**
    * The table workflow run whose forward steps may move this record (set by its first step,

@@ -3,8 +3,8 @@
 // first, each wave's views in reverse order). Pure; no I/O.
 import type { TableRecord } from '../state/store';
 import { nothingToRollBack } from '../state/status';
-import type { ViewSqlParser } from '../plan/view-deps';
-import { viewReferences } from '../plan/view-deps';
+import type { ViewSqlParser } from './view-deps';
+import { viewReferences } from './view-deps';
 
 export interface LiveView {
   /** `db.view` */

@@ -27,7 +27,7 @@ import { seedViews } from './views';
 export const LB_WAREHOUSE_DB = 'lb_warehouse';
 const CREATE_TIME = 1_717_200_000;
 
-/** The path a table should take through `plan --rewrite` (core/plan/path.ts's names). */
+/** The path a table should take through `plan --rewrite` (core/report/path.ts's names). */
 export type WarehousePath = 'metadata-only' | 'view' | 'insert-only' | 'rewrite' | 'left-out';
 
 export interface WarehouseSeedFile {

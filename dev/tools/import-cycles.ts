@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { buildCsr, stronglyConnected } from '../../core/plan/graph';
 
 /** The product's source folders (tests and dev tools may import across freely). */
 export const PRODUCT_DIRS = ['activities', 'adapters', 'app', 'bin', 'cli', 'core', 'engine', 'workflows'] as const;
@@ -42,36 +43,19 @@ export function importGraph(files: readonly string[]): Map<string, string[]> {
 
 /** Every strongly connected component with more than one module (or a module importing itself), sorted. */
 export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
-  let index = 0;
-  const idx = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const on = new Set<string>();
-  const out: string[][] = [];
-  const visit = (v: string): void => {
-    idx.set(v, index);
-    low.set(v, index++);
-    stack.push(v);
-    on.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!idx.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
-    }
-    if (low.get(v) === idx.get(v)) {
-      const comp: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        on.delete(w);
-        comp.push(w);
-      } while (w !== v);
-      if (comp.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(comp.sort());
-    }
-  };
-  for (const v of [...graph.keys()].sort()) if (!idx.has(v)) visit(v);
-  return out.sort((a, b) => (a[0] ?? '').localeCompare(b[0] ?? ''));
+  const nodes = [...new Set([...graph.keys(), ...[...graph.values()].flat()])].sort();
+  const index = new Map(nodes.map((n, i) => [n, i]));
+  const edges = [...graph].flatMap(([v, ws]) => ws.map((w) => [index.get(v)!, index.get(w)!] as const));
+  const succ = buildCsr(
+    nodes.length,
+    Int32Array.from(edges, (e) => e[0]),
+    Int32Array.from(edges, (e) => e[1]),
+  );
+  const readsItself = (v: string): boolean => (graph.get(v) ?? []).includes(v);
+  return stronglyConnected(succ)
+    .members.map((m) => m.map((i) => nodes[i]!))
+    .filter((c) => c.length > 1 || readsItself(c[0]!))
+    .sort((a, b) => (a[0] ?? '').localeCompare(b[0] ?? ''));
 }
 
 /** The cycles among the product's modules under `root`, paths relative to it. */

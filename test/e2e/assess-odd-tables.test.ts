@@ -15,7 +15,7 @@ import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
 import type { HiveTable } from '../../core/hive/model';
 import { MIGRATE, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
-import { partition, table } from '../unit/plan/assess/fixture';
+import { partition, table } from '../unit/assess/fixture';
 
 const env = testStack();
 const db = uniqueName('himodd').toLowerCase();

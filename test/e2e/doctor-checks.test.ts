@@ -12,7 +12,7 @@ import { Client as PgClient } from 'pg';
 import type { Run } from '../helpers/cli';
 import { MIGRATE, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
-import type { Check } from '../../app/doctor';
+import type { Check } from '../../app/doctor/doctor';
 
 const env = testStack();
 const cfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');

@@ -9,7 +9,7 @@ import type { Run } from '../helpers/cli';
 import { MIGRATE, run } from '../helpers/cli';
 import { assumeRole, stsStack } from '../helpers/sts';
 import type { SessionCredentials } from '../helpers/sts';
-import type { Check } from '../../app/doctor';
+import type { Check } from '../../app/doctor/doctor';
 
 const sts = stsStack();
 let dir: string;

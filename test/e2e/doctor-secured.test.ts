@@ -14,7 +14,7 @@ import { MIGRATE, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { assumeRole, stsStack } from '../helpers/sts';
 import type { SessionCredentials } from '../helpers/sts';
-import type { Check } from '../../app/doctor';
+import type { Check } from '../../app/doctor/doctor';
 
 const env = testStack();
 const sts = stsStack();

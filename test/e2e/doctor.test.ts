@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Run } from '../helpers/cli';
 import { MIGRATE, run } from '../helpers/cli';
 import { testStack } from '../helpers/stack-env';
-import type { Check } from '../../app/doctor';
+import type { Check } from '../../app/doctor/doctor';
 
 const env = testStack();
 

@@ -18,7 +18,7 @@ import { RestCatalog } from '../../adapters/catalog/rest';
 import type { Run } from '../helpers/cli';
 import { MIGRATE, ROOT, TSX, run, withCatalogSection } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
-import type { Check } from '../../app/doctor';
+import type { Check } from '../../app/doctor/doctor';
 
 const env = testStack();
 const prefix = uniqueName('himkrb').toLowerCase();

@@ -19,7 +19,7 @@ import { Client as PgClient } from 'pg';
 import { MIGRATE, TSX, run } from '../helpers/cli';
 import type { Run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
-import type { Check } from '../../app/doctor';
+import type { Check } from '../../app/doctor/doctor';
 
 const env = testStack();
 const prefix = uniqueName('himtls').toLowerCase();

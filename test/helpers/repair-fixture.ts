@@ -20,8 +20,8 @@ import type { ObjectStore } from '../../core/storage/object-store';
 import { PostgresStateStore } from '../../adapters/state/postgres';
 import type { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { loadConfig } from '../../cli/config';
-import { openCatalog, openHmsReader, openStores, toolVersion } from '../../app/runtime';
-import type { Stores } from '../../app/runtime';
+import { openCatalog, openHmsReader, openStores, toolVersion } from '../../app/runtime/runtime';
+import type { Stores } from '../../app/runtime/runtime';
 import { MIGRATE, TSX, run, withCatalogSection } from './cli';
 import { testStack, uniqueName } from './stack-env';
 

@@ -17,7 +17,7 @@ import { HmsCaller } from '../../../adapters/hms/thrift/client';
 import { ThriftHmsReader } from '../../../adapters/hms/thrift/reader';
 import { ThriftHmsWriter } from '../../../adapters/hms/thrift/writer';
 import { SaslStatus, encodeFrame, resolveServicePrincipal, speaksSasl } from '../../../adapters/hms/thrift/sasl';
-import { openCatalog } from '../../../app/runtime';
+import { openCatalog } from '../../../app/runtime/runtime';
 import * as ttypes from '../../../thrift-idl/gen/hive_metastore_types';
 import { configSchema } from '../../../core/config/schema';
 import type { MigrationError } from '../../../core/errors';

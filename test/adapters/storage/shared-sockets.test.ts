@@ -1,4 +1,4 @@
-// Per-table stores (app/runtime openStores → storeFor, one per activity) share one keep-alive socket
+// Per-table stores (app/runtime/runtime.ts openStores → storeFor, one per activity) share one keep-alive socket
 // pool for footer GETs. Each store used to open its own pool and never close it: against a server
 // that keeps connections open (S3 does; the stack's versitygw closes them, see dev/stack s3.ts) a
 // worker ran out of file descriptors after ~500 tables. The server here is a minimal keep-alive
@@ -6,7 +6,7 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openStores } from '../../../app/runtime';
+import { openStores } from '../../../app/runtime/runtime';
 import type { MigrateConfig } from '../../../core/config/schema';
 
 const sockets = (): number =>

@@ -1,13 +1,13 @@
-// Who may approve (audit.approvers) and where an actor's name comes from (app/identity.ts). The
+// Who may approve (audit.approvers) and where an actor's name comes from (app/runtime/identity.ts). The
 // approve command calls checkApprover before sending anything: a refused approver leaves no audit
 // event. Config from a real YAML file through loadConfig; events in a fresh state database.
 import os from 'node:os';
 import { ActorSource, AuditAction } from '../../../core/audit/chain';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import { loadConfig } from '../../../cli/config';
-import { actorOf, checkApprover } from '../../../app/identity';
-import type { ActorIdentity } from '../../../app/identity';
-import { openState } from '../../../app/runtime';
+import { actorOf, checkApprover } from '../../../app/runtime/identity';
+import type { ActorIdentity } from '../../../app/runtime/identity';
+import { openState } from '../../../app/runtime/runtime';
 import type { Fixture } from './fixture';
 import { env, fixture } from './fixture';
 

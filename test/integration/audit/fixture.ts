@@ -9,7 +9,7 @@ import type { AuditEvent } from '../../../core/audit/chain';
 import { AuditAction } from '../../../core/audit/chain';
 import type { MigrateConfig } from '../../../core/config/schema';
 import { configSchema } from '../../../core/config/schema';
-import { openState } from '../../../app/runtime';
+import { openState } from '../../../app/runtime/runtime';
 import { MIGRATE, run } from '../../helpers/cli';
 import type { Run } from '../../helpers/cli';
 import { testStack, uniqueName } from '../../helpers/stack-env';

@@ -6,7 +6,7 @@ import { anchorJson, anchorName } from '../../../core/audit/anchor';
 import type { AuditEvent } from '../../../core/audit/chain';
 import { chainEvent, GENESIS_HASH } from '../../../core/audit/chain';
 import { PostgresStateStore } from '../../../adapters/state/postgres';
-import { openStores } from '../../../app/runtime';
+import { openStores } from '../../../app/runtime/runtime';
 import { MIGRATE, run } from '../../helpers/cli';
 import type { Fixture } from './fixture';
 import { env, fixture } from './fixture';

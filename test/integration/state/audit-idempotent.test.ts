@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { openState } from '../../../app/runtime';
-import { assertAuditKeyActive } from '../../../app/audit-setup';
+import { openState } from '../../../app/runtime/runtime';
+import { assertAuditKeyActive } from '../../../app/runtime/audit-setup';
 import type { AuditEventInput } from '../../../core/audit/chain';
 import { AuditAction } from '../../../core/audit/chain';
 import { idempotencyKey } from '../../../core/audit/idempotency';

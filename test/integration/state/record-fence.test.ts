@@ -3,7 +3,7 @@
 // started from. A second attempt of the same sync (its worker stalled past the heartbeat timeout
 // and the retry ran beside it) that records after the first gets SYNC_RECORD_MOVED and writes
 // nothing: one record change, one audit event.
-import { openState } from '../../../app/runtime';
+import { openState } from '../../../app/runtime/runtime';
 import { AuditAction } from '../../../core/audit/chain';
 import type { StateStore } from '../../../core/state/store';
 import type { Fixture } from '../audit/fixture';

@@ -14,8 +14,8 @@ import tls from 'node:tls';
 import { NativeConnection } from '@temporalio/worker';
 import { configSchema } from '../../../core/config/schema';
 import { isMigrationError } from '../../../core/errors';
-import { openTemporal } from '../../../app/runtime';
-import { connectionOptions, resolveTemporal, temporalConnectError } from '../../../app/temporal-connect';
+import { openTemporal } from '../../../app/runtime/runtime';
+import { connectionOptions, resolveTemporal, temporalConnectError } from '../../../app/runtime/temporal-connect';
 import { testStack } from '../../helpers/stack-env';
 
 const env = testStack();
@@ -28,7 +28,7 @@ const good = {
 const config = (temporal: Record<string, unknown>) => configSchema.parse({ temporal: { namespace: 'default', ...temporal } });
 /** No HOME: the user's own Temporal config file stays out of it. */
 const bare = { PATH: process.env.PATH ?? '/usr/bin' };
-/** The gRPC connect deadline the pre-check races (app/runtime.ts: connectTimeout 10 s). */
+/** The gRPC connect deadline the pre-check races (app/runtime/runtime.ts: connectTimeout 10 s). */
 const CONNECT_DEADLINE_MS = 10_000;
 
 async function failure(

@@ -5,7 +5,7 @@ import { assertHmsUnchanged, hmsTable } from '../../../activities/hms-read';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import { tableFingerprint } from '../../../core/hive/fingerprint';
 import type { HmsReader, TableInventory } from '../../../core/hive/model';
-import { inv, table } from '../plan/assess/fixture';
+import { inv, table } from '../assess/fixture';
 
 const live = inv(table({ database: 'db', name: 't' }));
 

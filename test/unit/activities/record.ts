@@ -1,6 +1,6 @@
 // A migrated table record `db.<name>` of plan 'p'×64 for the activity unit tests, with overrides.
 import type { TableRecord } from '../../../core/state/store';
-import { inv, table } from '../plan/assess/fixture';
+import { inv, table } from '../assess/fixture';
 
 export const PLAN = 'p'.repeat(64);
 

@@ -1,7 +1,7 @@
-// catalog.auth in the config schema and its resolution (app/catalog-auth.ts): the three forms,
+// catalog.auth in the config schema and its resolution (app/runtime/catalog-auth.ts): the three forms,
 // catalog.tokenEnv still meaning bearer, the combinations the schema refuses, and every missing
 // variable a CONFIG_INVALID naming the path and the variable — never a value.
-import { catalogAuthOf, restAuthFor } from '../../../app/catalog-auth';
+import { catalogAuthOf, restAuthFor } from '../../../app/runtime/catalog-auth';
 import { catalogSchema } from '../../../core/config/schema';
 import { MigrationError } from '../../../core/errors';
 

@@ -1,7 +1,7 @@
-// How doctor turns one Temporal probe into checks (app/doctor.ts temporalOutcomes): the cases the
+// How doctor turns one Temporal probe into checks (app/doctor/doctor.ts temporalOutcomes): the cases the
 // stack cannot show cheaply — an attribute registered with the wrong type, workers of one role only.
 // The probe itself is proven against the stack in test/e2e/doctor-checks.test.ts.
-import { SEARCH_ATTRIBUTES, temporalOutcomes } from '../../../app/doctor';
+import { SEARCH_ATTRIBUTES, temporalOutcomes } from '../../../app/doctor/doctor';
 
 const t = { address: 'temporal:7233', namespace: 'ns', taskQueue: 'q' };
 const probe = { latencyMs: 3, version: '1.29.1', missingAttributes: [], wrongTypes: [], pollers: { workflow: 1, activity: 1 } };

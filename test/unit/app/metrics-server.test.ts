@@ -1,8 +1,8 @@
-// app/metrics-server.ts on the loopback: GET /metrics answers the registry's exposition with the
+// app/worker/metrics-server.ts on the loopback: GET /metrics answers the registry's exposition with the
 // Prometheus content type, other paths 404, and a port already bound is CONFIG_INVALID.
 import { MetricsRegistry } from '../../../core/observe/metrics';
 import { ErrorCode } from '../../../core/errors';
-import { serveMetrics } from '../../../app/metrics-server';
+import { serveMetrics } from '../../../app/worker/metrics-server';
 
 describe('serveMetrics', () => {
   it('serves the current exposition on GET /metrics (a free port with 0) and refuses a bound port', async () => {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { configSchema } from '../../../core/config/schema';
 import type { MigrateConfig } from '../../../core/config/schema';
-import { connectionOptions, resolveTemporal } from '../../../app/temporal-connect';
+import { connectionOptions, resolveTemporal } from '../../../app/runtime/temporal-connect';
 import { errorOf } from '../../helpers/errors';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'him-tconn-'));

@@ -1,9 +1,9 @@
-// app/worker-log.ts: the level filter, the file sink (appended), the SDK's Logger over it, and the
+// app/worker/log.ts: the level filter, the file sink (appended), the SDK's Logger over it, and the
 // Runtime options that forward the Rust core's lines into it and place the SDK's metrics endpoint.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openWorkerLog, runtimeOptions, sdkLogger } from '../../../app/worker-log';
+import { openWorkerLog, runtimeOptions, sdkLogger } from '../../../app/worker/log';
 
 describe('openWorkerLog', () => {
   it('writes only lines at or above its level, one JSON object each; the SDK logger goes through it', () => {

@@ -1,4 +1,4 @@
-// app/worker-observe.ts over in-memory fakes: one report per status change recorded (from the
+// app/worker/observe.ts over in-memory fakes: one report per status change recorded (from the
 // step's own read, or one read of its own), none for bookkeeping or a repeated status, the step's
 // name and duration from the activity interceptor; ports counted with their error codes; footers
 // counted from the engine's progress.
@@ -9,7 +9,7 @@ import type { TransitionEvent } from '../../../core/observe/log-line';
 import { workerMetrics } from '../../../core/observe/worker-metrics';
 import type { StateStore, TableRecord, TableStatus } from '../../../core/state/store';
 import type { ConversionEngine } from '../../../core/engine-port/conversion-engine';
-import { countedPort, observedEngine, observedState, stepInterceptor } from '../../../app/worker-observe';
+import { countedPort, observedEngine, observedState, stepInterceptor } from '../../../app/worker/observe';
 
 /** A state store holding status and wave per table; counts its reads. */
 function fakeState(initial: Record<string, TableStatus>): { store: StateStore; reads: () => number } {

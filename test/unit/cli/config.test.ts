@@ -18,7 +18,7 @@ describe('loadConfig', () => {
 
   it('reads the file and applies defaults', () => {
     const { config } = loadConfig({ file: base, env: {}, sets: [], cwd: dir });
-    // namespace has no schema default: unset, it comes from TEMPORAL_NAMESPACE or a profile, else `default` (app/temporal-connect.ts).
+    // namespace has no schema default: unset, it comes from TEMPORAL_NAMESPACE or a profile, else `default` (app/runtime/temporal-connect.ts).
     expect(config.temporal).toEqual({ address: '127.0.0.1:7233', taskQueue: 'hms-iceberg-migrator' });
     expect(config.hms?.thrift).toEqual({ uri: 'thrift://h:9083', connectTimeoutMs: 10_000, callTimeoutMs: 60_000 });
   });

@@ -4,7 +4,7 @@ import { maskSecrets, maskUri } from '../../../core/mask';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import { redactUrl } from '../../../adapters/hms/db/session';
 import { redact } from '../../../adapters/state/pg-probe';
-import { sdkRecord } from '../../../app/worker-log';
+import { sdkRecord } from '../../../app/worker/log';
 import { formatLine } from '../../../core/observe/log-line';
 
 const SECRET = 'S3cr3t-Pa55';

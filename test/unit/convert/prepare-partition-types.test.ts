@@ -5,7 +5,7 @@ import { prepareConversion } from '../../../core/convert/prepare';
 import { ErrorCode } from '../../../core/errors';
 import type { TableInventory } from '../../../core/hive/model';
 import { errorOf } from '../../helpers/errors';
-import { PARQUET_SD, inv, partition, table } from '../plan/assess/fixture';
+import { PARQUET_SD, inv, partition, table } from '../assess/fixture';
 
 const identity = { planHash: 'h'.repeat(64), table: 'hms:db.t->rest:db.t' };
 const prep = (i: TableInventory) => () => prepareConversion({ inventory: i, identity, timestampMs: 1, toolVersion: '0' });

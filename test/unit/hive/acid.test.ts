@@ -18,10 +18,10 @@ import {
 } from '../../../core/hive/acid';
 import { tableFingerprint } from '../../../core/hive/fingerprint';
 import type { TableInventory } from '../../../core/hive/model';
-import { assessTable } from '../../../core/plan/assess/assess';
-import { acidRule } from '../../../core/plan/assess/rules/acid';
+import { assessTable } from '../../../core/assess/assess';
+import { acidRule } from '../../../core/assess/rules/acid';
 import { conversionPin } from '../../../core/plan/pin';
-import { inv, table } from '../plan/assess/fixture';
+import { inv, table } from '../assess/fixture';
 
 const L = 's3a://wh/db/t';
 const ids = (o: Partial<ValidWriteIds> = {}): ValidWriteIds => ({ table: 'db.t', highWatermark: 5, open: [], aborted: [], ...o });

@@ -1,7 +1,7 @@
 import { promotable, promotionProblem } from '../../../core/hive/promotion';
-import { assessTable } from '../../../core/plan/assess/assess';
-import { schemaDriftRule } from '../../../core/plan/assess/rules/schema-drift';
-import { inv, partition, table } from '../plan/assess/fixture';
+import { assessTable } from '../../../core/assess/assess';
+import { schemaDriftRule } from '../../../core/assess/rules/schema-drift';
+import { inv, partition, table } from '../assess/fixture';
 
 const P = [{ name: 'p', type: 'string', comment: null }];
 

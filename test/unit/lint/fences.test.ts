@@ -78,7 +78,7 @@ const probes: Probe[] = [
   {
     label: 'cli: app/ and core/ are allowed',
     folder: 'cli',
-    code: "import { runDoctor } from '../app/doctor';\nimport { ErrorCode } from '../core/errors';\nexport const x = [runDoctor, ErrorCode];\n",
+    code: "import { runDoctor } from '../app/doctor/doctor';\nimport { ErrorCode } from '../core/errors';\nexport const x = [runDoctor, ErrorCode];\n",
     expect: null,
   },
   {
@@ -90,7 +90,7 @@ const probes: Probe[] = [
   {
     label: 'workflows: engine, even as a type',
     folder: 'workflows',
-    code: "import type { ConversionEngine } from '../engine/engine';\nexport type E = ConversionEngine;\n",
+    code: "import type { SyncOptions } from '../engine/sync-options';\nexport type E = SyncOptions;\n",
     expect: restricted('must not import engine'),
   },
   {
@@ -126,7 +126,7 @@ const probes: Probe[] = [
   {
     label: 'activities: type-only engine import + core ports are allowed',
     folder: 'activities',
-    code: "import type { ConversionEngine } from '../engine/engine';\nimport type { StateStore } from '../core/state/store';\nexport type D = { engine: ConversionEngine; state: StateStore };\n",
+    code: "import type { SyncOptions } from '../engine/sync-options';\nimport type { StateStore } from '../core/state/store';\nexport type D = { sync: SyncOptions; state: StateStore };\n",
     expect: null,
   },
   {
@@ -160,6 +160,18 @@ const probes: Probe[] = [
     expect: { rule: 'max-lines-per-function', text: '' },
   },
   {
+    label: 'engine: a type re-export of the port',
+    folder: 'engine',
+    code: "export type { ConversionEngine } from '../core/engine-port/conversion-engine';\n",
+    expect: { rule: 'no-restricted-syntax', text: 're-exports nothing' },
+  },
+  {
+    label: 'engine: a type imported from the port and used is allowed',
+    folder: 'engine',
+    code: "import type { ConversionEngine } from '../core/engine-port/conversion-engine';\nexport type E = Pick<ConversionEngine, 'convertTable'>;\n",
+    expect: null,
+  },
+  {
     label: 'app: a function over 80 lines',
     folder: 'app',
     code: `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(80)}  return n;\n}\n`,
@@ -174,13 +186,13 @@ const probes: Probe[] = [
   {
     label: 'activities: app/',
     folder: 'activities',
-    code: "import { createWorker } from '../app/worker';\nexport const x = createWorker;\n",
+    code: "import { createWorker } from '../app/worker/worker';\nexport const x = createWorker;\n",
     expect: restricted('layers above them'),
   },
   {
     label: 'core: app/',
     folder: 'core',
-    code: "import { createWorker } from '../app/worker';\nexport const x = createWorker;\n",
+    code: "import { createWorker } from '../app/worker/worker';\nexport const x = createWorker;\n",
     expect: restricted('app/'),
   },
   {

@@ -1,6 +1,7 @@
 // Shared builders for the planner tests: tables, seeded random graphs, and an independent checker
 // of plan invariants (edges, caps, blast radius, cycles) that does not reuse the planner's code.
-import type { PlanEdge, PlanTable, Risk, TableClass, WaveOptionsInput } from '../../../core/plan/types';
+import type { PlanEdge, PlanTable, WaveOptionsInput } from '../../../core/plan/types';
+import type { Risk, TableClass } from '../../../core/assess/types';
 import type { WavePlan } from '../../../core/plan/waves';
 
 export function table(id: string, over: Partial<Omit<PlanTable, 'id' | 'database' | 'name'>> = {}): PlanTable {

@@ -5,7 +5,7 @@
 import { closeSync, openSync, ftruncateSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { main } from '../../../cli/main';
-import { readPlanForApply } from '../../../app/plan-input';
+import { readPlanForApply } from '../../../app/plan/plan-input';
 import { serializePlan } from '../../../core/plan/plan-file';
 import type { PlanFile } from '../../../core/plan/plan-file';
 import { MAX_PLAN_BYTES, MAX_WAVE_NUMBER } from '../../../core/plan/plan-limits';

@@ -3,7 +3,7 @@
 // one was dropped or added within the same second; bounded to MAX_NAMES names with an exact count.
 import type { HivePartition } from '../../../core/hive/model';
 import { MAX_NAMES, addedPartitions, plannedPartitions, plannedPartitionsSchema, sincePlan } from '../../../core/plan/partition-set';
-import { inv, partition, table } from './assess/fixture';
+import { inv, partition, table } from '../assess/fixture';
 
 const t = table({ partitionKeys: [{ name: 'dt', type: 'string', comment: null }] });
 const at = (name: string, createTime: number): HivePartition => ({ ...partition(name), createTime });

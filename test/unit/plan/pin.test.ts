@@ -7,7 +7,7 @@ import { tableFingerprint } from '../../../core/hive/fingerprint';
 import { conversionPin, diffPins } from '../../../core/plan/pin';
 import { conversionPinSchema } from '../../../core/plan/types';
 import { sourceChange } from '../../../core/plan/source-check';
-import { PARQUET_SD, TEXT_SD, inv, partition, table } from './assess/fixture';
+import { PARQUET_SD, TEXT_SD, inv, partition, table } from '../assess/fixture';
 
 const ORC_SD: Partial<StorageDescriptor> = {
   inputFormat: 'org.apache.hadoop.hive.ql.io.orc.OrcInputFormat',

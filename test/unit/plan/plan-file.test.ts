@@ -12,7 +12,7 @@ import { planWaves } from '../../../core/plan/waves';
 import { conversionPin } from '../../../core/plan/pin';
 import { plannedPartitions } from '../../../core/plan/partition-set';
 import { baseOptions, edge, table } from './fixtures';
-import { inv, partition, table as hiveTable } from './assess/fixture';
+import { inv, partition, table as hiveTable } from '../assess/fixture';
 import { errorOf } from '../../helpers/errors';
 
 const header = {

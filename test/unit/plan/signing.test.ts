@@ -8,10 +8,10 @@ import { openPlanSigning } from '../../../adapters/crypto/signing';
 import { serializePlan } from '../../../core/plan/plan-file';
 import type { PlanFile } from '../../../core/plan/plan-file';
 import { signingMessage } from '../../../core/plan/signing';
-import { planSigningKey, readPlanForApply, signBuiltPlan } from '../../../app/plan-input';
+import { planSigningKey, readPlanForApply, signBuiltPlan } from '../../../app/plan/plan-input';
 import { conversionPin } from '../../../core/plan/pin';
 import { configWith, errorOf, makePlan, rehashed, tempDir, writePlan } from './plan-input-helpers';
-import { inv, table as hiveTable } from './assess/fixture';
+import { inv, table as hiveTable } from '../assess/fixture';
 
 const PIN = conversionPin(inv(hiveTable()));
 

@@ -8,7 +8,7 @@ import type { HiveColumn, TableInventory } from '../../../core/hive/model';
 import { tableFingerprint } from '../../../core/hive/fingerprint';
 import { conversionPin } from '../../../core/plan/pin';
 import { planStaleError, staleCounts, staleOf } from '../../../core/plan/stale';
-import { inv, partition, table } from './assess/fixture';
+import { inv, partition, table } from '../assess/fixture';
 
 const base = (): TableInventory =>
   inv(table({ partitionKeys: [{ name: 'dt', type: 'string', comment: null }] }), [partition('dt=1'), partition('dt=2')]);

@@ -6,7 +6,7 @@ import type { Reader, Verdict } from '../../../core/readers/encodings';
 import { ENCODINGS, READERS } from '../../../core/readers/encodings';
 import type { MatrixRow } from '../../../core/readers/matrix';
 import { READER_MATRIX } from '../../../core/readers/matrix';
-import { readerEncodingFindings } from '../../../core/plan/assess/rules/reader-encodings';
+import { readerEncodingFindings } from '../../../core/assess/rules/reader-encodings';
 import { readersSchema } from '../../../core/config/readers';
 
 const row = (key: string, v: Partial<Record<Reader, Verdict>>): MatrixRow => ({

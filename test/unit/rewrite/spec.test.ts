@@ -4,14 +4,14 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ErrorCode } from '../../../core/errors';
-import { assessTable } from '../../../core/plan/assess/assess';
+import { assessTable } from '../../../core/assess/assess';
 import { estimateWave, tableSeconds } from '../../../core/plan/estimates';
 import { buildGraph } from '../../../core/plan/graph';
-import { TableClass } from '../../../core/plan/types';
+import { TableClass } from '../../../core/assess/types';
 import { planWaves } from '../../../core/plan/waves';
 import { REWRITE_MARKER, rewritable, rewriteJobId, rewriteLocation, rewriteRefusal, rewriteSpec } from '../../../core/rewrite/spec';
 import { errorOf } from '../../helpers/errors';
-import { inv, partition, table, TEXT_SD } from '../plan/assess/fixture';
+import { inv, partition, table, TEXT_SD } from '../assess/fixture';
 import { baseOptions, table as planTable } from '../plan/fixtures';
 
 const text = (params: Record<string, string> = {}, tableParams: Record<string, string> = {}) =>

@@ -19,7 +19,7 @@ const moves = TRANSITIONS.filter((t): t is Transition & { to: TableStatus } => t
 
 /** Actions appended without a state change (StateStore.appendAudit), each with where. */
 const WITHOUT_STATE_CHANGE: Record<string, string> = {
-  [AuditAction.PLAN_SUBMITTED]: 'app/apply.ts: the plan stored',
+  [AuditAction.PLAN_SUBMITTED]: 'app/apply/apply.ts: the plan stored',
   [AuditAction.WAVE_APPROVED]: 'activities/index.ts: a human decision',
   [AuditAction.WAVE_APPROVAL_REFUSED]: 'activities/index.ts',
   [AuditAction.PLAN_SIGNATURE_VERIFIED]: 'activities/index.ts',
@@ -119,8 +119,8 @@ describe('the transition table', () => {
     for (const dir of ['activities', 'engine', 'app', 'cli'])
       for (const f of readdirSync(path.join(root, dir), { recursive: true }) as string[])
         if (f.endsWith('.ts') && /\.recordStep\(/.test(read(path.join(dir, f)))) callers.push(path.join(dir, f));
-    // app/worker-observe.ts wraps the store (it passes every call through, counting status changes).
-    expect(callers.sort()).toEqual(['app/worker-observe.ts', 'engine/record-transition.ts']);
+    // app/worker/observe.ts wraps the store (it passes every call through, counting status changes).
+    expect(callers.sort()).toEqual(['app/worker/observe.ts', 'engine/record-transition.ts']);
     for (const f of readdirSync(path.join(root, 'activities')).filter((x) => x.endsWith('.ts')))
       expect([f, read(path.join('activities', f)).includes('recordStep')]).toEqual([f, false]);
   });

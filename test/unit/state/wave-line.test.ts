@@ -4,7 +4,7 @@
 import { renderStatus, wavesJson } from '../../../cli/render-status';
 import { ExitCode } from '../../../core/exit-codes';
 import { waveLine } from '../../../core/state/wave-line';
-import type { MigrationStatus } from '../../../app/plan-workflow';
+import type { MigrationStatus } from '../../../app/apply/plan-workflow';
 
 const t = (table: string, status: string, code?: string) => ({ table, status, ...(code ? { error: { code } } : {}) });
 const four = (status: string) => ['a', 'b', 'c', 'd'].map((x) => t(`db.${x}`, status));

@@ -5,7 +5,7 @@
 import type { TableLag, TableStatusRow } from '../../../core/sync/lag';
 import { isBehind, LAG_NAMES, partitionLag, syncMarkOf, tablePhase, waveCounts } from '../../../core/sync/lag';
 import { lagText, renderTables, syncText, TABLE_LINES, tableLine, waveCountsLine } from '../../../cli/render-tables';
-import { partition } from '../plan/assess/fixture';
+import { partition } from '../assess/fixture';
 
 const T0 = new Date('2026-12-05T01:02:03.456Z');
 const T1 = new Date('2026-12-05T02:00:00.000Z');

@@ -3,7 +3,7 @@
 // hdfs:, fails the sync LOCATION_NOT_ALLOWED (not retryable) before anything is listed.
 import { assertFenced } from '../../../engine/sync-record';
 import { MigrationError } from '../../../core/errors';
-import { inv, partition, table } from '../plan/assess/fixture';
+import { inv, partition, table } from '../assess/fixture';
 
 const P = [{ name: 'p', type: 'string', comment: null }];
 const fence = { localRoots: ['/srv/wh'] };

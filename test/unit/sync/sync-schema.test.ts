@@ -13,7 +13,7 @@ import { convertHiveSchemaOrThrow } from '../../../core/iceberg/schema';
 import { conversionPin } from '../../../core/plan/pin';
 import { sourceChange, syncSourceChange } from '../../../core/plan/source-check';
 import { schemaAddition, withSchemaAddition } from '../../../core/sync/schema';
-import { PARQUET_SD, inv, partition, table } from '../plan/assess/fixture';
+import { PARQUET_SD, inv, partition, table } from '../assess/fixture';
 
 const col = (name: string, type: string): HiveColumn => ({ name, type, comment: null });
 const DT = [col('dt', 'string')];

@@ -1,10 +1,10 @@
 // The pieces of `migrate sync` through Temporal that need no components: the scope both paths check
-// first (app/sync.ts inScope), the workflow and schedule ids, and the syncTable activity over fake
+// first (app/sync/direct.ts inScope), the workflow and schedule ids, and the syncTable activity over fake
 // ports (it hands the record, plan, actor and its failpoint hook to the engine and returns its outcome).
 import type { ActivityDeps } from '../../../activities/context';
 import { activityContext } from '../../../activities/context';
 import { syncActivities } from '../../../activities/sync';
-import { inScope } from '../../../app/sync';
+import { inScope } from '../../../app/sync/direct';
 import { syncScheduleId, syncWorkflowId } from '../../../core/plan/ids';
 import type { TableRecord } from '../../../core/state/store';
 import type { SyncRecordDeps, TableSyncOutcome } from '../../../core/engine-port/sync';

@@ -9,7 +9,7 @@ import { readBackActivities } from '../../../activities/readback';
 import type { TableRecord, TableUpdate } from '../../../core/state/store';
 import type { ReadBackEvidence } from '../../../core/validate/readback-spec';
 import { PLAN, migratedRecord } from '../activities/record';
-import { inv, table } from '../plan/assess/fixture';
+import { inv, table } from '../assess/fixture';
 
 const side = { rows: 3, checksum: 'a'.repeat(64) };
 const other = { rows: 3, checksum: 'b'.repeat(64) };

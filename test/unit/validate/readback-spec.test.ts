@@ -10,7 +10,7 @@ import {
   readBackVerdict,
   sampleFiles,
 } from '../../../core/validate/readback-spec';
-import { TEXT_SD, inv, partition, table } from '../plan/assess/fixture';
+import { TEXT_SD, inv, partition, table } from '../assess/fixture';
 
 const PLAN = 'p'.repeat(64);
 const dt = { name: 'dt', type: 'string', comment: null };

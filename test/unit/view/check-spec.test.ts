@@ -3,7 +3,7 @@
 // take it, views with their SQL, the catalog named as the view's default catalog, the Hive view's
 // columns), refusals for inputs the job cannot read, and when two sides count as equal.
 import { inputOrder, viewCheckEqual, viewCheckJobId, viewCheckSpec } from '../../../core/view/check-spec';
-import { TEXT_SD, inv, partition, table } from '../plan/assess/fixture';
+import { TEXT_SD, inv, partition, table } from '../assess/fixture';
 
 const view = (name: string, sql: string) =>
   inv(

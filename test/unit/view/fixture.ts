@@ -7,7 +7,7 @@ import { NodeSqlViewParser } from '../../../adapters/sql/view-deps';
 import type { IcebergViewCatalog, LoadedView, TableIdent, ViewDefinition } from '../../../core/catalog/catalog';
 import { formatTableIdent } from '../../../core/catalog/catalog';
 import type { TableRecord, TableUpdate } from '../../../core/state/store';
-import { table } from '../plan/assess/fixture';
+import { table } from '../assess/fixture';
 
 export const PLAN = 'p'.repeat(64);
 export const viewTable = (sql: string) =>

@@ -2,7 +2,7 @@
 // representations, defaults, our marker; the comparison of a loaded view with it.
 import type { LoadedView } from '../../../core/catalog/catalog';
 import { buildIcebergView, isOurView, viewDifferences } from '../../../core/view/iceberg-view';
-import { table } from '../plan/assess/fixture';
+import { table } from '../assess/fixture';
 
 const hive = table({
   database: 'lb',

@@ -5,7 +5,7 @@
 import type { ActivityDeps } from '../../../activities/context';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { ViewCheckResult, ViewCheckSpec } from '../../../core/view/check-spec';
-import { inv, table } from '../plan/assess/fixture';
+import { inv, table } from '../assess/fixture';
 import { setup } from './fixture';
 
 const orders = inv(table({ database: 'lb', name: 'orders', sd: { location: 's3a://wh/lb/orders' } }));

@@ -4,7 +4,7 @@ import { assessWarehouse, toPlanTable, withPrefix } from '../../../../app/plan/a
 import { ErrorCode, MigrationError } from '../../../../core/errors';
 import { parseOwnership } from '../../../../core/plan/ownership';
 import { parseWaveOptions } from '../../../../core/plan/types';
-import { inv, table } from '../assess/fixture';
+import { inv, table } from '../../assess/fixture';
 
 const view = (name: string, sql: string) =>
   inv(

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BuiltPlan } from '../../../../app/plan/build';
 import { DEFAULT_THROUGHPUT, readLineage, renderReviewOutputs, writePlanOutputs } from '../../../../app/plan/build';
-import { readPlanFile } from '../../../../app/plan-input';
+import { readPlanFile } from '../../../../app/plan/plan-input';
 import { renderDiff } from '../../../../cli/commands/plan';
 import { buildGraph } from '../../../../core/plan/graph';
 import { buildPlan } from '../../../../core/plan/plan-file';

@@ -4,7 +4,7 @@
 // Without --rewrite both views are skipped (the left-behind warehouse holds the first case).
 import { assessWarehouse } from '../../../../app/plan/assess';
 import { parseOwnership } from '../../../../core/plan/ownership';
-import { inv, table } from '../assess/fixture';
+import { inv, table } from '../../assess/fixture';
 
 const view = (name: string, sql: string) =>
   inv(

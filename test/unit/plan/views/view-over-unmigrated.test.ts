@@ -3,8 +3,8 @@
 // and one over a table outside the inventory (decided at apply) keep their class.
 import { assessWarehouse } from '../../../../app/plan/assess';
 import { parseOwnership } from '../../../../core/plan/ownership';
-import { AssessCode, finding } from '../../../../core/plan/assess/types';
-import { inv, table } from '../assess/fixture';
+import { AssessCode, finding } from '../../../../core/assess/types';
+import { inv, table } from '../../assess/fixture';
 
 const view = (name: string, sql: string) =>
   inv(
