@@ -23,7 +23,7 @@ import type { ManifestWriteResult } from '../adapters/avro/manifest-writer';
 import { writeManifests } from '../adapters/avro/manifest-writer';
 import { AvroFooterReader } from '../adapters/formats/avro';
 import { OrcFooterReader } from '../adapters/formats/orc';
-import { sharedFooterThreads } from '../adapters/formats/footer-threads';
+import { sharedFooterThreads } from '../adapters/storage/object-read/footer-pool';
 import { DEFAULT_TAIL_BYTES, ParquetFooterReader } from '../adapters/formats/parquet';
 import type { LocationListing } from '../adapters/storage/list-partition';
 import { listPartition } from '../adapters/storage/list-partition';

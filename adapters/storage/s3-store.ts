@@ -21,7 +21,7 @@ import { ErrorCode, MigrationError } from '../../core/errors';
 import { MutationGuard, asDirectory, parseStorageUri } from '../../core/storage/object-store';
 import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions, S3Scheme, SignedRead } from '../../core/storage/object-store';
 import { fromS3Error } from './errors';
-import { S3RangedGet } from './s3-ranged-get';
+import { S3RangedGet } from './object-read/s3-ranged-get';
 import { resolveS3Region } from './s3-region';
 
 export interface S3StoreOptions {
@@ -42,7 +42,7 @@ export interface S3StoreOptions {
   /** An existing client; the store then does not destroy it. */
   readonly client?: S3Client;
   /**
-   * Ranged GETs, ListObjectsV2 and PutObject through the lean signed path (s3-ranged-get.ts,
+   * Ranged GETs, ListObjectsV2 and PutObject through the lean signed path (object-read/s3-ranged-get.ts,
    * s3-lean.ts) instead of the SDK (default true): the SDK's per-request CPU cost caps footer reads
    * and syncs on small machines. HEAD and DELETE stay on the SDK.
    */

@@ -1,6 +1,6 @@
 // FooterReader for Parquet over any ObjectStore: where each footer is read (here, or on a footer
 // thread that reads a local file or sends a signed GET itself) and where it is decoded (here, or
-// on the thread pool — threads/pool.ts implements FooterStatsDecoder).
+// on the thread pool — adapters/storage/object-read/footer-pool.ts implements FooterStatsDecoder).
 import type { FileStats, FooterContext, FooterReader } from '../../../core/storage/file-stats';
 import type { ObjectStore, SignedRead } from '../../../core/storage/object-store';
 import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, joinFooter, readParquetFooterBytes } from './footer';
@@ -14,10 +14,10 @@ export type RemoteStats =
   /** The thread's GET failed: read through the store instead (it retries and maps the error). */
   | { readonly kind: 'fallback'; readonly why: string };
 
-/** Where the CPU half of a footer read runs: the calling thread, or a pool (threads/pool.ts). */
+/** Where the CPU half of a footer read runs: the calling thread, or a pool (storage/object-read/footer-pool.ts). */
 export interface FooterStatsDecoder {
   stats(path: string, bytes: Uint8Array, context: FooterContext): Promise<FileStats>;
-  /** Optional: read the footer of a local file itself too (readParquetFooterBytesLocalSync). */
+  /** Optional: read the footer of a local file itself too (storage/object-read/local-tail.ts). */
   statsLocal?(path: string, file: string, size: number, tailBytes: number, context: FooterContext): Promise<FileStats>;
   /** Optional: send a signed GET of the tail itself (ObjectStore.signedRead), then decode. */
   statsRemote?(path: string, read: SignedRead, size: number, tailStart: number, context: FooterContext): Promise<RemoteStats>;
