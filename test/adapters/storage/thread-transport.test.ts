@@ -173,10 +173,11 @@ test('nothing listening: a connection error, not a hang', async () => {
 });
 
 // The product's footer thread (`product`: its one transport) and each transport of the bench's A/B
-// (HIM_THREAD_HTTP=raw|undici|fetch in the bench's build of the thread body), against exact answers: the body of a 206 reaches the decoder (here: not Parquet, so a coded
-// corrupt-footer error naming the file); a 404, a body cut short and silence past the timeout make
-// the thread hand the read back (`fallback`: the store's own read retries and maps the error). The
-// request head shows which transport sent it (raw: exactly the signed headers; undici adds
+// (HIM_THREAD_HTTP=raw|undici|fetch in the bench's build of the thread body), against exact
+// answers: the body of a 206 reaches the decoder (here: not Parquet, so a coded corrupt-footer
+// error naming the file); a 404, a body cut short and silence past the timeout make the thread
+// hand the read back (`fallback`: the store's own read retries and maps the error). The request
+// head shows which transport sent it (raw and the product: exactly the signed headers; undici adds
 // `connection: keep-alive`; fetch adds its `sec-fetch-mode`).
 describe.each(['product', ...THREAD_HTTP_TRANSPORTS] as const)('a footer thread with the %s transport', (via) => {
   const schema = { schemaId: 0, fields: [] };
