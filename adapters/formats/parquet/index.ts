@@ -1,7 +1,7 @@
 // adapters/formats/parquet — Parquet footers → Iceberg per-file stats: decoding of bytes, and the
 // ranged reads of a footer through the ObjectStore port only. No sockets, files or threads here:
-// adapters/storage/object-read/ fetches bytes (signed GETs, local preads) and runs this code on
-// its footer threads.
+// adapters/storage/object-read/ fetches bytes (signed GETs, local preads), decides where a footer is
+// read and decoded (ParquetFooterReader) and runs this code on its footer threads.
 //   footer.ts          length/magic checks of a tail, FileMetaData decode, tail read(s) over the port; DEFAULT_TAIL_BYTES
 //   compact.ts         compact-Thrift decoder for the FileMetaData fields we use (+ compact-reader.ts)
 //   thrift.ts          FileMetaData shape, Parquet enums, hyparquet's generic decode mapped to it
@@ -9,7 +9,6 @@
 //   plan.ts            leaf column → field id → metrics slot, per table and file layout
 //   accumulate.ts      column chunks summed per field
 //   stats.ts           FileStats (maps, or the manifest's Avro bytes)
-//   reader.ts          ParquetFooterReader: where a footer is read (port, or a decoder that fetches) and decoded
 // This index is the module the rest of the repo imports (`adapters/formats/parquet`).
 export {
   DEFAULT_TAIL_BYTES,
@@ -21,5 +20,3 @@ export {
 } from './footer';
 export { leafFieldIds } from './plan';
 export { parquetStats, parquetStatsChecked, parquetStatsEncoded, parquetStatsEncodedChecked } from './stats';
-export { ParquetFooterReader } from './reader';
-export type { FooterStatsDecoder, RemoteStats } from './reader';

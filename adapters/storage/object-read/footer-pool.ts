@@ -11,7 +11,7 @@ import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { FileStats, FooterContext } from '../../../core/storage/file-stats';
 import type { SignedRead } from '../../../core/storage/object-store';
 import { decodeFileStats } from '../../formats/file-stats-codec';
-import type { RemoteStats } from '../../formats/parquet/reader';
+import type { RemoteStats } from './parquet-footer-reader';
 import { footerThreadStart, startFooterThread } from './thread-start';
 import type { ThreadStart } from './thread-start';
 import type { StatsReply, StatsRequest } from './footer-worker';

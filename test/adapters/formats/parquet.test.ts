@@ -7,12 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AvroBytes, encodeMetrics } from '../../../adapters/avro/entry-encoder';
 import { FooterThreads } from '../../../adapters/storage/object-read/footer-pool';
-import {
-  ParquetFooterReader,
-  DEFAULT_TAIL_BYTES,
-  decodeParquetFooterGeneric,
-  decodeParquetFooterSync,
-} from '../../../adapters/formats/parquet';
+import { DEFAULT_TAIL_BYTES, decodeParquetFooterGeneric, decodeParquetFooterSync } from '../../../adapters/formats/parquet';
+import { ParquetFooterReader } from '../../../adapters/storage/object-read/parquet-footer-reader';
 import { trustsBinaryDeprecatedStats } from '../../../adapters/formats/parquet/bounds';
 import { LocalObjectStore } from '../../../adapters/storage/local-store';
 import { ErrorCode, MigrationError } from '../../../core/errors';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { FooterThreads } from '../../../adapters/storage/object-read/footer-pool';
-import { ParquetFooterReader } from '../../../adapters/formats/parquet';
+import { ParquetFooterReader } from '../../../adapters/storage/object-read/parquet-footer-reader';
 import { DEFAULT_TAIL_BYTES } from '../../../adapters/formats/parquet/footer';
 import { S3RangedGet } from '../../../adapters/storage/object-read/s3-ranged-get';
 import { S3ObjectStore } from '../../../adapters/storage/s3-store';
