@@ -47,6 +47,7 @@ export default tseslint.config(
       'coverage/**',
       'dist/**',
       'test/fixtures/lint/**',
+      '.build/**',
       '**/*.js',
       '**/*.mjs',
       '**/*.py',
@@ -202,6 +203,36 @@ export default tseslint.config(
         {
           selector: 'ExportNamedDeclaration[source], ExportAllDeclaration',
           message: 'engine/ re-exports nothing: import a type from the module that defines it (core/engine-port/, core/).',
+        },
+      ],
+    },
+  },
+  // adapters/formats/ decodes bytes it is given (through the ObjectStore port at most): sockets, files,
+  // threads and S3 clients belong to adapters/storage/ (object-read/ fetches the bytes). This block
+  // restates the adapters/ fence above, since a later no-restricted-imports replaces an earlier one.
+  {
+    files: ['adapters/formats/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['fs', 'fs/promises', 'net', 'tls', 'http', 'https', 'http2', 'worker_threads', 'child_process', 'dgram'].flatMap((m) => [
+            { name: m, message: 'adapters/formats/ decodes bytes: fetching (files, sockets, threads) lives in adapters/storage/.' },
+            {
+              name: `node:${m}`,
+              message: 'adapters/formats/ decodes bytes: fetching (files, sockets, threads) lives in adapters/storage/.',
+            },
+          ]),
+          patterns: [
+            {
+              group: ['**/activities/**', '**/workflows/**', '**/app/**', '**/cli/**', '**/dev/**'],
+              message: 'adapters/ and engine/ must not import the layers above them (activities/, workflows/, app/, cli/) or dev/.',
+            },
+            {
+              group: ['../storage/**', '../../storage/**', '**/adapters/storage/**', '@aws-sdk/*', 'undici'],
+              message: 'adapters/formats/ decodes bytes: fetching (files, sockets, threads) lives in adapters/storage/.',
+            },
+          ],
         },
       ],
     },

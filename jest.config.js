@@ -16,7 +16,12 @@ module.exports = {
   // test/schedule.txt's slow suites first (dev/test.sh runs the stack-bound project in parallel).
   testSequencer: '<rootDir>/test/helpers/sequencer.js',
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/workflows/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/workflows/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/helpers/thread-bundle-setup.ts',
+    },
     {
       ...common,
       displayName: 'integration',

@@ -11,7 +11,7 @@ import type { ConvertProgress, ConvertTableResult } from '../core/engine-port/co
 import type { ConversionEngine } from '../core/engine-port/conversion-engine';
 
 export type { ConvertProgress };
-import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/formats/footer-threads';
+import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../adapters/storage/object-read/footer-pool';
 import { openCatalog, openHmsReader, openStores, toolVersion } from './runtime/runtime';
 import { withWriteIds } from './plan/walk';
 import { assessOptionsOf } from './runtime/assess-options';

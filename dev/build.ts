@@ -6,9 +6,10 @@
 // - `import()` becomes a lazy `require()` (as tsc does for CommonJS): the CLI loads each command's
 //   application module only when the command runs. ESM-only packages load by require(esm) (Node
 //   ≥ 20.19, package.json `engines`).
-// - The footer threads' body (adapters/formats/threads/worker.ts) also bundled into one file,
-//   worker.bundle.js beside the compiled pool, dependencies external: two threads boot in ~70 ms of
-//   process CPU instead of ~130 when each loads the one-to-one files (measured, 3 runs each).
+// - The footer threads' body (adapters/storage/object-read/footer-worker.ts) also bundled into one
+//   file, footer-worker.bundle.js beside the compiled pool (dev/thread-bundle.ts), dependencies
+//   external: two threads boot in ~70 ms of process CPU instead of ~130 when each loads the
+//   one-to-one files (measured, 3 runs each).
 // - The Temporal workflow bundle built ahead of time (bundleWorkflowCode over workflows/index.ts,
 //   the very call Worker.create makes for `workflowsPath`) → dist/workflow-bundle.js, which the
 //   compiled app/worker/worker.js hands to the worker as `workflowBundle`.
@@ -20,15 +21,16 @@ import * as fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { FOOTER_WORKER_BUNDLE } from '../adapters/storage/object-read/thread-start';
+import { FOOTER_WORKER_ENTRY, footerWorkerBuildOptions } from './thread-bundle';
 
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
 const STAMP = '.built';
 /** The runtime layers (docs/architecture.md), compiled. */
 export const SOURCE_DIRS = ['core', 'adapters', 'engine', 'activities', 'workflows', 'app', 'cli', 'thrift-idl/gen'] as const;
-/** The footer threads' body, bundled into one file beside its compiled pool (pool.ts starts threads from it). */
-const THREAD_ENTRY = 'adapters/formats/threads/worker.ts';
-const THREAD_BUNDLE = 'adapters/formats/threads/worker.bundle.js';
+/** The footer threads' bundle, beside its compiled pool (thread-start.ts starts threads from it). */
+const THREAD_BUNDLE = path.join(path.dirname(FOOTER_WORKER_ENTRY), FOOTER_WORKER_BUNDLE);
 /**
  * Modules compiled with a package inlined (its runtime code in the module's own dist file), so that
  * package is a dev dependency only: the view SQL parser's Hive grammar (node-sql-parser's per-dialect
@@ -39,7 +41,7 @@ const INLINED: readonly { readonly entry: string; readonly packages: readonly st
   { entry: 'adapters/sql/view-deps.ts', packages: ['node-sql-parser', 'big-integer'] },
 ];
 /** Files whose change also makes dist/ stale (dependencies end up in the workflow bundle). Keep in step with bin/migrate. */
-export const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'dev/build.ts'] as const;
+export const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'dev/build.ts', 'dev/thread-bundle.ts'] as const;
 
 function filesUnder(dir: string, withDirs = false): string[] {
   const out: string[] = withDirs ? [dir] : [];
@@ -115,19 +117,9 @@ async function compile(out: string): Promise<number> {
     supported: { 'dynamic-import': false },
     logLevel: 'warning',
   });
-  // The footer threads' body as one file (as bundle.ts does from the sources): a thread then starts
-  // without resolving and loading each module itself (pool.ts footerThreadStart).
-  await build({
-    entryPoints: [path.join(ROOT, THREAD_ENTRY)],
-    outfile: path.join(out, THREAD_BUNDLE),
-    absWorkingDir: ROOT,
-    bundle: true,
-    packages: 'external',
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'warning',
-  });
+  // The footer threads' body as one file: a thread then starts without resolving and loading each
+  // module itself (thread-start.ts footerThreadStart).
+  await build(footerWorkerBuildOptions(path.join(out, THREAD_BUNDLE)));
   for (const { entry, packages } of INLINED) {
     const r = await build({
       entryPoints: [path.join(ROOT, entry)],

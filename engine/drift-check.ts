@@ -18,7 +18,7 @@ import { DriftCheck, DriftCode, changedKeys, fileDrift, objectDrift, partitionDr
 import { readManifest, readManifestList } from '../adapters/avro/manifest-reader';
 import { AvroFooterReader } from '../adapters/formats/avro';
 import { OrcFooterReader } from '../adapters/formats/orc';
-import { ParquetFooterReader } from '../adapters/formats/parquet';
+import { ParquetFooterReader } from '../adapters/storage/object-read/parquet-footer-reader';
 import type { TableRecord } from '../core/state/store';
 import { mapOrdered } from '../core/ordered-pool';
 import { IdLayouts } from '../core/convert/adopt-ids';

@@ -19,7 +19,8 @@ import { isSchemaKey, keysToGuard } from '../core/readers/guard';
 import type { ObjectStore } from '../core/storage/object-store';
 import { readAvroFacts } from '../adapters/formats/avro-facts';
 import { readOrcFacts } from '../adapters/formats/orc/encoding-facts';
-import { decodeParquetFooterSync, readParquetFooterBytes, readParquetFooterBytesLocalSync } from '../adapters/formats/parquet';
+import { decodeParquetFooterSync, readParquetFooterBytes } from '../adapters/formats/parquet';
+import { readParquetFooterBytesLocalSync } from '../adapters/storage/object-read/local-tail';
 import { parquetFileFacts, parquetSchemaBytes, readFirstPageType } from '../adapters/formats/parquet/encoding-facts';
 
 const GUARD_TAIL_BYTES = 16 * 1024;

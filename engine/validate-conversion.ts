@@ -26,7 +26,7 @@ import type { ObjectStore } from '../core/storage/object-store';
 import { readManifest, readManifestList } from '../adapters/avro/manifest-reader';
 import { AvroFooterReader } from '../adapters/formats/avro';
 import { OrcFooterReader } from '../adapters/formats/orc';
-import { ParquetFooterReader } from '../adapters/formats/parquet';
+import { ParquetFooterReader } from '../adapters/storage/object-read/parquet-footer-reader';
 import { ListingFindingCode } from '../core/storage/listing';
 import { mapOrdered } from '../core/ordered-pool';
 import { listTableFiles } from './write-metadata';

@@ -1,4 +1,4 @@
-// The credentials of the lean S3 path (s3-ranged-get.ts): the SDK's default chain (environment,
+// The credentials of the lean S3 path (object-read/s3-ranged-get.ts): the SDK's default chain (environment,
 // shared profile, web identity, container and instance metadata; the S3 client's own provider),
 // memoized and resolved again CREDENTIAL_MARGIN_MS before `expiration`. Nothing is ever signed with
 // credentials past their expiration: a provider that hands back expired ones, or none, is a coded

@@ -1,4 +1,4 @@
-// ListObjectsV2 and PutObject over the lean signed path (s3-ranged-get.ts S3RangedGet.signed): one
+// ListObjectsV2 and PutObject over the lean signed path (object-read/s3-ranged-get.ts S3RangedGet.signed): one
 // node:http(s) request each on the keep-alive agent, no SDK middleware. A sync of a migrated table
 // lists every partition and writes two or three small metadata files; through the SDK each of those
 // calls cost ~1.5 ms of CPU (middleware, XML deserialisers: bench/sync/profile.ts --cpu-profile),
@@ -129,7 +129,7 @@ function statusError(status: number, body: Buffer): Error {
   return sdkLikeError(status, code, message);
 }
 
-/** One request to sign (S3RangedGet.signed implements RequestSigner). */
+/** One request to sign (object-read/s3-ranged-get.ts S3RangedGet.signed implements RequestSigner). */
 export interface SignedRequest {
   readonly method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
   readonly bucket: string;
@@ -142,7 +142,7 @@ export interface SignedRequest {
   readonly payloadHash?: string;
 }
 
-/** What S3Lean needs of a signer: a SigV4-signed request line and headers (s3-ranged-get.ts S3RangedGet). */
+/** What S3Lean needs of a signer: a SigV4-signed request line and headers (object-read/s3-ranged-get.ts S3RangedGet). */
 export interface RequestSigner {
   signed(req: SignedRequest): Promise<{ origin: string; path: string; pathAndQuery: string; headers: Record<string, string> }>;
 }

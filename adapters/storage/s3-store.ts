@@ -1,6 +1,7 @@
-// ObjectStore over S3 and S3-compatible servers (@aws-sdk/client-s3): ListObjectsV2 pages,
-// ranged GETs, HeadObject, PutObject with If-None-Match, DeleteObject — all behind the
-// MutationGuard. Credentials come from the standard AWS environment/profile chain, never config.
+// ObjectStore over S3 and S3-compatible servers: ListObjectsV2 pages, ranged GETs and PutObject with
+// If-None-Match through the object-read signer (object-read/s3-ranged-get.ts, s3-lean.ts),
+// HeadObject and DeleteObject through the SDK (@aws-sdk/client-s3) — all behind the MutationGuard.
+// Credentials come from the standard AWS environment/profile chain (the SDK client's), never config.
 //
 // Conditional create: PutObject with `If-None-Match: *` is honoured by AWS S3 (since 2024-08) and by
 // versitygw (checked against the local stack's versitygw: a second create → 412 PreconditionFailed,
@@ -8,20 +9,12 @@
 // `conditionalPut: 'head-then-put'` falls back to HEAD → 404 → PUT (racy; for such servers only).
 import * as http from 'node:http';
 import * as https from 'node:https';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import type { ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { MutationGuard, asDirectory, parseStorageUri } from '../../core/storage/object-store';
 import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions, S3Scheme, SignedRead } from '../../core/storage/object-store';
 import { fromS3Error } from './errors';
-import { S3RangedGet } from './s3-ranged-get';
+import { S3RangedGet } from './object-read/s3-ranged-get';
 import { resolveS3Region } from './s3-region';
 
 export interface S3StoreOptions {
@@ -32,7 +25,7 @@ export interface S3StoreOptions {
   readonly forcePathStyle?: boolean;
   /** Concurrent sockets per host (default 64): footer reads run at bounded concurrency above this. */
   readonly maxSockets?: number;
-  /** SDK attempts per request, retries included (default 3; retries only transient errors). */
+  /** Attempts per request, retries included (default 3; retries only transient errors): the SDK's and the lean requests'. */
   readonly maxAttempts?: number;
   readonly requestTimeoutMs?: number;
   /** `if-none-match` (default): the server enforces create-only. See the module comment. */
@@ -41,12 +34,6 @@ export interface S3StoreOptions {
   readonly listPageSize?: number;
   /** An existing client; the store then does not destroy it. */
   readonly client?: S3Client;
-  /**
-   * Ranged GETs, ListObjectsV2 and PutObject through the lean signed path (s3-ranged-get.ts,
-   * s3-lean.ts) instead of the SDK (default true): the SDK's per-request CPU cost caps footer reads
-   * and syncs on small machines. HEAD and DELETE stay on the SDK.
-   */
-  readonly leanRangedGets?: boolean;
   /**
    * A shared lean GET path (its keep-alive sockets are pooled across stores; the store does not
    * destroy it). Without it each store opens its own pool, which a per-table store must destroy.
@@ -66,18 +53,16 @@ function s3Path(path: string): S3Path {
   return loc;
 }
 
-/** Total object size from a `Content-Range: bytes a-b/total` header. */
-function totalFromContentRange(range: string | undefined): number | undefined {
-  const m = /\/(\d+)$/.exec(range ?? '');
-  return m === null ? undefined : Number(m[1]);
-}
-
 export class S3ObjectStore implements ObjectStore {
   readonly client: S3Client;
   private readonly guard: MutationGuard;
   private readonly endpoint: string;
   private readonly ownsClient: boolean;
-  private readonly lean: S3RangedGet | undefined;
+  /**
+   * Ranged GETs, ListObjectsV2 and PutObject: the SDK's per-request CPU cost (~1.5 ms) caps footer
+   * reads and syncs on small machines (object-read/s3-ranged-get.ts).
+   */
+  private readonly lean: S3RangedGet;
   private readonly ownsLean: boolean;
   /** HTTP GET attempts sent (both paths), for tests and benchmarks. */
   readonly stats = { gets: 0, lists: 0 };
@@ -110,13 +95,11 @@ export class S3ObjectStore implements ObjectStore {
     // No endpoint: AWS itself (s3-addressing.ts), the same construction as a custom endpoint.
     this.ownsLean = opts.rangedGet === undefined;
     this.lean =
-      opts.leanRangedGets === false
-        ? undefined
-        : (opts.rangedGet ?? new S3RangedGet(this.client, region, opts.endpoint, pathStyle, maxSockets, opts.requestTimeoutMs ?? 60_000));
+      opts.rangedGet ?? new S3RangedGet(this.client, region, opts.endpoint, pathStyle, maxSockets, opts.requestTimeoutMs ?? 60_000);
   }
 
   destroy(): void {
-    if (this.ownsLean) this.lean?.destroy();
+    if (this.ownsLean) this.lean.destroy();
     if (this.ownsClient) this.client.destroy();
   }
 
@@ -138,35 +121,11 @@ export class S3ObjectStore implements ObjectStore {
     } while (token !== undefined);
   }
 
-  /** One ListObjectsV2 page: the lean signed request (retried here like a GET), or the SDK's. */
+  /** One ListObjectsV2 page: the lean signed request, retried here like a GET. */
   private async listPage(location: string, bucket: string, prefix: string, delimiter: string | undefined, token: string | undefined) {
     const lean = this.lean;
     this.stats.lists++;
-    if (lean !== undefined)
-      return this.leanRetry('list', location, () => lean.requests.listPage(bucket, prefix, delimiter, token, this.opts.listPageSize));
-    let page: ListObjectsV2CommandOutput;
-    try {
-      page = await this.client.send(
-        new ListObjectsV2Command({
-          Bucket: bucket,
-          Prefix: prefix,
-          Delimiter: delimiter,
-          ContinuationToken: token,
-          MaxKeys: this.opts.listPageSize,
-        }),
-      );
-    } catch (e) {
-      throw fromS3Error(e, 'list', location, this.endpoint);
-    }
-    return {
-      commonPrefixes: (page.CommonPrefixes ?? []).flatMap((cp) => (cp.Prefix === undefined ? [] : [cp.Prefix])),
-      contents: (page.Contents ?? []).flatMap((o) =>
-        o.Key === undefined
-          ? []
-          : [{ key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified?.getTime() ?? 0, etag: o.ETag?.replace(/"/g, '') ?? '' }],
-      ),
-      nextToken: page.IsTruncated === true ? page.NextContinuationToken : undefined,
-    };
+    return this.leanRetry('list', location, () => lean.requests.listPage(bucket, prefix, delimiter, token, this.opts.listPageSize));
   }
 
   /**
@@ -202,7 +161,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async signedRead(path: string, start: number, end: number): Promise<SignedRead | undefined> {
-    if (this.lean === undefined || end <= start) return undefined;
+    if (end <= start) return undefined;
     const { bucket, key } = s3Path(path);
     this.stats.gets++;
     return this.lean.signedUrl(bucket, key, `bytes=${start}-${end - 1}`);
@@ -225,14 +184,11 @@ export class S3ObjectStore implements ObjectStore {
     for (let attempt = 1; ; attempt++) {
       try {
         this.stats.gets++;
-        if (this.lean !== undefined) return await this.lean.get(bucket, key, range);
-        const out = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
-        const bytes = out.Body === undefined ? new Uint8Array(0) : await out.Body.transformToByteArray();
-        return { bytes, total: totalFromContentRange(out.ContentRange) };
+        return await this.lean.get(bucket, key, range);
       } catch (e) {
         const err = fromS3Error(e, 'read', path, this.endpoint);
-        // The SDK retries on its own; the lean path retries transient failures here, with backoff.
-        if (this.lean === undefined || !err.retryable || attempt >= attempts) throw err;
+        // Transient failures again, with backoff (the SDK's retry policy: leanRetry).
+        if (!err.retryable || attempt >= attempts) throw err;
         await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
       }
     }
@@ -254,11 +210,7 @@ export class S3ObjectStore implements ObjectStore {
       }
       const ifNoneMatch = createOnly && this.opts.conditionalPut !== 'head-then-put' ? '*' : undefined;
       const lean = this.lean;
-      if (lean !== undefined) await this.leanRetry('put', path, () => lean.requests.put(bucket, key, bytes, ifNoneMatch));
-      else
-        await this.client.send(
-          new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.length, IfNoneMatch: ifNoneMatch }),
-        );
+      await this.leanRetry('put', path, () => lean.requests.put(bucket, key, bytes, ifNoneMatch));
     } catch (e) {
       const err = fromS3Error(e, 'put', path, this.endpoint);
       if (err.code === ErrorCode.STORAGE_PRECONDITION_FAILED && options.ifNoneMatch === undefined) this.guard.check('overwrite', path);

@@ -8,7 +8,7 @@ import { parseHiveType } from '../../core/hive/types';
 import type { TableInventory } from '../../core/hive/model';
 import type { AssessFinding } from '../../core/assess/types';
 import { AssessCode, finding } from '../../core/assess/types';
-import type { SchemaElement } from '../../adapters/formats/parquet-thrift';
+import type { SchemaElement } from '../../adapters/formats/parquet/thrift';
 
 /** Leaf paths of a flattened Parquet schema and the field_id at each level, or undefined without ids. */
 export function parquetIdLayout(file: string, schema: readonly SchemaElement[]): FileIdLayout | undefined {

@@ -20,7 +20,7 @@ import { JdbcIcebergCatalog } from '../../adapters/catalog/jdbc';
 import type { HmsReader } from '../../core/hive/model';
 import { PostgresStateStore } from '../../adapters/state/postgres';
 import type { StateStore } from '../../core/state/store';
-import { S3RangedGet } from '../../adapters/storage/s3-ranged-get';
+import { S3RangedGet } from '../../adapters/storage/object-read/s3-ranged-get';
 import { resolveS3Region } from '../../adapters/storage/s3-region';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { auditStateOptions } from './audit-setup';

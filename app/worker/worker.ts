@@ -10,7 +10,7 @@ import type { MigrateConfig } from '../../core/config/schema';
 import { targetConfigOf } from '../../core/plan/target';
 import { workerActivities } from '../../activities/index';
 import type { ConversionEngine } from '../../core/engine-port/conversion-engine';
-import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
+import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/storage/object-read/footer-pool';
 import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
 import { NodeSqlViewParser } from '../../adapters/sql/view-deps';
 import { openCatalog, openHmsReader, openState, openStores, toolVersion } from '../runtime/runtime';

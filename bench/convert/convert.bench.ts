@@ -11,8 +11,11 @@
 //   code compiled: a long-running worker); the peer's timing covers its add_files call only either way.
 //   npx tsx bench/convert/convert.bench.ts --million [--files 1000000]   (local disk, tiny files, ours only)
 //   --transport raw,undici [--repeat 3]: A/B of the footer threads' HTTP transport (HIM_THREAD_HTTP,
-//   adapters/formats/threads/http.ts) on the same files: runs alternate A, B, A, B… (`--repeat` rounds,
-//   each transport once per round and concurrency); prints every run and the median per transport.
+//   bench/convert/thread-transports.ts, in a bench build of the thread body: transport-ab-bundle.ts)
+//   on the same files: runs alternate A, B, A, B… (`--repeat` rounds, each transport once per round
+//   and concurrency); prints every run and the median per transport.
+// Our runs' footer threads load the thread body bundled once for this bench (dev/thread-bundle.ts),
+// as the compiled tool's do.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +28,9 @@ import { tableIdent } from '../../core/catalog/catalog';
 import { testStack } from '../../test/helpers/stack-env';
 import type { OursJob, OursResult } from './ours';
 import { auditLine, encodingAuditCost } from './encoding-audit';
+import { useSourceThreadBundle } from '../../dev/thread-bundle';
+import { buildTransportAbBundle } from './transport-ab-bundle';
+import { THREAD_HTTP_TRANSPORTS } from './thread-transports';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,7 +56,9 @@ const TRANSPORTS = arg('transport', '')
   .split(',')
   .filter((t) => t !== '');
 const REPEAT = Number(arg('repeat', TRANSPORTS.length > 0 ? '3' : '1'));
-for (const t of TRANSPORTS) if (!['raw', 'undici', 'fetch'].includes(t)) throw new Error(`--transport ${t}: one of raw, undici, fetch`);
+for (const t of TRANSPORTS)
+  if (!(THREAD_HTTP_TRANSPORTS as readonly string[]).includes(t))
+    throw new Error(`--transport ${t}: one of ${THREAD_HTTP_TRANSPORTS.join(', ')}`);
 const BUCKET = 'warehouse';
 
 interface Generated {
@@ -333,6 +341,9 @@ async function main(): Promise<void> {
     tables: [],
   };
   try {
+    // Inherited by each run's process (runOurs) and its footer threads.
+    if (TRANSPORTS.length > 0) process.env.HIM_FOOTER_WORKER_BUNDLE = await buildTransportAbBundle();
+    else await useSourceThreadBundle();
     const gen = generate(env.HIM_VERIFIER_PYTHON as string, path.join(tmp, 'variants'));
     Object.assign(b, { gen, days: gen.variants.map((v) => v.dt) });
     log(

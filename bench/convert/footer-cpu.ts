@@ -2,7 +2,7 @@
 // message passing around it: FileMetaData decode (formats/parquet/compact.ts), the
 // column-to-metrics mapping with bounds written straight as the manifest entry's Avro metric maps
 // (formats/parquet/stats.ts parquetStatsEncoded), the reply codec both ways
-// (formats/threads/stats-codec.ts) and, on the main thread's side, the manifest entry around those
+// (adapters/formats/file-stats-codec.ts) and, on the main thread's side, the manifest entry around those
 // bytes. Footers of the same
 // pyarrow files bench/convert uses (gen_files.py), read into memory once. Minimum over repetitions,
 // so a busy shared machine disturbs it far less than the end-to-end files/s.

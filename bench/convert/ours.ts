@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { writeIcebergMetadata } from '../../engine/write-metadata';
 import type { Reader } from '../../core/readers/encodings';
 import { RestCatalog } from '../../adapters/catalog/rest';
-import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/formats/footer-threads';
+import { footerThreadsOnEveryCpu, sharedFooterThreads } from '../../adapters/storage/object-read/footer-pool';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import { prepareConversion } from '../../core/convert/prepare';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mapOrdered } from '../../core/ordered-pool';
-import { S3RangedGet } from '../../adapters/storage/s3-ranged-get';
+import { S3RangedGet } from '../../adapters/storage/object-read/s3-ranged-get';
 import { testStack } from '../../test/helpers/stack-env';
 
 const arg = (name: string, dflt: string): string => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DeleteObjectsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { ParquetFooterReader } from '../../adapters/formats/parquet';
+import { ParquetFooterReader } from '../../adapters/storage/object-read/parquet-footer-reader';
 import { LocalObjectStore } from '../../adapters/storage/local-store';
 import { S3ObjectStore } from '../../adapters/storage/s3-store';
 import { buildNameMapping } from '../../core/iceberg/name-mapping';

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
 import type { HivePartition } from '../../core/hive/model';
-import { ParquetFooterReader } from '../../adapters/formats/parquet';
+import { ParquetFooterReader } from '../../adapters/storage/object-read/parquet-footer-reader';
 import { tableIdent } from '../../core/catalog/catalog';
 import { ErrorCode } from '../../core/errors';
 import { buildNameMapping } from '../../core/iceberg/name-mapping';

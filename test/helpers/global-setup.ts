@@ -5,6 +5,7 @@
 import { createContext } from '../../dev/stack/manifest';
 import { up } from '../../dev/stack/stack';
 import { stackEnv } from '../../dev/stack/env';
+import { useSourceThreadBundle } from '../../dev/thread-bundle';
 
 export default async function globalSetup(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -15,4 +16,6 @@ export default async function globalSetup(): Promise<void> {
   // In-process GSSAPI calls (the Kerberos adapter tests) read KRB5_CONFIG from the real environment;
   // test files only see a copy of process.env, so it is set here, before they start.
   process.env.KRB5_CONFIG ??= process.env.HIM_KRB5_CONFIG;
+  // Footer threads started from the sources run this run's bundle of their body (dev/thread-bundle.ts).
+  await useSourceThreadBundle();
 }

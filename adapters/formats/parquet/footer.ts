@@ -1,11 +1,9 @@
-// The Parquet footer bytes: one ranged read of the file tail (a second only when the footer is
-// larger than it), over an ObjectStore or with blocking preads of a local file; the length and PAR1
-// magic checked; FileMetaData decoded (compact.ts, or hyparquet's generic decoder as the
-// cross-check). Every failure is a coded MigrationError naming the file.
-import { closeSync, openSync, readSync } from 'node:fs';
+// The Parquet footer bytes: the tail checked (length and PAR1 magic), the FileMetaData found in it or
+// where the rest starts, the two parts joined; FileMetaData decoded (compact.ts, or hyparquet's
+// generic decoder as the cross-check); and the one or two ranged reads of a tail through the
+// ObjectStore port. Every failure is a coded MigrationError naming the file.
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { ObjectStore } from '../../../core/storage/object-store';
-import { fromFsError } from '../../storage/errors';
 import { loadThrift } from '../hyparquet';
 import { decodeFileMetaData } from './compact';
 import { fileMetaData } from './thrift';
@@ -62,51 +60,6 @@ export async function readParquetFooterBytes(
   const got = footerFromTail(path, size, tailStart, tail);
   if (got instanceof Uint8Array) return got;
   return joinFooter(await store.readRange(path, got.metaStart, tailStart), tail, got.metaLen);
-}
-
-/**
- * The same from a local file with blocking syscalls (open, one or two preads, close): for a worker
- * thread, where a blocking read of a page-cached tail costs less than a round trip through libuv.
- * `path` names the file in errors; `file` is its local path. With `scratch`, the result may be a
- * view into it: valid until the next call with the same scratch.
- */
-export function readParquetFooterBytesLocalSync(
-  path: string,
-  file: string,
-  size: number,
-  tailBytes = DEFAULT_TAIL_BYTES,
-  scratch?: Uint8Array,
-): Uint8Array {
-  if (size < 12) throw corruptParquet(path, `${size} bytes is too small for a Parquet file`);
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (e) {
-    throw fromFsError(e, 'read', path);
-  }
-  try {
-    // `scratch` (a thread's reusable buffer): the tail lands there when it fits, no allocation per file.
-    const pread = (start: number, end: number, reuse: boolean): Uint8Array => {
-      const buf =
-        reuse && scratch !== undefined && scratch.length >= end - start
-          ? scratch.subarray(0, end - start)
-          : Buffer.allocUnsafe(end - start);
-      let n = 0;
-      try {
-        for (let r = -1; n < buf.length && r !== 0; n += r) r = readSync(fd, buf, n, buf.length - n, start + n);
-      } catch (e) {
-        throw fromFsError(e, 'read', path);
-      }
-      return new Uint8Array(buf.buffer, buf.byteOffset, n);
-    };
-    const tailStart = Math.max(0, size - tailBytes);
-    const tail = pread(tailStart, size, true);
-    const got = footerFromTail(path, size, tailStart, tail);
-    if (got instanceof Uint8Array) return got;
-    return joinFooter(pread(got.metaStart, tailStart, false), tail, got.metaLen);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Decodes serialized FileMetaData (compact.ts: only the fields the stats need). */

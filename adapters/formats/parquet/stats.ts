@@ -29,8 +29,9 @@ export function parquetStats(path: string, md: FileMetaData, ctx: FooterContext,
 /**
  * parquetStats with the five metric maps written straight into `out` as the manifest entry's Avro
  * bytes (what encodeMetrics would write for parquetStats' maps, byte for byte), without the Maps
- * and a Uint8Array per bound in between: what a footer thread sends (threads/worker.ts). The
- * result's `encodedMetrics` is a view of `out`, valid until `out` is next reset.
+ * and a Uint8Array per bound in between: what a footer thread sends
+ * (adapters/storage/object-read/footer-worker.ts). The result's `encodedMetrics` is a view of `out`,
+ * valid until `out` is next reset.
  */
 export function parquetStatsEncoded(
   path: string,

@@ -11,7 +11,7 @@ import { DeleteObjectsCommand, HeadObjectCommand, ListObjectsV2Command, PutObjec
 import type { OutputFile } from '../../../adapters/avro/container';
 import { writeManifestList } from '../../../adapters/avro/manifest-list-writer';
 import { writeManifests } from '../../../adapters/avro/manifest-writer';
-import { ParquetFooterReader } from '../../../adapters/formats/parquet';
+import { ParquetFooterReader } from '../../../adapters/storage/object-read/parquet-footer-reader';
 import { S3ObjectStore } from '../../../adapters/storage/s3-store';
 import { parseHiveType } from '../../../core/hive/types';
 import { deriveSnapshotId, deriveTableUuid } from '../../../core/iceberg/ids';

@@ -6,15 +6,10 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AvroBytes, encodeMetrics } from '../../../adapters/avro/entry-encoder';
-import { FooterThreads } from '../../../adapters/formats/footer-threads';
-import {
-  ParquetFooterReader,
-  DEFAULT_TAIL_BYTES,
-  decodeParquetFooterGeneric,
-  decodeParquetFooterSync,
-} from '../../../adapters/formats/parquet';
+import { FooterThreads } from '../../../adapters/storage/object-read/footer-pool';
+import { DEFAULT_TAIL_BYTES, decodeParquetFooterGeneric, decodeParquetFooterSync } from '../../../adapters/formats/parquet';
+import { ParquetFooterReader } from '../../../adapters/storage/object-read/parquet-footer-reader';
 import { trustsBinaryDeprecatedStats } from '../../../adapters/formats/parquet/bounds';
-import { THREAD_HTTP_TRANSPORTS } from '../../../adapters/formats/threads/http';
 import { LocalObjectStore } from '../../../adapters/storage/local-store';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import { bigIntFromBytes, serializeBound } from '../../../core/iceberg/bounds';
@@ -23,6 +18,8 @@ import { decimalType, prim } from '../../../core/iceberg/types';
 import type { NestedField, PrimitiveType, PrimitiveValue, Schema } from '../../../core/iceberg/types';
 import type { FileStats } from '../../../core/storage/file-stats';
 import { createFixture } from './fixture';
+import { THREAD_HTTP_TRANSPORTS } from '../../../bench/convert/thread-transports';
+import { transportAbStart } from '../../helpers/transport-ab';
 import type { ColumnFacts, Fixture } from './fixture';
 
 const f = (id: number, name: string, type: NestedField['type']): NestedField => ({ id, name, required: false, type });
@@ -321,7 +318,7 @@ function asThreaded(s: FileStats): FileStats {
   return { ...rest, encodedMetrics: Uint8Array.from(out.view()) };
 }
 
-describe('footer threads (threads/pool.ts)', () => {
+describe('footer threads (adapters/storage/object-read/footer-pool.ts)', () => {
   test('ready() resolves once every thread has loaded, then the threads answer at once', async () => {
     const pool = new FooterThreads(2);
     try {
@@ -391,13 +388,13 @@ describe('footer threads (threads/pool.ts)', () => {
     }
   }, 60_000);
 
-  // Every transport of threads/http.ts (FooterThreads' `http`, from HIM_THREAD_HTTP by default) against
-  // the stack's S3 server: an error status (404) and a short read (an object shorter than listed)
-  // end as the same coded errors as on the main thread.
+  // The product's transport (`raw`) and the bench's A/B ones (bench/convert/thread-transports.ts, in
+  // the bench's build of the thread body) against the stack's S3 server: an error status (404) and a
+  // short read (an object shorter than listed) end as the same coded errors as on the main thread.
   test.each(THREAD_HTTP_TRANSPORTS)(
     'S3 (%s transport): the thread sends the signed GET itself; large footers, corrupt files, missing objects and a failing GET end as on the main thread',
     async (transport) => {
-      const pool = new FooterThreads(2, transport);
+      const pool = new FooterThreads(2, await transportAbStart(transport));
       const remote = jest.spyOn(pool, 'statsRemote');
       try {
         const inline = new ParquetFooterReader(fx.store());

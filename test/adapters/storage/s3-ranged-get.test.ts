@@ -1,4 +1,4 @@
-// The footer reads' own SigV4 signer (adapters/storage/s3-ranged-get.ts S3RangedGet.signedGet):
+// The footer reads' own SigV4 signer (adapters/storage/object-read/s3-ranged-get.ts S3RangedGet.signedGet):
 // byte-equal Authorization headers to the AWS SDK's signer (@smithy/signature-v4) for the same
 // request — keys with reserved, unicode and already-encoded characters, virtual-host and path
 // style, with and without a session token — and accepted by the real S3 server of the stack for
@@ -7,7 +7,8 @@ import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { createHash, createHmac } from 'node:crypto';
 // The SDK's own SigV4 signer (a dependency of @aws-sdk/client-s3), as the reference.
 import { SignatureV4 } from '@smithy/signature-v4';
-import { S3RangedGet, encodeKey } from '../../../adapters/storage/s3-ranged-get';
+import { S3RangedGet } from '../../../adapters/storage/object-read/s3-ranged-get';
+import { encodeKey } from '../../../adapters/storage/s3-addressing';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
 const KEYS = [

@@ -80,17 +80,6 @@ const cases: Case[] = [
     alias: (p) => p.replace(/^s3:/, 's3a:'),
   },
   {
-    name: 'S3 (SDK GETs)',
-    root: `s3://warehouse/${s3Prefix}/sdk`,
-    store: new S3ObjectStore({
-      client,
-      metadataPrefixes: [`s3://warehouse/${s3Prefix}/sdk/tbl/metadata`],
-      listPageSize: 10,
-      leanRangedGets: false,
-    }),
-    alias: (p) => p.replace(/^s3:/, 's3n:'),
-  },
-  {
     name: 'local',
     root: `file://${localDir}`,
     store: new LocalObjectStore({ metadataPrefixes: [`${localDir}/tbl/metadata`] }),
@@ -153,9 +142,9 @@ describe.each(cases)('$name store', ({ root, store, alias, name }) => {
     expect(flat.filter((e) => e.kind === 'file')).toHaveLength(25);
     expect(flat.filter((e) => e.kind === 'directory').map((e) => e.path)).toEqual([`${root}/many/sub`]);
     if (name.startsWith('S3')) {
-      // 26 rows at 10 per page: three ListObjectsV2 requests, through the SDK only when lean requests are off.
+      // 26 rows at 10 per page: three ListObjectsV2 requests, none of them through the SDK.
       expect((store as S3ObjectStore).stats.lists - pages).toBe(3);
-      expect(lists - before).toBe(name === 'S3' ? 0 : 3);
+      expect(lists - before).toBe(0);
     }
     // Keys with XML's special characters, spaces, unicode and escapes come back exactly (entities decoded).
     const odd = [`${root}/odd/a&b<c>"q'.bin`, `${root}/odd/k=a b+c/é 💡 (1)*!.bin`, `${root}/odd/&amp;literal.bin`];

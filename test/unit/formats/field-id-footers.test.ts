@@ -7,8 +7,8 @@ import { decodeFileStats, encodeFileStats } from '../../../adapters/formats/file
 import { orcTopLevelIds } from '../../../adapters/formats/orc/footer';
 import type { Message } from '../../../adapters/formats/orc/protobuf';
 import { parquetStats } from '../../../adapters/formats/parquet';
-import { PhysicalType } from '../../../adapters/formats/parquet-thrift';
-import type { FileMetaData, SchemaElement } from '../../../adapters/formats/parquet-thrift';
+import { PhysicalType } from '../../../adapters/formats/parquet/thrift';
+import type { FileMetaData, SchemaElement } from '../../../adapters/formats/parquet/thrift';
 import { parquetIdLayout } from '../../../app/plan/field-id-sample';
 import { IdLayouts, adoptedConversion } from '../../../core/convert/adopt-ids';
 import type { PreparedConversion } from '../../../core/convert/prepare';

@@ -6,8 +6,8 @@
 // missing and deprecated stats — must give byte-identical FileStats both ways.
 import { AvroBytes, encodeMetrics } from '../../../adapters/avro/entry-encoder';
 import { parquetStats, parquetStatsEncoded } from '../../../adapters/formats/parquet';
-import { ConvertedType, PhysicalType } from '../../../adapters/formats/parquet-thrift';
-import type { ColumnChunk, FileMetaData, LogicalType, RawStatistics, SchemaElement } from '../../../adapters/formats/parquet-thrift';
+import { ConvertedType, PhysicalType } from '../../../adapters/formats/parquet/thrift';
+import type { ColumnChunk, FileMetaData, LogicalType, RawStatistics, SchemaElement } from '../../../adapters/formats/parquet/thrift';
 import { buildNameMapping } from '../../../core/iceberg/name-mapping';
 import { decimalType, prim } from '../../../core/iceberg/types';
 import type { NestedField, PrimitiveType, Schema } from '../../../core/iceberg/types';

@@ -12,7 +12,7 @@ const root = path.resolve(__dirname, '..', '..', '..');
 
 interface Probe {
   readonly label: string;
-  readonly folder: 'core' | 'workflows' | 'activities' | 'engine' | 'cli' | 'app' | 'adapters';
+  readonly folder: 'core' | 'workflows' | 'activities' | 'engine' | 'cli' | 'app' | 'adapters' | 'adapters/formats';
   readonly code: string;
   /** Substring of the expected rule message, or null when the probe must lint clean of fence errors. */
   readonly expect: { rule: string; text: string } | null;
@@ -182,6 +182,30 @@ const probes: Probe[] = [
     folder: 'adapters',
     code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n",
     expect: restricted('layers above them'),
+  },
+  {
+    label: 'adapters/formats: node:fs (decoders take bytes)',
+    folder: 'adapters/formats',
+    code: "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
+    expect: restricted('decodes bytes'),
+  },
+  {
+    label: 'adapters/formats: the object-read subsystem',
+    folder: 'adapters/formats',
+    code: "import { FooterThreads } from '../storage/object-read/footer-pool';\nexport const x = FooterThreads;\n",
+    expect: restricted('decodes bytes'),
+  },
+  {
+    label: 'adapters/formats: still fenced from the layers above',
+    folder: 'adapters/formats',
+    code: "import { createActivities } from '../../activities/index';\nexport const x = createActivities;\n",
+    expect: restricted('layers above them'),
+  },
+  {
+    label: 'adapters/formats: core/ (its storage ports included) and node:zlib are allowed',
+    folder: 'adapters/formats',
+    code: "import * as zlib from 'node:zlib';\nimport { ErrorCode } from '../../core/errors';\nimport type { ObjectStore } from '../../core/storage/object-store';\nexport const x = [zlib, ErrorCode];\nexport type S = ObjectStore;\n",
+    expect: null,
   },
   {
     label: 'activities: app/',

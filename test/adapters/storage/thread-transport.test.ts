@@ -1,13 +1,15 @@
-// The footer threads' raw HTTP/1.1 GET (adapters/formats/threads/raw-http.ts rawGet) against a TCP
+// The footer threads' raw HTTP/1.1 GET (adapters/storage/object-read/raw-http.ts rawGet) against a TCP
 // server on loopback that answers with exact bytes: keep-alive reuse, `Connection: close`, heads
 // and bodies split across packets, and every answer it must refuse (so the caller falls back to
 // the store's own read): chunked bodies, missing Content-Length, other statuses, a connection cut
-// mid-body, silence past the timeout. Then each selectable transport as a footer thread uses it.
-// The real S3 server is covered in parquet.test.ts (every transport).
+// mid-body, silence past the timeout. Then the product's footer thread, and the bench's A/B
+// transports (bench/convert/thread-transports.ts) as a footer thread uses them. The real S3 server
+// is covered in test/adapters/formats/parquet.test.ts (every transport).
 import * as net from 'node:net';
-import { FooterThreads } from '../../../adapters/formats/footer-threads';
-import { THREAD_HTTP_TRANSPORTS, threadHttpTransport } from '../../../adapters/formats/threads/http';
-import { RawHttpError, idleSockets, rawGet } from '../../../adapters/formats/threads/raw-http';
+import { FooterThreads } from '../../../adapters/storage/object-read/footer-pool';
+import { RawHttpError, idleSockets, rawGet } from '../../../adapters/storage/object-read/raw-http';
+import { THREAD_HTTP_TRANSPORTS, threadHttpTransport } from '../../../bench/convert/thread-transports';
+import { transportAbStart } from '../../helpers/transport-ab';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { SignedRead } from '../../../core/storage/object-store';
 
@@ -170,13 +172,14 @@ test('nothing listening: a connection error, not a hang', async () => {
   await expect(rawGet(new URL(`http://127.0.0.1:${port}/x`), {}, 2000)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
 });
 
-// Every transport of threads/http.ts (HIM_THREAD_HTTP=raw|undici|fetch), as a footer thread uses
-// it, against exact answers: the body of a 206 reaches the decoder (here: not Parquet, so a coded
-// corrupt-footer error naming the file); a 404, a body cut short and silence past the timeout make
-// the thread hand the read back (`fallback`: the store's own read retries and maps the error). The
-// request head shows which transport sent it (raw: exactly the signed headers; undici adds
+// The product's footer thread (`product`: its one transport) and each transport of the bench's A/B
+// (HIM_THREAD_HTTP=raw|undici|fetch in the bench's build of the thread body), against exact
+// answers: the body of a 206 reaches the decoder (here: not Parquet, so a coded corrupt-footer
+// error naming the file); a 404, a body cut short and silence past the timeout make the thread
+// hand the read back (`fallback`: the store's own read retries and maps the error). The request
+// head shows which transport sent it (raw and the product: exactly the signed headers; undici adds
 // `connection: keep-alive`; fetch adds its `sec-fetch-mode`).
-describe.each(THREAD_HTTP_TRANSPORTS)('a footer thread with the %s transport', (via) => {
+describe.each(['product', ...THREAD_HTTP_TRANSPORTS] as const)('a footer thread with the %s transport', (via) => {
   const schema = { schemaId: 0, fields: [] };
   const ctx = { schema, nameMapping: [] };
   const read = (url: URL, timeoutMs = 2000): SignedRead => ({ url: url.href, headers: { host: url.host, range: 'bytes=0-15' }, timeoutMs });
@@ -188,7 +191,7 @@ describe.each(THREAD_HTTP_TRANSPORTS)('a footer thread with the %s transport', (
       else if (req.includes('/cut')) socket.end('HTTP/1.1 206 Partial Content\r\nContent-Length: 16\r\n\r\nabc');
       // '/silent': no answer at all
     });
-    const pool = new FooterThreads(1, via);
+    const pool = via === 'product' ? new FooterThreads(1) : new FooterThreads(1, await transportAbStart(via));
     try {
       const err = await pool.statsRemote('s3://b/ok.parquet', read(s.url('/ok')), 16, 0, ctx).then(
         () => null,
@@ -200,7 +203,7 @@ describe.each(THREAD_HTTP_TRANSPORTS)('a footer thread with the %s transport', (
       const head = s.requests[0] as string;
       expect(head).toMatch(/^GET \/ok HTTP\/1\.1\r\n/);
       expect(head).toContain('range: bytes=0-15');
-      expect(head.includes('connection: keep-alive')).toBe(via !== 'raw');
+      expect(head.includes('connection: keep-alive')).toBe(via !== 'raw' && via !== 'product');
       expect(head.includes('sec-fetch-mode')).toBe(via === 'fetch');
       expect(await pool.statsRemote('s3://b/m.parquet', read(s.url('/missing')), 16, 0, ctx)).toEqual({
         kind: 'fallback',
@@ -217,7 +220,7 @@ describe.each(THREAD_HTTP_TRANSPORTS)('a footer thread with the %s transport', (
   });
 });
 
-test('HIM_THREAD_HTTP picks the transport; unset or unknown is raw', () => {
+test("the bench's HIM_THREAD_HTTP picks the transport; unset or unknown is raw", () => {
   expect(threadHttpTransport({})).toBe('raw');
   expect(threadHttpTransport({ HIM_THREAD_HTTP: 'undici' })).toBe('undici');
   expect(threadHttpTransport({ HIM_THREAD_HTTP: 'fetch' })).toBe('fetch');

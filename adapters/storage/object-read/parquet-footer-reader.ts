@@ -1,23 +1,24 @@
-// FooterReader for Parquet over any ObjectStore: where each footer is read (here, or on a footer
-// thread that reads a local file or sends a signed GET itself) and where it is decoded (here, or
-// on the thread pool — threads/pool.ts implements FooterStatsDecoder).
+// FooterReader for Parquet over any ObjectStore: where each footer's bytes are fetched — on a footer
+// thread that reads a local file (local-tail.ts) or sends a signed GET itself (thread-transport.ts),
+// else through the store's own ranged reads — and where they are decoded (adapters/formats/parquet,
+// here or on the thread pool: footer-pool.ts implements FooterStatsDecoder).
 import type { FileStats, FooterContext, FooterReader } from '../../../core/storage/file-stats';
 import type { ObjectStore, SignedRead } from '../../../core/storage/object-store';
-import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, joinFooter, readParquetFooterBytes } from './footer';
-import { parquetStatsChecked } from './stats';
+import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, joinFooter, readParquetFooterBytes } from '../../formats/parquet/footer';
+import { parquetStatsChecked } from '../../formats/parquet/stats';
 
 /** What a remote read (statsRemote) came to. */
 export type RemoteStats =
   | { readonly kind: 'stats'; readonly stats: FileStats }
-  /** The tail did not hold the whole footer: read [metaStart, tailStart) and join (footer.ts joinFooter). */
+  /** The tail did not hold the whole footer: read [metaStart, tailStart) and join (formats/parquet/footer.ts joinFooter). */
   | { readonly kind: 'large'; readonly tail: Uint8Array; readonly metaStart: number; readonly metaLen: number }
   /** The thread's GET failed: read through the store instead (it retries and maps the error). */
   | { readonly kind: 'fallback'; readonly why: string };
 
-/** Where the CPU half of a footer read runs: the calling thread, or a pool (threads/pool.ts). */
+/** Where the CPU half of a footer read runs: the calling thread, or a pool (footer-pool.ts). */
 export interface FooterStatsDecoder {
   stats(path: string, bytes: Uint8Array, context: FooterContext): Promise<FileStats>;
-  /** Optional: read the footer of a local file itself too (readParquetFooterBytesLocalSync). */
+  /** Optional: read the footer of a local file itself too (local-tail.ts). */
   statsLocal?(path: string, file: string, size: number, tailBytes: number, context: FooterContext): Promise<FileStats>;
   /** Optional: send a signed GET of the tail itself (ObjectStore.signedRead), then decode. */
   statsRemote?(path: string, read: SignedRead, size: number, tailStart: number, context: FooterContext): Promise<RemoteStats>;

@@ -1,17 +1,19 @@
-// Body of a footer worker thread (pool.ts): Parquet FileMetaData bytes in, FileStats out.
-// The CPU half of a footer read — Thrift decode and the column-to-metrics mapping — runs here so
-// the main thread keeps only the listing, manifest writing and (in a Temporal worker) workflow
-// tasks. The thread also does the read itself where it can: blocking preads of a local file, or
-// the HTTP GET of a tail the main thread signed (http.ts).
-import { parentPort, workerData } from 'node:worker_threads';
+// Body of a footer worker thread (footer-pool.ts): Parquet FileMetaData bytes in, FileStats out.
+// The CPU half of a footer read — Thrift decode and the column-to-metrics mapping, both in
+// adapters/formats/parquet/ — runs here so the main thread keeps only the listing, manifest writing
+// and (in a Temporal worker) workflow tasks. The thread also fetches the bytes itself where it can:
+// blocking preads of a local file (local-tail.ts), or the GET of a tail the main thread signed
+// (thread-transport.ts).
+import { parentPort } from 'node:worker_threads';
 import { MigrationError } from '../../../core/errors';
 import type { FileStats, FooterContext } from '../../../core/storage/file-stats';
 import type { SignedRead } from '../../../core/storage/object-store';
 import { AvroBytes } from '../../avro/entry-encoder';
-import { encodeFileStats } from './stats-codec';
-import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, footerFromTail, readParquetFooterBytesLocalSync } from '../parquet/footer';
-import { parquetStatsEncodedChecked } from '../parquet/stats';
-import { type BodyAllocator, threadGet, threadHttpTransport } from './http';
+import { encodeFileStats } from '../../formats/file-stats-codec';
+import { DEFAULT_TAIL_BYTES, decodeParquetFooterSync, footerFromTail } from '../../formats/parquet/footer';
+import { parquetStatsEncodedChecked } from '../../formats/parquet/stats';
+import { readParquetFooterBytesLocalSync } from './local-tail';
+import { type BodyAllocator, threadGet } from './thread-transport';
 
 export interface StatsRequest {
   readonly id: number;
@@ -28,8 +30,6 @@ export interface StatsRequest {
   readonly remote?: { readonly read: SignedRead; readonly size: number; readonly tailStart: number };
 }
 
-/** The HTTP transport the pool chose (workerData.http; pool.ts). */
-const http = threadHttpTransport({ HIM_THREAD_HTTP: (workerData as { http?: string } | null)?.http });
 const contexts = new Map<number, FooterContext>();
 /** Tail reads of local files land here; each footer is decoded before the next read. */
 const scratch = new Uint8Array(DEFAULT_TAIL_BYTES);
@@ -96,7 +96,7 @@ function statsOf(m: StatsRequest, ctx: FooterContext | undefined, bytes: Uint8Ar
   const stats = parquetStatsEncodedChecked(m.path, decodeParquetFooterSync(m.path, bytes), ctx, metrics);
   if (!inOrder) return { reply: { id: m.id, at: 0, len: 0, remote: true }, part: encodeFileStats(stats) };
   // `sameColumns`: the file's column paths equal the last ones sent for this context; the main
-  // thread attaches the array it kept (pool.ts), so FileStats stay complete.
+  // thread attaches the array it kept (footer-pool.ts), so FileStats stay complete.
   // A file with embedded ids always carries them (not kept per context: rare in Hive tables).
   const same =
     stats.fileColumns !== undefined && stats.fileFieldIds === undefined && samePaths(lastColumns.get(m.ctxId), stats.fileColumns);
@@ -149,7 +149,7 @@ async function answerRemote(
 ): Promise<Answer> {
   let tail: Uint8Array;
   try {
-    tail = await threadGet(m.remote.read, takeBody, http);
+    tail = await threadGet(m.remote.read, takeBody);
   } catch (e) {
     return { reply: { id: m.id, fallback: (e as Error).message ?? String(e) } };
   }

@@ -1,49 +1,37 @@
-// The footer thread's own send of a pre-signed ranged read (ObjectStore.signedRead). Anything but a
-// 200/206 with its whole body is a failure for the caller to fall back on the store's own path,
-// which retries and maps errors (adapters/storage/s3-store.ts); nothing here is translated.
-//
-// Transports (HIM_THREAD_HTTP, read by the pool and handed to each thread; an internal switch for
-// bench/convert's A/B):
-//   raw     (default) plain HTTP over raw sockets (raw-http.ts); HTTPS through node:https
-//           (storage/s3-ranged-get.ts httpGet), where TLS dominates anyway.
+// Bench only: the footer threads' transport A/B (bench/convert --transport raw,undici,fetch). The
+// product's threads have one transport (adapters/storage/object-read/thread-transport.ts, `raw`
+// here); for the A/B the bench builds a variant of the thread body whose transport is this module
+// (transport-ab-bundle.ts), and each thread picks by HIM_THREAD_HTTP from its environment (a
+// worker thread gets a copy of the process's). Measured: bench/RESULTS.md "footer threads' HTTP
+// transport".
+//   raw     the product's transport
 //   undici  undici's Agent#request (the `undici` package when installed, else the copy Node bundles
-//           behind its global fetch), one keep-alive pool per origin.
-//   fetch   the global fetch (Node's bundled undici through the WHATWG Fetch layer).
-// bench/RESULTS.md ("footer threads' HTTP transport") has the measurement that keeps `raw` the default.
-import * as https from 'node:https';
+//           behind its global fetch), one keep-alive pool per origin
+//   fetch   the global fetch (Node's bundled undici through the WHATWG Fetch layer)
 import type { Readable } from 'node:stream';
-import type { SignedRead } from '../../../core/storage/object-store';
-import { httpGet } from '../../storage/s3-ranged-get';
-import { rawGet } from './raw-http';
-import type { BodyAllocator } from './raw-http';
+import type { SignedRead } from '../../core/storage/object-store';
+import { threadGet as rawOrTlsGet } from '../../adapters/storage/object-read/thread-transport';
+import type { BodyAllocator } from '../../adapters/storage/object-read/thread-transport';
 
 export type { BodyAllocator };
 
 export const THREAD_HTTP_TRANSPORTS = ['raw', 'undici', 'fetch'] as const;
 export type ThreadHttpTransport = (typeof THREAD_HTTP_TRANSPORTS)[number];
 
-/** HIM_THREAD_HTTP as a transport; unset, empty or unknown → `raw` (a typo never stops the threads). */
+/** HIM_THREAD_HTTP as a transport; unset, empty or unknown → `raw`. */
 export function threadHttpTransport(env: NodeJS.ProcessEnv = process.env): ThreadHttpTransport {
   const v = env.HIM_THREAD_HTTP;
   return (THREAD_HTTP_TRANSPORTS as readonly string[]).includes(v ?? '') ? (v as ThreadHttpTransport) : 'raw';
 }
 
-const tlsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
+const via = threadHttpTransport();
 const allocate: BodyAllocator = (n) => new Uint8Array(n);
 
-/** The body of a signed ranged GET through the given transport. */
-export function threadGet(read: SignedRead, alloc: BodyAllocator = allocate, via: ThreadHttpTransport = 'raw'): Promise<Uint8Array> {
+/** The body of a signed ranged GET through this thread's transport (the product's signature). */
+export function threadGet(read: SignedRead, alloc: BodyAllocator = allocate): Promise<Uint8Array> {
   if (via === 'undici') return undiciGet(read, alloc);
   if (via === 'fetch') return fetchGet(read, alloc);
   return rawOrTlsGet(read, alloc);
-}
-
-async function rawOrTlsGet(read: SignedRead, alloc: BodyAllocator): Promise<Uint8Array> {
-  const url = new URL(read.url);
-  if (url.protocol === 'http:') return rawGet(url, read.headers, read.timeoutMs, alloc);
-  const res = await httpGet(url, read.headers, tlsAgent, read.timeoutMs);
-  if (res.status !== 200 && res.status !== 206) throw new Error(`HTTP ${res.status}`);
-  return res.body;
 }
 
 /** A body of exactly Content-Length bytes, or a failure (a short or long body, no length). */

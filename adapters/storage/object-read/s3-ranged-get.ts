@@ -1,22 +1,24 @@
-// A lean SigV4-signed ranged GET for footer reads: node:http(s) with a keep-alive agent and an
-// HMAC-SHA256 signature (AWS "Signature Version 4", UNSIGNED-PAYLOAD), credentials from the S3
-// client's own provider chain, refreshed before expiry (s3-credentials.ts), to AWS or a custom
-// endpoint, virtual-hosted or path-style (s3-addressing.ts). bench/footers measured the full SDK middleware stack at ~1.5 ms CPU
-// per GetObject — the bottleneck at thousands of small footers per second on 2 cores. Everything
-// else (list, head, put, delete) stays on the SDK. Errors are shaped like SDK errors
-// ({ name, $metadata.httpStatusCode }) so errors.ts translates both the same way.
+// The object-read signer and ranged GET: SigV4 (HMAC-SHA256, UNSIGNED-PAYLOAD unless a payload hash
+// is given) over credentials from the S3 client's own provider chain, refreshed before expiry
+// (../s3-credentials.ts), to AWS or a custom endpoint, virtual-hosted or path-style
+// (../s3-addressing.ts). It signs the footer threads' reads (signedUrl: the thread sends them,
+// thread-transport.ts) and sends the main thread's ranged GETs over node:http(s) (get, http-get.ts);
+// ListObjectsV2 and PutObject go through the same signer and agent (../s3-lean.ts); HEAD and DELETE
+// stay on the SDK. bench/footers measured the SDK's middleware at ~1.5 ms CPU per GetObject — the
+// bottleneck at thousands of small footers per second on 2 cores. Errors are shaped like SDK errors
+// ({ name, $metadata.httpStatusCode }) so ../errors.ts translates both the same way.
 import * as crypto from 'node:crypto';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { S3Addressing, encodeKey, encodeSegment } from './s3-addressing';
-import { RefreshingCredentials } from './s3-credentials';
-import type { SignedRequest } from './s3-lean';
-import { S3Lean } from './s3-lean';
-import type { S3CredentialProvider } from './s3-credentials';
-
-export { encodeKey, encodeSegment };
+import { S3Addressing, encodeSegment } from '../s3-addressing';
+import { RefreshingCredentials } from '../s3-credentials';
+import type { SignedRequest } from '../s3-lean';
+import { S3Lean } from '../s3-lean';
+import type { S3CredentialProvider } from '../s3-credentials';
+import { httpGet } from './http-get';
+import type { HttpGetResponse } from './http-get';
 
 export interface S3RangedGetOptions {
   /** Credentials instead of the client's provider chain (tests; the chain is the default). */
@@ -183,46 +185,4 @@ export class S3RangedGet {
     const message = /<Message>([^<]+)<\/Message>/.exec(text)?.[1] ?? `HTTP ${status}`;
     throw sdkLikeError(status, code, message);
   }
-}
-
-export interface HttpGetResponse {
-  readonly status: number;
-  readonly contentRange: string | undefined;
-  readonly body: Uint8Array;
-}
-
-/**
- * One GET over `agent`, the whole body in one buffer: shared by S3RangedGet and the footer threads'
- * own sends of signed reads (formats/threads/raw-http.ts). Rejects on a network error or `timeoutMs`
- * without a byte (an Error named TimeoutError); any status resolves.
- */
-export function httpGet(
-  url: URL,
-  headers: Readonly<Record<string, string>>,
-  agent: http.Agent,
-  timeoutMs: number,
-): Promise<HttpGetResponse> {
-  const mod = url.protocol === 'https:' ? https : http;
-  return new Promise<HttpGetResponse>((resolve, reject) => {
-    const req = mod.request(url, { method: 'GET', headers, agent, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-        resolve({
-          status: res.statusCode ?? 0,
-          contentRange: res.headers['content-range'],
-          body: new Uint8Array(body.buffer, body.byteOffset, body.length),
-        });
-      });
-    });
-    req.on('timeout', () => {
-      const e = new Error(`no response in ${timeoutMs} ms`);
-      e.name = 'TimeoutError';
-      req.destroy(e);
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }

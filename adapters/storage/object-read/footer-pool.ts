@@ -1,4 +1,4 @@
-// A small pool of worker threads for Parquet footer reads (worker.ts): a thread decodes the
+// A small pool of worker threads for Parquet footer reads (footer-worker.ts): a thread decodes the
 // FileMetaData and maps the column chunks to Iceberg metrics, reading the footer itself when it can
 // (a local file, or a GET the main thread signed), else from bytes the main thread read. The least
 // busy thread takes each request; each table's
@@ -6,17 +6,15 @@
 // never keeps a process alive. Memory: one footer per request in flight (bounded by the caller's
 // footer concurrency).
 import os from 'node:os';
-import path from 'node:path';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { FileStats, FooterContext } from '../../../core/storage/file-stats';
 import type { SignedRead } from '../../../core/storage/object-store';
-import { decodeFileStats } from './stats-codec';
-import { threadBundle, withoutTsx } from './bundle';
-import { threadHttpTransport } from './http';
-import type { ThreadHttpTransport } from './http';
-import type { StatsReply, StatsRequest } from './worker';
-import type { RemoteStats } from '../parquet/reader';
+import { decodeFileStats } from '../../formats/file-stats-codec';
+import type { RemoteStats } from './parquet-footer-reader';
+import { footerThreadStart, startFooterThread } from './thread-start';
+import type { ThreadStart } from './thread-start';
+import type { StatsReply, StatsRequest } from './footer-worker';
 
 interface Pending {
   readonly ctxId: number;
@@ -48,35 +46,6 @@ const MAX_BATCH = 16;
 /** Table contexts a thread keeps (each: a schema and its name mapping). */
 const MAX_CONTEXTS = 64;
 
-/**
- * How a footer thread starts. Compiled (dist/, what bin/migrate and an installed `migrate` run):
- * from worker.bundle.js beside this file (dev/build.ts bundles worker.ts into one file), nothing
- * built or written at run time. From the TypeScript
- * sources (Jest, `tsx bench/…`): the dev bundle of worker.ts (bundle.ts), without the tsx loader
- * flags a worker would inherit from this process; or, when no bundle can be had, the tsx entry.
- */
-export function footerThreadStart(compiled = __filename.endsWith('.js')): { readonly file: string; readonly options: WorkerOptions } {
-  if (compiled) return { file: path.join(__dirname, 'worker.bundle.js'), options: {} };
-  const bundle = threadBundle(path.join(__dirname, 'worker.ts'));
-  return bundle !== null
-    ? { file: bundle, options: { execArgv: withoutTsx(process.execArgv) } }
-    : { file: path.join(__dirname, 'entry.cjs'), options: {} };
-}
-
-/**
- * A footer thread. Node refuses V8 and per-process flags in a worker's explicit execArgv
- * (`node --max-old-space-size=4096 …` would fail every conversion with ERR_WORKER_INVALID_EXEC_ARGV);
- * they are process-wide, so the thread has them anyway: it then starts with none listed.
- */
-export function startFooterThread(start = footerThreadStart()): Worker {
-  try {
-    return new Worker(start.file, start.options);
-  } catch (e) {
-    if ((e as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || start.options.execArgv === undefined) throw e;
-    return new Worker(start.file, { ...start.options, execArgv: [] });
-  }
-}
-
 export class FooterThreads {
   private readonly slots: Slot[] = [];
   private nextId = 0;
@@ -84,17 +53,16 @@ export class FooterThreads {
   /** One id per schema object (every file of a table shares it). */
   private readonly ctxIds = new WeakMap<object, number>();
 
-  /** `http`: how the threads send signed GETs (threads/http.ts; default from HIM_THREAD_HTTP). */
+  /** `start`: the file each thread runs (thread-start.ts; a bench passes its own build of the body). */
   constructor(
     readonly size: number,
-    readonly http: ThreadHttpTransport = threadHttpTransport(),
+    private readonly start: ThreadStart = footerThreadStart(),
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
   private spawn(): Slot {
-    const start = footerThreadStart();
-    const worker = startFooterThread({ file: start.file, options: { ...start.options, workerData: { http: this.http } } });
+    const worker = startFooterThread(this.start);
     worker.unref();
     let loaded!: () => void;
     const slot: Slot = {
@@ -278,7 +246,7 @@ export function footerThreadsOnEveryCpu(): void {
 /**
  * The process-wide pool, or null when threads are off. `HIM_FOOTER_THREADS`: number of threads
  * (0 = off, decode on the calling thread); default: one per CPU beyond the first (one per CPU after
- * footerThreadsOnEveryCpu), at most 4. `HIM_THREAD_HTTP`: the threads' HTTP transport (threads/http.ts).
+ * footerThreadsOnEveryCpu), at most 4.
  */
 export function sharedFooterThreads(env: NodeJS.ProcessEnv = process.env): FooterThreads | null {
   if (shared !== undefined) return shared;
@@ -287,6 +255,6 @@ export function sharedFooterThreads(env: NodeJS.ProcessEnv = process.env): Foote
     env.HIM_FOOTER_THREADS !== undefined && env.HIM_FOOTER_THREADS !== ''
       ? Number(env.HIM_FOOTER_THREADS)
       : Math.min(4, Math.max(0, everyCpu ? cpus : cpus - 1));
-  shared = Number.isInteger(n) && n > 0 ? new FooterThreads(n, threadHttpTransport(env)) : null;
+  shared = Number.isInteger(n) && n > 0 ? new FooterThreads(n) : null;
   return shared;
 }
