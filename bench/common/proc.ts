@@ -47,6 +47,17 @@ export function treeCpu(pid: number): number {
   return treePids(pid, rows).reduce((s, p) => s + (ticks.get(p) ?? 0), 0) / TICKS;
 }
 
+/** CPU seconds so far of a process's main thread alone (/proc/<pid>/task/<pid>: a Node process's event loop). */
+export function mainThreadCpu(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
 /** CPU seconds of this process's waited-for children (the CLI commands a bench runs with execFileSync). */
 export function childrenCpu(): number {
   const self = readFileSync('/proc/self/stat', 'utf8');

@@ -7,7 +7,7 @@ import { existsSync, openSync, readdirSync, readFileSync, statSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
-import { childrenCpu, listener, MemorySampler, portOf, treeCpu, treeMemory } from '../common/proc';
+import { childrenCpu, listener, mainThreadCpu, MemorySampler, portOf, treeCpu, treeMemory } from '../common/proc';
 
 export interface Procs {
   /** The CLI command running now (0 between commands). */
@@ -43,6 +43,11 @@ export function cpuNow(p: Procs): Record<string, number> {
 
 export const delta = (a: Record<string, number>, b: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Number((v - (a[k] ?? 0)).toFixed(2))]));
+
+/** CPU seconds so far of each worker's main thread (its event loop: workflow tasks and the activities' JavaScript). */
+export function mainThreadsNow(p: Procs): Record<string, number> {
+  return Object.fromEntries(p.workers.map((w) => [w.name, mainThreadCpu(w.child.pid ?? 0)]));
+}
 
 /** Lifetime peak RSS (VmHWM, MB) of the largest process of each watched tree now. */
 export function hwmNow(p: Procs): Record<string, number> {

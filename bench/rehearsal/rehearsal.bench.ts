@@ -25,7 +25,19 @@ import { addMixedPartition, mixedDatabase, mixedShape } from '../../dev/seed/mix
 import { testStack } from '../../test/helpers/stack-env';
 import { flags } from '../common/flags';
 import type { Procs } from './measure';
-import { cpuNow, delta, hwmNow, load, run, sampler, stackPids, stateDbStats, statusCounts, temporalStoreBytes } from './measure';
+import {
+  cpuNow,
+  delta,
+  hwmNow,
+  load,
+  mainThreadsNow,
+  run,
+  sampler,
+  stackPids,
+  stateDbStats,
+  statusCounts,
+  temporalStoreBytes,
+} from './measure';
 import { historyStats } from './temporal-stats';
 import { render } from './render';
 import type { PhaseRow } from './render';
@@ -53,16 +65,17 @@ const db = mixedDatabase({ prefix: PREFIX, ...shape });
 const log = (m: string): void => void process.stderr.write(`[rehearsal ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 
 /**
- * Seconds per table of each phase measured by this bench (2-core shared host, --tables 1000, one
- * worker process, 32 in flight; bench/RESULTS.md "rehearsal"): the estimate printed before each phase.
+ * Seconds per unit (a table; for the seed a data file) of each phase as this bench measured them
+ * (2-core shared host, one worker process, 32 in flight; bench/RESULTS.md "rehearsal"), plus a fixed
+ * part: the estimate printed before each phase.
  */
-const RATE: Record<string, { perTable: number; fixed: number }> = {
-  seed: { perTable: 0.1, fixed: 5 },
-  plan: { perTable: 0.01, fixed: 5 },
-  apply: { perTable: 0.25, fixed: 10 },
-  validate: { perTable: 0.08, fixed: 5 },
-  sync: { perTable: 0.05, fixed: 5 },
-  rollback: { perTable: 0.05, fixed: 5 },
+const RATE: Record<string, { per: number; fixed: number; unit: string; at: string }> = {
+  seed: { per: 0.011, fixed: 5, unit: 'file', at: '200 tables' },
+  plan: { per: 0.02, fixed: 4, unit: 'table', at: '200 tables' },
+  apply: { per: 0.37, fixed: 5, unit: 'table', at: '200 tables' },
+  validate: { per: 0.1, fixed: 5, unit: 'table', at: '200 tables' },
+  sync: { per: 0.05, fixed: 4, unit: 'table', at: '200 tables' },
+  rollback: { per: 0.17, fixed: 4, unit: 'table', at: '200 tables' },
 };
 
 type Phase = PhaseRow;
@@ -95,12 +108,15 @@ async function main(): Promise<void> {
       readFileSync(out, 'utf8'),
     );
   };
-  const phase = async (name: string, tables: number, fn: () => Promise<Record<string, unknown>>): Promise<Phase> => {
-    const r = RATE[name] ?? { perTable: 0, fixed: 0 };
-    const estimate = r.fixed + r.perTable * tables;
-    log(`${name}: ${tables} table(s), estimate ~${estimate.toFixed(0)} s (${r.perTable * 1000} ms/table measured at 1,000 tables)`);
+  const phase = async (name: string, tables: number, fn: () => Promise<Record<string, unknown>>, units = tables): Promise<Phase> => {
+    const r = RATE[name] ?? { per: 0, fixed: 0, unit: 'table', at: '-' };
+    const estimate = r.fixed + r.per * units;
+    log(
+      `${name}: ${tables} table(s), estimate ~${estimate.toFixed(0)} s (${r.fixed} s + ${r.per * 1000} ms per ${r.unit} × ${units}, measured at ${r.at})`,
+    );
     const loadBefore = load();
     const cpu0 = cpuNow(procs);
+    const main0 = mainThreadsNow(procs);
     mem.reset();
     const t0 = performance.now();
     // A phase after apply that fails is recorded and the rehearsal goes on (its figures are still figures).
@@ -111,6 +127,7 @@ async function main(): Promise<void> {
     });
     const wall = (performance.now() - t0) / 1000;
     const cpu = delta(cpu0, cpuNow(procs));
+    const mainThreadCpu = delta(main0, mainThreadsNow(procs));
     const cpuTotal = Object.values(cpu).reduce((s, v) => s + (Number.isFinite(v) ? v : 0), 0);
     const p: Phase = {
       name,
@@ -118,6 +135,7 @@ async function main(): Promise<void> {
       wall: Number(wall.toFixed(1)),
       estimate: Number(estimate.toFixed(0)),
       cpu,
+      mainThreadCpu,
       cpuTotal: Number(cpuTotal.toFixed(1)),
       cpuMsPerTable: Number(((cpuTotal * 1000) / Math.max(1, tables)).toFixed(1)),
       peakPssMb: Object.fromEntries(Object.entries(mem.peaks()).map(([k, v]) => [k, Math.round(v)])),
@@ -126,22 +144,34 @@ async function main(): Promise<void> {
       load: `${loadBefore} → ${load()}`,
       detail,
     };
-    log(`${name}: ${p.wall} s (estimate ${p.estimate} s), CPU ${p.cpuTotal} s = ${p.cpuMsPerTable} ms/table; load ${p.load}`);
+    // The fixed part once, the rest scaled (the rollback takes one wave: 1/W of the tables).
+    const scale = (name === 'rollback' ? 10_000 / WAVES : 10_000) / Math.max(1, tables);
+    const at10k = Math.min(r.fixed, p.wall) + Math.max(0, p.wall - r.fixed) * scale;
+    log(
+      `${name}: ${p.wall} s (estimate ${p.estimate} s), CPU ${p.cpuTotal} s = ${p.cpuMsPerTable} ms/table; load ${p.load}; linear at 10,000 tables: ~${at10k.toFixed(0)} s`,
+    );
     phases.push(p);
     return p;
   };
 
+  let files = 0;
+  for (let i = 0; i < TABLES; i++) files += mixedShape(shape, i).files;
   // 0. Seed (not timed as a phase of the migration; its time is reported).
-  const seeded = await phase('seed', TABLES, async () => {
-    const out = path.join(dir, '00-seed.out');
-    await run(
-      null,
-      path.join(root, 'node_modules', '.bin', 'tsx'),
-      ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--mixed', `${TABLES},${BIG},${BIG_PARTS}`],
-      { cwd: root, outFile: out },
-    );
-    return JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
-  });
+  const seeded = await phase(
+    'seed',
+    TABLES,
+    async () => {
+      const out = path.join(dir, '00-seed.out');
+      await run(
+        null,
+        path.join(root, 'node_modules', '.bin', 'tsx'),
+        ['dev/seed/main.ts', '--hms', env.HIM_HMS_PG_URI as string, '--prefix', PREFIX, '--mixed', `${TABLES},${BIG},${BIG_PARTS}`],
+        { cwd: root, outFile: out },
+      );
+      return JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
+    },
+    files,
+  );
 
   // 1. Plan from the backing database.
   const planFile = path.join(dir, 'plan.json');

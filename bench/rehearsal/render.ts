@@ -9,6 +9,8 @@ export interface PhaseRow {
   readonly wall: number;
   readonly estimate: number;
   readonly cpu: Record<string, number>;
+  /** Of each worker's CPU, its main thread's (the event loop). */
+  readonly mainThreadCpu: Record<string, number>;
   readonly cpuTotal: number;
   readonly cpuMsPerTable: number;
   readonly peakPssMb: Record<string, number>;
@@ -83,6 +85,14 @@ export function render(r: Report): string {
     `rehearsal: ${r.tables} tables (${r.big} with ${r.bigPartitions} partitions), workers: ${r.roles.join(', ')}`,
     ...phaseTable(r),
     '(seed row: the "migrate CLI" column is the seeder, dev/seed --mixed)',
+    ...r.phases
+      .filter((p) => Object.keys(p.mainThreadCpu).length > 0)
+      .map(
+        (p) =>
+          `${p.name}: workers' main threads (event loop) ${Object.entries(p.mainThreadCpu)
+            .map(([k, v]) => `${k} ${v.toFixed(1)} s of ${(p.cpu[k] ?? NaN).toFixed(1)} s, ${((v / p.wall) * 100).toFixed(0)}% of one core`)
+            .join('; ')}`,
+      ),
     ...r.phases.filter((p) => p.detail.error !== undefined).map((p) => `${p.name} FAILED: ${String(p.detail.error)}`),
     '',
     `peak RSS (VmHWM of the largest process of each tree) at the end: ${Object.entries(r.hwmAtEnd)
