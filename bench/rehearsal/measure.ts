@@ -60,21 +60,33 @@ export function sampler(p: Procs): MemorySampler {
   return new MemorySampler(() => watched(p), 1000);
 }
 
-/** Run a command to its end without blocking the event loop (the samplers keep running); stdout to `outFile`. */
+/**
+ * Run a command to its end without blocking the event loop (the samplers keep running); stdout to
+ * `outFile`. Past `deadline` (epoch ms) it is stopped (SIGTERM) and the run fails: a phase that
+ * hangs (a workflow retrying a task forever) does not hang the rehearsal.
+ */
 export function run(
   p: Procs | null,
   cmd: string,
   args: readonly string[],
-  o: { cwd: string; outFile: string; okCodes?: readonly number[] },
+  o: { cwd: string; outFile: string; okCodes?: readonly number[]; deadline?: number },
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const errFile = `${o.outFile}.stderr`;
     const c = spawn(cmd, args, { cwd: o.cwd, env: process.env, stdio: ['ignore', openSync(o.outFile, 'w'), openSync(errFile, 'w')] });
     if (p !== null) p.cli = c.pid ?? 0;
+    let late = false;
+    const timer =
+      o.deadline === undefined
+        ? undefined
+        : setTimeout(() => ((late = true), c.kill('SIGTERM')), Math.min(2 ** 31 - 1, Math.max(1000, o.deadline - Date.now())));
     c.on('error', reject);
     c.on('exit', (code) => {
+      clearTimeout(timer);
       if (p !== null) p.cli = 0;
-      if ((o.okCodes ?? [0]).includes(code ?? -1)) resolve(code ?? 0);
+      if (late)
+        reject(new Error(`${path.basename(cmd)} ${args.slice(0, 2).join(' ')} stopped at the phase's deadline; stdout ${o.outFile}`));
+      else if ((o.okCodes ?? [0]).includes(code ?? -1)) resolve(code ?? 0);
       else {
         const tail = readFileSync(errFile, 'utf8').split('\n').slice(-15).join('\n');
         reject(new Error(`${path.basename(cmd)} ${args.slice(0, 2).join(' ')} exited ${code}; stdout ${o.outFile}\n${tail}`));

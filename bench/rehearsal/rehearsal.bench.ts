@@ -102,15 +102,18 @@ async function main(): Promise<void> {
   const mem = sampler(procs);
   const phases: Phase[] = [];
   let n = 0;
+  let deadline = Number.POSITIVE_INFINITY;
   const migrate = (args: string[], okCodes: readonly number[] = [0]): Promise<string> => {
     const out = path.join(dir, `${String(++n).padStart(2, '0')}-${args[0]}${/^[a-z]+$/.test(args[1] ?? '') ? `-${args[1]}` : ''}.out`);
-    return run(procs, path.join(root, 'bin', 'migrate'), [...args, '--config', cfg], { cwd: root, outFile: out, okCodes }).then(() =>
-      readFileSync(out, 'utf8'),
+    return run(procs, path.join(root, 'bin', 'migrate'), [...args, '--config', cfg], { cwd: root, outFile: out, okCodes, deadline }).then(
+      () => readFileSync(out, 'utf8'),
     );
   };
   const phase = async (name: string, tables: number, fn: () => Promise<Record<string, unknown>>, units = tables): Promise<Phase> => {
     const r = RATE[name] ?? { per: 0, fixed: 0, unit: 'table', at: '-' };
     const estimate = r.fixed + r.per * units;
+    // A phase gets 10× its estimate, at least 15 min, before its command is stopped.
+    deadline = Date.now() + Math.max(900, 10 * estimate) * 1000;
     log(
       `${name}: ${tables} table(s), estimate ~${estimate.toFixed(0)} s (${r.fixed} s + ${r.per * 1000} ms per ${r.unit} × ${units}, measured at ${r.at})`,
     );
@@ -282,7 +285,12 @@ async function main(): Promise<void> {
         if (wf === undefined) await new Promise((r) => setTimeout(r, 500));
       }
       if (wf === undefined) throw new Error('the triggered validation did not start in 60 s');
-      const r = (await client.workflow.getHandle(wf).result()) as { status: string; tables: number; counts: Record<string, number> };
+      const h = client.workflow.getHandle(wf);
+      const late = setTimeout(
+        () => void h.terminate('the rehearsal phase passed its deadline').catch(() => undefined),
+        Math.min(2 ** 31 - 1, Math.max(1000, deadline - Date.now())),
+      );
+      const r = (await h.result().finally(() => clearTimeout(late))) as { status: string; tables: number; counts: Record<string, number> };
       if (r.status !== 'validated' || r.tables !== TABLES) throw new Error(`validation: ${JSON.stringify(r)}`);
       return { workflowId: wf, status: r.status, tables: r.tables, counts: r.counts };
     } finally {

@@ -88,14 +88,15 @@ export async function historyStats(client: Client, prefixes: readonly string[], 
   const payloads: Record<string, PayloadMax> = {};
   let fetched = 0;
   const t1 = performance.now();
-  for (const s of Object.values(byType)) {
+  for (const [type, s] of Object.entries(byType)) {
     for (const r of [{ id: s.largest, runId: s.largestRunId }, ...s.sample]) {
       if (r.id === '') continue;
       const h = await client.workflow.getHandle(r.id, r.runId).fetchHistory();
       fetched++;
       const actType = new Map<number, string>();
       for (const e of h.events ?? []) {
-        for (const [kind, bytes] of eventPayloads(e as never, actType)) {
+        for (const [what, bytes] of eventPayloads(e as never, actType)) {
+          const kind = `${type}: ${what}`;
           if (bytes > (payloads[kind]?.bytes ?? -1)) payloads[kind] = { bytes, workflowId: r.id, kind };
         }
       }
