@@ -114,7 +114,9 @@ export async function stateDbStats(url: string, planHash: string): Promise<State
           WHERE c.relkind = 'r' AND n.nspname = 'public' ORDER BY 2 DESC LIMIT 6`,
       )
     ).rows.map((r: { name: string; bytes: string }) => ({ name: r.name, bytes: Number(r.bytes) }));
+    const made = (await c.query("SELECT to_regclass('him_validation_rows') IS NOT NULL AS made")).rows[0].made as boolean;
     const q = async (sql: string): Promise<{ rows: number; bytes: number; maxRow: number }> => {
+      if (!made) return { rows: 0, bytes: 0, maxRow: 0 };
       const r = (await c.query(sql, [planHash])).rows[0] as { n: string; b: string | null; m: string | null };
       return { rows: Number(r.n), bytes: Number(r.b ?? 0), maxRow: Number(r.m ?? 0) };
     };

@@ -176,6 +176,7 @@ async function main(): Promise<void> {
     files,
   );
 
+  const stateBefore = await stateDbStats(env.HIM_POSTGRES_URL as string, '');
   // 1. Plan from the backing database.
   const planFile = path.join(dir, 'plan.json');
   let planHash = '';
@@ -383,6 +384,7 @@ async function main(): Promise<void> {
     seeded: seeded.detail,
     planHash,
     phases,
+    stateBefore,
     afterApply,
     end,
     hwmAtEnd: hwm,

@@ -26,6 +26,7 @@ export interface Report {
   readonly bigPartitions: number;
   readonly roles: readonly string[];
   readonly phases: readonly PhaseRow[];
+  readonly stateBefore: StateDbStats;
   readonly afterApply: { temporal: HistoryStats; state: StateDbStats };
   readonly end: { temporal: HistoryStats; state: StateDbStats };
   readonly hwmAtEnd: Record<string, number>;
@@ -105,6 +106,7 @@ export function render(r: Report): string {
     'Temporal at the end (plan, waves, tables, validation, sync, rollback):',
     ...temporalTable(r.end.temporal, r.tables),
     '',
+    `state DB before the plan ${mb(r.stateBefore.databaseBytes)} MB; growth by the end ${mb(r.end.state.databaseBytes - r.stateBefore.databaseBytes)} MB (${((r.end.state.databaseBytes - r.stateBefore.databaseBytes) / r.tables).toFixed(0)} B per table: rows, indexes, TOAST, free space)`,
     'state DB after apply:',
     ...stateTable(r.afterApply.state, r.tables),
     'state DB at the end:',
