@@ -70,12 +70,12 @@ const log = (m: string): void => void process.stderr.write(`[rehearsal ${new Dat
  * part: the estimate printed before each phase.
  */
 const RATE: Record<string, { per: number; fixed: number; unit: string; at: string }> = {
-  seed: { per: 0.011, fixed: 5, unit: 'file', at: '200 tables' },
-  plan: { per: 0.02, fixed: 4, unit: 'table', at: '200 tables' },
-  apply: { per: 0.37, fixed: 5, unit: 'table', at: '200 tables' },
-  validate: { per: 0.1, fixed: 5, unit: 'table', at: '200 tables' },
-  sync: { per: 0.05, fixed: 4, unit: 'table', at: '200 tables' },
-  rollback: { per: 0.17, fixed: 4, unit: 'table', at: '200 tables' },
+  seed: { per: 0.0035, fixed: 5, unit: 'file', at: '1,000 tables' },
+  plan: { per: 0.0085, fixed: 4, unit: 'table', at: '1,000 tables' },
+  apply: { per: 0.195, fixed: 5, unit: 'table', at: '1,000 tables' },
+  validate: { per: 0.032, fixed: 5, unit: 'table', at: '1,000 tables' },
+  sync: { per: 0.017, fixed: 4, unit: 'table', at: '1,000 tables' },
+  rollback: { per: 0.185, fixed: 4, unit: 'table', at: '1,000 tables' },
 };
 
 type Phase = PhaseRow;
