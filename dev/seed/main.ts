@@ -37,7 +37,7 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
                       FILE writes them there too)
   --mixed N,B[,P]     N tables, half unpartitioned, half with 1-10 partitions, 10-30 tiny files each
                       (20 on average), the first B with P partitions x 1 file (default P 5000); database
-                      P_mixed_NxBxP (dev/seed/mixed.ts: the rehearsal's warehouse); with --drop removes it
+                      P_mixed2_NxBxP (dev/seed/mixed.ts: the rehearsal's warehouse); with --drop removes it
   --concurrency C     scale and mixed mode: parallel HMS connections (default 16)
   --batch B           scale mode: partitions per add_partitions call (default 100)
   --left-behind acid  seed the insert-only ACID tables instead (dev/seed/acid.ts: committed, aborted and

@@ -56,19 +56,22 @@ const CALL_TIMEOUT_MS = 180_000;
 const CREATE_TIME = 1_717_200_000;
 const MIXED_PARAM = 'him.seed.mixed';
 const PARTS = [1, 2, 4, 5, 10] as const;
+/** In the database's name: a layout change gets a warehouse of its own (layout 1, `mixed`, had 10, 17 or 24 files per table). */
+const LAYOUT = 'mixed2';
 
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');
 
 export const mixedTag = (o: Pick<MixedOptions, 'tables' | 'big' | 'bigPartitions'>): string => `${o.tables}x${o.big}x${o.bigPartitions}`;
 export const mixedDatabase = (o: Pick<MixedOptions, 'prefix' | 'tables' | 'big' | 'bigPartitions'>): string =>
-  `${o.prefix}_mixed_${mixedTag(o)}`;
-const rootKeyOf = (o: Pick<MixedOptions, 'prefix' | 'tables' | 'big' | 'bigPartitions'>): string => `seed/${o.prefix}/mixed_${mixedTag(o)}`;
+  `${o.prefix}_${LAYOUT}_${mixedTag(o)}`;
+const rootKeyOf = (o: Pick<MixedOptions, 'prefix' | 'tables' | 'big' | 'bigPartitions'>): string =>
+  `seed/${o.prefix}/${LAYOUT}_${mixedTag(o)}`;
 
 /** Table `i` of the mixed warehouse: deterministic, 20 files on average outside the big ones. */
 export function mixedShape(o: Pick<MixedOptions, 'tables' | 'big' | 'bigPartitions'>, i: number): MixedShape {
   const name = `t${pad(i, String(o.tables - 1).length)}`;
   if (i < o.big) return { name, partitions: o.bigPartitions, filesPerPartition: 1, files: o.bigPartitions };
-  const files = 10 + ((i * 7) % 21);
+  const files = 10 + ((i * 13) % 21); // 13 is prime to 21: every count 10-30 equally often
   if (i % 2 === 0) return { name, partitions: 0, filesPerPartition: files, files };
   const partitions = PARTS[Math.floor(i / 2) % PARTS.length] as number;
   const per = Math.max(1, Math.round(files / partitions));
