@@ -14,6 +14,7 @@
 //   npx tsx bench/rehearsal/rehearsal.bench.ts [--tables 10000] [--big 3] [--big-partitions 5000] [--waves 5]
 //     [--concurrency 32] [--workers 1] [--split no] [--validate-concurrency 16] [--sync-every 10] [--sync-files 5] [--sync-per-wave no]
 //     [--sample-files 3] [--histories 5] [--prefix rehearsal] [--cleanup yes]
+// --apply-extra '<flags>' / --sync-extra '<flags>': passed on to `migrate apply` / `migrate sync`.
 // --sync-per-wave yes: one `migrate sync --wave n` per wave instead of one for the whole plan (the sync
 // workflow's result and continue-as-new carry hold ~827 B per table, past Temporal's 2 MB payload
 // limit beyond ~2,500 tables: bench/RESULTS.md "rehearsal"). A phase after apply that fails is
@@ -60,6 +61,8 @@ const VALIDATE_CONCURRENCY = num('validate-concurrency', 16);
 const SYNC_EVERY = num('sync-every', 10);
 const SYNC_FILES = num('sync-files', 5);
 const SYNC_PER_WAVE = A.get('sync-per-wave') === 'yes';
+/** More flags for `migrate apply` / `migrate sync`, space-separated (e.g. --apply-extra '--tables-per-activity 8'). */
+const extra = (k: string): string[] => (A.get(k) ?? '').split(' ').filter((x) => x !== '');
 const SAMPLE_FILES = num('sample-files', 3);
 const HISTORIES = num('histories', 5);
 const PREFIX = A.get('prefix') ?? 'rehearsal';
@@ -252,7 +255,10 @@ async function main(): Promise<void> {
     }, 30_000);
     try {
       const out = JSON.parse(
-        await migrate(['apply', planFile, '--auto-approve', '--wait', '--concurrency', String(CONCURRENCY), '--json'], [0, 1]),
+        await migrate(
+          ['apply', planFile, '--auto-approve', '--wait', '--concurrency', String(CONCURRENCY), ...extra('apply-extra'), '--json'],
+          [0, 1],
+        ),
       ) as {
         ok: boolean;
         result: { state: string; waves: { migrated: number; failed: unknown[] }[] };
@@ -340,7 +346,9 @@ async function main(): Promise<void> {
     const workflowIds: string[] = [];
     let ok = true;
     for (const scope of scopes) {
-      const out = JSON.parse(await migrate(['sync', id, ...scope, '--json', '--concurrency', String(CONCURRENCY)], [0, 1])) as {
+      const out = JSON.parse(
+        await migrate(['sync', id, ...scope, '--json', '--concurrency', String(CONCURRENCY), ...extra('sync-extra')], [0, 1]),
+      ) as {
         ok: boolean;
         workflowId?: string;
         tables?: { ok: boolean; result?: { status: string } }[];
@@ -398,6 +406,9 @@ async function main(): Promise<void> {
     waves: WAVES,
     concurrency: CONCURRENCY,
     roles,
+    applyExtra: extra('apply-extra'),
+    syncExtra: extra('sync-extra'),
+    syncPerWave: SYNC_PER_WAVE,
     seeded: seeded.detail,
     planHash,
     phases,
