@@ -9,6 +9,7 @@ import { createContext } from '../stack/manifest';
 import { stackEnv } from '../stack/env';
 import { seedWarehouse, unseedWarehouse } from './warehouse';
 import { dropScale, seedScale } from './scale';
+import { dropMixed, seedMixed } from './mixed';
 import { seedAcid } from './acid';
 import { seedViews } from './views';
 import { seedRewriteWarehouse } from './lb-rewrite';
@@ -34,7 +35,10 @@ const USAGE = `usage: tsx dev/seed/main.ts --hms thrift://host:port [options]
                       value structs grown, case-variant nested names, an undeclared footer column, one
                       incompatible change; dev/seed/lb-nested.ts); prints its tables as JSON (--manifest
                       FILE writes them there too)
-  --concurrency C     scale mode: parallel HMS connections (default 16)
+  --mixed N,B[,P]     N tables, half unpartitioned, half with 1-10 partitions, 10-30 tiny files each
+                      (20 on average), the first B with P partitions x 1 file (default P 5000); database
+                      P_mixed2_NxBxP (dev/seed/mixed.ts: the rehearsal's warehouse); with --drop removes it
+  --concurrency C     scale and mixed mode: parallel HMS connections (default 16)
   --batch B           scale mode: partitions per add_partitions call (default 100)
   --left-behind acid  seed the insert-only ACID tables instead (dev/seed/acid.ts: committed, aborted and
                       open writes through the metastore's transaction API) into --database (default lb_acid);
@@ -143,6 +147,26 @@ async function main(argv: string[]): Promise<number> {
     const text = JSON.stringify(r);
     if (args.has('manifest')) writeFileSync(str(args, 'manifest'), text);
     process.stdout.write(`${text}\n`);
+    return 0;
+  }
+
+  if (args.has('mixed')) {
+    const parts = str(args, 'mixed').split(',').map(Number);
+    if (parts.length < 2 || parts.length > 3 || parts.some((n) => !Number.isInteger(n) || n < 0) || (parts[0] as number) < 1)
+      throw new Error('--mixed takes N,B[,P] (integers, N ≥ 1)');
+    const [tables, big, bigPartitions = 5000] = parts as [number, number, number?];
+    const shape = { ...common, tables, big, bigPartitions };
+    if (args.has('drop')) {
+      await dropMixed(shape);
+      return 0;
+    }
+    const r = await seedMixed({
+      ...shape,
+      concurrency: int(args, 'concurrency', 16),
+      batch: int(args, 'batch', 100),
+      force: args.has('force'),
+    });
+    process.stdout.write(`${JSON.stringify(r)}\n`);
     return 0;
   }
 
