@@ -12,11 +12,12 @@ import path from 'node:path';
 import type { HmsConnection } from '../../adapters/hms/thrift/connection';
 import { openHms } from '../../adapters/hms/thrift/connection';
 import * as ttypes from '../../thrift-idl/gen/hive_metastore_types';
-import type { SeedPartition, SeedTable } from './manifest';
+import type { SeedTable } from './manifest';
 import { deletePrefix, mapLimit, putObject, s3Client } from './s3';
 import type { S3Settings } from './s3';
 import { databaseObject, partitionObject, tableObject } from './thrift-objects';
 import { runPython } from './python';
+import { parquetSeedTable, partitionOf } from './scale';
 
 export interface MixedOptions {
   readonly hms: string;
@@ -78,50 +79,7 @@ export function mixedShape(o: Pick<MixedOptions, 'tables' | 'big' | 'bigPartitio
   return { name, partitions, filesPerPartition: per, files: per * partitions };
 }
 
-function tableOf(db: string, root: string, s: MixedShape): SeedTable {
-  return {
-    db,
-    name: s.name,
-    kind: 'external',
-    tableType: 'EXTERNAL_TABLE',
-    format: 'parquet',
-    owner: 'him-seed',
-    columns: [
-      { name: 'id', type: 'bigint', comment: '' },
-      { name: 'v', type: 'string', comment: '' },
-    ],
-    partitionKeys: s.partitions > 0 ? [{ name: 'p', type: 'int', comment: '' }] : [],
-    location: `${root}/${s.name}`,
-    params: { EXTERNAL: 'TRUE' },
-    storage: {
-      inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
-      outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-      serde: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
-      serdeParams: { 'serialization.format': '1' },
-    },
-    numBuckets: -1,
-    bucketCols: [],
-    sortCols: [],
-    skew: null,
-    viewOriginalText: null,
-    viewExpandedText: null,
-    partitions: [],
-    files: [],
-    rows: 0,
-    checksum: null,
-    hints: ['metadata-only'],
-  };
-}
-
-const partitionOf = (t: SeedTable, p: number): SeedPartition => ({
-  values: [String(p)],
-  hmsValues: [String(p)],
-  name: `p=${p}`,
-  location: `${t.location}/p=${p}`,
-  columns: null,
-  files: [],
-  rows: 0,
-});
+const tableOf = (db: string, root: string, s: MixedShape): SeedTable => parquetSeedTable(db, root, s.name, s.partitions > 0);
 
 const fastStats = (files: number, bytes: number): Record<string, string> => ({
   numFiles: String(files),

@@ -46,8 +46,8 @@ const SCALE_PARAM = 'him.seed.scale';
 
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');
 
-function scaleTable(db: string, root: string, i: number, width: number): SeedTable {
-  const name = `t${pad(i, width)}`;
+/** A tiny Parquet table of the scale and mixed warehouses: (id bigint, v string), partitioned by p int or not. */
+export function parquetSeedTable(db: string, root: string, name: string, partitioned: boolean): SeedTable {
   return {
     db,
     name,
@@ -59,7 +59,7 @@ function scaleTable(db: string, root: string, i: number, width: number): SeedTab
       { name: 'id', type: 'bigint', comment: '' },
       { name: 'v', type: 'string', comment: '' },
     ],
-    partitionKeys: [{ name: 'p', type: 'int', comment: '' }],
+    partitionKeys: partitioned ? [{ name: 'p', type: 'int', comment: '' }] : [],
     location: `${root}/${name}`,
     params: { EXTERNAL: 'TRUE' },
     storage: {
@@ -82,7 +82,12 @@ function scaleTable(db: string, root: string, i: number, width: number): SeedTab
   };
 }
 
-const partitionOf = (t: SeedTable, p: number): SeedPartition => ({
+function scaleTable(db: string, root: string, i: number, width: number): SeedTable {
+  return parquetSeedTable(db, root, `t${pad(i, width)}`, true);
+}
+
+/** Partition p=<p> of a table of those warehouses. */
+export const partitionOf = (t: SeedTable, p: number): SeedPartition => ({
   values: [String(p)],
   hmsValues: [String(p)],
   name: `p=${p}`,
