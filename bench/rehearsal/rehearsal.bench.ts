@@ -26,9 +26,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { RestCatalog } from '../../adapters/catalog/rest';
-import { addMixedPartition, mixedDatabase, mixedShape } from '../../dev/seed/mixed';
+import { addMixedPartition, mixedShape } from '../../dev/seed/mixed';
 import { testStack } from '../../test/helpers/stack-env';
-import { flags } from '../common/flags';
 import type { Procs } from './measure';
 import {
   cpuNow,
@@ -47,44 +46,31 @@ import { historyStats } from './temporal-stats';
 import { render } from './render';
 import type { PhaseRow } from './render';
 import { checkRollback } from './verify';
-
-const A = flags(process.argv.slice(2));
-const num = (k: string, d: number): number => Number(A.get(k) ?? d);
-const TABLES = num('tables', 10_000);
-const BIG = num('big', Math.max(1, Math.round(TABLES / 3300)));
-const BIG_PARTS = num('big-partitions', 5000);
-const WAVES = num('waves', 5);
-const CONCURRENCY = num('concurrency', 32);
-const WORKERS = num('workers', 1);
-const SPLIT = A.get('split') === 'yes';
-const VALIDATE_CONCURRENCY = num('validate-concurrency', 16);
-const SYNC_EVERY = num('sync-every', 10);
-const SYNC_FILES = num('sync-files', 5);
-const SYNC_PER_WAVE = A.get('sync-per-wave') === 'yes';
-/** More flags for `migrate apply` / `migrate sync`, space-separated (e.g. --apply-extra '--tables-per-activity 8'). */
-const extra = (k: string): string[] => (A.get(k) ?? '').split(' ').filter((x) => x !== '');
-const SAMPLE_FILES = num('sample-files', 3);
-const HISTORIES = num('histories', 5);
-const PREFIX = A.get('prefix') ?? 'rehearsal';
-const CLEANUP = (A.get('cleanup') ?? 'yes') === 'yes';
-const root = path.resolve(__dirname, '..', '..');
-const shape = { tables: TABLES, big: BIG, bigPartitions: BIG_PARTS };
-const db = mixedDatabase({ prefix: PREFIX, ...shape });
-const log = (m: string): void => void process.stderr.write(`[rehearsal ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
-
-/**
- * Seconds per unit (a table; for the seed a data file) of each phase as this bench measured them
- * (2-core shared host, one worker process, 32 in flight; bench/RESULTS.md "rehearsal"), plus a fixed
- * part: the estimate printed before each phase.
- */
-const RATE: Record<string, { per: number; fixed: number; unit: string; at: string }> = {
-  seed: { per: 0.0035, fixed: 5, unit: 'file', at: '1,000 tables' },
-  plan: { per: 0.0085, fixed: 4, unit: 'table', at: '1,000 tables' },
-  apply: { per: 0.195, fixed: 5, unit: 'table', at: '1,000 tables' },
-  validate: { per: 0.032, fixed: 5, unit: 'table', at: '1,000 tables' },
-  sync: { per: 0.017, fixed: 4, unit: 'table', at: '1,000 tables' },
-  rollback: { per: 0.185, fixed: 4, unit: 'table', at: '1,000 tables' },
-};
+import { seedTarget } from '../common/seed-target';
+import {
+  TABLES,
+  BIG,
+  BIG_PARTS,
+  WAVES,
+  CONCURRENCY,
+  WORKERS,
+  SPLIT,
+  VALIDATE_CONCURRENCY,
+  SYNC_EVERY,
+  SYNC_FILES,
+  SYNC_PER_WAVE,
+  extra,
+  SAMPLE_FILES,
+  HISTORIES,
+  PREFIX,
+  CLEANUP,
+  root,
+  shape,
+  db,
+  log,
+  RATE,
+  asked,
+} from './options';
 
 type Phase = PhaseRow;
 
@@ -316,16 +302,8 @@ async function main(): Promise<void> {
   const tAdd = performance.now();
   const added = await addMixedPartition(
     {
-      hms: env.HIM_HMS_PG_URI as string,
+      ...seedTarget(env),
       prefix: PREFIX,
-      bucket: 'hive',
-      s3: {
-        endpoint: env.HIM_S3_ENDPOINT as string,
-        region: env.AWS_REGION as string,
-        accessKeyId: env.AWS_ACCESS_KEY_ID as string,
-        secretAccessKey: env.AWS_SECRET_ACCESS_KEY as string,
-      },
-      python: env.HIM_VERIFIER_PYTHON as string,
       ...shape,
       concurrency: 16,
       batch: 100,
@@ -400,15 +378,8 @@ async function main(): Promise<void> {
     await catalog.dropNamespace([ns]).catch(() => undefined);
   }
   const report = {
-    tables: TABLES,
-    big: BIG,
-    bigPartitions: BIG_PARTS,
-    waves: WAVES,
-    concurrency: CONCURRENCY,
+    ...asked(),
     roles,
-    applyExtra: extra('apply-extra'),
-    syncExtra: extra('sync-extra'),
-    syncPerWave: SYNC_PER_WAVE,
     seeded: seeded.detail,
     planHash,
     phases,

@@ -26,6 +26,7 @@ import { addScalePartition } from '../../dev/seed/scale';
 import { mapLimit } from '../../dev/seed/s3';
 import { testStack } from '../../test/helpers/stack-env';
 import { cpuDelta, cpuNow } from '../common/cpu';
+import { seedTarget } from '../common/seed-target';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -241,16 +242,8 @@ async function addPartition(env: Record<string, string>, part: number): Promise<
   const t = performance.now();
   const n = await addScalePartition(
     {
-      hms: env.HIM_HMS_PG_URI as string,
+      ...seedTarget(env),
       prefix: PREFIX,
-      bucket: 'hive',
-      s3: {
-        endpoint: env.HIM_S3_ENDPOINT as string,
-        region: env.AWS_REGION as string,
-        accessKeyId: env.AWS_ACCESS_KEY_ID as string,
-        secretAccessKey: env.AWS_SECRET_ACCESS_KEY as string,
-      },
-      python: env.HIM_VERIFIER_PYTHON as string,
       tables: TABLES,
       partitions: 1,
       files: FILES,
