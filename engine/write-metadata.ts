@@ -27,7 +27,7 @@ import { sharedFooterThreads } from '../adapters/storage/object-read/footer-pool
 import { DEFAULT_TAIL_BYTES } from '../adapters/formats/parquet';
 import { ParquetFooterReader } from '../adapters/storage/object-read/parquet-footer-reader';
 import type { LocationListing } from '../adapters/storage/list-partition';
-import { listPartition } from '../adapters/storage/list-partition';
+import { listEachLocation } from '../adapters/storage/list-partition';
 import type { ListingFinding } from '../core/storage/listing';
 import { ListingFindingCode } from '../core/storage/listing';
 import { unreadableFileName } from '../core/storage/file-names';
@@ -94,9 +94,7 @@ export async function* listTableFiles(
   const own = p.metadataDir.replace(/\/$/, '');
   // Insert-only ACID: every base_/delta_ directory is listed, then only committed writes' files kept.
   const recursive = p.acid !== undefined || (opts.recursive ?? false);
-  for await (const l of mapOrdered(p.locations, opts.listConcurrency ?? 8, (loc) =>
-    listPartition(store, loc.location, loc.index, { recursive }),
-  )) {
+  for await (const l of listEachLocation(store, p.locations, { concurrency: opts.listConcurrency ?? 8, recursive })) {
     // Plain loops (a filter() result's elements kind differs once optimized: a deopt in the consumer).
     const files: ObjectInfo[] = [];
     for (const f of l.files) {

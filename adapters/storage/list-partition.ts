@@ -6,9 +6,10 @@
 // (docs/design/iceberg-spec.md §9.6): sub-directories (not imported unless `recursive`), zero-byte files (excluded:
 // no footer to read; Hive reads them as empty) and locations with no files at all (the findings'
 // codes: core/storage/listing.ts).
-import type { ObjectInfo, ObjectStore } from '../../core/storage/object-store';
+import type { ListEntry, ObjectInfo, ObjectStore } from '../../core/storage/object-store';
 import type { ListingFinding } from '../../core/storage/listing';
 import { ListingFindingCode } from '../../core/storage/listing';
+import { mapOrdered } from '../../core/ordered-pool';
 
 export interface LocationListing {
   /** Index of the location in the input. */
@@ -40,24 +41,29 @@ function relativeSegments(location: string, path: string): string[] {
   return (path.startsWith(base) ? path.slice(base.length) : (path.split('/').pop() ?? path)).split('/');
 }
 
-/** Lists one partition location. */
+/**
+ * Lists one partition location: from `rows` when given (the rows `store.list` would yield, e.g. one
+ * entry of `ObjectStore.listEach`), else from the store.
+ */
 export async function listPartition(
   store: ObjectStore,
   location: string,
   index = 0,
   options: ListPartitionOptions = {},
+  rows?: readonly ListEntry[],
 ): Promise<LocationListing> {
   const files: ObjectInfo[] = [];
   const findings: ListingFinding[] = [];
   const limit = options.limit ?? Infinity;
   let truncated = false;
-  for await (const e of store.list(location, { recursive: options.recursive ?? false })) {
+  /** One row into files or findings; false once the limit is reached. */
+  const take = (e: ListEntry): boolean => {
     if (files.length >= limit) {
       truncated = true;
-      break;
+      return false;
     }
     const segments = relativeSegments(location, e.path);
-    if (segments.some(isHiddenName)) continue;
+    if (segments.some(isHiddenName)) return true;
     if (e.kind === 'directory') {
       findings.push({
         code: ListingFindingCode.LISTING_SUBDIRECTORY,
@@ -75,6 +81,12 @@ export async function listPartition(
     } else {
       files.push({ path: e.path, size: e.size, lastModified: e.lastModified, etag: e.etag });
     }
+    return true;
+  };
+  if (rows !== undefined) {
+    for (const e of rows) if (!take(e)) break;
+  } else {
+    for await (const e of store.list(location, { recursive: options.recursive ?? false })) if (!take(e)) break;
   }
   if (files.length === 0)
     findings.push({
@@ -115,4 +127,29 @@ export async function* listPartitions(
     if (next < locations.length) start();
     yield r;
   }
+}
+
+/**
+ * Every location's listing, in input order: all from one shared listing when the store offers it
+ * and it pays (`ObjectStore.listEach`: more than two locations under one directory), else each
+ * location listed on its own, at most `concurrency` at once.
+ */
+export async function* listEachLocation(
+  store: ObjectStore,
+  locations: readonly { readonly index: number; readonly location: string }[],
+  options: Omit<ListPartitionOptions, 'limit'> = {},
+): AsyncGenerator<LocationListing> {
+  const recursive = options.recursive ?? false;
+  const shared =
+    locations.length > 2 && store.listEach !== undefined
+      ? await store.listEach(
+          locations.map((l) => l.location),
+          { recursive },
+        )
+      : undefined;
+  if (shared !== undefined) {
+    for (const [i, l] of locations.entries()) yield await listPartition(store, l.location, l.index, { recursive }, shared[i]);
+    return;
+  }
+  yield* mapOrdered(locations, options.concurrency ?? 16, (l) => listPartition(store, l.location, l.index, { recursive }));
 }

@@ -2,7 +2,15 @@
 // file:// URIs and absolute paths to the local store. Both share one set of metadata prefixes.
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { parseStorageUri } from '../../core/storage/object-store';
-import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions, SignedRead } from '../../core/storage/object-store';
+import type {
+  ListEachOptions,
+  ListEntry,
+  ListOptions,
+  ObjectInfo,
+  ObjectStore,
+  PutOptions,
+  SignedRead,
+} from '../../core/storage/object-store';
 import { LocalObjectStore } from './local-store';
 import { S3ObjectStore } from './s3-store';
 import type { S3StoreOptions } from './s3-store';
@@ -30,6 +38,10 @@ export class RoutingObjectStore implements ObjectStore {
 
   list(location: string, options?: ListOptions): AsyncIterable<ListEntry> {
     return this.route(location).list(location, options);
+  }
+  async listEach(locations: readonly string[], options?: ListEachOptions): Promise<ListEntry[][] | undefined> {
+    if (this.s3 === undefined || locations.some((l) => parseStorageUri(l).kind !== 's3')) return undefined;
+    return this.s3.listEach(locations, options);
   }
   head(path: string): Promise<ObjectInfo> {
     return this.route(path).head(path);

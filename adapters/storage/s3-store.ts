@@ -12,7 +12,18 @@ import * as https from 'node:https';
 import { DeleteObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import { MutationGuard, asDirectory, parseStorageUri } from '../../core/storage/object-store';
-import type { ListEntry, ListOptions, ObjectInfo, ObjectStore, PutOptions, S3Scheme, SignedRead } from '../../core/storage/object-store';
+import type {
+  ListEachOptions,
+  ListEntry,
+  ListOptions,
+  ObjectInfo,
+  ObjectStore,
+  PutOptions,
+  S3Scheme,
+  SignedRead,
+} from '../../core/storage/object-store';
+import type { RawObject } from '../../core/storage/tree-listing';
+import { rowsByPrefix, sharedDirectory } from '../../core/storage/tree-listing';
 import { fromS3Error } from './errors';
 import { S3RangedGet } from './object-read/s3-ranged-get';
 import { resolveS3Region } from './s3-region';
@@ -119,6 +130,27 @@ export class S3ObjectStore implements ObjectStore {
       }
       token = page.nextToken;
     } while (token !== undefined);
+  }
+
+  async listEach(locations: readonly string[], options: ListEachOptions = {}): Promise<ListEntry[][] | undefined> {
+    if (locations.length < 2) return undefined;
+    const paths = locations.map(s3Path);
+    const { scheme, bucket } = paths[0] as S3Path;
+    if (paths.some((p) => p.scheme !== scheme || p.bucket !== bucket || p.key === '')) return undefined;
+    const prefixes = paths.map((p) => asDirectory(p.key));
+    const root = sharedDirectory(prefixes);
+    if (root === undefined) return undefined;
+    const maxPages = options.maxPages ?? Math.min(locations.length - 1, 200);
+    const objects: RawObject[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      if (pages++ >= maxPages) return undefined;
+      const page = await this.listPage(locations[0] as string, bucket, root, undefined, token);
+      for (const o of page.contents) objects.push(o);
+      token = page.nextToken;
+    } while (token !== undefined);
+    return rowsByPrefix(objects, root, prefixes, options.recursive ?? false, `${scheme}://${bucket}/`);
   }
 
   /** One ListObjectsV2 page: the lean signed request, retried here like a GET. */

@@ -53,6 +53,19 @@ export interface ObjectStore {
    * caller falls back to readRange on any failure of that request (retries stay here).
    */
   signedRead?(path: string, start: number, end: number): Promise<SignedRead | undefined>;
+  /**
+   * Optional: for each of `locations`, the rows `list(location, options)` yields, from one listing
+   * of the directory they share (core/storage/tree-listing.ts), so N partitions cost one request per
+   * page of keys instead of one per partition. Undefined when that would not pay or cannot be done:
+   * fewer than two locations, no shared directory, different buckets or schemes, or more than
+   * `maxPages` pages under it (the caller then lists each location).
+   */
+  listEach?(locations: readonly string[], options?: ListEachOptions): Promise<ListEntry[][] | undefined>;
+}
+
+export interface ListEachOptions extends ListOptions {
+  /** Give up (undefined) rather than read more pages than this (default: one less than the locations, at most 200). */
+  readonly maxPages?: number;
 }
 
 /** An HTTP GET that needs nothing but sending (signedRead). */

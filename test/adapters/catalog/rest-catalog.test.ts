@@ -167,6 +167,27 @@ describe('register a table we wrote ourselves', () => {
     expect(await catalog.tableExists(missing)).toBe(false);
   });
 
+  test('a namespace seen is not asked for again; one dropped behind the client is created again by the register that finds it gone', async () => {
+    const own = [`${ns[0] as string}_seen`];
+    const other = await RestCatalog.connect({ name: 'other', uri: testStack().HIM_ICEBERG_REST_URI ?? '' });
+    const t = tableIdent(own, 'again');
+    try {
+      expect(await catalog.createNamespace(own)).toEqual({ created: true });
+      const before = catalog.attempts;
+      expect(await catalog.createNamespace(own)).toEqual({ created: false });
+      expect(catalog.attempts).toBe(before); // answered from what it saw: no request, no 409 for the server to log
+      expect(await other.dropNamespace(own)).toEqual({ dropped: true });
+      expect(await catalog.createNamespace(own)).toEqual({ created: false }); // still believed there
+      const r = await catalog.registerTable(t, w.metadataLocation);
+      expect(r.outcome).toBe('registered');
+      expect(await other.namespaceExists(own)).toBe(true);
+      expect((await other.loadTable(t)).metadataLocation).toBe(w.metadataLocation);
+    } finally {
+      await catalog.unregisterTable(t, w.metadataLocation);
+      await catalog.dropNamespace(own);
+    }
+  });
+
   test('unregister (drop, never purge): entry gone, every data and metadata file still on S3; rerun is absent', async () => {
     expect(await timed('unregisterTable', () => catalog.unregisterTable(ident, w.metadataLocation))).toEqual({ outcome: 'unregistered' });
     expect(await catalog.tableExists(ident)).toBe(false);
