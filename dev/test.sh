@@ -17,8 +17,19 @@ if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_m
   cp package-lock.json node_modules/.package-lock.json.src
 fi
 
+out="${HIM_STATE_DIR:-.stack}"
+mkdir -p "$out"
+# The stack's components install (into the cache, once) in their own session beside lint and the
+# unit project: on a fresh machine the installs take ~11-14 min, which this hides ~2-3 min of. A
+# failure before the stack is needed stops the install (installs are atomic: a killed one leaves
+# nothing half-installed, docs/design/stack-components.md); an install failure fails the run below.
+step "stack install, in the background (log: $out/stack-install.log)"
+setsid ./node_modules/.bin/tsx dev/stack/main.ts install >"$out/stack-install.log" 2>&1 &
+install_pid=$!
+stop_install() { kill -TERM -- "-$install_pid" 2>/dev/null || true; }
+
 # Until the stack is involved, an early failure only reports itself.
-trap 'rc=$?; step "done, exit $rc"; exit "$rc"' EXIT
+trap 'rc=$?; stop_install; step "done, exit $rc"; exit "$rc"' EXIT
 
 step "lint"
 npm run -s lint
@@ -43,7 +54,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step "stack up (installs into the cache on first use)"
+step "stack install (waiting for the background install)"
+if ! wait "$install_pid"; then
+  echo "stack install failed; the end of $out/stack-install.log:" >&2
+  tail -n 40 "$out/stack-install.log" >&2
+  exit 1
+fi
+grep -E "installed|already" "$out/stack-install.log" || true
+
+step "stack up"
 stack up
 
 # Once, before the tests: they run bin/migrate, which runs the compiled dist/ (and would otherwise
@@ -57,8 +76,6 @@ step "stack-bound tests (integration, adapters, e2e)"
 # (wall-clock bounds, frozen or killed workers) alone, in band. Both run even when the first fails.
 # Every suite's wall time goes to jest-results*.json in the state directory (npx tsx
 # dev/tools/suite-timings.ts <those files> prints the slowest: docs/timings.md).
-out="${HIM_STATE_DIR:-.stack}"
-mkdir -p "$out"
 mapfile -t serial < <(sed 's/#.*//' test/schedule.txt | awk '$1 == "serial" { print $2 }')
 ignore=$(printf '%s|' "${serial[@]}" | sed 's/\./\\./g; s/|$//')
 rc=0
