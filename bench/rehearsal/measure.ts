@@ -7,24 +7,13 @@ import { existsSync, openSync, readdirSync, readFileSync, statSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
-import { childrenCpu, listener, mainThreadCpu, MemorySampler, portOf, treeCpu, treeMemory } from '../common/proc';
+import { childrenCpu, mainThreadCpu, MemorySampler, treeCpu, treeMemory } from '../common/proc';
 
 export interface Procs {
   /** The CLI command running now (0 between commands). */
   cli: number;
   readonly workers: readonly { readonly name: string; readonly child: ChildProcess }[];
   readonly stack: Record<string, number>;
-}
-
-/** The stack components by the pid listening on each one's port. */
-export function stackPids(env: Record<string, string>): Record<string, number> {
-  return {
-    temporal: listener(portOf(env.HIM_TEMPORAL_ADDRESS)),
-    's3 (versitygw)': listener(portOf(env.HIM_S3_ENDPOINT)),
-    'iceberg-rest': listener(portOf(env.HIM_ICEBERG_REST_URI)),
-    'hms (thrift)': listener(portOf(env.HIM_HMS_PG_URI)),
-    'postgres (state + HMS db)': listener(portOf(env.HIM_POSTGRES_URL)),
-  };
 }
 
 export const watched = (p: Procs): Record<string, number> => ({

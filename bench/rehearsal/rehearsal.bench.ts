@@ -29,20 +29,9 @@ import { RestCatalog } from '../../adapters/catalog/rest';
 import { addMixedPartition, mixedShape } from '../../dev/seed/mixed';
 import { testStack } from '../../test/helpers/stack-env';
 import type { Procs } from './measure';
-import {
-  cpuNow,
-  delta,
-  hwmNow,
-  load,
-  mainThreadsNow,
-  run,
-  sampler,
-  stackPids,
-  stateDbStats,
-  statusCounts,
-  temporalStoreBytes,
-} from './measure';
+import { cpuNow, delta, hwmNow, load, mainThreadsNow, run, sampler, stateDbStats, statusCounts, temporalStoreBytes } from './measure';
 import { historyStats } from './temporal-stats';
+import { stackPids } from '../common/cpu';
 import { render } from './render';
 import type { PhaseRow } from './render';
 import { checkRollback } from './verify';
