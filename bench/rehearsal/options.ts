@@ -18,6 +18,8 @@ export const SYNC_FILES = num('sync-files', 5);
 export const SYNC_PER_WAVE = A.get('sync-per-wave') === 'yes';
 /** More flags for `migrate apply` / `migrate sync`, space-separated (e.g. --apply-extra '--tables-per-activity 8'). */
 export const extra = (k: string): string[] => (A.get(k) ?? '').split(' ').filter((x) => x !== '');
+/** The phases after apply to run (--after-apply validate,sync,rollback; `none`: stop after apply). */
+export const AFTER_APPLY = new Set((A.get('after-apply') ?? 'validate,sync,rollback').split(','));
 export const SAMPLE_FILES = num('sample-files', 3);
 export const HISTORIES = num('histories', 5);
 export const PREFIX = A.get('prefix') ?? 'rehearsal';
@@ -51,4 +53,5 @@ export const asked = () => ({
   applyExtra: extra('apply-extra'),
   syncExtra: extra('sync-extra'),
   syncPerWave: SYNC_PER_WAVE,
+  afterApply: [...AFTER_APPLY],
 });

@@ -13,6 +13,7 @@
 //   eval "$(npx tsx dev/stack/main.ts env)"
 //   npx tsx bench/rehearsal/rehearsal.bench.ts [--tables 10000] [--big 3] [--big-partitions 5000] [--waves 5]
 //     [--concurrency 32] [--workers 1] [--split no] [--validate-concurrency 16] [--sync-every 10] [--sync-files 5] [--sync-per-wave no]
+//     [--after-apply validate,sync,rollback | none]
 //     [--sample-files 3] [--histories 5] [--prefix rehearsal] [--cleanup yes]
 // --apply-extra '<flags>' / --sync-extra '<flags>': passed on to `migrate apply` / `migrate sync`.
 // --sync-per-wave yes: one `migrate sync --wave n` per wave instead of one for the whole plan (the sync
@@ -48,6 +49,7 @@ import {
   SYNC_EVERY,
   SYNC_FILES,
   SYNC_PER_WAVE,
+  AFTER_APPLY,
   extra,
   SAMPLE_FILES,
   HISTORIES,
@@ -261,29 +263,34 @@ async function main(): Promise<void> {
   );
 
   // 3. The nightly validation: its Schedule, created paused and triggered once.
-  await phase('validate', TABLES, async () => {
-    await migrate(['schedule', 'create', id, '--paused', '--concurrency', String(VALIDATE_CONCURRENCY), '--json']);
-    try {
-      await migrate(['schedule', 'trigger', id, '--json']);
-      let wf: string | undefined;
-      for (let i = 0; i < 120 && wf === undefined; i++) {
-        const d = JSON.parse(await migrate(['schedule', 'describe', id, '--json'])) as { recent: { workflowId: string }[] };
-        wf = d.recent[0]?.workflowId;
-        if (wf === undefined) await new Promise((r) => setTimeout(r, 500));
+  if (AFTER_APPLY.has('validate'))
+    await phase('validate', TABLES, async () => {
+      await migrate(['schedule', 'create', id, '--paused', '--concurrency', String(VALIDATE_CONCURRENCY), '--json']);
+      try {
+        await migrate(['schedule', 'trigger', id, '--json']);
+        let wf: string | undefined;
+        for (let i = 0; i < 120 && wf === undefined; i++) {
+          const d = JSON.parse(await migrate(['schedule', 'describe', id, '--json'])) as { recent: { workflowId: string }[] };
+          wf = d.recent[0]?.workflowId;
+          if (wf === undefined) await new Promise((r) => setTimeout(r, 500));
+        }
+        if (wf === undefined) throw new Error('the triggered validation did not start in 60 s');
+        const h = client.workflow.getHandle(wf);
+        const late = setTimeout(
+          () => void h.terminate('the rehearsal phase passed its deadline').catch(() => undefined),
+          Math.min(2 ** 31 - 1, Math.max(1000, deadline - Date.now())),
+        );
+        const r = (await h.result().finally(() => clearTimeout(late))) as {
+          status: string;
+          tables: number;
+          counts: Record<string, number>;
+        };
+        if (r.status !== 'validated' || r.tables !== TABLES) throw new Error(`validation: ${JSON.stringify(r)}`);
+        return { workflowId: wf, status: r.status, tables: r.tables, counts: r.counts };
+      } finally {
+        await migrate(['schedule', 'delete', id, '--json']);
       }
-      if (wf === undefined) throw new Error('the triggered validation did not start in 60 s');
-      const h = client.workflow.getHandle(wf);
-      const late = setTimeout(
-        () => void h.terminate('the rehearsal phase passed its deadline').catch(() => undefined),
-        Math.min(2 ** 31 - 1, Math.max(1000, deadline - Date.now())),
-      );
-      const r = (await h.result().finally(() => clearTimeout(late))) as { status: string; tables: number; counts: Record<string, number> };
-      if (r.status !== 'validated' || r.tables !== TABLES) throw new Error(`validation: ${JSON.stringify(r)}`);
-      return { workflowId: wf, status: r.status, tables: r.tables, counts: r.counts };
-    } finally {
-      await migrate(['schedule', 'delete', id, '--json']);
-    }
-  });
+    });
 
   // 4. One sync round: a new partition (SYNC_FILES files) in every SYNC_EVERY-th partitioned table, then `migrate sync` (workflow).
   const partitioned = Array.from({ length: TABLES }, (_, i) => i).filter((i) => mixedShape(shape, i).partitions > 0);
@@ -306,51 +313,53 @@ async function main(): Promise<void> {
   log(
     `sync: a new partition of ${SYNC_FILES} files in ${added} table(s) in ${((performance.now() - tAdd) / 1000).toFixed(1)} s (not timed)`,
   );
-  await phase('sync', TABLES, async () => {
-    // The whole plan in one `migrate sync`, or with --sync-per-wave yes one per wave (smaller workflow payloads).
-    const scopes = SYNC_PER_WAVE ? waves.map((w) => ['--wave', String(w.number)]) : [[]];
-    const by: Record<string, number> = {};
-    const workflowIds: string[] = [];
-    let ok = true;
-    for (const scope of scopes) {
-      const out = JSON.parse(
-        await migrate(['sync', id, ...scope, '--json', '--concurrency', String(CONCURRENCY), ...extra('sync-extra')], [0, 1]),
-      ) as {
-        ok: boolean;
-        workflowId?: string;
-        tables?: { ok: boolean; result?: { status: string } }[];
-        error?: unknown;
-      };
-      if (out.tables === undefined) throw new Error(`sync ${scope.join(' ')}: ${JSON.stringify(out).slice(0, 1500)}`);
-      ok &&= out.ok;
-      if (out.workflowId !== undefined) workflowIds.push(out.workflowId);
-      for (const t of out.tables) {
-        const k = t.ok ? (t.result?.status ?? 'ok') : 'failed';
-        by[k] = (by[k] ?? 0) + 1;
+  if (AFTER_APPLY.has('sync'))
+    await phase('sync', TABLES, async () => {
+      // The whole plan in one `migrate sync`, or with --sync-per-wave yes one per wave (smaller workflow payloads).
+      const scopes = SYNC_PER_WAVE ? waves.map((w) => ['--wave', String(w.number)]) : [[]];
+      const by: Record<string, number> = {};
+      const workflowIds: string[] = [];
+      let ok = true;
+      for (const scope of scopes) {
+        const out = JSON.parse(
+          await migrate(['sync', id, ...scope, '--json', '--concurrency', String(CONCURRENCY), ...extra('sync-extra')], [0, 1]),
+        ) as {
+          ok: boolean;
+          workflowId?: string;
+          tables?: { ok: boolean; result?: { status: string } }[];
+          error?: unknown;
+        };
+        if (out.tables === undefined) throw new Error(`sync ${scope.join(' ')}: ${JSON.stringify(out).slice(0, 1500)}`);
+        ok &&= out.ok;
+        if (out.workflowId !== undefined) workflowIds.push(out.workflowId);
+        for (const t of out.tables) {
+          const k = t.ok ? (t.result?.status ?? 'ok') : 'failed';
+          by[k] = (by[k] ?? 0) + 1;
+        }
       }
-    }
-    if (!ok || by.appended !== added) throw new Error(`sync: ok ${ok}, ${JSON.stringify(by)}, expected ${added} appended`);
-    return { workflowIds, runs: scopes.length, partitionAddedTo: added, results: by };
-  });
+      if (!ok || by.appended !== added) throw new Error(`sync: ok ${ok}, ${JSON.stringify(by)}, expected ${added} appended`);
+      return { workflowIds, runs: scopes.length, partitionAddedTo: added, results: by };
+    });
 
   // 5. Rollback of the last wave, then its tables checked.
   const last = waves[waves.length - 1] as { number: number; tables: { id: string }[] };
-  await phase('rollback', last.tables.length, async () => {
-    const out = JSON.parse(await migrate(['rollback', id, '--wave', String(last.number), '--json'], [0, 1])) as {
-      ok: boolean;
-      rolledBack: unknown[];
-      refused: unknown[];
-    };
-    if (!out.ok) throw new Error(`rollback refused ${out.refused.length}: ${JSON.stringify(out.refused.slice(0, 3))}`);
-    const check = await checkRollback(
-      env,
-      planHash,
-      ns,
-      last.tables.map((t) => t.id),
-    );
-    if (check.bad.length > 0) throw new Error(`rollback check failed for ${check.bad.length}: ${check.bad.slice(0, 10).join('; ')}`);
-    return { wave: last.number, rolledBack: out.rolledBack.length, ...check, bad: undefined };
-  });
+  if (AFTER_APPLY.has('rollback'))
+    await phase('rollback', last.tables.length, async () => {
+      const out = JSON.parse(await migrate(['rollback', id, '--wave', String(last.number), '--json'], [0, 1])) as {
+        ok: boolean;
+        rolledBack: unknown[];
+        refused: unknown[];
+      };
+      if (!out.ok) throw new Error(`rollback refused ${out.refused.length}: ${JSON.stringify(out.refused.slice(0, 3))}`);
+      const check = await checkRollback(
+        env,
+        planHash,
+        ns,
+        last.tables.map((t) => t.id),
+      );
+      if (check.bad.length > 0) throw new Error(`rollback check failed for ${check.bad.length}: ${check.bad.slice(0, 10).join('; ')}`);
+      return { wave: last.number, rolledBack: out.rolledBack.length, ...check, bad: undefined };
+    });
 
   const prefixes = [`migrate/${id}`, `validate/${id}`, `sync/${id}`];
   const end = {
