@@ -25,6 +25,7 @@ import type { ForwardStatus } from '../core/state/status';
 import { reached as reachedStep } from '../core/state/status';
 import type { StateStore, TableRecord } from '../core/state/store';
 import type { Recorder, TableStep, TransitionFacts } from '../core/state/lifecycle';
+import { assertCanStart } from '../core/state/lifecycle';
 import { recordTransition } from '../engine/record-transition';
 import { conversionFor, targetOf } from '../core/convert/plan-conversion';
 import { planId } from '../core/plan/ids';
@@ -141,6 +142,45 @@ export const reached = (rec: TableRecord, step: ForwardStatus): boolean => reach
 
 export type Ctx = ReturnType<typeof opsContext>;
 
+/** Before acting: TABLE_TRANSITION_REFUSED when the record the step read cannot take `step` (core/state/lifecycle.ts). */
+const check = (ref: TableRef, rec: Pick<TableRecord, 'status'>, step: TableStep): void => assertCanStart(ref, rec, step);
+
+/** What the write step recorded: our metadata.json and the directory every file we wrote is in. */
+function recorded(rec: TableRecord): { metadataLocation: string; metadataDir: string; files: readonly { path: string }[] } | null {
+  if (rec.metadataLocation === null) return null;
+  return {
+    metadataLocation: rec.metadataLocation,
+    metadataDir: rec.metadataLocation.slice(0, rec.metadataLocation.lastIndexOf('/') + 1),
+    files: rec.writtenFiles ?? [],
+  };
+}
+
+/** The audit event of an operation that records no transition (approvals, plan checks), with the running activity's key. */
+function auditEvent(defaultActor: string, now: () => string, stepKey: ReturnType<typeof stepKeyOf>) {
+  return (
+    action: AuditAction,
+    object: string,
+    planHash: string | null,
+    before: string | null,
+    after: string | null,
+    details: Record<string, unknown> = {},
+    actor = defaultActor,
+  ): AuditEventInput => {
+    const key = stepKey(action, object);
+    return {
+      at: now(),
+      actor,
+      action,
+      object,
+      planHash,
+      beforeDigest: before,
+      afterDigest: after,
+      details,
+      ...(key === null ? {} : { idempotencyKey: key }),
+    };
+  };
+}
+
 /** Built once per worker (or per in-process command) from its ports and its runtime. */
 export function opsContext(deps: OpsDeps, runtime: OpsRuntime = outsideWorker) {
   /** The workflow run of the running activity (undefined outside a worker: `migrate table`, tests). */
@@ -157,28 +197,7 @@ export function opsContext(deps: OpsDeps, runtime: OpsRuntime = outsideWorker) {
     }
     return p;
   };
-  const event = (
-    action: AuditAction,
-    object: string,
-    planHash: string | null,
-    before: string | null,
-    after: string | null,
-    details: Record<string, unknown> = {},
-    actor = deps.actor,
-  ): AuditEventInput => {
-    const key = stepKey(action, object);
-    return {
-      at: now(),
-      actor,
-      action,
-      object,
-      planHash,
-      beforeDigest: before,
-      afterDigest: after,
-      details,
-      ...(key === null ? {} : { idempotencyKey: key }),
-    };
-  };
+  const event = auditEvent(deps.actor, now, stepKey);
   const audit = (...args: Parameters<typeof event>): Promise<unknown> => deps.state.appendAudit(event(...args));
   /** Who records this activity's transitions: now, `by` (default the worker), its workflow run, its step key. */
   const recorder = (by?: string): Recorder => ({ at: now(), actor: by === undefined ? deps.actor : by, run: run(), key: stepKey });
@@ -191,15 +210,6 @@ export function opsContext(deps: OpsDeps, runtime: OpsRuntime = outsideWorker) {
     if (rec.original === null)
       throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no saved original (snapshot step not run)`, { tableId: ref.tableId });
     return conversionFor(await plan(ref.planHash), ref.tableId, rec.original, deps.namespacePrefix, deps.toolVersion);
-  };
-  /** What the write step recorded: our metadata.json and the directory every file we wrote is in. */
-  const recorded = (rec: TableRecord): { metadataLocation: string; metadataDir: string; files: readonly { path: string }[] } | null => {
-    if (rec.metadataLocation === null) return null;
-    return {
-      metadataLocation: rec.metadataLocation,
-      metadataDir: rec.metadataLocation.slice(0, rec.metadataLocation.lastIndexOf('/') + 1),
-      files: rec.writtenFiles ?? [],
-    };
   };
   /**
    * The catalog identifier the write step recorded for this table (`<catalog>:<ns>.<name>`): undo
@@ -236,6 +246,7 @@ export function opsContext(deps: OpsDeps, runtime: OpsRuntime = outsideWorker) {
     plan,
     event,
     audit,
+    check,
     record,
     target,
     recordedTarget,

@@ -147,6 +147,7 @@ async function rewriteTable(c: Ctx, ref: TableRef): Promise<{ status: string; ro
   const done = rewriteFactsOf(rec);
   if (rec.status === 'migrated' && done !== null) return { status: 'migrated', rows: done.written.rows, bytesWritten: done.bytesWritten };
   if (rec.original === null) {
+    c.check(ref, rec, 'rewrite-save-original');
     const inv = await liveSource(c, ref);
     const digest = fingerprintOf(inv);
     await c.record(ref, rec, 'rewrite-save-original', {

@@ -1,6 +1,7 @@
 // The forward steps of one table (apply): save the HMS original after re-checking it, write our
-// metadata, register, validate. Each step reads the table's record first and does only what is
-// missing, so a retry or a worker killed mid-step ends in the same state as one clean run.
+// metadata, register, validate. Each step loads the table's record, does nothing when the record
+// shows it done, checks its transition (core/state/lifecycle.ts) before it acts, and records it, so
+// a retry or a worker killed mid-step ends in the same state as one clean run.
 import { TableClass } from '../core/assess/types';
 import { digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
@@ -91,6 +92,7 @@ async function snapshotOriginal(
     if (!isView(rec.original)) await assertLocationOwn(deps, ref, rec.original);
     return { digest: rec.originalDigest, view: isView(rec.original) };
   }
+  c.check(ref, rec, 'save-original');
   const { inv, digest } = await liveOriginal(c, ref, sharesNoLocation);
   const locationKey = isView(inv) ? null : keyOf(inv);
   await c.record(ref, rec, 'save-original', {
@@ -139,6 +141,7 @@ async function writeMetadata(
   const { deps } = c;
   await c.assertTarget(ref);
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  if (!reached(rec, 'written')) c.check(ref, rec, 'write-metadata');
   const p = await c.prepared(ref, rec);
   let onProgress = progress;
   if (onProgress === undefined) {
@@ -174,6 +177,7 @@ async function registerTable(c: Ctx, ref: TableRef): Promise<{ outcome: string }
   const { deps } = c;
   await c.assertTarget(ref);
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  if (!reached(rec, 'registered')) c.check(ref, rec, 'register');
   const p = await c.prepared(ref, rec);
   const ident = c.target(ref.tableId);
   const catalog = c.catalogOf(ref, rec);
@@ -203,6 +207,7 @@ async function validateTable(c: Ctx, ref: TableRef): Promise<{ ok: boolean; snap
   // it while the record still says migrated. What changed since is the read-back's and the nightly
   // validation's to find.
   if (done !== null) return done;
+  if (!reached(rec, 'migrated')) c.check(ref, rec, 'validate');
   const p = await c.prepared(ref, rec);
   const original = rec.original as TableInventory;
   const ev = await deps.engine.validateConversion(

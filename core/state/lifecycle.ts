@@ -203,6 +203,16 @@ function checkDetails(tr: Transition, tableId: string, details: Readonly<Record<
 }
 
 /**
+ * TABLE_TRANSITION_REFUSED when `step` cannot start from the record's status: what an operation
+ * checks before it acts (ops/context.ts `check`), and planTransition again when it records.
+ */
+export function assertCanStart(ref: { readonly tableId: string }, rec: Pick<TableRecord, 'status'>, step: TableStep): void {
+  const tr = transitionOf(step);
+  if (!tr.from.includes(rec.status))
+    throw refused(step, ref.tableId, `cannot start from status ${rec.status} (it starts from ${tr.from.join(', ')})`);
+}
+
+/**
  * Check `step` against its row for a record at `rec.status` (as the step read it) and build the
  * record update and the audit event. TABLE_TRANSITION_REFUSED (nothing recorded) when the record's
  * status is not one the row starts from, or the fields, object or details differ from the row.
@@ -216,8 +226,7 @@ export function planTransition(
 ): PlannedTransition {
   const tr = transitionOf(step);
   const id = ref.tableId;
-  if (!tr.from.includes(rec.status))
-    throw refused(step, id, `cannot start from status ${rec.status} (it starts from ${tr.from.join(', ')})`);
+  assertCanStart(ref, rec, step);
   const set = facts.set ?? {};
   if ('status' in set) throw refused(step, id, 'set the status itself (its row decides it)');
   const fields = Object.keys(set).filter((k) => set[k as Field] !== undefined);

@@ -23,6 +23,7 @@ function setup(o: { status: TableRecord['status']; live: TableInventory | undefi
   let rec = migratedRecord({ status: o.status, original: null, originalDigest: null, metadataLocation: null, snapshotId: null });
   const recorded: { update: TableUpdate; event: AuditEventInput }[] = [];
   const updates: Partial<TableRecord>[] = [];
+  let hmsReads = 0;
   const plan = {
     hash: PLAN,
     waves: [{ number: 1, tables: [{ id: 'db.t', class: 'migrate', fingerprint: tableFingerprint(planned), pin: conversionPin(planned) }] }],
@@ -34,7 +35,10 @@ function setup(o: { status: TableRecord['status']; live: TableInventory | undefi
     catalog: { name: 'lake' },
     hms: {
       listTables: () => Promise.resolve(o.live === undefined ? [] : ['t']),
-      getTables: () => Promise.resolve(o.live === undefined ? [] : [o.live]),
+      getTables: () => {
+        hmsReads++;
+        return Promise.resolve(o.live === undefined ? [] : [o.live]);
+      },
     },
     state: {
       getPlan: () => Promise.resolve(plan),
@@ -62,7 +66,13 @@ function setup(o: { status: TableRecord['status']; live: TableInventory | undefi
     }),
   };
   const ops = tableOps(opsContext(deps, runtime));
-  return { save: () => ops.snapshotOriginal({ planHash: PLAN, tableId: 'db.t' }), recorded, updates, rec: () => rec };
+  return {
+    save: () => ops.snapshotOriginal({ planHash: PLAN, tableId: 'db.t' }),
+    recorded,
+    updates,
+    rec: () => rec,
+    hmsReads: () => hmsReads,
+  };
 }
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
@@ -97,10 +107,10 @@ describe('the save-original operation (ops/table.ts snapshotOriginal)', () => {
     },
   );
 
-  it('a record whose row does not allow the step (rolled back, no original): TABLE_TRANSITION_REFUSED, nothing recorded', async () => {
+  it('a record whose row does not allow the step (rolled back, no original): TABLE_TRANSITION_REFUSED before HMS is read, nothing recorded', async () => {
     const s = setup({ status: 'rolled-back', live: planned });
     expect(await codeOf(s.save())).toBe(ErrorCode.TABLE_TRANSITION_REFUSED);
-    expect(s.recorded).toEqual([]);
+    expect([s.recorded, s.hmsReads()]).toEqual([[], 0]);
   });
 
   it('a table that no longer converts as pinned (a column added): SOURCE_CHANGED, nothing recorded', async () => {
