@@ -1,8 +1,9 @@
 // Lint with the architecture's import fences (docs/architecture.md "Layers"): core/ and
 // workflows/ are pure — no Node built-ins, no adapters, no engine, no I/O libraries — so workflow
-// code stays deterministic and the domain stays testable without components; activities/ and app/
-// reach the engine only through its port (core/engine-port/), constructed by one composition root,
-// cli/compose.ts.
+// code stays deterministic and the domain stays testable without components; ops/ (the table
+// operations), activities/ and app/ reach the engine only through its port (core/engine-port/),
+// constructed by one composition root, cli/compose.ts; ops/ knows no Temporal, and activities/ are
+// shims over ops/ that only app/worker/worker.ts (the worker's assembly) imports.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
@@ -67,7 +68,10 @@ export default tseslint.config(
   {
     files: ['core/**/*.ts'],
     rules: fence([
-      { group: ['**/activities/**', '**/workflows/**', '**/engine/**', '**/engine'], message: 'core/ is the bottom layer.' },
+      {
+        group: ['**/ops/**', '**/ops', '**/activities/**', '**/workflows/**', '**/engine/**', '**/engine'],
+        message: 'core/ is the bottom layer.',
+      },
       { group: ['@temporalio/*'], message: 'core/ does not know Temporal.' },
     ]),
   },
@@ -83,8 +87,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/adapters/**', '**/adapters', '**/activities/**', '**/engine/**', '**/workflows/**', '**/dev/**'],
-              message: 'cli/ reaches adapters, activities and workflows only through app/ (docs/architecture.md).',
+              group: ['**/adapters/**', '**/adapters', '**/ops/**', '**/activities/**', '**/engine/**', '**/workflows/**', '**/dev/**'],
+              message: 'cli/ reaches adapters, operations, activities and workflows only through app/ (docs/architecture.md).',
             },
             {
               group: [...ioLibraries.filter((l) => l !== 'yaml' && l !== 'commander'), '@temporalio/*'],
@@ -105,7 +109,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/adapters/**', '**/adapters', '**/activities/**', '**/workflows/**', '**/dev/**'],
+              group: ['**/adapters/**', '**/adapters', '**/ops/**', '**/activities/**', '**/workflows/**', '**/dev/**'],
               message: 'cli/compose.ts constructs the engine and nothing else (docs/architecture.md).',
             },
             {
@@ -134,6 +138,36 @@ export default tseslint.config(
               group: ['**/cli/**', '**/dev/**'],
               message: 'app/ must not import the layer above it (cli/) or dev/.',
             },
+            {
+              group: ['**/activities/**', '**/activities'],
+              message:
+                'app/ calls the table operations (ops/), never activities/: only the worker assembly (app/worker/worker.ts) registers them.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // The worker's assembly registers the activities with its Temporal worker: app/'s fence but for activities/index.ts.
+  {
+    files: ['app/worker/worker.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/engine/**', '**/engine'],
+              message: 'app/ must not import engine/: the engine comes in through its port (core/engine-port/), built by cli/compose.ts.',
+            },
+            {
+              group: ['**/cli/**', '**/dev/**'],
+              message: 'app/ must not import the layer above it (cli/) or dev/.',
+            },
+            {
+              group: ['**/activities/**', '!**/activities/index'],
+              message: 'the worker assembly registers the activities through activities/index.ts only.',
+            },
           ],
         },
       ],
@@ -145,10 +179,44 @@ export default tseslint.config(
     rules: fence([
       { group: ['**/activities/**'], message: 'workflows/ import activities with `import type` only.', allowTypeImports: true },
       { group: ['**/engine/**', '**/engine'], message: 'workflows/ must not import engine/ (it does I/O).' },
+      { group: ['**/ops/**', '**/ops'], message: 'workflows/ must not import ops/ (it does I/O): they call activities.' },
     ]),
   },
-  // activities/ work over the ports in ActivityDeps: no adapter at all, and the conversion engine
-  // only as a type (the worker's assembly, app/worker/worker.ts, injects it as ActivityDeps.engine).
+  // ops/ — the table operations — work over the ports in OpsDeps: no adapter, the conversion engine
+  // only as a type (the worker's assembly injects it as OpsDeps.engine) but for engine/record-transition.ts,
+  // the lifecycle's recording function over the state store port; no Temporal (what an operation needs
+  // of the running activity comes in as ops/runtime.ts's OpsRuntime); nothing above them.
+  {
+    files: ['ops/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/adapters/**', '**/adapters'],
+              message: 'ops/ must not import adapters: reach them through the ports in OpsDeps (docs/architecture.md).',
+            },
+            {
+              regex: '(^|/)engine(/(?!record-transition$).*)?$',
+              message: 'ops/ import engine/ with `import type` only: the engine comes in as OpsDeps.engine.',
+              allowTypeImports: true,
+            },
+            {
+              group: ['@temporalio/*'],
+              message: 'ops/ knows no Temporal: the activity shims hand in an OpsRuntime (ops/runtime.ts).',
+            },
+            {
+              group: ['**/activities/**', '**/activities', '**/workflows/**', '**/app/**', '**/cli/**', '**/dev/**'],
+              message: 'ops/ must not import the layers above them (activities/, workflows/, app/, cli/) or dev/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // activities/ are Temporal shims over ops/: no adapter, no I/O library but Temporal's, the engine only
+  // as a type (the operations do the work and record it).
   {
     files: ['activities/**/*.ts'],
     rules: {
@@ -158,13 +226,15 @@ export default tseslint.config(
           patterns: [
             {
               group: ['**/adapters/**', '**/adapters'],
-              message: 'activities/ must not import adapters: reach them through the ports in ActivityDeps (docs/architecture.md).',
+              message: 'activities/ must not import adapters: reach them through the ports in OpsDeps (docs/architecture.md).',
             },
             {
-              // engine/ and every module in it but one: engine/record-transition.ts, the lifecycle's recording
-              // function over the state store port (docs/architecture.md "Import fences").
-              regex: '(^|/)engine(/(?!record-transition$).*)?$',
-              message: 'activities/ import engine/ with `import type` only: the engine comes in as ActivityDeps.engine.',
+              group: ioLibraries.filter((l) => !l.startsWith('@temporalio/')),
+              message: 'activities/ are shims over ops/: no I/O library (docs/architecture.md).',
+            },
+            {
+              group: ['**/engine/**', '**/engine'],
+              message: 'activities/ import engine/ with `import type` only: the operations (ops/) do the work and record it.',
               allowTypeImports: true,
             },
             {
@@ -185,8 +255,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/activities/**', '**/workflows/**', '**/app/**', '**/cli/**', '**/dev/**'],
-              message: 'adapters/ and engine/ must not import the layers above them (activities/, workflows/, app/, cli/) or dev/.',
+              group: ['**/ops/**', '**/ops', '**/activities/**', '**/workflows/**', '**/app/**', '**/cli/**', '**/dev/**'],
+              message: 'adapters/ and engine/ must not import the layers above them (ops/, activities/, workflows/, app/, cli/) or dev/.',
             },
           ],
         },
@@ -225,8 +295,8 @@ export default tseslint.config(
           ]),
           patterns: [
             {
-              group: ['**/activities/**', '**/workflows/**', '**/app/**', '**/cli/**', '**/dev/**'],
-              message: 'adapters/ and engine/ must not import the layers above them (activities/, workflows/, app/, cli/) or dev/.',
+              group: ['**/ops/**', '**/activities/**', '**/workflows/**', '**/app/**', '**/cli/**', '**/dev/**'],
+              message: 'adapters/ and engine/ must not import the layers above them (ops/, activities/, workflows/, app/, cli/) or dev/.',
             },
             {
               group: ['../storage/**', '../../storage/**', '**/adapters/storage/**', '@aws-sdk/*', 'undici'],
@@ -240,7 +310,7 @@ export default tseslint.config(
   // Small functions (docs/architecture.md "Habits" 11): the guide is 40 lines; this is the hard ceiling where the
   // orchestration and the work on one table live.
   {
-    files: ['cli/**/*.ts', 'app/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'engine/**/*.ts'],
+    files: ['cli/**/*.ts', 'app/**/*.ts', 'ops/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'engine/**/*.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
 );

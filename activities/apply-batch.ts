@@ -6,13 +6,13 @@
 // which resumes from the record (every step does only what is missing).
 // Each finished table's outcome is heartbeated, so a retry of the batch (a worker killed mid-batch)
 // skips the tables already done and reports them as they were.
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { MigrationError } from '../core/errors';
 import { compensationEnd } from '../core/state/compensation';
-import type { Ctx, TableRef } from './context';
-import { heartbeatWith } from './context';
+import type { Ctx, TableRef } from '../ops/context';
+import { activityCtx, heartbeatWith } from './runtime';
 import type { BatchTableOutcome } from './outcome';
-import type { tableSteps } from './table';
+import type { tableSteps } from '../ops/table';
 import type { undoActivities } from './undo';
 
 type Steps = ReturnType<typeof tableSteps>;
@@ -21,15 +21,6 @@ type UndoStep = { readonly what: string; readonly run: () => Promise<unknown> };
 
 /** Thrown between a table's steps once the wave asked the batch to stop. */
 class Stop extends Error {}
-
-/** The activity's Temporal context, or undefined outside a worker (unit tests). */
-function activityCtx(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
-}
 
 /** The coded failure of a step, or null when it is transient (a retryable code, or no code at all). */
 function finalFailure(e: unknown): { code: string; message: string } | null {

@@ -1,10 +1,11 @@
-// createActivities(deps): the steps the workflows run, merged from one factory per stage — plan
-// outline and approvals (below), a table's forward steps (table.ts), their inverses and rollback
-// (undo.ts), nightly validation (validation.ts), a migrated table's sync (sync.ts), cutover and
-// unfence (cutover.ts over fence.ts) — over the ports in ActivityDeps (context.ts).
-// A MigrationError becomes an ApplicationFailure whose type is the code and nonRetryable =
-// !retryable. Every step is idempotent, and heartbeats while it runs so a killed worker's step is
-// retried within the heartbeat timeout.
+// createActivities(deps): the steps the workflows run, as thin shims over the table operations of
+// ops/ (built once here with the Temporal runtime, activities/runtime.ts) — a table's forward steps
+// (ops/table.ts), views, the rewrite path, nightly validation, the read-back proof, cutover and
+// unfence — plus what still lives here: plan outline and approvals (below), the inverses and
+// rollback (undo.ts, put-back.ts), a migrated table's sync (sync.ts) and apply in batches
+// (apply-batch.ts). `workerActivities` maps a MigrationError to an ApplicationFailure whose type is
+// the code and nonRetryable = !retryable, and heartbeats while a step runs so a killed worker's step
+// is retried within the heartbeat timeout. Every step is idempotent.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { AuditAction as A } from '../core/audit/chain';
 import type { ActorSource } from '../core/audit/chain';
@@ -13,25 +14,30 @@ import { approvalRulesOf } from '../core/audit/approval';
 import type { PlanFile } from '../core/plan/plan-file';
 import type { PlanSignerInfo } from '../core/plan/signing';
 import { ErrorCode, MigrationError } from '../core/errors';
-import type { ActivityDeps } from './context';
-import type { Ctx } from './context';
-import { activityContext, checkPlan, lastHeartbeatDetails } from './context';
-import { tableActivities, tableSteps } from './table';
-import { siblingCheck } from './siblings';
+import { planId } from '../core/plan/ids';
+import type { OpsDeps } from '../ops/context';
+import type { Ctx } from '../ops/context';
+import { checkPlan, opsContext } from '../ops/context';
+import { tableOps, tableSteps } from '../ops/table';
+import { siblingCheck } from '../ops/siblings';
+import { lastHeartbeatDetails, temporalRuntime } from './runtime';
 import { applyBatchActivities } from './apply-batch';
 import { undoActivities } from './undo';
 import { syncActivities } from './sync';
-import { cutoverActivities } from './cutover';
-import { viewActivities } from './views';
-import { validationActivities } from './validation';
-import { rewriteActivities } from './rewrite';
-import { readBackActivities } from './readback';
+import { refuseBlockedRollback } from './put-back';
+import { cutoverOps } from '../ops/cutover';
+import { viewOps } from '../ops/views';
+import { validationOps } from '../ops/validation';
+import { rewriteOps } from '../ops/rewrite';
+import { readBackOps } from '../ops/readback';
 
-export type { ActivityDeps, TableRef } from './context';
+/** The ports the activities are built from: the operations' (ops/context.ts). */
+export type ActivityDeps = OpsDeps;
+export type { TableRef } from '../ops/context';
 export type { BatchSyncOutcome, TableSyncOutcome } from './sync';
 export type { BatchTableOutcome, TableOutcome } from './outcome';
-export type { CutoverStep } from './cutover';
-export { failpoint, fingerprintOf } from './context';
+export type { CutoverStep } from '../ops/cutover';
+export { failpoint, fingerprintOf } from '../ops/context';
 
 export interface PlanOutline {
   readonly planHash: string;
@@ -51,12 +57,12 @@ export interface PlanOutline {
 }
 
 export function createActivities(deps: ActivityDeps) {
-  const c = activityContext(deps);
+  const c = opsContext(deps, temporalRuntime);
   /** The plan's wave `wave`, or WAVE_UNKNOWN (not retryable). */
   const waveOf = async (planHash: string, wave: number) => {
     const w = (await c.plan(planHash)).waves.find((x) => x.number === wave);
     if (w === undefined)
-      throw new MigrationError(ErrorCode.WAVE_UNKNOWN, `plan ${planHash.slice(0, 12)} has no wave ${wave}`, { wave }, { retryable: false });
+      throw new MigrationError(ErrorCode.WAVE_UNKNOWN, `plan ${planId(planHash)} has no wave ${wave}`, { wave }, { retryable: false });
     return w;
   };
   const planActs = {
@@ -107,15 +113,15 @@ export function createActivities(deps: ActivityDeps) {
   const undo = undoActivities(c);
   return {
     ...planActs,
-    ...tableActivities(c, sharesNoLocation),
+    ...tableOps(c, sharesNoLocation),
     ...applyBatchActivities(c, tableSteps(c, sharesNoLocation), undo),
     ...undo,
-    ...validationActivities(c),
+    ...validationOps(c),
     ...syncActivities(c),
-    ...cutoverActivities(c),
-    ...viewActivities(c),
-    ...rewriteActivities(c),
-    ...readBackActivities(c),
+    ...cutoverOps(c, refuseBlockedRollback),
+    ...viewOps(c),
+    ...rewriteOps(c),
+    ...readBackOps(c),
   };
 }
 

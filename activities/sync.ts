@@ -6,8 +6,8 @@
 import { Context } from '@temporalio/activity';
 import { MigrationError } from '../core/errors';
 import type { TableSyncOutcome } from '../core/engine-port/sync';
-import type { Ctx } from './context';
-import { heartbeatWith, stepKey } from './context';
+import type { Ctx } from '../ops/context';
+import { heartbeatWith, stepKey } from './runtime';
 
 export type { TableSyncOutcome };
 

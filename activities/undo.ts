@@ -2,18 +2,19 @@
 // facts recorded at that step (our metadata location and the files we wrote): it never re-runs
 // preparation or validation, so what refused a table cannot also refuse its cleanup. Nothing here
 // touches a catalog entry whose metadata this tool did not record for the table.
-import { dropRewrite, rewriteFactsOf } from './rewrite';
+import { dropRewrite, rewriteFactsOf } from '../ops/rewrite';
 import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
 import { isLive, nothingToRollBack } from '../core/state/status';
-import type { Ctx, TableRef } from './context';
-import { reached, runOf } from './context';
-import { assertHmsUnchanged } from './hms-read';
+import type { Ctx, TableRef } from '../ops/context';
+import { reached } from '../ops/context';
+import { runOf } from './runtime';
+import { assertHmsUnchanged } from '../ops/hms-read';
 import type { PutBackSummary } from '../core/engine-port/checks';
 import { holder, putBackAndDrop } from './put-back';
-import { rollbackView } from './views';
+import { rollbackView } from '../ops/views';
 import { dependentViews, describeDependents, liveViewsAfter } from '../core/view/rollback-order';
 
 /** Delete the files we recorded, newest first, each only inside our metadata directory. */

@@ -1,17 +1,17 @@
 // `repair`: find, and on request remove, the metadata this tool wrote for tables that did not end
-// migrated (activities/repair.ts), leaving alone every table whose workflow Temporal still runs.
+// migrated (ops/repair.ts), leaving alone every table whose workflow Temporal still runs.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
 import { tableWorkflowId } from '../core/plan/ids';
-import type { OrphanReport, RepairReport } from '../activities/repair';
-import { findOrphans, repairOrphans } from '../activities/repair';
+import type { OrphanReport, RepairReport } from '../ops/repair';
+import { findOrphans, repairOrphans } from '../ops/repair';
 import type { StateStore } from '../core/state/store';
 import { actorOf } from './runtime/identity';
 import type { TemporalHandle } from './runtime/runtime';
 import { openCatalog, openState, openStores, openTemporal, toolVersion } from './runtime/runtime';
 
-export type { OrphanReport, RepairReport, TableLeftovers } from '../activities/repair';
+export type { OrphanReport, RepairReport, TableLeftovers } from '../ops/repair';
 
 const CALL_MS = 30_000;
 

@@ -2,7 +2,7 @@
 // over the migrated tables of a plan, scoped by wave and table; with `validation.readBack` configured,
 // also the read-back proof (the port's proveReadBack) of the migrated tables in scope, one Spark job per
 // `tablesPerJob` tables, as one `read-back` row per table. Reports only: nothing is rolled back here.
-import { rewriteFactsOf } from '../activities/rewrite';
+import { rewriteFactsOf } from '../ops/rewrite';
 import { parseTableIdent } from '../core/catalog/catalog';
 import type { MigrateConfig } from '../core/config/schema';
 import { ErrorCode, MigrationError } from '../core/errors';
@@ -42,7 +42,7 @@ async function readBackRows(config: MigrateConfig, t: PlanTables, runId: string,
   const rows: ValidationRow[] = [];
   const team = new Map(t.plan.waves.flatMap((w) => w.tables.map((e) => [e.id, e.team ?? 'unowned'] as const)));
   const rowOf = (rec: TableRecord) => ({
-    plan: t.planHash.slice(0, 12),
+    plan: planId(t.planHash),
     wave: rec.wave,
     team: team.get(rec.tableId) ?? 'unowned',
     table: rec.tableId,

@@ -28,7 +28,7 @@ const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
 const STAMP = '.built';
 /** The runtime layers (docs/architecture.md), compiled. */
-export const SOURCE_DIRS = ['core', 'adapters', 'engine', 'activities', 'workflows', 'app', 'cli', 'thrift-idl/gen'] as const;
+export const SOURCE_DIRS = ['core', 'adapters', 'engine', 'ops', 'activities', 'workflows', 'app', 'cli', 'thrift-idl/gen'] as const;
 /** The footer threads' bundle, beside its compiled pool (thread-start.ts starts threads from it). */
 const THREAD_BUNDLE = path.join(path.dirname(FOOTER_WORKER_ENTRY), FOOTER_WORKER_BUNDLE);
 /**

@@ -2,7 +2,7 @@
 // current snapshot loaded from the catalog and its live data files read from the manifests, a
 // deterministic sample of them (core/validate/readback-spec.ts), one Spark job for the batch
 // (jobs/readback.py through readback-job.ts), and per table its evidence: the files sampled, both
-// sides' rows and checksums, the engine, the job, the time. Shared by apply (activities/readback.ts)
+// sides' rows and checksums, the engine, the job, the time. Shared by apply (ops/readback.ts)
 // and `migrate validate` (app/validate.ts). A table whose files cannot be listed gets an `error`
 // evidence of its own; the job's failure is READBACK_FAILED for the whole batch.
 import { conversionFor } from '../core/convert/plan-conversion';

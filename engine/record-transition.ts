@@ -1,7 +1,7 @@
 // The one way a table's state change and its audit event are recorded: the step's row in the
 // lifecycle table (core/state/lifecycle.ts) checked against the record as the step read it, the
 // update and the event built there, then StateStore.recordStep (one transaction, both or neither).
-// Used by every activity that moves a table (activities/ may import this module as a value: it
+// Used by every table operation that moves a table (ops/ may import this module as a value: it
 // holds no I/O of its own, only the state store port it is given) and by engine/sync-record.ts.
 import type { AuditEvent } from '../core/audit/chain';
 import type { Recorder, TableStep, TransitionFacts } from '../core/state/lifecycle';

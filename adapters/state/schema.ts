@@ -77,11 +77,11 @@ DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'him_audit_no_truncate' AND tgrelid = 'him_audit'::regclass) THEN
     CREATE TRIGGER him_audit_no_truncate BEFORE TRUNCATE ON him_audit FOR EACH STATEMENT EXECUTE FUNCTION him_audit_append_only();
   END IF;
-  -- Apply's location claims (activities/table.ts): the comparable key of a table's location.
+  -- Apply's location claims (ops/table.ts): the comparable key of a table's location.
   IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_tables' AND column_name = 'location_key') THEN
     ALTER TABLE him_tables ADD COLUMN location_key text;
   END IF;
-  -- The table workflow run that owns the record's forward steps (activities/table.ts).
+  -- The table workflow run that owns the record's forward steps (ops/table.ts).
   IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'him_tables' AND column_name = 'owner_run') THEN
     ALTER TABLE him_tables ADD COLUMN owner_run text;
   END IF;

@@ -17,7 +17,7 @@ import { staleOf } from '../../core/plan/stale';
 import { nothingToRollBack } from '../../core/state/status';
 import type { StateStore } from '../../core/state/store';
 import { openCatalog, openWarehouseReader } from '../runtime/runtime';
-import { withLiveWriteIds } from '../../activities/gate';
+import { withLiveWriteIds } from '../../ops/gate';
 
 /** Tables per HMS read (one getTables call) and reads in flight at once. */
 const BATCH = 200;
@@ -60,7 +60,7 @@ async function readLive(hms: HmsReader, entries: readonly Entry[]): Promise<Map<
   for (const e of entries) byDb.set(dbOf(e.id), [...(byDb.get(dbOf(e.id)) ?? []), nameOf(e.id)]);
   const reads = [...byDb].flatMap(([db, names]) => chunks(names, BATCH).map((part) => [db, part] as const));
   const got = await mapLimit(reads, PARALLEL, ([db, part]) => readBatch(hms, db, part));
-  // As apply's own gate reads a table (activities/gate.ts): an insert-only table with its live write
+  // As apply's own gate reads a table (ops/gate.ts): an insert-only table with its live write
   // ids, which decide whether its metadata can be converted in place (INSERT_ONLY_METADATA) — without
   // them every insert-only table would look changed (rewrite-required).
   const read = await mapLimit(got.flat(), PARALLEL, (inv) => withLiveWriteIds(hms, inv));

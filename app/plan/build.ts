@@ -24,6 +24,7 @@ import { openWarehouseReader, toolVersion } from '../runtime/runtime';
 import type { AssessResult } from './assess';
 import { assessSettings, assessWarehouse, outsideFindingsFor, toPlanTable, withPrefix } from './assess';
 import { readWarehouse } from './walk';
+import { planId } from '../../core/plan/ids';
 
 /** Caps used when the config sets none (a wave of at most 100 tables, 1M files, 100 TiB). */
 export const DEFAULT_WAVES = { maxTablesPerWave: 100, maxFilesPerWave: 1_000_000, maxBytesPerWave: 100 * 2 ** 40 } as const;
@@ -177,7 +178,7 @@ export async function renderReviewOutputs(plan: PlanFile, outs: Omit<PlanOutputs
   if (review === undefined && (outs.report !== undefined || outs.graph !== undefined))
     throw new MigrationError(
       ErrorCode.USAGE,
-      `plan ${plan.hash.slice(0, 12)} carries no review section (made by an earlier version): its report and graph cannot be rendered from it; run migrate plan again`,
+      `plan ${planId(plan.hash)} carries no review section (made by an earlier version): its report and graph cannot be rendered from it; run migrate plan again`,
     );
   const files: [string, string][] = [];
   if (outs.report !== undefined && review !== undefined)

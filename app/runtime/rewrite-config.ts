@@ -5,7 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { MigrateConfig } from '../../core/config/schema';
-import type { ActivityDeps } from '../../activities/index';
+import type { OpsDeps } from '../../ops/context';
 
 export function rewriteCatalogProperties(config: MigrateConfig): Record<string, string> {
   const c = config.catalog;
@@ -21,8 +21,8 @@ export function rewriteCatalogProperties(config: MigrateConfig): Record<string, 
   return { ...derived, ...(config.rewrite?.catalogProperties ?? {}) };
 }
 
-/** ActivityDeps.rewrite; undefined without a `rewrite:` section (rewrite tables then fail REWRITE_NOT_CONFIGURED). */
-export function rewriteDepsOf(config: MigrateConfig): ActivityDeps['rewrite'] {
+/** OpsDeps.rewrite; undefined without a `rewrite:` section (rewrite tables then fail REWRITE_NOT_CONFIGURED). */
+export function rewriteDepsOf(config: MigrateConfig): OpsDeps['rewrite'] {
   const r = config.rewrite;
   if (r === undefined) return undefined;
   return {

@@ -108,7 +108,7 @@ async function activitiesFor(
     assessOptions: assessOptionsOf(config),
     targetConfig: targetConfigOf(config),
     engine: observedEngine(engine, o.metrics),
-    // A view's SQL re-read at apply, and its Spark translation checked (activities/views.ts).
+    // A view's SQL re-read at apply, and its Spark translation checked (ops/views.ts).
     viewSql: new NodeSqlViewParser(),
     trinoCatalog: config.views?.trinoCatalog === undefined ? 'iceberg' : config.views.trinoCatalog,
     rewrite: rewriteDepsOf(config),

@@ -2,7 +2,7 @@
 // Hive table is moved aside to, the fenced form of the Hive object (EXTERNAL, so HMS's rename moves
 // no directory, with markers that say what it was) and the way back from it. After the rename a
 // writer using the old name — add_partition(s), INSERT, ALTER — gets "table not found". No I/O;
-// the HMS calls are activities/cutover.ts over the HmsTableWriter port.
+// the HMS calls are ops/cutover.ts over the HmsTableWriter port.
 import type { HiveTable, TableInventory } from '../hive/model';
 import { sha256Hex } from '../hash';
 

@@ -19,7 +19,7 @@ export interface SyncRecordDeps {
   readonly toolVersion: string;
   /** Who the audit event names (the CLI user, or `worker:<host>:<pid>`). */
   readonly actor: { readonly actor: string; readonly actorSource?: ActorSource };
-  /** The idempotency key of the audit event (an activity's: activities/context.ts stepKey); unset or null: none. */
+  /** The idempotency key of the audit event (an activity's: ops/context.ts stepKey); unset or null: none. */
   readonly stepKey?: (action: string, object: string, discriminator?: string | null) => string | null;
   readonly footerConcurrency?: number;
   /** `readers.required` (default all): added files a required reader misreads fail the sync (engine/reader-guard.ts). */
@@ -29,7 +29,7 @@ export interface SyncRecordDeps {
   readonly failpoint?: (name: string) => void;
   /**
    * Where the Hive side is read (default: the table under its own name). Cutover's final sync reads
-   * the fenced table, seen as the table it was (activities/cutover.ts).
+   * the fenced table, seen as the table it was (ops/cutover.ts).
    */
   readonly readLive?: (tableId: string) => Promise<TableInventory | undefined>;
   /**

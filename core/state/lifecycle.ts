@@ -94,37 +94,37 @@ const t = (x: Omit<Transition, 'key'> & { key?: Transition['key'] }): Transition
 /** Every transition a table's record makes with an audit event, in lifecycle order. */
 // prettier-ignore
 export const TRANSITIONS: readonly Transition[] = [
-  // apply, metadata-only path (activities/table.ts)
-  t({ step: 'save-original', by: 'activities/table.ts snapshotOriginal', from: ['pending', 'failed'], to: 'original-saved', action: A.TABLE_ORIGINAL_SAVED, object: 'hms', sets: ['original', 'originalDigest', 'locationKey'], details: ['partitions'], fence: 'run' }),
-  t({ step: 'write-metadata', by: 'activities/table.ts writeMetadata', from: ['original-saved', ...AGAIN], to: 'written', action: A.TABLE_METADATA_WRITTEN, object: 'hms', sets: ['metadataLocation', 'snapshotId', 'writtenFiles', 'target'], details: ['metadataLocation', 'dataFiles', 'records', 'files'], fence: 'run' }),
-  t({ step: 'register', by: 'activities/table.ts registerTable', from: ['written'], to: 'registered', action: A.TABLE_REGISTERED, object: 'target', sets: [], details: ['metadataLocation', 'outcome', 'inPlace?', 'hiveOriginal?'], fence: 'run' }),
-  t({ step: 'validate', by: 'activities/table.ts validateTable', from: ['registered'], to: 'migrated', action: A.TABLE_VALIDATED, object: 'hms', sets: ['validation'], details: ['ok', 'snapshotId', 'rows', 'files', 'findings', 'sincePlan'], fence: 'run' }),
-  t({ step: 'validate-refused', by: 'activities/table.ts validateTable', from: ['registered'], to: null, action: A.TABLE_VALIDATED, object: 'hms', sets: ['validation'], details: ['ok', 'snapshotId', 'rows', 'files', 'findings', 'sincePlan'], fence: 'run' }),
-  // apply, rewrite path (activities/rewrite.ts)
-  t({ step: 'rewrite-save-original', by: 'activities/rewrite.ts rewriteTable', from: ['pending', 'failed'], to: 'original-saved', action: A.TABLE_ORIGINAL_SAVED, object: 'hms', sets: ['original', 'originalDigest'], details: ['partitions', 'path'], fence: null }),
-  t({ step: 'rewrite', by: 'activities/rewrite.ts rewriteTable', from: ['original-saved', ...AGAIN], to: 'migrated', action: A.TABLE_REWRITTEN, object: 'hms', sets: ['target', 'snapshotId', 'writtenFiles', 'validation'], details: [...REWRITE_FACTS, 'files', 'resumed'], fence: 'run' }),
-  t({ step: 'rewrite-drop', by: 'activities/rewrite.ts dropRewrite (undo, rollback)', from: ['pending', 'original-saved', 'migrated', ...AGAIN], to: null, action: A.TABLE_REWRITE_DROPPED, object: 'hms', sets: ['writtenFiles', 'snapshotId'], details: ['dropped', 'deleted', 'location', 'jobId'], fence: null }),
-  // apply, views (activities/views.ts)
-  t({ step: 'view-skip', by: 'activities/views.ts createIcebergView', from: ['original-saved', 'skipped', ...AGAIN], to: 'skipped', action: A.VIEW_SKIPPED, object: 'hms', sets: ['errorCode', 'errorMessage'], details: ['code', 'message'], fence: 'run' }),
-  t({ step: 'view-create', by: 'activities/views.ts createIcebergView', from: ['original-saved', 'skipped', ...AGAIN], to: 'view-created', action: A.VIEW_CREATED, object: 'target', sets: ['target', 'validation'], details: ['outcome', 'metadataLocation', 'dialects', 'warnings'], fence: 'run' }),
-  t({ step: 'view-validate', by: 'activities/views.ts validateIcebergView', from: ['view-created'], to: null, action: A.VIEW_VALIDATED, object: 'hms', sets: ['validation'], details: ['ok', 'dialects', 'differences', 'spark'], fence: 'run' }),
-  // apply's end: the read-back proof (activities/readback.ts) and a failed table (activities/undo.ts)
-  t({ step: 'read-back', by: 'activities/readback.ts readBackTables', from: ['migrated'], to: null, action: A.TABLE_READ_BACK, object: 'hms', sets: ['validation'], details: READ_BACK, fence: null }),
-  t({ step: 'read-back-fail', by: 'activities/readback.ts markReadBackFailed', from: ['migrated'], to: 'failed', action: A.TABLE_FAILED, object: 'hms', sets: FAILED, details: ['code', 'message', 'step', 'leftovers'], fence: null }),
+  // apply, metadata-only path (ops/table.ts)
+  t({ step: 'save-original', by: 'ops/table.ts snapshotOriginal', from: ['pending', 'failed'], to: 'original-saved', action: A.TABLE_ORIGINAL_SAVED, object: 'hms', sets: ['original', 'originalDigest', 'locationKey'], details: ['partitions'], fence: 'run' }),
+  t({ step: 'write-metadata', by: 'ops/table.ts writeMetadata', from: ['original-saved', ...AGAIN], to: 'written', action: A.TABLE_METADATA_WRITTEN, object: 'hms', sets: ['metadataLocation', 'snapshotId', 'writtenFiles', 'target'], details: ['metadataLocation', 'dataFiles', 'records', 'files'], fence: 'run' }),
+  t({ step: 'register', by: 'ops/table.ts registerTable', from: ['written'], to: 'registered', action: A.TABLE_REGISTERED, object: 'target', sets: [], details: ['metadataLocation', 'outcome', 'inPlace?', 'hiveOriginal?'], fence: 'run' }),
+  t({ step: 'validate', by: 'ops/table.ts validateTable', from: ['registered'], to: 'migrated', action: A.TABLE_VALIDATED, object: 'hms', sets: ['validation'], details: ['ok', 'snapshotId', 'rows', 'files', 'findings', 'sincePlan'], fence: 'run' }),
+  t({ step: 'validate-refused', by: 'ops/table.ts validateTable', from: ['registered'], to: null, action: A.TABLE_VALIDATED, object: 'hms', sets: ['validation'], details: ['ok', 'snapshotId', 'rows', 'files', 'findings', 'sincePlan'], fence: 'run' }),
+  // apply, rewrite path (ops/rewrite.ts)
+  t({ step: 'rewrite-save-original', by: 'ops/rewrite.ts rewriteTable', from: ['pending', 'failed'], to: 'original-saved', action: A.TABLE_ORIGINAL_SAVED, object: 'hms', sets: ['original', 'originalDigest'], details: ['partitions', 'path'], fence: null }),
+  t({ step: 'rewrite', by: 'ops/rewrite.ts rewriteTable', from: ['original-saved', ...AGAIN], to: 'migrated', action: A.TABLE_REWRITTEN, object: 'hms', sets: ['target', 'snapshotId', 'writtenFiles', 'validation'], details: [...REWRITE_FACTS, 'files', 'resumed'], fence: 'run' }),
+  t({ step: 'rewrite-drop', by: 'ops/rewrite.ts dropRewrite (undo, rollback)', from: ['pending', 'original-saved', 'migrated', ...AGAIN], to: null, action: A.TABLE_REWRITE_DROPPED, object: 'hms', sets: ['writtenFiles', 'snapshotId'], details: ['dropped', 'deleted', 'location', 'jobId'], fence: null }),
+  // apply, views (ops/views.ts)
+  t({ step: 'view-skip', by: 'ops/views.ts createIcebergView', from: ['original-saved', 'skipped', ...AGAIN], to: 'skipped', action: A.VIEW_SKIPPED, object: 'hms', sets: ['errorCode', 'errorMessage'], details: ['code', 'message'], fence: 'run' }),
+  t({ step: 'view-create', by: 'ops/views.ts createIcebergView', from: ['original-saved', 'skipped', ...AGAIN], to: 'view-created', action: A.VIEW_CREATED, object: 'target', sets: ['target', 'validation'], details: ['outcome', 'metadataLocation', 'dialects', 'warnings'], fence: 'run' }),
+  t({ step: 'view-validate', by: 'ops/views.ts validateIcebergView', from: ['view-created'], to: null, action: A.VIEW_VALIDATED, object: 'hms', sets: ['validation'], details: ['ok', 'dialects', 'differences', 'spark'], fence: 'run' }),
+  // apply's end: the read-back proof (ops/readback.ts) and a failed table (activities/undo.ts)
+  t({ step: 'read-back', by: 'ops/readback.ts readBackTables', from: ['migrated'], to: null, action: A.TABLE_READ_BACK, object: 'hms', sets: ['validation'], details: READ_BACK, fence: null }),
+  t({ step: 'read-back-fail', by: 'ops/readback.ts markReadBackFailed', from: ['migrated'], to: 'failed', action: A.TABLE_FAILED, object: 'hms', sets: FAILED, details: ['code', 'message', 'step', 'leftovers'], fence: null }),
   t({ step: 'fail', by: 'activities/undo.ts markFailed', from: ['pending', ...INFLIGHT, 'migrated', 'skipped', 'rolled-back', 'view-created'], to: 'failed', action: A.TABLE_FAILED, object: 'hms', sets: FAILED, details: ['code', 'message', 'leftovers'], fence: null }),
   // sync (engine/sync-record.ts: `migrate sync`, the syncTable activity, cutover's final sync)
   t({ step: 'sync', by: 'engine/sync-record.ts recordSync', from: ['migrated', 'fenced'], to: null, action: A.TABLE_SYNCED, object: 'hms', sets: ['metadataLocation', 'snapshotId', 'writtenFiles', 'original', 'originalDigest', 'sync'], details: [...SYNC_DETAILS, 'recordsAdded', 'recordsRemoved', 'metadataLocation', 'validation', 'columnsAdded?', 'hmsDigest'], fence: 'snapshot', key: 'snapshot' }),
-  // cutover (activities/cutover.ts)
-  t({ step: 'fence', by: 'activities/cutover.ts fenceTable', from: ['migrated'], to: 'fenced', action: A.TABLE_FENCED, object: 'hms', sets: [], details: FENCE_DETAILS, fence: null }),
-  t({ step: 'cutover', by: 'activities/cutover.ts markCutOver', from: ['fenced'], to: 'cutover', action: A.TABLE_CUTOVER, object: 'hms', sets: [], details: ['snapshotId', 'metadataLocation', 'mode', 'validation'], fence: null }),
-  // rollback (activities/cutover.ts unfence, activities/put-back.ts, activities/undo.ts, activities/views.ts)
-  t({ step: 'unfence', by: 'activities/cutover.ts unfenceTable', from: ['migrated', 'fenced', 'cutover'], to: 'migrated', action: A.TABLE_UNFENCED, object: 'hms', sets: [], details: ['mode', 'from', 'name?', 'tableType?', 'steps?'], fence: null }),
+  // cutover (ops/cutover.ts)
+  t({ step: 'fence', by: 'ops/cutover.ts fenceTable', from: ['migrated'], to: 'fenced', action: A.TABLE_FENCED, object: 'hms', sets: [], details: FENCE_DETAILS, fence: null }),
+  t({ step: 'cutover', by: 'ops/cutover.ts markCutOver', from: ['fenced'], to: 'cutover', action: A.TABLE_CUTOVER, object: 'hms', sets: [], details: ['snapshotId', 'metadataLocation', 'mode', 'validation'], fence: null }),
+  // rollback (ops/cutover.ts unfence, activities/put-back.ts, activities/undo.ts, ops/views.ts)
+  t({ step: 'unfence', by: 'ops/cutover.ts unfenceTable', from: ['migrated', 'fenced', 'cutover'], to: 'migrated', action: A.TABLE_UNFENCED, object: 'hms', sets: [], details: ['mode', 'from', 'name?', 'tableType?', 'steps?'], fence: null }),
   t({ step: 'put-back', by: 'activities/put-back.ts putBackTable', from: ['registered', 'migrated', 'failed'], to: null, action: A.TABLE_PUT_BACK, object: 'hms', sets: ['original', 'originalDigest', 'snapshotId'], details: [...PUT_BACK, 'files', 'records', 'digest'], fence: null }),
   t({ step: 'roll-back', by: 'activities/undo.ts rollbackTable', from: [...INFLIGHT, 'migrated', 'failed'], to: 'rolled-back', action: A.TABLE_ROLLED_BACK, object: 'hms', sets: ['writtenFiles'], details: ['verified', 'metadataFilesDeleted', 'putBack?'], fence: null }),
   t({ step: 'rewrite-roll-back', by: 'activities/undo.ts rollbackRewrite', from: ['original-saved', 'migrated', 'failed'], to: 'rolled-back', action: A.TABLE_ROLLED_BACK, object: 'hms', sets: ['writtenFiles'], details: ['verified', 'path', 'dropped', 'deleted'], fence: null }),
-  t({ step: 'view-roll-back', by: 'activities/views.ts rollbackView', from: ['view-created'], to: 'rolled-back', action: A.TABLE_ROLLED_BACK, object: 'hms', sets: [], details: ['verified', 'view'], fence: null }),
-  // `migrate repair` (activities/repair.ts): an orphan's leftovers removed, its record closed
-  t({ step: 'repair', by: 'activities/repair.ts repairOne', from: [...INFLIGHT, 'failed'], to: 'failed', action: A.TABLE_REPAIRED, object: 'hms', sets: ['errorCode', 'errorMessage', 'writtenFiles'], details: ['previousStatus', 'previousCode', 'filesDeleted', 'entry'], fence: null }),
+  t({ step: 'view-roll-back', by: 'ops/views.ts rollbackView', from: ['view-created'], to: 'rolled-back', action: A.TABLE_ROLLED_BACK, object: 'hms', sets: [], details: ['verified', 'view'], fence: null }),
+  // `migrate repair` (ops/repair.ts): an orphan's leftovers removed, its record closed
+  t({ step: 'repair', by: 'ops/repair.ts repairOne', from: [...INFLIGHT, 'failed'], to: 'failed', action: A.TABLE_REPAIRED, object: 'hms', sets: ['errorCode', 'errorMessage', 'writtenFiles'], details: ['previousStatus', 'previousCode', 'filesDeleted', 'entry'], fence: null }),
 ];
 
 /**
@@ -167,7 +167,7 @@ export interface Recorder {
   readonly actor: string;
   readonly actorSource?: ActorSource;
   readonly run?: string;
-  /** An activity's key (activities/context.ts stepKey); unset or null: the event has none. */
+  /** An activity's key (ops/context.ts stepKey); unset or null: the event has none. */
   readonly key?: (action: string, object: string, discriminator?: string | null) => string | null;
 }
 
@@ -203,6 +203,16 @@ function checkDetails(tr: Transition, tableId: string, details: Readonly<Record<
 }
 
 /**
+ * TABLE_TRANSITION_REFUSED when `step` cannot start from the record's status: what an operation
+ * checks before it acts (ops/context.ts `check`), and planTransition again when it records.
+ */
+export function assertCanStart(ref: { readonly tableId: string }, rec: Pick<TableRecord, 'status'>, step: TableStep): void {
+  const tr = transitionOf(step);
+  if (!tr.from.includes(rec.status))
+    throw refused(step, ref.tableId, `cannot start from status ${rec.status} (it starts from ${tr.from.join(', ')})`);
+}
+
+/**
  * Check `step` against its row for a record at `rec.status` (as the step read it) and build the
  * record update and the audit event. TABLE_TRANSITION_REFUSED (nothing recorded) when the record's
  * status is not one the row starts from, or the fields, object or details differ from the row.
@@ -216,8 +226,7 @@ export function planTransition(
 ): PlannedTransition {
   const tr = transitionOf(step);
   const id = ref.tableId;
-  if (!tr.from.includes(rec.status))
-    throw refused(step, id, `cannot start from status ${rec.status} (it starts from ${tr.from.join(', ')})`);
+  assertCanStart(ref, rec, step);
   const set = facts.set ?? {};
   if ('status' in set) throw refused(step, id, 'set the status itself (its row decides it)');
   const fields = Object.keys(set).filter((k) => set[k as Field] !== undefined);

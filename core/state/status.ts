@@ -3,11 +3,11 @@
 import { ErrorCode } from '../errors';
 import type { TableRecord, TableStatus } from './store';
 
-/** The forward steps of a table in the order apply records them (activities/table.ts). */
+/** The forward steps of a table in the order apply records them (ops/table.ts). */
 export const FORWARD_STEPS = ['pending', 'original-saved', 'written', 'registered', 'migrated'] as const satisfies readonly TableStatus[];
 export type ForwardStatus = (typeof FORWARD_STEPS)[number];
 
-/** The cutover steps after `migrated` (activities/cutover.ts): Hive writers fenced, then Iceberg declared the table. */
+/** The cutover steps after `migrated` (ops/cutover.ts): Hive writers fenced, then Iceberg declared the table. */
 export const CUTOVER_STEPS = ['migrated', 'fenced', 'cutover'] as const satisfies readonly TableStatus[];
 export type CutoverStatus = (typeof CUTOVER_STEPS)[number];
 

@@ -22,7 +22,7 @@ export type TableStatus =
   | 'skipped'
   | 'failed'
   | 'rolled-back'
-  /** A Hive view created as an Iceberg view (activities/views.ts); rollback drops it. */
+  /** A Hive view created as an Iceberg view (ops/views.ts); rollback drops it. */
   | 'view-created';
 
 /** One metadata file the write step created (or found identical) for a table. */

@@ -8,7 +8,7 @@ import ts from 'typescript';
 import { buildCsr, stronglyConnected } from '../../core/plan/graph';
 
 /** The product's source folders (tests and dev tools may import across freely). */
-export const PRODUCT_DIRS = ['activities', 'adapters', 'app', 'bin', 'cli', 'core', 'engine', 'workflows'] as const;
+export const PRODUCT_DIRS = ['activities', 'adapters', 'app', 'bin', 'cli', 'core', 'engine', 'ops', 'workflows'] as const;
 
 function listTs(dir: string): string[] {
   if (!existsSync(dir)) return [];

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities/index';
 import { createEngine } from '../../engine/engine';
-import type { RepairDeps } from '../../activities/repair';
+import type { RepairDeps } from '../../ops/repair';
 import { verifyChain } from '../../core/audit/chain';
 import type { IcebergCatalog } from '../../core/catalog/catalog';
 import type { MigrateConfig } from '../../core/config/schema';

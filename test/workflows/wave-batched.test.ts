@@ -9,7 +9,7 @@ import { SA, tableWorkflowId } from '../../workflows/common';
 import type { WaveInput, WaveResult } from '../../workflows/wave-run';
 import { waveWorkflow } from '../../workflows/wave';
 import { APPLY_BATCH_PATCH } from '../../workflows/wave-batched';
-import type { TableRef } from '../../activities/context';
+import type { TableRef } from '../../ops/context';
 import { coded, Fakes, freshPlan } from './helpers/fake-activities';
 import type { World } from './helpers/fake-activities';
 import { timeSkippingEnv, until, withWorker } from './helpers/env';

@@ -4,7 +4,7 @@
 // half-way through the move (renamed aside, nothing created yet); no compensation runs. Repair
 // must give each Hive table back exactly as saved (fingerprint = the saved original's), delete
 // only our metadata, leave data alone, and find nothing on a second run.
-import { REPAIRED, findOrphans, repairOrphans } from '../../../activities/repair';
+import { REPAIRED, findOrphans, repairOrphans } from '../../../ops/repair';
 import { fingerprintOf } from '../../../activities/index';
 import { dbOf, nameOf } from '../../../core/convert/plan-conversion';
 import { originalAsideName } from '../../../adapters/catalog/hive';

@@ -5,8 +5,8 @@
 // "termination": no compensation runs. Repair must list exactly our leftovers, remove
 // exactly those (never data, never the foreign entry or its file), audit it, close the records,
 // and find nothing on a second run. A table whose workflow still runs is left alone.
-import { REPAIRED, findOrphans, orphanSummary, repairOrphans } from '../../../activities/repair';
-import type { TableLeftovers } from '../../../activities/repair';
+import { REPAIRED, findOrphans, orphanSummary, repairOrphans } from '../../../ops/repair';
+import type { TableLeftovers } from '../../../ops/repair';
 import { targetOf } from '../../../core/convert/plan-conversion';
 import type { RepairFixture } from '../../helpers/repair-fixture';
 import { setupRepairFixture } from '../../helpers/repair-fixture';

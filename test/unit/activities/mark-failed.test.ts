@@ -3,8 +3,8 @@
 // recorded failed; one another run migrated, or one fenced or cut over, stays as it is; a table in
 // flight is recorded failed and loses its owning run.
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { ActivityDeps } from '../../../activities/context';
-import { activityContext } from '../../../activities/context';
+import type { OpsDeps } from '../../../ops/context';
+import { opsContext } from '../../../ops/context';
 import { undoActivities } from '../../../activities/undo';
 import type { TableRecord, TableUpdate } from '../../../core/state/store';
 import { PLAN, migratedRecord } from './record';
@@ -28,8 +28,8 @@ function setup(o: Partial<TableRecord>) {
         return Promise.resolve(e);
       },
     },
-  } as unknown as ActivityDeps;
-  const acts = undoActivities(activityContext(deps));
+  } as unknown as OpsDeps;
+  const acts = undoActivities(opsContext(deps));
   const mark = () =>
     new MockActivityEnvironment().run(acts.markFailed, { planHash: PLAN, tableId: 'db.t' }, 'CANCELLED', 'db.t: cancelled');
   return { mark, rec: () => rec, events };

@@ -1,7 +1,7 @@
 // LOCATION_NOT_ALLOWED: a table or partition outside the location fence is not planned
 // (effect skip), and apply's live re-check with the worker's options refuses it with the same code —
 // so an edited plan that lists it anyway writes nothing.
-import { assertMigratable } from '../../../activities/gate';
+import { assertMigratable } from '../../../ops/gate';
 import { assessOptionsOf } from '../../../app/runtime/assess-options';
 import { assessTable } from '../../../core/assess/assess';
 import { liveBlockers } from '../../../core/assess/live-blockers';

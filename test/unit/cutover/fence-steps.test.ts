@@ -3,10 +3,11 @@
 // name re-created, a foreign table under the fenced name) and a rename that moved a location;
 // unfence restores the exact original; in place the fence is recorded as not needed; every state
 // change goes through recordStep with its audit event, once.
-import type { ActivityDeps } from '../../../activities/context';
-import { activityContext } from '../../../activities/context';
-import { cutoverActivities } from '../../../activities/cutover';
-import { fenceHiveTable, unfenceHiveTable } from '../../../activities/fence';
+import type { OpsDeps } from '../../../ops/context';
+import { opsContext } from '../../../ops/context';
+import { cutoverOps } from '../../../ops/cutover';
+import { refuseBlockedRollback } from '../../../activities/put-back';
+import { fenceHiveTable, unfenceHiveTable } from '../../../ops/fence';
 import { fencedName, markedForFence } from '../../../core/cutover/fence';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { HiveTable, TableInventory } from '../../../core/hive/model';
@@ -80,9 +81,9 @@ function setup(
     },
     actor: 'worker:test',
     failpoint: () => undefined,
-  } as unknown as ActivityDeps;
-  const c = activityContext(deps);
-  return { c, acts: cutoverActivities(c), steps, ...f, rec: () => rec };
+  } as unknown as OpsDeps;
+  const c = opsContext(deps);
+  return { c, acts: cutoverOps(c, refuseBlockedRollback), steps, ...f, rec: () => rec };
 }
 
 const FENCED = fencedName('orders');

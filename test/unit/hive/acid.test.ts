@@ -1,6 +1,6 @@
 // Insert-only ACID tables: Hive's valid-write-id semantics, the base_/delta_ selection, the rule's
 // classification, prepare's refusals, and what the pin and the fingerprint ignore. Pure.
-import { assertNoOpenWrite, withLiveWriteIds } from '../../../activities/gate';
+import { assertNoOpenWrite, withLiveWriteIds } from '../../../ops/gate';
 import { BackingDbReader } from '../../../adapters/hms/db/reader';
 import { withWriteIds } from '../../../app/plan/walk';
 import { prepareConversion } from '../../../core/convert/prepare';

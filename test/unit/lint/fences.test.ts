@@ -1,5 +1,5 @@
 // The import fences are a tool, not a promise: prove that lint rejects each kind of violation in
-// core/, workflows/, activities/, app/ and cli/ (and an over-long function where the ceiling holds), and accepts
+// core/, workflows/, ops/, activities/, app/ and cli/ (and an over-long function where the ceiling holds), and accepts
 // the allowed forms. Probe files are written into the real
 // folders (type-aware lint needs them inside the tsconfig project), linted in ONE run of the real
 // eslint binary with the repo's config (as `npm run lint` does), and always removed.
@@ -12,7 +12,7 @@ const root = path.resolve(__dirname, '..', '..', '..');
 
 interface Probe {
   readonly label: string;
-  readonly folder: 'core' | 'workflows' | 'activities' | 'engine' | 'cli' | 'app' | 'adapters' | 'adapters/formats';
+  readonly folder: 'core' | 'workflows' | 'ops' | 'activities' | 'engine' | 'cli' | 'app' | 'adapters' | 'adapters/formats';
   readonly code: string;
   /** Substring of the expected rule message, or null when the probe must lint clean of fence errors. */
   readonly expect: { rule: string; text: string } | null;
@@ -118,10 +118,64 @@ const probes: Probe[] = [
     expect: restricted('import type'),
   },
   {
-    label: 'activities: engine/record-transition (the lifecycle recording function) as a value is allowed',
+    label: 'activities: engine/record-transition as a value (the operations record, not the shims)',
     folder: 'activities',
     code: "import { recordTransition } from '../engine/record-transition';\nexport const x = recordTransition;\n",
+    expect: restricted('`import type` only'),
+  },
+  {
+    label: 'activities: an I/O library',
+    folder: 'activities',
+    code: "import { Client } from 'pg';\nexport const x = Client;\n",
+    expect: restricted('shims over ops/'),
+  },
+  {
+    label: 'ops: engine/record-transition (the lifecycle recording function) as a value is allowed',
+    folder: 'ops',
+    code: "import { recordTransition } from '../engine/record-transition';\nexport const x = recordTransition;\n",
     expect: null,
+  },
+  {
+    label: 'ops: an engine value',
+    folder: 'ops',
+    code: "import { createEngine } from '../engine/engine';\nexport const x = createEngine;\n",
+    expect: restricted('`import type` only'),
+  },
+  {
+    label: 'ops: Temporal',
+    folder: 'ops',
+    code: "import { Context } from '@temporalio/activity';\nexport const x = Context;\n",
+    expect: restricted('knows no Temporal'),
+  },
+  {
+    label: 'ops: activities/',
+    folder: 'ops',
+    code: "import { createActivities } from '../activities/index';\nexport const x = createActivities;\n",
+    expect: restricted('layers above them'),
+  },
+  {
+    label: 'ops: an adapter',
+    folder: 'ops',
+    code: "import { probeHms } from '../adapters/hms/thrift/connection';\nexport const x = probeHms;\n",
+    expect: restricted('must not import adapters'),
+  },
+  {
+    label: 'app: activities/ (the operations instead)',
+    folder: 'app',
+    code: "import { undoActivities } from '../activities/undo';\nexport const x = undoActivities;\n",
+    expect: restricted('never activities/'),
+  },
+  {
+    label: 'app: the operations are allowed',
+    folder: 'app',
+    code: "import { findOrphans } from '../ops/repair';\nexport const x = findOrphans;\n",
+    expect: null,
+  },
+  {
+    label: 'workflows: ops/',
+    folder: 'workflows',
+    code: "import type { Ctx } from '../ops/context';\nexport type C = Ctx;\n",
+    expect: restricted('must not import ops/'),
   },
   {
     label: 'activities: type-only engine import + core ports are allowed',

@@ -4,8 +4,8 @@
 // transient failure comes back marked `retry` (the workflow syncs that table alone), a refusal is
 // the table's outcome.
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { ActivityDeps } from '../../../activities/context';
-import { activityContext } from '../../../activities/context';
+import type { OpsDeps } from '../../../ops/context';
+import { opsContext } from '../../../ops/context';
 import type { BatchSyncOutcome } from '../../../activities/sync';
 import { syncActivities } from '../../../activities/sync';
 import { ErrorCode, MigrationError } from '../../../core/errors';
@@ -29,8 +29,8 @@ function setup(behaviour: Record<string, () => Promise<TableSyncOutcome>>) {
     },
     actor: 'worker:h:1',
     failpoint: () => undefined,
-  } as unknown as ActivityDeps;
-  return { acts: syncActivities(activityContext(deps)), synced };
+  } as unknown as OpsDeps;
+  return { acts: syncActivities(opsContext(deps)), synced };
 }
 
 describe('syncTables activity (a batch)', () => {

@@ -1,8 +1,8 @@
 // The pieces of `migrate sync` through Temporal that need no components: the scope both paths check
 // first (app/sync/direct.ts inScope), the workflow and schedule ids, and the syncTable activity over fake
 // ports (it hands the record, plan, actor and its failpoint hook to the engine and returns its outcome).
-import type { ActivityDeps } from '../../../activities/context';
-import { activityContext } from '../../../activities/context';
+import type { OpsDeps } from '../../../ops/context';
+import { opsContext } from '../../../ops/context';
 import { syncActivities } from '../../../activities/sync';
 import { inScope } from '../../../app/sync/direct';
 import { syncScheduleId, syncWorkflowId } from '../../../core/plan/ids';
@@ -57,8 +57,8 @@ describe('syncTable activity', () => {
       },
       actor: 'worker:h:1',
       failpoint: (name: string, tableId: string) => hooks.push(`${name}--${tableId}`),
-    } as unknown as ActivityDeps;
-    return { acts: syncActivities(activityContext(deps)), calls, hooks };
+    } as unknown as OpsDeps;
+    return { acts: syncActivities(opsContext(deps)), calls, hooks };
   };
 
   it('hands the record, the plan and the worker as actor to the engine and returns its outcome', async () => {

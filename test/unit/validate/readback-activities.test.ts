@@ -3,9 +3,9 @@
 // each table's evidence recorded under validation.readBack with a table.read-back event, the failures
 // the wave compensates (a retry reads no table twice and still reports the recorded failures), and
 // markReadBackFailed moving only a migrated table to failed.
-import type { ActivityDeps } from '../../../activities/context';
-import { activityContext } from '../../../activities/context';
-import { readBackActivities } from '../../../activities/readback';
+import type { OpsDeps } from '../../../ops/context';
+import { opsContext } from '../../../ops/context';
+import { readBackOps } from '../../../ops/readback';
 import type { TableRecord, TableUpdate } from '../../../core/state/store';
 import type { ReadBackEvidence } from '../../../core/validate/readback-spec';
 import { PLAN, migratedRecord } from '../activities/record';
@@ -19,7 +19,7 @@ const record = (name: string, o: Partial<TableRecord> = {}): TableRecord => migr
 function setup(
   recs: TableRecord[],
   found: (ids: string[]) => Map<string, ReadBackEvidence>,
-  readBack: ActivityDeps['readBack'] | null = { filesPerTable: 2, tablesPerJob: 2 },
+  readBack: OpsDeps['readBack'] | null = { filesPerTable: 2, tablesPerJob: 2 },
 ) {
   const byId = new Map(recs.map((r) => [r.tableId, r]));
   const events: { action: string; object: string; details: Record<string, unknown> }[] = [];
@@ -54,8 +54,8 @@ function setup(
         return Promise.resolve(e);
       },
     },
-  } as unknown as ActivityDeps;
-  return { acts: readBackActivities(activityContext(deps)), events, calls, rec: (id: string) => byId.get(id)! };
+  } as unknown as OpsDeps;
+  return { acts: readBackOps(opsContext(deps)), events, calls, rec: (id: string) => byId.get(id)! };
 }
 
 const evidence = (equal: boolean): ReadBackEvidence => ({

@@ -1,8 +1,8 @@
 // Fakes for a view's apply steps (no components, the real SQL parser): a Hive view `lb.v` over
 // `lb.orders`, an Iceberg view catalog in memory, a state store keeping one record and its events.
-import type { ActivityDeps } from '../../../activities/context';
-import { activityContext } from '../../../activities/context';
-import { viewActivities } from '../../../activities/views';
+import type { OpsDeps } from '../../../ops/context';
+import { opsContext } from '../../../ops/context';
+import { viewOps } from '../../../ops/views';
 import { NodeSqlViewParser } from '../../../adapters/sql/view-deps';
 import type { IcebergViewCatalog, LoadedView, TableIdent, ViewDefinition } from '../../../core/catalog/catalog';
 import { formatTableIdent } from '../../../core/catalog/catalog';
@@ -55,7 +55,7 @@ function fakeViews(existing: Map<string, LoadedView>): IcebergViewCatalog & { cr
 
 export function setup(o: {
   sql?: string;
-  extra?: Partial<ActivityDeps>;
+  extra?: Partial<OpsDeps>;
   views?: boolean;
   baseStatus?: TableRecord['status'] | null;
   inCatalog?: string[];
@@ -110,7 +110,7 @@ export function setup(o: {
       },
     },
     ...o.extra,
-  } as unknown as ActivityDeps;
-  const c = activityContext(deps);
-  return { c, acts: viewActivities(c), views, events, rec: () => rec, ref: { planHash: PLAN, tableId: 'lb.v' } };
+  } as unknown as OpsDeps;
+  const c = opsContext(deps);
+  return { c, acts: viewOps(c), views, events, rec: () => rec, ref: { planHash: PLAN, tableId: 'lb.v' } };
 }

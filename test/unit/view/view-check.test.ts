@@ -2,7 +2,7 @@
 // under validation.spark and audited; unequal sides are VIEW_VALIDATION_MISMATCH (non-retryable,
 // recorded first); no `rewrite:` section or `viewCheck: false` records why it was skipped; a job that
 // fails or refuses its spec is VIEW_CHECK_FAILED. The spec the engine gets names the view's inputs.
-import type { ActivityDeps } from '../../../activities/context';
+import type { OpsDeps } from '../../../ops/context';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import type { ViewCheckResult, ViewCheckSpec } from '../../../core/view/check-spec';
 import { inv, table } from '../assess/fixture';
@@ -11,10 +11,7 @@ import { setup } from './fixture';
 const orders = inv(table({ database: 'lb', name: 'orders', sd: { location: 's3a://wh/lb/orders' } }));
 const side = { rows: 20, checksum: 'a'.repeat(64) };
 
-function withEngine(
-  run: (spec: ViewCheckSpec) => Promise<ViewCheckResult>,
-  rewrite: Partial<NonNullable<ActivityDeps['rewrite']>> | null = {},
-) {
+function withEngine(run: (spec: ViewCheckSpec) => Promise<ViewCheckResult>, rewrite: Partial<NonNullable<OpsDeps['rewrite']>> | null = {}) {
   const specs: ViewCheckSpec[] = [];
   const extra = {
     hms: { getTables: (db: string, names: string[]) => Promise.resolve(db === 'lb' && names[0] === 'orders' ? [orders] : []) },
@@ -37,7 +34,7 @@ function withEngine(
             ...rewrite,
           },
         }),
-  } as unknown as Partial<ActivityDeps>;
+  } as unknown as Partial<OpsDeps>;
   const s = setup({ extra });
   return { ...s, specs };
 }

@@ -3,7 +3,7 @@
 // catalog), recorded once; skipped with its code otherwise (VIEW_CATALOG_UNSUPPORTED,
 // VIEW_BASE_NOT_MIGRATED, VIEW_FUNCTION_UNSUPPORTED, IN_TARGET_CATALOG); a foreign view under the
 // name is VIEW_NOT_OURS; rollback drops only a view carrying our marker.
-import { rollbackView } from '../../../activities/views';
+import { rollbackView } from '../../../ops/views';
 import { ErrorCode } from '../../../core/errors';
 import { PLAN, setup } from './fixture';
 
@@ -89,7 +89,7 @@ describe('view steps', () => {
     const hmsView = s.rec().original!;
     (s.c.deps as { hms: unknown }).hms = { getTables: () => Promise.resolve([hmsView]) };
     const created = s.rec();
-    const fp = (await import('../../../activities/context')).fingerprintOf(hmsView);
+    const fp = (await import('../../../ops/context')).fingerprintOf(hmsView);
     const rec = { ...created, originalDigest: fp };
     expect(await rollbackView(s.c, s.ref, rec, 'alice')).toEqual({ status: 'rolled-back' });
     expect(s.views.dropped).toEqual(['ice_lb.v']);

@@ -6,8 +6,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Activities, PlanOutline } from '../../../activities/index';
 import type { ApprovalRules } from '../../../core/audit/approval';
 import { applyBatchActivities } from '../../../activities/apply-batch';
-import type { Ctx, TableRef } from '../../../activities/context';
-import { lastHeartbeatDetails } from '../../../activities/context';
+import type { Ctx, TableRef } from '../../../ops/context';
+import { lastHeartbeatDetails } from '../../../activities/runtime';
 import { Context } from '@temporalio/activity';
 
 export interface World {

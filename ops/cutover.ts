@@ -1,6 +1,6 @@
 // `migrate cutover`'s steps per table, each an activity that first finds out
 // whether it already happened (a retried or killed step ends as one clean run): fence the Hive
-// writers (register mode: activities/fence.ts; in place the name already serves the Iceberg table:
+// writers (register mode: ops/fence.ts; in place the name already serves the Iceberg table:
 // recorded as a fence that was not needed) → the final sync (engine/sync-record.ts, reading the
 // fenced table) → the final validation (Hive files and rows = the current snapshot's) → mark the
 // table cut over. And rollback's first step on such a table: unfence. Each state change and its
@@ -14,9 +14,13 @@ import { isLive } from '../core/state/status';
 import type { TableRecord } from '../core/state/store';
 import type { SyncValidation } from '../core/engine-port/sync';
 import type { Ctx, TableRef } from './context';
-import { stepKey } from './context';
 import { fenceHiveTable, fenceSide, unfenceHiveTable } from './fence';
-import { refuseBlockedRollback } from './put-back';
+
+/**
+ * Rollback's refusal decided before a fenced table is unfenced (activities/put-back.ts
+ * `refuseBlockedRollback`, handed in by the activity shims while the put-back lives with rollback).
+ */
+export type RollbackGuard = (c: Ctx, ref: TableRef, rec: TableRecord, force: boolean) => Promise<void>;
 
 export type CutoverStep = { readonly done: 'now' | 'already' | 'not-needed'; readonly detail: string };
 
@@ -88,7 +92,7 @@ async function fencedRecord(c: Ctx, ref: TableRef, doing: string): Promise<Table
 const syncDeps = (c: Ctx, tableId: string) => ({
   ...c.deps,
   actor: { actor: c.deps.actor },
-  stepKey,
+  stepKey: c.stepKey,
   footerConcurrency: c.deps.write?.footerConcurrency,
   readersRequired: c.deps.write?.readersRequired,
   locationFence: c.deps.assessOptions?.locationFence,
@@ -139,7 +143,7 @@ async function markCutOver(c: Ctx, ref: TableRef, validation: SyncValidation | C
  * Rollback's first step on a fenced or cut-over table (or a migrated one whose fence a killed
  * cutover set but never recorded): the Hive table back under its name, the record `migrated` again.
  */
-async function unfenceTable(c: Ctx, ref: TableRef, by: string, force = false): Promise<CutoverStep> {
+async function unfenceTable(c: Ctx, guard: RollbackGuard, ref: TableRef, by: string, force = false): Promise<CutoverStep> {
   const rec = await c.deps.state.getTable(ref.planHash, ref.tableId);
   const recorded = rec.status === 'fenced' || rec.status === 'cutover';
   if (!recorded && (rec.status !== 'migrated' || inPlace(c, rec))) return { done: 'not-needed', detail: rec.status };
@@ -151,7 +155,7 @@ async function unfenceTable(c: Ctx, ref: TableRef, by: string, force = false): P
     return { done: 'not-needed', detail: 'converted in place: nothing was fenced' };
   }
   // A rollback that would be refused leaves the table fenced: Iceberg stays the only writable side.
-  await refuseBlockedRollback(c, ref, rec, force);
+  await guard(c, ref, rec, force);
   const { restored, steps } = await unfenceHiveTable(c, ref.tableId);
   const details = { mode: 'register', from: rec.status, name: ref.tableId, tableType: restored.table.tableType, steps };
   await c.record(ref, rec, 'unfence', { before: null, after: digestOf(restored.table), details }, by);
@@ -178,8 +182,8 @@ async function cutoverScope(c: Ctx, planHash: string, wave: number, tables: read
   return { tables: live, refused };
 }
 
-/** These steps as activities (names are what the workflows call: never rename). */
-export function cutoverActivities(c: Ctx) {
+/** These steps under their activity names (what the workflows call: never rename). */
+export function cutoverOps(c: Ctx, guard: RollbackGuard) {
   return {
     cutoverScope: (planHash: string, wave: number, tables: readonly string[]) => cutoverScope(c, planHash, wave, tables),
     fenceTable: (ref: TableRef, by: string): Promise<CutoverStep> => fenceTable(c, ref, by),
@@ -187,6 +191,6 @@ export function cutoverActivities(c: Ctx) {
     finalValidation: (ref: TableRef): Promise<SyncValidation | CutoverStep> => finalValidation(c, ref),
     markCutOver: (ref: TableRef, validation: SyncValidation | CutoverStep, by: string): Promise<CutoverStep> =>
       markCutOver(c, ref, validation, by),
-    unfenceTable: (ref: TableRef, by: string, force?: boolean): Promise<CutoverStep> => unfenceTable(c, ref, by, force),
+    unfenceTable: (ref: TableRef, by: string, force?: boolean): Promise<CutoverStep> => unfenceTable(c, guard, ref, by, force),
   };
 }

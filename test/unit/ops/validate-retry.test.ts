@@ -2,11 +2,11 @@
 // of the completion): the recorded evidence is the answer and nothing is validated again, so the
 // table workflow never compensates a table its record calls migrated. A record that has not reached
 // migrated, or whose recorded validation did not pass, is validated as on a first attempt.
-import type { ActivityDeps } from '../../../activities/context';
-import { activityContext } from '../../../activities/context';
-import { tableActivities } from '../../../activities/table';
+import type { OpsDeps } from '../../../ops/context';
+import { opsContext } from '../../../ops/context';
+import { tableOps } from '../../../ops/table';
 import type { TableRecord } from '../../../core/state/store';
-import { PLAN, migratedRecord } from './record';
+import { PLAN, migratedRecord } from '../activities/record';
 
 const record = (o: Partial<TableRecord>): TableRecord =>
   migratedRecord({ validation: { ok: true, snapshotId: '7855056398878505237' }, ...o });
@@ -28,8 +28,8 @@ function setup(rec: TableRecord) {
       getPlan: () => Promise.reject(new Error('the plan is not needed by a recorded result')),
       getTable: () => Promise.resolve(rec),
     },
-  } as unknown as ActivityDeps;
-  return { acts: tableActivities(activityContext(deps)), validations: () => validations };
+  } as unknown as OpsDeps;
+  return { acts: tableOps(opsContext(deps)), validations: () => validations };
 }
 
 describe('validateTable retried after its result was recorded', () => {

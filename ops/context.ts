@@ -1,8 +1,8 @@
-// What every activity stage shares: the injected ports (ActivityDeps: state store, HMS, catalog,
-// stores, conversion engine), the plan cache, the audit helpers, the table status check
-// (core/state/status.ts) and the per-table catalog/store/conversion lookups.
+// What every table operation shares: the injected ports (OpsDeps: state store, HMS, catalog,
+// stores, conversion engine), the running activity as ops/runtime.ts describes it, the plan cache,
+// the audit helpers, the table status check (core/state/status.ts) and the per-table
+// catalog/store/conversion lookups. Knows no Temporal: activities/runtime.ts fills in the runtime.
 import path from 'node:path';
-import { Context } from '@temporalio/activity';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { AuditAction, AuditEventInput } from '../core/audit/chain';
 import { idempotencyKey } from '../core/audit/idempotency';
@@ -25,12 +25,17 @@ import type { ForwardStatus } from '../core/state/status';
 import { reached as reachedStep } from '../core/state/status';
 import type { StateStore, TableRecord } from '../core/state/store';
 import type { Recorder, TableStep, TransitionFacts } from '../core/state/lifecycle';
+import { assertCanStart } from '../core/state/lifecycle';
 import { recordTransition } from '../engine/record-transition';
 import { conversionFor, targetOf } from '../core/convert/plan-conversion';
+import { planId } from '../core/plan/ids';
+import type { OpsRuntime } from './runtime';
+import { outsideWorker } from './runtime';
 import type { ConversionEngine } from '../core/engine-port/conversion-engine';
 import type { WriteOptions } from '../core/engine-port/conversion';
 
-export interface ActivityDeps {
+/** The ports every operation is built from (the worker's assembly, app/worker/worker.ts, fills them in). */
+export interface OpsDeps {
   readonly state: StateStore;
   readonly hms: HmsReader;
   /** HMS writes: cutover's fence and rollback's unfence (alter_table, register mode), rollback's put-back (add_partitions); unset: those steps refuse (a descendant entry: ROLLBACK_REFUSED, nothing put back). */
@@ -120,68 +125,46 @@ export function failpoint(name: string, tableId: string, env: NodeJS.ProcessEnv 
 export const fingerprintOf = tableFingerprint;
 
 /**
- * The details an activity last heartbeated, by its context: the keep-alive heartbeat
- * (activities/index.ts) sends them again instead of empty details, which would replace them.
+ * The idempotency key of an event the running activity appends (core/audit/idempotency.ts): the
+ * workflow run, the activity id (the same for every attempt), the action and object, and
+ * `discriminator` for a step that records one action on one object more than once. Null outside a
+ * workflow.
  */
-export const lastHeartbeatDetails = new WeakMap<Context, unknown>();
-
-/** Heartbeat `details` now; the keep-alive heartbeats repeat them until the next call. */
-export function heartbeatWith(ctx: Context, details: unknown): void {
-  lastHeartbeatDetails.set(ctx, details);
-  ctx.heartbeat(details);
-}
-
-/** The workflow run this activity belongs to (undefined outside a worker: `migrate table`, tests). */
-export function runOf(): string | undefined {
-  try {
-    return Context.current().info.workflowExecution?.runId;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The idempotency key of an event this activity appends (core/audit/idempotency.ts): the workflow
- * run, the activity id (the same for every attempt), the action and object, and `discriminator`
- * for a step that records one action on one object more than once. Null outside a worker.
- */
-export function stepKey(action: string, object: string, discriminator?: string | null): string | null {
-  let info: Context['info'];
-  try {
-    info = Context.current().info;
-  } catch {
-    return null;
-  }
-  const run = info.workflowExecution;
-  if (run === undefined) return null;
-  return idempotencyKey({ workflowId: run.workflowId, runId: run.runId, activityId: info.activityId, action, object, discriminator });
+export function stepKeyOf(runtime: OpsRuntime): (action: string, object: string, discriminator?: string | null) => string | null {
+  return (action, object, discriminator) => {
+    const id = runtime.current()?.identity;
+    return id === undefined ? null : idempotencyKey({ ...id, action, object, discriminator });
+  };
 }
 
 /** True when the record already shows this forward step (a retry after the step was recorded; core/state/status.ts). */
 export const reached = (rec: TableRecord, step: ForwardStatus): boolean => reachedStep(rec.status, step);
 
-export type Ctx = ReturnType<typeof activityContext>;
+export type Ctx = ReturnType<typeof opsContext>;
 
-export function activityContext(deps: ActivityDeps) {
-  const now = (): string => (deps.now?.() ?? new Date()).toISOString();
-  const plans = new Map<string, PlanFile>();
-  const plan = async (h: string): Promise<PlanFile> => {
-    let p = plans.get(h);
-    if (p === undefined) {
-      p = await deps.state.getPlan(h);
-      if (deps.verifyPlan !== undefined) checkPlan(p, h, deps.verifyPlan);
-      plans.set(h, p);
-    }
-    return p;
+/** Before acting: TABLE_TRANSITION_REFUSED when the record the step read cannot take `step` (core/state/lifecycle.ts). */
+const check = (ref: TableRef, rec: Pick<TableRecord, 'status'>, step: TableStep): void => assertCanStart(ref, rec, step);
+
+/** What the write step recorded: our metadata.json and the directory every file we wrote is in. */
+function recorded(rec: TableRecord): { metadataLocation: string; metadataDir: string; files: readonly { path: string }[] } | null {
+  if (rec.metadataLocation === null) return null;
+  return {
+    metadataLocation: rec.metadataLocation,
+    metadataDir: rec.metadataLocation.slice(0, rec.metadataLocation.lastIndexOf('/') + 1),
+    files: rec.writtenFiles ?? [],
   };
-  const event = (
+}
+
+/** The audit event of an operation that records no transition (approvals, plan checks), with the running activity's key. */
+function auditEvent(defaultActor: string, now: () => string, stepKey: ReturnType<typeof stepKeyOf>) {
+  return (
     action: AuditAction,
     object: string,
     planHash: string | null,
     before: string | null,
     after: string | null,
     details: Record<string, unknown> = {},
-    actor = deps.actor,
+    actor = defaultActor,
   ): AuditEventInput => {
     const key = stepKey(action, object);
     return {
@@ -196,9 +179,28 @@ export function activityContext(deps: ActivityDeps) {
       ...(key === null ? {} : { idempotencyKey: key }),
     };
   };
+}
+
+/** Built once per worker (or per in-process command) from its ports and its runtime. */
+export function opsContext(deps: OpsDeps, runtime: OpsRuntime = outsideWorker) {
+  /** The workflow run of the running activity (undefined outside a worker: `migrate table`, tests). */
+  const run = (): string | undefined => runtime.current()?.identity?.runId;
+  const stepKey = stepKeyOf(runtime);
+  const now = (): string => (deps.now?.() ?? new Date()).toISOString();
+  const plans = new Map<string, PlanFile>();
+  const plan = async (h: string): Promise<PlanFile> => {
+    let p = plans.get(h);
+    if (p === undefined) {
+      p = await deps.state.getPlan(h);
+      if (deps.verifyPlan !== undefined) checkPlan(p, h, deps.verifyPlan);
+      plans.set(h, p);
+    }
+    return p;
+  };
+  const event = auditEvent(deps.actor, now, stepKey);
   const audit = (...args: Parameters<typeof event>): Promise<unknown> => deps.state.appendAudit(event(...args));
   /** Who records this activity's transitions: now, `by` (default the worker), its workflow run, its step key. */
-  const recorder = (by?: string): Recorder => ({ at: now(), actor: by === undefined ? deps.actor : by, run: runOf(), key: stepKey });
+  const recorder = (by?: string): Recorder => ({ at: now(), actor: by === undefined ? deps.actor : by, run: run(), key: stepKey });
   /** Record a table transition (its row in core/state/lifecycle.ts) of a record the step read as `rec`. */
   const record = (ref: TableRef, rec: Pick<TableRecord, 'status' | 'snapshotId'>, step: TableStep, facts: TransitionFacts, by?: string) =>
     recordTransition(deps.state, ref, rec, step, facts, recorder(by));
@@ -208,15 +210,6 @@ export function activityContext(deps: ActivityDeps) {
     if (rec.original === null)
       throw new MigrationError(ErrorCode.INTERNAL, `${ref.tableId}: no saved original (snapshot step not run)`, { tableId: ref.tableId });
     return conversionFor(await plan(ref.planHash), ref.tableId, rec.original, deps.namespacePrefix, deps.toolVersion);
-  };
-  /** What the write step recorded: our metadata.json and the directory every file we wrote is in. */
-  const recorded = (rec: TableRecord): { metadataLocation: string; metadataDir: string; files: readonly { path: string }[] } | null => {
-    if (rec.metadataLocation === null) return null;
-    return {
-      metadataLocation: rec.metadataLocation,
-      metadataDir: rec.metadataLocation.slice(0, rec.metadataLocation.lastIndexOf('/') + 1),
-      files: rec.writtenFiles ?? [],
-    };
   };
   /**
    * The catalog identifier the write step recorded for this table (`<catalog>:<ns>.<name>`): undo
@@ -238,13 +231,31 @@ export function activityContext(deps: ActivityDeps) {
     if (why !== null)
       throw new MigrationError(
         ErrorCode.TARGET_MISMATCH,
-        `${ref.tableId}: this worker's catalog config differs from the target plan ${ref.planHash.slice(0, 12)} pins (${why}); nothing was written by this worker — run every worker of the task queue with the plan's catalog settings`,
+        `${ref.tableId}: this worker's catalog config differs from the target plan ${planId(ref.planHash)} pins (${why}); nothing was written by this worker — run every worker of the task queue with the plan's catalog settings`,
         { tableId: ref.tableId, worker: deps.actor },
         { retryable: false },
       );
   };
   const hook = deps.failpoint ?? ((name: string, tableId: string) => failpoint(name, tableId));
-  return { deps, now, plan, event, audit, record, target, recordedTarget, assertTarget, prepared, catalogOf, recorded, failpoint: hook };
+  return {
+    deps,
+    runtime,
+    run,
+    stepKey,
+    now,
+    plan,
+    event,
+    audit,
+    check,
+    record,
+    target,
+    recordedTarget,
+    assertTarget,
+    prepared,
+    catalogOf,
+    recorded,
+    failpoint: hook,
+  };
 }
 
 /** On a signing worker: the stored plan's content matches its hash and its signature verifies with this worker's keys (non-retryable otherwise). */
@@ -253,18 +264,15 @@ export function checkPlan(p: PlanFile, h: string, verify: (plan: PlanFile) => Pl
     if (p.hash !== h || planHash(p) !== h)
       throw new MigrationError(
         ErrorCode.PLAN_HASH_MISMATCH,
-        `plan ${h.slice(0, 12)} as stored in the state database does not match its hash: it was edited after it was submitted`,
+        `plan ${planId(h)} as stored in the state database does not match its hash: it was edited after it was submitted`,
         { planHash: h },
       );
     return verify(p);
   } catch (e) {
     if (e instanceof MigrationError)
-      throw new MigrationError(
-        e.code,
-        `the worker refused plan ${h.slice(0, 12)} (its own plan.signing decides): ${e.message}`,
-        e.context,
-        { retryable: false },
-      );
+      throw new MigrationError(e.code, `the worker refused plan ${planId(h)} (its own plan.signing decides): ${e.message}`, e.context, {
+        retryable: false,
+      });
     throw e;
   }
 }

@@ -4,7 +4,6 @@
 // registered from its own SQL, in dependency order), and returns both sides' rows and content
 // checksums. validateIcebergView records the outcome under `validation.spark` and audits it; this
 // module decides what runs and reads the result. Reads only: the job writes nothing but its result file.
-import { Context } from '@temporalio/activity';
 import type { TableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
@@ -55,25 +54,17 @@ async function inputsOf(c: Ctx, view: TableInventory): Promise<{ inputs: TableIn
   return { inputs: order.order.map((n) => byName.get(n) as TableInventory) };
 }
 
-/** The running activity's context, or none (called outside an activity: no heartbeats, no cancel). */
-function currentContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
-}
-
 async function runJob(c: Ctx, ref: TableRef, spec: ViewCheckSpec): Promise<SparkViewCheck> {
   const r = c.deps.rewrite!;
-  const ctx = currentContext();
+  // The running activity, or none (called outside an activity: no heartbeats, no cancel).
+  const running = c.runtime.current();
   const res = await c.deps.engine.runViewCheckJob(spec, ref.tableId, {
     command: r.command,
     env: r.env,
     workDir: r.workDir,
     timeoutMs: r.timeoutMinutes * 60_000,
-    ...(ctx === undefined ? {} : { signal: ctx.cancellationSignal }),
-    onEvent: (e) => ctx?.heartbeat({ job: spec.jobId, ...e }),
+    ...(running === undefined ? {} : { signal: running.signal }),
+    onEvent: (e) => running?.heartbeat({ job: spec.jobId, ...e }),
   });
   if (res.status !== 'checked' || res.iceberg === undefined || res.hive === undefined)
     throw new MigrationError(

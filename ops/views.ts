@@ -17,6 +17,7 @@ import type { Ctx, TableRef } from './context';
 import type { SparkViewCheck } from './view-check';
 import { sparkCheckView } from './view-check';
 import { assertHmsUnchanged } from './hms-read';
+import { planId } from '../core/plan/ids';
 
 export type ViewStep =
   | { readonly created: true; readonly target: string }
@@ -125,7 +126,7 @@ async function createIcebergView(c: Ctx, ref: TableRef): Promise<ViewStep> {
   if (outcome === 'exists' && by !== ref.planHash)
     return skip(c, ref, rec, {
       code: AssessCode.IN_TARGET_CATALOG,
-      message: `${name} was created by plan ${String(by).slice(0, 12)}; left as it is`,
+      message: `${name} was created by plan ${planId(String(by))}; left as it is`,
     });
   await c.record(ref, rec, 'view-create', {
     set: { target: name, validation: { view: { wanted: d.def, metadataLocation: view.metadataLocation }, warnings: d.warnings } },
@@ -244,8 +245,8 @@ export async function rollbackView(c: Ctx, ref: TableRef, rec: TableRecord, by: 
   return { status: 'rolled-back' };
 }
 
-/** These steps as activities (names are what the workflows call: never rename). */
-export function viewActivities(c: Ctx) {
+/** These steps under their activity names (what the workflows call: never rename). */
+export function viewOps(c: Ctx) {
   return {
     createIcebergView: (ref: TableRef): Promise<ViewStep> => createIcebergView(c, ref),
     validateIcebergView: (ref: TableRef): Promise<{ ok: true; metadataLocation: string }> => validateIcebergView(c, ref),

@@ -7,7 +7,6 @@
 // nothing committed (the killed run's files under that location are deleted first). Its inverse
 // drops the table (no purge) and deletes only what the job wrote there — never the source.
 import { fenceRefusal } from '../core/storage/location-fence';
-import { Context } from '@temporalio/activity';
 import { digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import type { TableIdent } from '../core/catalog/catalog';
@@ -15,12 +14,11 @@ import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
 import { REWRITE_MARKER, rewriteJobId, rewriteLocation, rewriteSpec } from '../core/rewrite/spec';
 import type { RewriteSpec } from '../core/rewrite/spec';
-import { sourceChange } from '../core/plan/source-check';
 import type { TableRecord } from '../core/state/store';
 import type { RewriteResult } from '../core/engine-port/jobs';
 import type { Ctx, TableRef } from './context';
-import { fingerprintOf, runOf } from './context';
-import { hmsTable } from './hms-read';
+import { fingerprintOf } from './context';
+import { pinnedLive } from './live';
 
 /** What a rewrite record keeps under `validation.rewrite` (the job's result without its file list). */
 export interface RewriteFacts {
@@ -45,27 +43,9 @@ function notConfigured(tableId: string): MigrationError {
   );
 }
 
-/** The table live from HMS, as the plan pinned it. */
+/** The table live from HMS, as the plan pinned it (ops/live.ts), inside the worker's location fence. */
 async function liveSource(c: Ctx, ref: TableRef): Promise<TableInventory> {
-  const p = await c.plan(ref.planHash);
-  const entry = p.waves.flatMap((w) => w.tables).find((t) => t.id === ref.tableId);
-  if (entry === undefined)
-    throw new MigrationError(
-      ErrorCode.TABLE_NOT_MIGRATABLE,
-      `${ref.tableId} is not in a wave of this plan`,
-      { tableId: ref.tableId },
-      { retryable: false },
-    );
-  const inv = await hmsTable(c.deps.hms, ref.tableId);
-  if (inv === undefined)
-    throw new MigrationError(
-      ErrorCode.HMS_NOT_FOUND,
-      `${ref.tableId} no longer exists in HMS`,
-      { tableId: ref.tableId },
-      { retryable: false },
-    );
-  const changed = sourceChange(ref.tableId, entry, inv);
-  if (changed !== null) throw changed;
+  const { inv } = await pinnedLive(c, ref, false);
   // The job would read the table's locations: the worker's location fence first (an edited plan cannot route /etc to Spark).
   const fenced = fenceRefusal(ref.tableId, inv, c.deps.assessOptions?.locationFence, 'the rewrite job was not started');
   if (fenced !== null) throw fenced;
@@ -104,19 +84,19 @@ function taken(tableId: string, ident: TableIdent): MigrationError {
 async function startJob(c: Ctx, ref: TableRef, spec: RewriteSpec): Promise<RewriteResult> {
   const r = c.deps.rewrite;
   if (r === undefined) throw notConfigured(ref.tableId);
-  const ctx = Context.current();
+  const running = c.runtime.current();
   let last: Record<string, unknown> = { event: 'submitted' };
-  const beat = setInterval(() => ctx.heartbeat({ job: spec.jobId, ...last }), 5_000);
+  const beat = setInterval(() => running?.heartbeat({ job: spec.jobId, ...last }), 5_000);
   try {
     return await c.deps.engine.runRewriteJob(spec, {
       command: r.command,
       env: r.env,
       workDir: r.workDir,
       timeoutMs: r.timeoutMinutes * 60_000,
-      signal: ctx.cancellationSignal,
+      ...(running === undefined ? {} : { signal: running.signal }),
       onEvent: (e) => {
         last = e;
-        ctx.heartbeat({ job: spec.jobId, ...e });
+        running?.heartbeat({ job: spec.jobId, ...e });
         // Crash tests: the worker dies while the job writes (the job lives on in its own process group).
         if (e.event === 'writing') c.failpoint('rewrite-during-job', ref.tableId);
       },
@@ -161,12 +141,13 @@ async function rewriteTable(c: Ctx, ref: TableRef): Promise<{ status: string; ro
   const { deps } = c;
   if (deps.rewrite === undefined) throw notConfigured(ref.tableId);
   await c.assertTarget(ref);
-  const run = runOf();
+  const run = c.run();
   let rec = await deps.state.getTable(ref.planHash, ref.tableId);
   if (run !== undefined && rec.ownerRun !== run) await deps.state.updateTable(ref.planHash, ref.tableId, { ownerRun: run });
   const done = rewriteFactsOf(rec);
   if (rec.status === 'migrated' && done !== null) return { status: 'migrated', rows: done.written.rows, bytesWritten: done.bytesWritten };
   if (rec.original === null) {
+    c.check(ref, rec, 'rewrite-save-original');
     const inv = await liveSource(c, ref);
     const digest = fingerprintOf(inv);
     await c.record(ref, rec, 'rewrite-save-original', {
@@ -243,8 +224,8 @@ export async function dropRewrite(c: Ctx, ref: TableRef, by?: string): Promise<{
   return { dropped, deleted };
 }
 
-/** These steps as activities (names are what the workflows call: never rename). */
-export function rewriteActivities(c: Ctx) {
+/** These steps under their activity names (what the workflows call: never rename). */
+export function rewriteOps(c: Ctx) {
   return {
     rewriteTable: (ref: TableRef) => rewriteTable(c, ref),
     dropRewrite: (ref: TableRef) => dropRewrite(c, ref),

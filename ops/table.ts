@@ -1,23 +1,22 @@
 // The forward steps of one table (apply): save the HMS original after re-checking it, write our
-// metadata, register, validate. Each step reads the table's record first and does only what is
-// missing, so a retry or a worker killed mid-step ends in the same state as one clean run.
+// metadata, register, validate. Each step loads the table's record, does nothing when the record
+// shows it done, checks its transition (core/state/lifecycle.ts) before it acts, and records it, so
+// a retry or a worker killed mid-step ends in the same state as one clean run.
 import { TableClass } from '../core/assess/types';
-import { Context } from '@temporalio/activity';
 import { digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableInventory } from '../core/hive/model';
-import type { PlanFile } from '../core/plan/plan-file';
 import type { TableRecord } from '../core/state/store';
 import type { Ctx, TableRef } from './context';
-import { fingerprintOf, reached, runOf } from './context';
-import { hmsTable } from './hms-read';
-import { assertMigratable, assertNoOpenWrite, withLiveWriteIds } from './gate';
+import { fingerprintOf, reached } from './context';
+import { assertMigratable, assertNoOpenWrite } from './gate';
+import { pinnedLive, planEntry } from './live';
 import { siblingCheck } from './siblings';
 import { locationKey } from '../core/assess/shared-locations';
 import { dbOf, nameOf } from '../core/convert/plan-conversion';
 import { sincePlan } from '../core/plan/partition-set';
-import { sourceChange } from '../core/plan/source-check';
+import { planId } from '../core/plan/ids';
 
 const keyOf = (inv: TableInventory): string | null => (inv.table.sd.location === null ? null : locationKey(inv.table.sd.location));
 const isView = (i: TableInventory): boolean => i.table.tableType === 'VIRTUAL_VIEW' || i.table.tableType === 'MATERIALIZED_VIEW';
@@ -41,7 +40,7 @@ async function assertLocationOwn(deps: Ctx['deps'], ref: TableRef, inv: TableInv
   if (key === null) return; // the gate refused an invalid location already
   const others = await deps.state.tablesSharingLocation(key, ref);
   if (others.length === 0) return;
-  const list = others.map((o) => `${o.tableId} (plan ${o.planHash.slice(0, 12)}, ${o.status})`).join(', ');
+  const list = others.map((o) => `${o.tableId} (plan ${planId(o.planHash)}, ${o.status})`).join(', ');
   throw new MigrationError(
     ErrorCode.LOCATION_SHARED,
     `${ref.tableId}: its location ${inv.table.sd.location} is shared with ${list}; a table that shares its location cannot be converted on its own (its listing would take the other's files) — nothing was written`,
@@ -50,27 +49,11 @@ async function assertLocationOwn(deps: Ctx['deps'], ref: TableRef, inv: TableInv
   );
 }
 
-type PlanEntry = PlanFile['waves'][number]['tables'][number];
-
 /** What the first step did: a view (nothing to write), our metadata written, or a rewrite-path table (rewriteTable next). */
 export type SaveAndWrite =
   | { view: true }
   | { view: false; rewrite: true }
   | { view: false; rewrite?: false; metadataLocation: string; dataFiles: number; records: number };
-
-/** The table's entry in its plan (a table in no wave is refused). */
-async function planEntry(c: Ctx, ref: TableRef): Promise<PlanEntry> {
-  const p = await c.plan(ref.planHash);
-  const entry = p.waves.flatMap((w) => w.tables).find((t) => t.id === ref.tableId);
-  if (entry === undefined)
-    throw new MigrationError(
-      ErrorCode.TABLE_NOT_MIGRATABLE,
-      `${ref.tableId} is not in a wave of plan ${ref.planHash.slice(0, 12)}`,
-      { tableId: ref.tableId },
-      { retryable: false },
-    );
-  return entry;
-}
 
 /**
  * The table read live from HMS, checked to convert as the plan said (its pin; an unpinned version 2
@@ -83,19 +66,7 @@ async function liveOriginal(
   sharesNoLocation: ReturnType<typeof siblingCheck>,
 ): Promise<{ inv: TableInventory; digest: string }> {
   const { deps } = c;
-  const entry = await planEntry(c, ref);
-  const read = await hmsTable(deps.hms, ref.tableId);
-  const inv = read === undefined ? undefined : await withLiveWriteIds(deps.hms, read);
-  if (inv === undefined)
-    throw new MigrationError(
-      ErrorCode.HMS_NOT_FOUND,
-      `${ref.tableId} no longer exists in HMS (dropped after the plan was made); nothing was written`,
-      { tableId: ref.tableId },
-      { retryable: false },
-    );
-  // Pinned (version 3): the conversion must be the planned one, the partitions are taken as they are now.
-  const changed = sourceChange(ref.tableId, entry, inv);
-  if (changed !== null) throw changed;
+  const { inv } = await pinnedLive(c, ref, true);
   assertNoOpenWrite(ref.tableId, inv);
   assertMigratable(ref.tableId, inv, deps.assessOptions);
   if (!isView(inv)) await sharesNoLocation(ref.tableId, inv);
@@ -113,7 +84,7 @@ async function snapshotOriginal(
 ): Promise<{ digest: string; view: boolean }> {
   const { deps } = c;
   await c.assertTarget(ref);
-  const run = runOf();
+  const run = c.run();
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
   // This run owns the record's forward steps from here (a re-applied plan's new run takes over).
   if (run !== undefined && rec.ownerRun !== run) await deps.state.updateTable(ref.planHash, ref.tableId, { ownerRun: run });
@@ -121,6 +92,7 @@ async function snapshotOriginal(
     if (!isView(rec.original)) await assertLocationOwn(deps, ref, rec.original);
     return { digest: rec.originalDigest, view: isView(rec.original) };
   }
+  c.check(ref, rec, 'save-original');
   const { inv, digest } = await liveOriginal(c, ref, sharesNoLocation);
   const locationKey = isView(inv) ? null : keyOf(inv);
   await c.record(ref, rec, 'save-original', {
@@ -145,7 +117,7 @@ async function saveOriginalAndWrite(
   ref: TableRef,
   progress?: Progress,
 ): Promise<SaveAndWrite> {
-  // A rewrite-required table in a wave takes the rewrite path (activities/rewrite.ts): nothing written here.
+  // A rewrite-required table in a wave takes the rewrite path (ops/rewrite.ts): nothing written here.
   if ((await planEntry(c, ref)).class === TableClass.REWRITE_REQUIRED) return { view: false, rewrite: true };
   const snap = await snapshotOriginal(c, sharesNoLocation, ref);
   if (snap.view) return { view: true };
@@ -169,11 +141,12 @@ async function writeMetadata(
   const { deps } = c;
   await c.assertTarget(ref);
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  if (!reached(rec, 'written')) c.check(ref, rec, 'write-metadata');
   const p = await c.prepared(ref, rec);
   let onProgress = progress;
   if (onProgress === undefined) {
-    const ctx = Context.current();
-    onProgress = (pr) => ctx.heartbeat(pr);
+    const running = c.runtime.current();
+    onProgress = (pr) => running?.heartbeat(pr);
   }
   const w = await deps.engine.writeIcebergMetadata(deps.storeFor([p.metadataDir]), p, {
     ...deps.write,
@@ -204,6 +177,7 @@ async function registerTable(c: Ctx, ref: TableRef): Promise<{ outcome: string }
   const { deps } = c;
   await c.assertTarget(ref);
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
+  if (!reached(rec, 'registered')) c.check(ref, rec, 'register');
   const p = await c.prepared(ref, rec);
   const ident = c.target(ref.tableId);
   const catalog = c.catalogOf(ref, rec);
@@ -233,6 +207,7 @@ async function validateTable(c: Ctx, ref: TableRef): Promise<{ ok: boolean; snap
   // it while the record still says migrated. What changed since is the read-back's and the nightly
   // validation's to find.
   if (done !== null) return done;
+  if (!reached(rec, 'migrated')) c.check(ref, rec, 'validate');
   const p = await c.prepared(ref, rec);
   const original = rec.original as TableInventory;
   const ev = await deps.engine.validateConversion(
@@ -296,8 +271,8 @@ export function tableSteps(c: Ctx, sharesNoLocation: ReturnType<typeof siblingCh
   };
 }
 
-/** The forward steps as activities (names are what the workflows call: never rename). */
-export function tableActivities(c: Ctx, sharesNoLocation: ReturnType<typeof siblingCheck> = siblingCheck(c.deps.hms)) {
+/** The forward steps under their activity names (what the workflows call: never rename). */
+export function tableOps(c: Ctx, sharesNoLocation: ReturnType<typeof siblingCheck> = siblingCheck(c.deps.hms)) {
   return {
     snapshotOriginal: (ref: TableRef): Promise<{ digest: string; view: boolean }> => snapshotOriginal(c, sharesNoLocation, ref),
     saveOriginalAndWrite: (ref: TableRef): Promise<SaveAndWrite> => saveOriginalAndWrite(c, sharesNoLocation, ref),

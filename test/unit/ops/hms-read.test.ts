@@ -1,7 +1,7 @@
-// The single-table HMS read the steps share (activities/hms-read.ts) and rollback's last check over
+// The single-table HMS read the steps share (ops/hms-read.ts) and rollback's last check over
 // it: HMS equals the saved original, else SOURCE_CHANGED naming both digests — one function for the
 // metadata-only, rewrite and view rollbacks.
-import { assertHmsUnchanged, hmsTable } from '../../../activities/hms-read';
+import { assertHmsUnchanged, hmsTable } from '../../../ops/hms-read';
 import { ErrorCode, MigrationError } from '../../../core/errors';
 import { tableFingerprint } from '../../../core/hive/fingerprint';
 import type { HmsReader, TableInventory } from '../../../core/hive/model';

@@ -6,9 +6,7 @@ import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { ValidationRow } from '../core/validate/drift';
 import { runStatus, runSummaryMarkdown } from '../core/validate/drift';
-import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { tableWorkflowId } from '../core/plan/ids';
+import { tableWorkflowId, planId } from '../core/plan/ids';
 import type { Ctx } from './context';
 import type { TableStatus } from '../core/state/store';
 import { isLive } from '../core/state/status';
@@ -22,15 +20,16 @@ const ignoreExisting = (e: unknown): void => {
 function isRunningOf(c: Ctx): (planHash: string, tableId: string) => Promise<boolean> {
   return async (planHash, tableId) => {
     const wave = (await c.deps.state.getTable(planHash, tableId)).wave;
-    try {
-      const d = await Context.current()
-        .client.workflow.getHandle(tableWorkflowId(planHash, wave, tableId))
-        .describe();
-      return d.status.name === 'RUNNING';
-    } catch (e) {
-      if (e instanceof WorkflowNotFoundError) return false;
-      throw e;
-    }
+    const running = c.runtime.current();
+    if (running === undefined)
+      throw new MigrationError(
+        ErrorCode.INTERNAL,
+        'the orphan scan asks the worker whether a table workflow runs: it runs in an activity only',
+        {
+          tableId,
+        },
+      );
+    return running.workflowRunning(tableWorkflowId(planHash, wave, tableId));
   };
 }
 
@@ -50,11 +49,11 @@ async function orphansOf(c: Ctx, planHash: string): Promise<{ orphans: number | 
   } catch (e) {
     // The drift results stand on their own: an orphan scan that cannot run is reported, not fatal.
     const why = e instanceof MigrationError ? `${e.code}: ${e.message}` : String(e);
-    return { orphans: null, markdown: `### Orphans: not checked (${why}); run migrate repair ${planHash.slice(0, 12)}\n` };
+    return { orphans: null, markdown: `### Orphans: not checked (${why}); run migrate repair ${planId(planHash)}\n` };
   }
 }
 
-export function validationActivities(c: Ctx) {
+export function validationOps(c: Ctx) {
   const { deps } = c;
   return {
     /**
@@ -70,7 +69,7 @@ export function validationActivities(c: Ctx) {
       const p = await c.plan(planHash);
       const covered = (s: TableStatus): boolean => (statuses === 'live' ? isLive(s) : s === 'migrated');
       const recs = (await deps.state.listTables(planHash)).filter(
-        // Rewritten tables (activities/rewrite.ts) are new tables: sync and the metadata-only drift checks do not apply.
+        // Rewritten tables (ops/rewrite.ts) are new tables: sync and the metadata-only drift checks do not apply.
         (t) =>
           covered(t.status) &&
           rewriteFactsOf(t) === null &&
@@ -112,15 +111,15 @@ export function validationActivities(c: Ctx) {
       const rows = (await deps.state.getValidationRows(runId)) as ValidationRow[];
       const status = runStatus(rows);
       const orphans = await orphansOf(c, planHash);
-      const summary = `${runSummaryMarkdown(planHash.slice(0, 12), runId, rows, previousRunId)}${orphans.markdown === '' ? '' : `\n${orphans.markdown}`}`;
+      const summary = `${runSummaryMarkdown(planId(planHash), runId, rows, previousRunId)}${orphans.markdown === '' ? '' : `\n${orphans.markdown}`}`;
       let results: string | null = null;
       let report: string | null = null;
       if (deps.resultsLocation !== undefined) {
         const store = deps.storeFor([]);
         // A retried publish finds its own file: keep it (same run, same rows).
-        const own = `${deps.resultsLocation.replace(/\/+$/, '')}/${planHash.slice(0, 12)}/${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.parquet`;
+        const own = `${deps.resultsLocation.replace(/\/+$/, '')}/${planId(planHash)}/${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.parquet`;
         results = await deps.engine
-          .writeResults(store, deps.resultsLocation, planHash.slice(0, 12), runId, rows)
+          .writeResults(store, deps.resultsLocation, planId(planHash), runId, rows)
           .catch((e: unknown) => (ignoreExisting(e), own));
         report = results.replace(/\.parquet$/, '.md');
         await store.put(report, new TextEncoder().encode(summary), { ifNoneMatch: '*' }).catch(ignoreExisting);

@@ -20,6 +20,7 @@ import { inFlight } from '../core/state/status';
 import type { StateStore, TableRecord, TableStatus } from '../core/state/store';
 import { conversionFor, targetOf } from '../core/convert/plan-conversion';
 import { recordTransition } from '../engine/record-transition';
+import { planId } from '../core/plan/ids';
 
 export interface RepairDeps {
   readonly state: StateStore;
@@ -358,7 +359,7 @@ export async function orphanSummary(deps: RepairDeps, planHash: string): Promise
           '|---|---|---|---|',
           ...rows.map((r) => `| \`${r.tableId}\` | ${r.status} | ${r.files} | ${r.entry ?? '—'} |`),
           '',
-          `Remove them with \`migrate repair ${planHash.slice(0, 12)} --apply\`.`,
+          `Remove them with \`migrate repair ${planId(planHash)} --apply\`.`,
           '',
         ].join('\n');
   return {

@@ -4,7 +4,6 @@
 // through the Iceberg table and through Hive in one Spark session); each table's evidence recorded
 // under `validation.readBack` with a `table.read-back` audit event; and the end of a table the proof
 // failed: unregistered and its metadata deleted by the undo activities, then recorded failed here.
-import { Context } from '@temporalio/activity';
 import { digestOf } from '../core/audit/chain';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
@@ -26,14 +25,6 @@ const recordedEvidence = (rec: TableRecord): ReadBackEvidence | undefined =>
 /** A metadata-only table the proof covers: migrated (not rewritten: its job compared checksums already; not a view: no files). */
 const covered = (rec: TableRecord): boolean =>
   rec.status === 'migrated' && rewriteFactsOf(rec) === null && rec.original?.table.tableType !== 'VIRTUAL_VIEW';
-
-function currentContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
-}
 
 async function record(c: Ctx, planHash: string, rec: TableRecord, evidence: ReadBackEvidence): Promise<void> {
   const validation = { ...((rec.validation as Record<string, unknown> | null) ?? {}), readBack: evidence };
@@ -61,7 +52,7 @@ async function readBackTables(c: Ctx, planHash: string, tableIds: readonly strin
     );
   const recs = await Promise.all(tableIds.map((id) => deps.state.getTable(planHash, id)));
   const todo = recs.filter((rec) => covered(rec) && recordedEvidence(rec) === undefined);
-  const ctx = currentContext();
+  const running = c.runtime.current();
   const found = await deps.engine.proveReadBack(
     deps,
     await c.plan(planHash),
@@ -74,8 +65,8 @@ async function readBackTables(c: Ctx, planHash: string, tableIds: readonly strin
         env: r.env,
         workDir: r.workDir,
         timeoutMs: r.timeoutMinutes * 60_000,
-        ...(ctx === undefined ? {} : { signal: ctx.cancellationSignal }),
-        onEvent: (e) => ctx?.heartbeat({ readBack: true, ...e }),
+        ...(running === undefined ? {} : { signal: running.signal }),
+        onEvent: (e) => running?.heartbeat({ readBack: true, ...e }),
       },
     },
   );
@@ -107,7 +98,7 @@ async function markReadBackFailed(c: Ctx, ref: TableRef, code: string, message: 
   });
 }
 
-export function readBackActivities(c: Ctx) {
+export function readBackOps(c: Ctx) {
   return {
     /** The wave's migrated tables the proof has not covered yet, in batches of `tablesPerJob`; [] when it is off. */
     async readBackBatches(planHash: string, wave: number): Promise<string[][]> {

@@ -2,7 +2,7 @@
 // are read (once per database per 5 minutes per worker, shared by the tables in flight) and a
 // location equal to, inside or containing one of theirs fails the table LOCATION_SHARED — so a
 // forged plan cannot move one of two tables sharing a location into a wave. Tables in other
-// databases are covered by the state store's location claim (activities/table.ts).
+// databases are covered by the state store's location claim (ops/table.ts).
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { HmsReader, TableInventory } from '../core/hive/model';
 import type { LocationIndex } from '../core/assess/shared-locations';
