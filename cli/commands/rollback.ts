@@ -83,12 +83,29 @@ export function registerRollback(program: Command, io: IO): void {
         maxWaitSeconds: opts.maxWait,
         withDependentViews: opts.withDependentViews === true,
       });
-      io.out(opts.json ? `${JSON.stringify({ ok: r.refused.length === 0, ...r })}\n` : renderRollback(r));
-      io.setExit(r.refused.length === 0 ? ExitCode.OK : ExitCode.FAILED);
+      io.out(opts.json ? `${JSON.stringify({ ok: refusedCount(r) === 0, ...r })}\n` : renderRollback(r));
+      io.setExit(refusedCount(r) === 0 ? ExitCode.OK : ExitCode.FAILED);
     });
 }
 
-function renderRollback(r: WaveRollback): string {
+/** Refused tables, counted whether or not the result lists each (a wave of any size: workflows/rollback-tally.ts). */
+const refusedCount = (r: WaveRollback): number => r.counts?.refused ?? r.refused.length;
+
+/** What the result counted but did not list (its lists are bounded), said in one line each. */
+function notListedLines(r: WaveRollback): string[] {
+  const n = r.notListed;
+  if (n === undefined) return [];
+  const codes = Object.entries(n.refused).map(([code, k]) => `${k} ${code}`);
+  return [
+    ...(codes.length
+      ? [`  and ${codes.join(', ')} more refused, not listed here (migrate status <plan> shows where each table stands)\n`]
+      : []),
+    ...(n.putBack > 0 ? [`  and ${n.putBack} more table(s) put back, not listed here\n`] : []),
+  ];
+}
+
+/** The text `migrate rollback` prints (exported for its unit test). */
+export function renderRollback(r: WaveRollback): string {
   const before =
     r.applying === 'cancelled'
       ? `wave ${r.wave} was still applying: cancelled it first (its tables in flight were compensated)\n`
@@ -101,7 +118,8 @@ function renderRollback(r: WaveRollback): string {
       `  ${p.tableId}: put back ${p.files} file(s), ${p.records} row(s) of snapshot(s) ${p.snapshots.join(', ')}; partitions added: ${p.partitionsAdded.join(', ') || 'none'}; already visible: ${p.partitionsVisible.join(', ') || 'none'}\n`,
   );
   const views = r.dependentViews?.length ? `first the views that read it: ${r.dependentViews.join(', ')}\n` : '';
-  return `${before}${views}wave ${r.wave}: rolled back ${r.rolledBack.length} table(s)${refused}\n${put.join('')}`;
+  const count = r.counts?.rolledBack ?? r.rolledBack.length;
+  return `${before}${views}wave ${r.wave}: rolled back ${count} table(s)${refused}\n${put.join('')}${notListedLines(r).join('')}`;
 }
 
 const PREVIEW_WHAT: Readonly<Record<RollbackPreviewTable['action'], string>> = {
