@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { PostgresStateStore } from '../../adapters/state/postgres';
@@ -197,6 +198,12 @@ describe('migrate apply --tables-per-activity (batches through Temporal, seeded 
             { workflowsPath: require.resolve('../../workflows/index'), replayName: `${wid} ${x.runId}` },
             history,
           );
+          // HIM_RECORD_HISTORIES=<dir>: the first run (it read the wave) and the last, as replay fixtures (test/workflows/replay.test.ts).
+          const record = process.env.HIM_RECORD_HISTORIES;
+          const json = historyToJSON(history);
+          const name = x.status.name === 'COMPLETED' ? 'continued' : json.includes('"migratedTables"') ? 'continued-as-new' : undefined;
+          if (record !== undefined && name !== undefined && w.number === plan.waves[0]?.number)
+            writeFileSync(path.join(record, `v0.6-rollbackWaveWorkflow-server-${name}.json`), json);
         }
         expect(seen.sort()).toEqual(['COMPLETED', ...Array<string>(runs - 1).fill('CONTINUED_AS_NEW')]);
       }

@@ -146,6 +146,14 @@ describe('workflow replay', () => {
     expect(last).toContain('"continuedExecutionRunId"');
     expect(last).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
     expect(last.match(/"rollbackTable"/g)).toHaveLength(5);
+    // The same shape from the real server (test/e2e/apply-batched.test.ts, --tables-per-run 2): first run and last.
+    const server = read('v0.6-rollbackWaveWorkflow-server-continued-as-new.json');
+    expect([
+      server.includes(marker),
+      server.includes('"migratedTables"'),
+      server.includes('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW'),
+    ]).toEqual([true, true, true]);
+    expect(read('v0.6-rollbackWaveWorkflow-server-continued.json')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
     // The rollbacks recorded before the patch ran in one run.
     expect(read('v0.5-rollbackWaveWorkflow-views-first.json')).not.toContain('CONTINUED_AS_NEW');
   });
