@@ -62,6 +62,8 @@ export async function rollbackWave(
     whileApplying: 'cancel' | 'wait';
     maxWaitMs: number;
     withDependentViews?: boolean;
+    /** Tables a workflow run rolls back before it continues as new (the workflow's default when unset). */
+    tablesPerRun?: number;
   },
 ): Promise<WaveRollback> {
   let applying: WaveRollback['applying'] = 'idle';
@@ -80,6 +82,7 @@ export async function rollbackWave(
         force: req.force,
         by: req.by,
         ...(req.withDependentViews === true ? { withDependentViews: true } : {}),
+        ...(req.tablesPerRun === undefined ? {} : { tablesPerRun: req.tablesPerRun }),
       },
     ],
     typedSearchAttributes: [
@@ -100,6 +103,8 @@ export interface RollbackOptions {
   readonly maxWaitSeconds: number;
   /** Roll back the still-migrated views of later waves that read the wave first (else they refuse it: ROLLBACK_ORDER). */
   readonly withDependentViews?: boolean;
+  /** Tables a workflow run rolls back before it continues as new. */
+  readonly tablesPerRun?: number;
 }
 
 async function runRollback(tmp: TemporalHandle, planHash: string, wave: number, opts: RollbackOptions): Promise<WaveRollback> {
@@ -112,6 +117,7 @@ async function runRollback(tmp: TemporalHandle, planHash: string, wave: number, 
       whileApplying: opts.waitForWave ? 'wait' : 'cancel',
       maxWaitMs: opts.maxWaitSeconds * 1000,
       withDependentViews: opts.withDependentViews === true,
+      ...(opts.tablesPerRun === undefined ? {} : { tablesPerRun: opts.tablesPerRun }),
     });
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw temporalError(e, tmp, `rollback of wave ${wave}`);

@@ -349,6 +349,7 @@ async function main(): Promise<void> {
         ok: boolean;
         rolledBack: unknown[];
         refused: unknown[];
+        counts?: { rolledBack: number };
       };
       if (!out.ok) throw new Error(`rollback refused ${out.refused.length}: ${JSON.stringify(out.refused.slice(0, 3))}`);
       const check = await checkRollback(
@@ -358,7 +359,7 @@ async function main(): Promise<void> {
         last.tables.map((t) => t.id),
       );
       if (check.bad.length > 0) throw new Error(`rollback check failed for ${check.bad.length}: ${check.bad.slice(0, 10).join('; ')}`);
-      return { wave: last.number, rolledBack: out.rolledBack.length, ...check, bad: undefined };
+      return { wave: last.number, rolledBack: out.counts?.rolledBack ?? out.rolledBack.length, ...check, bad: undefined };
     });
 
   const prefixes = [`migrate/${id}`, `validate/${id}`, `sync/${id}`];

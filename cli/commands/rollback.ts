@@ -22,7 +22,9 @@ lacks are added (metadata-only), then the entry is dropped. Any other commit (de
 delete files, compaction, partition or schema evolution) blocks the table with ROLLBACK_BLOCKED and
 the snapshot ids; --force drops the entry with them (audited). --dry-run shows all of it, changing nothing.
 Views of a later wave still migrated that read this wave's tables refuse the rollback (ROLLBACK_ORDER,
-nothing changed); --with-dependent-views rolls those views back first, then the wave.
+nothing changed); --with-dependent-views rolls those views back first, then the wave. A wave of any
+size: after --tables-per-run tables the workflow continues as new (same id); the result counts every
+table and lists them up to a bound, saying how many it did not list.
 ${exitHelp('rollback')}`;
 
 interface RollbackOpts {
@@ -33,6 +35,7 @@ interface RollbackOpts {
   dryRun?: boolean;
   json?: boolean;
   withDependentViews?: boolean;
+  tablesPerRun: number;
 }
 
 export function registerRollback(program: Command, io: IO): void {
@@ -52,6 +55,12 @@ export function registerRollback(program: Command, io: IO): void {
     .option(
       '--with-dependent-views',
       'roll back first the still-migrated views of later waves that read this wave (else they refuse it: ROLLBACK_ORDER)',
+    )
+    .option(
+      '--tables-per-run <n>',
+      `tables one workflow run rolls back before it continues as new, keeping its history bounded (${FLAG_RANGES.tablesPerRun.min}-${FLAG_RANGES.tablesPerRun.max})`,
+      intFlag('--tables-per-run', FLAG_RANGES.tablesPerRun),
+      250,
     )
     .option('--dry-run', 'show what would be dropped, put back into Hive (partitions, files, rows) or refused and why; change nothing')
     .option('--json', 'machine-readable output')
@@ -82,13 +91,31 @@ export function registerRollback(program: Command, io: IO): void {
         waitForWave: opts.waitForWave === true,
         maxWaitSeconds: opts.maxWait,
         withDependentViews: opts.withDependentViews === true,
+        tablesPerRun: opts.tablesPerRun,
       });
-      io.out(opts.json ? `${JSON.stringify({ ok: r.refused.length === 0, ...r })}\n` : renderRollback(r));
-      io.setExit(r.refused.length === 0 ? ExitCode.OK : ExitCode.FAILED);
+      io.out(opts.json ? `${JSON.stringify({ ok: refusedCount(r) === 0, ...r })}\n` : renderRollback(r));
+      io.setExit(refusedCount(r) === 0 ? ExitCode.OK : ExitCode.FAILED);
     });
 }
 
-function renderRollback(r: WaveRollback): string {
+/** Refused tables, counted whether or not the result lists each (a wave of any size: workflows/rollback-tally.ts). */
+const refusedCount = (r: WaveRollback): number => r.counts?.refused ?? r.refused.length;
+
+/** What the result counted but did not list (its lists are bounded), said in one line each. */
+function notListedLines(r: WaveRollback): string[] {
+  const n = r.notListed;
+  if (n === undefined) return [];
+  const codes = Object.entries(n.refused).map(([code, k]) => `${k} ${code}`);
+  return [
+    ...(codes.length
+      ? [`  and ${codes.join(', ')} more refused, not listed here (migrate status <plan> shows where each table stands)\n`]
+      : []),
+    ...(n.putBack > 0 ? [`  and ${n.putBack} more table(s) put back, not listed here\n`] : []),
+  ];
+}
+
+/** The text `migrate rollback` prints (exported for its unit test). */
+export function renderRollback(r: WaveRollback): string {
   const before =
     r.applying === 'cancelled'
       ? `wave ${r.wave} was still applying: cancelled it first (its tables in flight were compensated)\n`
@@ -101,7 +128,8 @@ function renderRollback(r: WaveRollback): string {
       `  ${p.tableId}: put back ${p.files} file(s), ${p.records} row(s) of snapshot(s) ${p.snapshots.join(', ')}; partitions added: ${p.partitionsAdded.join(', ') || 'none'}; already visible: ${p.partitionsVisible.join(', ') || 'none'}\n`,
   );
   const views = r.dependentViews?.length ? `first the views that read it: ${r.dependentViews.join(', ')}\n` : '';
-  return `${before}${views}wave ${r.wave}: rolled back ${r.rolledBack.length} table(s)${refused}\n${put.join('')}`;
+  const count = r.counts?.rolledBack ?? r.rolledBack.length;
+  return `${before}${views}wave ${r.wave}: rolled back ${count} table(s)${refused}\n${put.join('')}${notListedLines(r).join('')}`;
 }
 
 const PREVIEW_WHAT: Readonly<Record<RollbackPreviewTable['action'], string>> = {

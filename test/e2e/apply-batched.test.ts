@@ -3,13 +3,16 @@
 // table ends as the one-table path ends it (the tables that cannot convert fail with their code and
 // are compensated inside their batch; views go on alone in their table workflow); PyIceberg reads
 // every migrated table with the seeded rows and checksum; each table's forward audit events are
-// recorded exactly once; only the views have a table workflow; rollback of the wave restores it.
+// recorded exactly once; only the views have a table workflow; rollback of the wave restores it,
+// two tables a workflow run (continue-as-new on the real server; every run replays).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker } from '@temporalio/worker';
 import { RestCatalog } from '../../adapters/catalog/rest';
 import { PostgresStateStore } from '../../adapters/state/postgres';
 import { tableIdent } from '../../core/catalog/catalog';
@@ -18,7 +21,7 @@ import type { Run } from '../helpers/cli';
 import { ROOT, TSX, run } from '../helpers/cli';
 import { testStack, uniqueName } from '../helpers/stack-env';
 import { readWithPyIceberg } from '../helpers/verifier';
-import { SA } from '../../workflows/common';
+import { rollbackWorkflowId, SA } from '../../workflows/common';
 
 const env = testStack();
 const stackCfg = path.join(env.HIM_STATE_DIR as string, 'migrate.yaml');
@@ -160,14 +163,52 @@ describe('migrate apply --tables-per-activity (batches through Temporal, seeded 
     const shown = JSON.stringify(JSON.parse(st.stdout));
     for (const t of planned) expect(shown).toContain(t);
 
-    // Rollback of every wave (last first) takes the batched tables back like any other.
-    for (const w of [...plan.waves].reverse()) {
-      const rb = await migrate(['rollback', id, '--wave', String(w.number), '--json'], 600_000);
-      expect({ wave: w.number, code: rb.code, err: rb.code === 0 ? '' : rb.stdout + rb.stderr }).toEqual({
-        wave: w.number,
-        code: 0,
-        err: '',
-      });
+    // Rollback of every wave (last first) takes the batched tables back like any other, two tables a
+    // workflow run (--tables-per-run 2): a wave of more continues as new, every table rolled back once.
+    const connection2 = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
+    try {
+      const client = new Client({ connection: connection2 });
+      for (const w of [...plan.waves].reverse()) {
+        const rb = await migrate(['rollback', id, '--wave', String(w.number), '--tables-per-run', '2', '--json'], 600_000);
+        expect({ wave: w.number, code: rb.code, err: rb.code === 0 ? '' : rb.stdout + rb.stderr }).toEqual({
+          wave: w.number,
+          code: 0,
+          err: '',
+        });
+        const body = JSON.parse(rb.stdout) as {
+          rolledBack: string[];
+          refused: unknown[];
+          counts: { tables: number; rolledBack: number; runs: number };
+        };
+        const runs = Math.max(1, Math.ceil(body.counts.tables / 2));
+        expect([body.counts.rolledBack, body.counts.runs, body.rolledBack.length, new Set(body.rolledBack).size, body.refused]).toEqual([
+          body.counts.tables,
+          runs,
+          body.counts.tables,
+          body.counts.tables,
+          [],
+        ]);
+        // Temporal holds the runs of one workflow id; each replays on today's workflow code.
+        const wid = rollbackWorkflowId(plan.hash, w.number);
+        const seen: string[] = [];
+        for await (const x of client.workflow.list({ query: `WorkflowId = '${wid}'` })) {
+          seen.push(x.status.name);
+          const history = await client.workflow.getHandle(wid, x.runId).fetchHistory();
+          await Worker.runReplayHistory(
+            { workflowsPath: require.resolve('../../workflows/index'), replayName: `${wid} ${x.runId}` },
+            history,
+          );
+          // HIM_RECORD_HISTORIES=<dir>: the first run (it read the wave) and the last, as replay fixtures (test/workflows/replay.test.ts).
+          const record = process.env.HIM_RECORD_HISTORIES;
+          const json = historyToJSON(history);
+          const name = x.status.name === 'COMPLETED' ? 'continued' : json.includes('"migratedTables"') ? 'continued-as-new' : undefined;
+          if (record !== undefined && name !== undefined && w.number === plan.waves[0]?.number)
+            writeFileSync(path.join(record, `v0.6-rollbackWaveWorkflow-server-${name}.json`), json);
+        }
+        expect(seen.sort()).toEqual(['COMPLETED', ...Array<string>(runs - 1).fill('CONTINUED_AS_NEW')]);
+      }
+    } finally {
+      await connection2.close();
     }
     for (const t of manifest.tables.filter((x) => x.kind !== 'view' && planned.has(`${x.db}.${x.name}`)))
       expect({ t: t.name, there: await catalog.tableExists(tableIdent([`${nsPrefix}${t.db}`], t.name)) }).toEqual({

@@ -78,7 +78,13 @@ describe('rollbackWaveWorkflow in the time-skipping environment', () => {
       'unfenceTable db.r1',
       'rollbackTable db.r1',
     ]);
-    expect(result).toEqual({ wave: 1, rolledBack: ['db.r3', 'db.r2', 'db.r1'], refused: [], putBack: [] });
+    expect(result).toEqual({
+      wave: 1,
+      rolledBack: ['db.r3', 'db.r2', 'db.r1'],
+      refused: [],
+      putBack: [],
+      counts: { tables: 3, rolledBack: 3, refused: 0, putBack: 0, runs: 1 },
+    });
     expect(status).toBe('rolled-back');
     expect(team).toEqual(['crm', 'web']);
   });

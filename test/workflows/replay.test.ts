@@ -125,6 +125,39 @@ describe('workflow replay', () => {
     expect(read('syncWorkflow-continued.json')).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
   });
 
+  it('covers a rollback that continued as new (patch rollback-continue-as-new): the first run, a carried run that continued again, the last', () => {
+    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    const names = ['continued-as-new', 'continued-again', 'continued'].map((x) => `v0.6-rollbackWaveWorkflow-${x}.json`);
+    expect(files).toEqual(expect.arrayContaining(names));
+    const [first, again, last] = names.map(read) as [string, string, string];
+    // Recorded by test/workflows/rollback.test.ts (25 tables, 10 a run): the patch marker, then continue-as-new.
+    const marker = Buffer.from('{"id":"rollback-continue-as-new","deprecated":false}').toString('base64');
+    for (const h of [first, again]) {
+      expect(h).toContain(marker);
+      expect(h).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+      expect(h.match(/"rollbackTable"/g)).toHaveLength(10);
+    }
+    // Only the first run reads the wave; the others go on with what was carried.
+    expect([first.includes('"migratedTables"'), again.includes('"migratedTables"'), last.includes('"migratedTables"')]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect(last).toContain('"continuedExecutionRunId"');
+    expect(last).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    expect(last.match(/"rollbackTable"/g)).toHaveLength(5);
+    // The same shape from the real server (test/e2e/apply-batched.test.ts, --tables-per-run 2): first run and last.
+    const server = read('v0.6-rollbackWaveWorkflow-server-continued-as-new.json');
+    expect([
+      server.includes(marker),
+      server.includes('"migratedTables"'),
+      server.includes('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW'),
+    ]).toEqual([true, true, true]);
+    expect(read('v0.6-rollbackWaveWorkflow-server-continued.json')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    // The rollbacks recorded before the patch ran in one run.
+    expect(read('v0.5-rollbackWaveWorkflow-views-first.json')).not.toContain('CONTINUED_AS_NEW');
+  });
+
   it('covers the batched sync (patch sync-batched-tables): syncTables activities, a run that continued as new and the run it started', () => {
     const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
     expect(files).toEqual(expect.arrayContaining(['syncWorkflow-batched-continued-as-new.json', 'syncWorkflow-batched-continued.json']));
