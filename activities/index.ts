@@ -28,7 +28,7 @@ import { rewriteActivities } from './rewrite';
 import { readBackActivities } from './readback';
 
 export type { ActivityDeps, TableRef } from './context';
-export type { BatchSyncOutcome, TableSyncOutcome } from './sync';
+export type { BatchSyncOutcome, SyncOutcomeRow, TableSyncOutcome } from './sync';
 export type { BatchTableOutcome, TableOutcome } from './outcome';
 export type { CutoverStep } from './cutover';
 export { failpoint, fingerprintOf } from './context';
