@@ -34,7 +34,7 @@ import { readBackOps } from '../ops/readback';
 /** The ports the activities are built from: the operations' (ops/context.ts). */
 export type ActivityDeps = OpsDeps;
 export type { TableRef } from '../ops/context';
-export type { BatchSyncOutcome, TableSyncOutcome } from './sync';
+export type { BatchSyncOutcome, SyncOutcomeRow, TableSyncOutcome } from './sync';
 export type { BatchTableOutcome, TableOutcome } from './outcome';
 export type { CutoverStep } from '../ops/cutover';
 export { failpoint, fingerprintOf } from '../ops/context';

@@ -6,10 +6,11 @@
 import { Context } from '@temporalio/activity';
 import { MigrationError } from '../core/errors';
 import type { TableSyncOutcome } from '../core/engine-port/sync';
+import type { SyncOutcomeRow } from '../core/state/store';
 import type { Ctx } from '../ops/context';
 import { heartbeatWith, stepKey } from './runtime';
 
-export type { TableSyncOutcome };
+export type { SyncOutcomeRow, TableSyncOutcome };
 
 /**
  * One table of a batch as the sync workflow gets it back: its outcome, or — `retry` — a transient
@@ -54,6 +55,15 @@ export function syncActivities(c: Ctx) {
     return deps.engine.syncMigratedTable(sync, await c.plan(planHash), rec);
   };
   return {
+    /**
+     * Page finished outcomes out of the sync workflow into the state store, keyed by (workflow id,
+     * table): the workflow carries only counts (workflows/sync.ts, patch `sync-paged-outcomes`), and
+     * a retried attempt writes the same rows.
+     */
+    async recordSyncOutcomes(workflowId: string, planHash: string, rows: readonly SyncOutcomeRow[]): Promise<void> {
+      await deps.state.putSyncOutcomes(workflowId, planHash, rows);
+    },
+
     /** Sync one migrated table of the plan; heartbeats (activities/index.ts) while footers are read. */
     syncTable: one,
 

@@ -19,8 +19,9 @@ export { ROLLBACK_CONTINUE_AS_NEW_PATCH, ROLLBACK_TABLES_PER_RUN, rollbackWaveWo
 export type { NotListed, PutBackEntry, Refusal, RollbackTally } from './rollback-tally';
 export type { NightlyInput, NightlyResult } from './nightly';
 export { nightlyValidationWorkflow, nightlyStatusQuery } from './nightly';
-export type { SyncCarry, SyncCounts, SyncInput, SyncRunResult } from './sync';
+export type { SyncCarry, SyncInput, SyncRunResult } from './sync';
+export type { SyncCounts, SyncOutcomesRef, SyncTally } from './sync-book';
 export { DEFAULT_TABLES_PER_RUN, SYNC_CONTINUE_AS_NEW_PATCH, syncStatusQuery, syncWorkflow } from './sync';
 export type { CutoverInput, CutoverResult, TableCutover } from './cutover';
 export { cutoverStatusQuery, cutoverWorkflow } from './cutover';
-export type { SyncStatus, SyncTableProgress } from './sync';
+export type { SyncStatus, SyncTableProgress } from './sync-book';

@@ -1,9 +1,12 @@
-// A plan's migrated tables catch up with their Hive side: one syncTable activity per table in a
-// sliding window (window.ts), each a metadata-only snapshot or a refusal; the counts and per-table
-// outcomes are returned, and the search attributes / current details let the Temporal UI show it.
-// Started by `migrate sync` (id `sync/<plan id>/<stamp>`) or by the plan's sync schedule. The
-// history stays bounded: after `tablesPerRun` tables (or when Temporal suggests it) a run lets its
-// window drain and continues as new with the tables still to sync and the outcomes so far.
+// A plan's migrated tables catch up with their Hive side: syncTables activities over batches of
+// tables in a sliding window (window.ts), each table a metadata-only snapshot or a refusal; the
+// per-table outcomes go to the state store (recordSyncOutcomes, sync-book.ts) and the counts are
+// returned with the workflow id they are stored under; the search attributes / current details
+// let the Temporal UI show it. Started by `migrate sync` (id `sync/<plan id>/<stamp>`) or by the
+// plan's sync schedule. The history stays bounded: after `tablesPerRun` tables (or when Temporal
+// suggests it) a run lets its window drain and continues as new with the tables still to sync and
+// the counts so far. Histories from before patch `sync-paged-outcomes` keep every outcome in the
+// workflow (returned and carried).
 import {
   continueAsNew,
   defineQuery,
@@ -13,19 +16,24 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { BatchSyncOutcome, TableSyncOutcome } from '../activities/index';
+import type { BatchSyncOutcome, SyncOutcomeRow, TableSyncOutcome } from '../activities/index';
 import type { PlanTablesInput } from './common';
 import { activities, failureOf, planId, SA } from './common';
+import type { SyncBook, SyncCounts, SyncOutcomesRef, SyncStatus, SyncTableProgress, SyncTally } from './sync-book';
+import { EMPTY_TALLY, FullBook, PagedBook, progressOf, SYNC_PAGED_PATCH } from './sync-book';
 import { SlidingWindow, windowLimit } from './window';
 
 /** What a run hands the next one when it continues as new. */
 export interface SyncCarry {
   /** The tables still to sync, in order. */
   readonly remaining: readonly string[];
-  /** Every outcome so far (the last run returns them all). */
-  readonly done: readonly TableSyncOutcome[];
+  /** Every outcome so far (the last run returns them all): carries from before patch `sync-paged-outcomes` only. */
+  readonly done?: readonly TableSyncOutcome[];
   /** When each outcome in `done` came back (workflow time, ISO-8601; the syncStatus query's per-table `at`). Absent in carries from before it: those show the continued run's start. */
   readonly doneAt?: readonly string[];
+  /** Paged: the counts so far (the outcomes are in the state store) and the newest finished tables for the syncStatus query. */
+  readonly tally?: SyncTally;
+  readonly recent?: readonly SyncTableProgress[];
   readonly teams: readonly string[];
   /** Tables in the whole sync (the status query's denominator). */
   readonly total: number;
@@ -57,89 +65,26 @@ export const DEFAULT_TABLES_PER_RUN = 500;
 /** The patch that marks histories whose runs may continue as new (workflows started before it never do). */
 export const SYNC_CONTINUE_AS_NEW_PATCH = 'sync-continue-as-new';
 
-export interface SyncCounts {
-  readonly inSync: number;
-  readonly committed: number;
-  readonly refused: number;
-}
-
 export interface SyncRunResult {
   readonly planHash: string;
   /** The plan id (what `migrate sync --direct` reports as `plan`). */
   readonly plan: string;
   readonly status: 'synced' | 'refused';
   readonly counts: SyncCounts;
-  readonly tables: readonly TableSyncOutcome[];
-}
-
-/** One synced table as the `syncStatus` query shows it (what the sync found behind and committed, or the refusal's code). */
-export interface SyncTableProgress {
-  readonly table: string;
-  readonly ok: boolean;
-  /** When its outcome came back (workflow time, ISO-8601). */
-  readonly at: string;
-  readonly status?: string;
-  readonly snapshotId?: string | null;
-  readonly filesAdded?: number;
-  readonly filesRemoved?: number;
-  readonly partitionsAdded?: number;
-  readonly partitionsChanged?: number;
-  readonly code?: string;
-}
-
-export interface SyncStatus extends SyncCounts {
-  readonly tables: number;
-  readonly done: number;
-  /** Files and partitions the committed snapshots caught up so far. */
-  readonly filesAdded: number;
-  readonly filesRemoved: number;
-  readonly partitionsChanged: number;
-  /** When the last table finished (null before the first). */
-  readonly lastSyncAt: string | null;
-  /** Every finished table, in the order they finished. */
-  readonly perTable: readonly SyncTableProgress[];
+  /** Every table's outcome: only in results of workflows from before patch `sync-paged-outcomes`. */
+  readonly tables?: readonly TableSyncOutcome[];
+  /** Paged: where every table's outcome is (the state store, by this workflow id; app/sync/workflow.ts reads them). */
+  readonly outcomes?: SyncOutcomesRef;
+  /** Paged: refusals by error code and finished tables by sync status. */
+  readonly codes?: Readonly<Record<string, number>>;
+  readonly statuses?: Readonly<Record<string, number>>;
 }
 
 export const syncStatusQuery = defineQuery<SyncStatus>('syncStatus');
 
-const progressOf = (o: TableSyncOutcome, at: string): SyncTableProgress =>
-  o.ok
-    ? {
-        table: o.table,
-        ok: true,
-        at,
-        status: o.result.status,
-        snapshotId: o.result.snapshotId,
-        filesAdded: o.result.filesAdded,
-        filesRemoved: o.result.filesRemoved,
-        partitionsAdded: o.result.partitionsAdded,
-        partitionsChanged: o.result.partitionsChanged,
-      }
-    : { table: o.table, ok: false, at, code: o.error.code };
-
-function statusOf(total: number, done: readonly TableSyncOutcome[], perTable: readonly SyncTableProgress[]): SyncStatus {
-  const sum = (f: (p: SyncTableProgress) => number | undefined): number => perTable.reduce((s, p) => s + (f(p) ?? 0), 0);
-  return {
-    tables: total,
-    done: done.length,
-    ...countsOf(done),
-    filesAdded: sum((p) => p.filesAdded),
-    filesRemoved: sum((p) => p.filesRemoved),
-    partitionsChanged: sum((p) => p.partitionsChanged),
-    lastSyncAt: perTable[perTable.length - 1]?.at ?? null,
-    perTable,
-  };
-}
-
-const countsOf = (done: readonly TableSyncOutcome[]): SyncCounts => ({
-  inSync: done.filter((o) => o.ok && o.result.commit === null).length,
-  committed: done.filter((o) => o.ok && o.result.commit !== null).length,
-  refused: done.filter((o) => !o.ok).length,
-});
-
 /** Named tables that are not migrated tables of the plan (in the scope asked for): refused, not silently skipped. */
-const unknownOf = (input: SyncInput, scope: readonly string[]): TableSyncOutcome[] =>
-  (input.tables ?? [])
+const unknownOf = (input: SyncInput, scope: readonly string[], once: boolean): TableSyncOutcome[] =>
+  (once ? [...new Set(input.tables ?? [])] : (input.tables ?? []))
     .filter((t) => !scope.includes(t))
     .map((table) => ({
       table,
@@ -148,26 +93,48 @@ const unknownOf = (input: SyncInput, scope: readonly string[]): TableSyncOutcome
     }));
 
 /** The tables this run syncs and the outcomes it starts from (a first run asks for the scope; a continued run is handed it). */
-async function startOf(input: SyncInput, short: ReturnType<typeof activities>['short']) {
+async function startOf(input: SyncInput, short: ReturnType<typeof activities>['short'], paged: boolean) {
   const c = input.carried;
+  if (c !== undefined)
+    return { tables: c.remaining, teams: c.teams, done: [...(c.done ?? [])], doneAt: c.doneAt, total: c.total, runs: c.runs };
+  const scope = await short.validationScope(input.planHash, input.waves ?? [], input.tables ?? []);
+  // A named table given twice is one outcome when they are keyed by table (paged).
+  const done = unknownOf(input, scope.tables, paged);
+  return { tables: scope.tables, teams: scope.teams, done, doneAt: undefined, total: scope.tables.length + done.length, runs: 0 };
+}
+
+type Run = Awaited<ReturnType<typeof startOf>>;
+
+/**
+ * The run's book of finished tables. Paged: a carry from a run on older code (every outcome in
+ * `done`) is folded in — its outcomes written to the state store in finish order, then counted.
+ */
+async function bookOf(input: SyncInput, run: Run, paged: boolean, short: ReturnType<typeof activities>['short']): Promise<SyncBook> {
   // Date.now() is the workflow's clock here (deterministic: the task's start time).
   const now = new Date(Date.now()).toISOString();
-  if (c !== undefined) {
-    // The per-table progress survives continue-as-new: rebuilt from the carried outcomes and their times.
-    const perTable = c.done.map((o, i) => progressOf(o, c.doneAt?.[i] ?? now));
-    return { tables: c.remaining, teams: c.teams, done: [...c.done], perTable, total: c.total, runs: c.runs };
-  }
-  const scope = await short.validationScope(input.planHash, input.waves ?? [], input.tables ?? []);
-  const done = unknownOf(input, scope.tables);
-  const perTable = done.map((o) => progressOf(o, now));
-  return { tables: scope.tables, teams: scope.teams, done, perTable, total: scope.tables.length + done.length, runs: 0 };
+  const at = (i: number): string => run.doneAt?.[i] ?? now;
+  if (!paged)
+    return new FullBook(
+      run.total,
+      [...run.done],
+      run.done.map((o, i) => progressOf(o, at(i))),
+    );
+  const workflowId = workflowInfo().workflowId;
+  const c = input.carried;
+  const write = (rows: readonly SyncOutcomeRow[]) => short.recordSyncOutcomes(workflowId, input.planHash, rows);
+  const book = new PagedBook(run.total, workflowId, c?.tally ?? EMPTY_TALLY, [...(c?.recent ?? [])], write);
+  run.done.forEach((o, i) => book.record(o, at(i)));
+  await book.flush(true);
+  return book;
 }
 
 export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
   const { short, long } = activities(input.timeouts);
-  const run = await startOf(input, short);
-  const { done, perTable, total } = run;
-  setHandler(syncStatusQuery, () => statusOf(total, done, perTable));
+  // Checked once, first: histories from before the patch keep every outcome in the workflow.
+  const paged = patched(SYNC_PAGED_PATCH);
+  const run = await startOf(input, short, paged);
+  const book = await bookOf(input, run, paged, short);
+  setHandler(syncStatusQuery, () => book.status());
   const waves = input.waves ?? [];
   upsertSearchAttributes([
     { key: SA.plan, value: planId(input.planHash) },
@@ -175,45 +142,52 @@ export async function syncWorkflow(input: SyncInput): Promise<SyncRunResult> {
     { key: SA.team, value: [...run.teams] },
     { key: SA.status, value: 'syncing' },
   ]);
-  const record = (o: TableSyncOutcome): void => {
-    done.push(o);
-    perTable.push(progressOf(o, new Date(Date.now()).toISOString()));
-  };
   const details = (): void => {
-    const s = statusOf(total, done, perTable);
+    const s = book.status();
     const runs = run.runs > 0 ? ` · run ${run.runs + 1}` : '';
     setCurrentDetails(
-      `Syncing plan \`${planId(input.planHash)}\`: ${done.length}/${total} tables · ${s.committed} snapshot(s) committed (+${s.filesAdded} file(s), −${s.filesRemoved}, ${s.partitionsChanged} partition(s)) · ${s.inSync} in sync · ${s.refused} refused${s.lastSyncAt !== null ? ` · last table synced ${s.lastSyncAt}` : ''}${runs}`,
+      `Syncing plan \`${planId(input.planHash)}\`: ${s.done}/${s.tables} tables · ${s.committed} snapshot(s) committed (+${s.filesAdded} file(s), −${s.filesRemoved}, ${s.partitionsChanged} partition(s)) · ${s.inSync} in sync · ${s.refused} refused${s.lastSyncAt !== null ? ` · last table synced ${s.lastSyncAt}` : ''}${runs}`,
     );
   };
   details();
-  const loop = { input, run, long, record, details, carry: (remaining: readonly string[]) => carryOf(run, remaining, done, perTable) };
+  const loop: Loop = { input, run, long, book, details, carry: (remaining) => carryOf(run, remaining, book) };
   // Checked once, first: histories from before the patch replay their one-activity-per-table loop unchanged.
   if (patched(SYNC_BATCH_PATCH)) await batchedLoop(loop);
   else await perTableLoop(loop);
-  const counts = countsOf(done);
+  if (book.paged) await book.flush(true);
+  const counts = book.counts();
   const status = counts.refused > 0 ? 'refused' : 'synced';
   upsertSearchAttributes([{ key: SA.status, value: status }]);
-  return { planHash: input.planHash, plan: planId(input.planHash), status, counts, tables: done };
+  const head = { planHash: input.planHash, plan: planId(input.planHash), status, counts } as const;
+  return book.paged ? { ...head, outcomes: book.outcomes, ...book.summary() } : { ...head, tables: book.done };
 }
 
 interface Loop {
   readonly input: SyncInput;
-  readonly run: Awaited<ReturnType<typeof startOf>>;
+  readonly run: Run;
   readonly long: ReturnType<typeof activities>['long'];
-  /** One table's outcome into the run's results and progress. */
-  readonly record: (o: TableSyncOutcome) => void;
+  /** The run's finished tables. */
+  readonly book: SyncBook;
   readonly details: () => void;
   readonly carry: (remaining: readonly string[]) => SyncCarry;
 }
 
-function carryOf(
-  run: Awaited<ReturnType<typeof startOf>>,
-  remaining: readonly string[],
-  done: readonly TableSyncOutcome[],
-  perTable: readonly SyncTableProgress[],
-): SyncCarry {
-  return { remaining, done, doneAt: perTable.map((p) => p.at), teams: run.teams, total: run.total, runs: run.runs + 1 };
+function carryOf(run: Run, remaining: readonly string[], book: SyncBook): SyncCarry {
+  return { remaining, ...book.carry(), teams: run.teams, total: run.total, runs: run.runs + 1 };
+}
+
+/** One table's outcome into the run's book, at the workflow's time. */
+const record = (l: Loop, o: TableSyncOutcome): void => l.book.record(o, new Date(Date.now()).toISOString());
+
+/** Paged: the outcomes written once a page is full (`force`: all of them, before continue-as-new). */
+async function flush(l: Loop, force: boolean): Promise<void> {
+  if (l.book.paged) await l.book.flush(force);
+}
+
+/** Continue as new with the tables not started yet (paged: every outcome written first). */
+async function rotateRun(l: Loop, remaining: readonly string[]): Promise<never> {
+  await flush(l, true);
+  return continueAsNew<typeof syncWorkflow>({ ...l.input, carried: l.carry(remaining) });
 }
 
 /** Before the batch patch: one syncTable activity per table in a sliding window of `concurrency`. */
@@ -232,10 +206,11 @@ async function perTableLoop(l: Loop): Promise<void> {
         window.add(tableId, long.syncTable(input.planHash, tableId), (e) => ({ table: tableId, ok: false, error: failureOf(e) }));
       }
     }
-    l.record(await window.next());
+    record(l, await window.next());
     l.details();
+    await flush(l, false);
     if (!rotate && cursor < run.tables.length && workflowInfo().continueAsNewSuggested) rotate = patched(SYNC_CONTINUE_AS_NEW_PATCH);
-    if (rotate && window.size === 0) await continueAsNew<typeof syncWorkflow>({ ...input, carried: l.carry(run.tables.slice(cursor)) });
+    if (rotate && window.size === 0) await rotateRun(l, run.tables.slice(cursor));
   }
 }
 
@@ -276,12 +251,12 @@ async function batchedLoop(l: Loop): Promise<void> {
     if (window.size > 0) {
       for (const o of await window.next()) {
         if (o.retry === true) retries.push(o.table);
-        else l.record(o.ok ? { table: o.table, ok: true, result: o.result } : { table: o.table, ok: false, error: o.error });
+        else record(l, o.ok ? { table: o.table, ok: true, result: o.result } : { table: o.table, ok: false, error: o.error });
       }
       l.details();
+      await flush(l, false);
     }
     if (!rotate && cursor < run.tables.length && workflowInfo().continueAsNewSuggested) rotate = true;
-    if (rotate && window.size === 0 && retries.length === 0)
-      await continueAsNew<typeof syncWorkflow>({ ...input, carried: l.carry(run.tables.slice(cursor)) });
+    if (rotate && window.size === 0 && retries.length === 0) await rotateRun(l, run.tables.slice(cursor));
   }
 }

@@ -10,10 +10,20 @@ import type { AuditEvent, AuditEventInput } from '../../core/audit/chain';
 import type { ChainKey } from '../../core/audit/keyed';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { PlanFile } from '../../core/plan/plan-file';
-import type { LocationClaim, StateStore, StoredPlan, TableRecord, TableStatus, TableSummary, TableUpdate } from '../../core/state/store';
+import type {
+  LocationClaim,
+  StateStore,
+  StoredPlan,
+  SyncOutcomeRow,
+  TableRecord,
+  TableStatus,
+  TableSummary,
+  TableUpdate,
+} from '../../core/state/store';
 import { appendChained, eventByKey, headEvent, rowToEvent } from './audit-append';
 import { refused, SESSION_LIMITS, unreachable } from './pg-errors';
 import { COLUMNS, JSON_COLUMNS, rowToRecord, rowToSummary, SCHEMA, SUMMARY_COLUMNS } from './schema';
+import { putSyncOutcomes, readSyncOutcomes } from './sync-outcomes';
 
 // The record types are the port's (core/state/store.ts); re-exported for the adapter's callers.
 export type { TableRecord, TableStatus, TableUpdate };
@@ -229,6 +239,15 @@ export class PostgresStateStore implements StateStore {
       status,
       resultsLocation,
     ]);
+  }
+
+  /** A sync workflow's finished outcomes (sync-outcomes.ts): idempotent per (workflow id, table). */
+  async putSyncOutcomes(workflowId: string, planHash: string, rows: readonly SyncOutcomeRow[]): Promise<void> {
+    await putSyncOutcomes(this.pool, workflowId, planHash, rows).catch((x: unknown) => Promise.reject(unreachable(x)));
+  }
+
+  async readSyncOutcomes(workflowId: string, page?: { readonly afterSeq?: number; readonly limit?: number }): Promise<SyncOutcomeRow[]> {
+    return readSyncOutcomes(this.pool, workflowId, page).catch((x: unknown) => Promise.reject(unreachable(x)));
   }
 
   /** Append one event to the chain (serialised: one writer at a time). */

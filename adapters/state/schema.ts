@@ -3,6 +3,7 @@
 import type { TableInventory } from '../../core/hive/model';
 import type { TableRecord, TableStatus, TableSummary, TableUpdate } from '../../core/state/store';
 import type { SyncMark } from '../../core/sync/lag';
+import { SYNC_OUTCOMES_INDEX, SYNC_OUTCOMES_SCHEMA } from './sync-outcomes';
 
 /**
  * Every change below is guarded by a catalog check, so opening a current schema takes no lock on a
@@ -67,7 +68,7 @@ CREATE TABLE IF NOT EXISTS him_validation_rows (
   table_id text NOT NULL,
   rows jsonb NOT NULL,
   PRIMARY KEY (run_id, table_id)
-);
+);${SYNC_OUTCOMES_SCHEMA}
 CREATE OR REPLACE FUNCTION him_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN RAISE EXCEPTION 'him_audit is append-only'; END $$;
 DO $$ BEGIN
@@ -104,6 +105,7 @@ DO $$ BEGIN
   IF to_regclass('him_audit_idempotency_key') IS NULL THEN
     CREATE UNIQUE INDEX him_audit_idempotency_key ON him_audit (idempotency_key);
   END IF;
+  -- The sync workflow's outcomes, paged by workflow id (sync-outcomes.ts).${SYNC_OUTCOMES_INDEX}
 END $$;
 `;
 

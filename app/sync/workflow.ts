@@ -1,27 +1,66 @@
 // `migrate sync` through Temporal (the default): the scope is checked against the state store (the
 // same USAGE errors as --direct), then syncWorkflow `sync/<plan id>/<stamp>` is started on the task
-// queue; with `wait`, its progress is polled (syncStatus query) and its result returned.
+// queue; with `wait`, its progress is polled (syncStatus query) and its result returned with every
+// table's outcome, read from the state store by the workflow id (the workflow returns only counts).
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { MigrateConfig } from '../../core/config/schema';
+import type { TableSyncOutcome } from '../../core/engine-port/sync';
 import { ErrorCode, MigrationError } from '../../core/errors';
+import type { StateStore } from '../../core/state/store';
 import { planId, syncWorkflowId } from '../../core/plan/ids';
 import { SA, syncStatusQuery, syncWorkflow } from '../../workflows/index';
-import type { SyncRunResult, SyncStatus } from '../../workflows/index';
+import type { SyncOutcomesRef, SyncRunResult, SyncStatus } from '../../workflows/index';
 import { CALL_MS, followWorkflow, temporalError } from '../apply/plan-workflow';
 import { openState, openTemporal } from '../runtime/runtime';
 import type { TemporalHandle } from '../runtime/runtime';
 import type { SyncScope } from './direct';
 import { inScope } from './direct';
 
-/** The `syncStatus` query's answer: counts, files and partitions caught up, the last table's time, every finished table. */
+/** The `syncStatus` query's answer: counts, files and partitions caught up, the last table's time, the newest finished tables. */
 export type SyncProgress = SyncStatus;
 
 export interface SyncStarted {
   readonly plan: string;
   readonly workflowId: string;
   readonly ui: string | undefined;
-  /** With `wait`: the workflow's result. */
-  readonly result?: SyncRunResult;
+  /** With `wait`: the workflow's result with every table's outcome, in the order they finished. */
+  readonly result?: SyncRunResult & { readonly tables: readonly TableSyncOutcome[] };
+}
+
+/** Outcomes read per query. */
+const OUTCOME_PAGE = 1_000;
+
+/**
+ * Every table's outcome of a finished sync workflow, page by page from the state store
+ * (`recordSyncOutcomes` wrote them under its workflow id), in the order they finished.
+ */
+export async function syncOutcomes(state: StateStore, ref: SyncOutcomesRef): Promise<TableSyncOutcome[]> {
+  const all: TableSyncOutcome[] = [];
+  let after = -1;
+  for (;;) {
+    const page = await state.readSyncOutcomes(ref.workflowId, { afterSeq: after, limit: OUTCOME_PAGE });
+    all.push(...page.map((r) => r.outcome as TableSyncOutcome));
+    if (page.length < OUTCOME_PAGE) break;
+    after = (page[page.length - 1] as { seq: number }).seq;
+  }
+  if (all.length !== ref.count)
+    throw new MigrationError(
+      ErrorCode.INTERNAL,
+      `sync ${ref.workflowId} finished ${ref.count} table(s) but the state store holds ${all.length} of their outcomes`,
+      { workflowId: ref.workflowId, count: ref.count, stored: all.length },
+    );
+  return all;
+}
+
+/** The result with its outcomes: in it (workflows from before the outcomes were paged), or from the state store. */
+async function withOutcomes(config: MigrateConfig, r: SyncRunResult): Promise<NonNullable<SyncStarted['result']>> {
+  if (r.outcomes === undefined) return { ...r, tables: r.tables ?? [] };
+  const state = await openState(config);
+  try {
+    return { ...r, tables: await syncOutcomes(state, r.outcomes) };
+  } finally {
+    await state.close();
+  }
 }
 
 /** A stamp for the workflow id: UTC to the millisecond, so two runs a second apart are distinct. */
@@ -90,7 +129,7 @@ export async function startSync(
       plan: planId(planHash),
       workflowId,
       ui,
-      result: await followWorkflow<SyncRunResult, SyncProgress>(tmp, workflowId, syncStatusQuery, o.progress),
+      result: await withOutcomes(config, await followWorkflow<SyncRunResult, SyncProgress>(tmp, workflowId, syncStatusQuery, o.progress)),
     };
   } finally {
     await tmp.close();

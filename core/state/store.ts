@@ -89,6 +89,21 @@ export interface StoredPlan {
   readonly statuses: Readonly<Record<string, number>>;
 }
 
+/**
+ * One table's outcome of a sync workflow, paged out of the workflow into the state store
+ * (workflows/sync.ts, patch `sync-paged-outcomes`): the workflow carries only counts, and
+ * `migrate sync` reads these back by the workflow id (app/sync/workflow.ts).
+ */
+export interface SyncOutcomeRow {
+  readonly tableId: string;
+  /** Its place in the order the sync's tables finished (0-based, across continue-as-new). */
+  readonly seq: number;
+  /** When its outcome came back (workflow time, ISO-8601). */
+  readonly at: string;
+  /** The outcome as the sync workflow got it (core/engine-port/sync.ts TableSyncOutcome). */
+  readonly outcome: unknown;
+}
+
 export interface StateStore {
   /** Store the plan and one pending record per table; a plan already stored is kept as it was. */
   submitPlan(plan: PlanFile): Promise<{ created: boolean }>;
@@ -133,6 +148,14 @@ export interface StateStore {
   putValidationRows(runId: string, tableId: string, rows: readonly unknown[]): Promise<void>;
   getValidationRows(runId: string): Promise<unknown[]>;
   finishValidationRun(runId: string, status: string, resultsLocation: string): Promise<void>;
+
+  /**
+   * A sync workflow's finished outcomes, keyed by (workflow id, table): writing the same rows again
+   * (a retried activity) changes nothing.
+   */
+  putSyncOutcomes(workflowId: string, planHash: string, rows: readonly SyncOutcomeRow[]): Promise<void>;
+  /** One page of a sync workflow's outcomes in finish order: those after `afterSeq` (default: from the first), at most `limit`. */
+  readSyncOutcomes(workflowId: string, page?: { readonly afterSeq?: number; readonly limit?: number }): Promise<SyncOutcomeRow[]>;
 
   /**
    * Append one event to the chain (serialised: one writer at a time). An event whose

@@ -4,8 +4,8 @@
 // commit, before and after the state record), restarted each time → exactly once: one new
 // snapshot, the record at it, one `table.synced` event, no metadata file that nothing references,
 // PyIceberg reads the Hive content. A sync of more tables than a run's budget continues as new (its
-// syncStatus query still answers for every table) and
-// ends with every table; each of its runs replays. A column added at the end on Hive (and a
+// syncStatus query answers for the tables of every run; `--json` lists every table, read back from
+// the state store by the workflow id) and ends with every table; each of its runs replays. A column added at the end on Hive (and a
 // partition whose files have it) → the sync's snapshot carries a schema update; PyIceberg and Spark
 // read the new column (null in older rows); a type change is SOURCE_CHANGED naming it.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -121,7 +121,7 @@ describe('migrate sync: kills at every step, continue-as-new, schema additions',
       for await (const w of client.workflow.list({ query: `WorkflowId = '${body.workflowId}'` }))
         runs.push({ runId: w.runId, status: w.status.name });
       expect(runs.map((x) => x.status).sort()).toEqual(['COMPLETED', 'CONTINUED_AS_NEW']);
-      // The syncStatus query's per-table results survive continue-as-new: the last run answers for every table.
+      // The syncStatus query's per-table results (the newest 50) survive continue-as-new: the last run answers for every table.
       const q = await client.workflow.getHandle(body.workflowId).query(syncStatusQuery);
       expect([q.tables, q.done, q.perTable.map((p) => p.table).sort()]).toEqual([
         TABLES.length,

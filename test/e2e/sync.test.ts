@@ -15,6 +15,8 @@ import { RestCatalog } from '../../adapters/catalog/rest';
 import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
 import { PostgresStateStore } from '../../adapters/state/postgres';
+import { syncOutcomes } from '../../app/sync/workflow';
+import type { SyncOutcomesRef, SyncRunResult } from '../../workflows/index';
 import { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { tableIdent } from '../../core/catalog/catalog';
 import type { HivePartition } from '../../core/hive/model';
@@ -328,8 +330,21 @@ describe('migrate sync', () => {
     expect(body.workflowId).toMatch(new RegExp(`^sync/${id}/\\d{8}T\\d{9}Z$`));
     const connection = await Connection.connect({ address: env.HIM_TEMPORAL_ADDRESS as string });
     try {
-      const result = (await new Client({ connection }).workflow.getHandle(body.workflowId).result()) as SyncBody & { status: string };
-      expect([result.status, result.tables.map((t) => [t.table, t.result?.status])]).toEqual(['synced', [[`${sales}.orders`, 'in-sync']]]);
+      const result = (await new Client({ connection }).workflow.getHandle(body.workflowId).result()) as SyncRunResult;
+      // The result names where the outcomes are; the state store holds them under the workflow id.
+      expect([result.status, result.counts, result.tables, result.outcomes]).toEqual([
+        'synced',
+        { inSync: 1, committed: 0, refused: 0 },
+        undefined,
+        { workflowId: body.workflowId, count: 1 },
+      ]);
+      const state = await PostgresStateStore.open(env.HIM_POSTGRES_URL as string);
+      try {
+        const tables = await syncOutcomes(state, result.outcomes as SyncOutcomesRef);
+        expect(tables.map((t) => [t.table, t.ok ? t.result.status : t.error.code])).toEqual([[`${sales}.orders`, 'in-sync']]);
+      } finally {
+        await state.close();
+      }
     } finally {
       await connection.close();
     }

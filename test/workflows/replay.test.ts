@@ -171,6 +171,34 @@ describe('workflow replay', () => {
     expect(read('syncWorkflow-0.json')).not.toContain('"syncTables"');
   });
 
+  it('covers the paged sync (patch sync-paged-outcomes): outcomes written by recordSyncOutcomes, a run that continued as new carrying counts, and the run it started', async () => {
+    const read = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    // Recorded from test/e2e/sync-hard.test.ts (--tables-per-run 1, two tables) with HIM_RECORD_HISTORIES.
+    const first = 'v0.6-syncWorkflow-paged-continued-as-new.json';
+    const next = 'v0.6-syncWorkflow-paged-continued.json';
+    for (const f of [first, next]) {
+      expect(read(f)).toContain('"recordSyncOutcomes"');
+      expect(read(f)).toContain(Buffer.from('"sync-paged-outcomes"').toString('base64'));
+    }
+    expect(read(first)).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+    // The carry holds counts, not outcomes; the result names where the outcomes are.
+    const payload = (f: string, pick: (e: Record<string, unknown>) => unknown): Record<string, unknown> => {
+      const events = (JSON.parse(read(f)) as { events: Record<string, unknown>[] }).events;
+      const p = events.map(pick).find((x) => x !== undefined) as { payloads: { data: string }[] };
+      return JSON.parse(Buffer.from(p.payloads[0]?.data ?? '', 'base64').toString('utf8')) as Record<string, unknown>;
+    };
+    const carried = payload(first, (e) => (e.workflowExecutionContinuedAsNewEventAttributes as { input?: unknown } | undefined)?.input)
+      .carried as Record<string, unknown>;
+    expect(carried.done).toBeUndefined();
+    expect(carried.tally).toMatchObject({ done: 1 });
+    const result = payload(next, (e) => (e.workflowExecutionCompletedEventAttributes as { result?: unknown } | undefined)?.result);
+    expect(result.tables).toBeUndefined();
+    expect(result.outcomes).toMatchObject({ count: 2 });
+    // No history from before the patch writes outcomes.
+    for (const f of files.filter((x) => x.includes('syncWorkflow') && !x.startsWith('v0.6-')))
+      expect(read(f)).not.toContain('"recordSyncOutcomes"');
+  });
+
   it('covers the search attributes that follow the status (patch search-attributes-follow-status): every workflow ends on its final MigrationStatus', () => {
     // The upserts as recorded: each event's attributes, their values JSON payloads in base64.
     const upserts = (f: string): Record<string, unknown>[] => {

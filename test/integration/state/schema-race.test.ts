@@ -28,7 +28,7 @@ test('8 stores opening one fresh state database at once: all open, one schema', 
       await c.connect();
       const t = await c.query<{ n: string }>("SELECT count(*) AS n FROM pg_tables WHERE tablename LIKE 'him\\_%'");
       await c.end();
-      expect(Number(t.rows[0]?.n)).toBe(5);
+      expect(Number(t.rows[0]?.n)).toBe(6);
     }
   } finally {
     for (const db of dbs) await admin.query(`DROP DATABASE IF EXISTS "${db}"`).catch(() => undefined);
