@@ -191,7 +191,7 @@ async function rollbackTable(c: Ctx, ref: TableRef, force: boolean, by: string):
 
 /**
  * Rollback of a rewrite-path table: its new table dropped and the files its job wrote deleted
- * (activities/rewrite.ts dropRewrite); the Hive table was never touched — verified, then recorded.
+ * (ops/rewrite.ts dropRewrite); the Hive table was never touched — verified, then recorded.
  */
 async function rollbackRewrite(c: Ctx, ref: TableRef, by: string): Promise<RollbackTableResult> {
   const { deps } = c;

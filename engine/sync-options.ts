@@ -16,7 +16,7 @@ export interface SyncOptions {
   readonly footers?: Partial<Record<DataFileFormat, FooterReader>>;
   /** The new snapshot's timestamp (epoch ms); raised above the table's last update when needed. */
   readonly now: () => number;
-  /** Crash-test hook at every step boundary (`SYNC_FAILPOINTS`; activities/context.ts failpoint). */
+  /** Crash-test hook at every step boundary (`SYNC_FAILPOINTS`; ops/context.ts failpoint). */
   readonly failpoint?: (name: string) => void;
   /**
    * The snapshot the table's record knows. When the table is in sync on another snapshot of ours (a

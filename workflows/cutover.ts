@@ -1,5 +1,5 @@
 // `migrate cutover <plan> --wave N`: the switch from Hive to Iceberg, per table of the wave in plan
-// order, one activity per step (activities/cutover.ts): fence the Hive writers → final sync →
+// order, one activity per step (ops/cutover.ts): fence the Hive writers → final sync →
 // final validation → mark cut over. Every step finds out first whether it already happened, so a
 // rerun (or a retried step after a killed worker) ends as one clean run; a table that is refused
 // stays where its last step left it (fenced: rerun cutover, or rollback to unfence) and the others

@@ -1,4 +1,4 @@
-// The read-back proof of a wave (config `validation.readBack`, activities/readback.ts): once every
+// The read-back proof of a wave (config `validation.readBack`, ops/readback.ts): once every
 // table of the wave has ended, its migrated tables in batches, one engine job per batch; a table the
 // proof fails is compensated as any failed table (unregistered without purge, our metadata deleted,
 // recorded failed with READBACK_MISMATCH or READBACK_FAILED) and counts as failed in the wave.

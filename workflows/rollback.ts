@@ -1,6 +1,6 @@
 // Undo one wave: its tables one at a time in reverse order (dependents first); a table that cannot
 // be rolled back is reported with its code, the others still are. A table fenced by cutover is
-// unfenced first (activities/cutover.ts unfenceTable), then rolled back like any other; a table whose
+// unfenced first (ops/cutover.ts unfenceTable), then rolled back like any other; a table whose
 // Iceberg appends were put back into Hive is listed with what was put back (the rollbackTable
 // activity's result: the same commands). Still-migrated views of later waves that read the wave
 // refuse it (ROLLBACK_ORDER, before anything changes) unless `withDependentViews` rolls them back first.

@@ -78,7 +78,7 @@ async function descendant(r: Reach, rec: TableRecord, ident: TableIdent, current
     : { table, action: 'blocked', code: ErrorCode.ROLLBACK_BLOCKED, message: blockers, putBack: s };
 }
 
-/** A created Iceberg view: dropped when it carries our marker (activities/views.ts rollbackView). */
+/** A created Iceberg view: dropped when it carries our marker (ops/views.ts rollbackView). */
 async function previewView(r: Reach, rec: TableRecord): Promise<RollbackPreviewTable> {
   const table = rec.tableId;
   const ident = identOf(rec, r.namespacePrefix);
