@@ -13,10 +13,10 @@ import type { Ctx, TableRef } from '../ops/context';
 import { activityCtx, heartbeatWith } from './runtime';
 import type { BatchTableOutcome } from './outcome';
 import type { tableSteps } from '../ops/table';
-import type { undoActivities } from './undo';
+import type { undoOps } from '../ops/undo';
 
 type Steps = ReturnType<typeof tableSteps>;
-type Undo = ReturnType<typeof undoActivities>;
+type Undo = ReturnType<typeof undoOps>;
 type UndoStep = { readonly what: string; readonly run: () => Promise<unknown> };
 
 /** Thrown between a table's steps once the wave asked the batch to stop. */

@@ -22,9 +22,9 @@ import { tableOps, tableSteps } from '../ops/table';
 import { siblingCheck } from '../ops/siblings';
 import { lastHeartbeatDetails, temporalRuntime } from './runtime';
 import { applyBatchActivities } from './apply-batch';
-import { undoActivities } from './undo';
+import { undoOps } from '../ops/undo';
 import { syncActivities } from './sync';
-import { refuseBlockedRollback } from './put-back';
+import { refuseBlockedRollback } from '../ops/put-back';
 import { cutoverOps } from '../ops/cutover';
 import { viewOps } from '../ops/views';
 import { validationOps } from '../ops/validation';
@@ -36,6 +36,7 @@ export type ActivityDeps = OpsDeps;
 export type { TableRef } from '../ops/context';
 export type { BatchSyncOutcome, SyncOutcomeRow, TableSyncOutcome } from './sync';
 export type { BatchTableOutcome, TableOutcome } from './outcome';
+export type { PutBackOutcome, RollbackTableResult } from '../ops/undo';
 export type { CutoverStep } from '../ops/cutover';
 export { failpoint, fingerprintOf } from '../ops/context';
 
@@ -110,7 +111,7 @@ export function createActivities(deps: ActivityDeps) {
   };
   // One location check (its per-database cache) for the table steps, alone or in batches.
   const sharesNoLocation = siblingCheck(deps.hms);
-  const undo = undoActivities(c);
+  const undo = undoOps(c);
   return {
     ...planActs,
     ...tableOps(c, sharesNoLocation),

@@ -2,7 +2,7 @@
 // snapshots since our last one (core/sync/put-back.ts `snapshotsSinceOurs`), each one's manifest
 // list and the entries of the manifests it added (adapters/avro/manifest-reader.ts), classified
 // (`classifySince`) and placed against the Hive table as saved (`placeFiles`). Reads only: the
-// rollback activity (activities/put-back.ts) adds the partitions, `migrate rollback --dry-run`
+// rollback operation (ops/put-back.ts) adds the partitions, `migrate rollback --dry-run`
 // (app/rollback/preview.ts) prints the same plan. Data and metadata files are never written here.
 import type { IcebergCatalog, LoadedTable, TableIdent } from '../core/catalog/catalog';
 import type { TableInventory } from '../core/hive/model';

@@ -17,7 +17,7 @@ import type { Ctx, TableRef } from './context';
 import { fenceHiveTable, fenceSide, unfenceHiveTable } from './fence';
 
 /**
- * Rollback's refusal decided before a fenced table is unfenced (activities/put-back.ts
+ * Rollback's refusal decided before a fenced table is unfenced (ops/put-back.ts
  * `refuseBlockedRollback`, handed in by the activity shims while the put-back lives with rollback).
  */
 export type RollbackGuard = (c: Ctx, ref: TableRef, rec: TableRecord, force: boolean) => Promise<void>;

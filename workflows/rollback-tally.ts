@@ -2,7 +2,7 @@
 // the tables rolled back, refused and put back listed up to a character budget per list, so the input
 // a run carries to the next and the final result stay far under Temporal's payload limit (2 MB,
 // docs/design/temporal-rules.md §2 (g)) whatever the wave's size. Deterministic; types only from outside.
-import type { PutBackOutcome } from '../activities/undo';
+import type { PutBackOutcome } from '../activities/index';
 
 export interface Refusal {
   readonly tableId: string;

@@ -1,5 +1,5 @@
 // `migrate rollback <plan> --wave N --dry-run`: what a rollback of the wave would do to each table,
-// changing nothing. Per table, like activities/undo.ts decides it: our metadata still current →
+// changing nothing. Per table, like ops/undo.ts decides it: our metadata still current →
 // drop the entry; commits since ours (a descendant) → the put-back plan (the engine port's planPutBack: the
 // partitions to add and the ones already visible, files and rows per snapshot) or what blocks it
 // (ROLLBACK_BLOCKED with each snapshot; with --force: dropped with them); an entry we did not

@@ -5,7 +5,8 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { OpsDeps } from '../../../ops/context';
 import { opsContext } from '../../../ops/context';
-import { undoActivities } from '../../../activities/undo';
+import { undoOps } from '../../../ops/undo';
+import { temporalRuntime } from '../../../activities/runtime';
 import type { TableRecord, TableUpdate } from '../../../core/state/store';
 import { PLAN, migratedRecord } from './record';
 
@@ -29,7 +30,8 @@ function setup(o: Partial<TableRecord>) {
       },
     },
   } as unknown as OpsDeps;
-  const acts = undoActivities(opsContext(deps));
+  // As the worker builds it (activities/index.ts): the running activity's run id comes from Temporal.
+  const acts = undoOps(opsContext(deps, temporalRuntime));
   const mark = () =>
     new MockActivityEnvironment().run(acts.markFailed, { planHash: PLAN, tableId: 'db.t' }, 'CANCELLED', 'db.t: cancelled');
   return { mark, rec: () => rec, events };

@@ -6,7 +6,7 @@
 import type { OpsDeps } from '../../../ops/context';
 import { opsContext } from '../../../ops/context';
 import { cutoverOps } from '../../../ops/cutover';
-import { refuseBlockedRollback } from '../../../activities/put-back';
+import { refuseBlockedRollback } from '../../../ops/put-back';
 import { fenceHiveTable, unfenceHiveTable } from '../../../ops/fence';
 import { fencedName, markedForFence } from '../../../core/cutover/fence';
 import { ErrorCode, MigrationError } from '../../../core/errors';

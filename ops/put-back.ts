@@ -20,9 +20,9 @@ import { samePath } from '../core/sync/diff';
 import type { PartitionPutBack } from '../core/sync/put-back';
 import { hivePartitionOf, putBackBlocked } from '../core/sync/put-back';
 import type { PutBackSummary } from '../core/engine-port/checks';
-import type { Ctx, TableRef } from '../ops/context';
-import { fingerprintOf } from '../ops/context';
-import { hmsTable } from '../ops/hms-read';
+import type { Ctx, TableRef } from './context';
+import { fingerprintOf } from './context';
+import { hmsTable } from './hms-read';
 
 const sameValues = (a: readonly (string | null)[], b: readonly (string | null)[]): boolean =>
   a.length === b.length && a.every((v, i) => v === b[i]);

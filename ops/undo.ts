@@ -2,19 +2,18 @@
 // facts recorded at that step (our metadata location and the files we wrote): it never re-runs
 // preparation or validation, so what refused a table cannot also refuse its cleanup. Nothing here
 // touches a catalog entry whose metadata this tool did not record for the table.
-import { dropRewrite, rewriteFactsOf } from '../ops/rewrite';
+import { dropRewrite, rewriteFactsOf } from './rewrite';
 import { AuditAction as A, digestOf } from '../core/audit/chain';
 import { formatTableIdent } from '../core/catalog/catalog';
 import { ErrorCode, MigrationError } from '../core/errors';
 import type { TableRecord } from '../core/state/store';
 import { isLive, nothingToRollBack } from '../core/state/status';
-import type { Ctx, TableRef } from '../ops/context';
-import { reached } from '../ops/context';
-import { runOf } from './runtime';
-import { assertHmsUnchanged } from '../ops/hms-read';
+import type { Ctx, TableRef } from './context';
+import { reached } from './context';
+import { assertHmsUnchanged } from './hms-read';
 import type { PutBackSummary } from '../core/engine-port/checks';
 import { holder, putBackAndDrop } from './put-back';
-import { rollbackView } from '../ops/views';
+import { rollbackView } from './views';
 import { dependentViews, describeDependents, liveViewsAfter } from '../core/view/rollback-order';
 
 /** Delete the files we recorded, newest first, each only inside our metadata directory. */
@@ -139,7 +138,7 @@ async function deleteMetadata(c: Ctx, ref: TableRef): Promise<{ deleted: number 
 async function markFailed(c: Ctx, ref: TableRef, code: string, message: string): Promise<void> {
   const { deps } = c;
   const rec = await deps.state.getTable(ref.planHash, ref.tableId);
-  const run = runOf();
+  const run = c.run();
   const undoneByThisRun = rec.status === 'migrated' && run !== undefined && rec.ownerRun === run;
   if (rec.status === 'failed' || (isLive(rec.status) && !undoneByThisRun)) return;
   await c.record(ref, rec, 'fail', {
@@ -265,8 +264,8 @@ async function rollbackOrder(c: Ctx, planHash: string, wave: number, withDepende
   return first.map((v) => v.id);
 }
 
-/** These steps as activities (names are what the workflows call: never rename). */
-export function undoActivities(c: Ctx) {
+/** These operations under the activity names the workflows call (never rename). */
+export function undoOps(c: Ctx) {
   return {
     unregisterTable: (ref: TableRef): Promise<{ outcome: string }> => unregisterTable(c, ref),
     deleteMetadata: (ref: TableRef): Promise<{ deleted: number }> => deleteMetadata(c, ref),
