@@ -4,19 +4,15 @@
 // location given twice — over several pages; it costs one request per page instead of one per
 // location; it gives up (undefined) past its page budget, for another bucket or when nothing is
 // shared; and a partition listing built from it equals one listed location by location.
-import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { s3Client } from '../catalog/fixture';
 import { listEachLocation, listPartition } from '../../../adapters/storage/list-partition';
 import { S3ObjectStore } from '../../../adapters/storage/s3-store';
 import type { ListEntry } from '../../../core/storage/object-store';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
 const env = testStack();
-const client = new S3Client({
-  endpoint: env.HIM_S3_ENDPOINT,
-  region: env.AWS_REGION,
-  forcePathStyle: true,
-  credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' },
-});
+const client = s3Client();
 const prefix = `test-list-each/${uniqueName('t')}`;
 const root = `s3://warehouse/${prefix}/tbl`;
 const store = new S3ObjectStore({ client, endpoint: env.HIM_S3_ENDPOINT, region: env.AWS_REGION, metadataPrefixes: [], listPageSize: 4 });
