@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { AuditAnchor } from '../../core/audit/anchor';
 import type { AuditEvent, AuditEventInput } from '../../core/audit/chain';
 import type { ChainKey } from '../../core/audit/keyed';
+import { selfAndAncestors } from '../../core/assess/shared-locations';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { PlanFile } from '../../core/plan/plan-file';
 import type {
@@ -182,12 +183,17 @@ export class PostgresStateStore implements StateStore {
    * "another table" (its register step reports CATALOG_CONFLICT).
    */
   async tablesSharingLocation(locationKey: string, self: { planHash: string; tableId: string }): Promise<LocationClaim[]> {
+    // Each arm is a range or equality on the location_key index (text_pattern_ops compares bytes):
+    // inside = the keys from `key/` up to `key0` ('0' is the byte after '/'); containing = the key's
+    // ancestors, listed here. A "starts_with(key, location_key || '/')" arm instead scanned every
+    // record of every plan once per table applied.
     const r = await this.q(
       `SELECT plan_hash, table_id, status FROM him_tables
-        WHERE table_id <> $2 AND (location_key = $1 OR starts_with(location_key, $1 || '/') OR starts_with($1, location_key || '/'))
+        WHERE table_id <> $2
+          AND (location_key = $1 OR (location_key ~>=~ ($1 || '/') AND location_key ~<~ ($1 || '0')) OR location_key = ANY($3::text[]))
           AND (status IN ('original-saved', 'written', 'registered', 'migrated', 'fenced', 'cutover') OR (status = 'failed' AND error_code = 'COMPENSATION_INCOMPLETE'))
         ORDER BY table_id LIMIT 10`,
-      [locationKey, self.tableId],
+      [locationKey, self.tableId, selfAndAncestors(locationKey).slice(1)],
     );
     return r.rows.map((x: Record<string, unknown>) => ({
       planHash: x.plan_hash as string,

@@ -38,7 +38,7 @@ function owned(t: TableInventory): Owned[] {
 }
 
 /** Every proper ancestor key of `key` plus itself, longest first (`s3:b/a/b` → `s3:b/a/b`, `s3:b/a`, `s3:b`). */
-function selfAndAncestors(key: string): string[] {
+export function selfAndAncestors(key: string): string[] {
   const out = [key];
   for (let i = key.lastIndexOf('/'); i > 0; i = key.lastIndexOf('/', i - 1)) out.push(key.slice(0, i));
   return out;

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { AuditEvent } from '../../../core/audit/chain';
 import { AuditAction } from '../../../core/audit/chain';
 import type { MigrateConfig } from '../../../core/config/schema';
+import type { StateStore } from '../../../core/state/store';
 import { configSchema } from '../../../core/config/schema';
 import { openState } from '../../../app/runtime/runtime';
 import { MIGRATE, run } from '../../helpers/cli';
@@ -118,4 +119,21 @@ export async function fixture(
     },
   };
   return f;
+}
+
+/**
+ * A fresh state database (no anchor) and the real state store on it, for a test file: opened in
+ * `beforeAll`, closed and dropped in `afterAll`. Read `.f` and `.state` inside tests.
+ */
+export function stateStoreFixture(): { readonly f: Fixture; readonly state: StateStore } {
+  const box = {} as { f: Fixture; state: StateStore };
+  beforeAll(async () => {
+    box.f = await fixture('no-anchor');
+    box.state = await openState(box.f.config, { ...process.env, ...env });
+  }, 120_000);
+  afterAll(async () => {
+    await box.state?.close();
+    await box.f?.dispose();
+  });
+  return box;
 }
