@@ -24,7 +24,6 @@ import { lastHeartbeatDetails, temporalRuntime } from './runtime';
 import { applyBatchActivities } from './apply-batch';
 import { undoOps } from '../ops/undo';
 import { syncActivities } from './sync';
-import { refuseBlockedRollback } from '../ops/put-back';
 import { cutoverOps } from '../ops/cutover';
 import { viewOps } from '../ops/views';
 import { validationOps } from '../ops/validation';
@@ -119,7 +118,7 @@ export function createActivities(deps: ActivityDeps) {
     ...undo,
     ...validationOps(c),
     ...syncActivities(c),
-    ...cutoverOps(c, refuseBlockedRollback),
+    ...cutoverOps(c),
     ...viewOps(c),
     ...rewriteOps(c),
     ...readBackOps(c),

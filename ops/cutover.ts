@@ -15,12 +15,7 @@ import type { TableRecord } from '../core/state/store';
 import type { SyncValidation } from '../core/engine-port/sync';
 import type { Ctx, TableRef } from './context';
 import { fenceHiveTable, fenceSide, unfenceHiveTable } from './fence';
-
-/**
- * Rollback's refusal decided before a fenced table is unfenced (ops/put-back.ts
- * `refuseBlockedRollback`, handed in by the activity shims while the put-back lives with rollback).
- */
-export type RollbackGuard = (c: Ctx, ref: TableRef, rec: TableRecord, force: boolean) => Promise<void>;
+import { refuseBlockedRollback } from './put-back';
 
 export type CutoverStep = { readonly done: 'now' | 'already' | 'not-needed'; readonly detail: string };
 
@@ -143,7 +138,7 @@ async function markCutOver(c: Ctx, ref: TableRef, validation: SyncValidation | C
  * Rollback's first step on a fenced or cut-over table (or a migrated one whose fence a killed
  * cutover set but never recorded): the Hive table back under its name, the record `migrated` again.
  */
-async function unfenceTable(c: Ctx, guard: RollbackGuard, ref: TableRef, by: string, force = false): Promise<CutoverStep> {
+async function unfenceTable(c: Ctx, ref: TableRef, by: string, force = false): Promise<CutoverStep> {
   const rec = await c.deps.state.getTable(ref.planHash, ref.tableId);
   const recorded = rec.status === 'fenced' || rec.status === 'cutover';
   if (!recorded && (rec.status !== 'migrated' || inPlace(c, rec))) return { done: 'not-needed', detail: rec.status };
@@ -155,7 +150,7 @@ async function unfenceTable(c: Ctx, guard: RollbackGuard, ref: TableRef, by: str
     return { done: 'not-needed', detail: 'converted in place: nothing was fenced' };
   }
   // A rollback that would be refused leaves the table fenced: Iceberg stays the only writable side.
-  await guard(c, ref, rec, force);
+  await refuseBlockedRollback(c, ref, rec, force);
   const { restored, steps } = await unfenceHiveTable(c, ref.tableId);
   const details = { mode: 'register', from: rec.status, name: ref.tableId, tableType: restored.table.tableType, steps };
   await c.record(ref, rec, 'unfence', { before: null, after: digestOf(restored.table), details }, by);
@@ -183,7 +178,7 @@ async function cutoverScope(c: Ctx, planHash: string, wave: number, tables: read
 }
 
 /** These steps under their activity names (what the workflows call: never rename). */
-export function cutoverOps(c: Ctx, guard: RollbackGuard) {
+export function cutoverOps(c: Ctx) {
   return {
     cutoverScope: (planHash: string, wave: number, tables: readonly string[]) => cutoverScope(c, planHash, wave, tables),
     fenceTable: (ref: TableRef, by: string): Promise<CutoverStep> => fenceTable(c, ref, by),
@@ -191,6 +186,6 @@ export function cutoverOps(c: Ctx, guard: RollbackGuard) {
     finalValidation: (ref: TableRef): Promise<SyncValidation | CutoverStep> => finalValidation(c, ref),
     markCutOver: (ref: TableRef, validation: SyncValidation | CutoverStep, by: string): Promise<CutoverStep> =>
       markCutOver(c, ref, validation, by),
-    unfenceTable: (ref: TableRef, by: string, force?: boolean): Promise<CutoverStep> => unfenceTable(c, guard, ref, by, force),
+    unfenceTable: (ref: TableRef, by: string, force?: boolean): Promise<CutoverStep> => unfenceTable(c, ref, by, force),
   };
 }

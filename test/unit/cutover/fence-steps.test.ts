@@ -6,7 +6,6 @@
 import type { OpsDeps } from '../../../ops/context';
 import { opsContext } from '../../../ops/context';
 import { cutoverOps } from '../../../ops/cutover';
-import { refuseBlockedRollback } from '../../../ops/put-back';
 import { fenceHiveTable, unfenceHiveTable } from '../../../ops/fence';
 import { fencedName, markedForFence } from '../../../core/cutover/fence';
 import { ErrorCode, MigrationError } from '../../../core/errors';
@@ -83,7 +82,7 @@ function setup(
     failpoint: () => undefined,
   } as unknown as OpsDeps;
   const c = opsContext(deps);
-  return { c, acts: cutoverOps(c, refuseBlockedRollback), steps, ...f, rec: () => rec };
+  return { c, acts: cutoverOps(c), steps, ...f, rec: () => rec };
 }
 
 const FENCED = fencedName('orders');
