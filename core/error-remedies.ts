@@ -145,6 +145,8 @@ export const REMEDIES: { readonly [K in ErrorCode]: string } = {
     'The live re-check found the table not migratable (findings in the context): fix the findings or exclude it, then plan again.',
   COMPENSATION_INCOMPLETE: 'Run `migrate repair <plan-id>` to list what is left, then `--apply` to remove it.',
   ROLLBACK_NOT_OURS: 'The catalog entry was not registered by this tool for this table: it is left untouched; resolve it by hand.',
+  ROLLBACK_CANCELLED:
+    "Run `migrate rollback <plan> --wave N` again: every step of a table's rollback is idempotent, so the tables already rolled back stay so and the rest are rolled back.",
   CANCELLED: 'Nothing to fix: the table was cancelled and its steps undone. Apply again to migrate it.',
   TABLE_WORKFLOW_ENDED: 'The table workflow was terminated or timed out: `migrate repair <plan-id>` removes what it left; apply again.',
   WAVE_UNKNOWN: 'Use a wave number the plan has (`migrate status <plan-id>` lists them).',

@@ -181,6 +181,8 @@ export const ErrorCode = {
   ROLLBACK_NOT_OURS: 'ROLLBACK_NOT_OURS',
   /** The table was cancelled while migrating; its steps were undone. */
   CANCELLED: 'CANCELLED',
+  /** The wave's rollback was cancelled before this table was rolled back (or while it was): run the rollback again to finish it. */
+  ROLLBACK_CANCELLED: 'ROLLBACK_CANCELLED',
   /** A table's workflow ended without an outcome (terminated, timed out); its state record says so. */
   TABLE_WORKFLOW_ENDED: 'TABLE_WORKFLOW_ENDED',
   /** The plan has no such wave. */

@@ -133,7 +133,7 @@ export const COMMAND_EXITS: Readonly<Record<string, CommandExits>> = {
   },
   rollback: {
     0: 'every migrated table of the wave rolled back, appends other engines made since ours put back into Hive (a wave still applying is cancelled or waited for first, and the output says so); with --dry-run: no table would be refused',
-    1: 'a table was refused (ROLLBACK_BLOCKED: commits since ours that cannot be put back into Hive, named by snapshot id; ROLLBACK_REFUSED; ROLLBACK_NOT_OURS; SOURCE_CHANGED), the wave did not end within --max-wait (ROLLBACK_REFUSED), the rollback workflow ended without a result, or Temporal or the state DB unreachable; with --dry-run: a table would be refused',
+    1: 'a table was refused (ROLLBACK_BLOCKED: commits since ours that cannot be put back into Hive, named by snapshot id; ROLLBACK_REFUSED; ROLLBACK_NOT_OURS; SOURCE_CHANGED; ROLLBACK_CANCELLED: the rollback was cancelled before the table was done), the wave did not end within --max-wait (ROLLBACK_REFUSED), the rollback workflow ended without a result, or Temporal or the state DB unreachable; with --dry-run: a table would be refused',
     2: 'bad flag or configuration, an unknown plan (PLAN_INVALID), a wave the plan does not have (WAVE_UNKNOWN), or views of a later wave still read the wave (ROLLBACK_ORDER: nothing was rolled back; --with-dependent-views rolls them back first)',
   },
   sync: {

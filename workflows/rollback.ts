@@ -7,7 +7,7 @@
 // A wave of any size: after `tablesPerRun` tables, or when Temporal suggests it, the run continues as
 // new carrying the tables still to do, in order, and the results so far in bounded form
 // (./rollback-tally.ts).
-import { continueAsNew, patched, setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, isCancellation, patched, setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Timeouts } from './common';
 import { activities, failureOf, markTeams, planId, refusal, SA, UI_TRUTH_PATCH } from './common';
 import type { NotListed, PutBackEntry, Refusal, RollbackTally } from './rollback-tally';
@@ -107,6 +107,13 @@ function rotateNow(spent: number, perRun: number): boolean {
   return patched(ROLLBACK_CONTINUE_AS_NEW_PATCH);
 }
 
+/** A table the rollback could not finish: its coded failure, or ROLLBACK_CANCELLED when the rollback was cancelled. */
+function refusalOf(tableId: string, e: unknown): Refusal {
+  const f = failureOf(e);
+  if (!isCancellation(e)) return { tableId, ...f };
+  return { tableId, code: 'ROLLBACK_CANCELLED', message: `${tableId}: not rolled back: the rollback was cancelled (${f.message})` };
+}
+
 export async function rollbackWaveWorkflow(input: RollbackInput): Promise<RollbackResult> {
   const { short } = activities(input.timeouts);
   const run = input.carried ?? (await startOf(input));
@@ -127,7 +134,7 @@ export async function rollbackWaveWorkflow(input: RollbackInput): Promise<Rollba
       await short.rollbackTable({ planHash: input.planHash, tableId }, input.force, input.by);
       addRolledBack(tally, tableId);
     } catch (e) {
-      addRefused(tally, { tableId, ...failureOf(e) });
+      addRefused(tally, refusalOf(tableId, e));
       viewsRefused++;
     }
   }
@@ -156,7 +163,7 @@ export async function rollbackWaveWorkflow(input: RollbackInput): Promise<Rollba
       addRolledBack(tally, tableId);
       if (r.putBack !== undefined) addPutBack(tally, { tableId, ...r.putBack });
     } catch (e) {
-      addRefused(tally, { tableId, ...failureOf(e) });
+      addRefused(tally, refusalOf(tableId, e));
     }
   }
   return finish(input, run, tally);

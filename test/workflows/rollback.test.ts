@@ -3,7 +3,8 @@
 // tables (or when Temporal suggests it) carries the tables still to do in rollback order and the
 // results so far; every table is rolled back exactly once, dependents first across every run
 // boundary; a refusal is reported and the others still roll back; dependent views go first; a
-// cancelled rollback ends as before; the carried input and the result stay bounded
+// cancelled rollback returns what it did, the tables it did not finish coded ROLLBACK_CANCELLED; the
+// carried input and the result stay bounded
 // (workflows/rollback-tally.ts). HIM_RECORD_HISTORIES=<dir> keeps a continued rollback's three runs as
 // replay fixtures (test/workflows/replay.test.ts).
 import { writeFileSync } from 'node:fs';
@@ -230,16 +231,29 @@ describe('rollbackWaveWorkflow over more tables than one run rolls back', () => 
     // db.t2 and db.t1 come after the cancel: never rolled back.
     expect(f.seq('rollbackTable')).toEqual(['db.t8', 'db.t7', 'db.t6', 'db.t5', 'db.t4', 'db.t3'].map((t) => `rollbackTable ${t}`));
     // As in one run (the same test against the code before continue-as-new gave the same result): the
-    // tables done stay rolled back, the cancelled step and the tables after it are refused, the result returned.
+    // tables done stay rolled back, the cancelled step and the tables after it are refused, the result returned;
+    // coded ROLLBACK_CANCELLED (not INTERNAL: a cancel is no internal error, and the remedy is to run it again).
     expect(outcome).toEqual({
       ok: true,
       r: {
         wave: 1,
         rolledBack: ['db.t8', 'db.t7', 'db.t6', 'db.t5', 'db.t4'],
         refused: [
-          { tableId: 'db.t3', code: 'INTERNAL', message: 'Activity cancelled' },
-          { tableId: 'db.t2', code: 'INTERNAL', message: 'Workflow cancelled' },
-          { tableId: 'db.t1', code: 'INTERNAL', message: 'Workflow cancelled' },
+          {
+            tableId: 'db.t3',
+            code: 'ROLLBACK_CANCELLED',
+            message: 'db.t3: not rolled back: the rollback was cancelled (Activity cancelled)',
+          },
+          {
+            tableId: 'db.t2',
+            code: 'ROLLBACK_CANCELLED',
+            message: 'db.t2: not rolled back: the rollback was cancelled (Workflow cancelled)',
+          },
+          {
+            tableId: 'db.t1',
+            code: 'ROLLBACK_CANCELLED',
+            message: 'db.t1: not rolled back: the rollback was cancelled (Workflow cancelled)',
+          },
         ],
         putBack: [],
         counts: { tables: 8, rolledBack: 5, refused: 3, putBack: 0, runs: 2 },
