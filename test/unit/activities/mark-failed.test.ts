@@ -8,7 +8,7 @@ import { opsContext } from '../../../ops/context';
 import { undoOps } from '../../../ops/undo';
 import { temporalRuntime } from '../../../activities/runtime';
 import type { TableRecord, TableUpdate } from '../../../core/state/store';
-import { PLAN, migratedRecord } from './record';
+import { BASE_DEPS, PLAN, migratedRecord } from './record';
 
 /** The run id MockActivityEnvironment gives the activity's workflow. */
 const THIS_RUN = '00000000-0000-0000-0000-000000000000';
@@ -17,10 +17,7 @@ function setup(o: Partial<TableRecord>) {
   let rec = migratedRecord({ ownerRun: THIS_RUN, ...o });
   const events: string[] = [];
   const deps = {
-    namespacePrefix: 'ice_',
-    toolVersion: '0.3.0',
-    actor: 'test',
-    catalog: { name: 'lake' },
+    ...BASE_DEPS,
     state: {
       getTable: () => Promise.resolve(rec),
       recordStep: (_p: string, _id: string, u: TableUpdate, e: { action: string }) => {

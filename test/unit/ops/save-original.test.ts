@@ -14,7 +14,7 @@ import { opsContext } from '../../../ops/context';
 import type { OpsRuntime } from '../../../ops/runtime';
 import { tableOps } from '../../../ops/table';
 import { inv, table } from '../assess/fixture';
-import { PLAN, migratedRecord } from '../activities/record';
+import { BASE_DEPS, PLAN, migratedRecord } from '../activities/record';
 
 const ID = { workflowId: 'migrate/pppppppppppp/wave-1/db.t', runId: 'run-1', activityId: '7' };
 const planned = inv(table());
@@ -29,10 +29,8 @@ function setup(o: { status: TableRecord['status']; live: TableInventory | undefi
     waves: [{ number: 1, tables: [{ id: 'db.t', class: 'migrate', fingerprint: tableFingerprint(planned), pin: conversionPin(planned) }] }],
   };
   const deps = {
-    namespacePrefix: 'ice_',
-    toolVersion: '0.3.0',
+    ...BASE_DEPS,
     actor: 'worker:test',
-    catalog: { name: 'lake' },
     hms: {
       listTables: () => Promise.resolve(o.live === undefined ? [] : ['t']),
       getTables: () => {

@@ -6,7 +6,7 @@ import type { OpsDeps } from '../../../ops/context';
 import { opsContext } from '../../../ops/context';
 import { tableOps } from '../../../ops/table';
 import type { TableRecord } from '../../../core/state/store';
-import { PLAN, migratedRecord } from '../activities/record';
+import { BASE_DEPS, PLAN, migratedRecord } from '../activities/record';
 
 const record = (o: Partial<TableRecord>): TableRecord =>
   migratedRecord({ validation: { ok: true, snapshotId: '7855056398878505237' }, ...o });
@@ -14,10 +14,7 @@ const record = (o: Partial<TableRecord>): TableRecord =>
 function setup(rec: TableRecord) {
   let validations = 0;
   const deps = {
-    namespacePrefix: 'ice_',
-    toolVersion: '0.3.0',
-    actor: 'test',
-    catalog: { name: 'lake' },
+    ...BASE_DEPS,
     engine: {
       validateConversion: () => {
         validations++;

@@ -8,7 +8,7 @@ import { opsContext } from '../../../ops/context';
 import { readBackOps } from '../../../ops/readback';
 import type { TableRecord, TableUpdate } from '../../../core/state/store';
 import type { ReadBackEvidence } from '../../../core/validate/readback-spec';
-import { PLAN, migratedRecord } from '../activities/record';
+import { BASE_DEPS, PLAN, migratedRecord } from '../activities/record';
 import { inv, table } from '../assess/fixture';
 
 const side = { rows: 3, checksum: 'a'.repeat(64) };
@@ -25,10 +25,7 @@ function setup(
   const events: { action: string; object: string; details: Record<string, unknown> }[] = [];
   const calls: string[][] = [];
   const deps = {
-    namespacePrefix: 'ice_',
-    toolVersion: '0.3.0',
-    actor: 'test',
-    catalog: { name: 'lake' },
+    ...BASE_DEPS,
     rewrite: {
       command: ['spark-submit'],
       env: {},
