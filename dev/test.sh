@@ -72,7 +72,8 @@ step "build"
 
 step "stack-bound tests (integration, adapters, e2e)"
 # Two batches (test/schedule.txt): every suite not marked `serial` in HIM_TEST_WORKERS parallel jest
-# workers (default 3: the suites mostly wait on the stack, ~0.5 core each), then the `serial` ones
+# workers (default 3: on two cores the batch is bound by the CPU, a fourth worker made it no faster —
+# docs/timings.md), then the `serial` ones
 # (wall-clock bounds, frozen or killed workers) alone, in band. Both run even when the first fails.
 # Every suite's wall time goes to jest-results*.json in the state directory (npx tsx
 # dev/tools/suite-timings.ts <those files> prints the slowest: docs/timings.md).
