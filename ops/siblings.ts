@@ -56,7 +56,7 @@ export function siblingCheck(hms: HmsReader, now: () => number = Date.now) {
     return fresh.index;
   };
   // The database's locations indexed once per read: each table is then checked in O(its locations).
-  const indexOf = async (db: string): Promise<LocationIndex> => {
+  const indexOf = (db: string): Promise<LocationIndex> => {
     const hit = cache.get(db);
     if (hit === undefined) {
       const entry = read(db);
