@@ -31,14 +31,24 @@ stop_install() { kill -TERM -- "-$install_pid" 2>/dev/null || true; }
 # Until the stack is involved, an early failure only reports itself.
 trap 'rc=$?; stop_install; step "done, exit $rc"; exit "$rc"' EXIT
 
-step "lint"
-npm run -s lint
-
-step "unit tests (no components)"
+step "lint and the unit project (no components), side by side"
+# Lint (eslint, prettier, tsc: one core) beside the unit project (two jest workers): on two cores the
+# pair takes ~2 min against ~4 min one after the other (docs/timings.md). Both must pass; lint's output
+# follows the unit project's.
+lint_log="$out/lint.log"
+npm run -s lint >"$lint_log" 2>&1 &
+lint_pid=$!
 # No --forceExit here: a unit suite that leaves a handle open (a timer, a native runtime) is a bug
-# and fails the run, named by the timeout, instead of being hidden. The project takes ~1 min.
-timeout --kill-after=10 600 ./node_modules/.bin/jest --ci --selectProjects unit ||
-  { rc=$?; [ "$rc" = 124 ] && echo "unit tests did not exit within 600 s: a suite left a handle open (run with --detectOpenHandles)" >&2; exit "$rc"; }
+# and fails the run, named by the timeout, instead of being hidden.
+unit_rc=0
+timeout --kill-after=10 600 ./node_modules/.bin/jest --ci --selectProjects unit --maxWorkers="${HIM_UNIT_WORKERS:-2}" || unit_rc=$?
+[ "$unit_rc" = 124 ] && echo "unit tests did not exit within 600 s: a suite left a handle open (run with --detectOpenHandles)" >&2
+lint_rc=0
+wait "$lint_pid" || lint_rc=$?
+step "lint (exit $lint_rc)"
+cat "$lint_log"
+[ "$lint_rc" = 0 ] || exit "$lint_rc"
+[ "$unit_rc" = 0 ] || exit "$unit_rc"
 
 stack() { ./node_modules/.bin/tsx dev/stack/main.ts "$@"; }
 started_here=0
@@ -64,6 +74,8 @@ grep -E "installed|already" "$out/stack-install.log" || true
 
 step "stack up"
 stack up
+# The jest runs below skip their global set-up's own `stack up` (test/helpers/global-setup.ts).
+export HIM_TEST_STACK_UP=1
 
 # Once, before the tests: they run bin/migrate, which runs the compiled dist/ (and would otherwise
 # build it on its first call, inside a test's time budget).
@@ -71,18 +83,35 @@ step "build"
 ./node_modules/.bin/tsx dev/build.ts
 
 step "stack-bound tests (integration, adapters, e2e)"
-# Two batches (test/schedule.txt): every suite not marked `serial` in HIM_TEST_WORKERS parallel jest
-# workers (default 3: on two cores the batch is bound by the CPU, a fourth worker made it no faster —
-# docs/timings.md), then the `serial` ones
-# (wall-clock bounds, frozen or killed workers) alone, in band. Both run even when the first fails.
-# Every suite's wall time goes to jest-results*.json in the state directory (npx tsx
-# dev/tools/suite-timings.ts <those files> prints the slowest: docs/timings.md).
-mapfile -t serial < <(sed 's/#.*//' test/schedule.txt | awk '$1 == "serial" { print $2 }')
-ignore=$(printf '%s|' "${serial[@]}" | sed 's/\./\\./g; s/|$//')
+# Three kinds (test/schedule.txt), two lanes side by side, then the suites that need the stack alone:
+# - the parallel lane: every suite not marked `serial` or `alone`, in HIM_TEST_WORKERS jest workers
+#   (default 3: on two cores the lane is bound by the CPU, a fourth worker made it no faster —
+#   docs/timings.md), at a lower CPU priority (nice 10, with every process it starts);
+# - the serial lane, beside it: the `serial` suites (wall-clock bounds, frozen or killed workers of
+#   their own), one at a time, at normal priority, so another suite's load does not break their
+#   bounds; they wait more than they compute (the CPU 66 % idle when they ran alone), which the
+#   parallel lane now uses;
+# - then the `alone` suites (they stop or kill a component every suite shares), in band.
+# All three run even when one fails. Every suite's wall time goes to jest-results*.json in the state
+# directory (npx tsx dev/tools/suite-timings.ts <those files> prints the slowest: docs/timings.md).
+kind() { sed 's/#.*//' test/schedule.txt | awk -v k="$1" '$1 == k { print $2 }'; }
+mapfile -t serial < <(kind serial)
+mapfile -t alone < <(kind alone)
+ignore=$(printf '%s|' "${serial[@]}" "${alone[@]}" | sed 's/\./\\./g; s/|$//')
 rc=0
-./node_modules/.bin/jest --ci --forceExit --selectProjects integration --maxWorkers="${HIM_TEST_WORKERS:-3}" \
-  --testPathIgnorePatterns "/($ignore)\$" --json --outputFile="$out/jest-results.json" || rc=$?
-step "stack-bound tests that run alone (${#serial[@]} suites of test/schedule.txt)"
+nice -n "${HIM_TEST_PARALLEL_NICE:-10}" ./node_modules/.bin/jest --ci --forceExit --selectProjects integration --maxWorkers="${HIM_TEST_WORKERS:-3}" \
+  --testPathIgnorePatterns "/($ignore)\$" --json --outputFile="$out/jest-results.json" &
+parallel_pid=$!
+serial_log="$out/jest-serial.log"
+step "the serial lane: ${#serial[@]} suites of test/schedule.txt, one at a time beside the parallel lane (its output when it ends; log: $serial_log)"
 ./node_modules/.bin/jest --ci --runInBand --forceExit --selectProjects integration --runTestsByPath "${serial[@]}" \
-  --json --outputFile="$out/jest-results-serial.json" || rc=$?
+  --json --outputFile="$out/jest-results-serial.json" >"$serial_log" 2>&1 || rc=$?
+step "the serial lane ended (exit $rc); its output:"
+cat "$serial_log"
+wait "$parallel_pid" || rc=$?
+step "the parallel lane ended; the suites that need the stack alone (${#alone[@]} of test/schedule.txt)"
+if [ "${#alone[@]}" -gt 0 ]; then
+  ./node_modules/.bin/jest --ci --runInBand --forceExit --selectProjects integration --runTestsByPath "${alone[@]}" \
+    --json --outputFile="$out/jest-results-alone.json" || rc=$?
+fi
 exit "$rc"

@@ -90,8 +90,12 @@ export async function up(ctx: StackContext, names?: readonly string[]): Promise<
   // Starts first in the list: once ready, a start goes before any install still waiting.
   await runLanes([...starts, ...installJobs(ctx, order)], laneWidth());
   ctx.log(`up: ${order.join(', ')} in ${secs(t0)} s`);
-  // A ready-made config pointing `migrate` at this stack (migrate doctor -c .stack/migrate.yaml).
-  await fs.writeFile(path.join(ctx.stateDir, 'migrate.yaml'), migrateConfigYaml(ctx));
+  // A ready-made config pointing `migrate` at this stack (migrate doctor -c .stack/migrate.yaml),
+  // written aside and renamed: suites read it while another `up` (a second jest run's global set-up)
+  // may be writing it.
+  const file = path.join(ctx.stateDir, 'migrate.yaml');
+  await fs.writeFile(`${file}.${process.pid}.tmp`, migrateConfigYaml(ctx));
+  await fs.rename(`${file}.${process.pid}.tmp`, file);
 }
 
 /** Stops, in reverse dependency order, only the components whose pid file we wrote. */

@@ -93,7 +93,7 @@ describe('apply under injected faults (toxiproxy)', () => {
   it('latency, resets and stalls on HMS, catalog and S3 during a 50-table wave: every table registered exactly once', async () => {
     const planFile = path.join(dir, 'plan.json');
     const p = await run(path.join(root, 'bin', 'migrate'), ['plan', '--config', cfg, '--out', planFile]);
-    expect(p.code).toBe(0);
+    expect({ code: p.code, stderr: p.code === 0 ? '' : p.stderr }).toEqual({ code: 0, stderr: '' });
     const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { hash: string; waves: { tables: unknown[] }[] };
     expect(plan.waves.reduce((n, w) => n + w.tables.length, 0)).toBe(TABLES);
 
