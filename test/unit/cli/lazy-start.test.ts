@@ -1,7 +1,11 @@
 // `migrate --help`, a usage error and `--version` start fast because commands import their
 // application module only when they run (cli/main.ts; bench/startup measures it). This holds the
 // line: in a fresh process running the CLI from the sources, none of the heavy libraries is loaded.
+// A command that runs loads what it uses: `migrate plan` (HMS and catalog) not the Temporal SDK nor
+// the database drivers (app/runtime/runtime.ts imports those when a command opens them).
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -11,7 +15,7 @@ const HEAVY = ['@temporalio/', '@aws-sdk/', 'node-sql-parser', 'zod', 'yaml', 'p
 function loadedBy(argv: string[], extra?: string): string[] {
   const script = `${extra ? `require(${JSON.stringify(extra)});` : ''}require('./cli/main').runCli(${JSON.stringify(argv)}, { out() {}, err() {} })
     .then(() => process.stdout.write(JSON.stringify(Object.keys(require.cache))));`;
-  const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, encoding: 'utf8' });
   return (JSON.parse(out) as string[]).filter((f) => f.includes(`${path.sep}node_modules${path.sep}`));
 }
 
@@ -28,3 +32,27 @@ test('the check sees a heavy library when one is loaded (it can fail)', () => {
   // cli/config.ts is what a running command imports first (yaml, and zod through the schema).
   expect(heavyIn(loadedBy(['--help'], './cli/config'))).toEqual(expect.arrayContaining(['zod', 'yaml']));
 });
+
+test('migrate plan loads neither the Temporal SDK nor the database drivers; migrate plans (state, Temporal) does', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'him-lazy-start-'));
+  try {
+    // Every endpoint refused: the command fails at its first connection, after its modules loaded.
+    const cfg = path.join(dir, 'refused.yaml');
+    writeFileSync(
+      cfg,
+      [
+        'hms: { thrift: { uri: "thrift://127.0.0.1:1", connectTimeoutMs: 2000 } }',
+        'catalog: { name: lake, type: rest, uri: "http://127.0.0.1:1" }',
+        'temporal: { address: "127.0.0.1:1" }',
+        'state: { url: "postgres://nobody@127.0.0.1:1/nothing" }',
+        '',
+      ].join('\n'),
+    );
+    const plan = heavyIn(loadedBy(['plan', '--config', cfg, '--out', path.join(dir, 'plan.json'), '--json']));
+    expect(plan).toEqual(expect.arrayContaining(['thrift', 'zod']));
+    expect(plan.filter((h) => ['@temporalio/', 'pg', 'mysql2'].includes(h))).toEqual([]);
+    expect(heavyIn(loadedBy(['plans', '--config', cfg, '--json']))).toEqual(expect.arrayContaining(['pg']));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
