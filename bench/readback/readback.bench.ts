@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   writeFileSync(
     cfg,
     `${base.replace(/(warehouse: .*)/, `$1\n  namespacePrefix: ${nsPrefix}`)}\nplan:\n  databases: [${db}]\n  assess:\n    sampleFiles: 0\n  waves:\n    maxTablesPerWave: ${TABLES}\n    maxFilesPerWave: 100000000\n` +
-      stackRewriteYaml(env, `s3://warehouse/${nsPrefix}rewrite`) +
+      stackRewriteYaml(env, `s3://warehouse/${nsPrefix}rewrite`, {}, { shortJobs: false }) +
       `validation:\n  resultsLocation: s3://results/${nsPrefix}validation\n  readBack: { filesPerTable: ${PER_TABLE} }\n`,
   );
   const migrate = (args: string[]): string =>

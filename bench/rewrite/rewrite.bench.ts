@@ -164,7 +164,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ seeded: src, setupSeconds: Number(setup.toFixed(1)) })}\n`);
     return;
   }
-  const c = stackRewriteCommand(env);
+  const c = stackRewriteCommand(env, { shortJobs: false });
   // --conf k=v (repeatable): extra spark-submit settings, e.g. spark.driver.memory=2g (the last one wins).
   process.argv.forEach((a, i) => {
     if (a === '--conf') c.command.push('--conf', process.argv[i + 1] as string);

@@ -98,16 +98,24 @@ export async function up(ctx: StackContext, names?: readonly string[]): Promise<
   await fs.rename(`${file}.${process.pid}.tmp`, file);
 }
 
-/** Stops, in reverse dependency order, only the components whose pid file we wrote. */
+/**
+ * Stops only the components whose pid file we wrote, each once every component that depends on it
+ * has stopped, and the others side by side (one after the other, the JVMs' shutdowns took ~35 s).
+ */
 export async function down(ctx: StackContext, names?: readonly string[]): Promise<void> {
   const order = startOrder(ctx.manifest, names).reverse();
   // With explicit names we stop only those (dependents first is the caller's business).
-  const targets = names && names.length > 0 ? order.filter((n) => names.includes(n)) : order;
-  for (const n of targets) {
-    if (readPid(ctx, n) === undefined) continue;
-    ctx.log(`${n}: stopping`);
-    await loadComponent(n).stop(ctx);
-  }
+  const targets = (names && names.length > 0 ? order.filter((n) => names.includes(n)) : order).filter((n) => readPid(ctx, n) !== undefined);
+  const dependents = (n: string): string[] => targets.filter((m) => ctx.manifest.components[m]?.dependsOn.includes(n));
+  const stops: LaneJob[] = targets.map((n) => ({
+    name: `stop:${n}`,
+    after: dependents(n).map((m) => `stop:${m}`),
+    run: async () => {
+      ctx.log(`${n}: stopping`);
+      await loadComponent(n).stop(ctx);
+    },
+  }));
+  await runLanes(stops, Math.max(1, stops.length));
 }
 
 export interface ComponentStatus {

@@ -4,7 +4,17 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
-export function stackRewriteCommand(env: NodeJS.ProcessEnv): { command: string[]; env: Record<string, string> } {
+/**
+ * `shortJobs` (the default, for the suites): the driver JVM compiles with C1 only
+ * (-XX:TieredStopAtLevel=1). A suite's job reads a few kilobytes and lives 20-40 s, most of it
+ * JIT-compiling Spark: the C2 compiler threads were half its CPU (rewrite_job_check.py through this
+ * command: 37.6 CPU s, 18.1 with C1 only, the same answers; docs/timings.md). The benches pass false:
+ * they measure jobs over real volumes, where C2's code pays back.
+ */
+export function stackRewriteCommand(
+  env: NodeJS.ProcessEnv,
+  o: { shortJobs?: boolean } = {},
+): { command: string[]; env: Record<string, string> } {
   const python = env.HIM_VERIFIER_PYTHON as string;
   const venv = path.dirname(path.dirname(python));
   const lib = path.join(venv, 'lib');
@@ -26,6 +36,7 @@ export function stackRewriteCommand(env: NodeJS.ProcessEnv): { command: string[]
     'spark.hadoop.fs.s3a.connection.ssl.enabled': 'false',
     'spark.hadoop.fs.s3a.endpoint.region': env.AWS_REGION ?? 'us-east-1',
     'spark.hadoop.fs.s3a.aws.credentials.provider': 'software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider',
+    ...(o.shortJobs === false ? {} : { 'spark.driver.extraJavaOptions': '-XX:TieredStopAtLevel=1' }),
   };
   return {
     command: [
@@ -41,7 +52,12 @@ export function stackRewriteCommand(env: NodeJS.ProcessEnv): { command: string[]
 }
 
 /** The YAML `rewrite:` section (JSON is YAML) for a config file. */
-export function stackRewriteYaml(env: NodeJS.ProcessEnv, warehouse: string, extra: Record<string, unknown> = {}): string {
-  const c = stackRewriteCommand(env);
+export function stackRewriteYaml(
+  env: NodeJS.ProcessEnv,
+  warehouse: string,
+  extra: Record<string, unknown> = {},
+  o: { shortJobs?: boolean } = {},
+): string {
+  const c = stackRewriteCommand(env, o);
   return `rewrite: ${JSON.stringify({ command: c.command, env: c.env, warehouse, ...extra })}\n`;
 }
