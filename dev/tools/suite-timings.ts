@@ -51,7 +51,11 @@ export function suiteTimings(j: JestJson, root: string): SuiteTiming[] {
     .sort((a, b) => b.seconds - a.seconds || a.suite.localeCompare(b.suite));
 }
 
-const fmt = (s: number): string => (s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(1)} s`);
+const fmt = (s: number): string => {
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const whole = Math.round(s); // 119.6 s is "2 min 0 s", not "1 min 60 s"
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+};
 
 /** The markdown table of the `top` slowest suites and a line of totals. */
 export function timingTable(j: JestJson, root: string, top: number): string {

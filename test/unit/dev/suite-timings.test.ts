@@ -46,6 +46,11 @@ describe('suite timings', () => {
     expect(t).toContain("3 suites, 6 tests (5 passed, 1 failed); suites' wall summed 1 min 42 s; the 2 slowest take 1 min 40 s (99 %).");
   });
 
+  it('a wall just under a whole minute rounds up to it (2 min 0 s, not 1 min 60 s)', () => {
+    const t = timingTable({ ...run, testResults: [suite('test/d.test.ts', 0, 119_600, 1)] }, '/repo', 1);
+    expect(t).toContain('| 1 | `test/d.test.ts` | 2 min 0 s | 1 | passed |');
+  });
+
   it('two batches of one run (parallel, then serial) count as one run', () => {
     const serial = { ...run, numTotalTests: 1, numPassedTests: 1, numFailedTests: 0, numTotalTestSuites: 1, startTime: 200_000 };
     const both = mergeResults([run, { ...serial, testResults: [suite('test/d.test.ts', 200_000, 230_000, 1)] }]);
