@@ -1,6 +1,6 @@
 // Integration tests run against the real local stack. Bring it up (idempotent; skipped when
-// dev/test.sh already did, HIM_TEST_STACK_UP=1) and export its connection settings to the test workers. Never skips:
-// a component that cannot start fails the run. HIM_TEST_COMPONENTS=a,b limits which components
+// dev/test.sh already did, HIM_TEST_STACK_UP=1) and export its connection settings to the test
+// workers. Never skips: a component that cannot start fails the run. HIM_TEST_COMPONENTS=a,b limits which components
 // are brought up (for working on one piece; CI brings up everything).
 import { createContext } from '../../dev/stack/manifest';
 import { up } from '../../dev/stack/stack';
