@@ -5,6 +5,8 @@
 // checks that a deliberately changed workflow does fail replay (the test can fail).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import type { ReplayWorkerOptions } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { buildWorkflowBundle } from '../../dev/build';
 
@@ -12,6 +14,24 @@ const dir = path.join(__dirname, '..', 'fixtures', 'histories');
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.json'))
   .sort();
+
+/**
+ * Every recorded history replayed by ONE replay worker (its workflow code bundled once), each
+ * history under its file name: the file → its replay error (undefined: replayed without one).
+ */
+async function replayAll(options: ReplayWorkerOptions): Promise<Map<string, Error | undefined>> {
+  const histories = files.map((f) => ({ workflowId: f, history: historyFromJSON(JSON.parse(readFileSync(path.join(dir, f), 'utf8'))) }));
+  const results = new Map<string, Error | undefined>();
+  for await (const r of Worker.runReplayHistories(options, histories)) results.set(r.workflowId, r.error);
+  return results;
+}
+
+/** The history `file` was replayed, without an error (the error itself fails the test). */
+function expectReplayed(results: Map<string, Error | undefined>, file: string): void {
+  expect(results.has(file)).toBe(true);
+  const error = results.get(file);
+  if (error !== undefined) throw error;
+}
 
 describe('workflow replay', () => {
   it('has recorded histories of every workflow type, including a compensated failure and a view', () => {
@@ -243,37 +263,34 @@ describe('workflow replay', () => {
     expect(statuses('v0.3-migrationWorkflow-cancelled.json')).toEqual([]);
   });
 
-  it.each(files)(
-    '%s replays without nondeterminism',
-    async (file) => {
-      const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as unknown;
-      await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows/index'), replayName: file }, history as never);
-    },
-    120_000,
-  );
+  describe('with the workflow code bundled from workflowsPath (as Worker.create does)', () => {
+    let results = new Map<string, Error | undefined>();
+    beforeAll(async () => {
+      results = await replayAll({ workflowsPath: require.resolve('../../workflows/index'), replayName: 'recorded' });
+    }, 300_000);
+
+    it.each(files)('%s replays without nondeterminism', (file) => expectReplayed(results, file));
+  });
 
   it('a changed step order is caught as nondeterminism', async () => {
     const history = JSON.parse(readFileSync(path.join(dir, 'tableWorkflow-0.json'), 'utf8')) as unknown;
     await expect(
       Worker.runReplayHistory({ workflowsPath: require.resolve('../fixtures/workflows-changed'), replayName: 'changed' }, history as never),
     ).rejects.toThrow(/[Nn]ondetermin/);
-  }, 120_000);
+    // ... and by the batch replay the tests above use: the history's error is reported, not lost.
+    const results = await replayAll({ workflowsPath: require.resolve('../fixtures/workflows-changed'), replayName: 'changed-batch' });
+    expect(results.get('tableWorkflow-0.json')?.message).toMatch(/[Nn]ondetermin/);
+    expect(() => expectReplayed(results, 'tableWorkflow-0.json')).toThrow(/[Nn]ondetermin/);
+  }, 300_000);
 });
 
 // What an installed worker runs: the bundle dev/build.ts builds ahead of time (dist/workflow-bundle.js,
 // loaded with `workflowBundle`) must be the same code as the `workflowsPath` bundling above.
 describe('workflow replay on the bundle built ahead of time', () => {
-  let code = '';
+  let results = new Map<string, Error | undefined>();
   beforeAll(async () => {
-    code = await buildWorkflowBundle();
-  }, 180_000);
+    results = await replayAll({ workflowBundle: { code: await buildWorkflowBundle() }, replayName: 'built-ahead' });
+  }, 300_000);
 
-  it.each(files)(
-    '%s replays without nondeterminism',
-    async (file) => {
-      const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as unknown;
-      await Worker.runReplayHistory({ workflowBundle: { code }, replayName: file }, history as never);
-    },
-    120_000,
-  );
+  it.each(files)('%s replays without nondeterminism', (file) => expectReplayed(results, file));
 });
