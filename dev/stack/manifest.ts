@@ -16,6 +16,7 @@ const componentSchema = z
     dependsOn: z.array(z.string()).default([]),
     ports: z.record(z.string(), portSchema).default({}),
     settings: z.record(z.string(), z.unknown()).default({}),
+    slowStart: z.boolean().default(false),
   })
   .strict();
 const manifestSchema = z

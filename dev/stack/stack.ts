@@ -82,7 +82,13 @@ export async function up(ctx: StackContext, names?: readonly string[]): Promise<
   await fs.mkdir(ctx.stateDir, { recursive: true });
   const order = startOrder(ctx.manifest, names);
   const t0 = Date.now();
-  const starts: LaneJob[] = order.map((n) => ({
+  // The slow starts (slowStart in the manifest) first among those ready, so the longest start is
+  // not the last one picked up: stack up's tail (longest processing time first).
+  const slowFirst = [
+    ...order.filter((n) => ctx.manifest.components[n]?.slowStart),
+    ...order.filter((n) => !ctx.manifest.components[n]?.slowStart),
+  ];
+  const starts: LaneJob[] = slowFirst.map((n) => ({
     name: `start:${n}`,
     after: [`install:${n}`, ...(ctx.manifest.components[n]?.dependsOn ?? []).map((d) => `start:${d}`)],
     run: () => startOne(ctx, n),

@@ -26,6 +26,8 @@ export interface ComponentManifest {
   readonly ports: Readonly<Record<string, { readonly default: number; readonly env: string }>>;
   /** Free-form settings for the component (coordinates, args, buckets, credentials ...). */
   readonly settings: Readonly<Record<string, unknown>>;
+  /** Its start takes the longest (tens of seconds of JVM start): `up` starts it before the others that are ready. */
+  readonly slowStart: boolean;
 }
 
 export interface StackManifest {

@@ -275,6 +275,12 @@ export function portFree(port: number): Promise<boolean> {
   });
 }
 
+/** A loopback port free right now, probed upwards from a random one in 20000..39999 (for a short-lived server of our own). */
+export async function freePort(): Promise<number> {
+  for (let p = 20_000 + Math.floor(Math.random() * 20_000); p < 65_000; p++) if (await portFree(p)) return p;
+  throw new StackError('PORT_BUSY', 'no free loopback port found above 20000');
+}
+
 /**
  * Refuse to start on a busy port: a clear error naming the component and the variable that moves
  * the port, never a silent second instance or a client talking to someone else's server.

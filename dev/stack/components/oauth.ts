@@ -3,6 +3,7 @@
 // start: a confidential client with the client-credentials grant and a short access-token life
 // (settings.tokenLifespanSeconds), so refresh before expiry happens within one wave. Dev tooling;
 // the product only ever POSTs to its token endpoint.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import type { Component, Health, StackContext } from '../types';
 import { settings, versionOf } from '../manifest';
 import { cred } from '../env';
 import { aptEnsure, mavenCopy } from '../installers';
-import { assertPortsFree, cachedInstall, dataDir, httpGet, run, spawnDaemon, stopPid, waitFor, StackError } from '../util';
+import { assertPortsFree, cachedInstall, dataDir, freePort, httpGet, run, sleep, spawnDaemon, stopPid, waitFor, StackError } from '../util';
 import { realmJson } from '../oauth/realm';
 
 const NAME = 'oauth';
@@ -36,10 +37,63 @@ export function oauthUrls(ctx: StackContext): { issuer: string; token: string; j
   return { issuer, token: `${issuer}/protocol/openid-connect/token`, jwks: `${issuer}/protocol/openid-connect/certs` };
 }
 
-/** The unpacked distribution in the cache (read-only once installed: every start copies it). */
+/** Keycloak's build-time options (the dev-mode build made at install must be made with these). */
+const BUILD_OPTIONS = ['--db=dev-mem'];
+/** Its environment: the same at install and at every start. */
+const kcEnv = (heap: string): NodeJS.ProcessEnv => ({
+  JAVA_OPTS_KC_HEAP: `-Xms64m -Xmx${heap}`,
+  KC_LOG_LEVEL: 'warn,org.keycloak.services:info',
+  KC_HTTP_MANAGEMENT_PORT: '0',
+});
+
+/**
+ * `start-dev` first runs Keycloak's build (the Quarkus re-augmentation: a JVM of its own, about half
+ * of a first start, 35-40 s on two cores) whenever its home holds no build made with the same
+ * build-time options. Done once here, in the distribution being installed: one `start-dev` on a
+ * free port until the server answers, then stopped and its data removed; every stack's copy
+ * (homeFor) then starts without the build.
+ */
+async function devBuild(ctx: StackContext, home: string, heap: string): Promise<void> {
+  const port = await freePort();
+  const log = path.join(ctx.cacheDir, 'install.log');
+  const out = await fs.open(log, 'a');
+  const child = spawn(path.join(home, 'bin', 'kc.sh'), ['start-dev', ...BUILD_OPTIONS, '--http-host=127.0.0.1', `--http-port=${port}`], {
+    cwd: home,
+    env: { ...process.env, ...kcEnv(heap) },
+    detached: true,
+    stdio: ['ignore', out.fd, out.fd],
+  });
+  await out.close();
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  try {
+    for (const until = Date.now() + 300_000; ; await sleep(1000)) {
+      if (child.exitCode !== null)
+        throw new StackError('INSTALL_FAILED', `${NAME}: Keycloak's first start (its build) exited ${child.exitCode}; see ${log}`);
+      if (Date.now() > until)
+        throw new StackError('INSTALL_FAILED', `${NAME}: Keycloak's first start (its build) not up after 300 s; see ${log}`);
+      if (
+        (await httpGet(`http://127.0.0.1:${port}/realms/master/.well-known/openid-configuration`, 2000).catch(() => undefined))?.status ===
+        200
+      )
+        break;
+    }
+  } finally {
+    if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    await exited;
+  }
+  await fs.rm(path.join(home, 'data'), { recursive: true, force: true });
+  if (!existsSync(path.join(home, 'lib', 'quarkus', 'build-system.properties')))
+    throw new StackError('INSTALL_FAILED', `${NAME}: Keycloak's first start left no build in lib/quarkus`);
+}
+
+/**
+ * The unpacked distribution in the cache, with its dev-mode build made (read-only once installed:
+ * every start copies it). The cache directory's name says so (`-dev-built`): a cache from before
+ * holds no build and is installed again.
+ */
 async function installDist(ctx: StackContext): Promise<string> {
   const s = oauthSettings(ctx);
-  return cachedInstall(ctx, NAME, versionOf(ctx, NAME), async (tmp) => {
+  return cachedInstall(ctx, NAME, `${versionOf(ctx, NAME)}-dev-built`, async (tmp) => {
     await aptEnsure(ctx, '/usr/bin/unzip', ['unzip']);
     await mavenCopy(ctx, [`${s.maven}:zip`], tmp);
     const [, artifact, version] = s.maven.split(':');
@@ -49,6 +103,7 @@ async function installDist(ctx: StackContext): Promise<string> {
     const top = (await fs.readdir(tmp)).find((d) => d.startsWith('keycloak-'));
     if (top === undefined) throw new StackError('INSTALL_FAILED', `${NAME}: the zip held no keycloak-* directory`);
     await fs.rename(path.join(tmp, top), path.join(tmp, 'dist'));
+    await devBuild(ctx, path.join(tmp, 'dist'), s.heap);
   });
 }
 
@@ -78,11 +133,8 @@ async function start(ctx: StackContext): Promise<void> {
   await fs.writeFile(path.join(importDir, `${s.realm}-realm.json`), realm, { mode: 0o600 });
   const key = createHash('sha256').update(realm).digest('hex').slice(0, 12);
   ctx.log(`${NAME}: realm ${s.realm} (${key}), access tokens live ${s.tokenLifespanSeconds} s`);
-  const args = ['start-dev', '--db=dev-mem', '--http-host=127.0.0.1', `--http-port=${ctx.port(NAME)}`, '--import-realm'];
-  const pid = await spawnDaemon(ctx, NAME, path.join(home, 'bin', 'kc.sh'), args, {
-    cwd: home,
-    env: { JAVA_OPTS_KC_HEAP: `-Xms64m -Xmx${s.heap}`, KC_LOG_LEVEL: 'warn,org.keycloak.services:info', KC_HTTP_MANAGEMENT_PORT: '0' },
-  });
+  const args = ['start-dev', ...BUILD_OPTIONS, '--http-host=127.0.0.1', `--http-port=${ctx.port(NAME)}`, '--import-realm'];
+  const pid = await spawnDaemon(ctx, NAME, path.join(home, 'bin', 'kc.sh'), args, { cwd: home, env: kcEnv(s.heap) });
   await waitFor(ctx, NAME, async () => (await health(ctx)).ok, 180_000, pid);
 }
 

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { installDir } from '../../../dev/stack/env';
 import { createContext, loadComponent } from '../../../dev/stack/manifest';
-import { portFree } from '../../../dev/stack/util';
+import { freePort } from '../../../dev/stack/util';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
 const exec = promisify(execFile);
@@ -22,11 +22,6 @@ const env = testStack();
 const ROOT = path.join(__dirname, '..', '..', '..');
 const VERIFIER_DIR = path.join(ROOT, 'dev', 'verifier');
 let URL = '';
-
-/** A free loopback port above the stack's (probed; the server fails loudly if it is taken meanwhile). */
-async function freePort(): Promise<number> {
-  for (let p = 20_000 + Math.floor(Math.random() * 20_000); ; p++) if (await portFree(p)) return p;
-}
 
 /** The suite's own spark_server.py (as the spark-verifier component starts it), up once its Spark is. */
 async function startOwnServer(scratch: string): Promise<ChildProcess> {
