@@ -3,58 +3,18 @@
 // request's catalog never serves metadata from before a change made between requests; a failing
 // request answers its error and the next one succeeds; a request past its timeout or one that kills
 // the JVM answers fallback and the server comes back with a new JVM. Needs the local stack with
-// spark-verifier (and the REST catalog, S3). The requests go to a server of the suite's own (the
-// component's program, on a free port, its own JVM): killing that JVM disturbs no other suite, so
-// this suite runs in the serial lane beside the others (test/schedule.txt).
-import { execFile, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+// spark-verifier (and the REST catalog, S3).
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { installDir } from '../../../dev/stack/env';
 import { createContext, loadComponent } from '../../../dev/stack/manifest';
-import { freePort } from '../../../dev/stack/util';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
 const exec = promisify(execFile);
 const env = testStack();
 const ROOT = path.join(__dirname, '..', '..', '..');
 const VERIFIER_DIR = path.join(ROOT, 'dev', 'verifier');
-let URL = '';
-
-/** The suite's own spark_server.py (as the spark-verifier component starts it), up once its Spark is. */
-async function startOwnServer(scratch: string): Promise<ChildProcess> {
-  const port = await freePort();
-  const verifier = installDir(createContext(process.env, true), 'verifier');
-  const { HIM_SPARK_VERIFIER_URL: _shared, ...serverEnv } = { ...process.env, ...env };
-  const args = [path.join(VERIFIER_DIR, 'spark_server.py'), '--port', String(port), '--jars-dir', path.join(verifier, 'jars')];
-  const logFile = path.join(scratch, 'server.log');
-  const log = openSync(logFile, 'a');
-  const proc = spawn(env.HIM_VERIFIER_PYTHON as string, [...args, '--scratch', scratch], {
-    env: serverEnv,
-    detached: true,
-    stdio: ['ignore', log, log],
-  });
-  closeSync(log);
-  URL = `http://127.0.0.1:${port}`;
-  try {
-    await healthyAgain(() => proc.exitCode !== null);
-  } catch (e) {
-    throw new Error(`${(e as Error).message}; the end of its log:\n${readFileSync(logFile, 'utf8').slice(-3000)}`);
-  }
-  return proc;
-}
-
-/** SIGTERM to the server's group (it stops its worker and JVM), then SIGKILL after 20 s. */
-async function stopOwnServer(proc: ChildProcess | undefined): Promise<void> {
-  if (proc?.pid === undefined || proc.exitCode !== null) return;
-  const exited = new Promise((r) => proc.once('exit', r));
-  process.kill(-proc.pid, 'SIGTERM');
-  const timer = setTimeout(() => process.kill(-proc.pid!, 'SIGKILL'), 20_000);
-  await exited;
-  clearTimeout(timer);
-}
+const URL = env.HIM_SPARK_VERIFIER_URL as string;
 
 interface Answer {
   code?: number;
@@ -94,14 +54,13 @@ async function health(): Promise<Health> {
   return (await res.json()) as Health;
 }
 
-/** Until the server's Spark is up (again, after a restart); `gone` says the server itself exited. */
-async function healthyAgain(gone: () => boolean = () => false): Promise<Health> {
+/** Until the server's Spark is up again (after a restart). */
+async function healthyAgain(): Promise<Health> {
   const until = Date.now() + 280_000;
   for (;;) {
     const h = await health().catch(() => undefined);
     if (h?.ok) return h;
-    if (gone()) throw new Error(`the suite's spark_server.py exited before its Spark was up (${URL})`);
-    if (Date.now() > until) throw new Error(`spark-verifier ${URL} not healthy after 280 s`);
+    if (Date.now() > until) throw new Error('spark-verifier not healthy again after 280 s');
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
@@ -114,7 +73,7 @@ async function script(
 ): Promise<{ stdout: string; stderr: string; ms: number }> {
   const t0 = Date.now();
   const r = await exec(env.HIM_VERIFIER_PYTHON as string, [path.join(VERIFIER_DIR, `${name}.py`), ...args], {
-    env: { ...process.env, ...env, HIM_SPARK_VERIFIER_URL: URL, ...extraEnv },
+    env: { ...process.env, ...env, ...extraEnv },
     cwd: ROOT,
     timeout: 400_000,
     maxBuffer: 64 << 20,
@@ -137,17 +96,12 @@ describe('spark-verifier (stack component)', () => {
   const table = `${ns}.t`;
   const read = ['--engine', 'spark', '--table', table];
   let made: Read;
-  let server: ChildProcess | undefined;
-  const scratch = mkdtempSync(path.join(os.tmpdir(), 'him-spark-verifier-it-'));
 
   beforeAll(async () => {
-    server = await startOwnServer(scratch);
     made = lastJson<Read>((await script('make_table', ['--table', table, '--rows', '12'])).stdout);
-  }, 420_000);
+  }, 120_000);
 
   afterAll(async () => {
-    await stopOwnServer(server);
-    rmSync(scratch, { recursive: true, force: true });
     // The test wrote these files, so purging them is safe here (never for migrated tables).
     const rest = env.HIM_ICEBERG_REST_URI ?? '';
     await fetch(`${rest}/v1/namespaces/${ns}/tables/t?purgeRequested=true`, { method: 'DELETE' }).catch(() => undefined);
@@ -155,7 +109,6 @@ describe('spark-verifier (stack component)', () => {
   });
 
   it('two requests reuse one JVM: same pid, the second much faster than a read in a process of its own', async () => {
-    // The stack's component is up too (the other suites' reads go there).
     const h = await loadComponent('spark-verifier').health(createContext(process.env, true));
     expect(h.ok).toBe(true);
     const { jvm } = await health();
