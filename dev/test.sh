@@ -82,6 +82,14 @@ export HIM_TEST_STACK_UP=1
 step "build"
 ./node_modules/.bin/tsx dev/build.ts
 
+# The suites' spark-submit jobs start from a class archive of the Spark driver once it is made
+# (test/helpers/spark-class-archive.ts: ~30 % less CPU a job). Made once per component cache, here
+# in the background beside the tests (nice 10, like the parallel lane); the jobs that start before
+# it is there run without it.
+step "the Spark class archive, in the background (log: $out/spark-class-archive.log)"
+nice -n "${HIM_TEST_PARALLEL_NICE:-10}" ./node_modules/.bin/tsx test/helpers/spark-class-archive-make.ts >"$out/spark-class-archive.log" 2>&1 &
+archive_pid=$!
+
 step "stack-bound tests (integration, adapters, e2e)"
 # Three kinds (test/schedule.txt), two lanes side by side, then the suites that need the stack alone:
 # - the parallel lane: every suite not marked `serial` or `alone`, in HIM_TEST_WORKERS jest workers
@@ -109,6 +117,8 @@ step "the serial lane: ${#serial[@]} suites of test/schedule.txt, one at a time 
 step "the serial lane ended (exit $rc); its output:"
 cat "$serial_log"
 wait "$parallel_pid" || rc=$?
+wait "$archive_pid" || echo "the Spark class archive was not made (the jobs ran without it): $(tail -n 1 "$out/spark-class-archive.log")" >&2
+grep -h "^spark class archive" "$out/spark-class-archive.log" || true
 step "the parallel lane ended; the suites that need the stack alone (${#alone[@]} of test/schedule.txt)"
 if [ "${#alone[@]}" -gt 0 ]; then
   ./node_modules/.bin/jest --ci --runInBand --forceExit --selectProjects integration --runTestsByPath "${alone[@]}" \

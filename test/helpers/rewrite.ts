@@ -3,17 +3,23 @@
 // pointed at the stack's S3 (keys from the environment). Test and bench tooling.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { archiveOptions } from './spark-class-archive';
+
+/** The suites' driver JVM options (shortJobs) before the class archive's. */
+export const SHORT_JOB_OPTIONS = '-XX:TieredStopAtLevel=1';
 
 /**
  * `shortJobs` (the default, for the suites): the driver JVM compiles with C1 only
  * (-XX:TieredStopAtLevel=1). A suite's job reads a few kilobytes and lives 20-40 s, most of it
  * JIT-compiling Spark: the C2 compiler threads were half its CPU (rewrite_job_check.py through this
  * command: 37.6 CPU s, 18.1 with C1 only, the same answers; docs/timings.md). The benches pass false:
- * they measure jobs over real volumes, where C2's code pays back.
+ * they measure jobs over real volumes, where C2's code pays back. With shortJobs the driver also
+ * starts from the class archive of ./spark-class-archive.ts once it is made (`classArchive: false`:
+ * never; the archive's maker passes it).
  */
 export function stackRewriteCommand(
   env: NodeJS.ProcessEnv,
-  o: { shortJobs?: boolean } = {},
+  o: { shortJobs?: boolean; classArchive?: boolean } = {},
 ): { command: string[]; env: Record<string, string> } {
   const python = env.HIM_VERIFIER_PYTHON as string;
   const venv = path.dirname(path.dirname(python));
@@ -36,7 +42,14 @@ export function stackRewriteCommand(
     'spark.hadoop.fs.s3a.connection.ssl.enabled': 'false',
     'spark.hadoop.fs.s3a.endpoint.region': env.AWS_REGION ?? 'us-east-1',
     'spark.hadoop.fs.s3a.aws.credentials.provider': 'software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider',
-    ...(o.shortJobs === false ? {} : { 'spark.driver.extraJavaOptions': '-XX:TieredStopAtLevel=1' }),
+    ...(o.shortJobs === false
+      ? {}
+      : {
+          'spark.driver.extraJavaOptions': [
+            SHORT_JOB_OPTIONS,
+            ...(o.classArchive === false ? [] : archiveOptions(env, SHORT_JOB_OPTIONS)),
+          ].join(' '),
+        }),
   };
   return {
     command: [
