@@ -55,6 +55,7 @@ const kcEnv = (heap: string): NodeJS.ProcessEnv => ({
  */
 async function devBuild(ctx: StackContext, home: string, heap: string): Promise<void> {
   const port = await freePort();
+  const started = Date.now() - 1000;
   const log = path.join(ctx.cacheDir, 'install.log');
   const out = await fs.open(log, 'a');
   const child = spawn(path.join(home, 'bin', 'kc.sh'), ['start-dev', ...BUILD_OPTIONS, '--http-host=127.0.0.1', `--http-port=${port}`], {
@@ -82,8 +83,10 @@ async function devBuild(ctx: StackContext, home: string, heap: string): Promise<
     await exited;
   }
   await fs.rm(path.join(home, 'data'), { recursive: true, force: true });
-  if (!existsSync(path.join(home, 'lib', 'quarkus', 'build-system.properties')))
-    throw new StackError('INSTALL_FAILED', `${NAME}: Keycloak's first start left no build in lib/quarkus`);
+  // The build rewrites lib/quarkus (the distribution ships a production build there).
+  const built = await fs.stat(path.join(home, 'lib', 'quarkus', 'generated-bytecode.jar')).catch(() => undefined);
+  if (built === undefined || built.mtimeMs < started)
+    throw new StackError('INSTALL_FAILED', `${NAME}: Keycloak's first start made no build in lib/quarkus; see ${log}`);
 }
 
 /**
