@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`). On a fresh clone it installs everything the tests need
 # (npm packages; the stack's components into the cache outside the clone), then fails fast: lint
-# and the unit project (no components) run first, and a failure there exits before any stack-bound
-# suite runs (the stack, meanwhile installing and coming up in the background, is stopped). Then it
-# runs the stack-bound project (integration + adapters + e2e against the real components), and
-# exits non-zero on any failure. It stops the stack afterwards when it was the one that started it
+# and the unit project (no components) run first and a failure there exits before the stack is
+# touched. Then it brings the local stack up and runs the stack-bound project (integration +
+# adapters + e2e against the real components), and exits non-zero on any failure. It stops the stack afterwards when it was the one that started it
 # (HIM_KEEP_STACK=1 keeps it running).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,58 +19,22 @@ fi
 
 out="${HIM_STATE_DIR:-.stack}"
 mkdir -p "$out"
-stack() { ./node_modules/.bin/tsx dev/stack/main.ts "$@"; }
-started_here=0
-if ! stack status >/dev/null 2>&1; then started_here=1; fi
-kind() { sed 's/#.*//' test/schedule.txt | awk -v k="$1" '$1 == k { print $2 }'; }
-mapfile -t alone < <(kind alone)
+# The stack's components install (into the cache, once) in their own session beside lint and the
+# unit project: on a fresh machine the installs take ~11-14 min, which this hides ~2-3 min of. A
+# failure before the stack is needed stops the install (installs are atomic: a killed one leaves
+# nothing half-installed, docs/design/stack-components.md); an install failure fails the run below.
+step "stack install, in the background (log: $out/stack-install.log)"
+setsid ./node_modules/.bin/tsx dev/stack/main.ts install >"$out/stack-install.log" 2>&1 &
+install_pid=$!
+stop_install() { kill -TERM -- "-$install_pid" 2>/dev/null || true; }
 
-# The stack, in its own session beside lint and the unit project: install what is missing (into the
-# cache, once: ~7 min on a fresh machine, which this hides ~4 of), bring it up, then run the
-# `alone` suites of test/schedule.txt (they stop or kill a component every suite shares, so they
-# run before any other stack-bound suite; lint and the unit project use no component). On a warm
-# cache this phase (~1 min 40 s) ends about when lint and the unit project do, so the stack-bound
-# lanes start at once (docs/timings.md). Exit 11 install, 12 up; the alone suites' exit code is in
-# $out/alone.rc (they run even when one fails, like the lanes).
-step "the stack, in the background: install, up, then the ${#alone[@]} alone suite(s) (log: $out/stack-phase.log)"
-export HIM_TEST_STACK_UP=1
-rm -f "$out/alone.rc"
-setsid bash -c '
-  set -uo pipefail
-  out=$1; shift
-  t() { printf "[stack phase %ss] %s\n" "$SECONDS" "$*"; }
-  t "install (log: $out/stack-install.log)"
-  ./node_modules/.bin/tsx dev/stack/main.ts install >"$out/stack-install.log" 2>&1 || exit 11
-  grep -E "installed|already" "$out/stack-install.log" || true
-  t "stack up"
-  ./node_modules/.bin/tsx dev/stack/main.ts up || exit 12
-  rc=0
-  if [ "$#" -gt 0 ]; then
-    t "the alone suites: $*"
-    ./node_modules/.bin/jest --ci --runInBand --forceExit --selectProjects integration --runTestsByPath "$@" \
-      --json --outputFile="$out/jest-results-alone.json" || rc=$?
-  fi
-  echo "$rc" >"$out/alone.rc"
-  t "done"
-' stack-phase "$out" "${alone[@]}" >"$out/stack-phase.log" 2>&1 &
-stack_pid=$!
-stop_stack_phase() { kill -TERM -- "-$stack_pid" 2>/dev/null || true; }
-cleanup() {
-  local rc=$?
-  stop_stack_phase
-  if [ "$started_here" = 1 ] && [ "${HIM_KEEP_STACK:-0}" != 1 ]; then
-    step "stack down"
-    stack down || true
-  fi
-  step "done, exit $rc"
-  exit "$rc"
-}
-trap cleanup EXIT
+# Until the stack is involved, an early failure only reports itself.
+trap 'rc=$?; stop_install; step "done, exit $rc"; exit "$rc"' EXIT
 
 step "lint and the unit project (no components), side by side"
 # Lint (eslint, prettier, tsc: one core) beside the unit project (two jest workers): on two cores the
 # pair took 2 min 45 s on a fresh clone against 3 min 49 s one after the other (docs/timings.md).
-# Both must pass; lint's output follows the unit project's; a failure stops the stack phase and the run.
+# Both must pass; lint's output follows the unit project's.
 # The one unit suite that writes files into the source tree (the import-fence probes, for ~25 s:
 # test/unit/lint/fences.test.ts) runs after lint, still beside the rest of the unit project: tsc
 # and eslint listing a probe that is gone by the time they read it failed lint (TS6053) once.
@@ -95,19 +58,35 @@ cat "$lint_log"
 [ "$lint_rc" = 0 ] || exit "$lint_rc"
 [ "$unit_rc" = 0 ] || exit "$unit_rc"
 
-step "the stack phase (waiting for it: install, up, the alone suites)"
-stack_rc=0
-wait "$stack_pid" || stack_rc=$?
-cat "$out/stack-phase.log"
-if [ "$stack_rc" != 0 ]; then
-  echo "the stack phase failed ($([ "$stack_rc" = 11 ] && echo install || echo "stack up"), exit $stack_rc)" >&2
-  [ "$stack_rc" = 11 ] && tail -n 40 "$out/stack-install.log" >&2
+stack() { ./node_modules/.bin/tsx dev/stack/main.ts "$@"; }
+started_here=0
+if ! stack status >/dev/null 2>&1; then started_here=1; fi
+cleanup() {
+  local rc=$?
+  if [ "$started_here" = 1 ] && [ "${HIM_KEEP_STACK:-0}" != 1 ]; then
+    step "stack down"
+    stack down || true
+  fi
+  step "done, exit $rc"
+  exit "$rc"
+}
+trap cleanup EXIT
+
+step "stack install (waiting for the background install)"
+if ! wait "$install_pid"; then
+  echo "stack install failed; the end of $out/stack-install.log:" >&2
+  tail -n 40 "$out/stack-install.log" >&2
   exit 1
 fi
+grep -E "installed|already" "$out/stack-install.log" || true
+
+step "stack up"
+stack up
+# The jest runs below skip their global set-up's own `stack up` (test/helpers/global-setup.ts).
+export HIM_TEST_STACK_UP=1
 
 # Once, before the tests: they run bin/migrate, which runs the compiled dist/ (and would otherwise
-# build it on its first call, inside a test's time budget). After lint: the import-fence suite's
-# probe files come and go in the source tree until then.
+# build it on its first call, inside a test's time budget).
 step "build"
 ./node_modules/.bin/tsx dev/build.ts
 
@@ -120,7 +99,7 @@ nice -n "${HIM_TEST_PARALLEL_NICE:-10}" ./node_modules/.bin/tsx test/helpers/spa
 archive_pid=$!
 
 step "stack-bound tests (integration, adapters, e2e)"
-# Three kinds (test/schedule.txt): the `alone` suites ran in the stack phase above; now two lanes side by side:
+# Three kinds (test/schedule.txt), two lanes side by side, then the suites that need the stack alone:
 # - the parallel lane: every suite not marked `serial` or `alone`, in HIM_TEST_WORKERS jest workers
 #   (default 3: on two cores the lane is bound by the CPU, a fourth worker made it no faster —
 #   docs/timings.md), at a lower CPU priority (nice 10, with every process it starts);
@@ -128,9 +107,12 @@ step "stack-bound tests (integration, adapters, e2e)"
 #   their own), one at a time, at normal priority, so another suite's load does not break their
 #   bounds; they wait more than they compute (the CPU 66 % idle when they ran alone), which the
 #   parallel lane now uses;
-# All run even when one fails (the alone suites' failure counts here too). Every suite's wall time goes to jest-results*.json in the state
+# - then the `alone` suites (they stop or kill a component every suite shares), in band.
+# All three run even when one fails. Every suite's wall time goes to jest-results*.json in the state
 # directory (npx tsx dev/tools/suite-timings.ts <those files> prints the slowest: docs/timings.md).
+kind() { sed 's/#.*//' test/schedule.txt | awk -v k="$1" '$1 == k { print $2 }'; }
 mapfile -t serial < <(kind serial)
+mapfile -t alone < <(kind alone)
 ignore=$(printf '%s|' "${serial[@]}" "${alone[@]}" | sed 's/\./\\./g; s/|$//')
 rc=0
 nice -n "${HIM_TEST_PARALLEL_NICE:-10}" ./node_modules/.bin/jest --ci --forceExit --selectProjects integration --maxWorkers="${HIM_TEST_WORKERS:-3}" \
@@ -145,7 +127,9 @@ cat "$serial_log"
 wait "$parallel_pid" || rc=$?
 wait "$archive_pid" || echo "the Spark class archive was not made (the jobs ran without it): $(tail -n 1 "$out/spark-class-archive.log")" >&2
 grep -h "^spark class archive" "$out/spark-class-archive.log" || true
-step "the parallel lane ended"
-alone_rc=$(cat "$out/alone.rc" 2>/dev/null || echo 1)
-[ "$alone_rc" = 0 ] || { echo "the alone suites failed (exit $alone_rc): see the stack phase's output above" >&2; rc=1; }
+step "the parallel lane ended; the suites that need the stack alone (${#alone[@]} of test/schedule.txt)"
+if [ "${#alone[@]}" -gt 0 ]; then
+  ./node_modules/.bin/jest --ci --runInBand --forceExit --selectProjects integration --runTestsByPath "${alone[@]}" \
+    --json --outputFile="$out/jest-results-alone.json" || rc=$?
+fi
 exit "$rc"
