@@ -1,10 +1,10 @@
 // Two projects: `unit` (pure, no components) and `integration` (real components of the local
-// stack, which dev/test.sh brings up before jest runs). ts-jest with isolatedModules: no per-suite
+// stack, which dev/test.sh brings up before jest runs). TypeScript compiled one file at a time by
+// esbuild (test/helpers/esbuild-transform.js, as dev/build.ts compiles dist/): no per-suite
 // type-check (tsc runs in `npm run lint`).
-const tsJest = ['ts-jest', { diagnostics: false }];
 const common = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': tsJest },
+  transform: { '^.+\\.ts$': '<rootDir>/test/helpers/esbuild-transform.js' },
   moduleFileExtensions: ['ts', 'js', 'json'],
   // thrift@0.23 requires its own uuid@13, which is ESM-only; jest's module loader cannot require()
   // ESM on Node 20 (tsx/node can). Point it at the top-level uuid@11 CommonJS build (thrift only

@@ -17,6 +17,7 @@ const componentSchema = z
     ports: z.record(z.string(), portSchema).default({}),
     settings: z.record(z.string(), z.unknown()).default({}),
     slowStart: z.boolean().default(false),
+    goBuild: z.boolean().default(false),
   })
   .strict();
 const manifestSchema = z

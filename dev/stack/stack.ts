@@ -8,7 +8,11 @@ import { runningPid, readPid } from './util';
 import { laneWidth, runLanes, type LaneJob } from './lanes';
 
 const secs = (t0: number): string => ((Date.now() - t0) / 1000).toFixed(1);
-const isGo = (ctx: StackContext, n: string): boolean => typeof ctx.manifest.components[n]?.settings.goModule === 'string';
+/** Its install is a Go build (a module's `go install`, or goBuild: the repo's own source). */
+const isGo = (ctx: StackContext, n: string): boolean => {
+  const c = ctx.manifest.components[n];
+  return c?.goBuild === true || typeof c?.settings.goModule === 'string';
+};
 
 /**
  * Install one component. Its own progress messages go to <cache>/install.log; the terminal gets one
@@ -39,13 +43,14 @@ async function installOne(ctx: StackContext, n: string): Promise<void> {
 }
 
 /**
- * Install jobs, in the order lanes pick them: the first Go build at once (minutes of CPU), then the
- * downloads and unpacks beside it (apt, Maven, pip), then the other Go builds (group 'go': one at a
- * time). Tools that cannot share (mvn's local repo, apt's lock) also serialise in installers.ts.
+ * Install jobs, in the order lanes pick them: the Go builds first (group 'go': one at a time, each
+ * minutes of CPU; the chain of them is the cold install's longest path), so a lane freed by one Go
+ * build takes the next at once; the downloads and unpacks (apt, Maven, pip) fill the other lanes
+ * beside them. A Go build waiting for the group holds no lane. Tools that cannot share (mvn's local
+ * repo, apt's lock) also serialise in installers.ts.
  */
-function installJobs(ctx: StackContext, order: readonly string[]): LaneJob[] {
-  const go = order.filter((n) => isGo(ctx, n));
-  const sorted = [...go.slice(0, 1), ...order.filter((n) => !isGo(ctx, n)), ...go.slice(1)];
+export function installJobs(ctx: StackContext, order: readonly string[]): LaneJob[] {
+  const sorted = [...order.filter((n) => isGo(ctx, n)), ...order.filter((n) => !isGo(ctx, n))];
   return sorted.map((n) => ({ name: `install:${n}`, after: [], group: isGo(ctx, n) ? 'go' : undefined, run: () => installOne(ctx, n) }));
 }
 

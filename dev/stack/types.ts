@@ -28,6 +28,8 @@ export interface ComponentManifest {
   readonly settings: Readonly<Record<string, unknown>>;
   /** Its start takes the longest (tens of seconds of JVM start): `up` starts it before the others that are ready. */
   readonly slowStart: boolean;
+  /** Its install is a Go build of the repo's own source (settings.goModule marks a `go install` of a module): one Go build at a time. */
+  readonly goBuild: boolean;
 }
 
 export interface StackManifest {

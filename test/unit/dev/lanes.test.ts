@@ -1,6 +1,9 @@
 // The stack's bounded lanes (dev/stack/lanes.ts): at most `width` jobs at once, dependencies first,
-// one job per group at a time, the first failure stops new starts and is thrown.
+// one job per group at a time, the first failure stops new starts and is thrown; and the install
+// jobs made from the real manifest (Go builds first, one at a time, back to back).
 import { laneWidth, runLanes, type LaneJob } from '../../../dev/stack/lanes';
+import { createContext, startOrder } from '../../../dev/stack/manifest';
+import { installJobs } from '../../../dev/stack/stack';
 
 const tick = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -79,5 +82,33 @@ describe('laneWidth', () => {
     expect(laneWidth({ HIM_STACK_JOBS: '1' })).toBe(1);
     expect(() => laneWidth({ HIM_STACK_JOBS: '0' })).toThrow(/HIM_STACK_JOBS/);
     expect(() => laneWidth({ HIM_STACK_JOBS: 'many' })).toThrow(/HIM_STACK_JOBS/);
+  });
+});
+
+describe('the stack install jobs (dev/stack/stack.ts installJobs)', () => {
+  const ctx = createContext(process.env, true);
+  const jobs = installJobs(ctx, startOrder(ctx.manifest));
+  const go = ['s3', 'temporal', 'temporal-tls', 'toxiproxy'];
+
+  it('puts every Go build first, in the one group that runs one at a time (the TLS proxy from the repo too)', () => {
+    const names = jobs.map((j) => j.name.replace(/^install:/, ''));
+    expect(new Set(names.slice(0, go.length))).toEqual(new Set(go));
+    expect(jobs.filter((j) => j.group === 'go').map((j) => j.name.replace(/^install:/, ''))).toEqual(names.slice(0, go.length));
+    expect(names.length).toBeGreaterThan(go.length);
+  });
+
+  it('gives a lane freed by a Go build to the next Go build, before any other install waiting', async () => {
+    const r = recorder();
+    // Go builds take 30 ms, the rest 5 ms: with 3 lanes, the next Go build starts as the one before ends.
+    await runLanes(
+      jobs.map((j) => r.job(j.name, { group: j.group, ms: j.group === 'go' ? 30 : 5 })),
+      3,
+    );
+    const goStarts = r.events.filter((e) => e.startsWith('start ') && go.includes(e.slice('start install:'.length)));
+    for (let i = 1; i < goStarts.length; i++) {
+      const prevEnd = r.events.findIndex((e) => e === `end ${(goStarts[i - 1] as string).slice('start '.length)}`);
+      expect(r.events[prevEnd + 1]).toBe(goStarts[i]);
+    }
+    expect(goStarts).toHaveLength(go.length);
   });
 });
