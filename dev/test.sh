@@ -80,6 +80,16 @@ if ! wait "$install_pid"; then
 fi
 grep -E "installed|already" "$out/stack-install.log" || true
 
+# The suites' spark-submit jobs start from a class archive of the Spark driver once it is made
+# (test/helpers/spark-class-archive.ts: ~30 % less CPU a job). Made once per component cache: its
+# maker starts here, waits for the REST catalog (among the first components up) and runs its warm-up
+# job while the rest of the stack starts, so the suites' first jobs have it (made during the lanes
+# instead, nice 10, it took 276-323 s and the jobs of the first ~5 min ran without it: cold runs,
+# docs/timings.md). With the archive in the cache it exits at once.
+step "the Spark class archive, beside stack up when the cache has none (log: $out/spark-class-archive.log)"
+./node_modules/.bin/tsx test/helpers/spark-class-archive-make.ts --wait-seconds 300 >"$out/spark-class-archive.log" 2>&1 &
+archive_pid=$!
+
 step "stack up"
 stack up
 # The jest runs below skip their global set-up's own `stack up` (test/helpers/global-setup.ts).
@@ -89,14 +99,6 @@ export HIM_TEST_STACK_UP=1
 # build it on its first call, inside a test's time budget).
 step "build"
 ./node_modules/.bin/tsx dev/build.ts
-
-# The suites' spark-submit jobs start from a class archive of the Spark driver once it is made
-# (test/helpers/spark-class-archive.ts: ~30 % less CPU a job). Made once per component cache, here
-# in the background beside the tests (nice 10, like the parallel lane); the jobs that start before
-# it is there run without it.
-step "the Spark class archive, in the background (log: $out/spark-class-archive.log)"
-nice -n "${HIM_TEST_PARALLEL_NICE:-10}" ./node_modules/.bin/tsx test/helpers/spark-class-archive-make.ts >"$out/spark-class-archive.log" 2>&1 &
-archive_pid=$!
 
 step "stack-bound tests (integration, adapters, e2e)"
 # Three kinds (test/schedule.txt), two lanes side by side, then the suites that need the stack alone:
