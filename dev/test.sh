@@ -63,6 +63,8 @@ started_here=0
 if ! stack status >/dev/null 2>&1; then started_here=1; fi
 cleanup() {
   local rc=$?
+  # The class archive's maker (its own session: its warm-up job goes with it), when it still runs.
+  [ -n "${archive_pid:-}" ] && kill -TERM -- "-$archive_pid" 2>/dev/null || true
   if [ "$started_here" = 1 ] && [ "${HIM_KEEP_STACK:-0}" != 1 ]; then
     step "stack down"
     stack down || true
@@ -87,7 +89,7 @@ grep -E "installed|already" "$out/stack-install.log" || true
 # instead, nice 10, it took 276-323 s and the jobs of the first ~5 min ran without it: cold runs,
 # docs/timings.md). With the archive in the cache it exits at once.
 step "the Spark class archive, beside stack up when the cache has none (log: $out/spark-class-archive.log)"
-./node_modules/.bin/tsx test/helpers/spark-class-archive-make.ts --wait-seconds 300 >"$out/spark-class-archive.log" 2>&1 &
+setsid ./node_modules/.bin/tsx test/helpers/spark-class-archive-make.ts --wait-seconds 300 >"$out/spark-class-archive.log" 2>&1 &
 archive_pid=$!
 
 step "stack up"

@@ -35,7 +35,7 @@ export async function exclusive<T>(tool: 'go' | 'mvn' | 'apt', fn: () => Promise
  * versitygw 142.1 → 105.8 CPU s (peak RSS of one compile 0.68 → 1.54 GB), the TLS proxy 28.0 → 21.5
  * CPU s; docs/timings.md.
  */
-export const GO_BUILD_MEMORY_LIMIT = '3GiB';
+const GO_BUILD_MEMORY_LIMIT = '3GiB';
 export function goEnv(ctx: StackContext): NodeJS.ProcessEnv {
   return {
     GOMODCACHE: path.join(ctx.cacheDir, 'go', 'mod'),
