@@ -2,7 +2,9 @@
 // `migrate`: the command-line entry point. Thin: parse, resolve config once, run, render text or
 // JSON, and exit through one place with a documented code (docs/architecture.md "Habits" 10). Starts fast: every
 // command registers with its flags and help only; its application module (app/*, and with it
-// Temporal, the AWS SDK, the SQL parser, zod) is imported when the command runs.
+// Temporal, the AWS SDK, the SQL parser, zod) is imported when the command runs. The compile cache
+// first: every module after it loads from V8's cached code (./compile-cache.ts).
+import './compile-cache';
 import { maskSecrets } from '../core/mask';
 import { Command, CommanderError } from 'commander';
 import { ErrorCode, isMigrationError } from '../core/errors';
