@@ -65,6 +65,8 @@ cleanup() {
   local rc=$?
   # The class archive's maker (its own session: its warm-up job goes with it), when it still runs.
   [ -n "${archive_pid:-}" ] && kill -TERM -- "-$archive_pid" 2>/dev/null || true
+  # The suites' shared Spark drivers (dev/verifier/spark_jobs_server.py; each kills its driver on TERM).
+  for f in "$out"/spark-jobs/*/server.pid; do [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null || true; done
   if [ "$started_here" = 1 ] && [ "${HIM_KEEP_STACK:-0}" != 1 ]; then
     step "stack down"
     stack down || true

@@ -44,7 +44,8 @@ let scratch = '';
 
 beforeAll(async () => {
   const env = { ...process.env, ...testStack() };
-  const c = stackRewriteCommand(env);
+  // Its own spark-submit (not the run's shared driver): the job modules proven in a JVM of their own.
+  const c = stackRewriteCommand(env, { shared: false });
   scratch = mkdtempSync(path.join(os.tmpdir(), 'him-rewrite-job-'));
   const [bin, ...args] = c.command;
   const script = path.join(ROOT, 'test', 'integration', 'rewrite', 'rewrite_job_check.py');
