@@ -6,8 +6,8 @@
 //
 // The cache: HIM_COMPILE_CACHE (a directory; `off` disables it), else <HIM_CACHE_DIR or
 // ${XDG_CACHE_HOME:-~/.cache}/hms-iceberg-migrator>/compile-cache, one directory per Node version and
-// architecture, one file per module named by the hash of its wrapped source: a changed module has
-// another name, so a stale entry is never read, and two checkouts with the same files share entries.
+// architecture, one file per module named by the hash of its path and wrapped source: a changed
+// module has another name, so a stale entry is never read.
 // Files are written once, at exit, whole (written aside, then renamed); V8 rejects data that is not
 // its own (another V8, other flags) and the module is compiled as usual. Any error of the cache only
 // makes it slower, never fails a command.
@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 
-type Compile = (this: NodeModule, content: string, filename: string) => unknown;
+type Compile = (this: NodeModule, content: string, filename: string, format?: string) => unknown;
 interface ModuleInternals {
   prototype: { _compile: Compile; require(id: string): unknown };
   wrap(content: string): string;
@@ -75,19 +75,29 @@ export function installCompileCache(dir: string | undefined = compileCacheDir())
   }
   const pending: { file: string; script: vm.Script }[] = [];
   const original = M.prototype._compile;
-  M.prototype._compile = function compileCached(this: NodeModule, content: string, filename: string): unknown {
-    // Node 20 loses a script's dynamic-import hook when it comes from cached data
-    // (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING): a module that may call import() compiles as usual.
-    if (DYNAMIC_IMPORT.test(content)) return original.call(this, content, filename);
+  M.prototype._compile = function compileCached(this: NodeModule, content: string, filename: string, format?: string): unknown {
+    // Node's own compile for an ES module required from CommonJS (require(esm), format 'module'), and
+    // for a module that may call import(): Node 20 loses a script's dynamic-import hook when it comes
+    // from cached data (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING).
+    if (format === 'module' || DYNAMIC_IMPORT.test(content)) return original.call(this, content, filename, format);
     const wrapper = M.wrap(withoutShebang(content));
-    const file = path.join(dir, `${createHash('sha256').update(wrapper).digest('hex').slice(0, 40)}.bin`);
+    // The path is in the name: V8 keeps the script name it was first compiled under (stack traces).
+    const key = createHash('sha256').update(filename).update('\0').update(wrapper).digest('hex');
+    const file = path.join(dir, `${key.slice(0, 40)}.bin`);
     let cachedData: Buffer | undefined;
     try {
       cachedData = readFileSync(file);
     } catch {
       cachedData = undefined;
     }
-    const script = new vm.Script(wrapper, { filename, cachedData });
+    let script: vm.Script;
+    try {
+      script = new vm.Script(wrapper, { filename, cachedData });
+    } catch (e) {
+      // ES module syntax in a .js file of no declared type: Node's compile detects it and loads it as one.
+      if (e instanceof SyntaxError) return original.call(this, content, filename, format);
+      throw e;
+    }
     if (cachedData === undefined || script.cachedDataRejected === true) pending.push({ file, script });
     const fn = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return fn.call(this.exports, this.exports, requireFor(this, M), this, filename, path.dirname(filename));

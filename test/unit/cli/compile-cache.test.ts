@@ -1,8 +1,8 @@
 // The CLI's compile cache (cli/compile-cache.ts) in real Node processes: a module tree (a `#!` entry,
-// require, require.resolve, require.main, a module calling import(), an error's stack) gives the same answers with the
-// cache as without; the second run reads every module from the cache (nothing rewritten); a changed
-// module is compiled again, never served from its old entry; a corrupt entry is rejected and
-// replaced; `off` writes nothing.
+// require, require.resolve, require.main, ES modules required from CommonJS, a module calling
+// import(), an error's stack) gives the same answers with the cache as without; the second run reads
+// every module from the cache (nothing rewritten); a changed module is compiled again, never served
+// from its old entry; a corrupt entry is rejected and replaced; `off` writes nothing.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -52,10 +52,17 @@ beforeAll(() => {
       "const where = path => require('path').relative(__dirname, path);",
       'let line = 0;',
       'try { lib.fail(); } catch (e) { line = /lib\\.js:(\\d+)/.exec(e.stack)[1]; }',
-      "require('./dyn')().then((m) => console.log(JSON.stringify({ value: lib.value, resolved: where(require.resolve('./lib')), line, esm: m.default, main: require.main === module })));",
+      "const esm = require('./esm-pkg').value + require('./esm-syntax').value;",
+      "require('./dyn')().then((m) => console.log(JSON.stringify({ value: lib.value, resolved: where(require.resolve('./lib')), line, esm: m.default, main: require.main === module, required: esm })));",
     ].join('\n'),
   );
   writeFileSync(path.join(dir, 'app', 'esm.mjs'), 'export default 42;\n');
+  // ES modules required from CommonJS (Node 20.19+): a package of type module, and ES syntax in a .js
+  // file of no declared type; Node's own compile loads both.
+  execFileSync('mkdir', ['-p', path.join(dir, 'app', 'esm-pkg')]);
+  writeFileSync(path.join(dir, 'app', 'esm-pkg', 'package.json'), '{"type": "module", "main": "index.js"}');
+  writeFileSync(path.join(dir, 'app', 'esm-pkg', 'index.js'), 'export const value = 1;\n');
+  writeFileSync(path.join(dir, 'app', 'esm-syntax.js'), 'export const value = 2;\n');
   // A module that calls import() compiles as usual (Node 20 drops its import hook with cached data).
   writeFileSync(path.join(dir, 'app', 'dyn.js'), "module.exports = () => import('./esm.mjs');\n");
   lib('one');
@@ -66,7 +73,8 @@ afterAll(() => {
 });
 
 describe('the CLI compile cache', () => {
-  const expected = (value: string): string => `${JSON.stringify({ value, resolved: 'lib.js', line: '3', esm: 42, main: true })}\n`;
+  const expected = (value: string): string =>
+    `${JSON.stringify({ value, resolved: 'lib.js', line: '3', esm: 42, main: true, required: 3 })}\n`;
 
   it('answers as without a cache, then serves every module from it', () => {
     const cache = path.join(dir, 'cache');
