@@ -212,8 +212,12 @@ class Server:
 
     def stop(self, why: str) -> None:
         log(f"stopping: {why}")
+        try:
+            os.remove(os.path.join(self.cfg.dir, "port"))  # first: no client connects to a server going away
+        except OSError:
+            pass
         self.holder.kill()
-        for f in ("port", "gateway.json", "server.pid"):
+        for f in ("gateway.json", "server.pid"):
             try:
                 os.remove(os.path.join(self.cfg.dir, f))
             except OSError:

@@ -117,7 +117,11 @@ describe('the shared Spark driver for the suites jobs', () => {
     const jvm = (JSON.parse(readFileSync(path.join(server, 'gateway.json'), 'utf8')) as { jvm: number }).jvm;
     expect(alive(jvm)).toBe(true);
     process.kill(Number(readFileSync(path.join(server, 'server.pid'), 'utf8').trim()), 'SIGTERM');
-    await until('the driver stopped with its server', () => !alive(jvm), 60_000);
-    expect(existsSync(path.join(server, 'port'))).toBe(false);
+    await until(
+      'the driver stopped with its server, its port file gone',
+      () => !alive(jvm) && !existsSync(path.join(server, 'port')),
+      60_000,
+    );
+    expect(alive(jvm)).toBe(false);
   }, 120_000);
 });
