@@ -118,4 +118,12 @@ export function installCompileCache(dir: string | undefined = compileCacheDir())
   return true;
 }
 
-installCompileCache();
+/**
+ * Only in the CLI's own process (`node dist/cli/main.js`, the installed `migrate`): a program or a
+ * test that imports cli/main keeps its own loader (jest workers compile through theirs).
+ */
+function isCliProcess(): boolean {
+  return require.main !== undefined && require.main.filename === path.join(__dirname, 'main.js');
+}
+
+if (isCliProcess()) installCompileCache();

@@ -19,6 +19,9 @@ fi
 
 out="${HIM_STATE_DIR:-.stack}"
 mkdir -p "$out"
+# The CLI's compile cache (cli/compile-cache.ts) of this run's migrate calls: in the state directory,
+# not the user's cache (its entries are named by the modules' paths, which a fresh clone changes).
+export HIM_COMPILE_CACHE="${HIM_COMPILE_CACHE:-$(cd "$out" && pwd)/compile-cache}"
 # The stack's components install (into the cache, once) in their own session beside lint and the
 # unit project: on a fresh machine the installs take ~11-14 min, which this hides ~2-3 min of. A
 # failure before the stack is needed stops the install (installs are atomic: a killed one leaves

@@ -5,6 +5,7 @@
 // from its old entry; a corrupt entry is rejected and replaced; `off` writes nothing.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
@@ -34,8 +35,10 @@ function lib(value: string): void {
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'him-compile-cache-'));
   hook = path.join(dir, 'hook.js');
+  // The module installs itself only as the CLI entry's first import: here, installed by hand.
+  const source = path.join(__dirname, '..', '..', '..', 'cli', 'compile-cache.ts');
   buildSync({
-    entryPoints: [path.join(__dirname, '..', '..', '..', 'cli', 'compile-cache.ts')],
+    stdin: { contents: `require(${JSON.stringify(source)}).installCompileCache();`, resolveDir: dir, loader: 'js' },
     outfile: hook,
     format: 'cjs',
     platform: 'node',
@@ -105,6 +108,13 @@ describe('the CLI compile cache', () => {
     // main.js and lib.js as it is now rewritten; the entry of lib.js as it was ('two') not loaded, left.
     const sizes = entries.map((f) => statSync(path.join(cache, sub as string, f)).size);
     expect(sizes.filter((n) => n > 100)).toHaveLength(entries.length - 1);
+  });
+
+  it('is not installed by a program that imports the CLI (only by the CLI entry itself)', async () => {
+    const proto = (Module as unknown as { prototype: { _compile: unknown } }).prototype;
+    const before = proto._compile;
+    await import('../../../cli/compile-cache');
+    expect(proto._compile).toBe(before);
   });
 
   it('writes nothing when off', () => {
