@@ -74,7 +74,9 @@ describe('waveWorkflow in batches (tablesPerActivity)', () => {
       validateTable: async () => {
         inFlight++;
         most = Math.max(most, inFlight);
-        await new Promise((r) => setTimeout(r, 30));
+        // Held until a second batch's tables are in flight too (or 5 s): two batches at once show as
+        // more than 4 however loaded the machine (a fixed 30 ms let them miss each other in a cold run).
+        for (const t0 = Date.now(); most <= 4 && Date.now() - t0 < 5_000; ) await new Promise((r) => setTimeout(r, 10));
         inFlight--;
         return { ok: true, snapshotId: '1' };
       },
