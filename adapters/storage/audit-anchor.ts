@@ -16,14 +16,26 @@ const READ_CONCURRENCY = 16;
 
 export class ObjectStoreAuditAnchor implements AuditAnchor {
   readonly location: string;
+  private opened: ObjectStore | undefined;
 
+  /**
+   * `source` may be a function that opens the store: called on the first write or read, so a command
+   * that opens the state store and never appends or verifies (`migrate plans`, `status`) never loads
+   * the S3 client; `onClose` runs only when it was opened.
+   */
   constructor(
-    private readonly store: ObjectStore,
+    private readonly source: ObjectStore | (() => ObjectStore),
     location: string,
     private readonly onClose?: () => void,
     private readonly key?: ChainKey,
   ) {
     this.location = asDirectory(location);
+    if (typeof source !== 'function') this.opened = source;
+  }
+
+  private get store(): ObjectStore {
+    this.opened ??= (this.source as () => ObjectStore)();
+    return this.opened;
   }
 
   async write(a: AnchorRecord): Promise<void> {
@@ -74,6 +86,6 @@ export class ObjectStoreAuditAnchor implements AuditAnchor {
   }
 
   close(): void {
-    this.onClose?.();
+    if (this.opened !== undefined) this.onClose?.();
   }
 }

@@ -46,8 +46,9 @@ export function auditStateOptions(
   const key = chainKeyOf(config, env);
   const location = config.audit?.anchorLocation;
   if (location === undefined) return key === undefined ? {} : { key };
-  const stores = openStores(config, env);
-  const anchor = new ObjectStoreAuditAnchor(stores.storeFor([]), location, () => stores.close(), key);
+  let stores: ReturnType<OpenStores> | undefined;
+  const open = (): ObjectStore => (stores ??= openStores(config, env)).storeFor([]);
+  const anchor = new ObjectStoreAuditAnchor(open, location, () => stores?.close(), key);
   return {
     ...(key === undefined ? {} : { key }),
     anchor,

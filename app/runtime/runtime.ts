@@ -5,22 +5,22 @@
 // leave this process. What a command may not need is imported when it is opened (the Temporal SDK
 // and its connection checks, the HMS backing-database readers, the JDBC catalog, the Postgres state
 // store): `migrate plan` never loads the Temporal SDK, and starts with ~40 % less CPU (docs/timings.md).
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Client, Connection } from '@temporalio/client';
 import type { IcebergCatalog } from '../../core/catalog/catalog';
 import type { MigrateConfig } from '../../core/config/schema';
 import { ErrorCode, MigrationError } from '../../core/errors';
 import type { ObjectStore } from '../../core/storage/object-store';
-import { HiveIcebergCatalog } from '../../adapters/catalog/hive';
-import { RestCatalog } from '../../adapters/catalog/rest';
-import { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
-import { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
+import type { HiveIcebergCatalog } from '../../adapters/catalog/hive';
+import type { RestCatalog } from '../../adapters/catalog/rest';
+import type { ThriftHmsWriter } from '../../adapters/hms/thrift/writer';
+import type { ThriftHmsReader } from '../../adapters/hms/thrift/reader';
 import { redactUrl } from '../../adapters/hms/db/session';
 import type { HmsReader } from '../../core/hive/model';
 import type { StateStore } from '../../core/state/store';
-import { S3RangedGet } from '../../adapters/storage/object-read/s3-ranged-get';
+import type { S3RangedGet } from '../../adapters/storage/object-read/s3-ranged-get';
 import { resolveS3Region } from '../../adapters/storage/s3-region';
-import { RoutingObjectStore } from '../../adapters/storage/routing-store';
+import type { RoutingObjectStore } from '../../adapters/storage/routing-store';
 import { auditStateOptions } from './audit-setup';
 import { restAuthFor } from './catalog-auth';
 
@@ -34,13 +34,27 @@ function need<T>(v: T | undefined, what: string): T {
   return v;
 }
 
+/* eslint-disable @typescript-eslint/no-require-imports -- the loaders below, each run when first needed */
+// The S3 SDK, the Thrift client and the catalogs load when a command first opens them, not when it
+// imports this module: `migrate status`, `plans`, `approve` and the other Temporal-only commands
+// never load them (docs/timings.md). require() keeps the open* calls synchronous; the types come
+// from the type-only imports above.
+const s3Sdk = (): { S3Client: typeof S3Client } => require('@aws-sdk/client-s3');
+const thriftReader = (): { ThriftHmsReader: typeof ThriftHmsReader } => require('../../adapters/hms/thrift/reader');
+const thriftWriter = (): { ThriftHmsWriter: typeof ThriftHmsWriter } => require('../../adapters/hms/thrift/writer');
+const hiveCatalog = (): { HiveIcebergCatalog: typeof HiveIcebergCatalog } => require('../../adapters/catalog/hive');
+const restCatalog = (): { RestCatalog: typeof RestCatalog } => require('../../adapters/catalog/rest');
+const rangedGets = (): { S3RangedGet: typeof S3RangedGet } => require('../../adapters/storage/object-read/s3-ranged-get');
+const routingStore = (): { RoutingObjectStore: typeof RoutingObjectStore } => require('../../adapters/storage/routing-store');
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 /** The product's default Thrift call rate (protects a production HMS; `inventory --calls-per-second`). */
 export const DEFAULT_CALLS_PER_SECOND = 200;
 
 export function openHmsReader(config: MigrateConfig, callsPerSecond = DEFAULT_CALLS_PER_SECOND): ThriftHmsReader {
   const t = need(config.hms, 'hms').thrift;
   const kerberos = t.kerberos === undefined ? {} : { kerberos: t.kerberos };
-  return new ThriftHmsReader({
+  return new (thriftReader().ThriftHmsReader)({
     uri: t.uri,
     connectTimeoutMs: t.connectTimeoutMs,
     callTimeoutMs: t.callTimeoutMs,
@@ -100,14 +114,14 @@ export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv 
     // A hive catalog authenticates as the source metastore does (hms.thrift.kerberos; `_HOST` → its own host).
     const kerberos = t?.kerberos === undefined ? {} : { kerberos: t.kerberos };
     const opts = { uri: c.uri, connectTimeoutMs: t?.connectTimeoutMs, callTimeoutMs: t?.callTimeoutMs, ...kerberos };
-    const reader = new ThriftHmsReader(opts);
-    const writer = new ThriftHmsWriter(reader.caller);
+    const reader = new (thriftReader().ThriftHmsReader)(opts);
+    const writer = new (thriftWriter().ThriftHmsWriter)(reader.caller);
     const own = stores === undefined ? openStores(config, env) : undefined;
     const onClose = async (): Promise<void> => {
       await reader.close(); // the writer shares its connections
       own?.close();
     };
-    return new HiveIcebergCatalog({
+    return new (hiveCatalog().HiveIcebergCatalog)({
       name: c.name,
       reader,
       writer,
@@ -123,7 +137,7 @@ export async function openCatalog(config: MigrateConfig, env: NodeJS.ProcessEnv 
     return own === undefined ? catalog : withClose(catalog, () => own.close());
   }
   // catalog.auth (bearer, oauth2, sigv4) or catalog.tokenEnv: app/runtime/catalog-auth.ts.
-  return RestCatalog.connect({ name: c.name, uri: c.uri, warehouse: c.warehouse, auth: restAuthFor(c, env) });
+  return restCatalog().RestCatalog.connect({ name: c.name, uri: c.uri, warehouse: c.warehouse, auth: restAuthFor(c, env) });
 }
 
 /** `catalog` whose close() also runs `after` (stores opened for it alone). */
@@ -153,7 +167,7 @@ export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = proce
   const timeoutMs = s3?.requestTimeoutMs ?? 60_000;
   // Every request has a deadline: a stalled connection fails its step (retried by Temporal)
   // instead of holding it while the activity heartbeats.
-  const client = new S3Client({
+  const client = new (s3Sdk().S3Client)({
     endpoint: s3?.endpoint,
     region,
     forcePathStyle: pathStyle,
@@ -162,10 +176,10 @@ export function openStores(config: MigrateConfig, env: NodeJS.ProcessEnv = proce
   // One keep-alive socket pool for every table's footer reads: a pool per store leaked its idle
   // sockets (a worker crashed out of file descriptors after ~500 tables against a keep-alive S3).
   // Built the same way for AWS (no endpoint) and custom endpoints: the benchmarked path is AWS's.
-  const rangedGet = new S3RangedGet(client, region, s3?.endpoint, pathStyle, 64, timeoutMs);
+  const rangedGet = new (rangedGets().S3RangedGet)(client, region, s3?.endpoint, pathStyle, 64, timeoutMs);
   return {
     storeFor: (metadataPrefixes) =>
-      new RoutingObjectStore({
+      new (routingStore().RoutingObjectStore)({
         metadataPrefixes,
         s3: {
           client,

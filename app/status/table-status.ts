@@ -64,7 +64,8 @@ export async function tablesStatus(
   config: MigrateConfig,
   plan: string,
   o: TablesStatusOptions,
-  engine: ConversionEngine,
+  /** Made only for --lag (the engine loads the Avro and Parquet readers; a plain status does not need them). */
+  engine: () => Promise<ConversionEngine>,
 ): Promise<TablesStatus> {
   const state = await openState(config);
   try {
@@ -74,7 +75,7 @@ export async function tablesStatus(
       rows = rows.filter((r) => r.table === o.table);
       if (rows.length === 0) throw new MigrationError(ErrorCode.USAGE, `${o.table} is not a table of plan ${planId(planHash)}`);
     }
-    if (o.lag) rows = await withLag(config, state, planHash, rows, o, engine);
+    if (o.lag) rows = await withLag(config, state, planHash, rows, o, await engine());
     const sincePlan = o.table === undefined ? undefined : sinceOf((await state.getTable(planHash, o.table)).validation);
     return { rows, counts: waveCounts(rows), ...(sincePlan !== undefined ? { sincePlan } : {}) };
   } finally {

@@ -59,7 +59,6 @@ export function registerStatus(program: Command, io: IO): void {
     .action(async (planText: string, opts: StatusOpts, cmd: Command) => {
       const { planArg, watchPlan } = await import('../../app/status/status');
       const { tablesStatus } = await import('../../app/status/table-status');
-      const { conversionEngine } = await import('../compose');
       const { withTableRuns } = await import('../../app/status/table-runs');
       const plan = planArg(planText);
       const config = await configOf(cmd);
@@ -77,7 +76,7 @@ export function registerStatus(program: Command, io: IO): void {
             table: opts.table,
             concurrency: opts.lagConcurrency,
           },
-          conversionEngine(),
+          async () => (await import('../compose')).conversionEngine(),
         ).then(
           async (t) => (opts.json ? { ...t, rows: await withTableRuns(config, plan, t.rows) } : t),
           (e: unknown) => {

@@ -56,3 +56,38 @@ test('migrate plan loads neither the Temporal SDK nor the database drivers; migr
     rmSync(dir, { recursive: true, force: true });
   }
 }, 60_000);
+
+test('migrate status and approve (state, Temporal) load neither the S3 SDK nor Thrift nor the Avro reader, even with an audit anchor in S3', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'him-lazy-start-'));
+  try {
+    // Every endpoint refuses at once: each command fails at its first connection, after its modules loaded.
+    const cfg = path.join(dir, 'refused.yaml');
+    writeFileSync(
+      cfg,
+      [
+        'hms: { thrift: { uri: "thrift://127.0.0.1:1" } }',
+        'catalog: { name: lake, type: rest, uri: "http://127.0.0.1:1" }',
+        'storage: { s3: { endpoint: "http://127.0.0.1:1", region: us-east-1, forcePathStyle: true } }',
+        'temporal: { address: "127.0.0.1:1" }',
+        'state: { url: "postgres://nobody@127.0.0.1:1/nothing" }',
+        'audit: { anchorLocation: "s3://results/audit-anchors/" }',
+        '',
+      ].join('\n'),
+    );
+    for (const argv of [
+      ['status', '0123456789ab', '--config', cfg, '--json'],
+      ['approve', '0123456789ab', '--wave', '1', '--config', cfg, '--json'],
+      ['plans', '--config', cfg, '--json'],
+    ]) {
+      const heavy = heavyIn(loadedBy(argv));
+      // What they do load (so the check sees the command's own modules) and what they must not.
+      expect({ argv: argv[0], temporal: heavy.includes('@temporalio/') }).toEqual({ argv: argv[0], temporal: true });
+      expect({ argv: argv[0], never: heavy.filter((h) => ['@aws-sdk/', 'thrift', 'avsc'].includes(h)) }).toEqual({
+        argv: argv[0],
+        never: [],
+      });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
