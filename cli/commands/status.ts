@@ -11,6 +11,7 @@ import { configOf } from '../output';
 import type { IO } from '../output';
 import { outcomeJson, renderCutover, renderStatus, wavesJson } from '../render-status';
 import { renderTables } from '../render-tables';
+import type { ConversionEngine } from '../../core/engine-port/conversion-engine';
 
 const HELP = `
 Examples:
@@ -63,6 +64,9 @@ export function registerStatus(program: Command, io: IO): void {
       const plan = planArg(planText);
       const config = await configOf(cmd);
       const lag = opts.lag === true || opts.listStorage === true;
+      // The engine (with it the Avro and Parquet readers) only for --lag, made once for every --watch tick.
+      let engine: Promise<ConversionEngine> | undefined;
+      const engineOnce = (): Promise<ConversionEngine> => (engine ??= import('../compose').then((m) => m.conversionEngine()));
       const asked = lag || opts.table !== undefined;
       // The tables come from the state store: when it cannot answer, the plan's status still shows
       // (with the reason), unless --lag or --table asked for the tables.
@@ -76,7 +80,7 @@ export function registerStatus(program: Command, io: IO): void {
             table: opts.table,
             concurrency: opts.lagConcurrency,
           },
-          async () => (await import('../compose')).conversionEngine(),
+          engineOnce,
         ).then(
           async (t) => (opts.json ? { ...t, rows: await withTableRuns(config, plan, t.rows) } : t),
           (e: unknown) => {
