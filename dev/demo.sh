@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
-[ -f node_modules/.package-lock.json ] || npm ci --no-audit --no-fund
+# node_modules when there is none: copied from the cache directory, else npm ci (dev/npm-packages.sh).
+[ -f node_modules/.package-lock.json ] || bash dev/npm-packages.sh
 stack() { ./node_modules/.bin/tsx dev/stack/main.ts "$@"; }
 # Only what the demo uses, so a first run installs just these (docs/timings.md); the verifier venv
 # is the seed's pyarrow. `npm run stack -- up` with no names brings up the whole stack (the tests).

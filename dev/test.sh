@@ -12,30 +12,8 @@ export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 step() { printf '\n== %s (%ss)\n' "$*" "$(( $(date +%s) - t0 ))"; }
 
 step "npm packages"
-# A fresh clone's node_modules is a copy of the one `npm ci` made for the same package-lock.json
-# (and Node version and platform), kept in the cache directory: cp -a takes ~3 s where npm ci took
-# ~25 s and ~33 CPU s (docs/timings.md). A copy, not links: nothing the clone writes reaches the
-# cache. The newest three trees are kept. HIM_NPM_CACHE=off runs npm ci every time.
-cache_root="${HIM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/hms-iceberg-migrator}"
-if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.package-lock.json.src 2>/dev/null; then
-  nm_key=$( { cat package-lock.json; node -p 'process.version + process.platform + process.arch'; } | sha256sum | cut -c1-16)
-  nm_cached="$cache_root/node-modules/$nm_key"
-  if [ "${HIM_NPM_CACHE:-on}" != off ] && [ -f "$nm_cached/.package-lock.json.src" ]; then
-    rm -rf node_modules
-    cp -a "$nm_cached" node_modules
-    echo "node_modules: copied from $nm_cached"
-  else
-    npm ci --no-audit --no-fund
-    cp package-lock.json node_modules/.package-lock.json.src
-    if [ "${HIM_NPM_CACHE:-on}" != off ]; then
-      mkdir -p "$cache_root/node-modules"
-      rm -rf "$nm_cached.tmp-$$"
-      cp -a node_modules "$nm_cached.tmp-$$" && rm -rf "$nm_cached" && mv "$nm_cached.tmp-$$" "$nm_cached" || rm -rf "$nm_cached.tmp-$$"
-      # shellcheck disable=SC2012 # names are hex keys
-      ls -dt "$cache_root"/node-modules/*/ 2>/dev/null | tail -n +4 | xargs -r rm -rf
-    fi
-  fi
-fi
+# node_modules for this package-lock.json: copied from the cache directory, else npm ci (dev/npm-packages.sh).
+bash dev/npm-packages.sh
 
 out="${HIM_STATE_DIR:-.stack}"
 mkdir -p "$out"
