@@ -33,10 +33,11 @@ test('the check sees a heavy library when one is loaded (it can fail)', () => {
   expect(heavyIn(loadedBy(['--help'], './cli/config'))).toEqual(expect.arrayContaining(['zod', 'yaml']));
 });
 
-test('migrate plan loads neither the Temporal SDK nor the database drivers; migrate plans (state, Temporal) does', () => {
+/** Runs `fn` with a config whose every endpoint refuses at once (port 1), plus `extra` YAML lines:
+ * a command fails at its first connection, after its modules loaded. */
+function withRefusedConfig(extra: readonly string[], fn: (cfg: string, dir: string) => void): void {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'him-lazy-start-'));
   try {
-    // Every endpoint refused: the command fails at its first connection, after its modules loaded.
     const cfg = path.join(dir, 'refused.yaml');
     writeFileSync(
       cfg,
@@ -45,35 +46,31 @@ test('migrate plan loads neither the Temporal SDK nor the database drivers; migr
         'catalog: { name: lake, type: rest, uri: "http://127.0.0.1:1" }',
         'temporal: { address: "127.0.0.1:1" }',
         'state: { url: "postgres://nobody@127.0.0.1:1/nothing" }',
+        ...extra,
         '',
       ].join('\n'),
     );
+    fn(cfg, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('migrate plan loads neither the Temporal SDK nor the database drivers; migrate plans (state, Temporal) does', () => {
+  withRefusedConfig([], (cfg, dir) => {
     const plan = heavyIn(loadedBy(['plan', '--config', cfg, '--out', path.join(dir, 'plan.json'), '--json']));
     expect(plan).toEqual(expect.arrayContaining(['thrift', 'zod']));
     expect(plan.filter((h) => ['@temporalio/', 'pg', 'mysql2'].includes(h))).toEqual([]);
     expect(heavyIn(loadedBy(['plans', '--config', cfg, '--json']))).toEqual(expect.arrayContaining(['pg']));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }, 60_000);
 
 test('migrate status and approve (state, Temporal) load neither the S3 SDK nor Thrift nor the Avro reader, even with an audit anchor in S3', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'him-lazy-start-'));
-  try {
-    // Every endpoint refuses at once: each command fails at its first connection, after its modules loaded.
-    const cfg = path.join(dir, 'refused.yaml');
-    writeFileSync(
-      cfg,
-      [
-        'hms: { thrift: { uri: "thrift://127.0.0.1:1" } }',
-        'catalog: { name: lake, type: rest, uri: "http://127.0.0.1:1" }',
-        'storage: { s3: { endpoint: "http://127.0.0.1:1", region: us-east-1, forcePathStyle: true } }',
-        'temporal: { address: "127.0.0.1:1" }',
-        'state: { url: "postgres://nobody@127.0.0.1:1/nothing" }',
-        'audit: { anchorLocation: "s3://results/audit-anchors/" }',
-        '',
-      ].join('\n'),
-    );
+  const anchored = [
+    'storage: { s3: { endpoint: "http://127.0.0.1:1", region: us-east-1, forcePathStyle: true } }',
+    'audit: { anchorLocation: "s3://results/audit-anchors/" }',
+  ];
+  withRefusedConfig(anchored, (cfg) => {
     for (const argv of [
       ['status', '0123456789ab', '--config', cfg, '--json'],
       ['approve', '0123456789ab', '--wave', '1', '--config', cfg, '--json'],
@@ -87,7 +84,5 @@ test('migrate status and approve (state, Temporal) load neither the S3 SDK nor T
         never: [],
       });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }, 60_000);
