@@ -9,7 +9,7 @@ import type { Component, StackContext } from './types';
 import { settings, versionOf } from './manifest';
 import { S3_CHECKSUM_ENV, cred } from './env';
 import { mavenCopy, mavenCopyDependencies } from './installers';
-import { assertPortsFree, cachedInstall, dataDir, logFile, run, spawnDaemon, stopPid, waitFor, StackError } from './util';
+import { assertPortsFree, cachedInstall, dataDir, logFile, run, spawnDaemon, stopPid, waitFor, LEAN_JVM, StackError } from './util';
 import { probeHms } from '../../adapters/hms/thrift/connection';
 import type { HmsProbe } from '../../adapters/hms/thrift/connection';
 import { ensureDatabase, recreateDatabase, schemaState } from './hms-db';
@@ -266,7 +266,7 @@ async function ensureSchema(ctx: StackContext, name: string, home: string): Prom
     const tool = flavorOf(versionOf(ctx, name)).schemaTool;
     await run(
       'java',
-      ['-Xmx512m', ...JVM_PROPS, '-cp', classpath(ctx, name, home), tool, '-dbType', backendOf(ctx, s).dbType, '-initSchema'],
+      ['-Xmx512m', ...LEAN_JVM, ...JVM_PROPS, '-cp', classpath(ctx, name, home), tool, '-dbType', backendOf(ctx, s).dbType, '-initSchema'],
       {
         env: javaEnv(ctx, home),
         logTo: logFile(ctx, name),
@@ -313,6 +313,7 @@ export function hmsComponent(name: string, security?: HmsSecurity): Component {
         'java',
         [
           `-Xmx${heap}`,
+          ...LEAN_JVM,
           ...JVM_PROPS,
           ...(security?.jvmProps(ctx) ?? []),
           '-cp',

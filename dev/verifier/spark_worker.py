@@ -83,7 +83,8 @@ def start_spark(jars: List[str], memory: str, scratch: str) -> Any:
         "spark.jars": ",".join(jars),
         "spark.driver.memory": memory,
         # A JVM out of memory exits (the supervisor restarts it) instead of answering from a broken heap.
-        "spark.driver.extraJavaOptions": "-XX:+ExitOnOutOfMemoryError",
+        # C1 only and serial GC, as the stack's other service JVMs (dev/stack/util.ts LEAN_JVM).
+        "spark.driver.extraJavaOptions": "-XX:+ExitOnOutOfMemoryError -XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.ui.enabled": "false",

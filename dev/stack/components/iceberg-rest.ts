@@ -9,7 +9,7 @@ import type { Component, StackContext } from '../types';
 import { settings, versionOf } from '../manifest';
 import { S3_CHECKSUM_ENV, cred } from '../env';
 import { mavenCopy } from '../installers';
-import { assertPortsFree, cachedInstall, dataDir, httpGet, run, spawnDaemon, stopPid, waitFor, StackError } from '../util';
+import { assertPortsFree, cachedInstall, dataDir, httpGet, run, spawnDaemon, stopPid, waitFor, LEAN_JVM, StackError } from '../util';
 
 const NAME = 'iceberg-rest';
 const Settings = z.object({ maven: z.string(), warehouse: z.string(), heap: z.string().regex(/^\d+[mg]$/) });
@@ -102,7 +102,7 @@ export const component: Component = {
       ctx,
       NAME,
       'java',
-      [`-Xmx${heap}`, '-Drest.host=127.0.0.1', '-cp', `${launcher}${path.delimiter}${jar}`, LAUNCHER_CLASS],
+      [`-Xmx${heap}`, ...LEAN_JVM, '-Drest.host=127.0.0.1', '-cp', `${launcher}${path.delimiter}${jar}`, LAUNCHER_CLASS],
       {
         env: serverEnv(ctx),
         cwd: dataDir(ctx, NAME),

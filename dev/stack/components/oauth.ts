@@ -42,6 +42,8 @@ const BUILD_OPTIONS = ['--db=dev-mem'];
 /** Its environment: the same at install and at every start. */
 const kcEnv = (heap: string): NodeJS.ProcessEnv => ({
   JAVA_OPTS_KC_HEAP: `-Xms64m -Xmx${heap}`,
+  // C1 only (LEAN_JVM's JIT half; kc.sh's default JAVA_OPTS already choose G1, and a second GC flag is refused).
+  JAVA_OPTS_APPEND: '-XX:TieredStopAtLevel=1',
   KC_LOG_LEVEL: 'warn,org.keycloak.services:info',
   KC_HTTP_MANAGEMENT_PORT: '0',
 });

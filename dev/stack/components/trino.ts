@@ -10,7 +10,7 @@ import type { Component, StackContext } from '../types';
 import { settings, versionOf } from '../manifest';
 import { cred, installDir } from '../env';
 import { mavenCopy } from '../installers';
-import { assertPortsFree, cachedInstall, dataDir, httpGet, run, spawnDaemon, stopPid, waitFor, StackError } from '../util';
+import { assertPortsFree, cachedInstall, dataDir, httpGet, run, spawnDaemon, stopPid, waitFor, LEAN_JVM, StackError } from '../util';
 
 const NAME = 'trino';
 const Settings = z.object({
@@ -111,7 +111,7 @@ function jvmArgs(ctx: StackContext, etc: string): string[] {
   const data = dataDir(ctx, NAME);
   return [
     `-Xmx${s.heap}`,
-    '-XX:+UseG1GC',
+    ...LEAN_JVM,
     '-XX:+ExitOnOutOfMemoryError',
     '-XX:-OmitStackTraceInFastThrow',
     '-XX:ReservedCodeCacheSize=256M',
