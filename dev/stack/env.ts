@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { StackContext } from './types';
 import { krbStackEnv } from './krb';
 import { temporalTlsEnv } from './temporal-tls-certs';
+import { dataDir } from './util';
 
 export function cred(ctx: StackContext, key: string): string {
   const v = ctx.manifest.credentials[key];
@@ -31,6 +32,16 @@ export const S3_CHECKSUM_ENV = {
   AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
   AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
 } as const;
+
+/**
+ * The verifier's fork server socket (dev/verifier/pyfork_server.py), in the component's state
+ * directory; none when that path is too long for a Unix socket (the scripts then run in processes of
+ * their own, as without the server).
+ */
+export function pyforkSocket(ctx: StackContext): string | undefined {
+  const p = path.join(dataDir(ctx, 'verifier'), 'pyfork.sock');
+  return Buffer.byteLength(p) < 100 ? p : undefined;
+}
 
 export function stackEnv(ctx: StackContext): Record<string, string> {
   const p = (c: string, n?: string): number => ctx.port(c, n);
@@ -65,6 +76,8 @@ export function stackEnv(ctx: StackContext): Record<string, string> {
     HIM_CATALOG_GATEWAY_SIGV4_URI: `http://127.0.0.1:${p('catalog-gateway', 'sigv4')}`,
     HIM_TRINO_URI: `http://127.0.0.1:${p('trino')}`,
     HIM_VERIFIER_PYTHON: path.join(installDir(ctx, 'verifier'), 'venv', 'bin', 'python'),
+    // Its fork server: the verifier scripts without their ~0.6 s of imports (dev/seed/python.ts verifierCommand).
+    ...(pyforkSocket(ctx) ? { HIM_VERIFIER_PYFORK: pyforkSocket(ctx) as string } : {}),
     HIM_CHROMIUM: String(ctx.manifest.components['browser']?.settings['binary'] ?? 'chromium-headless-shell'),
     HIM_SPARK_JARS_DIR: path.join(installDir(ctx, 'verifier'), 'jars'),
     // The rewrite job's extra jars (S3A): with HIM_SPARK_JARS_DIR, the stack's spark-submit classpath.

@@ -147,7 +147,7 @@ export async function status(ctx: StackContext, names?: readonly string[]): Prom
       const def = ctx.manifest.components[n];
       const ports = Object.fromEntries(Object.keys(def?.ports ?? {}).map((p) => [p, ctx.port(n, p)]));
       const pid = runningPid(ctx, n) ?? null;
-      // A component without ports runs no process (the verifier): healthy means installed and usable.
+      // A component without ports may run no process (the browser, the test server): healthy means installed and usable.
       const processLess = Object.keys(ports).length === 0;
       const health: Health = pid === null && !processLess ? { ok: false, detail: 'not running' } : await c.health(ctx);
       return {

@@ -19,13 +19,15 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 
 /**
  * JIT and GC flags for the stack's service JVMs (the HMS and their schematool, the REST catalog, Trino;
- * Keycloak takes the JIT half, the long-lived Spark its own copy in dev/verifier/spark_worker.py): C1
- * only, serial GC. They live for one test run on two shared cores, where C2's compilations and G1's
- * concurrent threads cost more CPU than their faster code saves. Measured (CPU s, default → these):
- * four HMS start 20.1 → 10.3 and serve the parity + plan suites 23.3 → 11.6 (suites 35 → 29 s);
- * the REST catalog 1.3 → 0.9 and 3.7 → 2.1 for rest-views + seeded-rest (31 → 27 s); Trino start
- * 17.0 → 8.7, trino-readback 23.2 → 12.5 (30 → 25 s), idle 5.4 → 3.1 a minute; Keycloak start
- * 30.4 → 18.3; the Spark verifier start 19.1 → 13.3, field-ids-roundtrip 8.5 → 5.0 (same wall).
+ * Keycloak takes the JIT half): C1 only, serial GC. They live for one test run on two shared cores,
+ * where C2's compilations and G1's concurrent threads cost more CPU than their faster code saves.
+ * Measured (CPU s, default → these): four HMS start 20.1 → 10.3 and serve the parity + plan suites
+ * 23.3 → 11.6 (suites 35 → 29 s); the REST catalog 1.3 → 0.9 and 3.7 → 2.1 for rest-views +
+ * seeded-rest (31 → 27 s); Trino start 17.0 → 8.7, trino-readback 23.2 → 12.5 (30 → 25 s), idle
+ * 5.4 → 3.1 a minute; Keycloak start 30.4 → 18.3. Not the long-lived Spark verifier
+ * (dev/verifier/spark_worker.py): alone its start and reads took 30-40 % less CPU, but it serves every
+ * suite's Spark reads one at a time, and in a whole run with it the suites reading through Spark took
+ * 20-35 s longer each (readback, field-ids-roundtrip, views-spark-check, seeded-rest).
  */
 export const LEAN_JVM: readonly string[] = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 

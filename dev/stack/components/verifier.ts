@@ -1,16 +1,20 @@
 // Independent readers for tests: a Python venv with PyIceberg + pyarrow and PySpark, plus the Iceberg
 // Spark runtime and AWS bundle jars and the Postgres JDBC driver (for Spark's Iceberg JdbcCatalog).
-// No server of its own: it is "up" when installed and importable (the long-lived Spark over this venv is
-// the `spark-verifier` component).
+// Its one process is a fork server (dev/verifier/pyfork_server.py): the venv's interpreter with pyarrow
+// and PyIceberg imported, which runs the scripts the tests and the seed send through
+// dev/verifier/pyfork.py in forked children (the long-lived Spark over this venv is the
+// `spark-verifier` component).
 // Dev tooling; used by dev/verifier/*.py, never by the product.
 import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { createConnection } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
-import type { Component, StackContext } from '../types';
+import type { Component, Health, StackContext } from '../types';
 import { settings, versionOf } from '../manifest';
-import { installDir } from '../env';
+import { installDir, pyforkSocket } from '../env';
 import { mavenCopy } from '../installers';
-import { cachedInstall, run, which, StackError } from '../util';
+import { cachedInstall, dataDir, run, spawnDaemon, stopPid, waitFor, which, StackError } from '../util';
 
 const NAME = 'verifier';
 const Settings = z.object({ pip: z.array(z.string()).min(1), jars: z.array(z.string()), rewriteJars: z.array(z.string()).default([]) });
@@ -63,32 +67,63 @@ export const component: Component = {
     }
   },
   async start(ctx) {
-    // Nothing to run: readers are started per call by dev/verifier/*.py (Spark reads through spark-verifier when it runs).
-    const h = await this.health(ctx);
+    const h = await installed(ctx);
     if (!h.ok) throw new StackError('START_FAILED', `${NAME}: ${h.detail}`);
+    const socket = pyforkSocket(ctx);
+    if (socket === undefined) return; // a state dir too deep for a socket path: scripts run in processes of their own
+    await mkdir(dataDir(ctx, NAME), { recursive: true });
+    await rm(socket, { force: true });
+    const server = path.join(ctx.repoRoot, 'dev', 'verifier', 'pyfork_server.py');
+    const pid = await spawnDaemon(ctx, NAME, python(installDir(ctx, NAME)), [server, '--socket', socket]);
+    await waitFor(ctx, NAME, () => answers(socket), 60_000, pid);
   },
   async health(ctx) {
-    const dir = installDir(ctx, NAME);
-    if (!existsSync(path.join(dir, '.complete'))) return { ok: false, detail: `not installed (${dir})` };
-    const s = settings(ctx, NAME, Settings);
-    const missing = [
-      ...s.jars.map(jarFile).filter((f) => !existsSync(path.join(dir, 'jars', f))),
-      ...s.rewriteJars.map(jarFile).filter((f) => !existsSync(path.join(dir, 'rewrite-jars', f))),
-    ];
-    if (missing.length > 0) return { ok: false, detail: `missing jars: ${missing.join(', ')}` };
-    try {
-      const out = JSON.parse(await run(python(dir), ['-c', IMPORT_PROBE], { timeoutMs: 30_000 })) as Record<string, string>;
-      const versions = Object.entries(out).map(([k, v]) => `${k} ${v}`);
-      return { ok: true, detail: `${versions.join(', ')}, ${settings(ctx, NAME, Settings).jars.length} jars` };
-    } catch (e) {
-      return { ok: false, detail: `venv imports failed: ${(e as Error).message.split('\n')[0] ?? ''}` };
-    }
+    const h = await installed(ctx);
+    const socket = pyforkSocket(ctx);
+    if (!h.ok || socket === undefined) return h;
+    return (await answers(socket))
+      ? { ok: true, detail: `${h.detail}, fork server on ${socket}` }
+      : { ok: false, detail: `fork server not answering on ${socket}` };
   },
-  async stop() {
-    // No process.
-  },
+  stop: (ctx) => stopPid(ctx, NAME),
   endpoints(ctx) {
     const dir = installDir(ctx, NAME);
-    return { python: python(dir), jars: path.join(dir, 'jars'), rewriteJars: path.join(dir, 'rewrite-jars') };
+    return {
+      python: python(dir),
+      jars: path.join(dir, 'jars'),
+      rewriteJars: path.join(dir, 'rewrite-jars'),
+      pyfork: pyforkSocket(ctx) ?? '',
+    };
   },
 };
+
+/** The fork server's socket takes a connection (an empty one: the server drops it unlogged). */
+function answers(socket: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = createConnection({ path: socket });
+    c.once('connect', () => {
+      c.end();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
+/** Installed: the venv imports its readers and every jar is there. */
+async function installed(ctx: StackContext): Promise<Health> {
+  const dir = installDir(ctx, NAME);
+  if (!existsSync(path.join(dir, '.complete'))) return { ok: false, detail: `not installed (${dir})` };
+  const s = settings(ctx, NAME, Settings);
+  const missing = [
+    ...s.jars.map(jarFile).filter((f) => !existsSync(path.join(dir, 'jars', f))),
+    ...s.rewriteJars.map(jarFile).filter((f) => !existsSync(path.join(dir, 'rewrite-jars', f))),
+  ];
+  if (missing.length > 0) return { ok: false, detail: `missing jars: ${missing.join(', ')}` };
+  try {
+    const out = JSON.parse(await run(python(dir), ['-c', IMPORT_PROBE], { timeoutMs: 30_000 })) as Record<string, string>;
+    const versions = Object.entries(out).map(([k, v]) => `${k} ${v}`);
+    return { ok: true, detail: `${versions.join(', ')}, ${s.jars.length} jars` };
+  } catch (e) {
+    return { ok: false, detail: `venv imports failed: ${(e as Error).message.split('\n')[0] ?? ''}` };
+  }
+}
