@@ -26,37 +26,24 @@ function serverEnv(ctx: StackContext): NodeJS.ProcessEnv {
   return { ...e, KRB5_CONFIG: process.env.KRB5_CONFIG ?? e.HIM_KRB5_CONFIG };
 }
 
-/**
- * The server's command line, environment and start timeout for `port` with its Spark scratch in
- * `scratch`: the component's own, or a private one (test/integration/stack/spark-verifier.test.ts
- * runs one to kill its JVM without touching the run's shared server).
- */
-export function serverCommand(
-  ctx: StackContext,
-  port: number,
-  scratch: string,
-): { cmd: string; args: string[]; env: NodeJS.ProcessEnv; startTimeoutMs: number } {
-  const s = settings(ctx, NAME, Settings);
-  const verifier = installDir(ctx, 'verifier');
-  return {
-    cmd: path.join(verifier, 'venv', 'bin', 'python'),
-    args: [
-      path.join(ctx.repoRoot, 'dev', 'verifier', 'spark_server.py'),
-      ...['--port', String(port), '--jars-dir', path.join(verifier, 'jars')],
-      ...['--driver-memory', s.driverMemory, '--scratch', scratch],
-    ],
-    env: serverEnv(ctx),
-    startTimeoutMs: s.startTimeoutSeconds * 1000,
-  };
-}
-
 async function start(ctx: StackContext): Promise<void> {
   await assertPortsFree(ctx, NAME);
+  const s = settings(ctx, NAME, Settings);
+  const verifier = installDir(ctx, 'verifier');
   const scratch = dataDir(ctx, NAME);
   mkdirSync(scratch, { recursive: true });
-  const c = serverCommand(ctx, ctx.port(NAME), scratch);
-  const pid = await spawnDaemon(ctx, NAME, c.cmd, c.args, { env: c.env });
-  await waitFor(ctx, NAME, async () => (await health(ctx)).ok, c.startTimeoutMs, pid);
+  const pid = await spawnDaemon(
+    ctx,
+    NAME,
+    path.join(verifier, 'venv', 'bin', 'python'),
+    [
+      path.join(ctx.repoRoot, 'dev', 'verifier', 'spark_server.py'),
+      ...['--port', String(ctx.port(NAME)), '--jars-dir', path.join(verifier, 'jars')],
+      ...['--driver-memory', s.driverMemory, '--scratch', scratch],
+    ],
+    { env: serverEnv(ctx) },
+  );
+  await waitFor(ctx, NAME, async () => (await health(ctx)).ok, s.startTimeoutSeconds * 1000, pid);
 }
 
 async function health(ctx: StackContext): Promise<Health> {

@@ -2,56 +2,19 @@
 // requests reuse one JVM and the second is much faster than a read in a process of its own; a
 // request's catalog never serves metadata from before a change made between requests; a failing
 // request answers its error and the next one succeeds; a request past its timeout or one that kills
-// the JVM answers fallback and the server comes back with a new JVM. The suite runs a server of its
-// own (the component's command line on a free port, stopped after it): killing the JVM of the run's
-// shared one would send every other suite's Spark reads to JVMs of their own meanwhile. Needs the
-// local stack with spark-verifier (and the REST catalog, S3).
-import type { ChildProcess } from 'node:child_process';
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+// the JVM answers fallback and the server comes back with a new JVM. Needs the local stack with
+// spark-verifier (and the REST catalog, S3).
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createContext, loadComponent } from '../../../dev/stack/manifest';
-import { serverCommand } from '../../../dev/stack/components/spark-verifier';
-import { freePort } from '../../../dev/stack/util';
 import { testStack, uniqueName } from '../../helpers/stack-env';
 
 const exec = promisify(execFile);
 const env = testStack();
 const ROOT = path.join(__dirname, '..', '..', '..');
 const VERIFIER_DIR = path.join(ROOT, 'dev', 'verifier');
-let URL = '';
-let server: ChildProcess | undefined;
-let scratch = '';
-
-/** This suite's own server (the component's command line), healthy. */
-async function startPrivateServer(): Promise<void> {
-  const port = await freePort();
-  scratch = mkdtempSync(path.join(os.tmpdir(), 'him-spark-verifier-'));
-  const c = serverCommand(createContext(process.env, true), port, scratch);
-  server = spawn(c.cmd, c.args, { env: { ...process.env, ...c.env }, detached: true, stdio: 'ignore' });
-  URL = `http://127.0.0.1:${port}`;
-  const until = Date.now() + c.startTimeoutMs;
-  while (!(await health().catch(() => undefined))?.ok) {
-    if (server.exitCode !== null) throw new Error(`the private spark-verifier exited ${server.exitCode}`);
-    if (Date.now() > until) throw new Error(`the private spark-verifier not healthy after ${c.startTimeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-}
-
-/** SIGTERM to its group (the server stops its worker and JVM), SIGKILL after 20 s. */
-async function stopPrivateServer(): Promise<void> {
-  const pid = server?.pid;
-  if (pid !== undefined && server?.exitCode === null) {
-    const gone = new Promise((r) => server?.once('exit', r));
-    process.kill(-pid, 'SIGTERM');
-    const t = setTimeout(() => process.kill(-pid, 'SIGKILL'), 20_000);
-    await gone;
-    clearTimeout(t);
-  }
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-}
+const URL = env.HIM_SPARK_VERIFIER_URL as string;
 
 interface Answer {
   code?: number;
@@ -110,7 +73,7 @@ async function script(
 ): Promise<{ stdout: string; stderr: string; ms: number }> {
   const t0 = Date.now();
   const r = await exec(env.HIM_VERIFIER_PYTHON as string, [path.join(VERIFIER_DIR, `${name}.py`), ...args], {
-    env: { ...process.env, ...env, HIM_SPARK_VERIFIER_URL: URL, ...extraEnv },
+    env: { ...process.env, ...env, ...extraEnv },
     cwd: ROOT,
     timeout: 400_000,
     maxBuffer: 64 << 20,
@@ -135,12 +98,10 @@ describe('spark-verifier (stack component)', () => {
   let made: Read;
 
   beforeAll(async () => {
-    await startPrivateServer();
     made = lastJson<Read>((await script('make_table', ['--table', table, '--rows', '12'])).stdout);
-  }, 400_000);
+  }, 120_000);
 
   afterAll(async () => {
-    await stopPrivateServer();
     // The test wrote these files, so purging them is safe here (never for migrated tables).
     const rest = env.HIM_ICEBERG_REST_URI ?? '';
     await fetch(`${rest}/v1/namespaces/${ns}/tables/t?purgeRequested=true`, { method: 'DELETE' }).catch(() => undefined);
@@ -148,10 +109,8 @@ describe('spark-verifier (stack component)', () => {
   });
 
   it('two requests reuse one JVM: same pid, the second much faster than a read in a process of its own', async () => {
-    // The run's shared server is healthy too (this suite's own is not it).
     const h = await loadComponent('spark-verifier').health(createContext(process.env, true));
     expect(h.ok).toBe(true);
-    expect(URL).not.toBe(env.HIM_SPARK_VERIFIER_URL);
     const { jvm } = await health();
     const first = await post('read_table', read);
     const second = await post('read_table', read);
