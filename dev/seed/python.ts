@@ -6,8 +6,8 @@ const PYFORK = path.join(__dirname, '..', 'verifier', 'pyfork.py');
 
 /**
  * The command line for `python <args>` with the verifier venv's interpreter: through its fork server
- * (dev/verifier/pyfork.py, a child of an interpreter with pyarrow and PyIceberg already imported: ~0.6
- * CPU s less a call) when the stack runs one (HIM_VERIFIER_PYFORK) and `args` is a script or `-c`;
+ * (dev/verifier/pyfork.py, a child of an interpreter with pyarrow and PyIceberg already imported: up to
+ * ~0.6 CPU s less a call) when the stack runs one (HIM_VERIFIER_PYFORK) and `args` is a script or `-c`;
  * otherwise `python` itself. Same output, environment, directory and exit status either way.
  */
 export function verifierCommand(python: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): [string, string[]] {

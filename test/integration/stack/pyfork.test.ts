@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { verifierCommand } from '../../../dev/seed/python';
+import { isAlive } from '../../../dev/stack/util';
 import { testStack } from '../../helpers/stack-env';
 
 const env = { ...process.env, ...testStack() } as NodeJS.ProcessEnv;
@@ -122,15 +123,7 @@ describe('the verifier fork server', () => {
     }
     expect(pids).toHaveLength(2);
     client.kill('SIGTERM');
-    const alive = (pid: number): boolean => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    for (let i = 0; i < 100 && pids.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(pids.map(alive)).toEqual([false, false]);
+    for (let i = 0; i < 100 && pids.some(isAlive); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(pids.map(isAlive)).toEqual([false, false]);
   }, 60_000);
 });
