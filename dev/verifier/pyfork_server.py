@@ -190,7 +190,9 @@ def serve(path: str) -> None:
     while True:
         conn, _ = listener.accept()
         try:
+            conn.settimeout(10)  # a client that stalls mid-request must not hold up the others
             req, fds = read_request(conn)
+            conn.settimeout(None)
         except Probe:
             conn.close()
             continue

@@ -4,9 +4,11 @@
 // environment, directory, stdin, an uncaught exception's traceback, a signal), a `-c` program too; an
 // environment the preloaded modules read at import gets a fresh interpreter; without the server the
 // client runs the interpreter itself; a client killed mid-run takes its script (and what it started)
-// with it. Needs the local stack's verifier.
+// with it; a client that stalls mid-request holds up the others 10 s at most. Needs the local stack's
+// verifier.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { verifierCommand } from '../../../dev/seed/python';
@@ -106,6 +108,19 @@ describe('the verifier fork server', () => {
     // The first was forked, then exec'd a fresh interpreter; the second never reached the server.
     expect(forked() - before).toBe(1);
   }, 120_000);
+
+  it('a client that stalls mid-request is dropped after 10 s; the next request is served', async () => {
+    const stalled = createConnection({ path: SOCKET });
+    const closed = new Promise<number>((resolve) => stalled.once('close', () => resolve(Date.now())));
+    await new Promise((r) => stalled.once('connect', r));
+    const t0 = Date.now();
+    stalled.write(Buffer.from([0, 0])); // half of the length header, no descriptors, then nothing
+    const next = await viaFork([script(), '0'], { cwd: dir });
+    expect(next.code).toBe(0);
+    const closedAt = await closed;
+    expect(closedAt - t0).toBeGreaterThanOrEqual(9_000);
+    expect(closedAt - t0).toBeLessThan(20_000);
+  }, 60_000);
 
   it('a client killed mid-run takes its script and what the script started with it', async () => {
     const pidFile = path.join(dir, 'pids');
