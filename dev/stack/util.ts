@@ -29,7 +29,9 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
  * suite's Spark reads one at a time, and in a whole run with it the suites reading through Spark took
  * 20-35 s longer each (readback, field-ids-roundtrip, views-spark-check, seeded-rest).
  */
-export const LEAN_JVM: readonly string[] = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+/** LEAN_JVM's JIT half alone (for a JVM whose launcher already chooses its GC). */
+export const LEAN_JIT = '-XX:TieredStopAtLevel=1';
+export const LEAN_JVM: readonly string[] = [LEAN_JIT, '-XX:+UseSerialGC'];
 
 /** Run a command to completion; on failure throw with the tail of its output. */
 export async function run(

@@ -12,7 +12,20 @@ import type { Component, Health, StackContext } from '../types';
 import { settings, versionOf } from '../manifest';
 import { cred } from '../env';
 import { aptEnsure, mavenCopy } from '../installers';
-import { assertPortsFree, cachedInstall, dataDir, freePort, httpGet, run, sleep, spawnDaemon, stopPid, waitFor, StackError } from '../util';
+import {
+  assertPortsFree,
+  cachedInstall,
+  dataDir,
+  freePort,
+  httpGet,
+  run,
+  sleep,
+  spawnDaemon,
+  stopPid,
+  waitFor,
+  LEAN_JIT,
+  StackError,
+} from '../util';
 import { realmJson } from '../oauth/realm';
 
 const NAME = 'oauth';
@@ -42,8 +55,8 @@ const BUILD_OPTIONS = ['--db=dev-mem'];
 /** Its environment: the same at install and at every start. */
 const kcEnv = (heap: string): NodeJS.ProcessEnv => ({
   JAVA_OPTS_KC_HEAP: `-Xms64m -Xmx${heap}`,
-  // C1 only (LEAN_JVM's JIT half; kc.sh's default JAVA_OPTS already choose G1, and a second GC flag is refused).
-  JAVA_OPTS_APPEND: '-XX:TieredStopAtLevel=1',
+  // C1 only (kc.sh's default JAVA_OPTS already choose G1, and a second GC flag is refused).
+  JAVA_OPTS_APPEND: LEAN_JIT,
   KC_LOG_LEVEL: 'warn,org.keycloak.services:info',
   KC_HTTP_MANAGEMENT_PORT: '0',
 });
