@@ -1,9 +1,11 @@
 // The time-skipping test environment for the workflow tests: Temporal's Java test server (stack
 // component `temporal-test-server`, installed into the component cache on first use: Maven, no
 // other download) started by the SDK through its wrapper script, our search attributes registered,
-// and the real workflow code bundled once per test file (the call dev/build.ts makes) with
-// ./suggest-continue-as-new.ts as its only addition. Needs java and mvn; never skips: a missing tool
+// and the real workflow code bundled once per content of its inputs (the call dev/build.ts makes,
+// shared by the test files through .build/) with ./suggest-continue-as-new.ts as its only addition. Needs java and mvn; never skips: a missing tool
 // or a server that does not start fails the suite. No local stack.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SearchAttributeType } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -12,6 +14,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/
 import { createContext } from '../../../dev/stack/manifest';
 import { component, testServerBinary } from '../../../dev/stack/components/temporal-test-server';
 import { SA } from '../../../workflows/common';
+import { SOURCE_BUNDLE_DIR } from '../../../dev/thread-bundle';
 import type { Activities } from '../../../activities/index';
 
 let runtimeReady = false;
@@ -61,14 +64,54 @@ export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   return env;
 }
 
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const INTERCEPTOR = path.join(__dirname, 'suggest-continue-as-new.ts');
+
+/** Every .ts file under `dir` (relative to the repository root), sorted. */
+function sources(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(dir, f))
+    .sort();
+}
+
+/**
+ * The content key of the test bundle: every file it can be made of. workflows/ imports only core/
+ * and the Temporal SDK as values (lint's import fences; activities/ as types, erased), the SDK's
+ * version is in package-lock.json, and the interceptor is this folder's. The clone's path too: the
+ * bundle's source map names absolute paths.
+ */
+function bundleKey(): string {
+  const h = createHash('sha256').update(ROOT).update('\0');
+  for (const f of [...sources('workflows'), ...sources('core'), path.relative(ROOT, INTERCEPTOR), 'package-lock.json'])
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(path.join(ROOT, f)))
+      .update('\0');
+  return h.digest('hex').slice(0, 16);
+}
+
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** workflows/index.ts bundled as the worker bundles it, once per test file. */
+/**
+ * workflows/index.ts bundled as the worker bundles it (webpack, ~2 CPU s), once per content of its
+ * inputs: the first test file of a run writes it to .build/ (aside, then renamed), the others read
+ * it. A changed workflow, core/ file or SDK version has another key, so a stale bundle is never used.
+ */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../../../workflows/index'),
-    workflowInterceptorModules: [path.join(__dirname, 'suggest-continue-as-new.ts')],
-    logger: new DefaultLogger('WARN'),
-  });
+  bundle ??= (async () => {
+    const file = path.join(SOURCE_BUNDLE_DIR, `workflow-test-bundle-${bundleKey()}.json`);
+    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as WorkflowBundleWithSourceMap;
+    const made = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../../workflows/index'),
+      workflowInterceptorModules: [INTERCEPTOR],
+      logger: new DefaultLogger('WARN'),
+    });
+    mkdirSync(SOURCE_BUNDLE_DIR, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ code: made.code, sourceMap: made.sourceMap }));
+    renameSync(tmp, file);
+    return made;
+  })();
   return bundle;
 }
 
