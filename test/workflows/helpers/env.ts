@@ -2,8 +2,9 @@
 // component `temporal-test-server`, installed into the component cache on first use: Maven, no
 // other download) started by the SDK through its wrapper script, our search attributes registered,
 // and the real workflow code bundled once per content of its inputs (the call dev/build.ts makes,
-// shared by the test files through .build/) with ./suggest-continue-as-new.ts as its only addition. Needs java and mvn; never skips: a missing tool
-// or a server that does not start fails the suite. No local stack.
+// shared by the test files through .build/) with ./suggest-continue-as-new.ts as its only addition.
+// Needs java and mvn; never skips: a missing tool or a server that does not start fails the suite.
+// No local stack.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -93,9 +94,10 @@ function bundleKey(): string {
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /**
- * workflows/index.ts bundled as the worker bundles it (webpack: 3.3 CPU s measured), once per content of its
- * inputs: the first test file of a run writes it to .build/ (aside, then renamed), the others read
- * it. A changed workflow, core/ file or SDK version has another key, so a stale bundle is never used.
+ * workflows/index.ts bundled as the worker bundles it (webpack: 3.3 CPU s measured), once per
+ * content of its inputs: the first test file of a run writes it to .build/ (aside, then renamed),
+ * the others read it (20 ms). A changed workflow, core/ file or SDK version has another key, so a
+ * stale bundle is never used.
  */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= (async () => {
