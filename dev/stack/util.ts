@@ -17,6 +17,9 @@ export class StackError extends Error {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** LEAN_JVM's JIT half alone (for a JVM whose launcher already chooses its GC). */
+export const LEAN_JIT = '-XX:TieredStopAtLevel=1';
+
 /**
  * JIT and GC flags for the stack's service JVMs (the HMS and their schematool, the REST catalog, Trino;
  * Keycloak takes the JIT half): C1 only, serial GC. They live for one test run on two shared cores,
@@ -29,8 +32,6 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
  * suite's Spark reads one at a time, and in a whole run with it the suites reading through Spark took
  * 20-35 s longer each (readback, field-ids-roundtrip, views-spark-check, seeded-rest).
  */
-/** LEAN_JVM's JIT half alone (for a JVM whose launcher already chooses its GC). */
-export const LEAN_JIT = '-XX:TieredStopAtLevel=1';
 export const LEAN_JVM: readonly string[] = [LEAN_JIT, '-XX:+UseSerialGC'];
 
 /** Run a command to completion; on failure throw with the tail of its output. */
